@@ -1,0 +1,107 @@
+// The interface every engine implements, and the rules they share.
+//
+// An Engine compiles a Kernel for one (tape, plan, options); a Kernel runs any
+// number of times with different input values (markets), path counts and
+// seeds. That split is the article's method: one kernel, a ladder of calls.
+//
+// Reduction rule (all engines). Paths are grouped into fixed blocks whose
+// boundaries depend only on the path index (block b = paths
+// [b*B, (b+1)*B) for an engine-chosen B); within a block the per-path values
+// are summed in a fixed order (Kahan in the kernel's precision on GPUs and
+// cpu-jit; in double on the reference), and the block partials are added on
+// the host, in double, in block order. So a result depends only on
+// (tape, inputs, paths, seed, engine, precision): not on thread count, chunking
+// or timing; and the same call twice gives the same bits.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "planner/plan.h"
+#include "tape/tape.h"
+
+namespace tapelab {
+
+enum class Precision { F32, F64 };
+enum class KernelKind { Plain, Register, Scratch };
+enum class ScratchLayout { AoS, SoA };
+
+const char* toString(Precision p);
+const char* toString(KernelKind k);
+const char* toString(ScratchLayout l);
+
+struct KernelOptions {
+  Precision precision = Precision::F64;
+  bool greeks = true;             // false: value only, no reverse sweep
+  KernelKind kind = KernelKind::Plain;
+  Plan plan;                      // must be set for Register/Scratch; ignored for Plain
+  ScratchLayout layout = ScratchLayout::SoA;
+  int markets = 1;                // input sets priced per path in one dispatch (1..8)
+  std::string dumpDir;            // where to write generated source ("" = nowhere)
+};
+
+// What the compiler / driver says about a kernel; -1 = not reported.
+struct KernelStats {
+  int registers = -1;
+  int64_t spillBytes = -1;    // local memory / scratch / spill bytes per thread
+  int64_t scratchBytes = -1;  // scratch-buffer bytes the kernel allocates (scratch kind)
+  double compileSeconds = 0;
+  bool cacheHit = false;      // compiled code came from an on-disk cache
+  std::string notes;          // free text: driver statistics by name
+  std::string sourcePath;     // dumped source, when dumped
+};
+
+// One market's result. greeks[i] is d value / d input i.
+struct MarketResult {
+  double value = 0, valueStderr = 0;
+  std::vector<double> greeks, greeksStderr;
+};
+
+struct RunResult {
+  std::vector<MarketResult> markets;  // one per input set, in the order given
+  uint64_t paths = 0;
+  uint64_t seed = 0;
+  double seconds = 0;                 // wall time of run(), compile excluded
+};
+
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  // inputs.size() == options.markets; each inner vector has tape.numInputs() values.
+  virtual RunResult run(const std::vector<std::vector<double>>& inputs, uint64_t paths, uint64_t seed) = 0;
+  virtual KernelStats stats() const { return {}; }
+};
+
+// What an engine can do here.
+struct EngineCaps {
+  bool usable = false;       // can compile and run here
+  bool compileOnly = false;  // can compile but not run (cuda without a driver, hip)
+  std::string reason;        // why not usable / compile-only; device name when usable
+  bool fp32 = true, fp64 = true;
+  Precision defaultPrecision = Precision::F64;  // GPUs: F32
+  std::vector<KernelKind> kinds{KernelKind::Plain, KernelKind::Register};
+  int maxMarkets = 8;
+};
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  virtual std::string name() const = 0;
+  virtual EngineCaps caps() const = 0;
+  // Throws std::runtime_error with a one-line message on failure.
+  virtual std::unique_ptr<Kernel> compile(const Tape& tape, const KernelOptions& options) = 0;
+};
+
+// Thrown when an engine exists but cannot run here (the CLI exits 3).
+struct EngineUnavailable : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Helpers shared by engines: turn per-block sums into a MarketResult.
+// sums: value, then each input's adjoint; sumSquares likewise.
+MarketResult finishMoments(const std::vector<double>& sums, const std::vector<double>& sumSquares,
+                           uint64_t paths);
+
+}  // namespace tapelab

@@ -1,0 +1,216 @@
+#include "api/montecarlo.h"
+
+#include <charconv>
+#include <cstdlib>
+#include <stdexcept>
+
+#include "api/registry.h"
+#include "planner/strategies.h"
+
+namespace tapelab {
+
+KernelKind parseKernelKind(const std::string& s, const std::string& what) {
+  if (s == "plain") return KernelKind::Plain;
+  if (s == "register") return KernelKind::Register;
+  if (s == "scratch") return KernelKind::Scratch;
+  throw std::invalid_argument(what + ": unknown kernel '" + s + "' (plain, register, scratch)");
+}
+
+ScratchLayout parseLayout(const std::string& s, const std::string& what) {
+  if (s == "aos") return ScratchLayout::AoS;
+  if (s == "soa") return ScratchLayout::SoA;
+  throw std::invalid_argument(what + ": unknown layout '" + s + "' (aos, soa)");
+}
+
+int parsePositiveInt(const std::string& s, const std::string& what) {
+  int v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size() || v < 1)
+    throw std::invalid_argument(what + ": expected a positive integer, got '" + s + "'");
+  return v;
+}
+
+RunConfig RunConfig::fromEnvironment() {
+  RunConfig c;
+  auto env = [](const char* name) -> std::optional<std::string> {
+    const char* v = std::getenv(name);
+    if (!v || !*v) return std::nullopt;
+    return std::string(v);
+  };
+  if (auto v = env("TAPELAB_ENGINE")) c.engine = *v;
+  if (auto v = env("TAPELAB_CKPT")) c.checkpoint = *v;
+  if (auto v = env("TAPELAB_CKPT_NODES")) c.ckptNodes = parsePositiveInt(*v, "TAPELAB_CKPT_NODES");
+  if (auto v = env("TAPELAB_SEGLEN")) c.segLen = parsePositiveInt(*v, "TAPELAB_SEGLEN");
+  if (auto v = env("TAPELAB_STRATEGY")) c.strategy = *v;
+  if (auto v = env("TAPELAB_KERNEL")) c.kernel = parseKernelKind(*v, "TAPELAB_KERNEL");
+  if (auto v = env("TAPELAB_SCRATCH_LAYOUT")) c.layout = parseLayout(*v, "TAPELAB_SCRATCH_LAYOUT");
+  if (auto v = env("TAPELAB_DUMP")) c.dumpDir = *v;
+  return c;
+}
+
+KernelOptions resolveKernel(const Tape& tape, const RunConfig& c, const EngineCaps& caps) {
+  KernelOptions o;
+  o.precision = c.precision.value_or(caps.fp64 && !caps.fp32 ? Precision::F64
+                                     : caps.fp32 && !caps.fp64 ? Precision::F32
+                                                               : caps.defaultPrecision);
+  if (o.precision == Precision::F64 && !caps.fp64) throw std::invalid_argument("this engine has no fp64");
+  if (o.precision == Precision::F32 && !caps.fp32) throw std::invalid_argument("this engine has no fp32");
+  o.greeks = c.greeks;
+  o.layout = c.layout;
+  o.dumpDir = c.dumpDir;
+
+  // Segments: "off" = 1, "auto" = c.segments when the tape is long enough, N = N.
+  int segments = 1;
+  bool explicitSegments = false;
+  if (c.checkpoint == "off") {
+    segments = 1;
+  } else if (c.checkpoint == "auto") {
+    segments = tape.size() >= c.ckptNodes ? c.segments : 1;
+  } else {
+    int v = 0;
+    auto [p, ec] = std::from_chars(c.checkpoint.data(), c.checkpoint.data() + c.checkpoint.size(), v);
+    if (ec != std::errc() || p != c.checkpoint.data() + c.checkpoint.size() || v < 1)
+      throw std::invalid_argument("--checkpoint: expected off, auto or a positive segment count, got '" +
+                                  c.checkpoint + "'");
+    segments = v;
+    explicitSegments = true;
+  }
+  if (segments > tape.size())
+    throw std::invalid_argument("--checkpoint: " + std::to_string(segments) + " segments exceed the tape's " +
+                                std::to_string(tape.size()) + " nodes");
+
+  KernelKind kind = c.kernel.value_or(segments > 1 ? KernelKind::Register : KernelKind::Plain);
+  // An explicit checkpointed kernel with checkpointing left on auto on a short tape still checkpoints.
+  if (kind != KernelKind::Plain && segments == 1 && !explicitSegments && c.checkpoint == "auto")
+    segments = std::min<int>(c.segments, tape.size());
+  if (kind != KernelKind::Plain && segments == 1 && c.kernel) {
+    throw std::invalid_argument(std::string("--kernel ") + toString(kind) + " needs checkpointing on (--checkpoint 1 is off)");
+  }
+  o.kind = segments > 1 || kind == KernelKind::Scratch ? kind : KernelKind::Plain;
+  bool supported = false;
+  for (KernelKind k : caps.kinds) supported |= k == o.kind;
+  if (!supported) throw std::invalid_argument(std::string("this engine has no ") + toString(o.kind) + " kernel");
+
+  if (o.kind == KernelKind::Plain) {
+    o.plan = plainPlan(tape);
+  } else {
+    PlanOptions po;
+    po.segments = segments;
+    po.segLen = c.segLen;
+    const bool scratch = o.kind == KernelKind::Scratch;
+    const std::string strategy = c.strategy.value_or(scratch && !explicitSegments ? "uniform" : "window");
+    if (scratch && strategy == "uniform" && po.segLen == 0 && !explicitSegments) po.segLen = defaultSegLen(tape.size());
+    o.plan = makeStrategyPlan(strategy, tape, po);
+  }
+  return o;
+}
+
+double Result::greek(const std::string& input, size_t market) const {
+  for (size_t i = 0; i < inputNames.size(); ++i)
+    if (inputNames[i] == input) return run.markets.at(market).greeks.at(i);
+  throw std::invalid_argument("no input named '" + input + "'");
+}
+
+double Result::greekStderr(const std::string& input, size_t market) const {
+  for (size_t i = 0; i < inputNames.size(); ++i)
+    if (inputNames[i] == input) return run.markets.at(market).greeksStderr.at(i);
+  throw std::invalid_argument("no input named '" + input + "'");
+}
+
+Result Pricer::run(uint64_t paths, uint64_t seed) { return runMarkets({inputs}, paths, seed); }
+
+Result Pricer::runMarkets(const std::vector<std::vector<double>>& sets, uint64_t paths, uint64_t seed) {
+  Result r;
+  r.inputNames = tape_.inputNames;
+  r.kernel = options_;
+  r.engine = engine_;
+  r.run.paths = paths;
+  r.run.seed = seed;
+  const size_t per = static_cast<size_t>(options_.markets);
+  for (size_t lo = 0; lo < sets.size(); lo += per) {
+    std::vector<std::vector<double>> group(sets.begin() + lo, sets.begin() + std::min(sets.size(), lo + per));
+    // A last group smaller than the kernel's market count is padded with copies of its last set.
+    const size_t real = group.size();
+    while (group.size() < per) group.push_back(group.back());
+    RunResult part = kernel_->run(group, paths, seed);
+    r.run.seconds += part.seconds;
+    for (size_t m = 0; m < real; ++m) r.run.markets.push_back(part.markets[m]);
+  }
+  return r;
+}
+
+MonteCarlo MonteCarlo::of(products::Product product) {
+  MonteCarlo mc;
+  mc.steps_ = product.defaultSteps;
+  mc.product_ = std::move(product);
+  return mc;
+}
+
+MonteCarlo MonteCarlo::of(Tape tape) {
+  MonteCarlo mc;
+  mc.tape_ = std::move(tape);
+  return mc;
+}
+
+MonteCarlo& MonteCarlo::market(const EquityMarket& m) {
+  for (auto [k, v] : {std::pair<const char*, double>{"spot", m.spot}, {"strike", m.strike}, {"vol", m.vol},
+                      {"rate", m.rate}, {"maturity", m.maturity}})
+    sets_.emplace_back(k, v);
+  return *this;
+}
+MonteCarlo& MonteCarlo::set(const std::string& input, double value) {
+  sets_.emplace_back(input, value);
+  return *this;
+}
+MonteCarlo& MonteCarlo::steps(int n) {
+  steps_ = n;
+  return *this;
+}
+MonteCarlo& MonteCarlo::greeks(bool on) {
+  config_.greeks = on;
+  return *this;
+}
+MonteCarlo& MonteCarlo::fp32() {
+  config_.precision = Precision::F32;
+  return *this;
+}
+MonteCarlo& MonteCarlo::fp64() {
+  config_.precision = Precision::F64;
+  return *this;
+}
+MonteCarlo& MonteCarlo::on(const std::string& engine) {
+  config_.engine = engine;
+  return *this;
+}
+MonteCarlo& MonteCarlo::config(const RunConfig& c) {
+  config_ = c;
+  return *this;
+}
+MonteCarlo& MonteCarlo::markets(int m) {
+  markets_ = m;
+  return *this;
+}
+
+Pricer MonteCarlo::build() const {
+  Pricer p;
+  p.tape_ = tape_ ? *tape_ : product_->record(steps_);
+  p.inputs = p.tape_.inputDefaults;
+  for (const auto& [name, value] : sets_) {
+    const int k = p.tape_.inputIndex(name);
+    if (k >= 0) p.inputs[k] = value;
+    else if (!product_ || (name != "spot" && name != "strike" && name != "vol" && name != "rate" && name != "maturity"))
+      throw std::invalid_argument("the tape has no input named '" + name + "'");
+  }
+  const EngineEntry& entry = findEngine(config_.engine);
+  const EngineCaps caps = engineCaps(entry);
+  if (!caps.usable) throw EngineUnavailable("engine '" + entry.name + "' is not usable here: " + caps.reason);
+  if (markets_ < 1 || markets_ > caps.maxMarkets)
+    throw std::invalid_argument("markets per dispatch must be in 1.." + std::to_string(caps.maxMarkets));
+  p.options_ = resolveKernel(p.tape_, config_, caps);
+  p.options_.markets = markets_;
+  p.engine_ = entry.name;
+  p.kernel_ = entry.make()->compile(p.tape_, p.options_);
+  return p;
+}
+
+}  // namespace tapelab

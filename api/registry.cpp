@@ -1,0 +1,89 @@
+#include "api/registry.h"
+
+#include <stdexcept>
+
+#include "reference/reference.h"
+#ifdef TAPELAB_HAVE_CPUJIT
+#include "reference/cpujit/cpujit.h"
+#endif
+#ifdef TAPELAB_HAVE_VULKAN
+#include "gpu/vulkan/vulkan.h"
+#endif
+#ifdef TAPELAB_HAVE_OPENCL
+#include "gpu/opencl/opencl.h"
+#endif
+#ifdef TAPELAB_HAVE_CUDA
+#include "gpu/cuda/cuda.h"
+#endif
+#ifdef TAPELAB_HAVE_HIP
+#include "gpu/hip/hip.h"
+#endif
+
+namespace tapelab {
+
+const std::vector<EngineEntry>& engineRegistry() {
+  static const std::vector<EngineEntry> entries = [] {
+    std::vector<EngineEntry> e;
+    e.push_back({"reference", "interpreter, double: the living definition",
+                 [] { return makeReferenceEngine(ReferenceScalar::Double); }, ""});
+    e.push_back({"reference-f32", "interpreter, float",
+                 [] { return makeReferenceEngine(ReferenceScalar::Float); }, ""});
+    e.push_back({"reference-mp", "interpreter, Boost.Multiprecision cpp_bin_float_50",
+                 [] { return makeReferenceEngine(ReferenceScalar::Multiprecision); }, ""});
+#ifdef TAPELAB_HAVE_CPUJIT
+    e.push_back({"cpu-jit", "C++ with xsimd, compiled at run time, one SIMD lane per path", [] { return makeCpuJitEngine(); }, ""});
+#else
+    e.push_back({"cpu-jit", "C++ with xsimd, compiled at run time", nullptr, "built without cpu-jit (xsimd not found at configure time)"});
+#endif
+#ifdef TAPELAB_HAVE_VULKAN
+    e.push_back({"vulkan", "GLSL compute via shaderc, run through volk", [] { return makeVulkanEngine(); }, ""});
+#else
+    e.push_back({"vulkan", "GLSL compute via shaderc", nullptr, "built without Vulkan (libvulkan-dev, libvulkan-volk-dev or libshaderc-dev missing at configure time)"});
+#endif
+#ifdef TAPELAB_HAVE_OPENCL
+    e.push_back({"opencl", "OpenCL C through the ICD loader", [] { return makeOpenCLEngine(); }, ""});
+#else
+    e.push_back({"opencl", "OpenCL C through the ICD loader", nullptr, "built without OpenCL (ocl-icd-opencl-dev missing at configure time)"});
+#endif
+#ifdef TAPELAB_HAVE_CUDA
+    e.push_back({"cuda", "CUDA C via NVRTC and the driver API", [] { return makeCudaEngine(); }, ""});
+#else
+    e.push_back({"cuda", "CUDA C via NVRTC and the driver API", nullptr, "built without CUDA (NVRTC not found under /usr/local/cuda at configure time)"});
+#endif
+#ifdef TAPELAB_HAVE_HIP
+    e.push_back({"hip", "HIP C via hipRTC", [] { return makeHipEngine(); }, ""});
+#else
+    e.push_back({"hip", "HIP C via hipRTC", nullptr, "built without HIP"});
+#endif
+    return e;
+  }();
+  return entries;
+}
+
+const EngineEntry& findEngine(const std::string& name) {
+  std::string known;
+  for (const auto& e : engineRegistry()) {
+    if (e.name == name) return e;
+    known += (known.empty() ? "" : ", ") + e.name;
+  }
+  throw std::invalid_argument("unknown engine '" + name + "' (known: " + known + ")");
+}
+
+EngineCaps engineCaps(const EngineEntry& entry) {
+  if (!entry.make) {
+    EngineCaps c;
+    c.usable = false;
+    c.reason = entry.notBuiltReason;
+    return c;
+  }
+  try {
+    return entry.make()->caps();
+  } catch (const std::exception& ex) {
+    EngineCaps c;
+    c.usable = false;
+    c.reason = ex.what();
+    return c;
+  }
+}
+
+}  // namespace tapelab

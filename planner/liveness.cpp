@@ -1,0 +1,33 @@
+#include "planner/liveness.h"
+
+namespace tapelab {
+
+std::vector<int32_t> lastUse(const Tape& t) {
+  const int32_t n = t.size();
+  std::vector<int32_t> last(n);
+  for (int32_t i = 0; i < n; ++i) last[i] = i;
+  for (int32_t i = 0; i < n; ++i) {
+    const int ar = arity(t.op[i]);
+    if (ar >= 1) last[t.a[i]] = i;
+    if (ar >= 2) last[t.b[i]] = i;
+  }
+  if (t.output >= 0 && t.output < n) last[t.output] = n;
+  return last;
+}
+
+std::vector<int32_t> liveAcross(const Tape& t, const std::vector<int32_t>& last) {
+  const int32_t n = t.size();
+  // A value j is live across every c in (j, last[j]]: add +1 at j+1 and -1 at last[j]+1.
+  std::vector<int32_t> delta(static_cast<size_t>(n) + 2, 0), live(static_cast<size_t>(n) + 1, 0);
+  for (int32_t j = 0; j < n; ++j) {
+    if (last[j] > j) {
+      ++delta[j + 1];
+      --delta[last[j] + 1];
+    }
+  }
+  int32_t run = 0;
+  for (int32_t c = 0; c <= n; ++c) live[c] = (run += delta[c]);
+  return live;
+}
+
+}  // namespace tapelab

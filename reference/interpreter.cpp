@@ -1,0 +1,256 @@
+#include "reference/interpreter.h"
+
+#include <algorithm>
+#include <atomic>
+#include <boost/multiprecision/cpp_bin_float.hpp>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <thread>
+
+#include "reference/reference.h"
+#include "tape/philox.h"
+
+namespace tapelab {
+namespace {
+
+using Mp = boost::multiprecision::cpp_bin_float_50;
+
+template <class T>
+T sel(bool c, const T& x, const T& y) {
+  return c ? x : y;
+}
+
+template <class T>
+T quietNaN() {
+  return std::numeric_limits<T>::quiet_NaN();
+}
+
+}  // namespace
+
+template <class T>
+PathInterpreter<T>::PathInterpreter(const Tape& tape, const Plan* plan, bool greeks)
+    : tape_(tape), plan_(plan && plan->segments() > 1 ? plan : nullptr), greeks_(greeks) {
+  v_.assign(tape.size(), T(0));
+  d_.assign(tape.size(), T(0));
+}
+
+template <class T>
+void PathInterpreter<T>::forwardNode(int32_t i, const std::vector<T>& inputs, uint64_t seed, uint64_t path) {
+  using std::exp;
+  using std::log;
+  using std::sqrt;
+  const Tape& t = tape_;
+  const T zero(0);
+  (void)zero;
+  switch (t.op[i]) {
+    case Op::Const: v_[i] = T(t.imm[i]); break;
+    case Op::Input: v_[i] = inputs[static_cast<size_t>(t.imm[i])]; break;
+    case Op::Randn: v_[i] = drawNormal<T>(seed, path, static_cast<uint32_t>(t.imm[i])); break;
+#define TAPELAB_OP(Name, text, arity, group, fwd, adjA, adjB)    \
+  case Op::Name: {                                              \
+    [[maybe_unused]] const T& a = v_[t.a[i]];                   \
+    [[maybe_unused]] const T& b = arity == 2 ? v_[t.b[i]] : zero; \
+    v_[i] = fwd;                                                \
+  } break;
+#include "tape/ops.def"
+  }
+}
+
+template <class T>
+void PathInterpreter<T>::reverseNode(int32_t i) {
+  using std::exp;
+  using std::log;
+  using std::sqrt;
+  const Tape& t = tape_;
+  const T zero(0);
+  switch (t.op[i]) {
+    case Op::Const:
+    case Op::Input:
+    case Op::Randn: break;
+#define TAPELAB_OP(Name, text, arity, group, fwd, adjA, adjB)      \
+  case Op::Name: {                                                \
+    [[maybe_unused]] const T a = v_[t.a[i]];                      \
+    [[maybe_unused]] const T b = arity == 2 ? v_[t.b[i]] : zero;  \
+    [[maybe_unused]] const T r = v_[i];                           \
+    const T d = d_[i];                                            \
+    d_[t.a[i]] += adjA;                                           \
+    if constexpr (arity == 2) d_[t.b[i]] += adjB;                 \
+  } break;
+#include "tape/ops.def"
+  }
+}
+
+template <class T>
+void PathInterpreter<T>::run(const std::vector<T>& inputs, uint64_t seed, uint64_t path, PathResult<T>& out) {
+  const Tape& t = tape_;
+  const int32_t n = t.size();
+  for (int32_t i = 0; i < n; ++i) forwardNode(i, inputs, seed, path);
+  out.value = v_[t.output];
+  out.adjoints.assign(t.numInputs(), T(0));
+  if (!greeks_) return;
+
+  std::fill(d_.begin(), d_.end(), T(0));
+  d_[t.output] = T(1);
+  if (!plan_) {
+    for (int32_t i = n - 1; i >= 0; --i) reverseNode(i);
+  } else {
+    const Plan& p = *plan_;
+    for (int32_t i = 0; i < n; ++i)
+      if (!p.isPersistent[i]) v_[i] = quietNaN<T>();  // forget
+    for (int s = p.segments() - 1; s >= 0; --s) {
+      for (int32_t i = p.begin(s); i < p.end(s); ++i) forwardNode(i, inputs, seed, path);  // remember
+      for (int32_t i = p.end(s) - 1; i >= p.begin(s); --i) reverseNode(i);
+      for (int32_t i = p.begin(s); i < p.end(s); ++i)
+        if (!p.isPersistent[i]) v_[i] = quietNaN<T>();
+    }
+  }
+  for (int k = 0; k < t.numInputs(); ++k) out.adjoints[k] = d_[t.inputNodes[k]];
+}
+
+template class PathInterpreter<float>;
+template class PathInterpreter<double>;
+template class PathInterpreter<Mp>;
+
+namespace {
+
+// Paths per reduction block: fixed, so the result does not depend on threads.
+constexpr uint64_t kBlock = 1024;
+
+unsigned threadCount() {
+  if (const char* env = std::getenv("TAPELAB_THREADS")) {
+    const long v = std::strtol(env, nullptr, 10);
+    if (v > 0) return static_cast<unsigned>(v);
+  }
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+template <class T>
+class ReferenceKernel final : public Kernel {
+ public:
+  ReferenceKernel(const Tape& tape, const KernelOptions& o) : tape_(tape), options_(o) {
+    if (o.kind != KernelKind::Plain) {
+      if (o.plan.bounds.empty() || o.plan.bounds.back() != tape.size())
+        throw std::invalid_argument("checkpointed kernel needs a plan for this tape");
+      plan_ = o.plan;
+    }
+  }
+
+  RunResult run(const std::vector<std::vector<double>>& inputs, uint64_t paths, uint64_t seed) override {
+    const auto t0 = std::chrono::steady_clock::now();
+    const size_t width = 1 + static_cast<size_t>(tape_.numInputs());
+    const size_t markets = inputs.size();
+    for (const auto& m : inputs)
+      if (m.size() != static_cast<size_t>(tape_.numInputs()))
+        throw std::invalid_argument("market has the wrong number of inputs");
+    const uint64_t blocks = (paths + kBlock - 1) / kBlock;
+    // partial[(block * markets + m) * 2 * width + ...]: sums then sums of squares.
+    std::vector<double> partial(blocks * markets * 2 * width, 0.0);
+    std::atomic<uint64_t> next{0};
+    auto worker = [&] {
+      PathInterpreter<T> interp(tape_, options_.kind == KernelKind::Plain ? nullptr : &plan_, options_.greeks);
+      PathResult<T> res;
+      std::vector<std::vector<T>> in(markets);
+      for (size_t m = 0; m < markets; ++m)
+        for (double x : inputs[m]) in[m].push_back(T(x));
+      std::vector<double> sum(2 * width), comp(2 * width);
+      for (uint64_t blk; (blk = next.fetch_add(1)) < blocks;) {
+        const uint64_t lo = blk * kBlock, hi = std::min(paths, lo + kBlock);
+        for (size_t m = 0; m < markets; ++m) {
+          std::fill(sum.begin(), sum.end(), 0.0);
+          std::fill(comp.begin(), comp.end(), 0.0);
+          auto kahan = [&](size_t idx, double x) {
+            const double y = x - comp[idx];
+            const double s = sum[idx] + y;
+            comp[idx] = (s - sum[idx]) - y;
+            sum[idx] = s;
+          };
+          for (uint64_t p = lo; p < hi; ++p) {
+            interp.run(in[m], seed, p, res);
+            const double v = static_cast<double>(res.value);
+            kahan(0, v);
+            kahan(width, v * v);
+            for (size_t k = 1; k < width; ++k) {
+              const double g = static_cast<double>(res.adjoints[k - 1]);
+              kahan(k, g);
+              kahan(width + k, g * g);
+            }
+          }
+          std::copy(sum.begin(), sum.end(), partial.begin() + (blk * markets + m) * 2 * width);
+        }
+      }
+    };
+    const unsigned nt = static_cast<unsigned>(std::min<uint64_t>(threadCount(), std::max<uint64_t>(1, blocks)));
+    std::vector<std::thread> pool;
+    for (unsigned i = 1; i < nt; ++i) pool.emplace_back(worker);
+    worker();
+    for (auto& th : pool) th.join();
+
+    RunResult r;
+    r.paths = paths;
+    r.seed = seed;
+    for (size_t m = 0; m < markets; ++m) {
+      std::vector<double> s(width, 0.0), sq(width, 0.0);
+      for (uint64_t blk = 0; blk < blocks; ++blk) {
+        const double* pp = &partial[(blk * markets + m) * 2 * width];
+        for (size_t k = 0; k < width; ++k) {
+          s[k] += pp[k];
+          sq[k] += pp[width + k];
+        }
+      }
+      r.markets.push_back(finishMoments(s, sq, paths));
+    }
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return r;
+  }
+
+ private:
+  Tape tape_;
+  KernelOptions options_;
+  Plan plan_;
+};
+
+class ReferenceEngine final : public Engine {
+ public:
+  explicit ReferenceEngine(ReferenceScalar s) : scalar_(s) {}
+  std::string name() const override {
+    switch (scalar_) {
+      case ReferenceScalar::Double: return "reference";
+      case ReferenceScalar::Float: return "reference-f32";
+      case ReferenceScalar::Multiprecision: return "reference-mp";
+    }
+    return "?";
+  }
+  EngineCaps caps() const override {
+    EngineCaps c;
+    c.usable = true;
+    c.reason = "interpreter on the CPU";
+    c.fp32 = scalar_ == ReferenceScalar::Float;
+    c.fp64 = scalar_ != ReferenceScalar::Float;
+    c.kinds = {KernelKind::Plain, KernelKind::Register, KernelKind::Scratch};
+    c.maxMarkets = 1 << 20;
+    return c;
+  }
+  std::unique_ptr<Kernel> compile(const Tape& tape, const KernelOptions& o) override {
+    const std::string problem = validate(tape);
+    if (!problem.empty()) throw std::invalid_argument(problem);
+    switch (scalar_) {
+      case ReferenceScalar::Double: return std::make_unique<ReferenceKernel<double>>(tape, o);
+      case ReferenceScalar::Float: return std::make_unique<ReferenceKernel<float>>(tape, o);
+      case ReferenceScalar::Multiprecision: return std::make_unique<ReferenceKernel<Mp>>(tape, o);
+    }
+    return nullptr;
+  }
+
+ private:
+  ReferenceScalar scalar_;
+};
+
+}  // namespace
+
+std::unique_ptr<Engine> makeReferenceEngine(ReferenceScalar scalar) {
+  return std::make_unique<ReferenceEngine>(scalar);
+}
+
+}  // namespace tapelab

@@ -1,0 +1,45 @@
+// The reference interpreter: the living definition of what a tape computes.
+// Forward sweep, then reverse, over many paths, generic over the scalar type.
+// Checkpointed interpretation follows a Plan: after the forward sweep every
+// non-persistent value is poisoned (NaN), and each segment is recomputed from
+// its bookmarks before its adjoints are swept, last segment first. A plan that
+// forgot a needed value therefore shows up as a NaN, never as a silently
+// right answer from a value that should have been forgotten.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "api/engine.h"
+#include "planner/plan.h"
+#include "tape/tape.h"
+
+namespace tapelab {
+
+template <class T>
+struct PathResult {
+  T value;
+  std::vector<T> adjoints;  // per input
+};
+
+// One path, plain (plan == nullptr or one segment) or checkpointed.
+// `inputs` has tape.numInputs() values. Scratch vectors are reused between calls.
+template <class T>
+class PathInterpreter {
+ public:
+  PathInterpreter(const Tape& tape, const Plan* plan, bool greeks);
+  void run(const std::vector<T>& inputs, uint64_t seed, uint64_t path, PathResult<T>& out);
+
+ private:
+  void forwardNode(int32_t i, const std::vector<T>& inputs, uint64_t seed, uint64_t path);
+  void reverseNode(int32_t i);
+  const Tape& tape_;
+  const Plan* plan_;
+  bool greeks_;
+  std::vector<T> v_, d_;
+};
+
+// The reference engines: "reference" (double), "reference-f32" (float),
+// "reference-mp" (Boost.Multiprecision cpp_bin_float_50).
+enum class ReferenceScalar { Double, Float, Multiprecision };
+
+}  // namespace tapelab

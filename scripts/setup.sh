@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs the Debian packages tapelab needs. Idempotent: re-running installs nothing new.
+set -euo pipefail
+pkgs=(
+  build-essential cmake ninja-build pkg-config git
+  libboost-dev libeigen3-dev libxsimd-dev
+  libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev
+  libvulkan-dev libvulkan-volk-dev libshaderc-dev glslc mesa-vulkan-drivers vulkan-tools
+  ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
+  python3 python3-matplotlib
+)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all ${#pkgs[@]} packages already installed"
+  exit 0
+fi
+echo "setup: installing ${missing[*]}"
+SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,39 @@
+// A Tape: one Monte-Carlo path's arithmetic as a flat list of nodes, in
+// evaluation order, structure of arrays. Node i reads nodes a[i], b[i] < i.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tape/op.h"
+
+namespace tapelab {
+
+struct Tape {
+  std::vector<Op> op;
+  std::vector<int32_t> a;     // first argument, -1 when the op has none
+  std::vector<int32_t> b;     // second argument, -1 when the op has none
+  std::vector<double> imm;    // const: its value; randn: draw index k; input: input ordinal
+
+  std::vector<std::string> inputNames;  // in input order (ordinal = position)
+  std::vector<double> inputDefaults;
+  std::vector<int32_t> inputNodes;      // node of each input
+  int32_t output = -1;                  // node whose value is priced; Greeks = adjoints of inputs
+
+  std::string name;  // free text ("asian-252"), not part of the semantics
+
+  int32_t size() const { return static_cast<int32_t>(op.size()); }
+  int numInputs() const { return static_cast<int>(inputNames.size()); }
+  int32_t push(Op o, int32_t x = -1, int32_t y = -1, double v = 0.0);
+  int32_t addInput(const std::string& inputName, double defaultValue);
+  // Ordinal of the input called `inputName`, or -1.
+  int inputIndex(const std::string& inputName) const;
+  // Number of randn nodes; the largest draw index + 1 (0 when none).
+  uint32_t drawCount() const;
+};
+
+// Checks the structural rules (argument order, arities, a single output, draw
+// indices, unique input names, finite constants); returns "" or the first problem.
+std::string validate(const Tape& tape);
+
+}  // namespace tapelab
