@@ -1,0 +1,13 @@
+# Source this at the start of every command on the lent H200 (device tool):
+#   source scripts/gpu-env.sh
+# The H200 image has the NVIDIA driver but no Vulkan or OpenCL loader and no
+# shaderc; we carry those as Debian packages in .gpu-runtime/ (made once here by
+# scripts/gpu-fetch-runtime.sh) and unpack them, then point the loaders at
+# NVIDIA's ICDs. Carry `.gpu-runtime` and the build folder with each run.
+for f in .gpu-runtime/*.deb; do dpkg -x "$f" /; done
+ldconfig
+mkdir -p /etc/OpenCL/vendors
+echo /usr/local/nvidia/lib64/libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
+export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+export TAPELAB_CACHE_DIR=${TAPELAB_CACHE_DIR:-/tmp/tapelab-cache}
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || true
