@@ -81,6 +81,7 @@ struct EngineCaps {
   std::string reason;        // why not usable / compile-only; device name when usable
   bool fp32 = true, fp64 = true;
   Precision defaultPrecision = Precision::F64;  // GPUs: F32
+  bool cpuDevice = false;    // a GPU API served by a CPU (lavapipe, PoCL): usable, but not a GPU
   std::vector<KernelKind> kinds{KernelKind::Plain, KernelKind::Register};
   int maxMarkets = 8;
 };

@@ -1,0 +1,30 @@
+#include <cstdio>
+
+#include "api/registry.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+
+namespace tapelab::cli {
+
+int cmdEngines(const Argv& argv) {
+  Args a("engines", argv, {{"json", "", "print a JSON list of {name, usable, compile_only, reason}", ""}});
+  if (a.help()) {
+    std::printf("%s", a.usage("[--json]", "Lists every engine tapelab knows, whether it runs here, and why not.").c_str());
+    return kExitOk;
+  }
+  if (!a.positional().empty()) throw UsageError("unexpected argument '" + a.positional()[0] + "'");
+  std::vector<std::string> items;
+  std::vector<std::vector<std::string>> rows;
+  for (const EngineEntry& e : engineRegistry()) {
+    const EngineCaps c = engineCaps(e);
+    Json j;
+    j.str("name", e.name).boolean("usable", c.usable).boolean("compile_only", c.compileOnly).str("reason", c.reason);
+    items.push_back(j.done());
+    rows.push_back({e.name, c.usable ? "yes" : c.compileOnly ? "compile-only" : "no", c.reason.empty() ? e.summary : c.reason});
+  }
+  if (a.has("json")) std::printf("%s\n", jsonArray(items).c_str());
+  else std::printf("%s", table({"engine", "usable", "why / what"}, rows).c_str());
+  return kExitOk;
+}
+
+}  // namespace tapelab::cli

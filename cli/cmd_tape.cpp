@@ -1,0 +1,59 @@
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "tape/philox.h"
+#include "tape/textformat.h"
+
+namespace tapelab::cli {
+
+int cmdTape(const Argv& argv) {
+  Args a("tape", argv,
+         {{"product", "NAME", "european, asian or basket", ""},
+          {"steps", "N", "time steps (default 252)", ""},
+          {"assets", "M", "basket assets (default 5)", ""},
+          {"out", "FILE", "write to FILE instead of standard output", ""}});
+  if (a.help()) {
+    std::printf("%s", a.usage("--product NAME [--steps N] [--assets M] [--out FILE]",
+                              "Writes a product's tape in the .tape text format (version 1).").c_str());
+    return kExitOk;
+  }
+  Tape t = tapeFrom(a, false);
+  if (auto out = a.get("out")) {
+    writeTapeFile(t, *out);
+    std::fprintf(stderr, "tapelab: wrote %s (%d nodes)\n", out->c_str(), t.size());
+  } else {
+    std::printf("%s", writeTape(t).c_str());
+  }
+  return kExitOk;
+}
+
+int cmdPhilox(const Argv& argv) {
+  Args a("philox", argv, {});
+  if (a.help()) {
+    std::printf("%s", a.usage("C0 C1 C2 C3 K0 K1",
+                              "Prints the four Philox4x32-10 output words (hex) for counter C0..C3 and key K0,K1\n"
+                              "(32-bit words in hex, with or without 0x), to cross-check other implementations.")
+                          .c_str());
+    return kExitOk;
+  }
+  if (a.positional().size() != 6) throw UsageError("philox takes 6 words: C0 C1 C2 C3 K0 K1");
+  uint32_t w[6];
+  for (int i = 0; i < 6; ++i) {
+    std::string s = a.positional()[i];
+    if (s.rfind("0x", 0) == 0 || s.rfind("0X", 0) == 0) s = s.substr(2);
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long long v = std::strtoull(s.c_str(), &end, 16);
+    if (s.empty() || *end != '\0' || errno != 0 || v > 0xFFFFFFFFull || s[0] == '-')
+      throw UsageError("philox: word " + std::to_string(i + 1) + " '" + a.positional()[i] + "' is not a 32-bit hex number");
+    w[i] = static_cast<uint32_t>(v);
+  }
+  const auto out = philox4x32({w[0], w[1], w[2], w[3]}, {w[4], w[5]});
+  std::printf("%08x %08x %08x %08x\n", out[0], out[1], out[2], out[3]);
+  return kExitOk;
+}
+
+}  // namespace tapelab::cli
