@@ -22,6 +22,7 @@ struct Command {
 };
 
 const Command kCommands[] = {
+    {"compare", cmdCompare, "the main job: plain vs checkpointed on every engine, timed spot ladders"},
     {"price", cmdPrice, "price a product (--product european|asian|basket) with its Greeks"},
     {"run", cmdRun, "price a .tape file with its Greeks"},
     {"engines", cmdEngines, "list every engine, usable here or not, and why"},
