@@ -1,0 +1,144 @@
+// One GPU code emitter, dialects as data.
+//
+// emitKernel walks a Tape (and, for checkpointed kinds, its Plan) and writes
+// one compute kernel. GLSL, OpenCL C, CUDA C and HIP differ only in a Dialect:
+// a table of spellings (types, literal suffixes, bit casts, mul-hi, math
+// names, the kernel's frame with its parameters, thread and group index,
+// workgroup-local memory and barrier, `precise`). There is one emitter; no
+// language is produced by rewriting another.
+//
+// ---------------------------------------------------------------- kernel ABI
+// T is float (fp32) or double (fp64); U is a 32-bit unsigned integer.
+//
+// Scalar parameters (GLSL: push-constant block `pc`, 7 x uint, std430 offsets
+// 0..24, in this order; C dialects: kernel arguments 3..9 after the buffers):
+//   seedLo, seedHi   the 64-bit seed
+//   pathLo, pathHi   the 64-bit index of this dispatch's first path
+//   count            paths in this dispatch (lanes past it add nothing)
+//   zero             always 0, set by the host: the opaque identity's key
+//   invocations      groups * workgroupSize of this dispatch (scratch SoA stride)
+// Buffers (GLSL: set 0, bindings 0, 1, 2, std430; C dialects: arguments 0, 1, 2):
+//   inputs   T[markets * numInputs]: market m's input k at m*numInputs + k
+//   partials T[groups * markets * 2 * width], written, never read: for group g,
+//            market m, at (g*markets + m)*2*width: `width` sums (value, then
+//            d value/d input k in input order when greeks), then the same
+//            `width` sums of squares. width = 1 + numInputs with greeks, else 1.
+//   scratch  T[scratchSlots * invocations] (scratch kind; any 1-element buffer
+//            otherwise): slot s of invocation tid = g*workgroupSize + lid at
+//            aos tid*scratchSlots + s, soa s*invocations + tid.
+// Launch: `groups` workgroups of workgroupSize lanes (1-D). Group g of a
+// dispatch prices the block of paths [g*B, (g+1)*B) of that dispatch, where
+// B = workgroupSize * pathsPerLane; lane lid takes paths g*B + j*workgroupSize
+// + lid, j < pathsPerLane, skipping those >= count.
+// Reduction: each lane keeps Kahan sums (in T) of its paths' value, adjoints
+// and their squares; the group adds the lanes' sums by a fixed binary tree in
+// workgroup-local memory; the host adds the groups' partials in double in
+// block order (gpu/codegen/host.h). Blocks depend only on the path index as
+// long as every dispatch starts at a multiple of B after the run's first path,
+// so a result does not depend on how the host chunks its dispatches.
+// Exactness: GLSL declares every value `precise`; OpenCL C starts with
+// `#pragma OPENCL FP_CONTRACT OFF` and must be built without -cl-mad-enable
+// or -cl-fast-relaxed-math; CUDA must be compiled with --fmad=false (and no
+// --use_fast_math); HIP with -ffp-contract=off.
+// ----------------------------------------------------------------------------
+//
+// Kernel kinds (KernelOptions::kind):
+//   plain     forward sweep, then the reverse sweep over every kept value.
+//   register  the forward sweep in one `{ }` block per plan segment; the
+//             reverse sweep re-runs each segment's forward lines (last segment
+//             first) from its bookmarks, read through opq(x) =
+//             bits(x) ^ zero, and re-keys Philox through ^ zero, so a compiler
+//             cannot merge the recomputation with the first computation.
+//   scratch   like register, but the values crossing a cut are stored to the
+//             scratch buffer at the cut and loaded (at an address made opaque
+//             by ^ zero) in the reverse sweep; Plan::storedAt says when.
+// Constants are spelled opq(literal), in every kind, so the compiler cannot
+// fold a constant subexpression in one kernel that another computes at run
+// time. markets = M: draws and values that depend on no input are computed
+// once per path; every other value and adjoint has one copy per market.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "api/engine.h"
+#include "tape/tape.h"
+
+namespace tapelab {
+
+// A target language as a table of spellings. Index [0] is fp32, [1] fp64.
+struct Dialect {
+  std::string name;          // "glsl", "opencl", "cuda", "hip"
+  bool fp64 = true;          // the dialect has exp/log/sqrt in double
+  std::string prologue;      // first lines: #version, extensions, pragmas
+  std::string fp64Prologue;  // added after the prologue for fp64 kernels
+
+  std::string scalar[2];        // "float", "double"
+  std::string literalSuffix[2]; // float literal "f" in C, ""; double "lf" in GLSL
+  std::string uintType;         // "uint", "unsigned int"
+  bool cCasts = true;           // (T)(x) rather than T(x)
+  // Bit casts between a float and its same-width unsigned integer(s), and that
+  // integer type; fp64 in GLSL goes through uvec2 (unpackDouble2x32).
+  std::string floatToBits[2], bitsToFloat[2], bitsType[2];
+  std::string mulHi;            // high 32 bits of a 32x32 product: f(a, b)
+  std::string math[2][3];       // exp, log, sqrt per precision
+  std::string precise;          // "precise " in GLSL; "" where contraction is off globally
+  std::string funcQualifier;    // helper functions: "", "static inline ", "__device__ __forceinline__ "
+  std::string helpers;          // dialect-only helpers (GLSL: tl_mulhi over umulExtended)
+
+  // The kernel's frame, with $T (scalar), $U (uint), $WG (workgroup size),
+  // $RED (local reduction array length) and $ENTRY substituted. kernelBegin
+  // declares the ABI's parameters and buffers, the local array `tl_red`, and
+  // opens the body; kernelEnd closes it.
+  std::string kernelBegin, kernelEnd;
+  std::string entry;            // entry-point name ("main" in GLSL)
+  std::string param;            // prefix of a scalar parameter: "pc." or ""
+  std::string localId, groupId; // as U expressions
+  std::string barrier;          // workgroup barrier with local-memory fence, a statement
+};
+
+const Dialect& glslDialect();    // Vulkan GLSL 450, compiled by shaderc
+const Dialect& openclDialect();  // OpenCL C 1.2
+const Dialect& cudaDialect();    // CUDA C++ for NVRTC
+const Dialect& hipDialect();     // HIP for hipRTC
+// By name ("glsl", "opencl", "cuda", "hip"); throws std::invalid_argument.
+const Dialect& dialectByName(const std::string& name);
+
+// Work-split knobs. A result depends on them (they fix the blocks), so an
+// engine keeps them constant rather than tuning them per device.
+struct EmitOptions {
+  int workgroupSize = 64;  // power of two
+  int pathsPerLane = 4;
+};
+
+struct EmittedKernel {
+  std::string source;
+  std::string entry;
+  std::string dialect;
+  Precision precision = Precision::F32;
+  KernelKind kind = KernelKind::Plain;
+  ScratchLayout layout = ScratchLayout::SoA;
+  int workgroupSize = 64;
+  int pathsPerLane = 4;
+  int markets = 1;
+  int numInputs = 0;
+  int width = 1;         // sums per market: 1 + numInputs with greeks, else 1
+  int scratchSlots = 0;  // scratch elements per invocation (scratch kind)
+  int segments = 1;
+
+  uint32_t pathsPerGroup() const { return uint32_t(workgroupSize) * uint32_t(pathsPerLane); }
+  int partialsPerGroup() const { return markets * 2 * width; }
+  size_t scalarBytes() const { return precision == Precision::F32 ? 4 : 8; }
+};
+
+// Emits the kernel for `tape` under `options` (kind, plan, precision, greeks,
+// markets, layout). Throws std::invalid_argument for a tape that fails
+// validate(), a missing or mismatched plan, markets outside 1..8, or fp64 in
+// a dialect without it. options.dumpDir is not used here (runtimes dump).
+EmittedKernel emitKernel(const Tape& tape, const KernelOptions& options, const Dialect& dialect,
+                         const EmitOptions& emit = {});
+
+// A literal of `value` rounded to the precision, exact when parsed (used for
+// constants; exposed for tests).
+std::string spellLiteral(double value, Precision precision, const Dialect& dialect);
+
+}  // namespace tapelab
