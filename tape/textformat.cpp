@@ -41,7 +41,8 @@ class Reader {
         header = true;
         continue;
       }
-      if (haveOutput) fail(line, "'output' must be the last line");
+      if (haveOutput)
+        fail(line, w[0] == "output" ? "duplicate 'output' line (a tape has exactly one)" : "'output' must be the last line");
       if (w[0] == "output") {
         expectCount(line, w, 1);
         const int32_t node = index(line, w[1]);
