@@ -55,6 +55,16 @@ KernelOptions resolveKernel(const Tape& tape, const RunConfig& c, const EngineCa
                                                                : caps.defaultPrecision);
   if (o.precision == Precision::F64 && !caps.fp64) throw std::invalid_argument("this engine has no fp64");
   if (o.precision == Precision::F32 && !caps.fp32) throw std::invalid_argument("this engine has no fp32");
+  // A strategy name is checked even when this tape ends up uncut: a typo is an error, not a no-op.
+  if (c.strategy) {
+    std::string known;
+    bool found = false;
+    for (const auto& s : strategies()) {
+      found |= s.name == *c.strategy;
+      known += (known.empty() ? "" : ", ") + s.name;
+    }
+    if (!found) throw std::invalid_argument("unknown strategy '" + *c.strategy + "' (known: " + known + ")");
+  }
   o.greeks = c.greeks;
   o.layout = c.layout;
   o.dumpDir = c.dumpDir;
