@@ -5,7 +5,7 @@ pkgs=(
   build-essential cmake ninja-build pkg-config git
   libboost-dev libeigen3-dev libxsimd-dev
   libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev
-  libvulkan-dev libvulkan-volk-dev libshaderc-dev glslc mesa-vulkan-drivers vulkan-tools
+  libvulkan-dev libvulkan-volk-dev libshaderc-dev glslang-dev spirv-tools glslc mesa-vulkan-drivers vulkan-tools
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
   python3 python3-matplotlib
 )

@@ -1,0 +1,213 @@
+#version 450
+// tapelab kernel: tape golden-small, 21 nodes, register (3 segments, golden), fp32, 1 market(s), value + Greeks, dialect glsl
+uint tl_mulhi(uint a, uint b) { uint hi, lo; umulExtended(a, b, hi, lo); return hi; }
+// opq: the identity on every bit pattern, opaque to the compiler (z is always 0).
+float tl_opq(float x, uint z) { return uintBitsToFloat(floatBitsToUint(x) ^ uint(z)); }
+float tl_sel(bool c, float x, float y) { return c ? x : y; }
+// Philox4x32-10, word 0 (tape/philox.h).
+uint tl_philox(uint c0, uint c1, uint c2, uint c3, uint k0, uint k1) {
+  for (int r = 0; r < 10; ++r) {
+    if (r > 0) { k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }
+    uint hi0 = tl_mulhi(0xD2511F53u, c0); uint lo0 = 0xD2511F53u * c0;
+    uint hi1 = tl_mulhi(0xCD9E8D57u, c2); uint lo1 = 0xCD9E8D57u * c2;
+    uint n0 = hi1 ^ c1 ^ k0; uint n2 = hi0 ^ c3 ^ k1;
+    c0 = n0; c1 = lo1; c2 = n2; c3 = lo0;
+  }
+  return c0;
+}
+// Acklam's normal quantile of u = ((w >> 9) + 0.5) * 2^-23 (tape/philox.h).
+float tl_normal(uint w) {
+  precise float u = (float(w >> 9u) + 0.5) * 1.1920929e-07;
+  if (u < 0.02425 || u > 0.97574997) {
+    precise float tail = u < 0.02425 ? u : 1.0 - u;
+    precise float q = sqrt((-2.0) * log(tail));
+    precise float num = ((((((-0.007784894) * q + (-0.32239646)) * q + (-2.4007583)) * q + (-2.5497324)) * q + 4.3746643) * q + 2.938164);
+    precise float den = ((((0.007784696 * q + 0.32246712) * q + 2.4451342) * q + 3.7544086) * q + 1.0);
+    precise float x = num / den;
+    return u < 0.02425 ? x : -x;
+  }
+  precise float q = u - 0.5;
+  precise float r = q * q;
+  precise float num = ((((((-39.69683) * r + 220.9461) * r + (-275.9285)) * r + 138.35776) * r + (-30.664799)) * r + 2.5066283) * q;
+  precise float den = ((((((-54.476097) * r + 161.58583) * r + (-155.69897)) * r + 66.801315) * r + (-13.280682)) * r + 1.0);
+  precise float z = num / den;
+  return z;
+}
+// Draw k of path (pathHi:pathLo) under key (k0, k1): counter {k, 0, pathLo, pathHi}.
+float tl_randn(uint k, uint pathLo, uint pathHi, uint k0, uint k1) {
+  return tl_normal(tl_philox(k, 0u, pathLo, pathHi, k0, k1));
+}
+layout(local_size_x = 64) in;
+layout(push_constant) uniform PushConstants {
+  uint seedLo; uint seedHi; uint pathLo; uint pathHi; uint count; uint zero; uint invocations;
+} pc;
+layout(std430, set = 0, binding = 0) readonly buffer Inputs { float inputs[]; };
+layout(std430, set = 0, binding = 1) writeonly buffer Partials { float partials[]; };
+layout(std430, set = 0, binding = 2) buffer Scratch { float scratch[]; };
+shared float tl_red[384];
+void main() {
+  const uint tl_lid = gl_LocalInvocationID.x;
+  const uint tl_g = gl_WorkGroupID.x;
+  float tl_in0_0 = inputs[0u];
+  float tl_in0_1 = inputs[1u];
+  // Kahan sums per market: value, adjoints, then their squares.
+  precise float tl_s0 = 0.0; precise float tl_c0 = 0.0;
+  precise float tl_s1 = 0.0; precise float tl_c1 = 0.0;
+  precise float tl_s2 = 0.0; precise float tl_c2 = 0.0;
+  precise float tl_s3 = 0.0; precise float tl_c3 = 0.0;
+  precise float tl_s4 = 0.0; precise float tl_c4 = 0.0;
+  precise float tl_s5 = 0.0; precise float tl_c5 = 0.0;
+  for (uint tl_j = 0u; tl_j < 4u; ++tl_j) {
+    uint tl_p = tl_g * 256u + tl_j * 64u + tl_lid;
+    if (tl_p < pc.count) {
+      uint tl_pathLo = pc.pathLo + tl_p;
+      uint tl_pathHi = pc.pathHi + (tl_pathLo < tl_p ? 1u : 0u);
+      uint tl_fk0 = pc.seedLo; uint tl_fk1 = pc.seedHi;
+      // persistent values: bookmarks, inputs, output
+      precise float v0;
+      precise float v1;
+      precise float v3;
+      precise float v4;
+      precise float v8;
+      precise float v9;
+      precise float v16;
+      precise float v20;
+      // forward sweep, one block per segment
+      {  // segment 0: nodes [0, 9)
+        v0 = tl_in0_0;
+        v1 = tl_in0_1;
+        precise float v2 = tl_randn(0u, tl_pathLo, tl_pathHi, tl_fk0, tl_fk1);
+        v3 = tl_randn(1u, tl_pathLo, tl_pathHi, tl_fk0, tl_fk1);
+        v4 = sqrt(v1);
+        precise float v5 = v0 * v2;
+        precise float v6 = tl_opq(0.5, pc.zero);
+        precise float v7 = v5 * v6;
+        v8 = exp(v7);
+      }
+      {  // segment 1: nodes [9, 17)
+        v9 = v8 + v4;
+        precise float v10 = v1 / v0;
+        precise float v11 = log(v9);
+        precise float v12 = v11 - v10;
+        precise float v13 = tl_sel(v3 <= v1, v3, v1);
+        precise float v14 = -v9;
+        precise float v15 = tl_sel(v12 >= v14, v12, v14);
+        v16 = v15 * v13;
+      }
+      {  // segment 2: nodes [17, 21)
+        precise float v17 = -v16;
+        precise float v18 = tl_sel(v17 < 0.0, -v17, v17);
+        precise float v19 = v18 + v0;
+        v20 = v19 * v9;
+      }
+      // reverse sweep: segments last to first, each recomputed from its bookmarks
+      precise float d0 = 0.0;
+      precise float d1 = 0.0;
+      precise float d4 = 0.0;
+      precise float d8 = 0.0;
+      precise float d9 = 0.0;
+      precise float d16 = 0.0;
+      precise float d20 = 1.0;
+      {  // segment 2
+        precise float w0 = tl_opq(v0, pc.zero);
+        precise float w9 = tl_opq(v9, pc.zero);
+        precise float w16 = tl_opq(v16, pc.zero);
+        precise float w17 = -w16;
+        precise float w18 = tl_sel(w17 < 0.0, -w17, w17);
+        precise float w19 = w18 + w0;
+        precise float d17 = 0.0;
+        precise float d18 = 0.0;
+        precise float d19 = 0.0;
+        d19 += d20 * w9;
+        d9 += d20 * w19;
+        d18 += d19;
+        d0 += d19;
+        d17 += tl_sel(w17 < 0.0, -d18, d18);
+        d16 += -d17;
+      }
+      {  // segment 1
+        precise float w0 = tl_opq(v0, pc.zero);
+        precise float w1 = tl_opq(v1, pc.zero);
+        precise float w3 = tl_opq(v3, pc.zero);
+        precise float w4 = tl_opq(v4, pc.zero);
+        precise float w8 = tl_opq(v8, pc.zero);
+        precise float w9 = w8 + w4;
+        precise float w10 = w1 / w0;
+        precise float w11 = log(w9);
+        precise float w12 = w11 - w10;
+        precise float w13 = tl_sel(w3 <= w1, w3, w1);
+        precise float w14 = -w9;
+        precise float w15 = tl_sel(w12 >= w14, w12, w14);
+        precise float d10 = 0.0;
+        precise float d11 = 0.0;
+        precise float d12 = 0.0;
+        precise float d13 = 0.0;
+        precise float d14 = 0.0;
+        precise float d15 = 0.0;
+        d15 += d16 * w13;
+        d13 += d16 * w15;
+        d12 += tl_sel(w12 >= w14, d15, 0.0);
+        d14 += tl_sel(w12 >= w14, 0.0, d15);
+        d9 += -d14;
+        d1 += tl_sel(w3 <= w1, 0.0, d13);
+        d11 += d12;
+        d10 += -d12;
+        d9 += d11 / w9;
+        d1 += d10 / w0;
+        d0 += -(d10 * w10) / w0;
+        d8 += d9;
+        d4 += d9;
+      }
+      {  // segment 0
+        uint tl_rk0 = pc.seedLo ^ pc.zero; uint tl_rk1 = pc.seedHi ^ pc.zero;
+        precise float w0 = tl_opq(v0, pc.zero);
+        precise float w1 = tl_opq(v1, pc.zero);
+        precise float w2 = tl_randn(0u, tl_pathLo, tl_pathHi, tl_rk0, tl_rk1);
+        precise float w4 = sqrt(w1);
+        precise float w5 = w0 * w2;
+        precise float w6 = tl_opq(0.5, pc.zero);
+        precise float w7 = w5 * w6;
+        precise float w8 = exp(w7);
+        precise float d5 = 0.0;
+        precise float d7 = 0.0;
+        d7 += d8 * w8;
+        d5 += d7 * w6;
+        d0 += d5 * w2;
+        d1 += d4 / (w4 + w4);
+      }
+      { precise float y = v20 - tl_c0; precise float t = tl_s0 + y; tl_c0 = (t - tl_s0) - y; tl_s0 = t; }
+      { precise float y = v20 * v20 - tl_c3; precise float t = tl_s3 + y; tl_c3 = (t - tl_s3) - y; tl_s3 = t; }
+      { precise float y = d0 - tl_c1; precise float t = tl_s1 + y; tl_c1 = (t - tl_s1) - y; tl_s1 = t; }
+      { precise float y = d0 * d0 - tl_c4; precise float t = tl_s4 + y; tl_c4 = (t - tl_s4) - y; tl_s4 = t; }
+      { precise float y = d1 - tl_c2; precise float t = tl_s2 + y; tl_c2 = (t - tl_s2) - y; tl_s2 = t; }
+      { precise float y = d1 * d1 - tl_c5; precise float t = tl_s5 + y; tl_c5 = (t - tl_s5) - y; tl_s5 = t; }
+    }
+  }
+  // workgroup reduction: a fixed binary tree in local memory, then one partial per sum
+  tl_red[0u + tl_lid] = tl_s0;
+  tl_red[64u + tl_lid] = tl_s1;
+  tl_red[128u + tl_lid] = tl_s2;
+  tl_red[192u + tl_lid] = tl_s3;
+  tl_red[256u + tl_lid] = tl_s4;
+  tl_red[320u + tl_lid] = tl_s5;
+  barrier();
+  for (uint tl_st = 32u; tl_st > 0u; tl_st >>= 1u) {
+    if (tl_lid < tl_st) {
+      tl_red[0u + tl_lid] = tl_red[0u + tl_lid] + tl_red[0u + tl_lid + tl_st];
+      tl_red[64u + tl_lid] = tl_red[64u + tl_lid] + tl_red[64u + tl_lid + tl_st];
+      tl_red[128u + tl_lid] = tl_red[128u + tl_lid] + tl_red[128u + tl_lid + tl_st];
+      tl_red[192u + tl_lid] = tl_red[192u + tl_lid] + tl_red[192u + tl_lid + tl_st];
+      tl_red[256u + tl_lid] = tl_red[256u + tl_lid] + tl_red[256u + tl_lid + tl_st];
+      tl_red[320u + tl_lid] = tl_red[320u + tl_lid] + tl_red[320u + tl_lid + tl_st];
+    }
+    barrier();
+  }
+  if (tl_lid == 0u) {
+    partials[tl_g * 6u + 0u] = tl_red[0u];
+    partials[tl_g * 6u + 1u] = tl_red[64u];
+    partials[tl_g * 6u + 2u] = tl_red[128u];
+    partials[tl_g * 6u + 3u] = tl_red[192u];
+    partials[tl_g * 6u + 4u] = tl_red[256u];
+    partials[tl_g * 6u + 5u] = tl_red[320u];
+  }
+}
