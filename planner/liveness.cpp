@@ -30,4 +30,36 @@ std::vector<int32_t> liveAcross(const Tape& t, const std::vector<int32_t>& last)
   return live;
 }
 
+std::vector<int32_t> firstReverseRead(const Tape& t) {
+  const int32_t n = t.size();
+  std::vector<int32_t> first(n, -1);
+  // Descending, so the last write for each value is its smallest reader.
+  for (int32_t i = n - 1; i >= 0; --i) {
+    const Op op = t.op[i];
+    const int ar = arity(op);
+    if (ar == 0) continue;
+    const AdjointReads reads = adjointReads(op);
+    if (reads.a) first[t.a[i]] = i;
+    if (ar >= 2 && reads.b) first[t.b[i]] = i;
+    if (reads.r) first[i] = i;
+  }
+  return first;
+}
+
+std::vector<int32_t> adjointsLive(const Tape& t, const std::vector<int32_t>& last) {
+  const int32_t n = t.size();
+  std::vector<int32_t> delta(static_cast<size_t>(n) + 2, 0), live(static_cast<size_t>(n) + 1, 0);
+  for (int32_t j = 0; j < n; ++j) {
+    if (last[j] <= j) continue;  // nobody reads it and it is not the output: no contribution
+    const Op op = t.op[j];
+    if (op == Op::Const || op == Op::Randn) continue;
+    const int32_t lo = op == Op::Input ? 0 : j + 1;  // live on [lo, last[j]]
+    ++delta[lo];
+    --delta[last[j] + 1];
+  }
+  int32_t run = 0;
+  for (int32_t i = 0; i <= n; ++i) live[i] = (run += delta[i]);
+  return live;
+}
+
 }  // namespace tapelab

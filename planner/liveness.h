@@ -1,4 +1,5 @@
-// Forward liveness of a tape: where each value is last read.
+// Forward liveness of a tape: where each value is last read, and what the
+// reverse sweep keeps alive (the values its adjoint rules read, the adjoints).
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -14,5 +15,21 @@ std::vector<int32_t> lastUse(const Tape& tape);
 // liveAcross[c] for c in [0, n]: the number of values j < c with lastUse[j] >= c,
 // i.e. the values a cut placed before node c would have to keep. O(n).
 std::vector<int32_t> liveAcross(const Tape& tape, const std::vector<int32_t>& lastUse);
+
+// firstReverseRead[j]: the smallest node whose adjoint rule reads the value of
+// node j (as its a, its b, or its own result r; see adjointReads in tape/op.h),
+// or -1 when the reverse sweep never reads it. The reverse sweep runs in
+// descending node order, so j's value is needed until that node is reversed. O(n).
+std::vector<int32_t> firstReverseRead(const Tape& tape);
+
+// adjointsLive[i] for i in [0, n]: adjoints held at the reverse sweep's point
+// R(i) ("node i has just been reversed"; R(n) is the start, after seeding the
+// output's adjoint). The adjoint of node j is live from the first contribution
+// to it (the reversal of its last reader, lastUse[j]; the seed for the output)
+// until it is read: by j's own adjoint rule (live on (j, lastUse[j]]), or never
+// for an input (a Greek: live on [0, lastUse[j]]). Adjoints of const and randn
+// nodes are never read and are not counted; neither is the adjoint of a value
+// nobody reads. The same for every plan: the reverse order does not change. O(n).
+std::vector<int32_t> adjointsLive(const Tape& tape, const std::vector<int32_t>& lastUse);
 
 }  // namespace tapelab

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "planner/liveness.h"
+#include "planner/metrics.h"
+#include "planner/optimal.h"
 
 namespace tapelab {
 
@@ -14,9 +17,13 @@ int32_t defaultSegLen(int32_t n) {
 
 Plan planUniform(const Tape& t, const PlanOptions& o) {
   const int32_t n = t.size();
-  const int32_t len = o.segLen > 0 ? o.segLen : static_cast<int32_t>((n + o.segments - 1) / o.segments);
   std::vector<int32_t> bounds;
-  for (int32_t c = 0; c < n; c += len) bounds.push_back(c);
+  if (o.segLen > 0) {
+    for (int32_t c = 0; c < n; c += o.segLen) bounds.push_back(c);
+  } else {
+    const int segs = std::max(1, o.segments);
+    for (int s = 0; s < segs; ++s) bounds.push_back(static_cast<int32_t>(int64_t{s} * n / segs));
+  }
   bounds.push_back(n);
   return makePlan(t, std::move(bounds), "uniform");
 }
@@ -43,10 +50,91 @@ Plan planWindow(const Tape& t, const PlanOptions& o) {
   return makePlan(t, std::move(bounds), "window");
 }
 
+Plan planMarginal(const Tape& t, const PlanOptions& o) {
+  const int32_t n = t.size();
+  const int segs = o.segments;
+  const std::vector<int32_t> last = lastUse(t);
+  auto counted = [&](int32_t j) { return t.op[j] != Op::Input && j != t.output && last[j] > j; };
+  const int64_t window = std::max<int64_t>(1, n / (4 * int64_t{segs}));
+  std::vector<int32_t> bounds{0}, cost;
+  for (int s = 1; s < segs; ++s) {
+    const int32_t prev = bounds.back();
+    const int64_t target = int64_t{s} * n / segs;
+    const int64_t remaining = segs - s;
+    const int32_t lo = static_cast<int32_t>(std::max<int64_t>(prev + 1, target - window));
+    const int32_t hi = static_cast<int32_t>(std::min<int64_t>(n - remaining, target + window));
+    int32_t best = static_cast<int32_t>(std::clamp<int64_t>(target, prev + 1, n - remaining));
+    // cost[c - lo] for c in [lo, hi], and at best (which may lie outside when the window is empty).
+    const int32_t from = std::min(lo, best), to = std::max(hi, best);
+    cost.assign(static_cast<size_t>(to - from) + 2, 0);
+    for (int32_t j = prev; j < to; ++j) {
+      if (!counted(j)) continue;
+      const int32_t a = std::max(from, j + 1), b = std::min(to, last[j]);
+      if (a > b) continue;
+      ++cost[a - from];
+      --cost[b - from + 1];
+    }
+    for (int32_t c = from + 1; c <= to; ++c) cost[c - from] += cost[c - from - 1];
+    const auto dist = [&](int64_t x) { return std::llabs(x - target); };
+    for (int32_t c = lo; c <= hi; ++c)
+      if (cost[c - from] < cost[best - from] || (cost[c - from] == cost[best - from] && dist(c) < dist(best))) best = c;
+    bounds.push_back(best);
+  }
+  bounds.push_back(n);
+  return makePlan(t, std::move(bounds), "marginal");
+}
+
+Plan planAuto(const Tape& t, const PlanOptions& o) {
+  const int32_t n = t.size();
+  const int maxCount = static_cast<int>(std::min<int32_t>(n, 4096));
+  std::vector<int> grid{1};
+  while (grid.back() < maxCount)
+    grid.push_back(std::min(maxCount, std::max(grid.back() + 1, static_cast<int>(std::lround(grid.back() * 1.25)))));
+  int bestCount = 1;
+  int32_t bestPeak = std::numeric_limits<int32_t>::max();
+  auto consider = [&](int count) {
+    if (count < 1 || count > n) return;
+    PlanOptions po;
+    po.segments = count;
+    for (Strategy fn : {planWindow, planMarginal}) {
+      const int32_t peak = planMetrics(t, fn(t, po)).peakLive;
+      if (peak < bestPeak || (peak == bestPeak && count < bestCount)) {
+        bestPeak = peak;
+        bestCount = count;
+      }
+    }
+  };
+  size_t bestAt = 0, worseSince = 0;
+  for (size_t g = 0; g < grid.size(); ++g) {
+    const int32_t before = bestPeak;
+    consider(grid[g]);
+    if (bestPeak < before) {
+      bestAt = g;
+      worseSince = 0;
+    } else if (++worseSince >= 4) {
+      break;
+    }
+  }
+  const int lo = bestAt > 0 ? grid[bestAt - 1] + 1 : 1;
+  const int hi = bestAt + 1 < grid.size() ? grid[bestAt + 1] - 1 : grid[bestAt];
+  for (int count = lo; count <= hi; ++count)
+    if (count != grid[bestAt]) consider(count);
+  consider(o.segments);
+  PlanOptions po;
+  po.segments = bestCount;
+  Plan best = planOptimal(t, po);
+  best.strategy = "auto";
+  return best;
+}
+
 const std::vector<StrategyEntry>& strategies() {
   static const std::vector<StrategyEntry> list = {
-      {"uniform", planUniform, "fixed segment length (default max(48, round(sqrt(n))))"},
+      {"uniform", planUniform, "even segments (or --seglen nodes each); scratch default max(48, round(sqrt(n)))"},
       {"window", planWindow, "article's: fewest live values in a window around even targets"},
+      {"marginal", planMarginal, "window, but a cut scores the values it adds to the persistent set"},
+      {"optimal", planOptimal, "exact DP: least peak_live over candidate cuts (incl. every other strategy's)"},
+      {"optimal-persistent", planOptimalPersistent, "exact DP: least persistent over all cut positions"},
+      {"auto", planAuto, "chooses the segment count too (least peak_live), then optimal at that count"},
   };
   return list;
 }

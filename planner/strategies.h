@@ -1,5 +1,7 @@
 // Cut strategies: each is a free function (const Tape&, const PlanOptions&) -> Plan,
-// registered by name, so a researcher adds one by writing one function.
+// registered by name, so a researcher adds one by writing one function and one
+// line in strategies(). Costs of a plan: planner/metrics.h. The exact ones:
+// planner/optimal.h.
 #pragma once
 #include <string>
 #include <vector>
@@ -9,7 +11,7 @@
 namespace tapelab {
 
 struct PlanOptions {
-  int segments = 16;  // requested segment count (strategies that choose it may ignore it)
+  int segments = 16;  // requested segment count (auto chooses its own)
   int segLen = 0;     // uniform: nodes per segment; 0 = derive (see planUniform)
 };
 
@@ -24,15 +26,32 @@ struct StrategyEntry {
 // The anchor's default scratch segment length: max(48, round(sqrt(n))).
 int32_t defaultSegLen(int32_t n);
 
-// Fixed segment length: segLen if set, else n/segments rounded up.
+// Fixed segment length: with segLen set, segments of segLen nodes (the last
+// shorter; the count is ceil(n/segLen)); else exactly `segments` segments
+// starting at s*n/segments, lengths differing by at most one.
 Plan planUniform(const Tape& tape, const PlanOptions& o);
 // The article's: targets s*n/segments, best cut within max(1, n/(4*segments))
-// of the target by fewest live values, ties to the nearest target.
+// of the target by fewest live values, ties to the nearest target. O(n).
 Plan planWindow(const Tape& tape, const PlanOptions& o);
+// Ours: the article's window, but a cut is scored by the values it ADDS to the
+// persistent set, cost(prev, c) = non-base values computed in [prev, c) and read
+// at or after c, instead of all values live across c: a value some earlier cut
+// already keeps (drift, vol*sqrt(dt), an input) costs nothing again. Same
+// targets, window and tie rule as planWindow. O(n).
+Plan planMarginal(const Tape& tape, const PlanOptions& o);
+// Ours: chooses the segment count too. peak_live = persistent (grows with the
+// count) + the largest segment's working set (shrinks with it), so it has a
+// best count. auto evaluates window and marginal at the counts 1, 2, 3, ...
+// growing by about 25% up to min(n, 4096) (stopping 4 grid points past the
+// best), the requested count, and every count between the best's grid
+// neighbours; then runs optimal (planner/optimal.h) at the best count. So it is
+// never worse on peak_live than window or marginal at the requested count.
+// O(n log n) for the search plus one optimal.
+Plan planAuto(const Tape& tape, const PlanOptions& o);
 
 const std::vector<StrategyEntry>& strategies();
 // Throws std::invalid_argument for an unknown name or impossible options
-// (segments < 1, more segments than nodes).
+// (segments < 1, more segments than nodes, negative segLen).
 Plan makeStrategyPlan(const std::string& name, const Tape& tape, const PlanOptions& o);
 
 }  // namespace tapelab

@@ -1,0 +1,54 @@
+// What a plan costs, counted on the kernel it describes.
+//
+// The kernel (register checkpointing, the article's Parts 3-5) runs, per path:
+//   1. the forward sweep, node 0 to n-1;
+//   2. for each segment s, last first: its recompute (the segment's forward
+//      lines again) and then its reverse (adjoint rules, descending).
+// A one-segment plan is the plain kernel: forward sweep, then reverse, no recompute.
+//
+// Counted values (one "value" = one scalar a register or local would hold):
+//   persistent    |plan.persistent|: inputs, output and every value crossing a
+//                 cut; held for the whole kernel.
+//   scratch_slots values a scratch kernel writes per path (plan.scratchSlots).
+//   recompute_ops forward operations executed again: per segment, its nodes
+//                 that are not persistent and that its reverse needs (an adjoint
+//                 rule reads the value, or a recomputed node reads it), consts
+//                 excluded (literals), randn included (a redraw). Plain: 0.
+//   peak_live     the largest number of values live at once at any point of the
+//                 program above (between two consecutive node executions):
+//                   persistent
+//                 + local (non-persistent) values computed and still to be read:
+//                   forward sweep: j is live from j until its last reader executes;
+//                     in the plain kernel a value some adjoint rule reads stays
+//                     live into the reverse sweep;
+//                   recompute of segment [p, c): a recomputed j is live from j
+//                     until its last recomputed reader, or, if an adjoint rule
+//                     reads it, into the reverse, until firstReverseRead[j] is reversed;
+//                   reverse: j is live while firstReverseRead[j] is still to come;
+//                 + adjoints live (adjointsLive in planner/liveness.h): during a
+//                   segment's reverse those of the current point; during its
+//                   recompute those held when it starts, adjointsLive[c].
+//                 It is the register-pressure proxy: the kernel spills when it
+//                 exceeds the registers a lane has.
+// Costs O(n) per plan.
+#pragma once
+#include <cstdint>
+
+#include "planner/plan.h"
+
+namespace tapelab {
+
+struct PlanMetrics {
+  int segments = 1;
+  int32_t persistent = 0;
+  int32_t peakLive = 0;
+  int32_t scratchSlots = 0;
+  int64_t recomputeOps = 0;
+  // Where peak_live is first reached: -1 in the forward sweep, else the segment
+  // whose recompute/reverse (plain: the reverse) holds it.
+  int peakSegment = -1;
+};
+
+PlanMetrics planMetrics(const Tape& tape, const Plan& plan);
+
+}  // namespace tapelab
