@@ -1,0 +1,318 @@
+// scratch_sweep: the article's Part eight, measured. For one tape (default the
+// 252-step Asian, value + 5 Greeks, fp32, 1,000,000 paths) and each GPU engine
+// asked for, it times the plain kernel, register checkpointing, and scratch
+// checkpointing in both layouts (aos, soa) at a ladder of segment lengths, and
+// writes one CSV row per kernel: ms (median of the timed runs after warm-up),
+// Mpath/s, ratio to plain, registers and spill bytes, and whether the kernel
+// returned plain's bits exactly.
+//
+//   scratch_sweep [--engines cuda,opencl] [--paths N] [--steps N] [--seglens 24,48,...]
+//                 [--reps N] [--segments N] [--markets M] [--seed S] [--out FILE.csv] [--quick]
+//
+// An engine that cannot run here is reported on stderr with the reason; a
+// compile-only engine (cuda without a driver) still compiles every kernel and
+// reports its statistics with empty timings. --quick (CTest's smoke test)
+// shrinks everything so PoCL finishes in seconds. Exit 0 on success, 1 when a
+// kernel failed or differed from plain, 2 on bad flags.
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "api/engine.h"
+#include "api/registry.h"
+#include "planner/strategies.h"
+#include "tape/products/products.h"
+
+using namespace tapelab;
+
+namespace {
+
+struct Options {
+  std::vector<std::string> engines{"cuda", "opencl"};
+  uint64_t paths = 1'000'000;
+  int steps = 252;
+  std::vector<int> segLens{24, 48, 100, 200, 300, 400, 600, 800};
+  int reps = 5;
+  int registerSegments = 16;  // register checkpointing: window strategy, this many segments
+  int markets = 1;
+  uint64_t seed = 42;
+  std::string out;
+  bool quick = false;
+};
+
+[[noreturn]] void usageError(const std::string& msg) {
+  std::fprintf(stderr, "scratch_sweep: %s (see --help)\n", msg.c_str());
+  std::exit(2);
+}
+
+uint64_t parseU64(const std::string& flag, const std::string& v) {
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long x = std::strtoull(v.c_str(), &end, 10);
+  if (v.empty() || *end || errno || v[0] == '-' || x == 0) usageError(flag + ": expected a positive integer, got '" + v + "'");
+  return x;
+}
+
+std::vector<std::string> splitList(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  std::string item;
+  while (std::getline(in, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  bool pathsSet = false, stepsSet = false, segSet = false, repsSet = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) usageError(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--help" || a == "-h") {
+      std::printf(
+          "usage: scratch_sweep [--engines cuda,opencl] [--paths N] [--steps N] [--seglens 24,48,...]\n"
+          "                     [--reps N] [--segments N] [--markets M] [--seed S] [--out FILE.csv] [--quick]\n"
+          "Times plain, register and scratch (aos, soa, each segment length) kernels of the Asian call\n"
+          "(value + 5 Greeks, fp32) on each engine; CSV to --out or stdout, a summary on stderr.\n"
+          "Defaults: cuda,opencl; 1000000 paths; 252 steps; seglens 24,48,100,200,300,400,600,800;\n"
+          "5 timed runs after one warm-up; register kernel: window strategy, 16 segments; 1 market.\n"
+          "--quick: 2048 paths, 20 steps, seglens 24,100, 2 timed runs (the CTest smoke test).\n");
+      std::exit(0);
+    } else if (a == "--engines") {
+      o.engines = splitList(value());
+    } else if (a == "--paths") {
+      o.paths = parseU64(a, value());
+      pathsSet = true;
+    } else if (a == "--steps") {
+      o.steps = static_cast<int>(std::min<uint64_t>(parseU64(a, value()), 100000));
+      stepsSet = true;
+    } else if (a == "--seglens") {
+      o.segLens.clear();
+      for (const auto& s : splitList(value())) o.segLens.push_back(static_cast<int>(std::min<uint64_t>(parseU64(a, s), 1 << 30)));
+      segSet = true;
+    } else if (a == "--reps") {
+      o.reps = static_cast<int>(std::min<uint64_t>(parseU64(a, value()), 1000));
+      repsSet = true;
+    } else if (a == "--segments") {
+      o.registerSegments = static_cast<int>(std::min<uint64_t>(parseU64(a, value()), 1 << 20));
+    } else if (a == "--markets") {
+      o.markets = static_cast<int>(std::min<uint64_t>(parseU64(a, value()), 64));
+    } else if (a == "--seed") {
+      const std::string v = value();
+      char* end = nullptr;
+      o.seed = std::strtoull(v.c_str(), &end, 10);
+      if (v.empty() || *end) usageError("--seed: expected an integer, got '" + v + "'");
+    } else if (a == "--out") {
+      o.out = value();
+    } else if (a == "--quick") {
+      o.quick = true;
+    } else {
+      usageError("unknown flag '" + a + "'");
+    }
+  }
+  if (o.quick) {
+    if (!pathsSet) o.paths = 2048;
+    if (!stepsSet) o.steps = 20;
+    if (!segSet) o.segLens = {24, 100};
+    if (!repsSet) o.reps = 2;
+  }
+  if (o.engines.empty()) usageError("--engines: empty list");
+  return o;
+}
+
+struct Row {
+  std::string engine, kernel, layout, strategy;
+  int segLen = 0, segments = 1, slots = 0;
+  bool ran = false;
+  double ms = 0, mpaths = 0, ratio = 0;
+  KernelStats stats;
+  std::string exact = "n/a";  // yes / NO / n/a
+  double price = 0, delta = 0;
+  std::string note;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+bool sameBits(const RunResult& x, const RunResult& y) {
+  if (x.markets.size() != y.markets.size()) return false;
+  for (size_t m = 0; m < x.markets.size(); ++m) {
+    const MarketResult& a = x.markets[m];
+    const MarketResult& b = y.markets[m];
+    if (std::memcmp(&a.value, &b.value, sizeof(double)) != 0) return false;
+    if (a.greeks.size() != b.greeks.size()) return false;
+    for (size_t k = 0; k < a.greeks.size(); ++k)
+      if (std::memcmp(&a.greeks[k], &b.greeks[k], sizeof(double)) != 0) return false;
+  }
+  return true;
+}
+
+std::string csvField(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+std::string fmt(double v, const char* f = "%.17g") {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options opt = parse(argc, argv);
+  const Tape tape = products::asianCall(opt.steps);
+  std::vector<std::vector<double>> markets;
+  for (int m = 0; m < opt.markets; ++m) {
+    std::vector<double> in = tape.inputDefaults;
+    in[0] *= 1.0 + 0.01 * m;  // a spot ladder: 100, 101, ...
+    markets.push_back(in);
+  }
+  std::fprintf(stderr, "scratch_sweep: %s, %d nodes, %" PRIu64 " paths, %d market(s), fp32, value + %d Greeks, %d timed runs\n",
+               tape.name.c_str(), tape.size(), opt.paths, opt.markets, tape.numInputs(), opt.reps);
+
+  std::vector<Row> rows;
+  bool failed = false;
+  for (const std::string& engineName : opt.engines) {
+    const EngineEntry* entry = nullptr;
+    try {
+      entry = &findEngine(engineName);
+    } catch (const std::exception& e) {
+      usageError(std::string("--engines: ") + e.what());
+    }
+    const EngineCaps caps = engineCaps(*entry);
+    if (!caps.usable && !caps.compileOnly) {
+      std::fprintf(stderr, "  %s: skipped: %s\n", engineName.c_str(), caps.reason.c_str());
+      continue;
+    }
+    std::fprintf(stderr, "  %s: %s%s\n", engineName.c_str(), caps.compileOnly ? "compile only: " : "", caps.reason.c_str());
+    std::unique_ptr<Engine> engine = entry->make();
+
+    struct Variant {
+      KernelKind kind;
+      ScratchLayout layout;
+      int segLen;  // scratch: uniform segment length
+    };
+    std::vector<Variant> variants{{KernelKind::Plain, ScratchLayout::SoA, 0}, {KernelKind::Register, ScratchLayout::SoA, 0}};
+    for (ScratchLayout layout : {ScratchLayout::AoS, ScratchLayout::SoA})
+      for (int len : opt.segLens)
+        if (len < tape.size()) variants.push_back({KernelKind::Scratch, layout, len});
+
+    RunResult plainResult;
+    double plainMs = 0;
+    for (const Variant& v : variants) {
+      Row row;
+      row.engine = engineName;
+      row.kernel = toString(v.kind);
+      row.layout = v.kind == KernelKind::Scratch ? toString(v.layout) : "";
+      KernelOptions ko;
+      ko.precision = Precision::F32;
+      ko.greeks = true;
+      ko.kind = v.kind;
+      ko.layout = v.layout;
+      ko.markets = opt.markets;
+      PlanOptions po;
+      if (v.kind == KernelKind::Plain) {
+        ko.plan = plainPlan(tape);
+      } else if (v.kind == KernelKind::Register) {
+        po.segments = std::min(opt.registerSegments, tape.size());
+        ko.plan = makeStrategyPlan("window", tape, po);
+      } else {
+        po.segLen = v.segLen;
+        ko.plan = makeStrategyPlan("uniform", tape, po);
+      }
+      row.strategy = ko.plan.strategy;
+      row.segLen = v.segLen;
+      row.segments = ko.plan.segments();
+      row.slots = ko.plan.scratchSlots;
+      try {
+        std::unique_ptr<Kernel> kernel = engine->compile(tape, ko);
+        row.stats = kernel->stats();
+        if (caps.usable) {
+          kernel->run(markets, opt.paths, opt.seed + 1);  // warm-up on another seed
+          std::vector<double> ms;
+          RunResult first;
+          for (int r = 0; r < opt.reps; ++r) {
+            const auto t0 = std::chrono::steady_clock::now();
+            RunResult res = kernel->run(markets, opt.paths, opt.seed);
+            ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+            if (r == 0) {
+              first = std::move(res);
+            } else if (!sameBits(first, res)) {
+              row.note += "repeat differs; ";
+              failed = true;
+            }
+          }
+          row.stats = kernel->stats();  // scratch bytes are known once it ran
+          row.ran = true;
+          row.ms = median(ms);
+          row.mpaths = double(opt.paths) / (row.ms * 1e3);
+          row.price = first.markets.at(0).value;
+          row.delta = first.markets.at(0).greeks.at(0);
+          if (v.kind == KernelKind::Plain) {
+            plainResult = first;
+            plainMs = row.ms;
+            row.exact = "yes";
+          } else {
+            const bool same = sameBits(plainResult, first);
+            row.exact = same ? "yes" : "NO";
+            if (!same) failed = true;
+          }
+          row.ratio = row.ms > 0 ? plainMs / row.ms : 0;
+        } else {
+          row.note += "compiled only: " + caps.reason;
+        }
+      } catch (const std::exception& e) {
+        row.note += std::string("FAILED: ") + e.what();
+        failed = true;
+      }
+      std::fprintf(stderr, "    %-8s %-3s seglen %4d segs %4d slots %4d  %10s ms  %8s Mpath/s  x%-6s regs %4d spill %6lld  exact %s %s\n",
+                   row.kernel.c_str(), row.layout.c_str(), row.segLen, row.segments, row.slots,
+                   row.ran ? fmt(row.ms, "%.3f").c_str() : "-", row.ran ? fmt(row.mpaths, "%.2f").c_str() : "-",
+                   row.ran ? fmt(row.ratio, "%.2f").c_str() : "-", row.stats.registers,
+                   static_cast<long long>(row.stats.spillBytes), row.exact.c_str(), row.note.c_str());
+      rows.push_back(std::move(row));
+    }
+  }
+
+  std::ostringstream csv;
+  csv << "engine,kernel,layout,strategy,seglen,segments,slots,paths,markets,ms,mpath_s,ratio_to_plain,registers,"
+         "spill_bytes,scratch_bytes,compile_s,cache_hit,bit_exact_vs_plain,price,delta,notes\n";
+  for (const Row& r : rows) {
+    csv << r.engine << ',' << r.kernel << ',' << r.layout << ',' << r.strategy << ',' << r.segLen << ',' << r.segments
+        << ',' << r.slots << ',' << opt.paths << ',' << opt.markets << ',' << (r.ran ? fmt(r.ms, "%.4f") : "") << ','
+        << (r.ran ? fmt(r.mpaths, "%.3f") : "") << ',' << (r.ran ? fmt(r.ratio, "%.4f") : "") << ','
+        << r.stats.registers << ',' << r.stats.spillBytes << ',' << r.stats.scratchBytes << ','
+        << fmt(r.stats.compileSeconds, "%.3f") << ',' << (r.stats.cacheHit ? "yes" : "no") << ',' << r.exact << ','
+        << (r.ran ? fmt(r.price) : "") << ',' << (r.ran ? fmt(r.delta) : "") << ',' << csvField(r.note) << '\n';
+  }
+  if (opt.out.empty()) {
+    std::cout << csv.str();
+  } else {
+    std::ofstream f(opt.out);
+    if (!f || !(f << csv.str())) {
+      std::fprintf(stderr, "scratch_sweep: cannot write %s\n", opt.out.c_str());
+      return 1;
+    }
+    std::fprintf(stderr, "scratch_sweep: wrote %zu rows to %s\n", rows.size(), opt.out.c_str());
+  }
+  if (rows.empty()) std::fprintf(stderr, "scratch_sweep: no engine could compile here\n");
+  return failed ? 1 : 0;
+}
