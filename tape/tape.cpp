@@ -27,10 +27,10 @@ int Tape::inputIndex(const std::string& inputName) const {
   return -1;
 }
 
-uint32_t Tape::drawCount() const {
-  uint32_t n = 0;
+uint64_t Tape::drawCount() const {
+  uint64_t n = 0;
   for (int32_t i = 0; i < size(); ++i)
-    if (op[i] == Op::Randn) n = std::max<uint32_t>(n, static_cast<uint32_t>(imm[i]) + 1);
+    if (op[i] == Op::Randn) n = std::max<uint64_t>(n, static_cast<uint64_t>(imm[i]) + 1);
   return n;
 }
 

@@ -28,8 +28,8 @@ struct Tape {
   int32_t addInput(const std::string& inputName, double defaultValue);
   // Ordinal of the input called `inputName`, or -1.
   int inputIndex(const std::string& inputName) const;
-  // Number of randn nodes; the largest draw index + 1 (0 when none).
-  uint32_t drawCount() const;
+  // The largest draw index + 1 (0 when none): 64-bit, as k = 2^32-1 is a valid index.
+  uint64_t drawCount() const;
 };
 
 // Checks the structural rules (argument order, arities, a single output, draw

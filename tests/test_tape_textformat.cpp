@@ -135,6 +135,7 @@ TEST(TextFormat, ToleratesCrLfTabsAndTrailingComments) {
 TEST(TextFormat, LargestDrawIndexIsAccepted) {
   const Tape t = parseTape("tapelab-tape 1\nrandn 4294967295\noutput 0\n", "k.tape");
   EXPECT_EQ(t.imm[0], 4294967295.0);
+  EXPECT_EQ(t.drawCount(), uint64_t{4294967296});
   EXPECT_EQ(validate(t), "");
 }
 
