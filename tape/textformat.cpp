@@ -185,8 +185,14 @@ std::string writeTape(const Tape& t) {
       case Op::Const: out += "const " + fmt17(t.imm[i]); break;
       case Op::Randn: out += "randn " + std::to_string(static_cast<uint32_t>(t.imm[i])); break;
       default:
-        out += std::string(name(t.op[i])) + " " + std::to_string(t.a[i]);
-        if (arity(t.op[i]) == 2) out += " " + std::to_string(t.b[i]);
+        // Appended piece by piece: `" " + std::to_string(..)` trips GCC 12's -Wrestrict false positive at -O3.
+        out += name(t.op[i]);
+        out += ' ';
+        out += std::to_string(t.a[i]);
+        if (arity(t.op[i]) == 2) {
+          out += ' ';
+          out += std::to_string(t.b[i]);
+        }
     }
     out += "\n";
   }
