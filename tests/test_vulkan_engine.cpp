@@ -1,0 +1,424 @@
+// The vulkan engine on whatever Vulkan device is here (lavapipe in CI):
+// checkpointed kernels return the plain kernel's bits, a fused 3-market
+// dispatch returns three single-market dispatches' bits, a repeat returns the
+// same bits, and results agree with the double reference within an fp32
+// tolerance, also for path counts that are not a multiple of the block and
+// for path indices beyond 2^32.
+//
+// lavapipe compiles slowly (seconds per kernel of a few hundred nodes), so
+// compiled kernels are shared between the tests of this file.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <random>
+
+#include "api/registry.h"
+#include "gpu/codegen/host.h"
+#include "gpu/vulkan/vulkan.h"
+#include "planner/strategies.h"
+#include "reference/interpreter.h"
+#include "tape/philox.h"
+#include "tape/products/products.h"
+#include "tape/recorder.h"
+
+using namespace tapelab;
+
+namespace {
+
+constexpr uint64_t kSeed = 20261129;
+
+Engine* vulkanEngine(std::string* why) {
+  static std::unique_ptr<Engine> engine;
+  static std::string reason;
+  static bool tried = false;
+  if (!tried) {
+    tried = true;
+    engine = makeVulkanEngine();
+    const EngineCaps caps = engine->caps();
+    if (!caps.usable) {
+      reason = caps.reason;
+      engine.reset();
+    }
+  }
+  *why = reason;
+  return engine.get();
+}
+
+#define REQUIRE_VULKAN()                  \
+  std::string why_;                       \
+  Engine* engine = vulkanEngine(&why_);   \
+  if (!engine) GTEST_SKIP() << "vulkan unavailable: " << why_
+
+std::string show(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+KernelOptions options(KernelKind kind, const Plan& plan = {}, int markets = 1, bool greeks = true,
+                      ScratchLayout layout = ScratchLayout::SoA) {
+  KernelOptions o;
+  o.precision = Precision::F32;
+  o.kind = kind;
+  o.plan = plan;
+  o.markets = markets;
+  o.greeks = greeks;
+  o.layout = layout;
+  return o;
+}
+
+// Compiled kernels, shared by the tests (key: a test-chosen name).
+Kernel& kernel(Engine* engine, const std::string& key, const Tape& tape, const KernelOptions& o) {
+  static std::map<std::string, std::unique_ptr<Kernel>> cache;
+  auto& k = cache[key];
+  if (!k) k = engine->compile(tape, o);
+  return *k;
+}
+
+const Tape& asian120() {
+  static const Tape t = products::asianCall(120);
+  return t;
+}
+
+Plan window(const Tape& t, int segments) {
+  PlanOptions po;
+  po.segments = segments;
+  return makeStrategyPlan("window", t, po);
+}
+
+void expectSameBits(const RunResult& want, const RunResult& got, const std::string& what) {
+  ASSERT_EQ(want.markets.size(), got.markets.size()) << what;
+  for (size_t m = 0; m < want.markets.size(); ++m) {
+    const MarketResult &a = want.markets[m], &b = got.markets[m];
+    EXPECT_EQ(a.value, b.value) << what << " market " << m << " value " << show(a.value) << " vs " << show(b.value);
+    EXPECT_EQ(a.valueStderr, b.valueStderr) << what << " market " << m << " value stderr";
+    ASSERT_EQ(a.greeks.size(), b.greeks.size()) << what;
+    for (size_t i = 0; i < a.greeks.size(); ++i) {
+      EXPECT_EQ(a.greeks[i], b.greeks[i]) << what << " market " << m << " greek " << i << " " << show(a.greeks[i])
+                                          << " vs " << show(b.greeks[i]);
+      EXPECT_EQ(a.greeksStderr[i], b.greeksStderr[i]) << what << " market " << m << " greek stderr " << i;
+    }
+  }
+}
+
+// fp32 against the double reference, on the same draws (so Monte-Carlo noise
+// cancels and only rounding remains). Every path value is a chain of a few
+// hundred dependent fp32 operations (about 6 per step) on intermediates up to
+// ~20x the result (the Asian's average of spots near 100 minus a strike near
+// 100 leaves a payoff near 5): relative rounding per path ~ 6e-8 x 720 x 20
+// ~ 1e-3 in the worst case, and a mean of paths is no worse than its worst
+// path. GLSL's exp/log may be a few ulp off on top, still far inside. A
+// kernel that mis-indexes a draw, a path or an adjoint is off by much more.
+constexpr double kF32Rel = 1e-3, kF32Abs = 1e-5;
+
+void expectNearReference(const RunResult& ref, const RunResult& gpu, const std::string& what) {
+  ASSERT_EQ(ref.markets.size(), gpu.markets.size());
+  for (size_t m = 0; m < ref.markets.size(); ++m) {
+    const MarketResult &a = ref.markets[m], &b = gpu.markets[m];
+    EXPECT_NEAR(b.value, a.value, kF32Rel * std::abs(a.value) + kF32Abs) << what << " value";
+    EXPECT_NEAR(b.valueStderr, a.valueStderr, kF32Rel * std::abs(a.valueStderr) + kF32Abs) << what << " value stderr";
+    for (size_t i = 0; i < a.greeks.size(); ++i)
+      EXPECT_NEAR(b.greeks[i], a.greeks[i], kF32Rel * std::abs(a.greeks[i]) + kF32Abs) << what << " greek " << i;
+  }
+}
+
+RunResult reference(const Tape& t, const std::vector<std::vector<double>>& inputs, uint64_t paths, uint64_t seed) {
+  KernelOptions o;
+  o.precision = Precision::F64;
+  return findEngine("reference").make()->compile(t, o)->run(inputs, paths, seed);
+}
+
+// A random tape that uses every op and stays finite: values kept in about
+// [0.05, 20] by construction, so log/sqrt/div never see a bad argument.
+Tape randomTape(uint32_t seed, int steps) {
+  std::mt19937 rng(seed);
+  auto pick = [&](const std::vector<Var>& pool) {
+    return pool[std::uniform_int_distribution<size_t>(0, pool.size() - 1)(rng)];
+  };
+  Recorder rec;
+  std::vector<Var> pool;
+  for (int i = 0; i < 3; ++i)
+    pool.push_back(rec.input("x" + std::to_string(i), 0.5 + 1.5 * std::uniform_real_distribution<double>(0, 1)(rng)));
+  uint32_t draws = 0;
+  for (int s = 0; s < steps; ++s) {
+    const Var x = pick(pool), y = pick(pool);
+    Var r;
+    switch (std::uniform_int_distribution<int>(0, 6)(rng)) {
+      case 0: r = exp(rec.randn(draws++) * 0.1) * x; break;
+      case 1: r = sqrt(x * y); break;
+      case 2: r = (x + y) * 0.5; break;
+      case 3: r = sqrt(x / y); break;
+      case 4: r = max(x, y) - min(x, y) * 0.5; break;
+      case 5: r = abs(x - y) + 0.25; break;
+      default: r = exp(-log(x)) * 0.5 + x * 0.5; break;
+    }
+    pool.push_back(r);
+    if (pool.size() > 10) pool.erase(pool.begin() + 3);
+  }
+  Var out = pool.back();
+  for (size_t i = pool.size() - 4; i + 1 < pool.size(); ++i) out = out + pool[i];
+  rec.output(out);
+  Tape t = rec.finish();
+  t.name = "random-" + std::to_string(seed);
+  return t;
+}
+
+// TAPELAB_PATH_OFFSET for the scope of one test.
+struct PathOffset {
+  explicit PathOffset(uint64_t v) { ::setenv("TAPELAB_PATH_OFFSET", std::to_string(v).c_str(), 1); }
+  ~PathOffset() { ::unsetenv("TAPELAB_PATH_OFFSET"); }
+};
+
+}  // namespace
+
+// ---------------------------------------------------------------- exactness
+
+class VulkanAsian120 : public ::testing::TestWithParam<int> {};
+
+TEST_P(VulkanAsian120, RegisterEqualsPlain) {
+  REQUIRE_VULKAN();
+  const Tape& t = asian120();
+  const uint64_t paths = 1000;  // not a multiple of the 256-path block
+  const RunResult plain = kernel(engine, "asian120-plain", t, options(KernelKind::Plain)).run({t.inputDefaults}, paths, kSeed);
+  const int segments = GetParam();
+  const Plan plan = window(t, segments);
+  ASSERT_EQ(plan.segments(), segments);
+  Kernel& reg = kernel(engine, "asian120-register-" + std::to_string(segments), t, options(KernelKind::Register, plan));
+  expectSameBits(plain, reg.run({t.inputDefaults}, paths, kSeed), "register, " + std::to_string(segments) + " segments");
+}
+
+INSTANTIATE_TEST_SUITE_P(Segments, VulkanAsian120, ::testing::Values(2, 7, 16));
+
+TEST(VulkanExact, ScratchEqualsPlainInBothLayouts) {
+  REQUIRE_VULKAN();
+  const Tape t = products::asianCall(24);
+  const uint64_t paths = 700;
+  const RunResult plain = kernel(engine, "asian24-plain", t, options(KernelKind::Plain)).run({t.inputDefaults}, paths, kSeed);
+  PlanOptions po;
+  po.segLen = 40;
+  const Plan uniform = makeStrategyPlan("uniform", t, po);
+  for (ScratchLayout layout : {ScratchLayout::SoA, ScratchLayout::AoS}) {
+    Kernel& k = kernel(engine, std::string("asian24-scratch-") + toString(layout), t,
+                       options(KernelKind::Scratch, uniform, 1, true, layout));
+    expectSameBits(plain, k.run({t.inputDefaults}, paths, kSeed), std::string("scratch ") + toString(layout));
+  }
+}
+
+TEST(VulkanExact, RandomTapesRegisterAndScratchEqualPlain) {
+  REQUIRE_VULKAN();
+  for (uint32_t seed : {1u, 2u, 3u}) {
+    const Tape t = randomTape(seed, 30);
+    SCOPED_TRACE(t.name + ", " + std::to_string(t.size()) + " nodes");
+    const std::vector<std::vector<double>> in{t.inputDefaults};
+    const uint64_t paths = 300;
+    const RunResult plain = engine->compile(t, options(KernelKind::Plain))->run(in, paths, kSeed + seed);
+    const Plan w = window(t, 2 + static_cast<int>(seed) * 2);
+    expectSameBits(plain, engine->compile(t, options(KernelKind::Register, w))->run(in, paths, kSeed + seed),
+                   "register window");
+    PlanOptions po;
+    po.segLen = 17;
+    const Plan u = makeStrategyPlan("uniform", t, po);
+    expectSameBits(plain, engine->compile(t, options(KernelKind::Scratch, u))->run(in, paths, kSeed + seed),
+                   "scratch uniform");
+  }
+}
+
+TEST(VulkanExact, ThreeMarketsEqualThreeSingleDispatches) {
+  REQUIRE_VULKAN();
+  const Tape t = products::asianCall(24);
+  const Plan plan = window(t, 4);
+  std::vector<std::vector<double>> ladder;
+  for (double spot : {90.0, 100.0, 110.0}) {
+    ladder.push_back(t.inputDefaults);
+    ladder.back()[0] = spot;
+  }
+  const uint64_t paths = 600;
+  for (KernelKind kind : {KernelKind::Register, KernelKind::Plain}) {
+    const std::string name = kind == KernelKind::Register ? "asian24-register-4" : "asian24-plain";
+    const RunResult fused = kernel(engine, name + "-3m", t, options(kind, plan, 3)).run(ladder, paths, kSeed);
+    Kernel& single = kernel(engine, name, t, options(kind, plan));
+    for (size_t m = 0; m < ladder.size(); ++m) {
+      RunResult one = single.run({ladder[m]}, paths, kSeed);
+      RunResult picked = fused;
+      picked.markets = {fused.markets[m]};
+      expectSameBits(one, picked, name + " market " + std::to_string(m));
+    }
+  }
+}
+
+TEST(VulkanExact, RepeatGivesTheSameBits) {
+  REQUIRE_VULKAN();
+  const Tape& t = asian120();
+  Kernel& k = kernel(engine, "asian120-register-7", t, options(KernelKind::Register, window(t, 7)));
+  const RunResult a = k.run({t.inputDefaults}, 1000, kSeed);
+  const RunResult b = k.run({t.inputDefaults}, 1000, kSeed);
+  expectSameBits(a, b, "repeat");
+  const RunResult c = k.run({t.inputDefaults}, 1000, kSeed + 1);
+  EXPECT_NE(a.markets[0].value, c.markets[0].value) << "another seed, other draws";
+}
+
+TEST(VulkanExact, ValueOnlyKernelGivesTheSameValue) {
+  REQUIRE_VULKAN();
+  const Tape t = products::asianCall(24);
+  const RunResult full = kernel(engine, "asian24-plain", t, options(KernelKind::Plain)).run({t.inputDefaults}, 700, kSeed);
+  const RunResult value =
+      engine->compile(t, options(KernelKind::Plain, {}, 1, false))->run({t.inputDefaults}, 700, kSeed);
+  EXPECT_EQ(value.markets[0].value, full.markets[0].value);
+  for (double g : value.markets[0].greeks) EXPECT_EQ(g, 0.0);
+}
+
+// ---------------------------------------------------------------- reference
+
+TEST(VulkanReference, Asian120AgreesWithDoubleReference) {
+  REQUIRE_VULKAN();
+  const Tape& t = asian120();
+  const uint64_t paths = 1000;
+  const RunResult gpu = kernel(engine, "asian120-plain", t, options(KernelKind::Plain)).run({t.inputDefaults}, paths, kSeed);
+  expectNearReference(reference(t, {t.inputDefaults}, paths, kSeed), gpu, "asian120");
+}
+
+TEST(VulkanReference, RandomTapesAgreeWithDoubleReference) {
+  REQUIRE_VULKAN();
+  for (uint32_t seed : {4u, 5u}) {
+    const Tape t = randomTape(seed, 40);
+    const RunResult gpu = engine->compile(t, options(KernelKind::Register, window(t, 3)))->run({t.inputDefaults}, 500, kSeed);
+    expectNearReference(reference(t, {t.inputDefaults}, 500, kSeed), gpu, t.name);
+  }
+}
+
+// value = x * z0 with z0 a standard normal draw, against reference-f32 (the
+// same fp32 draws as drawNormal<float>; only the summation differs). On the
+// sums, a path counted twice or skipped moves the total by |z| (about 0.8 on
+// average), far more than N draws each within a few ulp (N * 2e-6).
+TEST(VulkanPaths, CountsThatAreNotMultiplesOfTheBlock) {
+  REQUIRE_VULKAN();
+  Recorder rec;
+  Var x = rec.input("x", 1.0);
+  rec.output(x * rec.randn(0));
+  const Tape t = rec.finish();
+  Kernel& k = kernel(engine, "draw", t, options(KernelKind::Plain));
+  KernelOptions f32;
+  f32.precision = Precision::F32;
+  std::unique_ptr<Kernel> ref = findEngine("reference-f32").make()->compile(t, f32);
+  for (uint64_t paths : {1, 2, 63, 64, 65, 255, 256, 257, 1000, 3001}) {
+    const RunResult gpu = k.run({{1.0}}, paths, kSeed);
+    const RunResult cpu = ref->run({{1.0}}, paths, kSeed);
+    const double n = static_cast<double>(paths), tol = 2e-6 * n + 1e-6;
+    auto squares = [&](const MarketResult& r) {  // sum of squares back from the standard error
+      return n > 1 ? r.valueStderr * r.valueStderr * n * (n - 1) + n * r.value * r.value : r.value * r.value;
+    };
+    EXPECT_EQ(gpu.paths, paths);
+    EXPECT_NEAR(gpu.markets[0].value * n, cpu.markets[0].value * n, tol) << paths << " paths";
+    EXPECT_NEAR(gpu.markets[0].greeks[0] * n, cpu.markets[0].greeks[0] * n, tol) << paths << " paths";
+    EXPECT_NEAR(squares(gpu.markets[0]), squares(cpu.markets[0]), 10 * tol) << paths << " paths";
+  }
+}
+
+// Paths straddling 2^32 (the carry into the path's high word) and far beyond,
+// against the double interpreter evaluated at the same path indices.
+TEST(VulkanPaths, PathIndicesBeyondTwoToThe32) {
+  REQUIRE_VULKAN();
+  const Tape t = products::asianCall(24);
+  Kernel& k = kernel(engine, "asian24-register-4", t, options(KernelKind::Register, window(t, 4)));
+  for (uint64_t first : {(uint64_t{1} << 32) - 100, (uint64_t{7} << 40) + 12345}) {
+    const uint64_t paths = 300;
+    RunResult gpu;
+    {
+      PathOffset offset(first);
+      gpu = k.run({t.inputDefaults}, paths, kSeed);
+    }
+    PathInterpreter<double> interp(t, nullptr, true);
+    PathResult<double> one;
+    std::vector<double> sums(1 + t.numInputs(), 0.0), squares(1 + t.numInputs(), 0.0);
+    for (uint64_t p = first; p < first + paths; ++p) {
+      interp.run(t.inputDefaults, kSeed, p, one);
+      sums[0] += one.value;
+      squares[0] += one.value * one.value;
+      for (int i = 0; i < t.numInputs(); ++i) {
+        sums[1 + i] += one.adjoints[i];
+        squares[1 + i] += one.adjoints[i] * one.adjoints[i];
+      }
+    }
+    RunResult ref;
+    ref.markets = {finishMoments(sums, squares, paths)};
+    expectNearReference(ref, gpu, "first path " + std::to_string(first));
+    // and not the paths from 0
+    const RunResult fromZero = k.run({t.inputDefaults}, paths, kSeed);
+    EXPECT_NE(fromZero.markets[0].value, gpu.markets[0].value);
+  }
+}
+
+// Each path's value is one draw: the GPU's draw against tape/philox.h's
+// drawNormal<float>. The Philox words must match exactly (a wrong word gives
+// an unrelated normal); the quantile then differs only by GLSL's log and
+// sqrt, which may be a few ulp from the CPU's.
+TEST(VulkanDraws, MatchDrawNormalFloat) {
+  REQUIRE_VULKAN();
+  Recorder rec;
+  Var x = rec.input("x", 1.0);
+  rec.output(x * rec.randn(0));
+  const Tape t = rec.finish();
+  Kernel& k = kernel(engine, "draw", t, options(KernelKind::Plain));
+  int exact = 0, total = 0;
+  for (uint64_t path : {uint64_t{0}, uint64_t{1}, uint64_t{77}, (uint64_t{1} << 32) + 5, ~uint64_t{0} - 3}) {
+    for (uint64_t seed : {uint64_t{0}, uint64_t{42}, uint64_t{0xfedcba9876543210ull}}) {
+      PathOffset offset(path);
+      const double gpu = k.run({{1.0}}, 1, seed).markets[0].value;
+      const float cpu = drawNormal<float>(seed, path, 0);
+      EXPECT_NEAR(gpu, cpu, 4e-6 * std::max(1.0f, std::abs(cpu))) << "path " << path << " seed " << seed;
+      exact += gpu == static_cast<double>(cpu);
+      ++total;
+    }
+  }
+  RecordProperty("exact_draws", std::to_string(exact) + "/" + std::to_string(total));
+  std::printf("draws equal to drawNormal<float> bit for bit: %d of %d\n", exact, total);
+}
+
+// ---------------------------------------------------------------- plumbing
+
+TEST(VulkanEngine, CapsAndUnknownDevice) {
+  REQUIRE_VULKAN();
+  const EngineCaps caps = engine->caps();
+  EXPECT_EQ(caps.defaultPrecision, Precision::F32);
+  EXPECT_EQ(caps.maxMarkets, 8);
+  EXPECT_FALSE(caps.reason.empty());
+  ::setenv("TAPELAB_VULKAN_DEVICE", "no-such-device-anywhere", 1);
+  const EngineCaps none = makeVulkanEngine()->caps();
+  ::unsetenv("TAPELAB_VULKAN_DEVICE");
+  EXPECT_FALSE(none.usable);
+  EXPECT_NE(none.reason.find("TAPELAB_VULKAN_DEVICE"), std::string::npos) << none.reason;
+  ::setenv("TAPELAB_VULKAN_DEVICE", "0", 1);
+  EXPECT_TRUE(makeVulkanEngine()->caps().usable);
+  ::unsetenv("TAPELAB_VULKAN_DEVICE");
+  KernelOptions f64 = options(KernelKind::Plain);
+  f64.precision = Precision::F64;
+  EXPECT_THROW(engine->compile(asian120(), f64), std::invalid_argument);
+  EXPECT_THROW(engine->compile(asian120(), options(KernelKind::Register)), std::invalid_argument) << "no plan";
+}
+
+TEST(VulkanEngine, DumpAndSpirvCache) {
+  REQUIRE_VULKAN();
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("tapelab-vk-test-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  ::setenv("TAPELAB_CACHE_DIR", (dir / "cache").c_str(), 1);
+  Recorder rec;
+  Var x = rec.input("x", 2.0);
+  rec.output(exp(x * rec.randn(3)) * 1.5);
+  const Tape t = rec.finish();
+  KernelOptions o = options(KernelKind::Plain);
+  o.dumpDir = (dir / "dump").string();
+  std::unique_ptr<Kernel> first = makeVulkanEngine()->compile(t, o);
+  const KernelStats s1 = first->stats();
+  ASSERT_FALSE(s1.sourcePath.empty());
+  EXPECT_TRUE(std::filesystem::exists(s1.sourcePath));
+  EXPECT_NE(s1.notes.find("spirv compiled"), std::string::npos) << s1.notes;
+  EXPECT_GT(s1.compileSeconds, 0.0);
+  const KernelStats s2 = makeVulkanEngine()->compile(t, o)->stats();
+  EXPECT_NE(s2.notes.find("spirv cached"), std::string::npos) << s2.notes;
+  EXPECT_EQ(first->run({{2.0}}, 100, 1).markets[0].value, makeVulkanEngine()->compile(t, o)->run({{2.0}}, 100, 1).markets[0].value);
+  ::unsetenv("TAPELAB_CACHE_DIR");
+  std::filesystem::remove_all(dir);
+}
