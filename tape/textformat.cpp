@@ -144,6 +144,7 @@ class Reader {
     if (end == begin || *end != '\0') fail(line, "'" + s + "' is not a number");
     if (std::isnan(v)) fail(line, "NaN is not allowed");
     if (std::isinf(v)) fail(line, errno == ERANGE ? "number " + s + " overflows a double" : "infinity is not allowed");
+    if (v == 0 && errno == ERANGE) fail(line, "number " + s + " underflows to zero");
     return v;
   }
 
