@@ -59,6 +59,8 @@ inline const std::vector<BadTape>& badTapes() {
       {"const_negative_infinity", h + "const -Infinity\noutput 0\n", 2, "infinity"},
       {"const_overflow", h + "const 1e309\noutput 0\n", 2, "overflows"},
       {"const_negative_overflow", h + "const -1.8e308\noutput 0\n", 2, "overflows"},
+      {"const_underflow", h + "const 1e-400\noutput 0\n", 2, "underflows to zero"},
+      {"input_underflow", h + "input x -2e-999\noutput 0\n", 2, "underflows to zero"},
       {"const_trailing_junk", h + "const 1.5x\noutput 0\n", 2, "is not a number"},
       {"const_two_points", h + "const 1.2.3\noutput 0\n", 2, "is not a number"},
       {"const_word", h + "const pi\noutput 0\n", 2, "is not a number"},
