@@ -27,6 +27,7 @@ const Command kCommands[] = {
     {"run", cmdRun, "price a .tape file with its Greeks"},
     {"engines", cmdEngines, "list every engine, usable here or not, and why"},
     {"tape", cmdTape, "write a product's tape in the .tape text format"},
+    {"plan", cmdPlan, "where a cut strategy cuts a tape and what the plan costs (--all compares them)"},
     {"philox", cmdPhilox, "print Philox4x32-10 output words for a counter and key"},
 };
 
