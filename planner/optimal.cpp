@@ -72,8 +72,7 @@ class MaxAddTree {
       if (lo & 1) apply(lo++, v);
       if (hi & 1) apply(--hi, v);
     }
-    pull(l0);
-    pull(r0);
+    pull(l0, r0);
   }
   int32_t suffixMax(int32_t l) const {  // max over [l, size)
     int32_t x = l + size_, cur = t_[x];
@@ -89,8 +88,12 @@ class MaxAddTree {
     t_[x] += v;
     if (x < size_) d_[x] += v;
   }
-  void pull(int32_t x) {
-    for (x >>= 1; x >= 1; x >>= 1) t_[x] = std::max(t_[2 * x], t_[2 * x + 1]) + d_[x];
+  // Recomputes the ancestors of leaves l and r (shared ones once).
+  void pull(int32_t l, int32_t r) {
+    for (l >>= 1, r >>= 1; l >= 1; l >>= 1, r >>= 1) {
+      t_[l] = std::max(t_[2 * l], t_[2 * l + 1]) + d_[l];
+      if (r != l) t_[r] = std::max(t_[2 * r], t_[2 * r + 1]) + d_[r];
+    }
   }
   int32_t size_ = 1;
   std::vector<int32_t> t_, d_;
@@ -216,7 +219,7 @@ Plan optimalOverCandidates(const Tape& t, int segments, const std::vector<std::v
   std::vector<int32_t> ps;
   std::vector<int32_t> psIndex;
   std::vector<PairCost> pc;
-  std::vector<Entry> cand;
+  std::vector<Entry> cand, bucket;
   for (int s = 1; s <= S; ++s) {
     F[s].assign(K[s].size(), {});
     // Previous positions that some admissible partial plan reaches.
@@ -250,19 +253,43 @@ Plan optimalOverCandidates(const Tape& t, int segments, const std::vector<std::v
           cand.push_back(x);
         }
       }
-      std::sort(cand.begin(), cand.end(), [](const Entry& a, const Entry& b) {
-        if (a.sigma != b.sigma) return a.sigma < b.sigma;
+      // Only the least (mu, from, fromEntry) per sigma can survive: bucket by sigma.
+      if (cand.empty()) continue;
+      int32_t lo = cand[0].sigma, hi = lo;
+      for (const Entry& x : cand) {
+        lo = std::min(lo, x.sigma);
+        hi = std::max(hi, x.sigma);
+      }
+      auto before = [](const Entry& a, const Entry& b) {
         if (a.mu != b.mu) return a.mu < b.mu;
         if (a.from != b.from) return a.from < b.from;
         return a.fromEntry < b.fromEntry;
-      });
+      };
+      bucket.assign(static_cast<size_t>(hi - lo) + 1, Entry{0, -1, -1, -1});
+      for (const Entry& x : cand) {
+        Entry& b = bucket[x.sigma - lo];
+        if (b.mu < 0 || before(x, b)) b = x;
+      }
+      cand.clear();
+      for (const Entry& b : bucket)
+        if (b.mu >= 0) cand.push_back(b);
+      // Keep what can still win. Against an entry with fewer persistent, one with
+      // more wins only if its sigma + mu is smaller: the future adds the same
+      // sigma to both and can raise mu, never lower it (so for peak_live, a
+      // larger sigma that does not lower sigma + mu never helps; for persistent,
+      // only the least sigma, then least mu, can).
       auto& out = F[s][ci];
-      int32_t bestMu = std::numeric_limits<int32_t>::max();
-      for (const Entry& x : cand)
-        if (x.mu < bestMu) {
+      int64_t bestSum = std::numeric_limits<int64_t>::max();
+      for (const Entry& x : cand) {
+        if (objective == CutObjective::Persistent) {
           out.push_back(x);
-          bestMu = x.mu;
+          break;
         }
+        if (int64_t{x.sigma} + x.mu < bestSum) {
+          out.push_back(x);
+          bestSum = int64_t{x.sigma} + x.mu;
+        }
+      }
     }
   }
   const auto& last = F[S][0];

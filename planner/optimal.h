@@ -22,8 +22,11 @@
 //   segment [p, c)'s forward sweep, recompute and reverse: W depends only on
 //   (p, c), because a value in [p, c) is persistent exactly when it is an input,
 //   the output, or read at or after c. The DP keeps, per (cut index, position),
-//   the Pareto set of (persistent so far, max W so far); it is exact over the
-//   plans whose s-th cut lies in a candidate set K_s:
+//   the partial plans (sigma = persistent so far, mu = max W so far) that can
+//   still win: sorted by sigma, each with a smaller sigma + mu than all before it
+//   (the future adds the same to sigma and can only raise mu, so a partial plan
+//   with more persistent and no smaller sigma + mu never ends better). It is
+//   exact over the plans whose s-th cut lies in a candidate set K_s:
 //     K_s = the cuts of window, uniform, marginal and optimal-persistent for the
 //           same S (so optimal is never worse than any of them on peak_live),
 //         + the 16 positions nearest the target s*n/S and the 16 with the fewest
@@ -31,7 +34,7 @@
 //   W(p, c) for every p in K_{s-1} is computed in one sweep from c down, with
 //   three max/add segment trees (forward, recompute and reverse points), so the
 //   time is O(sum_s |K_s| * L * log L) with L about 2n/S, i.e. O(m * n log n)
-//   with m ~ 35 candidates per cut, plus the Pareto DP over S * m^2 pairs.
+//   with m ~ 35 candidates per cut, plus the DP over S * m^2 pairs.
 //   optimalOverCandidates runs the same DP over any candidate sets (with every
 //   position as a candidate it is exact over all plans: the tests check it
 //   against brute force).
