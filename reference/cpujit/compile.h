@@ -1,0 +1,37 @@
+// Compiling generated C++ into a shared object and loading it, with an
+// on-disk cache.
+//
+// The compiler is TAPELAB_CXX or `c++`, run as
+//   c++ -O2 -march=native -ffp-contract=off -fno-fast-math -fPIC -shared -std=c++20 -w -I<xsimd>
+// The cache lives in TAPELAB_CACHE_DIR (default ~/.cache/tapelab/cpujit); an
+// object is named by a hash of the source, the flags and the compiler's
+// identity (its predefined macros under -march=native: version and target
+// features), so a second process, or a second Engine, loads it without
+// compiling. The first compile also leaves a precompiled xsimd header there
+// (TAPELAB_JIT_PCH=0 turns that off); it only makes compiles faster.
+#pragma once
+#include <memory>
+#include <string>
+
+namespace tapelab {
+
+struct JitLibrary {
+  std::shared_ptr<void> handle;  // dlopen handle; dlclose on release
+  std::string sourcePath;        // the source in the cache
+  std::string libraryPath;
+  bool cacheHit = false;
+  void* symbol(const char* name) const;  // throws std::runtime_error when missing
+};
+
+// The cache directory (created on demand).
+std::string jitCacheDir();
+
+// The compiler command and whether it runs here; reason says why not.
+bool jitCompilerUsable(std::string& reason);
+
+// Finds `source` in the cache or compiles it; loads it. `hint` names the
+// files (letters, digits, '-' kept). Throws std::runtime_error with one line
+// (naming the source file) when the compiler fails or the object cannot be loaded.
+JitLibrary loadJit(const std::string& source, const std::string& hint);
+
+}  // namespace tapelab

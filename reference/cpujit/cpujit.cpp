@@ -1,0 +1,234 @@
+#include "reference/cpujit/cpujit.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <thread>
+
+#include "reference/cpujit/abi.h"
+#include "reference/cpujit/compile.h"
+#include "reference/cpujit/emit.h"
+#include "reference/cpujit/probe.h"
+
+namespace tapelab {
+namespace {
+
+// Paths per reduction block (api/engine.h): fixed, so results do not depend on threads.
+constexpr uint64_t kBlock = 1024;
+constexpr int kMaxMarkets = 8;
+
+int positiveEnv(const char* name, int fallback) {
+  const char* s = std::getenv(name);
+  if (!s || !*s) return fallback;
+  char* end = nullptr;
+  const long v = std::strtol(s, &end, 10);
+  if (*end != '\0' || v < 1 || v > 1'000'000)
+    throw std::invalid_argument(std::string(name) + ": expected a positive integer, got '" + s + "'");
+  return static_cast<int>(v);
+}
+
+unsigned threadCount() {
+  return static_cast<unsigned>(
+      positiveEnv("TAPELAB_THREADS", static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))));
+}
+
+std::string hintFor(const Tape& tape, const KernelOptions& o, bool registerKind) {
+  std::string h = tape.name.empty() ? "tape" : tape.name;
+  h += registerKind ? "-reg" + std::to_string(o.plan.segments()) : "-plain";
+  h += o.precision == Precision::F64 ? "-fp64" : "-fp32";
+  h += o.greeks ? "-greeks" : "-value";
+  return h;
+}
+
+struct Loaded {
+  JitLibrary lib;
+  jitabi::BlockFn block = nullptr;
+  jitabi::WorkspaceFn workspace = nullptr;
+  jitabi::DrawFn draw = nullptr;
+  int lanes = 0;
+  std::string arch;
+  JitSource source;
+  KernelStats stats;
+};
+
+Loaded buildKernel(const Tape& tape, const KernelOptions& o) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string problem = validate(tape);
+  if (!problem.empty()) throw std::invalid_argument(problem);
+  if (o.markets < 1 || o.markets > kMaxMarkets)
+    throw std::invalid_argument("cpu-jit: markets must be 1.." + std::to_string(kMaxMarkets) + ", got " +
+                                std::to_string(o.markets));
+  if (o.kind == KernelKind::Scratch)
+    throw std::invalid_argument("cpu-jit has no scratch kernels (kinds: plain, register)");
+  const bool registerKind = o.kind == KernelKind::Register;
+  if (registerKind && (o.plan.bounds.size() < 2 || o.plan.bounds.back() != tape.size()))
+    throw std::invalid_argument("cpu-jit: a register kernel needs a plan for this tape");
+
+  JitSpec spec;
+  spec.precision = o.precision;
+  spec.greeks = o.greeks;
+  spec.plan = registerKind ? &o.plan : nullptr;
+  spec.chunkNodes = positiveEnv("TAPELAB_JIT_CHUNK", 2048);
+  Loaded k;
+  k.source = emitCpuJit(tape, spec);
+  const std::string hint = hintFor(tape, o, registerKind);
+
+  std::string dumpDir = o.dumpDir;
+  if (dumpDir.empty())
+    if (const char* e = std::getenv("TAPELAB_DUMP")) dumpDir = e;
+  std::string dumped;
+  if (!dumpDir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(dumpDir, ec);
+    dumped = (std::filesystem::path(dumpDir) / ("cpujit-" + hint + ".cpp")).string();
+    std::ofstream out(dumped, std::ios::binary);
+    out << k.source.text;
+    if (!out) throw std::runtime_error("cpu-jit: cannot write the dumped source " + dumped);
+  }
+
+  k.lib = loadJit(k.source.text, hint);
+  auto abi = reinterpret_cast<jitabi::AbiFn>(k.lib.symbol("tapelab_cpujit_abi"));
+  if (abi() != jitabi::kVersion) throw std::runtime_error("cpu-jit: " + k.lib.libraryPath + " has another ABI version");
+  k.block = reinterpret_cast<jitabi::BlockFn>(k.lib.symbol("tapelab_cpujit_block"));
+  k.workspace = reinterpret_cast<jitabi::WorkspaceFn>(k.lib.symbol("tapelab_cpujit_workspace"));
+  k.draw = reinterpret_cast<jitabi::DrawFn>(k.lib.symbol("tapelab_cpujit_draw"));
+  k.lanes = reinterpret_cast<jitabi::LanesFn>(k.lib.symbol("tapelab_cpujit_lanes"))();
+  k.arch = reinterpret_cast<jitabi::NameFn>(k.lib.symbol("tapelab_cpujit_arch"))();
+
+  k.stats.compileSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  k.stats.cacheHit = k.lib.cacheHit;
+  k.stats.sourcePath = dumped.empty() ? k.lib.sourcePath : dumped;
+  k.stats.notes = "arch=" + k.arch + " lanes=" + std::to_string(k.lanes) +
+                  " functions=" + std::to_string(k.source.functions) +
+                  " valueSlots=" + std::to_string(k.source.valueSlots) +
+                  " adjointSlots=" + std::to_string(k.source.adjointSlots) + " object=" + k.lib.libraryPath;
+  return k;
+}
+
+class CpuJitKernel final : public Kernel {
+ public:
+  CpuJitKernel(const Tape& tape, const KernelOptions& o, Loaded k)
+      : numInputs_(tape.numInputs()), precision_(o.precision), k_(std::move(k)) {}
+
+  RunResult run(const std::vector<std::vector<double>>& inputs, uint64_t paths, uint64_t seed) override {
+    const auto t0 = std::chrono::steady_clock::now();
+    const size_t markets = inputs.size();
+    if (markets < 1 || markets > static_cast<size_t>(kMaxMarkets))
+      throw std::invalid_argument("cpu-jit: 1.." + std::to_string(kMaxMarkets) + " markets per call, got " +
+                                  std::to_string(markets));
+    for (const auto& m : inputs)
+      if (m.size() != static_cast<size_t>(numInputs_))
+        throw std::invalid_argument("market has " + std::to_string(m.size()) + " inputs, the tape " +
+                                    std::to_string(numInputs_));
+    // Inputs in the kernel's precision, as the interpreter converts them (T(x)).
+    std::vector<double> in64;
+    std::vector<float> in32;
+    for (const auto& m : inputs)
+      for (double x : m) (precision_ == Precision::F64 ? in64.push_back(x) : in32.push_back(static_cast<float>(x)));
+    const void* in = precision_ == Precision::F64 ? static_cast<const void*>(in64.data()) : in32.data();
+
+    const size_t width = 1 + static_cast<size_t>(numInputs_);
+    const size_t stride = markets * 2 * width;
+    const uint64_t blocks = (paths + kBlock - 1) / kBlock;
+    std::vector<double> partial(blocks * stride, 0.0);
+    const size_t wsBytes = k_.workspace(markets);
+    std::atomic<uint64_t> next{0};
+    auto worker = [&] {
+      std::vector<unsigned char> ws(wsBytes + 64);
+      for (uint64_t blk; (blk = next.fetch_add(1)) < blocks;) {
+        jitabi::JitBlockArgs a{};
+        a.inputs = in;
+        a.markets = markets;
+        a.seed = seed;
+        a.lo = blk * kBlock;
+        a.hi = std::min(paths, a.lo + kBlock);
+        a.opaque = 0;
+        a.workspace = ws.data();
+        a.partial = partial.data() + blk * stride;
+        k_.block(&a);
+      }
+    };
+    const unsigned nt = static_cast<unsigned>(std::min<uint64_t>(threadCount(), std::max<uint64_t>(1, blocks)));
+    std::vector<std::thread> pool;
+    for (unsigned i = 1; i < nt; ++i) pool.emplace_back(worker);
+    worker();
+    for (auto& th : pool) th.join();
+
+    RunResult r;
+    r.paths = paths;
+    r.seed = seed;
+    for (size_t m = 0; m < markets; ++m) {
+      std::vector<double> s(width, 0.0), sq(width, 0.0);
+      for (uint64_t blk = 0; blk < blocks; ++blk) {
+        const double* p = &partial[blk * stride + m * 2 * width];
+        for (size_t k = 0; k < width; ++k) {
+          s[k] += p[k];
+          sq[k] += p[width + k];
+        }
+      }
+      r.markets.push_back(finishMoments(s, sq, paths));
+    }
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return r;
+  }
+
+  KernelStats stats() const override { return k_.stats; }
+
+ private:
+  int numInputs_;
+  Precision precision_;
+  Loaded k_;
+};
+
+class CpuJitEngine final : public Engine {
+ public:
+  std::string name() const override { return "cpu-jit"; }
+  EngineCaps caps() const override {
+    EngineCaps c;
+    std::string why;
+    c.usable = jitCompilerUsable(why);
+    c.reason = c.usable ? why + ", xsimd, " + std::to_string(std::max(1u, std::thread::hardware_concurrency())) +
+                              " hardware threads"
+                        : why;
+    c.fp32 = c.fp64 = true;
+    c.defaultPrecision = Precision::F64;
+    c.kinds = {KernelKind::Plain, KernelKind::Register};
+    c.maxMarkets = kMaxMarkets;
+    return c;
+  }
+  std::unique_ptr<Kernel> compile(const Tape& tape, const KernelOptions& o) override {
+    return std::make_unique<CpuJitKernel>(tape, o, buildKernel(tape, o));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Engine> makeCpuJitEngine() { return std::make_unique<CpuJitEngine>(); }
+
+std::vector<JitDraw> cpuJitDraws(Precision precision, uint64_t seed, uint64_t firstPath, uint32_t k) {
+  Tape t;
+  t.name = "draw-probe";
+  t.output = t.push(Op::Randn, -1, -1, static_cast<double>(k));
+  KernelOptions o;
+  o.precision = precision;
+  o.greeks = false;
+  Loaded l = buildKernel(t, o);
+  std::vector<JitDraw> out(static_cast<size_t>(l.lanes));
+  if (precision == Precision::F64) {
+    std::vector<double> u(out.size()), z(out.size());
+    l.draw(seed, firstPath, k, u.data(), z.data());
+    for (size_t i = 0; i < out.size(); ++i) out[i] = {u[i], z[i]};
+  } else {
+    std::vector<float> u(out.size()), z(out.size());
+    l.draw(seed, firstPath, k, u.data(), z.data());
+    for (size_t i = 0; i < out.size(); ++i) out[i] = {u[i], z[i]};
+  }
+  return out;
+}
+
+}  // namespace tapelab
