@@ -105,6 +105,9 @@ class Emitter {
     return d_.cCasts ? "(" + type + ")(" + x + ")" : type + "(" + x + ")";
   }
   std::string decl() const { return d_.precise + T_ + " "; }
+  // The opaque identity's key: the run-time `zero`, or a literal 0 when the
+  // experiment switches the trick off (the compiler may then merge).
+  std::string zeroKey() const { return e_.opaque ? par("zero") : "0u"; }
   int copies(int32_t j) const { return var_[j] ? m_ : 1; }
   std::string val(const std::string& pre, int32_t j, int m) const {
     std::string s = pre + std::to_string(j);
@@ -152,11 +155,11 @@ class Emitter {
 
   std::string forwardExpr(int32_t i, int m, const std::string& pre, const std::string& key) const {
     switch (t_.op[i]) {
-      case Op::Const: return "tl_opq(" + lit(t_.imm[i]) + ", " + par("zero") + ")";
+      case Op::Const: return "tl_opq(" + lit(t_.imm[i]) + ", " + zeroKey() + ")";
       case Op::Input:
         // A recomputed segment reads its inputs through opq too, or the
         // compiler could merge a segment built from inputs and constants alone.
-        if (pre != "v") return "tl_opq(" + val("v", i, m) + ", " + par("zero") + ")";
+        if (pre != "v") return "tl_opq(" + val("v", i, m) + ", " + zeroKey() + ")";
         return "tl_in" + std::to_string(m) + "_" + std::to_string(static_cast<int>(t_.imm[i]));
       case Op::Randn:
         return "tl_randn(" + u(static_cast<int64_t>(t_.imm[i])) + ", tl_pathLo, tl_pathHi, " + key + "0, " + key + "1)";
@@ -313,20 +316,20 @@ class Emitter {
     }
     for (int s = p.segments() - 1; s >= 0; --s) {
       open("{  // segment " + std::to_string(s));
-      bool draws = false;
-      for (int32_t i = p.begin(s); i < p.end(s); ++i) draws = draws || t_.op[i] == Op::Randn;
-      if (draws)
-        line(U_ + " tl_rk0 = " + par("seedLo") + " ^ " + par("zero") + "; " + U_ + " tl_rk1 = " + par("seedHi") + " ^ " +
-             par("zero") + ";");
       const std::vector<uint8_t> need = neededInReverse(s);
+      bool draws = false;
+      for (int32_t i = p.begin(s); i < p.end(s); ++i) draws = draws || (need[i] && t_.op[i] == Op::Randn);
+      if (draws)
+        line(U_ + " tl_rk0 = " + par("seedLo") + " ^ " + zeroKey() + "; " + U_ + " tl_rk1 = " + par("seedHi") + " ^ " +
+             zeroKey() + ";");
       for (int32_t j : segmentImports(t_, p, s)) {
         if (!need[j]) continue;
         for (int m = 0; m < copies(j); ++m) {
           const std::string w = decl() + val("w", j, m) + " = ";
           if (scratch && t_.op[j] != Op::Input)
-            line(w + "scratch[(" + scratchIndex(j, m) + ") ^ " + par("zero") + "];");
+            line(w + "scratch[(" + scratchIndex(j, m) + ") ^ " + zeroKey() + "];");
           else
-            line(w + "tl_opq(" + val("v", j, m) + ", " + par("zero") + ");");
+            line(w + "tl_opq(" + val("v", j, m) + ", " + zeroKey() + ");");
         }
       }
       for (int32_t i = p.begin(s); i < p.end(s); ++i)

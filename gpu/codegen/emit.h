@@ -108,6 +108,10 @@ const Dialect& dialectByName(const std::string& name);
 struct EmitOptions {
   int workgroupSize = 64;  // power of two
   int pathsPerLane = 4;
+  // false (experiments only): key the opaque identity and the re-keyed draws
+  // with a literal 0 instead of the run-time `zero`, so the compiler is free
+  // to merge the recomputation with the first computation. Same bits either way.
+  bool opaque = true;
 };
 
 struct EmittedKernel {

@@ -46,6 +46,16 @@ uint64_t pathOffsetFromEnvironment() {
   return v;
 }
 
+EmitOptions emitOptionsFromEnvironment() {
+  EmitOptions e;
+  if (const char* env = std::getenv("TAPELAB_OPAQUE"); env && *env) {
+    const std::string v = env;
+    if (v == "0") e.opaque = false;
+    else if (v != "1") throw std::invalid_argument("TAPELAB_OPAQUE: expected 0 or 1, got '" + v + "'");
+  }
+  return e;
+}
+
 std::vector<unsigned char> packInputs(const EmittedKernel& k, const std::vector<std::vector<double>>& inputs) {
   if (inputs.size() != static_cast<size_t>(k.markets))
     throw std::invalid_argument("kernel prices " + std::to_string(k.markets) + " market(s) per dispatch, got " +

@@ -38,6 +38,11 @@ std::vector<Dispatch> planDispatches(const EmittedKernel& kernel, uint64_t first
 // std::invalid_argument naming the variable for a malformed value.
 uint64_t pathOffsetFromEnvironment();
 
+// The emitter's knobs for runtimes: defaults, except TAPELAB_OPAQUE=0 (an
+// experiment: drop the opaque identity to see the compiler merge the
+// recomputation). Throws std::invalid_argument for a malformed value.
+EmitOptions emitOptionsFromEnvironment();
+
 // The inputs buffer: market m's input k at m*numInputs + k, in the kernel's
 // precision. Throws std::invalid_argument on a shape mismatch.
 std::vector<unsigned char> packInputs(const EmittedKernel& kernel, const std::vector<std::vector<double>>& inputs);

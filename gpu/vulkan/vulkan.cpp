@@ -387,7 +387,7 @@ class VulkanKernel final : public Kernel {
     const auto t0 = Clock::now();
     if (options.precision == Precision::F64)
       throw std::invalid_argument("vulkan: fp64 kernels are not supported (GLSL has no double exp/log); use fp32");
-    emitted_ = emitKernel(tape, options, glslDialect());
+    emitted_ = emitKernel(tape, options, glslDialect(), emitOptionsFromEnvironment());
     std::string dumpDir = dumpDirFor(options);
     stats_.sourcePath = dumpSource(dumpDir, std::string("vulkan-") + toString(options.kind), "comp", emitted_.source);
     Spirv spirv;
