@@ -1,0 +1,297 @@
+// cut_strategies: every cut strategy on every tape of the study, at a ladder of
+// segment counts, with every plan metric (planner/metrics.h) to CSV, then a
+// PNG of peak_live and persistent against segment count per strategy
+// (experiments/plot_cut_strategies.py, run with /usr/bin/python3).
+//
+//   cut_strategies [--out DIR | --out FILE.csv] [--segments A-B | --segments N,N,...]
+//                  [--strategies a,b,...] [--threads N] [--no-plot] [--quick]
+//
+// Tapes: european and asian calls at 50/100/150/252/500 steps, basket calls
+// of 1/5/10/20 assets at 252 steps, and random tapes (tape/random_tape.h) of
+// 1,000, 5,000 and 20,000 nodes, narrow (short-lived values: a pipe) and wide
+// (long-lived ones). Segment counts: every count 2..128 on tapes under 20,000
+// nodes, the ladder 2..16, 20, 24, ..., 128 (27 counts) on larger ones
+// (optimal and auto take seconds per plan on the 179,114-node 20-asset
+// basket); --segments overrides both. One CSV row per (tape, strategy,
+// requested count), plus the plain kernel's row per tape. --quick: four small
+// tapes at 2, 4, 8 and 16 segments (CTest's smoke test). Default output:
+// experiments/out/cut_strategies.csv (git-ignored) and .png beside it.
+// Exit 0 on success, 1 when the plot script failed, 2 on bad flags.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <sys/wait.h>
+#include <thread>
+#include <vector>
+
+#include "planner/metrics.h"
+#include "planner/strategies.h"
+#include "tape/products/products.h"
+#include "tape/random_tape.h"
+
+using namespace tapelab;
+
+namespace {
+
+struct StudyTape {
+  std::string family;  // european, asian, basket, random
+  int steps = 0, assets = 0;
+  Tape tape;
+};
+
+Tape randomStudyTape(const std::string& style, int32_t nodes, uint64_t seed) {
+  RandomTapeOptions o;
+  o.nodes = nodes;
+  o.inputs = 5;
+  o.draws = nodes / 20;
+  if (style == "narrow") {
+    o.reach = 2.0;
+    o.farProbability = 0.01;
+  } else {
+    o.reach = 8.0;
+    o.farProbability = 0.1;
+  }
+  Tape t = randomTape(seed, o);
+  t.name = "random-" + style + "-" + std::to_string(nodes);
+  return t;
+}
+
+std::vector<StudyTape> studyTapes(bool quick) {
+  std::vector<StudyTape> tapes;
+  if (quick) {
+    tapes.push_back({"european", 50, 0, products::europeanCall(50)});
+    tapes.push_back({"asian", 50, 0, products::asianCall(50)});
+    tapes.push_back({"basket", 20, 5, products::basketCall(5, 20)});
+    tapes.push_back({"random", 0, 0, randomStudyTape("narrow", 400, 1)});
+    return tapes;
+  }
+  for (int steps : {50, 100, 150, 252, 500}) tapes.push_back({"european", steps, 0, products::europeanCall(steps)});
+  for (int steps : {50, 100, 150, 252, 500}) tapes.push_back({"asian", steps, 0, products::asianCall(steps)});
+  for (int assets : {1, 5, 10, 20}) tapes.push_back({"basket", 252, assets, products::basketCall(assets, 252)});
+  uint64_t seed = 1;
+  for (const char* style : {"narrow", "wide"})
+    for (int32_t nodes : {1000, 5000, 20000}) tapes.push_back({"random", 0, 0, randomStudyTape(style, nodes, seed++)});
+  return tapes;
+}
+
+std::vector<int> ladder() {
+  std::vector<int> v;
+  for (int s = 2; s <= 16; ++s) v.push_back(s);
+  for (int s = 20; s <= 128; s += s < 32 ? 4 : s < 64 ? 8 : 16) v.push_back(s);
+  return v;
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  for (std::string item; std::getline(in, item, sep);)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+int positive(const std::string& s, const std::string& flag) {
+  size_t used = 0;
+  int v = 0;
+  try {
+    v = std::stoi(s, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != s.size() || v < 1) throw std::invalid_argument(flag + ": expected a positive integer, got '" + s + "'");
+  return v;
+}
+
+std::vector<int> parseSegments(const std::string& s) {
+  std::vector<int> v;
+  const auto dash = s.find('-');
+  if (dash != std::string::npos && s.find(',') == std::string::npos) {
+    const int a = positive(s.substr(0, dash), "--segments"), b = positive(s.substr(dash + 1), "--segments");
+    if (a > b) throw std::invalid_argument("--segments: " + s + " is an empty range");
+    for (int x = a; x <= b; ++x) v.push_back(x);
+  } else {
+    for (const std::string& item : split(s, ',')) v.push_back(positive(item, "--segments"));
+  }
+  if (v.empty()) throw std::invalid_argument("--segments: no counts in '" + s + "'");
+  return v;
+}
+
+struct Job {
+  size_t tape;
+  std::string strategy;
+  int segments;
+};
+
+struct Result {
+  Plan plan;
+  PlanMetrics metrics;
+  double seconds = 0;
+};
+
+std::string csvRow(const StudyTape& st, const std::string& strategy, int requested, const Result& r,
+                   const PlanMetrics& plain) {
+  std::string cuts;
+  for (int s = 1; s < r.plan.segments(); ++s) cuts += (s > 1 ? " " : "") + std::to_string(r.plan.bounds[s]);
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "%s,%s,%d,%d,%d,%s,%d,%d,%d,%d,%d,%lld,%d,%d,%d,%.17g,", st.tape.name.c_str(),
+                st.family.c_str(), st.steps, st.assets, st.tape.size(), strategy.c_str(), requested, r.metrics.segments,
+                r.metrics.persistent, r.metrics.peakLive, r.metrics.scratchSlots,
+                static_cast<long long>(r.metrics.recomputeOps), r.metrics.peakSegment, plain.persistent, plain.peakLive,
+                r.seconds);
+  return std::string(buf) + "\"" + cuts + "\"\n";
+}
+
+int usage(const char* why) {
+  std::fprintf(stderr,
+               "cut_strategies: %s\nusage: cut_strategies [--out DIR|FILE.csv] [--segments A-B|N,N,...] "
+               "[--strategies a,b,...] [--threads N] [--no-plot] [--quick]\n",
+               why);
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool quick = false, plot = true;
+  std::string out = std::string(TAPELAB_SOURCE_DIR) + "/experiments/out";
+  std::vector<int> segmentsFlag;
+  std::vector<std::string> strategyNames;
+  unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  try {
+    for (int i = 1; i < argc; ++i) {
+      const std::string a = argv[i];
+      auto value = [&]() -> std::string {
+        if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
+        return argv[++i];
+      };
+      if (a == "--quick") quick = true;
+      else if (a == "--no-plot") plot = false;
+      else if (a == "--out") out = value();
+      else if (a == "--segments") segmentsFlag = parseSegments(value());
+      else if (a == "--threads") threads = static_cast<unsigned>(positive(value(), "--threads"));
+      else if (a == "--strategies") strategyNames = split(value(), ',');
+      else if (a == "--help" || a == "-h") {
+        std::printf("usage: cut_strategies [--out DIR|FILE.csv] [--segments A-B|N,N,...] [--strategies a,b,...]\n"
+                    "                      [--threads N] [--no-plot] [--quick]\n"
+                    "Every cut strategy on every study tape and segment count: plan metrics to CSV, plot to PNG.\n");
+        return 0;
+      }
+      else throw std::invalid_argument("unknown flag " + a);
+    }
+    if (strategyNames.empty())
+      for (const StrategyEntry& s : strategies()) strategyNames.push_back(s.name);
+    for (const std::string& name : strategyNames) {
+      bool known = false;
+      for (const StrategyEntry& s : strategies()) known |= s.name == name;
+      if (!known) throw std::invalid_argument("--strategies: unknown strategy '" + name + "'");
+    }
+  } catch (const std::invalid_argument& e) {
+    return usage(e.what());
+  }
+
+  namespace fs = std::filesystem;
+  fs::path csvPath = out;
+  if (csvPath.extension() != ".csv") csvPath /= quick ? "cut_strategies_quick.csv" : "cut_strategies.csv";
+  fs::path pngPath = csvPath;
+  pngPath.replace_extension(".png");
+  std::error_code ec;
+  if (csvPath.has_parent_path()) fs::create_directories(csvPath.parent_path(), ec);
+
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::vector<StudyTape> tapes = studyTapes(quick);
+  std::vector<PlanMetrics> plain;
+  std::vector<Job> jobs;
+  for (size_t k = 0; k < tapes.size(); ++k) {
+    const Tape& t = tapes[k].tape;
+    plain.push_back(planMetrics(t, plainPlan(t)));
+    const std::vector<int> counts = !segmentsFlag.empty() ? segmentsFlag
+                                    : quick              ? std::vector<int>{2, 4, 8, 16}
+                                    : t.size() < 20000   ? parseSegments("2-128")
+                                                         : ladder();
+    for (const std::string& s : strategyNames)
+      for (int c : counts)
+        if (c <= t.size()) jobs.push_back({k, s, c});
+  }
+  std::fprintf(stderr, "cut_strategies: %zu tapes, %zu plans on %u threads\n", tapes.size(), jobs.size(), threads);
+
+  // Longest first, so one slow plan does not finish alone at the end.
+  std::vector<size_t> order(jobs.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t x, size_t y) { return tapes[jobs[x].tape].tape.size() > tapes[jobs[y].tape].tape.size(); });
+  std::vector<Result> results(jobs.size());
+  std::atomic<size_t> next{0};
+  std::exception_ptr failure;
+  std::mutex failureMutex;
+  auto worker = [&] {
+    try {
+      for (size_t k; (k = next.fetch_add(1)) < order.size();) {
+        const Job& j = jobs[order[k]];
+        const Tape& t = tapes[j.tape].tape;
+        PlanOptions o;
+        o.segments = j.segments;
+        Result& r = results[order[k]];
+        const auto s0 = std::chrono::steady_clock::now();
+        r.plan = makeStrategyPlan(j.strategy, t, o);
+        r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - s0).count();
+        r.metrics = planMetrics(t, r.plan);
+      }
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(failureMutex);
+      if (!failure) failure = std::current_exception();
+      next = order.size();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned i = 1; i < threads; ++i) pool.emplace_back(worker);
+  worker();
+  for (auto& th : pool) th.join();
+  if (failure) {
+    try {
+      std::rethrow_exception(failure);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "cut_strategies: %s\n", e.what());
+      return 1;
+    }
+  }
+
+  std::ofstream csv(csvPath);
+  if (!csv) {
+    std::fprintf(stderr, "cut_strategies: cannot write %s\n", csvPath.c_str());
+    return 1;
+  }
+  csv << "tape,family,steps,assets,nodes,strategy,requested_segments,segments,persistent,peak_live,scratch_slots,"
+         "recompute_ops,peak_segment,plain_persistent,plain_peak_live,plan_seconds,cuts\n";
+  for (size_t k = 0; k < tapes.size(); ++k) {
+    Result p;
+    p.plan = plainPlan(tapes[k].tape);
+    p.metrics = plain[k];
+    csv << csvRow(tapes[k], "plain", 1, p, plain[k]);
+    for (size_t j = 0; j < jobs.size(); ++j)
+      if (jobs[j].tape == k) csv << csvRow(tapes[k], jobs[j].strategy, jobs[j].segments, results[j], plain[k]);
+  }
+  csv.close();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::fprintf(stderr, "cut_strategies: wrote %s (%zu rows) in %.1f s\n", csvPath.c_str(), jobs.size() + tapes.size(),
+               seconds);
+
+  if (!plot) return 0;
+  const std::string script = std::string(TAPELAB_SOURCE_DIR) + "/experiments/plot_cut_strategies.py";
+  const std::string cmd = "/usr/bin/python3 '" + script + "' '" + csvPath.string() + "' '" + pngPath.string() + "'";
+  const int rc = std::system(cmd.c_str());
+  if (rc != 0) {
+    // Exit code 3 from the script: matplotlib is not installed; the CSV still stands.
+    if (WIFEXITED(rc) && WEXITSTATUS(rc) == 3) return 0;
+    std::fprintf(stderr, "cut_strategies: plotting failed (%s)\n", cmd.c_str());
+    return 1;
+  }
+  return 0;
+}

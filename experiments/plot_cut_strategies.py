@@ -1,0 +1,96 @@
+#!/usr/bin/python3
+"""Plots cut_strategies' CSV: peak_live and persistent against segment count,
+one line per strategy, for a few representative tapes in one PNG (all tapes
+when there are at most six), and one PNG per tape in <png stem>_tapes/.
+
+usage: plot_cut_strategies.py CSV PNG
+Exit 3 when matplotlib is missing (the driver then keeps its CSV and says so).
+"""
+import csv
+import os
+import sys
+from collections import defaultdict
+
+try:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+except ImportError:
+    print("plot_cut_strategies: matplotlib is not installed (apt install python3-matplotlib)", file=sys.stderr)
+    sys.exit(3)
+
+REPRESENTATIVE = ["asian-252", "european-252", "basket-5x252", "basket-20x252", "random-narrow-20000",
+                  "random-wide-20000"]
+STYLE = {"uniform": ":", "window": "-", "marginal": "--", "optimal": "-", "optimal-persistent": "-.", "auto": "-"}
+WIDTH = {"optimal": 2.2, "window": 1.4}
+
+
+def load(path):
+    tapes = {}  # name -> dict(nodes, plain_peak, plain_persistent, series: strategy -> [(requested, row)])
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f):
+            t = tapes.setdefault(row["tape"], {"nodes": int(row["nodes"]), "series": defaultdict(list)})
+            if row["strategy"] == "plain":
+                t["plain_peak"] = int(row["peak_live"])
+                t["plain_persistent"] = int(row["persistent"])
+                continue
+            t["series"][row["strategy"]].append((int(row["requested_segments"]), row))
+    return tapes
+
+
+def draw(ax_peak, ax_pers, name, t):
+    for strategy, points in t["series"].items():
+        points.sort()
+        xs = [p[0] for p in points]
+        if strategy == "auto":  # it chooses its own count: one plan, drawn as a level and a marker
+            row = points[0][1]
+            label = "auto (%s segments)" % row["segments"]
+            for ax, key in ((ax_peak, "peak_live"), (ax_pers, "persistent")):
+                ax.axhline(int(row[key]), color="black", lw=0.8, ls="--")
+                ax.plot([int(row["segments"])], [int(row[key])], "k*", ms=9, label=label)
+            continue
+        for ax, key in ((ax_peak, "peak_live"), (ax_pers, "persistent")):
+            ax.plot(xs, [int(p[1][key]) for p in points], STYLE.get(strategy, "-"), lw=WIDTH.get(strategy, 1.2),
+                    label=strategy)
+    if "plain_peak" in t:
+        ax_peak.axhline(t["plain_peak"], color="grey", lw=0.8, ls=":", label="plain kernel")
+    for ax, what in ((ax_peak, "peak_live"), (ax_pers, "persistent")):
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("segments")
+        ax.set_ylabel(what)
+        ax.set_title("%s (%d nodes): %s" % (name, t["nodes"], what), fontsize=9)
+        ax.grid(True, which="both", alpha=0.3)
+    ax_peak.legend(fontsize=7)
+
+
+def main():
+    if len(sys.argv) != 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    csv_path, png_path = sys.argv[1], sys.argv[2]
+    tapes = load(csv_path)
+    if not tapes:
+        print("plot_cut_strategies: no rows in " + csv_path, file=sys.stderr)
+        return 1
+    names = list(tapes) if len(tapes) <= 6 else [n for n in REPRESENTATIVE if n in tapes] or list(tapes)[:6]
+    fig, axes = plt.subplots(len(names), 2, figsize=(12, 3.6 * len(names)), squeeze=False)
+    for i, name in enumerate(names):
+        draw(axes[i][0], axes[i][1], name, tapes[name])
+    fig.tight_layout()
+    fig.savefig(png_path, dpi=110)
+    plt.close(fig)
+    per_tape = os.path.splitext(png_path)[0] + "_tapes"
+    os.makedirs(per_tape, exist_ok=True)
+    for name, t in tapes.items():
+        fig, axes = plt.subplots(1, 2, figsize=(12, 4))
+        draw(axes[0], axes[1], name, t)
+        fig.tight_layout()
+        fig.savefig(os.path.join(per_tape, name + ".png"), dpi=100)
+        plt.close(fig)
+    print("plot_cut_strategies: wrote %s and %d tapes in %s" % (png_path, len(tapes), per_tape), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
