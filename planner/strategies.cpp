@@ -90,25 +90,23 @@ Plan planAuto(const Tape& t, const PlanOptions& o) {
   std::vector<int> grid{1};
   while (grid.back() < maxCount)
     grid.push_back(std::min(maxCount, std::max(grid.back() + 1, static_cast<int>(std::lround(grid.back() * 1.25)))));
-  int bestCount = 1;
-  int32_t bestPeak = std::numeric_limits<int32_t>::max();
+  std::vector<std::pair<int32_t, int>> seen;  // (peak_live of the better of window and marginal, count)
   auto consider = [&](int count) {
-    if (count < 1 || count > n) return;
+    if (count < 1 || count > n) return std::numeric_limits<int32_t>::max();
+    for (const auto& [peak, c] : seen)
+      if (c == count) return peak;
     PlanOptions po;
     po.segments = count;
-    for (Strategy fn : {planWindow, planMarginal}) {
-      const int32_t peak = planMetrics(t, fn(t, po)).peakLive;
-      if (peak < bestPeak || (peak == bestPeak && count < bestCount)) {
-        bestPeak = peak;
-        bestCount = count;
-      }
-    }
+    const int32_t peak = std::min(planMetrics(t, planWindow(t, po)).peakLive, planMetrics(t, planMarginal(t, po)).peakLive);
+    seen.emplace_back(peak, count);
+    return peak;
   };
+  int32_t best = std::numeric_limits<int32_t>::max();
   size_t bestAt = 0, worseSince = 0;
   for (size_t g = 0; g < grid.size(); ++g) {
-    const int32_t before = bestPeak;
-    consider(grid[g]);
-    if (bestPeak < before) {
+    const int32_t peak = consider(grid[g]);
+    if (peak < best) {
+      best = peak;
       bestAt = g;
       worseSince = 0;
     } else if (++worseSince >= 4) {
@@ -117,14 +115,24 @@ Plan planAuto(const Tape& t, const PlanOptions& o) {
   }
   const int lo = bestAt > 0 ? grid[bestAt - 1] + 1 : 1;
   const int hi = bestAt + 1 < grid.size() ? grid[bestAt + 1] - 1 : grid[bestAt];
-  for (int count = lo; count <= hi; ++count)
-    if (count != grid[bestAt]) consider(count);
+  for (int count = lo; count <= hi; ++count) consider(count);
   consider(o.segments);
-  PlanOptions po;
-  po.segments = bestCount;
-  Plan best = planOptimal(t, po);
-  best.strategy = "auto";
-  return best;
+  // optimal at the three best counts; the first is at least as good as window at the requested count.
+  std::sort(seen.begin(), seen.end());
+  Plan bestPlan;
+  int32_t bestPeak = std::numeric_limits<int32_t>::max();
+  for (size_t k = 0; k < seen.size() && k < 3; ++k) {
+    PlanOptions po;
+    po.segments = seen[k].second;
+    Plan p = planOptimal(t, po);
+    const int32_t peak = planMetrics(t, p).peakLive;
+    if (peak < bestPeak || (peak == bestPeak && p.segments() < bestPlan.segments())) {
+      bestPeak = peak;
+      bestPlan = std::move(p);
+    }
+  }
+  bestPlan.strategy = "auto";
+  return bestPlan;
 }
 
 const std::vector<StrategyEntry>& strategies() {

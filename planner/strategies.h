@@ -41,12 +41,13 @@ Plan planWindow(const Tape& tape, const PlanOptions& o);
 Plan planMarginal(const Tape& tape, const PlanOptions& o);
 // Ours: chooses the segment count too. peak_live = persistent (grows with the
 // count) + the largest segment's working set (shrinks with it), so it has a
-// best count. auto evaluates window and marginal at the counts 1, 2, 3, ...
-// growing by about 25% up to min(n, 4096) (stopping 4 grid points past the
-// best), the requested count, and every count between the best's grid
-// neighbours; then runs optimal (planner/optimal.h) at the best count. So it is
-// never worse on peak_live than window or marginal at the requested count.
-// O(n log n) for the search plus one optimal.
+// best count. auto scores a count by the better of window and marginal, at the
+// counts 1, 2, 3, ... growing by about 25% up to min(n, 4096) (stopping 4 grid
+// points past the best), every count between the best's grid neighbours, and
+// the requested count; then runs optimal (planner/optimal.h) at the three
+// best-scoring counts and keeps the lowest peak_live (fewer segments on ties).
+// So it is never worse on peak_live than window or marginal at the requested
+// count. O(n log n) for the search plus three optimal runs.
 Plan planAuto(const Tape& tape, const PlanOptions& o);
 
 const std::vector<StrategyEntry>& strategies();
