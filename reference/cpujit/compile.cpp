@@ -300,6 +300,7 @@ JitLibrary loadJit(const std::string& source, const std::string& hint) {
     } catch (const std::exception&) {
     }
     std::string why = r.error.empty() ? firstErrorLine(r.output) : r.error;
+    if (why.empty()) why = "no compiler output";
     if (why.size() > 300) why = why.substr(0, 300) + "...";
     throw std::runtime_error("cpu-jit: '" + compilerCommand() + "' failed (exit " + std::to_string(r.status) +
                              ") compiling " + src.string() + ": " + why + " (log: " + log.string() + ")");
