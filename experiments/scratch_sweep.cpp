@@ -7,7 +7,11 @@
 // returned plain's bits exactly.
 //
 //   scratch_sweep [--engines cuda,opencl] [--paths N] [--steps N] [--seglens 24,48,...]
-//                 [--reps N] [--segments N] [--markets M] [--seed S] [--out FILE.csv] [--quick]
+//                 [--reps N] [--segments N] [--markets M] [--seed S] [--jobs N] [--out FILE.csv] [--quick]
+//
+// Kernels are compiled first, --jobs at a time (default: every core; NVRTC
+// and the OpenCL compilers take seconds per long kernel), then timed one by
+// one, so compilation never overlaps a timed run.
 //
 // An engine that cannot run here is reported on stderr with the reason; a
 // compile-only engine (cuda without a driver) still compiles every kernel and
@@ -15,6 +19,7 @@
 // shrinks everything so PoCL finishes in seconds. Exit 0 on success, 1 when a
 // kernel failed or differed from plain, 2 on bad flags.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
@@ -24,6 +29,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "api/engine.h"
@@ -44,6 +50,7 @@ struct Options {
   int registerSegments = 16;  // register checkpointing: window strategy, this many segments
   int markets = 1;
   uint64_t seed = 42;
+  unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   std::string out;
   bool quick = false;
 };
@@ -82,11 +89,13 @@ Options parse(int argc, char** argv) {
     if (a == "--help" || a == "-h") {
       std::printf(
           "usage: scratch_sweep [--engines cuda,opencl] [--paths N] [--steps N] [--seglens 24,48,...]\n"
-          "                     [--reps N] [--segments N] [--markets M] [--seed S] [--out FILE.csv] [--quick]\n"
+          "                     [--reps N] [--segments N] [--markets M] [--seed S] [--jobs N] [--out FILE.csv]\n"
+          "                     [--quick]\n"
           "Times plain, register and scratch (aos, soa, each segment length) kernels of the Asian call\n"
           "(value + 5 Greeks, fp32) on each engine; CSV to --out or stdout, a summary on stderr.\n"
           "Defaults: cuda,opencl; 1000000 paths; 252 steps; seglens 24,48,100,200,300,400,600,800;\n"
-          "5 timed runs after one warm-up; register kernel: window strategy, 16 segments; 1 market.\n"
+          "5 timed runs after one warm-up; register kernel: window strategy, 16 segments; 1 market;\n"
+          "--jobs: kernels compiled in parallel before timing (default: every core).\n"
           "--quick: 2048 paths, 20 steps, seglens 24,100, 2 timed runs (the CTest smoke test).\n");
       std::exit(0);
     } else if (a == "--engines") {
@@ -113,6 +122,8 @@ Options parse(int argc, char** argv) {
       char* end = nullptr;
       o.seed = std::strtoull(v.c_str(), &end, 10);
       if (v.empty() || *end) usageError("--seed: expected an integer, got '" + v + "'");
+    } else if (a == "--jobs") {
+      o.jobs = static_cast<unsigned>(std::min<uint64_t>(parseU64(a, value()), 256));
     } else if (a == "--out") {
       o.out = value();
     } else if (a == "--quick") {
@@ -215,13 +226,9 @@ int main(int argc, char** argv) {
       for (int len : opt.segLens)
         if (len < tape.size()) variants.push_back({KernelKind::Scratch, layout, len});
 
-    RunResult plainResult;
-    double plainMs = 0;
+    // Options of every variant, then all compiled (in parallel), then timed in order.
+    std::vector<KernelOptions> kopts;
     for (const Variant& v : variants) {
-      Row row;
-      row.engine = engineName;
-      row.kernel = toString(v.kind);
-      row.layout = v.kind == KernelKind::Scratch ? toString(v.layout) : "";
       KernelOptions ko;
       ko.precision = Precision::F32;
       ko.greeks = true;
@@ -238,12 +245,46 @@ int main(int argc, char** argv) {
         po.segLen = v.segLen;
         ko.plan = makeStrategyPlan("uniform", tape, po);
       }
+      kopts.push_back(std::move(ko));
+    }
+    std::vector<std::unique_ptr<Kernel>> kernels(variants.size());
+    std::vector<std::string> errors(variants.size());
+    {
+      const auto t0 = std::chrono::steady_clock::now();
+      std::atomic<size_t> next{0};
+      auto worker = [&] {
+        for (size_t i; (i = next.fetch_add(1)) < variants.size();) {
+          try {
+            kernels[i] = engine->compile(tape, kopts[i]);
+          } catch (const std::exception& e) {
+            errors[i] = e.what();
+          }
+        }
+      };
+      std::vector<std::thread> pool;
+      for (unsigned j = 1; j < std::min<size_t>(opt.jobs, variants.size()); ++j) pool.emplace_back(worker);
+      worker();
+      for (auto& th : pool) th.join();
+      std::fprintf(stderr, "    compiled %zu kernels in %.1f s (%u jobs)\n", variants.size(),
+                   std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), opt.jobs);
+    }
+
+    RunResult plainResult;
+    double plainMs = 0;
+    for (size_t vi = 0; vi < variants.size(); ++vi) {
+      const Variant& v = variants[vi];
+      const KernelOptions& ko = kopts[vi];
+      Row row;
+      row.engine = engineName;
+      row.kernel = toString(v.kind);
+      row.layout = v.kind == KernelKind::Scratch ? toString(v.layout) : "";
       row.strategy = ko.plan.strategy;
       row.segLen = v.segLen;
       row.segments = ko.plan.segments();
       row.slots = ko.plan.scratchSlots;
       try {
-        std::unique_ptr<Kernel> kernel = engine->compile(tape, ko);
+        if (!kernels[vi]) throw std::runtime_error(errors[vi]);
+        Kernel* kernel = kernels[vi].get();
         row.stats = kernel->stats();
         if (caps.usable) {
           kernel->run(markets, opt.paths, opt.seed + 1);  // warm-up on another seed
@@ -277,12 +318,13 @@ int main(int argc, char** argv) {
           }
           row.ratio = row.ms > 0 ? plainMs / row.ms : 0;
         } else {
-          row.note += "compiled only: " + caps.reason;
+          row.note += caps.reason;  // "compile-only: ..."
         }
       } catch (const std::exception& e) {
         row.note += std::string("FAILED: ") + e.what();
         failed = true;
       }
+      kernels[vi].reset();  // frees its device buffers before the next one runs
       std::fprintf(stderr, "    %-8s %-3s seglen %4d segs %4d slots %4d  %10s ms  %8s Mpath/s  x%-6s regs %4d spill %6lld  exact %s %s\n",
                    row.kernel.c_str(), row.layout.c_str(), row.segLen, row.segments, row.slots,
                    row.ran ? fmt(row.ms, "%.3f").c_str() : "-", row.ran ? fmt(row.mpaths, "%.2f").c_str() : "-",

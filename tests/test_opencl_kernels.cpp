@@ -132,7 +132,7 @@ TEST(OpenCLKernels, RandomTapesAllKindsBitExact) {
   ro.nodes = 160;
   ro.draws = 12;
   ro.drawIndices = 8;  // some draws read twice: a recomputed segment must regenerate them
-  for (uint64_t seed : {1u, 2u, 3u}) {
+  for (uint64_t seed : {1u, 2u}) {
     Tape t = randomTape(seed, ro);
     t.name = "random-" + std::to_string(seed);
     ASSERT_EQ(validate(t), "") << t.name;
@@ -142,7 +142,7 @@ TEST(OpenCLKernels, RandomTapesAllKindsBitExact) {
 
 TEST(OpenCLKernels, FusedMarketsEqualSeparateDispatches) {
   REQUIRE_OPENCL();
-  const Tape tape = products::asianCall(24);
+  const Tape tape = products::asianCall(12);
   std::vector<std::vector<double>> ladder;
   for (double spot : {95.0, 100.0, 105.0}) {
     ladder.push_back(tape.inputDefaults);

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 #include <sstream>
 
 #include "gpu/codegen/host.h"
@@ -103,7 +104,8 @@ void storeCached(const std::string& path, const std::string& key, const std::str
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
   if (ec) return;  // the cache is an optimisation: an unwritable one is ignored
-  const std::string tmp = path + ".tmp" + std::to_string(::getpid());
+  const std::string tmp = path + ".tmp" + std::to_string(::getpid()) + "-" +
+                          std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
   {
     std::ofstream out(tmp, std::ios::binary);
     if (!out) return;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <mutex>
 #include <regex>
 #include <stdexcept>
 
@@ -182,8 +183,10 @@ class OpenCLEngine final : public Engine {
 
  private:
 
-  // One context per engine, made on first compile; kernels share it.
+  // One context per engine, made on first compile; kernels share it. compile()
+  // may be called from several threads (the sweep builds kernels in parallel).
   std::shared_ptr<Context> context() {
+    std::lock_guard<std::mutex> lock(mu_);
     if (!ctx_) {
       DeviceInfo dev;
       try {
@@ -198,6 +201,7 @@ class OpenCLEngine final : public Engine {
     return ctx_;
   }
 
+  std::mutex mu_;
   std::shared_ptr<Context> ctx_;
 };
 

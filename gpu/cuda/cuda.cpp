@@ -1,0 +1,333 @@
+#include "gpu/cuda/cuda.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <mutex>
+#include <sstream>
+#include <stdexcept>
+
+#include "gpu/codegen/emit.h"
+#include "gpu/codegen/host.h"
+#include "gpu/cuda/driver.h"
+#include "gpu/cuda/nvrtc.h"
+
+namespace tapelab {
+namespace {
+
+// Longest dispatch, in groups: bounds one launch's run time and partials buffer.
+constexpr uint32_t kMaxGroupsPerDispatch = 1u << 16;
+
+int deviceIndex() {
+  const char* v = std::getenv("TAPELAB_CUDA_DEVICE");
+  if (!v || !*v) return 0;
+  char* end = nullptr;
+  const long i = std::strtol(v, &end, 10);
+  if (*end || i < 0 || i > 1024)
+    throw std::invalid_argument(std::string("TAPELAB_CUDA_DEVICE: expected a device index, got '") + v + "'");
+  return static_cast<int>(i);
+}
+
+// The target when no device says: TAPELAB_CUDA_ARCH ("sm_90", "90", "sm_80"), else sm_90 (the H200).
+std::pair<int, int> defaultArch() {
+  const char* v = std::getenv("TAPELAB_CUDA_ARCH");
+  if (!v || !*v) return {9, 0};
+  std::string s = v;
+  if (s.rfind("sm_", 0) == 0) s = s.substr(3);
+  if (s.size() < 2 || s.size() > 3 || !std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); }))
+    throw std::invalid_argument(std::string("TAPELAB_CUDA_ARCH: expected sm_XY, got '") + v + "'");
+  return {std::stoi(s.substr(0, s.size() - 1)), s.back() - '0'};
+}
+
+uint64_t scratchBudgetOverride() {
+  const char* v = std::getenv("TAPELAB_SCRATCH_BUDGET");
+  if (!v || !*v) return 0;
+  char* end = nullptr;
+  const unsigned long long b = std::strtoull(v, &end, 10);
+  if (*end || v[0] == '-' || b == 0)
+    throw std::invalid_argument(std::string("TAPELAB_SCRATCH_BUDGET: expected a positive byte count, got '") + v + "'");
+  return b;
+}
+
+// The device and its primary context, retained for as long as an engine or a kernel uses it.
+class Device {
+ public:
+  Device(const cu::Driver& d, int index) : d_(d) {
+    int count = 0;
+    cu::check(d_, d_.cuDeviceGetCount(&count), "cuDeviceGetCount");
+    if (index >= count)
+      throw std::invalid_argument("TAPELAB_CUDA_DEVICE: no CUDA device " + std::to_string(index) + " (" +
+                                  std::to_string(count) + " found)");
+    cu::check(d_, d_.cuDeviceGet(&dev_, index), "cuDeviceGet");
+    char name[256] = {};
+    cu::check(d_, d_.cuDeviceGetName(name, sizeof name, dev_), "cuDeviceGetName");
+    name_ = name;
+    cu::check(d_, d_.cuDeviceGetAttribute(&major_, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev_), "cuDeviceGetAttribute");
+    cu::check(d_, d_.cuDeviceGetAttribute(&minor_, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev_), "cuDeviceGetAttribute");
+    cu::check(d_, d_.cuDevicePrimaryCtxRetain(&ctx_, dev_), "cuDevicePrimaryCtxRetain");
+    d_.cuDriverGetVersion(&driverVersion_);
+  }
+  ~Device() { d_.cuDevicePrimaryCtxRelease(dev_); }
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  // Makes the context current on the calling thread.
+  void bind() const { cu::check(d_, d_.cuCtxSetCurrent(ctx_), "cuCtxSetCurrent"); }
+  const cu::Driver& driver() const { return d_; }
+  int major() const { return major_; }
+  int minor() const { return minor_; }
+  const std::string& name() const { return name_; }
+  std::string describe() const {
+    return name_ + " (sm_" + std::to_string(major_) + std::to_string(minor_) + ", CUDA driver " +
+           std::to_string(driverVersion_ / 1000) + "." + std::to_string(driverVersion_ % 1000 / 10) + ", NVRTC " +
+           cu::nvrtcVersionString() + ")";
+  }
+
+ private:
+  const cu::Driver& d_;
+  CUdevice dev_ = 0;
+  CUcontext ctx_ = nullptr;
+  std::string name_;
+  int major_ = 0, minor_ = 0, driverVersion_ = 0;
+};
+
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  ~DeviceBuffer() { reset(); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  void ensure(const Device& dev, size_t bytes) {
+    if (ptr_ && bytes_ >= bytes) return;
+    reset();
+    dev_ = &dev;
+    cu::check(dev.driver(), dev.driver().cuMemAlloc(&ptr_, std::max<size_t>(bytes, 1)),
+              "cuMemAlloc of " + std::to_string(bytes) + " bytes");
+    bytes_ = bytes;
+  }
+  CUdeviceptr get() const { return ptr_; }
+  size_t bytes() const { return bytes_; }
+
+ private:
+  void reset() {
+    if (ptr_) dev_->driver().cuMemFree(ptr_);
+    ptr_ = 0;
+    bytes_ = 0;
+  }
+  const Device* dev_ = nullptr;
+  CUdeviceptr ptr_ = 0;
+  size_t bytes_ = 0;
+};
+
+// Statistics from NVRTC's ptxas log (registers, stack frame, spills).
+KernelStats statsFrom(const cu::NvrtcOutput& out, const std::string& sourcePath, double seconds) {
+  KernelStats s;
+  s.registers = out.registers;
+  s.spillBytes = out.stackBytes;  // local memory per thread: spills (the emitter makes no local arrays)
+  s.compileSeconds = seconds;
+  s.sourcePath = sourcePath;
+  if (!out.statsLine().empty()) s.notes = "ptxas " + out.arch + ": " + out.statsLine() + "; ";
+  return s;
+}
+
+std::string failureMessage(const cu::NvrtcOutput& out, const std::string& sourcePath) {
+  std::istringstream in(out.log);
+  std::string line, head;
+  int n = 0;
+  while (std::getline(in, line) && n < 8) {
+    if (line.empty()) continue;
+    head += (n++ ? " | " : "") + line;
+  }
+  return "NVRTC failed for " + out.arch +
+         (sourcePath.empty() ? " [source not dumped: set TAPELAB_DUMP=DIR]" : " [source: " + sourcePath + "]") + ": " +
+         head;
+}
+
+// No driver here: the kernel compiled (its statistics are real), it cannot run.
+class CompileOnlyKernel final : public Kernel {
+ public:
+  CompileOnlyKernel(KernelStats stats, std::string why) : stats_(std::move(stats)), why_(std::move(why)) {}
+  RunResult run(const std::vector<std::vector<double>>&, uint64_t, uint64_t) override {
+    throw EngineUnavailable("cuda: " + why_);
+  }
+  KernelStats stats() const override { return stats_; }
+
+ private:
+  KernelStats stats_;
+  std::string why_;
+};
+
+class CudaKernel final : public Kernel {
+ public:
+  CudaKernel(std::shared_ptr<Device> dev, EmittedKernel k, const cu::NvrtcOutput& out, KernelStats stats)
+      : dev_(std::move(dev)), k_(std::move(k)), stats_(std::move(stats)) {
+    const cu::Driver& d = dev_->driver();
+    dev_->bind();
+    // The cubin NVRTC made for this device; the PTX through the driver's JIT if that fails.
+    CUresult rc = out.cubin.empty() ? CUDA_ERROR_INVALID_IMAGE
+                                    : d.cuModuleLoadDataEx(&module_, out.cubin.data(), 0, nullptr, nullptr);
+    if (rc != CUDA_SUCCESS) {
+      rc = d.cuModuleLoadDataEx(&module_, out.ptx.c_str(), 0, nullptr, nullptr);
+      stats_.notes += "loaded from PTX (cubin refused); ";
+    }
+    cu::check(d, rc, "cuModuleLoadDataEx");
+    cu::check(d, d.cuModuleGetFunction(&fn_, module_, k_.entry.c_str()), "cuModuleGetFunction " + k_.entry);
+    int regs = -1, local = -1;
+    if (d.cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, fn_) == CUDA_SUCCESS) stats_.registers = regs;
+    if (d.cuFuncGetAttribute(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, fn_) == CUDA_SUCCESS) stats_.spillBytes = local;
+    int maxThreads = 0;
+    if (d.cuFuncGetAttribute(&maxThreads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, fn_) == CUDA_SUCCESS &&
+        maxThreads < k_.workgroupSize) {
+      d.cuModuleUnload(module_);
+      throw std::runtime_error("CUDA: kernel allows " + std::to_string(maxThreads) + " threads per block, needs " +
+                               std::to_string(k_.workgroupSize));
+    }
+    stats_.notes += "driver: " + std::to_string(regs) + " registers, " + std::to_string(local) + " bytes local; ";
+  }
+  ~CudaKernel() override {
+    if (module_) {
+      dev_->bind();
+      dev_->driver().cuModuleUnload(module_);
+    }
+  }
+
+  RunResult run(const std::vector<std::vector<double>>& inputs, uint64_t paths, uint64_t seed) override {
+    const auto t0 = std::chrono::steady_clock::now();
+    if (paths == 0) throw std::invalid_argument("paths must be at least 1");
+    const cu::Driver& d = dev_->driver();
+    dev_->bind();
+    const std::vector<unsigned char> in = packInputs(k_, inputs);
+    inputs_.ensure(*dev_, in.size());
+    cu::check(d, d.cuMemcpyHtoD(inputs_.get(), in.data(), in.size()), "cuMemcpyHtoD");
+
+    const std::vector<Dispatch> dispatches = planDispatches(k_, pathOffsetFromEnvironment(), paths, seed, maxGroups());
+    uint32_t groups = 0;
+    for (const Dispatch& x : dispatches) groups = std::max(groups, x.groups);
+    const size_t partialBytes = size_t{groups} * k_.partialsPerGroup() * k_.scalarBytes();
+    const size_t scratchBytes = size_t{groups} * k_.workgroupSize * k_.scratchSlots * k_.scalarBytes();
+    partials_.ensure(*dev_, partialBytes);
+    scratch_.ensure(*dev_, scratchBytes);
+    stats_.scratchBytes = k_.kind == KernelKind::Scratch ? static_cast<int64_t>(scratchBytes) : 0;
+
+    PartialSums sums(k_);
+    std::vector<unsigned char> host(partialBytes);
+    CUdeviceptr bufs[3] = {inputs_.get(), partials_.get(), scratch_.get()};
+    for (const Dispatch& x : dispatches) {
+      unsigned int p[7] = {x.params.seedLo, x.params.seedHi, x.params.pathLo,     x.params.pathHi,
+                           x.params.count,  x.params.zero,   x.params.invocations};
+      void* args[10] = {&bufs[0], &bufs[1], &bufs[2], &p[0], &p[1], &p[2], &p[3], &p[4], &p[5], &p[6]};
+      cu::check(d,
+                d.cuLaunchKernel(fn_, x.groups, 1, 1, static_cast<unsigned>(k_.workgroupSize), 1, 1, 0, nullptr, args,
+                                 nullptr),
+                "cuLaunchKernel");
+      const size_t bytes = size_t{x.groups} * k_.partialsPerGroup() * k_.scalarBytes();
+      // Synchronous on the default stream: waits for the kernel, surfaces its errors.
+      cu::check(d, d.cuMemcpyDtoH(host.data(), partials_.get(), bytes), "cuMemcpyDtoH (kernel execution)");
+      sums.add(host.data(), x.groups);
+    }
+    RunResult r = sums.finish(paths, seed);
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return r;
+  }
+
+  KernelStats stats() const override { return stats_; }
+
+ private:
+  // Groups per dispatch: one dispatch's scratch must fit in free device memory (with headroom).
+  uint32_t maxGroups() const {
+    const uint64_t perGroup = uint64_t(k_.workgroupSize) * k_.scratchSlots * k_.scalarBytes();
+    if (perGroup == 0) return kMaxGroupsPerDispatch;
+    uint64_t budget = scratchBudgetOverride();
+    if (budget == 0) {
+      size_t freeBytes = 0, total = 0;
+      cu::check(dev_->driver(), dev_->driver().cuMemGetInfo(&freeBytes, &total), "cuMemGetInfo");
+      budget = freeBytes / 10 * 8 + scratch_.bytes();  // the buffer we hold would be replaced
+    }
+    if (perGroup > budget)
+      throw std::runtime_error("CUDA: one block's scratch (" + std::to_string(perGroup) +
+                               " bytes) exceeds the scratch budget of " + std::to_string(budget) + " bytes");
+    return static_cast<uint32_t>(std::min<uint64_t>(kMaxGroupsPerDispatch, budget / perGroup));
+  }
+
+  std::shared_ptr<Device> dev_;
+  EmittedKernel k_;
+  KernelStats stats_;
+  CUmodule module_ = nullptr;
+  CUfunction fn_ = nullptr;
+  DeviceBuffer inputs_, partials_, scratch_;
+};
+
+class CudaEngine final : public Engine {
+ public:
+  std::string name() const override { return "cuda"; }
+
+  EngineCaps caps() const override {
+    EngineCaps c;
+    c.defaultPrecision = Precision::F32;
+    c.kinds = {KernelKind::Plain, KernelKind::Register, KernelKind::Scratch};
+    c.maxMarkets = 8;
+    std::string why;
+    if (!cu::driver(&why)) {
+      c.usable = false;
+      c.compileOnly = true;
+      c.reason = why;
+      return c;
+    }
+    try {
+      c.reason = device()->describe();
+      c.usable = true;
+    } catch (const std::exception& e) {
+      c.usable = false;
+      c.compileOnly = true;
+      c.reason = std::string("compile-only: ") + e.what();
+    }
+    return c;
+  }
+
+  std::unique_ptr<Kernel> compile(const Tape& tape, const KernelOptions& options) override {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::string why;
+    const cu::Driver* d = cu::driver(&why);
+    std::shared_ptr<Device> dev = d ? device() : nullptr;
+    const auto [major, minor] = dev ? std::pair<int, int>{dev->major(), dev->minor()} : defaultArch();
+
+    EmittedKernel k = emitKernel(tape, options, cudaDialect());
+    const std::string sourcePath =
+        dumpSource(dumpDirFor(options), "cuda-" + std::string(toString(options.kind)), "cu", k.source);
+    bool cacheHit = false;
+    const cu::NvrtcOutput out = cu::compileCudaCached(k.source, "tapelab_kernel.cu", major, minor, &cacheHit);
+    if (!out.ok) throw std::runtime_error(failureMessage(out, sourcePath));
+    KernelStats stats =
+        statsFrom(out, sourcePath, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    stats.cacheHit = cacheHit;
+    if (!dev) return std::make_unique<CompileOnlyKernel>(std::move(stats), why);
+    return std::make_unique<CudaKernel>(dev, std::move(k), out, std::move(stats));
+  }
+
+ private:
+  std::shared_ptr<Device> device() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!dev_) {
+      std::string why;
+      const cu::Driver* d = cu::driver(&why);
+      if (!d) throw EngineUnavailable("cuda: " + why);
+      dev_ = std::make_shared<Device>(*d, deviceIndex());
+    }
+    return dev_;
+  }
+
+  mutable std::mutex mu_;
+  mutable std::shared_ptr<Device> dev_;
+};
+
+}  // namespace
+
+std::unique_ptr<Engine> makeCudaEngine() { return std::make_unique<CudaEngine>(); }
+
+std::string compilePtx(const std::string& source) {
+  const cu::NvrtcOutput out = cu::compilePtxOnly(source, "tapelab_kernel.cu", 9, 0);
+  if (!out.ok) throw std::runtime_error(failureMessage(out, ""));
+  return out.ptx;
+}
+
+}  // namespace tapelab

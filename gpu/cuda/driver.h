@@ -1,0 +1,34 @@
+// The CUDA driver API, loaded at run time. libcuda.so.1 comes with the NVIDIA
+// driver, not with the toolkit, so tapelab never links it: a binary built here
+// starts on machines without a driver, and the cuda engine says why it cannot
+// run. cuda.h supplies the types and signatures only.
+#pragma once
+#include <cuda.h>
+
+#include <string>
+
+namespace tapelab::cu {
+
+// Function pointers resolved with dlsym under the names cuda.h maps them to
+// (cuMemAlloc -> cuMemAlloc_v2, ...).
+struct Driver {
+#define TAPELAB_CU_FUNCTIONS(X)                                                                            \
+  X(cuInit) X(cuDriverGetVersion) X(cuGetErrorName) X(cuGetErrorString) X(cuDeviceGetCount) X(cuDeviceGet) \
+  X(cuDeviceGetName) X(cuDeviceGetAttribute) X(cuDeviceTotalMem) X(cuDevicePrimaryCtxRetain)              \
+  X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent) X(cuCtxSynchronize) X(cuMemGetInfo) X(cuMemAlloc)       \
+  X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuModuleLoadDataEx) X(cuModuleUnload)                    \
+  X(cuModuleGetFunction) X(cuFuncGetAttribute) X(cuLaunchKernel)
+#define TAPELAB_CU_DECLARE(fn) decltype(&::fn) fn = nullptr;
+  TAPELAB_CU_FUNCTIONS(TAPELAB_CU_DECLARE)
+#undef TAPELAB_CU_DECLARE
+};
+
+// The loaded driver with cuInit done, or nullptr with *why set to a one-line
+// reason ("libcuda.so.1 not found (no NVIDIA driver)", "cuInit failed: ...",
+// "no CUDA device"). Loads once per process.
+const Driver* driver(std::string* why);
+
+// Throws std::runtime_error("CUDA: <what>: <error name>: <error string>") unless rc == CUDA_SUCCESS.
+void check(const Driver& d, CUresult rc, const std::string& what);
+
+}  // namespace tapelab::cu
