@@ -51,6 +51,8 @@ Dialect makeGlsl() {
   d.localId = "gl_LocalInvocationID.x";
   d.groupId = "gl_WorkGroupID.x";
   d.barrier = "barrier();";
+  d.dontUnroll = "[[dont_unroll]] ";
+  d.dontUnrollPrologue = "#extension GL_EXT_control_flow_attributes : require\n";
   return d;
 }
 
@@ -88,6 +90,7 @@ Dialect makeOpenCL() {
   d.localId = "(uint)get_local_id(0)";
   d.groupId = "(uint)get_group_id(0)";
   d.barrier = "barrier(CLK_LOCAL_MEM_FENCE);";
+  d.dontUnroll = "__attribute__((opencl_unroll_hint(1))) ";
   return d;
 }
 
@@ -127,6 +130,7 @@ Dialect makeCuda() {
   d.localId = "threadIdx.x";
   d.groupId = "blockIdx.x";
   d.barrier = "__syncthreads();";
+  d.dontUnroll = "\n#pragma unroll 1\n  ";
   return d;
 }
 

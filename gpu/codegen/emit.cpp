@@ -188,6 +188,7 @@ class Emitter {
   void header() {
     out_ += d_.prologue;
     if (p_ == 1) out_ += d_.fp64Prologue;
+    if (!e_.unrollDraws) out_ += d_.dontUnrollPrologue;
     const std::string name = t_.name.empty() ? "(unnamed)" : t_.name;
     out_ += "// tapelab kernel: tape " + name + ", " + std::to_string(t_.size()) + " nodes, " + toString(o_.kind);
     if (checkpointed_) out_ += " (" + std::to_string(o_.plan.segments()) + " segments, " + o_.plan.strategy + ")";
@@ -207,7 +208,9 @@ class Emitter {
     // Philox4x32-10 word 0 (tape/philox.h): counter {c0, c1, c2, c3}, key {k0, k1}.
     out_ += "// Philox4x32-10, word 0 (tape/philox.h).\n";
     out_ += Q + U + " tl_philox(" + U + " c0, " + U + " c1, " + U + " c2, " + U + " c3, " + U + " k0, " + U + " k1) {\n";
-    out_ += "  for (int r = 0; r < 10; ++r) {\n";
+    // A rolled loop keeps kernels with hundreds of draws small where compile
+    // time matters more than speed (CPU Vulkan devices); same operations.
+    out_ += "  " + (e_.unrollDraws ? std::string() : d_.dontUnroll) + "for (int r = 0; r < 10; ++r) {\n";
     out_ += "    if (r > 0) { k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }\n";
     out_ += "    " + U + " hi0 = " + d_.mulHi + "(0xD2511F53u, c0); " + U + " lo0 = 0xD2511F53u * c0;\n";
     out_ += "    " + U + " hi1 = " + d_.mulHi + "(0xCD9E8D57u, c2); " + U + " lo1 = 0xCD9E8D57u * c2;\n";

@@ -94,6 +94,8 @@ struct Dialect {
   std::string param;            // prefix of a scalar parameter: "pc." or ""
   std::string localId, groupId; // as U expressions
   std::string barrier;          // workgroup barrier with local-memory fence, a statement
+  std::string dontUnroll;       // loop prefix asking the compiler to keep the loop rolled
+  std::string dontUnrollPrologue;  // what dontUnroll needs (GLSL: an extension)
 };
 
 const Dialect& glslDialect();    // Vulkan GLSL 450, compiled by shaderc
@@ -112,6 +114,9 @@ struct EmitOptions {
   // with a literal 0 instead of the run-time `zero`, so the compiler is free
   // to merge the recomputation with the first computation. Same bits either way.
   bool opaque = true;
+  // false: Philox's ten rounds stay a loop (dialect's dontUnroll), for
+  // devices where compile time dominates (lavapipe). Same bits either way.
+  bool unrollDraws = true;
 };
 
 struct EmittedKernel {

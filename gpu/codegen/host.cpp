@@ -53,6 +53,11 @@ EmitOptions emitOptionsFromEnvironment() {
     if (v == "0") e.opaque = false;
     else if (v != "1") throw std::invalid_argument("TAPELAB_OPAQUE: expected 0 or 1, got '" + v + "'");
   }
+  if (const char* env = std::getenv("TAPELAB_UNROLL_DRAWS"); env && *env) {
+    const std::string v = env;
+    if (v == "0") e.unrollDraws = false;
+    else if (v != "1") throw std::invalid_argument("TAPELAB_UNROLL_DRAWS: expected 0 or 1, got '" + v + "'");
+  }
   return e;
 }
 

@@ -40,7 +40,8 @@ uint64_t pathOffsetFromEnvironment();
 
 // The emitter's knobs for runtimes: defaults, except TAPELAB_OPAQUE=0 (an
 // experiment: drop the opaque identity to see the compiler merge the
-// recomputation). Throws std::invalid_argument for a malformed value.
+// recomputation) and TAPELAB_UNROLL_DRAWS=0|1 (keep Philox's rounds rolled).
+// Throws std::invalid_argument for a malformed value.
 EmitOptions emitOptionsFromEnvironment();
 
 // The inputs buffer: market m's input k at m*numInputs + k, in the kernel's

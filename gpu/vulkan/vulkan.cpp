@@ -387,7 +387,11 @@ class VulkanKernel final : public Kernel {
     const auto t0 = Clock::now();
     if (options.precision == Precision::F64)
       throw std::invalid_argument("vulkan: fp64 kernels are not supported (GLSL has no double exp/log); use fp32");
-    emitted_ = emitKernel(tape, options, glslDialect(), emitOptionsFromEnvironment());
+    EmitOptions emit = emitOptionsFromEnvironment();
+    // On a CPU device (lavapipe) compile time dominates: keep Philox rolled.
+    if (!std::getenv("TAPELAB_UNROLL_DRAWS") && dev_->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU)
+      emit.unrollDraws = false;
+    emitted_ = emitKernel(tape, options, glslDialect(), emit);
     std::string dumpDir = dumpDirFor(options);
     stats_.sourcePath = dumpSource(dumpDir, std::string("vulkan-") + toString(options.kind), "comp", emitted_.source);
     Spirv spirv;
