@@ -249,6 +249,26 @@ TEST(VulkanExact, ThreeMarketsEqualThreeSingleDispatches) {
   }
 }
 
+TEST(VulkanExact, ScratchMarketsEqualSingleDispatches) {
+  REQUIRE_VULKAN();
+  const Tape t = randomTape(9, 30);
+  PlanOptions po;
+  po.segLen = 23;
+  const Plan plan = makeStrategyPlan("uniform", t, po);
+  std::vector<std::vector<double>> two{t.inputDefaults, t.inputDefaults};
+  two[1][1] *= 1.25;
+  for (ScratchLayout layout : {ScratchLayout::SoA, ScratchLayout::AoS}) {
+    const RunResult fused = engine->compile(t, options(KernelKind::Scratch, plan, 2, true, layout))->run(two, 400, kSeed);
+    std::unique_ptr<Kernel> single = engine->compile(t, options(KernelKind::Plain));
+    for (size_t m = 0; m < 2; ++m) {
+      RunResult picked = fused;
+      picked.markets = {fused.markets[m]};
+      expectSameBits(single->run({two[m]}, 400, kSeed), picked,
+                     std::string("scratch ") + toString(layout) + " market " + std::to_string(m));
+    }
+  }
+}
+
 TEST(VulkanExact, RepeatGivesTheSameBits) {
   REQUIRE_VULKAN();
   const Tape& t = asian120();
