@@ -166,6 +166,21 @@ Tape randomTape(uint32_t seed, int steps) {
   return t;
 }
 
+// An environment variable set for a scope, restored after (the H200 run sets
+// VK_DRIVER_FILES itself).
+struct ScopedEnv {
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
+    ::setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (had_) ::setenv(name_.c_str(), old_.c_str(), 1);
+    else ::unsetenv(name_.c_str());
+  }
+  std::string name_, old_;
+  bool had_ = false;
+};
+
 // TAPELAB_PATH_OFFSET for the scope of one test.
 struct PathOffset {
   explicit PathOffset(uint64_t v) { ::setenv("TAPELAB_PATH_OFFSET", std::to_string(v).c_str(), 1); }
@@ -405,14 +420,26 @@ TEST(VulkanEngine, CapsAndUnknownDevice) {
   EXPECT_EQ(caps.defaultPrecision, Precision::F32);
   EXPECT_EQ(caps.maxMarkets, 8);
   EXPECT_FALSE(caps.reason.empty());
-  ::setenv("TAPELAB_VULKAN_DEVICE", "no-such-device-anywhere", 1);
-  const EngineCaps none = makeVulkanEngine()->caps();
-  ::unsetenv("TAPELAB_VULKAN_DEVICE");
+  EngineCaps none;
+  {
+    ScopedEnv device("TAPELAB_VULKAN_DEVICE", "no-such-device-anywhere");
+    none = makeVulkanEngine()->caps();
+  }
   EXPECT_FALSE(none.usable);
   EXPECT_NE(none.reason.find("TAPELAB_VULKAN_DEVICE"), std::string::npos) << none.reason;
-  ::setenv("TAPELAB_VULKAN_DEVICE", "0", 1);
-  EXPECT_TRUE(makeVulkanEngine()->caps().usable);
-  ::unsetenv("TAPELAB_VULKAN_DEVICE");
+  // No driver for the loader: unusable, with the reason.
+  EngineCaps noDriver;
+  {
+    ScopedEnv icd("VK_ICD_FILENAMES", "/nonexistent/tapelab-icd.json");
+    ScopedEnv driver("VK_DRIVER_FILES", "/nonexistent/tapelab-icd.json");
+    noDriver = makeVulkanEngine()->caps();
+  }
+  EXPECT_FALSE(noDriver.usable);
+  EXPECT_NE(noDriver.reason.find("vulkan:"), std::string::npos) << noDriver.reason;
+  {
+    ScopedEnv device("TAPELAB_VULKAN_DEVICE", "0");
+    EXPECT_TRUE(makeVulkanEngine()->caps().usable);
+  }
   KernelOptions f64 = options(KernelKind::Plain);
   f64.precision = Precision::F64;
   EXPECT_THROW(engine->compile(asian120(), f64), std::invalid_argument);
@@ -423,7 +450,7 @@ TEST(VulkanEngine, DumpAndSpirvCache) {
   REQUIRE_VULKAN();
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("tapelab-vk-test-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
-  ::setenv("TAPELAB_CACHE_DIR", (dir / "cache").c_str(), 1);
+  ScopedEnv cache("TAPELAB_CACHE_DIR", (dir / "cache").c_str());
   Recorder rec;
   Var x = rec.input("x", 2.0);
   rec.output(exp(x * rec.randn(3)) * 1.5);
@@ -439,6 +466,5 @@ TEST(VulkanEngine, DumpAndSpirvCache) {
   const KernelStats s2 = makeVulkanEngine()->compile(t, o)->stats();
   EXPECT_NE(s2.notes.find("spirv cached"), std::string::npos) << s2.notes;
   EXPECT_EQ(first->run({{2.0}}, 100, 1).markets[0].value, makeVulkanEngine()->compile(t, o)->run({{2.0}}, 100, 1).markets[0].value);
-  ::unsetenv("TAPELAB_CACHE_DIR");
   std::filesystem::remove_all(dir);
 }

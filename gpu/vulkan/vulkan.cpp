@@ -410,7 +410,8 @@ class VulkanKernel final : public Kernel {
     if (!stats_.notes.empty()) stats_.notes += "; ";
     stats_.notes += std::string("spirv ") + (spirv.cacheHit ? "cached" : "compiled") + ", pipeline " +
                     (pipelineFeedback_ ? (pipelineCacheHit_ ? "cache hit" : "cache miss") : "cache feedback n/a");
-    if (emitted_.kind == KernelKind::Scratch) stats_.scratchBytes = int64_t(emitted_.scratchSlots) * 4;
+    if (emitted_.kind == KernelKind::Scratch)
+      stats_.scratchBytes = int64_t(emitted_.scratchSlots) * maxGroups() * emitted_.workgroupSize * int64_t(emitted_.scalarBytes());
 
     VkCommandBufferAllocateInfo cai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
     cai.commandPool = dev_->pool;
