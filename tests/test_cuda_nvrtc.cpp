@@ -146,6 +146,7 @@ TEST(CudaNvrtc, CompileErrorCarriesTheLog) {
     FAIL() << "bad source compiled";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("undeclared_name"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("[source: "), std::string::npos) << e.what();
   }
 }
 

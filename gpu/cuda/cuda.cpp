@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <mutex>
 #include <sstream>
 #include <stdexcept>
@@ -130,7 +131,16 @@ KernelStats statsFrom(const cu::NvrtcOutput& out, const std::string& sourcePath,
   return s;
 }
 
-std::string failureMessage(const cu::NvrtcOutput& out, const std::string& sourcePath) {
+// One line: NVRTC's first log lines and a file holding the source (the dump,
+// else one written now to $TMPDIR/tapelab-failed/).
+std::string failureMessage(const cu::NvrtcOutput& out, const std::string& source, std::string sourcePath) {
+  if (sourcePath.empty()) {
+    try {
+      sourcePath = dumpSource((std::filesystem::temp_directory_path() / "tapelab-failed").string(), "cuda", "cu", source);
+    } catch (const std::exception&) {
+      sourcePath = "not dumped: set TAPELAB_DUMP=DIR";
+    }
+  }
   std::istringstream in(out.log);
   std::string line, head;
   int n = 0;
@@ -138,9 +148,7 @@ std::string failureMessage(const cu::NvrtcOutput& out, const std::string& source
     if (line.empty()) continue;
     head += (n++ ? " | " : "") + line;
   }
-  return "NVRTC failed for " + out.arch +
-         (sourcePath.empty() ? " [source not dumped: set TAPELAB_DUMP=DIR]" : " [source: " + sourcePath + "]") + ": " +
-         head;
+  return "NVRTC failed for " + out.arch + " [source: " + sourcePath + "]: " + head;
 }
 
 // No driver here: the kernel compiled (its statistics are real), it cannot run.
@@ -296,7 +304,7 @@ class CudaEngine final : public Engine {
         dumpSource(dumpDirFor(options), "cuda-" + std::string(toString(options.kind)), "cu", k.source);
     bool cacheHit = false;
     const cu::NvrtcOutput out = cu::compileCudaCached(k.source, "tapelab_kernel.cu", major, minor, &cacheHit);
-    if (!out.ok) throw std::runtime_error(failureMessage(out, sourcePath));
+    if (!out.ok) throw std::runtime_error(failureMessage(out, k.source, sourcePath));
     KernelStats stats =
         statsFrom(out, sourcePath, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     stats.cacheHit = cacheHit;
@@ -326,7 +334,7 @@ std::unique_ptr<Engine> makeCudaEngine() { return std::make_unique<CudaEngine>()
 
 std::string compilePtx(const std::string& source) {
   const cu::NvrtcOutput out = cu::compilePtxOnly(source, "tapelab_kernel.cu", 9, 0);
-  if (!out.ok) throw std::runtime_error(failureMessage(out, ""));
+  if (!out.ok) throw std::runtime_error(failureMessage(out, source, ""));
   return out.ptx;
 }
 

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <sstream>
 #include <stdexcept>
 
@@ -133,10 +134,15 @@ class HipEngine final : public Engine {
         if (line.empty()) continue;
         head += (i++ ? " | " : "") + line;
       }
-      throw std::runtime_error("hipRTC failed for " + hipArch() +
-                               (stats.sourcePath.empty() ? " [source not dumped: set TAPELAB_DUMP=DIR]"
-                                                         : " [source: " + stats.sourcePath + "]") +
-                               ": " + head);
+      std::string where = stats.sourcePath;
+      if (where.empty()) {
+        try {
+          where = dumpSource((std::filesystem::temp_directory_path() / "tapelab-failed").string(), "hip", "hip", k.source);
+        } catch (const std::exception&) {
+          where = "not dumped: set TAPELAB_DUMP=DIR";
+        }
+      }
+      throw std::runtime_error("hipRTC failed for " + hipArch() + " [source: " + where + "]: " + head);
     }
     stats.compileSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     stats.notes = "hipRTC code object " + std::to_string(codeSize) + " bytes for " + hipArch() + "; ";

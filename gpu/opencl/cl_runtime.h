@@ -101,7 +101,8 @@ using ProgramHandle = std::unique_ptr<std::remove_pointer_t<cl_program>, Program
 // by a hash of source, options, platform, device and driver version, and a
 // second build loads the binary. On failure throws std::runtime_error with
 // the first lines of the build log and `sourcePath` (where the caller dumped
-// the source; "" = not dumped).
+// the source; when "", the source is written to $TMPDIR/tapelab-failed/ and
+// that path is named).
 Program buildProgram(const Context& ctx, const std::string& source, const std::string& options,
                      const std::string& sourcePath);
 
