@@ -14,6 +14,7 @@
 #include "api/registry.h"
 #include "gpu/codegen/emit.h"
 #include "gpu/cuda/cuda.h"
+#include "gpu/cuda/nvrtc.h"
 #include "planner/strategies.h"
 #include "tape/products/products.h"
 #include "tape/random_tape.h"
@@ -82,9 +83,16 @@ void expectSameBits(const RunResult& want, const RunResult& got, const std::stri
   }
 }
 
+#define REQUIRE_NVRTC()                                      \
+  do {                                                       \
+    std::string why_;                                        \
+    if (!cu::nvrtcAvailable(&why_)) GTEST_SKIP() << why_;    \
+  } while (0)
+
 }  // namespace
 
 TEST(CudaNvrtc, EveryKernelKindCompilesToPtxForSm90) {
+  REQUIRE_NVRTC();
   const Tape t = products::asianCall(24);
   for (const Variant& v : everyKind(t)) {
     const EmittedKernel k = emitKernel(t, v.options, cudaDialect());
@@ -99,6 +107,7 @@ TEST(CudaNvrtc, EveryKernelKindCompilesToPtxForSm90) {
 }
 
 TEST(CudaNvrtc, EngineCompilesWithPtxasStatistics) {
+  REQUIRE_NVRTC();
   const EngineEntry& entry = findEngine("cuda");
   ASSERT_TRUE(entry.make) << entry.notBuiltReason;
   auto engine = entry.make();
@@ -121,6 +130,7 @@ TEST(CudaNvrtc, EngineCompilesWithPtxasStatistics) {
 }
 
 TEST(CudaNvrtc, RandomTapesCompileToPtx) {
+  REQUIRE_NVRTC();
   RandomTapeOptions ro;
   ro.nodes = 120;
   ro.drawIndices = 8;
@@ -132,6 +142,7 @@ TEST(CudaNvrtc, RandomTapesCompileToPtx) {
 }
 
 TEST(CudaNvrtc, NoFusedMultiplyAdd) {
+  REQUIRE_NVRTC();
   // --fmad=false: a*b+c stays a multiply and an add (rounded twice), as in every other engine.
   const std::string ptx = compilePtx(
       "extern \"C\" __global__ void k(float* x, double* y) { x[0] = x[1] * x[2] + x[3]; y[0] = y[1] * y[2] + y[3]; }");
@@ -141,6 +152,7 @@ TEST(CudaNvrtc, NoFusedMultiplyAdd) {
 }
 
 TEST(CudaNvrtc, CompileErrorCarriesTheLog) {
+  REQUIRE_NVRTC();
   try {
     compilePtx("extern \"C\" __global__ void k(float* x) { x[0] = undeclared_name; }");
     FAIL() << "bad source compiled";
@@ -151,6 +163,7 @@ TEST(CudaNvrtc, CompileErrorCarriesTheLog) {
 }
 
 TEST(CudaNvrtc, DumpsTheSource) {
+  REQUIRE_NVRTC();
   auto engine = findEngine("cuda").make();
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("tapelab-cuda-dump-" + std::to_string(::getpid()));
   const Tape t = products::asianCall(8);
@@ -165,6 +178,7 @@ TEST(CudaNvrtc, DumpsTheSource) {
 }
 
 TEST(CudaEngine, CompileOnlyWithoutDriverSaysWhy) {
+  REQUIRE_NVRTC();
   auto engine = findEngine("cuda").make();
   const EngineCaps caps = engine->caps();
   if (caps.usable) GTEST_SKIP() << "a CUDA device is here: " << caps.reason;

@@ -275,6 +275,12 @@ class CudaEngine final : public Engine {
     c.kinds = {KernelKind::Plain, KernelKind::Register, KernelKind::Scratch};
     c.maxMarkets = 8;
     std::string why;
+    if (!cu::nvrtcAvailable(&why)) {
+      c.usable = false;
+      c.compileOnly = false;
+      c.reason = why;
+      return c;
+    }
     if (!cu::driver(&why)) {
       c.usable = false;
       c.compileOnly = true;
@@ -295,6 +301,7 @@ class CudaEngine final : public Engine {
   std::unique_ptr<Kernel> compile(const Tape& tape, const KernelOptions& options) override {
     const auto t0 = std::chrono::steady_clock::now();
     std::string why;
+    if (!cu::nvrtcAvailable(&why)) throw EngineUnavailable("cuda: " + why);
     const cu::Driver* d = cu::driver(&why);
     std::shared_ptr<Device> dev = d ? device() : nullptr;
     const auto [major, minor] = dev ? std::pair<int, int>{dev->major(), dev->minor()} : defaultArch();

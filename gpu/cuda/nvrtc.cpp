@@ -1,7 +1,7 @@
 #include "gpu/cuda/nvrtc.h"
 
+#include <dlfcn.h>
 #include <nvrtc.h>
-
 #include <unistd.h>
 
 #include <chrono>
@@ -15,6 +15,55 @@
 
 namespace tapelab::cu {
 namespace {
+
+// NVRTC, loaded at run time like the driver: a binary built here starts (and
+// its other engines work) on machines without the CUDA toolkit; the cuda
+// engine then says NVRTC is missing. nvrtc.h supplies types and signatures.
+#define TAPELAB_NVRTC_FUNCTIONS(X)                                                                          \
+  X(nvrtcVersion) X(nvrtcGetErrorString) X(nvrtcCreateProgram) X(nvrtcCompileProgram)                      \
+  X(nvrtcGetProgramLogSize) X(nvrtcGetProgramLog) X(nvrtcGetPTXSize) X(nvrtcGetPTX) X(nvrtcGetCUBINSize) \
+  X(nvrtcGetCUBIN) X(nvrtcDestroyProgram)
+
+struct Api {
+#define TAPELAB_NVRTC_DECLARE(fn) decltype(&::fn) fn = nullptr;
+  TAPELAB_NVRTC_FUNCTIONS(TAPELAB_NVRTC_DECLARE)
+#undef TAPELAB_NVRTC_DECLARE
+  bool ok = false;
+  std::string library, why;
+};
+
+Api loadApi() {
+  Api a;
+  // The library CMake found, then the sonames a toolkit installs.
+  const char* candidates[] = {
+#ifdef TAPELAB_NVRTC_LIBRARY
+      TAPELAB_NVRTC_LIBRARY,
+#endif
+      "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so", "/usr/local/cuda/lib64/libnvrtc.so"};
+  for (const char* name : candidates) {
+    void* lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) continue;
+    bool all = true;
+#define TAPELAB_NVRTC_RESOLVE(fn)                                    \
+  a.fn = reinterpret_cast<decltype(a.fn)>(dlsym(lib, #fn)); \
+  all = all && a.fn;
+    TAPELAB_NVRTC_FUNCTIONS(TAPELAB_NVRTC_RESOLVE)
+#undef TAPELAB_NVRTC_RESOLVE
+    if (all) {
+      a.ok = true;
+      a.library = name;
+      return a;
+    }
+    dlclose(lib);
+  }
+  a.why = "NVRTC (libnvrtc.so) not found: the CUDA toolkit is not installed here";
+  return a;
+}
+
+const Api& api() {
+  static const Api a = loadApi();
+  return a;
+}
 
 void parsePtxasStats(NvrtcOutput& out) {
   std::smatch m;
@@ -44,41 +93,46 @@ NvrtcOutput run(const std::string& source, const std::string& fileName, const st
   const auto t0 = std::chrono::steady_clock::now();
   NvrtcOutput out;
   out.arch = arch;
+  const Api& a = api();
+  if (!a.ok) {
+    out.log = a.why;
+    return out;
+  }
   nvrtcProgram prog = nullptr;
-  nvrtcResult rc = nvrtcCreateProgram(&prog, source.c_str(), fileName.c_str(), 0, nullptr, nullptr);
+  nvrtcResult rc = a.nvrtcCreateProgram(&prog, source.c_str(), fileName.c_str(), 0, nullptr, nullptr);
   if (rc != NVRTC_SUCCESS) {
-    out.log = std::string("nvrtcCreateProgram: ") + nvrtcGetErrorString(rc);
+    out.log = std::string("nvrtcCreateProgram: ") + a.nvrtcGetErrorString(rc);
     return out;
   }
   const std::string archOpt = "-arch=" + out.arch;
   std::vector<const char*> opts{archOpt.c_str()};
   for (const char* o : kExactOptions) opts.push_back(o);
   if (real) opts.push_back("--ptxas-options=-v");  // registers, stack frame, spills in the log
-  rc = nvrtcCompileProgram(prog, static_cast<int>(opts.size()), opts.data());
+  rc = a.nvrtcCompileProgram(prog, static_cast<int>(opts.size()), opts.data());
   size_t logSize = 0;
-  if (nvrtcGetProgramLogSize(prog, &logSize) == NVRTC_SUCCESS && logSize > 1) {
+  if (a.nvrtcGetProgramLogSize(prog, &logSize) == NVRTC_SUCCESS && logSize > 1) {
     out.log.resize(logSize);
-    nvrtcGetProgramLog(prog, out.log.data());
+    a.nvrtcGetProgramLog(prog, out.log.data());
     while (!out.log.empty() && (out.log.back() == '\0' || out.log.back() == '\n')) out.log.pop_back();
   }
   if (rc == NVRTC_SUCCESS) {
     size_t n = 0;
-    if (nvrtcGetPTXSize(prog, &n) == NVRTC_SUCCESS && n > 0) {
+    if (a.nvrtcGetPTXSize(prog, &n) == NVRTC_SUCCESS && n > 0) {
       out.ptx.resize(n);
-      nvrtcGetPTX(prog, out.ptx.data());
+      a.nvrtcGetPTX(prog, out.ptx.data());
       while (!out.ptx.empty() && out.ptx.back() == '\0') out.ptx.pop_back();
     }
-    if (real && nvrtcGetCUBINSize(prog, &n) == NVRTC_SUCCESS && n > 0) {
+    if (real && a.nvrtcGetCUBINSize(prog, &n) == NVRTC_SUCCESS && n > 0) {
       out.cubin.resize(n);
-      nvrtcGetCUBIN(prog, out.cubin.data());
+      a.nvrtcGetCUBIN(prog, out.cubin.data());
     }
     out.ok = !out.ptx.empty();
     if (!out.ok) out.log += "\nNVRTC produced no PTX";
     parsePtxasStats(out);
   } else {
-    out.log = std::string(nvrtcGetErrorString(rc)) + (out.log.empty() ? "" : ": " + out.log);
+    out.log = std::string(a.nvrtcGetErrorString(rc)) + (out.log.empty() ? "" : ": " + out.log);
   }
-  nvrtcDestroyProgram(&prog);
+  a.nvrtcDestroyProgram(&prog);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
 }
@@ -152,9 +206,14 @@ NvrtcOutput compileCudaCached(const std::string& source, const std::string& file
   return out;
 }
 
+bool nvrtcAvailable(std::string* why) {
+  if (!api().ok && why) *why = api().why;
+  return api().ok;
+}
+
 std::string nvrtcVersionString() {
   int major = 0, minor = 0;
-  if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS) return "?";
+  if (!api().ok || api().nvrtcVersion(&major, &minor) != NVRTC_SUCCESS) return "?";
   return std::to_string(major) + "." + std::to_string(minor);
 }
 

@@ -1,4 +1,5 @@
-// CUDA C to PTX and SASS with NVRTC; needs no driver and no GPU, so CI
+// CUDA C to PTX and SASS with NVRTC (libnvrtc, loaded at run time); needs no
+// driver and no GPU, so CI
 // compiles every kernel kind here. Options are the exactness ones: --fmad=false,
 // no fast-math (NVRTC's default keeps IEEE division and square root).
 #pragma once
@@ -32,7 +33,10 @@ NvrtcOutput compileCudaCached(const std::string& source, const std::string& file
 // PTX only, for the virtual architecture compute_<smMajor><smMinor> (no ptxas: fast).
 NvrtcOutput compilePtxOnly(const std::string& source, const std::string& fileName, int smMajor = 9, int smMinor = 0);
 
-// "13.0"
+// Whether libnvrtc could be loaded (it is dlopen'ed on first use); else *why says so.
+bool nvrtcAvailable(std::string* why);
+
+// "13.0" ("?" without NVRTC)
 std::string nvrtcVersionString();
 
 }  // namespace tapelab::cu
