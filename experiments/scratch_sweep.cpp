@@ -336,14 +336,15 @@ int main(int argc, char** argv) {
 
   std::ostringstream csv;
   csv << "engine,kernel,layout,strategy,seglen,segments,slots,paths,markets,ms,mpath_s,ratio_to_plain,registers,"
-         "spill_bytes,scratch_bytes,compile_s,cache_hit,bit_exact_vs_plain,price,delta,notes\n";
+         "spill_bytes,scratch_bytes,compile_s,cache_hit,bit_exact_vs_plain,price,delta,kernel_stats,notes\n";
   for (const Row& r : rows) {
     csv << r.engine << ',' << r.kernel << ',' << r.layout << ',' << r.strategy << ',' << r.segLen << ',' << r.segments
         << ',' << r.slots << ',' << opt.paths << ',' << opt.markets << ',' << (r.ran ? fmt(r.ms, "%.4f") : "") << ','
         << (r.ran ? fmt(r.mpaths, "%.3f") : "") << ',' << (r.ran ? fmt(r.ratio, "%.4f") : "") << ','
         << r.stats.registers << ',' << r.stats.spillBytes << ',' << r.stats.scratchBytes << ','
         << fmt(r.stats.compileSeconds, "%.3f") << ',' << (r.stats.cacheHit ? "yes" : "no") << ',' << r.exact << ','
-        << (r.ran ? fmt(r.price) : "") << ',' << (r.ran ? fmt(r.delta) : "") << ',' << csvField(r.note) << '\n';
+        << (r.ran ? fmt(r.price) : "") << ',' << (r.ran ? fmt(r.delta) : "") << ',' << csvField(r.stats.notes) << ','
+        << csvField(r.note) << '\n';
   }
   if (opt.out.empty()) {
     std::cout << csv.str();
