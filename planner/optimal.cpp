@@ -216,8 +216,6 @@ Plan optimalOverCandidates(const Tape& t, int segments, const std::vector<std::v
   std::vector<std::vector<std::vector<Entry>>> F(S + 1);
   F[0] = {{Entry{0, 0, -1, -1}}};
   SegmentSweep sweep(t, f);
-  std::vector<int32_t> ps;
-  std::vector<int32_t> psIndex;
   std::vector<PairCost> pc;
   std::vector<Entry> cand, bucket;
   for (int s = 1; s <= S; ++s) {
