@@ -1,0 +1,451 @@
+#include "properties/gen.h"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <sstream>
+
+#include "planner/strategies.h"
+#include "properties/bound.h"
+#include "tape/textformat.h"
+
+namespace tapelab::props {
+
+namespace {
+
+using rc::Gen;
+namespace gen = rc::gen;
+
+constexpr int kMaxInputs = 8;
+constexpr double kMag = 64;    // conditioned values stay within ~kMag (squares of it: kMag^2)
+constexpr double kAway = 0.25;  // conditioned divisors and log/sqrt arguments: |x| >= kAway
+// Conditioned tapes keep every value's error bound under the loosest fp32 row
+// of the tolerance table within kErrBudget * max(1, |value|); a step that
+// would exceed it is left out.
+constexpr double kErrBudget = 1e-2;
+// A back-offset of kInputRef + k names input k (mod the input count), so
+// inputs read far down the tape and most Greeks are not zero.
+constexpr uint32_t kInputRef = 0x80000000u;
+constexpr uint32_t kUnreadRange = 64;
+
+// Step.kind (0..99) -> op: 8% const, 4% input, 12% randn, the rest spread
+// evenly over the 11 computing ops. Shrinks towards const.
+Op kindToOp(int kind) {
+  static constexpr Op kComputing[] = {Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Neg, Op::Exp,
+                                      Op::Log, Op::Sqrt, Op::Max, Op::Min, Op::Abs};
+  static_assert(std::size(kComputing) + 3 == kOpCount, "a new op needs a place in the generator");
+  kind = ((kind % 100) + 100) % 100;
+  if (kind < 8) return Op::Const;
+  if (kind < 12) return Op::Input;
+  if (kind < 24) return Op::Randn;
+  return kComputing[(kind - 24) * static_cast<int>(std::size(kComputing)) / 76];
+}
+
+double finiteOr(double v, double fallback) { return std::isfinite(v) ? v : fallback; }
+
+// Wild values by wildness: magnitudes up to 16, 1e3, then anything (the
+// palette's huge values too); signed zeros and subnormals at every level.
+constexpr double kWildRange[5] = {16, 1e3, std::numeric_limits<double>::infinity(),
+                                  std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
+double wildValue(double v, uint32_t wildness) {
+  v = finiteOr(v, 0.0);
+  const double lim = kWildRange[std::min<uint32_t>(wildness, 4)];
+  return std::fabs(v) > lim ? std::fmod(v, lim) : v;
+}
+
+// Folds any double into [-lim, lim], keeping small values (and the sign of zero).
+double fold(double v, double lim) {
+  v = finiteOr(v, 0.0);
+  if (std::fabs(v) > lim) v = std::fmod(v, lim);
+  return v;
+}
+
+// A constant c in [0.5, 2) from any double, for x*x + c.
+double positiveConstant(double v) { return 0.5 + 1.5 * std::fabs(std::fmod(finiteOr(v, 0.0), 1.0)); }
+
+const ErrorModel& exactModel() {
+  static const ErrorModel m{"exact", Precision::F64, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0};
+  return m;
+}
+
+class Builder {
+ public:
+  // Wild tapes need intervals only (eps = 0); the others an fp32 error budget.
+  Builder(TapeMode mode, uint32_t wildness, size_t steps)
+      : mode_(mode), wildness_(std::min<uint32_t>(wildness, 4)),
+        loose_(mode == TapeMode::Wild ? exactModel() : errorModel("*", Precision::F32)) {
+    // Out of 1024 steps, how many skip the guards: about 2 or 10 per tape, a quarter, all.
+    const double share[5] = {0, 2.0 / std::max<size_t>(steps, 1), 10.0 / std::max<size_t>(steps, 1), 0.25, 1};
+    bypass_ = static_cast<uint32_t>(std::min(1.0, share[wildness_]) * 1024);
+  }
+
+  void input(double v) {
+    if (t_.numInputs() >= kMaxInputs) return constant(v);
+    const double value = mode_ == TapeMode::Wild ? wildValue(v, wildness_) : fold(v, 1.9);
+    std::string name = "x";  // (not "x" + to_string: GCC 12's -Wrestrict false positive)
+    name += std::to_string(t_.numInputs());
+    const int32_t node = t_.addInput(name, value);
+    add(node);
+    if (mode_ == TapeMode::Wild) {  // markets may take any value of this wildness
+      const double lim = kWildRange[wildness_];
+      v_.back() = Bound(-lim, lim, 0.0);
+    }
+  }
+
+  void constant(double v) {
+    if (mode_ == TapeMode::Wild) {
+      v = wildValue(v, wildness_);
+    } else {
+      v = fold(v, 4.0);
+      if (std::fabs(v) < 1e-6) v = std::copysign(0.0, v);  // no subnormals in conditioned tapes
+    }
+    add(t_.push(Op::Const, -1, -1, v));
+  }
+
+  void step(const Step& s) {
+    Op op = kindToOp(s.kind);
+    if (op == Op::Const || t_.size() == 0) return constant(s.value);
+    if (op == Op::Input) return input(s.value);
+    if (op == Op::Randn) return add(t_.push(Op::Randn, -1, -1, static_cast<double>(s.draw)));
+    const int32_t x = arg(s.a, -1), y = arg(s.b, x);
+    // Wild steps skip the guards with the tape's probability (and wherever an
+    // argument's interval is already unbounded: the guards need finite ones).
+    if (mode_ == TapeMode::Wild &&
+        (s.salt >= 1024 - bypass_ || !v_[x].bounded() ||
+         (arity(op) == 2 && !v_[y].bounded()))) {
+      add(t_.push(op, x, arity(op) == 2 ? y : -1));
+      return;
+    }
+    if (mode_ == TapeMode::Smooth && info(op).group == OpGroup::Kink)
+      op = op == Op::Max ? Op::Add : op == Op::Min ? Op::Sub : Op::Neg;
+    const double c = positiveConstant(s.value);
+    switch (op) {
+      case Op::Add:
+      case Op::Sub: tryPush(op, squash(x, kMag / 2), squash(y, kMag / 2)); break;
+      case Op::Mul: tryPush(op, squash(x, 8), squash(y, 8)); break;
+      case Op::Div: {
+        const int32_t den = away(y, c, s.b & 1);
+        tryPush(op, squash(x, kMag * v_[den].mig()), den);
+        break;
+      }
+      case Op::Exp: {
+        const Bound& b = v_[x];
+        tryPush(op, b.hi > 4 || b.lo < -20 ? squash(x, 4) : x, -1);
+        break;
+      }
+      case Op::Log:
+      case Op::Sqrt: tryPush(op, positive(x, c, s.b & 1), -1); break;
+      case Op::Neg:
+      case Op::Abs: tryPush(op, x, -1); break;
+      case Op::Max:
+      case Op::Min: tryPush(op, x, y); break;
+      default: break;
+    }
+  }
+
+  Tape finish(uint32_t outputBack) {
+    if (t_.size() == 0) constant(1.0);
+    // Sum what nobody reads into the last node, so (nearly) every node is live.
+    std::vector<int32_t> sinks = unread_;
+    if (sinks.size() > 1) {
+      int32_t acc = sinks[0];
+      for (size_t k = 1; k < sinks.size(); ++k) {
+        if (mode_ == TapeMode::Wild && (!v_[acc].bounded() || !v_[sinks[k]].bounded())) {
+          binary(Op::Add, acc, sinks[k]);
+        } else {
+          const int32_t x = squash(acc, kMag / 2), y = squash(sinks[k], kMag / 2);
+          if (!tryPush(Op::Add, x, y)) continue;
+        }
+        acc = last();
+      }
+    }
+    t_.output = t_.size() - 1 - static_cast<int32_t>(outputBack % static_cast<uint32_t>(t_.size()));
+    return std::move(t_);
+  }
+
+ private:
+  // back < kUnreadRange: the back-th most recent node nobody reads yet (not
+  // `skip`), so tapes are mostly live; else any node, or an input.
+  int32_t arg(uint32_t back, int32_t skip) const {
+    if (back >= kInputRef && t_.numInputs() > 0)
+      return t_.inputNodes[(back - kInputRef) % static_cast<uint32_t>(t_.numInputs())];
+    if (back < kUnreadRange) {
+      const uint32_t count = static_cast<uint32_t>(unread_.size()) -
+                             (std::find(unread_.begin(), unread_.end(), skip) != unread_.end() ? 1 : 0);
+      if (count > 0) {
+        uint32_t k = back % count;
+        for (auto it = unread_.rbegin(); it != unread_.rend(); ++it) {
+          if (*it == skip) continue;
+          if (k-- == 0) return *it;
+        }
+      }
+    }
+    const auto n = static_cast<uint32_t>(t_.size());
+    return static_cast<int32_t>(n - 1 - back % n);
+  }
+
+  void add(int32_t node) {
+    const Op op = t_.op[node];
+    if (arity(op) >= 1) markRead(t_.a[node]);
+    if (arity(op) == 2) markRead(t_.b[node]);
+    unread_.push_back(node);
+    if (arity(op) == 0) {
+      v_.push_back(leafBound(t_, node, loose_));
+    } else {
+      const int32_t a = t_.a[node], b = arity(op) == 2 ? t_.b[node] : a;
+      v_.push_back(forwardBound(op, v_[a], v_[b], arity(op) == 2 && a == b, loose_));
+    }
+  }
+  void markRead(int32_t j) {
+    const auto it = std::find(unread_.rbegin(), unread_.rend(), j);
+    if (it != unread_.rend()) unread_.erase(std::next(it).base());
+  }
+  // The step's op, unless its value would leave the error budget.
+  bool tryPush(Op op, int32_t x, int32_t y) {
+    const bool two = arity(op) == 2;
+    const Bound r = forwardBound(op, v_[x], two ? v_[y] : v_[x], two && x == y, loose_);
+    if (mode_ != TapeMode::Wild && (!r.bounded() || r.err > kErrBudget * std::max(1.0, r.mag()))) return false;
+    add(t_.push(op, x, two ? y : -1));
+    return true;
+  }
+  void unary(Op op, int32_t x) { add(t_.push(op, x)); }
+  void binary(Op op, int32_t x, int32_t y) { add(t_.push(op, x, y)); }
+  int32_t last() const { return t_.size() - 1; }
+  int32_t cnst(double c) {
+    add(t_.push(Op::Const, -1, -1, c));
+    return last();
+  }
+
+  // x scaled into [-lim, lim] (a mul by a constant), or x itself when it is inside.
+  int32_t squash(int32_t x, double lim) {
+    const double m = v_[x].mag();
+    if (m <= lim || !v_[x].bounded() || !(m < 1e300)) return x;
+    const double s = lim / m * 0.9990234375;
+    const int32_t k = cnst(s);
+    binary(Op::Mul, x, k);
+    return last();
+  }
+
+  // x when x >= kAway, else x*x + c (or |x| + c in Conditioned mode when `useAbs`).
+  int32_t positive(int32_t x, double c, bool useAbs) {
+    if (v_[x].lo >= kAway || !v_[x].bounded()) return x;
+    int32_t base;
+    if (useAbs && mode_ != TapeMode::Smooth) {
+      unary(Op::Abs, squash(x, kMag));
+    } else {
+      const int32_t sx = squash(x, 8);
+      binary(Op::Mul, sx, sx);
+    }
+    base = last();
+    const int32_t k = cnst(c);
+    binary(Op::Add, base, k);
+    return last();
+  }
+
+  // y when |y| >= kAway everywhere, else positive(y).
+  int32_t away(int32_t y, double c, bool useAbs) {
+    const Bound& b = v_[y];
+    if (b.lo >= kAway || b.hi <= -kAway || !b.bounded()) return y;
+    return positive(y, c, useAbs);
+  }
+
+  TapeMode mode_;
+  uint32_t wildness_;
+  uint32_t bypass_ = 0;
+  Tape t_;
+  std::vector<int32_t> unread_;  // nodes no node reads yet, ascending
+  std::vector<Bound> v_;  // intervals and fp32 error bounds (Conditioned/Smooth)
+  const ErrorModel& loose_;
+};
+
+Gen<uint32_t> genBackOffset() {
+  return gen::weightedOneOf<uint32_t>({{6, gen::inRange<uint32_t>(0, 4)},
+                                       {3, gen::inRange<uint32_t>(0, 64)},
+                                       {1, gen::inRange<uint32_t>(0, 1u << 20)},
+                                       {1, gen::inRange<uint32_t>(kInputRef, kInputRef + kMaxInputs)}});
+}
+
+Gen<uint32_t> genDraw() {
+  // Mostly a few indices (so draws are reused), in any order; sometimes far ones.
+  return gen::weightedOneOf<uint32_t>({{6, gen::inRange<uint32_t>(0, 8)},
+                                       {3, gen::inRange<uint32_t>(0, 256)},
+                                       {1, gen::arbitrary<uint32_t>()}});
+}
+
+Gen<double> genWild() {
+  static const std::vector<double> specials = {
+      0.0, -0.0, 1.0, -1.0, 0.5, 2.0, -2.0, 3.0,
+      1e-310, -4.9406564584124654e-324, 2.2250738585072014e-308,  // double subnormals, DBL_MIN
+      1e-40, -1.401298464324817e-45, 1.1754943508222875e-38,      // float subnormals, FLT_MIN
+      3.4028234663852886e+38, 3.5e38, -1e39,                        // FLT_MAX, beyond it
+      1.7976931348623157e+308, -1.7976931348623157e+308, 1e300,   // DBL_MAX
+      88.8, 89.0, 709.0, 710.0, -104.0, -746.0,                    // exp overflow / underflow edges
+      2.220446049250313e-16, 1.0000000000000002, 0.9999999999999999, 1.1920928955078125e-07};
+  return gen::weightedOneOf<double>({
+      {4, gen::map(gen::inRange(-1000, 1001), [](int k) { return k / 100.0; })},
+      {3, gen::elementOf(specials)},
+      {1, gen::map(gen::pair(gen::inRange(-330, 310), gen::inRange(-9, 10)),
+                   [](std::pair<int, int> p) { return p.second * std::pow(10.0, p.first); })},
+      {1, gen::map(gen::arbitrary<double>(), [](double v) { return finiteOr(v, 0.0); })},
+  });
+}
+
+Gen<double> genModerate() {
+  return gen::map(gen::inRange(-1900, 1901), [](int k) { return k / 1000.0; });
+}
+
+Gen<Step> genStep(TapeMode mode) {
+  return gen::apply(
+      [](int kind, uint32_t a, uint32_t b, double value, uint32_t draw, uint32_t salt) {
+        return Step{kind, a, b, value, draw, salt};
+      },
+      gen::inRange(0, 100), genBackOffset(), genBackOffset(), genValue(mode), genDraw(), gen::inRange<uint32_t>(0, 1024));
+}
+
+}  // namespace
+
+const char* toString(TapeMode m) {
+  switch (m) {
+    case TapeMode::Wild: return "wild";
+    case TapeMode::Conditioned: return "conditioned";
+    case TapeMode::Smooth: return "smooth";
+  }
+  return "?";
+}
+
+Tape buildTape(const TapeSpec& spec) {
+  Builder b(spec.mode, spec.wildness, spec.steps.size());
+  for (double v : spec.inputs) b.input(v);
+  for (const Step& s : spec.steps) b.step(s);
+  Tape t = b.finish(spec.outputBack);
+  t.name = std::string("property-") + toString(spec.mode);
+  return t;
+}
+
+Gen<double> genValue(TapeMode mode) { return mode == TapeMode::Wild ? genWild() : genModerate(); }
+
+Gen<TapeSpec> genTapeSpec(TapeMode mode, int maxNodes) {
+  const double scale = std::max(1, maxNodes) / 100.0;
+  return gen::apply(
+      [mode](std::vector<double> inputs, std::vector<Step> steps, uint32_t outputBack, uint32_t wildness) {
+        return TapeSpec{mode, std::move(inputs), std::move(steps), outputBack, mode == TapeMode::Wild ? wildness : 0};
+      },
+      gen::resize(100, gen::mapcat(gen::inRange(0, 5),
+                                   [mode](int k) { return gen::container<std::vector<double>>(k, genValue(mode)); })),
+      gen::scale(scale, gen::container<std::vector<Step>>(gen::resize(100, genStep(mode)))),
+      gen::resize(100, gen::weightedOneOf<uint32_t>({{8, gen::just<uint32_t>(0)}, {2, gen::inRange<uint32_t>(0, 100)}})),
+      gen::resize(100, gen::weightedElement<uint32_t>({{3, 0}, {3, 1}, {2, 2}, {1, 3}, {1, 4}})));
+}
+
+Gen<std::vector<std::vector<double>>> genMarkets(const TapeSpec& spec, int count, int inputs) {
+  Gen<double> value = genValue(spec.mode);
+  if (spec.mode == TapeMode::Wild)
+    value = gen::map(value, [w = spec.wildness](double v) { return wildValue(v, w); });
+  return gen::resize(100, gen::container<std::vector<std::vector<double>>>(
+                              count, gen::container<std::vector<double>>(inputs, value)));
+}
+
+Gen<PlanSpec> genPlanSpec() {
+  return gen::resize(
+      100, gen::apply(
+               [](uint32_t strategy, uint32_t segments, uint32_t segLen, std::vector<uint32_t> cuts) {
+                 return PlanSpec{strategy, segments, segLen, std::move(cuts)};
+               },
+               gen::inRange<uint32_t>(0, static_cast<uint32_t>(strategies().size()) + 1),
+               gen::weightedOneOf<uint32_t>({{6, gen::inRange<uint32_t>(0, 20)}, {2, gen::arbitrary<uint32_t>()}}),
+               gen::weightedOneOf<uint32_t>({{3, gen::just<uint32_t>(0)}, {2, gen::inRange<uint32_t>(0, 64)},
+                                             {1, gen::arbitrary<uint32_t>()}}),
+               gen::container<std::vector<uint32_t>>(gen::arbitrary<uint32_t>())));
+}
+
+Plan buildPlan(const Tape& t, const PlanSpec& s) {
+  const uint32_t n = static_cast<uint32_t>(t.size());
+  const auto& list = strategies();
+  if (s.strategy < list.size()) {
+    PlanOptions o;
+    o.segments = static_cast<int>(1 + s.segments % n);
+    o.segLen = s.segLen == 0 ? 0 : static_cast<int>(1 + s.segLen % n);
+    return makeStrategyPlan(list[s.strategy].name, t, o);
+  }
+  std::vector<int32_t> bounds{0};
+  for (uint32_t c : s.cuts) bounds.push_back(static_cast<int32_t>(c % n));
+  bounds.push_back(static_cast<int32_t>(n));
+  std::sort(bounds.begin(), bounds.end());
+  bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
+  return makePlan(t, std::move(bounds), "random-cuts");
+}
+
+std::string describePlan(const Plan& p) {
+  std::ostringstream os;
+  os << p.strategy << ", " << p.segments() << " segments, bounds {";
+  for (size_t i = 0; i < p.bounds.size() && i < 40; ++i) os << (i ? " " : "") << p.bounds[i];
+  if (p.bounds.size() > 40) os << " ...";
+  os << "}, " << p.crossing.size() << " crossing, " << p.scratchSlots << " slots";
+  return os.str();
+}
+
+std::vector<KernelKind> checkpointedKinds(const std::vector<KernelKind>& kinds) {
+  std::vector<KernelKind> out;
+  for (KernelKind k : kinds)
+    if (k != KernelKind::Plain) out.push_back(k);
+  return out;
+}
+
+Gen<CkptSpec> genCkptSpec(const std::vector<KernelKind>& kinds) {
+  const std::vector<KernelKind> ck = checkpointedKinds(kinds);
+  return gen::apply([](KernelKind k, PlanSpec p, ScratchLayout l) { return CkptSpec{k, std::move(p), l}; },
+                    gen::elementOf(ck), genPlanSpec(), gen::element(ScratchLayout::SoA, ScratchLayout::AoS));
+}
+
+KernelOptions checkpointedOptions(const Tape& tape, Precision precision, const CkptSpec& spec) {
+  KernelOptions o;
+  o.precision = precision;
+  o.kind = spec.kind;
+  o.plan = buildPlan(tape, spec.plan);
+  o.layout = spec.layout;
+  return o;
+}
+
+std::string describeOptions(const KernelOptions& o) {
+  std::string s = std::string(toString(o.kind)) + " kernel, " + toString(o.precision) +
+                  (o.greeks ? ", greeks" : ", value only") + ", markets " + std::to_string(o.markets);
+  if (o.kind == KernelKind::Scratch) s += std::string(", ") + toString(o.layout);
+  if (o.kind != KernelKind::Plain) s += ", plan " + describePlan(o.plan);
+  return s;
+}
+
+std::string describeMarkets(const std::vector<std::vector<double>>& markets) {
+  std::string s;
+  char buf[40];
+  for (const auto& m : markets) {
+    s += s.empty() ? "{" : " {";
+    for (size_t k = 0; k < m.size(); ++k) {
+      std::snprintf(buf, sizeof buf, "%s%.17g", k ? ", " : "", m[k]);
+      s += buf;
+    }
+    s += "}";
+  }
+  return s.empty() ? "{}" : s;
+}
+
+void showValue(const TapeSpec& spec, std::ostream& os) {
+  const Tape t = buildTape(spec);
+  os << "(" << toString(spec.mode) << " tape, wildness " << spec.wildness << ", " << t.size() << " nodes, " << t.numInputs() << " inputs)\n"
+     << writeTape(t);
+}
+
+void showValue(const PlanSpec& s, std::ostream& os) {
+  os << "PlanSpec{strategy " << s.strategy << ", segments " << s.segments << ", segLen " << s.segLen << ", "
+     << s.cuts.size() << " cuts}";
+}
+
+void showValue(const CkptSpec& s, std::ostream& os) {
+  os << toString(s.kind) << " kernel, " << toString(s.layout) << ", ";
+  showValue(s.plan, os);
+}
+
+void showValue(TapeMode mode, std::ostream& os) { os << toString(mode); }
+
+}  // namespace tapelab::props

@@ -1,0 +1,289 @@
+#include "properties/harness.h"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <sstream>
+
+#include "tape/textformat.h"
+
+namespace tapelab {
+void showValue(KernelKind k, std::ostream& os) { os << toString(k); }
+void showValue(ScratchLayout l, std::ostream& os) { os << toString(l); }
+void showValue(Precision p, std::ostream& os) { os << toString(p); }
+}  // namespace tapelab
+
+namespace tapelab::props {
+
+namespace {
+
+constexpr uint64_t kDefaultSeed = 20240917;
+
+std::optional<Tape> gCurrentTape, gFailingTape;
+Counters gCounters;
+
+// Shrinking a failure on a slow engine could take hours: after
+// TAPELAB_PROPERTY_SHRINK_SECONDS (default 120) every further shrink
+// candidate is rejected unrun, and the smallest failure so far is reported.
+struct ShrinkClock {
+  bool failed = false;
+  std::chrono::steady_clock::time_point since;
+  bool stopped = false;
+  int64_t tries = 0;
+} gShrink;
+
+class ShrinkListener final : public rc::detail::TestListener {
+ public:
+  void onTestCaseFinished(const rc::detail::CaseDescription&) override {}
+  void onShrinkTried(const rc::detail::CaseDescription&, bool) override { ++gShrink.tries; }
+  void onTestFinished(const rc::detail::TestMetadata&, const rc::detail::TestResult&) override {}
+};
+
+uint64_t envU64(const char* name, uint64_t fallback) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return fallback;
+  char* end = nullptr;
+  const unsigned long long x = std::strtoull(v, &end, 0);
+  if (*end != '\0') {
+    std::cerr << "properties: ignoring " << name << "='" << v << "' (not a number)\n";
+    return fallback;
+  }
+  return x;
+}
+
+uint64_t baseSeed() {
+  const char* rc = std::getenv("RC_PARAMS");
+  if (rc && std::strstr(rc, "seed")) return rc::detail::configuration().testParams.seed;
+  return envU64("TAPELAB_PROPERTY_SEED", kDefaultSeed);
+}
+
+// FNV-1a, so a property's seed depends on its name only.
+uint64_t hashName(const std::string& s) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+std::string currentTestName() {
+  const auto* info = testing::UnitTest::GetInstance()->current_test_info();
+  return info ? std::string(info->test_suite_name()) + "." + info->name() : "property";
+}
+
+std::filesystem::path failureDir() {
+  if (const char* d = std::getenv("TAPELAB_PROPERTY_FAILURES"); d && *d) return d;
+  return std::filesystem::path(TAPELAB_BINARY_DIR) / "properties" / "failures";
+}
+
+std::string fileNameOf(std::string s) {
+  for (char& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
+  return s;
+}
+
+}  // namespace
+
+EngineClass engineClass(const std::string& e) {
+  if (e == "reference" || e == "reference-f32") return EngineClass::Interpreted;
+  if (e == "reference-mp") return EngineClass::Multiprecision;
+  return EngineClass::Compiled;
+}
+
+bool isCpuEngine(const std::string& e) { return e.rfind("reference", 0) == 0 || e == "cpu-jit"; }
+
+int propertyRuns() {
+  const uint64_t r = envU64("TAPELAB_PROPERTY_RUNS", 1);
+  return static_cast<int>(std::clamp<uint64_t>(r, 1, 1000000));
+}
+
+Budget budget(const std::string& engine, int baseCases) {
+  const int runs = propertyRuns();
+  switch (engineClass(engine)) {
+    case EngineClass::Interpreted: return {baseCases * runs, 3000, 300};
+    case EngineClass::Multiprecision: return {std::max(2, baseCases / 4) * runs, 300, 40};
+    case EngineClass::Compiled: return {std::max(2, baseCases / 8) * runs, 150, 300};
+  }
+  return {baseCases * runs, 100, 100};
+}
+
+std::vector<std::string> engineNames() {
+  std::vector<std::string> names;
+  for (const auto& e : engineRegistry()) names.push_back(e.name);
+  return names;
+}
+
+std::string paramName(const testing::TestParamInfo<std::string>& info) {
+  std::string s = info.param;
+  for (char& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return s;
+}
+
+bool runnable(const std::string& engine, EngineUnderTest& out) {
+  const EngineCaps caps = engineCaps(findEngine(engine));
+  std::string why;
+  if (!caps.usable) why = caps.reason.empty() ? "not usable here" : caps.reason;
+  else if (caps.compileOnly) why = "compile-only here (" + caps.reason + ")";
+  if (!why.empty()) {
+    std::cout << "SKIP " << engine << ": " << why << std::endl;
+    return false;
+  }
+  out.name = engine;
+  out.caps = caps;
+  out.precisions.clear();
+  if (caps.fp64) out.precisions.push_back(Precision::F64);
+  if (caps.fp32) out.precisions.push_back(Precision::F32);
+  return true;
+}
+
+Counters& counters() { return gCounters; }
+
+void noteTape(const Tape& t) { gCurrentTape = t; }
+
+void checkProperty(const std::string& engine, int cases, const std::function<void()>& body) {
+  const std::string test = currentTestName();
+  rc::detail::TestParams params;
+  params.seed = baseSeed() ^ hashName(test);
+  params.maxSuccess = cases;
+  params.maxSize = 100;
+  params.maxDiscardRatio = 10;
+  gCounters = {};
+  gFailingTape.reset();
+  const auto t0 = std::chrono::steady_clock::now();
+
+  gShrink = {};
+  const double shrinkSeconds = static_cast<double>(envU64("TAPELAB_PROPERTY_SHRINK_SECONDS", 120));
+  auto wrapped = [&] {
+    if (gShrink.failed &&
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - gShrink.since).count() > shrinkSeconds) {
+      gShrink.stopped = true;
+      return;  // reject the candidate unrun
+    }
+    gCurrentTape.reset();
+    auto failed = [&] {
+      gFailingTape = gCurrentTape;
+      if (!gShrink.failed) gShrink.since = std::chrono::steady_clock::now();
+      gShrink.failed = true;
+    };
+    try {
+      body();
+    } catch (const rc::detail::CaseResult& r) {
+      if (r.type == rc::detail::CaseResult::Type::Failure) failed();
+      throw;
+    } catch (...) {
+      failed();
+      throw;
+    }
+  };
+  rc::detail::TestMetadata meta;
+  meta.id = test;
+  meta.description = test;
+  ShrinkListener listener;
+  const rc::detail::TestResult result = rc::detail::checkProperty(
+      rc::detail::toProperty(wrapped), meta, params, listener, rc::detail::configuration().reproduce);
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  int passed = 0;
+  if (result.is<rc::detail::SuccessResult>()) passed = result.get<rc::detail::SuccessResult>().numSuccess;
+  if (result.is<rc::detail::FailureResult>()) passed = result.get<rc::detail::FailureResult>().numSuccess;
+  if (result.is<rc::detail::GaveUpResult>()) passed = result.get<rc::detail::GaveUpResult>().numSuccess;
+  gCounters.tapes = passed;
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "COUNT %s engine=%s tapes=%d kernels=%" PRId64 " runs=%" PRId64 " compared=%" PRId64
+                " unchecked=%" PRId64 " seconds=%.1f seed=%" PRIu64,
+                test.c_str(), engine.c_str(), passed, gCounters.kernels, gCounters.runs, gCounters.compared,
+                gCounters.unchecked, secs, params.seed);
+  std::cout << line << std::endl;
+
+  if (!result.is<rc::detail::SuccessResult>()) {
+    std::ostringstream msg;
+    msg << "property " << test << " on " << engine << " failed; seed " << params.seed
+        << " (TAPELAB_PROPERTY_SEED=" << baseSeed() << ", " << cases << " cases)\n";
+    rc::detail::printResultMessage(result, msg);
+    if (gShrink.stopped)
+      msg << "\n(shrinking stopped after " << shrinkSeconds << " s and " << gShrink.tries
+          << " tries: TAPELAB_PROPERTY_SHRINK_SECONDS)";
+    if (gFailingTape) {
+      std::error_code ec;
+      const std::filesystem::path dir = failureDir();
+      std::filesystem::create_directories(dir, ec);
+      const std::filesystem::path file = dir / (fileNameOf(test) + ".tape");
+      try {
+        writeTapeFile(*gFailingTape, file.string());
+        bool isEngine = false;
+        for (const auto& e : engineRegistry()) isEngine = isEngine || e.name == engine;
+        msg << "\nshrunk tape written to " << file.string() << " (replay: tapelab run " << file.string()
+            << (isEngine ? " --engine " + engine : std::string()) << ")";
+      } catch (const std::exception& ex) {
+        msg << "\ncould not write the shrunk tape: " << ex.what();
+      }
+    }
+    ADD_FAILURE() << msg.str();
+  }
+}
+
+std::unique_ptr<Kernel> compileOn(const std::string& engine, const Tape& tape, const KernelOptions& o) {
+  const EngineEntry& e = findEngine(engine);
+  std::unique_ptr<Engine> eng = e.make();
+  ++gCounters.kernels;
+  return eng->compile(tape, o);
+}
+
+RunResult runKernel(Kernel& k, const std::vector<std::vector<double>>& inputs, uint64_t paths, uint64_t seed) {
+  ++gCounters.runs;
+  return k.run(inputs, paths, seed);
+}
+
+std::string describe(double v) {
+  uint64_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g (0x%016" PRIx64 ")", v, bits);
+  return buf;
+}
+
+bool sameBits(double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; }
+
+void assertSameBits(const MarketResult& x, const MarketResult& y, const std::string& what) {
+  auto one = [&](double a, double b, const std::string& field) {
+    ++gCounters.compared;
+    if (!sameBits(a, b)) RC_FAIL(what + ": " + field + " differs: " + describe(a) + " vs " + describe(b));
+  };
+  one(x.value, y.value, "value");
+  one(x.valueStderr, y.valueStderr, "value stderr");
+  RC_ASSERT(x.greeks.size() == y.greeks.size());
+  RC_ASSERT(x.greeksStderr.size() == y.greeksStderr.size());
+  for (size_t k = 0; k < x.greeks.size(); ++k) {
+    one(x.greeks[k], y.greeks[k], "adjoint of input " + std::to_string(k));
+    one(x.greeksStderr[k], y.greeksStderr[k], "stderr of adjoint " + std::to_string(k));
+  }
+}
+
+void assertSameBits(const RunResult& x, const RunResult& y, const std::string& what) {
+  RC_ASSERT(x.markets.size() == y.markets.size());
+  for (size_t m = 0; m < x.markets.size(); ++m)
+    assertSameBits(x.markets[m], y.markets[m], what + ", market " + std::to_string(m));
+}
+
+ThreadsOverride::ThreadsOverride(int threads) {
+  if (const char* v = std::getenv("TAPELAB_THREADS")) {
+    had_ = true;
+    old_ = v;
+  }
+  setenv("TAPELAB_THREADS", std::to_string(threads).c_str(), 1);
+}
+
+ThreadsOverride::~ThreadsOverride() {
+  if (had_) setenv("TAPELAB_THREADS", old_.c_str(), 1);
+  else unsetenv("TAPELAB_THREADS");
+}
+
+}  // namespace tapelab::props

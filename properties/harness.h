@@ -1,0 +1,112 @@
+// Running rapidcheck properties inside GoogleTest, per engine, on a budget.
+//
+// Every engine property is a value-parameterised test over the engine
+// registry (api/registry.h): an engine that is not built or not runnable here
+// prints "SKIP <engine>: <reason>" and is reported as skipped, so a new engine
+// is covered as soon as it is registered.
+//
+// Seeds and counts: each (property, engine) pair runs a fixed number of cases
+// (its budget, below) from a fixed seed derived from the property's name and
+// TAPELAB_PROPERTY_SEED (default 20240917; RC_PARAMS="seed=..." also works).
+// TAPELAB_PROPERTY_RUNS multiplies every case count (long runs). At the end of
+// each test one line "COUNT <test> engine=<e> tapes=<n> kernels=<k> ..." says
+// what it saw. A failure prints the seed, rapidcheck's shrunk counterexample
+// (tapes in the .tape format), and writes the shrunk tape to
+// $TAPELAB_PROPERTY_FAILURES (default <build>/properties/failures/<test>.tape).
+#pragma once
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+
+#include <cstdint>
+#include <functional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "api/engine.h"
+#include "api/registry.h"
+#include "tape/tape.h"
+
+namespace tapelab {
+void showValue(KernelKind k, std::ostream& os);
+void showValue(ScratchLayout l, std::ostream& os);
+void showValue(Precision p, std::ostream& os);
+}  // namespace tapelab
+
+namespace tapelab::props {
+
+// Cost classes: how many cases and how large, per engine.
+enum class EngineClass { Interpreted, Multiprecision, Compiled };
+EngineClass engineClass(const std::string& engine);
+// CPU engines: their results must not depend on TAPELAB_THREADS.
+bool isCpuEngine(const std::string& engine);
+
+struct Budget {
+  int cases;          // rapidcheck cases for this property on this engine
+  int maxNodes;       // tape steps at the largest size
+  uint64_t maxPaths;  // paths per run
+};
+// `baseCases` is the count for an interpreted engine; multiprecision runs a
+// quarter, compiled engines (cpu-jit, GPUs: compile time dominates) an eighth
+// (at least 2); all times TAPELAB_PROPERTY_RUNS.
+Budget budget(const std::string& engine, int baseCases);
+int propertyRuns();
+
+std::vector<std::string> engineNames();
+std::string paramName(const testing::TestParamInfo<std::string>& info);
+
+// What the current engine property may use; empty name = skipped.
+struct EngineUnderTest {
+  std::string name;
+  EngineCaps caps;
+  std::vector<Precision> precisions;  // those caps says it supports
+};
+// Usable-and-runnable check: prints "SKIP <engine>: <reason>" and returns false otherwise.
+bool runnable(const std::string& engine, EngineUnderTest& out);
+
+// Counters the COUNT line reports; reset by checkProperty.
+struct Counters {
+  int64_t tapes = 0;      // property cases that passed
+  int64_t kernels = 0;    // kernels compiled
+  int64_t runs = 0;       // kernel runs
+  int64_t compared = 0;   // numbers compared (bits or tolerance)
+  int64_t unchecked = 0;  // numbers whose tolerance was unbounded (weak cases)
+};
+Counters& counters();
+
+// Runs `body` as a rapidcheck property with `cases` cases from this test's
+// seed; on failure, fails the current GoogleTest test with the counterexample.
+void checkProperty(const std::string& engine, int cases, const std::function<void()>& body);
+// The tape the current case tests: written to a file when the case fails.
+void noteTape(const Tape& tape);
+
+// Compiles through `engine` (counted); a fresh Engine object each call.
+std::unique_ptr<Kernel> compileOn(const std::string& engine, const Tape& tape, const KernelOptions& o);
+RunResult runKernel(Kernel& k, const std::vector<std::vector<double>>& inputs, uint64_t paths, uint64_t seed);
+
+// Bit-for-bit comparison (NaN by bit pattern). On a difference, fails the
+// rapidcheck case with both numbers (17 digits and hex bits) and `what`.
+std::string describe(double v);
+bool sameBits(double x, double y);
+void assertSameBits(const RunResult& x, const RunResult& y, const std::string& what);
+void assertSameBits(const MarketResult& x, const MarketResult& y, const std::string& what);
+
+// Sets TAPELAB_THREADS for its lifetime (restores the previous value).
+class ThreadsOverride {
+ public:
+  explicit ThreadsOverride(int threads);
+  ~ThreadsOverride();
+  ThreadsOverride(const ThreadsOverride&) = delete;
+  ThreadsOverride& operator=(const ThreadsOverride&) = delete;
+
+ private:
+  bool had_ = false;
+  std::string old_;
+};
+
+}  // namespace tapelab::props
+
+// Value-parameterised over the engine registry.
+#define TAPELAB_ENGINE_SUITE(Suite)                                                                       \
+  INSTANTIATE_TEST_SUITE_P(Engines, Suite, ::testing::ValuesIn(::tapelab::props::engineNames()), \
+                           ::tapelab::props::paramName)

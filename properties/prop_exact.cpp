@@ -1,0 +1,220 @@
+// Exactness properties, on every runnable engine: where the design promises
+// the same bits (checkpointed vs plain, markets together vs alone, the same
+// call twice, any thread count), results are compared bit for bit, NaN by
+// its bit pattern. Tapes are wild two times in three (Inf, NaN, signed
+// zeros, subnormals), conditioned otherwise.
+#include "properties/gen.h"
+#include "properties/harness.h"
+
+namespace tapelab::props {
+namespace {
+
+namespace gen = rc::gen;
+
+class Exact : public testing::TestWithParam<std::string> {};
+TAPELAB_ENGINE_SUITE(Exact);
+
+TapeMode exactMode() {
+  return *gen::weightedElement<TapeMode>({{2, TapeMode::Wild}, {1, TapeMode::Conditioned}});
+}
+
+// A tape for this case, noted for the failure report.
+struct CaseTape {
+  TapeSpec spec;
+  Tape tape;
+};
+CaseTape caseTape(TapeMode mode, int maxNodes) {
+  CaseTape c{*genTapeSpec(mode, maxNodes), {}};
+  c.tape = buildTape(c.spec);
+  noteTape(c.tape);
+  return c;
+}
+
+// Any kernel the engine offers: plain, or checkpointed with a random plan.
+KernelOptions anyKernel(const Tape& tape, const EngineUnderTest& e, Precision p) {
+  const bool ckpt = !checkpointedKinds(e.caps.kinds).empty() && *gen::arbitrary<bool>();
+  if (!ckpt) {
+    KernelOptions o;
+    o.precision = p;
+    return o;
+  }
+  return checkpointedOptions(tape, p, *genCkptSpec(e.caps.kinds));
+}
+
+uint64_t casePaths(const Budget& b) {
+  return *gen::weightedOneOf<uint64_t>({{1, gen::just<uint64_t>(1)},
+                                        {6, gen::inRange<uint64_t>(1, 65)},
+                                        {3, gen::inRange<uint64_t>(1, b.maxPaths + 1)}});
+}
+
+// Checkpointed == plain for every kernel kind, strategy, segment count, layout.
+TEST_P(Exact, CheckpointedEqualsPlain) {
+  EngineUnderTest e;
+  if (!runnable(GetParam(), e)) GTEST_SKIP() << GetParam() << " is not runnable here";
+  if (checkpointedKinds(e.caps.kinds).empty()) {
+    std::cout << "SKIP " << e.name << ": caps() lists no checkpointed kernel kind" << std::endl;
+    GTEST_SKIP();
+  }
+  const Budget b = budget(e.name, 100);
+  // Several checkpointed kernels per plain one: compile time dominates on GPUs.
+  const int perCase = engineClass(e.name) == EngineClass::Compiled ? 2 : 3;
+  checkProperty(e.name, b.cases, [&] {
+    const TapeMode mode = exactMode();
+    const auto [spec, tape] = caseTape(mode, b.maxNodes);
+    const Precision prec = *gen::elementOf(e.precisions);
+    const auto markets = *genMarkets(spec, 1, tape.numInputs());
+    const uint64_t paths = casePaths(b);
+    const uint64_t seed = *gen::arbitrary<uint64_t>();
+    RC_LOG() << "paths " << paths << ", seed " << seed << ", inputs " << describeMarkets(markets) << "\n";
+    KernelOptions plain;
+    plain.precision = prec;
+    auto kp = compileOn(e.name, tape, plain);
+    const RunResult rp = runKernel(*kp, markets, paths, seed);
+    for (int j = 0; j < perCase; ++j) {
+      const KernelOptions o = checkpointedOptions(tape, prec, *genCkptSpec(e.caps.kinds));
+      RC_LOG() << "kernel " << j << ": " << describeOptions(o) << "\n";
+      auto kc = compileOn(e.name, tape, o);
+      assertSameBits(rp, runKernel(*kc, markets, paths, seed), describeOptions(o) + " vs plain");
+    }
+  });
+}
+
+// Several markets in one dispatch == each market alone.
+TEST_P(Exact, MarketsTogetherEqualAlone) {
+  EngineUnderTest e;
+  if (!runnable(GetParam(), e)) GTEST_SKIP() << GetParam() << " is not runnable here";
+  const int maxMarkets = std::min(8, e.caps.maxMarkets);
+  if (maxMarkets < 2) {
+    std::cout << "SKIP " << e.name << ": caps() allows one market per dispatch" << std::endl;
+    GTEST_SKIP();
+  }
+  const Budget b = budget(e.name, 40);
+  checkProperty(e.name, b.cases, [&] {
+    const TapeMode mode = exactMode();
+    const auto [spec, tape] = caseTape(mode, b.maxNodes);
+    const Precision prec = *gen::elementOf(e.precisions);
+    const int count = *gen::inRange(2, maxMarkets + 1);
+    const auto markets = *genMarkets(spec, count, tape.numInputs());
+    const uint64_t paths = casePaths(b);
+    const uint64_t seed = *gen::arbitrary<uint64_t>();
+    KernelOptions o = anyKernel(tape, e, prec);
+    o.greeks = *gen::weightedElement<bool>({{4, true}, {1, false}});
+    RC_LOG() << "paths " << paths << ", seed " << seed << ", markets " << describeMarkets(markets) << "\n"
+             << describeOptions(o) << "\n";
+    KernelOptions together = o;
+    together.markets = count;
+    auto kt = compileOn(e.name, tape, together);
+    const RunResult rt = runKernel(*kt, markets, paths, seed);
+    RC_ASSERT(rt.markets.size() == markets.size());
+    auto ka = compileOn(e.name, tape, o);
+    for (int m = 0; m < count; ++m) {
+      const RunResult ra = runKernel(*ka, {markets[m]}, paths, seed);
+      assertSameBits(rt.markets[m], ra.markets.at(0), "market " + std::to_string(m) + " of " +
+                                                          std::to_string(count) + " vs alone");
+    }
+  });
+}
+
+// The same call twice, on the same kernel and on a second compilation of it,
+// gives the same bits; and a value-only kernel gives the value of the greeks kernel.
+TEST_P(Exact, SameSeedSameBits) {
+  EngineUnderTest e;
+  if (!runnable(GetParam(), e)) GTEST_SKIP() << GetParam() << " is not runnable here";
+  const Budget b = budget(e.name, 40);
+  checkProperty(e.name, b.cases, [&] {
+    const TapeMode mode = exactMode();
+    const auto [spec, tape] = caseTape(mode, b.maxNodes);
+    const Precision prec = *gen::elementOf(e.precisions);
+    const auto markets = *genMarkets(spec, 1, tape.numInputs());
+    const uint64_t paths = casePaths(b);
+    const uint64_t seed = *gen::arbitrary<uint64_t>();
+    const KernelOptions o = anyKernel(tape, e, prec);
+    RC_LOG() << "paths " << paths << ", seed " << seed << ", inputs " << describeMarkets(markets) << "\n"
+             << describeOptions(o) << "\n";
+    auto k1 = compileOn(e.name, tape, o);
+    const RunResult r1 = runKernel(*k1, markets, paths, seed);
+    assertSameBits(r1, runKernel(*k1, markets, paths, seed), "second run of the same kernel");
+    auto k2 = compileOn(e.name, tape, o);
+    assertSameBits(r1, runKernel(*k2, markets, paths, seed), "run of a second compilation");
+
+    KernelOptions v = o;
+    v.greeks = false;
+    auto kv = compileOn(e.name, tape, v);
+    const RunResult rv = runKernel(*kv, markets, paths, seed);
+    ++counters().compared;
+    if (!sameBits(rv.markets.at(0).value, r1.markets.at(0).value) ||
+        !sameBits(rv.markets.at(0).valueStderr, r1.markets.at(0).valueStderr))
+      RC_FAIL("value-only kernel gives " + describe(rv.markets[0].value) + " (stderr " +
+              describe(rv.markets[0].valueStderr) + "), the greeks kernel " + describe(r1.markets[0].value) +
+              " (stderr " + describe(r1.markets[0].valueStderr) + ")");
+  });
+}
+
+// CPU engines: the result does not depend on TAPELAB_THREADS (several
+// reduction blocks: up to a few thousand paths).
+TEST_P(Exact, ThreadCountIndependent) {
+  EngineUnderTest e;
+  if (!runnable(GetParam(), e)) GTEST_SKIP() << GetParam() << " is not runnable here";
+  if (!isCpuEngine(e.name)) {
+    std::cout << "SKIP " << e.name << ": not a CPU engine (TAPELAB_THREADS does not apply)" << std::endl;
+    GTEST_SKIP();
+  }
+  const Budget b = budget(e.name, 30);
+  const uint64_t maxPaths = engineClass(e.name) == EngineClass::Multiprecision ? 1100 : 3500;
+  checkProperty(e.name, b.cases, [&] {
+    const TapeMode mode = exactMode();
+    const auto [spec, tape] = caseTape(mode, std::max(10, b.maxNodes / 10));
+    const Precision prec = *gen::elementOf(e.precisions);
+    const auto markets = *genMarkets(spec, 1, tape.numInputs());
+    const uint64_t paths = *gen::inRange<uint64_t>(1, maxPaths + 1);
+    const uint64_t seed = *gen::arbitrary<uint64_t>();
+    const KernelOptions o = anyKernel(tape, e, prec);
+    RC_LOG() << "paths " << paths << ", seed " << seed << ", inputs " << describeMarkets(markets) << "\n"
+             << describeOptions(o) << "\n";
+    std::optional<RunResult> first;
+    for (int threads : {1, 2, 3, 8}) {
+      ThreadsOverride env(threads);
+      auto k = compileOn(e.name, tape, o);
+      const RunResult r = runKernel(*k, markets, paths, seed);
+      if (!first) first = r;
+      else assertSameBits(*first, r, "TAPELAB_THREADS=" + std::to_string(threads) + " vs 1");
+    }
+  });
+}
+
+// Engines that can only compile here (cuda without a driver): every random
+// tape and plan compiles. Runnable engines compile in every property above.
+class Compile : public testing::TestWithParam<std::string> {};
+TAPELAB_ENGINE_SUITE(Compile);
+
+TEST_P(Compile, RandomTapesCompile) {
+  const EngineEntry& entry = findEngine(GetParam());
+  const EngineCaps caps = engineCaps(entry);
+  if (!caps.usable) {
+    std::cout << "SKIP " << GetParam() << ": " << (caps.reason.empty() ? "not usable here" : caps.reason)
+              << std::endl;
+    GTEST_SKIP();
+  }
+  if (!caps.compileOnly) {
+    std::cout << "SKIP " << GetParam() << ": runnable here; the Exact properties compile it" << std::endl;
+    GTEST_SKIP();
+  }
+  EngineUnderTest e{GetParam(), caps, {}};
+  if (caps.fp64) e.precisions.push_back(Precision::F64);
+  if (caps.fp32) e.precisions.push_back(Precision::F32);
+  const Budget b = budget(e.name, 40);
+  checkProperty(e.name, b.cases, [&] {
+    const Tape tape = caseTape(TapeMode::Wild, b.maxNodes).tape;
+    const Precision prec = *gen::elementOf(e.precisions);
+    KernelOptions o = anyKernel(tape, e, prec);
+    o.markets = *gen::inRange(1, std::min(8, caps.maxMarkets) + 1);
+    o.greeks = *gen::weightedElement<bool>({{4, true}, {1, false}});
+    RC_LOG() << describeOptions(o) << "\n";
+    auto k = compileOn(e.name, tape, o);
+    RC_ASSERT(k != nullptr);
+    (void)k->stats();
+  });
+}
+
+}  // namespace
+}  // namespace tapelab::props
