@@ -33,7 +33,7 @@ std::string coefficientArray(const char* name, const double* c, int count) {
 std::string prelude(Precision p) {
   const bool f64 = p == Precision::F64;
   std::string s;
-  s += "#include <cstddef>\n#include <cstdint>\n#include <xsimd/xsimd.hpp>\n\n";
+  s += "#include <cstddef>\n#include <cstdint>\n#include <type_traits>\n#include <xsimd/xsimd.hpp>\n\n";
   s += "namespace {\n";
   s += std::string("using T = ") + (f64 ? "double" : "float") + ";\n";
   s += std::string("using UT = ") + (f64 ? "std::uint64_t" : "std::uint32_t") + ";  // as wide as T\n";
@@ -58,10 +58,32 @@ struct Ctx {
 inline B tl_opq(const B& x, UT opaque) {
   return xsimd::bitwise_cast<B>(xsimd::bitwise_cast<UB>(x) ^ UB(opaque));
 }
-// xsimd's exp and log (not libm's; see reference/cpujit/README.md), out of line:
-// one copy in the object however long the tape.
-TL_NOINLINE B tl_exp(B x) { return xsimd::exp(x); }
-TL_NOINLINE B tl_log(B x) { return xsimd::log(x); }
+// xsimd's exp and log (not libm's; see reference/cpujit/README.md).
+)";
+  s += "// Out of line: one copy per object, however long the tape.\n";
+  if (f64)
+    s += R"(// xsimd::exp's own steps (reduction, polynomial, finalize, ldexp, selects),
+// except that the integer k of ldexp(c, k) comes from the 1.5*2^52 trick
+// instead of xsimd's to_int, which on AVX2 is a scalar loop through memory.
+// k is integral and |k| < 2^51 wherever the result is not replaced by the
+// selects, so the bits are xsimd::exp's (tested).
+TL_NOINLINE B tl_exp(B a) {
+  namespace xd = xsimd::kernel::detail;
+  using R = xd::exp_reduction<double, typename B::arch_type, xd::exp_tag>;
+  using I = xsimd::batch<std::int64_t>;
+  B hi, lo, x;
+  const B k = R::reduce(a, hi, lo, x);
+  B c = R::approx(x);
+  c = R::finalize(x, c, hi, lo);
+  const B magic(T(6755399441055744.0));
+  const I ki = xsimd::bitwise_cast<I>(k + magic) - xsimd::bitwise_cast<I>(magic);
+  c = xsimd::select(a <= R::minlog(), B(T(0)), xsimd::ldexp(c, ki));
+  return xsimd::select(a >= R::maxlog(), xsimd::constants::infinity<B>(), c);
+}
+)";
+  else
+    s += "TL_NOINLINE B tl_exp(B a) { return xsimd::exp(a); }\n";
+  s += R"(TL_NOINLINE B tl_log(B x) { return xsimd::log(x); }
 )";
   s += "constexpr std::uint32_t kM0 = " + std::to_string(kPhiloxM0) + "u, kM1 = " + std::to_string(kPhiloxM1) +
        "u, kW0 = " + std::to_string(kPhiloxW0) + "u, kW1 = " + std::to_string(kPhiloxW1) + "u;\n";
@@ -69,7 +91,8 @@ TL_NOINLINE B tl_log(B x) { return xsimd::log(x); }
        coefficientArray("kC", kNormalC, 6) + coefficientArray("kD", kNormalD, 4);
   s += "constexpr T kLow = " + lit(kNormalLow) + ";\n";
   s += R"(
-// 32x32 -> 64-bit products per lane: hi and lo words.
+// 32x32 -> 64-bit products per lane: hi words from the even/odd 64-bit
+// products, lo words from the 32-bit multiply.
 template <class V>
 inline void tl_mulhilo(std::uint32_t m, const V& a, V& hi, V& lo) {
 #if XSIMD_WITH_AVX512F
@@ -77,7 +100,7 @@ inline void tl_mulhilo(std::uint32_t m, const V& a, V& hi, V& lo) {
     const __m512i mm = _mm512_set1_epi64(m), x = a;
     const __m512i pe = _mm512_mul_epu32(x, mm), po = _mm512_mul_epu32(_mm512_srli_epi64(x, 32), mm);
     hi = V(_mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(pe, 32), po));
-    lo = V(_mm512_mask_blend_epi32(0xAAAA, pe, _mm512_slli_epi64(po, 32)));
+    lo = V(_mm512_mullo_epi32(x, _mm512_set1_epi32(static_cast<int>(m))));
     return;
   }
 #endif
@@ -86,7 +109,7 @@ inline void tl_mulhilo(std::uint32_t m, const V& a, V& hi, V& lo) {
     const __m256i mm = _mm256_set1_epi64x(m), x = a;
     const __m256i pe = _mm256_mul_epu32(x, mm), po = _mm256_mul_epu32(_mm256_srli_epi64(x, 32), mm);
     hi = V(_mm256_blend_epi32(_mm256_srli_epi64(pe, 32), po, 0xAA));
-    lo = V(_mm256_blend_epi32(pe, _mm256_slli_epi64(po, 32), 0xAA));
+    lo = V(_mm256_mullo_epi32(x, _mm256_set1_epi32(static_cast<int>(m))));
     return;
   }
 #endif
@@ -95,7 +118,7 @@ inline void tl_mulhilo(std::uint32_t m, const V& a, V& hi, V& lo) {
     const __m128i mm = _mm_set1_epi64x(m), x = a;
     const __m128i pe = _mm_mul_epu32(x, mm), po = _mm_mul_epu32(_mm_srli_epi64(x, 32), mm);
     hi = V(_mm_blend_epi16(_mm_srli_epi64(pe, 32), po, 0xCC));
-    lo = V(_mm_blend_epi16(pe, _mm_slli_epi64(po, 32), 0xCC));
+    lo = V(_mm_mullo_epi32(x, _mm_set1_epi32(static_cast<int>(m))));
     return;
   }
 #endif
@@ -110,59 +133,177 @@ inline void tl_mulhilo(std::uint32_t m, const V& a, V& hi, V& lo) {
   lo = V::load_aligned(l);
 }
 
-// Philox4x32-10, word 0, for counters {c0, 0, c2, c3} and key {k0, k1}.
-inline U tl_philox_word(U c0, U c2, U c3, std::uint32_t k0, std::uint32_t k1) {
-  U c1(0u);
-  for (int r = 0; r < 10; ++r) {
-    if (r > 0) {
-      k0 += kW0;
-      k1 += kW1;
-    }
-    U hi0, lo0, hi1, lo1;
-    tl_mulhilo(kM0, c0, hi0, lo0);
-    tl_mulhilo(kM1, c2, hi1, lo1);
-    const U n0 = hi1 ^ c1 ^ U(k0);
-    const U n2 = hi0 ^ c3 ^ U(k1);
-    c0 = n0;
-    c1 = lo1;
-    c2 = n2;
-    c3 = lo0;
+// Philox4x32-10, word 0, of G independent calls at once (the rounds of one
+// call are a chain of multiplies; G chains interleaved keep the multipliers
+// busy). Call g has counters {c0[g], 0, c2, c3} and key {k0, k1}.
+template <std::size_t G>
+inline void tl_philox_words(const U* c0in, const U& c2in, const U& c3in, std::uint32_t k0, std::uint32_t k1, U* out) {
+  U c0[G], c1[G], c2[G], c3[G];
+#pragma GCC unroll 16
+  for (std::size_t g = 0; g < G; ++g) {
+    c0[g] = c0in[g];
+    c1[g] = U(0u);
+    c2[g] = c2in;
+    c3[g] = c3in;
   }
-  return c0;
+#pragma GCC unroll 10
+  for (int r = 0; r < 10; ++r) {
+    const U key0(k0 + static_cast<std::uint32_t>(r) * kW0), key1(k1 + static_cast<std::uint32_t>(r) * kW1);
+#pragma GCC unroll 16
+    for (std::size_t g = 0; g < G; ++g) {
+      U hi0, lo0, hi1, lo1;
+      tl_mulhilo(kM0, c0[g], hi0, lo0);
+      tl_mulhilo(kM1, c2[g], hi1, lo1);
+      c0[g] = hi1 ^ c1[g] ^ key0;
+      c1[g] = lo1;
+      c2[g] = hi0 ^ c3[g] ^ key1;
+      c3[g] = lo0;
+    }
+  }
+#pragma GCC unroll 16
+  for (std::size_t g = 0; g < G; ++g) out[g] = c0[g];
 }
 
-// u = ((w >> 9) + 0.5) * 2^-23 from W shifted words (each < 2^23, exact in T).
-inline B tl_uniform(const std::uint32_t* shifted) {
-  alignas(64) T t[W];
-  for (std::size_t l = 0; l < W; ++l) t[l] = static_cast<T>(static_cast<std::int32_t>(shifted[l]));
-  return (B::load_aligned(t) + B(T(0.5))) * B(T(1.1920928955078125e-07));
+// The P/W batches of uniforms u = ((w >> 9) + 0.5) * 2^-23 in one call's
+// words (w >> 9 < 2^23: exact in T); lanes e of call give batch e / W.
+template <class BT>  // a template, so the branches for other targets are never instantiated
+inline void tl_uniforms(const U& words, BT* u) {
+  const U shifted = words >> 9;
+  const BT half(T(0.5)), scale(T(1.1920928955078125e-07));
+  if constexpr (std::is_same_v<T, float> && P == W) {
+    u[0] = (xsimd::batch_cast<T>(xsimd::bitwise_cast<xsimd::batch<std::int32_t>>(shifted)) + half) * scale;
+    return;
+  }
+#if XSIMD_WITH_AVX512F
+  if constexpr (std::is_same_v<T, double> && sizeof(U) == 64 && P == 2 * W) {
+    const __m512i x = shifted;
+    u[0] = (BT(_mm512_cvtepi32_pd(_mm512_castsi512_si256(x))) + half) * scale;
+    u[1] = (BT(_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(x, 1))) + half) * scale;
+    return;
+  }
+#endif
+#if XSIMD_WITH_AVX2
+  if constexpr (std::is_same_v<T, double> && sizeof(U) == 32 && P == 2 * W) {
+    const __m256i x = shifted;
+    u[0] = (BT(_mm256_cvtepi32_pd(_mm256_castsi256_si128(x))) + half) * scale;
+    u[1] = (BT(_mm256_cvtepi32_pd(_mm256_extracti128_si256(x, 1))) + half) * scale;
+    return;
+  }
+#endif
+  alignas(64) std::uint32_t w[P];
+  shifted.store_aligned(w);
+  for (std::size_t r = 0; r < P / W; ++r) {
+    alignas(64) T t[W];
+    for (std::size_t l = 0; l < W; ++l) t[l] = static_cast<T>(static_cast<std::int32_t>(w[r * W + l]));
+    u[r] = (BT::load_aligned(t) + half) * scale;
+  }
 }
 
-// tape/philox.h's normalQuantile, lane-wise: the central branch for every
-// lane; the tail branch (only when some lane needs it) for every lane; select.
-inline B tl_quantile(const B& u) {
-  const B low(kLow);
-  const B high = B(T(1)) - low;
+// tape/philox.h's normalQuantile, in two halves. The central branch for
+// every lane; the tail branch (u < low or u > high) only for lanes that need
+// it (each op is lane-wise, so where a lane is computed does not change it).
+inline B tl_central(const B& u) {
   const B q = u - B(T(0.5));
   const B r = q * q;
   const B num = (((((B(kA[0]) * r + B(kA[1])) * r + B(kA[2])) * r + B(kA[3])) * r + B(kA[4])) * r + B(kA[5])) * q;
   const B den = ((((B(kB[0]) * r + B(kB[1])) * r + B(kB[2])) * r + B(kB[3])) * r + B(kB[4])) * r + B(T(1));
-  B z = num / den;
-  const BB lower = u < low;
-  const BB tails = lower | (u > high);
-  if (xsimd::any(tails)) {
-    const B tail = xsimd::select(lower, u, B(T(1)) - u);
-    const B qt = xsimd::sqrt(B(T(-2)) * tl_log(tail));
-    const B tn = ((((B(kC[0]) * qt + B(kC[1])) * qt + B(kC[2])) * qt + B(kC[3])) * qt + B(kC[4])) * qt + B(kC[5]);
-    const B td = (((B(kD[0]) * qt + B(kD[1])) * qt + B(kD[2])) * qt + B(kD[3])) * qt + B(T(1));
-    const B x = tn / td;
-    z = xsimd::select(tails, xsimd::select(lower, x, -x), z);
+  return num / den;
+}
+// tl_central of N batches, step by step across the batches: N independent
+// chains in flight instead of one (the same operations on every lane).
+template <std::size_t N>
+inline void tl_central_n(const B* u, B* z) {
+  B q[N], r[N], num[N], den[N];
+#pragma GCC unroll 16
+  for (std::size_t i = 0; i < N; ++i) {
+    q[i] = u[i] - B(T(0.5));
+    r[i] = q[i] * q[i];
+    num[i] = B(kA[0]) * r[i];
+    den[i] = B(kB[0]) * r[i];
   }
-  return z;
+#pragma GCC unroll 16
+  for (std::size_t i = 0; i < N; ++i) {
+    num[i] = (num[i] + B(kA[1])) * r[i];
+    den[i] = (den[i] + B(kB[1])) * r[i];
+  }
+#pragma GCC unroll 16
+  for (std::size_t i = 0; i < N; ++i) {
+    num[i] = (num[i] + B(kA[2])) * r[i];
+    den[i] = (den[i] + B(kB[2])) * r[i];
+  }
+#pragma GCC unroll 16
+  for (std::size_t i = 0; i < N; ++i) {
+    num[i] = (num[i] + B(kA[3])) * r[i];
+    den[i] = (den[i] + B(kB[3])) * r[i];
+  }
+#pragma GCC unroll 16
+  for (std::size_t i = 0; i < N; ++i) {
+    num[i] = ((num[i] + B(kA[4])) * r[i] + B(kA[5])) * q[i];
+    den[i] = (den[i] + B(kB[4])) * r[i] + B(T(1));
+    z[i] = num[i] / den[i];
+  }
+}
+inline BB tl_tails(const B& u) {
+  const B low(kLow);
+  const B high = B(T(1)) - low;
+  return (u < low) | (u > high);
+}
+inline B tl_tail(const B& u) {
+  const BB lower = u < B(kLow);
+  const B tail = xsimd::select(lower, u, B(T(1)) - u);
+  const B qt = xsimd::sqrt(B(T(-2)) * tl_log(tail));
+  const B tn = ((((B(kC[0]) * qt + B(kC[1])) * qt + B(kC[2])) * qt + B(kC[3])) * qt + B(kC[4])) * qt + B(kC[5]);
+  const B td = (((B(kD[0]) * qt + B(kD[1])) * qt + B(kD[2])) * qt + B(kD[3])) * qt + B(T(1));
+  const B x = tn / td;
+  return xsimd::select(lower, x, -x);
+}
+inline B tl_quantile(const B& u) { return xsimd::select(tl_tails(u), tl_tail(u), tl_central(u)); }
+
+// Lane l of the mask as bit l.
+template <class M>  // a template, so the branches for other targets are never instantiated
+inline std::uint64_t tl_bits(const M& m) {
+#if XSIMD_WITH_AVX
+  if constexpr (sizeof(M) == 32 && std::is_same_v<T, float>) return static_cast<std::uint32_t>(_mm256_movemask_ps(m));
+  if constexpr (sizeof(M) == 32 && std::is_same_v<T, double>) return static_cast<std::uint32_t>(_mm256_movemask_pd(m));
+#endif
+#if XSIMD_WITH_SSE2
+  if constexpr (sizeof(M) == 16 && std::is_same_v<T, float>) return static_cast<std::uint32_t>(_mm_movemask_ps(m));
+  if constexpr (sizeof(M) == 16 && std::is_same_v<T, double>) return static_cast<std::uint32_t>(_mm_movemask_pd(m));
+#endif
+  std::uint64_t bits = 0;
+  for (std::size_t l = 0; l < W; ++l) bits |= std::uint64_t{m.get(l)} << l;
+  return bits;
 }
 
-// Counters of one Philox call: lane e is path first + e % W, draw kbase + e / W.
+// Tail lanes gathered from many draws, W at a time, so the tail's log is
+// paid per W tail lanes rather than per batch with any tail lane.
+struct TlTails {
+  alignas(64) T u[W];
+  std::size_t at[W];  // T offset of the lane in the draw cache
+  std::size_t n = 0;
+  void add(const B& uk, BB tails, std::size_t base, T* z) {
+    alignas(64) T lanes[W];
+    uk.store_aligned(lanes);
+    for (std::uint64_t bits = tl_bits(tails); bits != 0; bits &= bits - 1) {
+      const std::size_t l = static_cast<std::size_t>(__builtin_ctzll(bits));
+      u[n] = lanes[l];
+      at[n] = base + l;
+      if (++n == W) flush(z);
+    }
+  }
+  void flush(T* z) {
+    if (n == 0) return;
+    for (std::size_t l = n; l < W; ++l) u[l] = T(0.5);
+    alignas(64) T x[W];
+    tl_tail(B::load_aligned(u)).store_aligned(x);
+    for (std::size_t l = 0; l < n; ++l) z[at[l]] = x[l];
+    n = 0;
+  }
+};
+
+// Counters of Philox calls: lane e is path first + e % W, draw kbase + e / W.
 struct TlCounters {
+  static constexpr std::uint32_t R = static_cast<std::uint32_t>(P / W);  // draws per call
   U off, plo, phi;
   std::uint32_t k0, k1;
   TlCounters(std::uint64_t seed, std::uint64_t first) {
@@ -179,22 +320,39 @@ struct TlCounters {
     k0 = static_cast<std::uint32_t>(seed);
     k1 = static_cast<std::uint32_t>(seed >> 32);
   }
-  // Shifted words (w >> 9) of draws kbase .. kbase + P/W - 1, W lanes each.
-  void words(std::uint32_t kbase, std::uint32_t* out) const {
-    const U w = tl_philox_word(U(kbase) + off, plo, phi, k0, k1);
-    (w >> 9).store_aligned(out);
+  // Uniforms of draws kbase .. kbase + G*R - 1, one batch each.
+  template <std::size_t G>
+  void uniforms(std::uint32_t kbase, B* u) const {
+    U c0[G], w[G];
+#pragma GCC unroll 16
+    for (std::size_t g = 0; g < G; ++g) c0[g] = U(kbase + static_cast<std::uint32_t>(g) * R) + off;
+    tl_philox_words<G>(c0, plo, phi, k0, k1, w);
+#pragma GCC unroll 16
+    for (std::size_t g = 0; g < G; ++g) tl_uniforms(w[g], u + g * R);
   }
 };
 
-// The draw cache: z[k], k < count, of paths first .. first + W - 1.
+// The draw cache: z[k], k < count, of paths first .. first + W - 1. Draws
+// past count in the last group are computed and dropped (pure functions).
 TL_NOINLINE void tl_fill_draws(B* z, std::uint64_t seed, std::uint64_t first, std::uint32_t count) {
+  constexpr std::size_t G = 4;
+  constexpr std::uint32_t R = TlCounters::R;
   const TlCounters c(seed, first);
-  constexpr std::uint32_t R = static_cast<std::uint32_t>(P / W);
-  alignas(64) std::uint32_t w[P];
-  for (std::uint32_t kb = 0; kb < count; kb += R) {
-    c.words(kb, w);
-    for (std::uint32_t r = 0; r < R && kb + r < count; ++r) z[kb + r] = tl_quantile(tl_uniform(w + r * W));
+  T* zs = reinterpret_cast<T*>(z);  // the cache as scalars, for the tail lanes
+  TlTails tails;
+  B u[G * R];
+  for (std::uint32_t kb = 0; kb < count; kb += G * R) {
+    c.uniforms<G>(kb, u);
+    const std::uint32_t m = count - kb < G * R ? count - kb : G * R;
+    B central[G * R];
+    tl_central_n<G * R>(u, central);
+    for (std::uint32_t r = 0; r < m; ++r) {
+      z[kb + r] = central[r];
+      const BB t = tl_tails(u[r]);
+      if (xsimd::any(t)) tails.add(u[r], t, std::size_t{kb + r} * W, zs);
+    }
   }
+  tails.flush(zs);
 }
 
 inline void tl_kahan(B& sum, B& comp, const B& x, const BB& live) {
@@ -548,10 +706,10 @@ void tapelab_cpujit_block(const JitBlockArgs* a) {
 
 void tapelab_cpujit_draw(std::uint64_t seed, std::uint64_t first, std::uint32_t k, void* u, void* z) {
   const TlCounters c(seed, first);
-  alignas(64) std::uint32_t w[P];
-  const std::uint32_t base = k / static_cast<std::uint32_t>(P / W) * static_cast<std::uint32_t>(P / W);
-  c.words(base, w);
-  const B uk = tl_uniform(w + (k - base) * W);
+  B us[TlCounters::R];
+  const std::uint32_t base = k / TlCounters::R * TlCounters::R;
+  c.uniforms<1>(base, us);
+  const B uk = us[k - base];
   uk.store_unaligned(static_cast<T*>(u));
   tl_quantile(uk).store_unaligned(static_cast<T*>(z));
 }
