@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <stdexcept>
 
 #include "planner/liveness.h"
@@ -84,21 +87,35 @@ Plan planMarginal(const Tape& t, const PlanOptions& o) {
   return makePlan(t, std::move(bounds), "marginal");
 }
 
-Plan planAuto(const Tape& t, const PlanOptions& o) {
+namespace {
+
+// The part of auto that does not depend on the requested count: the score
+// (the better of window and marginal) of every count searched, and the best
+// optimal plan at the three best-scoring counts.
+struct AutoSearch {
+  std::vector<std::pair<int32_t, int>> scores;  // (peak_live, count), ascending
+  Plan plan;
+  int32_t peak = 0;
+};
+
+int32_t proxyPeak(const Tape& t, int count) {
+  PlanOptions po;
+  po.segments = count;
+  return std::min(planMetrics(t, planWindow(t, po)).peakLive, planMetrics(t, planMarginal(t, po)).peakLive);
+}
+
+AutoSearch searchCounts(const Tape& t) {
   const int32_t n = t.size();
   const int maxCount = static_cast<int>(std::min<int32_t>(n, 4096));
   std::vector<int> grid{1};
   while (grid.back() < maxCount)
     grid.push_back(std::min(maxCount, std::max(grid.back() + 1, static_cast<int>(std::lround(grid.back() * 1.25)))));
-  std::vector<std::pair<int32_t, int>> seen;  // (peak_live of the better of window and marginal, count)
+  AutoSearch r;
   auto consider = [&](int count) {
-    if (count < 1 || count > n) return std::numeric_limits<int32_t>::max();
-    for (const auto& [peak, c] : seen)
+    for (const auto& [peak, c] : r.scores)
       if (c == count) return peak;
-    PlanOptions po;
-    po.segments = count;
-    const int32_t peak = std::min(planMetrics(t, planWindow(t, po)).peakLive, planMetrics(t, planMarginal(t, po)).peakLive);
-    seen.emplace_back(peak, count);
+    const int32_t peak = proxyPeak(t, count);
+    r.scores.emplace_back(peak, count);
     return peak;
   };
   int32_t best = std::numeric_limits<int32_t>::max();
@@ -116,23 +133,64 @@ Plan planAuto(const Tape& t, const PlanOptions& o) {
   const int lo = bestAt > 0 ? grid[bestAt - 1] + 1 : 1;
   const int hi = bestAt + 1 < grid.size() ? grid[bestAt + 1] - 1 : grid[bestAt];
   for (int count = lo; count <= hi; ++count) consider(count);
-  consider(o.segments);
-  // optimal at the three best counts; the first is at least as good as window at the requested count.
-  std::sort(seen.begin(), seen.end());
-  Plan bestPlan;
-  int32_t bestPeak = std::numeric_limits<int32_t>::max();
-  for (size_t k = 0; k < seen.size() && k < 3; ++k) {
+  std::sort(r.scores.begin(), r.scores.end());
+  r.peak = std::numeric_limits<int32_t>::max();
+  for (size_t k = 0; k < r.scores.size() && k < 3; ++k) {
     PlanOptions po;
-    po.segments = seen[k].second;
+    po.segments = r.scores[k].second;
     Plan p = planOptimal(t, po);
     const int32_t peak = planMetrics(t, p).peakLive;
-    if (peak < bestPeak || (peak == bestPeak && p.segments() < bestPlan.segments())) {
-      bestPeak = peak;
-      bestPlan = std::move(p);
+    if (peak < r.peak || (peak == r.peak && p.segments() < r.plan.segments())) {
+      r.peak = peak;
+      r.plan = std::move(p);
     }
   }
-  bestPlan.strategy = "auto";
-  return bestPlan;
+  return r;
+}
+
+// Memoised per tape structure (op, a, b, output compared in full), so a sweep
+// over requested counts (tapelab plan --all, experiments) searches once.
+std::shared_ptr<const AutoSearch> cachedSearch(const Tape& t) {
+  struct Entry {
+    std::vector<Op> op;
+    std::vector<int32_t> a, b;
+    int32_t output;
+    std::shared_ptr<const AutoSearch> search;
+  };
+  static std::mutex mutex;
+  static std::deque<Entry> cache;
+  auto same = [&](const Entry& e) { return e.output == t.output && e.op == t.op && e.a == t.a && e.b == t.b; };
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (const Entry& e : cache)
+      if (same(e)) return e.search;
+  }
+  auto search = std::make_shared<const AutoSearch>(searchCounts(t));
+  std::lock_guard<std::mutex> lock(mutex);
+  cache.push_back({t.op, t.a, t.b, t.output, search});
+  if (cache.size() > 4) cache.pop_front();
+  return search;
+}
+
+}  // namespace
+
+Plan planAuto(const Tape& t, const PlanOptions& o) {
+  const std::shared_ptr<const AutoSearch> search = cachedSearch(t);
+  Plan best = search->plan;
+  // The requested count, when its score beats the search's plan: optimal there is better still.
+  int32_t requested = std::numeric_limits<int32_t>::max();
+  for (const auto& [peak, c] : search->scores)
+    if (c == o.segments) requested = peak;
+  if (requested == std::numeric_limits<int32_t>::max() && o.segments >= 1 && o.segments <= t.size())
+    requested = proxyPeak(t, o.segments);
+  if (requested < search->peak) {
+    PlanOptions po;
+    po.segments = o.segments;
+    Plan p = planOptimal(t, po);
+    if (planMetrics(t, p).peakLive < search->peak) best = std::move(p);
+  }
+  best.strategy = "auto";
+  return best;
 }
 
 const std::vector<StrategyEntry>& strategies() {

@@ -43,11 +43,13 @@ Plan planMarginal(const Tape& tape, const PlanOptions& o);
 // count) + the largest segment's working set (shrinks with it), so it has a
 // best count. auto scores a count by the better of window and marginal, at the
 // counts 1, 2, 3, ... growing by about 25% up to min(n, 4096) (stopping 4 grid
-// points past the best), every count between the best's grid neighbours, and
-// the requested count; then runs optimal (planner/optimal.h) at the three
-// best-scoring counts and keeps the lowest peak_live (fewer segments on ties).
-// So it is never worse on peak_live than window or marginal at the requested
-// count. O(n log n) for the search plus three optimal runs.
+// points past the best) and every count between the best's grid neighbours;
+// runs optimal (planner/optimal.h) at the three best-scoring counts and keeps
+// the lowest peak_live (fewer segments on ties). The requested count is used
+// only when its score beats that plan (then optimal at the requested count),
+// so auto is never worse on peak_live than window or marginal at the requested
+// count. O(n log n) for the search plus three optimal runs; the search is
+// memoised per tape structure, so sweeping the requested count pays it once.
 Plan planAuto(const Tape& tape, const PlanOptions& o);
 
 const std::vector<StrategyEntry>& strategies();
