@@ -1,9 +1,10 @@
 # Source this at the start of every command on the lent H200 (device tool):
 #   source scripts/gpu-env.sh
 # The H200 image has the NVIDIA driver but no Vulkan or OpenCL loader and no
-# shaderc; we carry those as Debian packages in .gpu-runtime/ (made once here by
+# shaderc (ours is linked statically); we carry the loaders as Debian packages in .gpu-runtime/ (made once here by
 # scripts/gpu-fetch-runtime.sh) and unpack them, then point the loaders at
-# NVIDIA's ICDs. Carry `.gpu-runtime` and the build folder with each run.
+# NVIDIA's ICDs. Carry `.gpu-runtime` and `build/gpu.tar.xz` (scripts/gpu-pack.sh) with each run.
+[ -f build/gpu.tar.xz ] && tar xJf build/gpu.tar.xz -C build   # scripts/gpu-pack.sh made it
 for f in .gpu-runtime/*.deb; do dpkg -x "$f" /; done
 ldconfig
 mkdir -p /etc/OpenCL/vendors

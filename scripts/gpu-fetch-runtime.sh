@@ -6,5 +6,5 @@ cd "$(git rev-parse --show-toplevel)"
 grep -qx '/.gpu-runtime/' .git/info/exclude 2>/dev/null || echo /.gpu-runtime/ >> .git/info/exclude
 mkdir -p .gpu-runtime
 cd .gpu-runtime
-apt-get download libvulkan1 ocl-icd-libopencl1 libshaderc1
+apt-get download libvulkan1 ocl-icd-libopencl1   # shaderc is linked statically
 ls -l

@@ -175,6 +175,7 @@ class OpenCLEngine final : public Engine {
       const DeviceInfo dev = ocl::chooseDevice(deviceSelector(), kDeviceVariable);
       c.usable = true;
       c.reason = dev.describe();
+      c.cpuDevice = !dev.gpu;
       c.fp64 = dev.fp64;
     } catch (const std::exception& e) {
       c.usable = false;

@@ -670,6 +670,7 @@ class VulkanEngine final : public Engine {
     c.maxMarkets = 8;
     try {
       c.reason = device()->description;
+      c.cpuDevice = device()->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
       c.usable = true;
     } catch (const std::exception& e) {
       c.usable = false;
