@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <future>
 
 #include "api/registry.h"
 #include "cli/cli.h"
@@ -159,10 +160,30 @@ int cmdCompare(const Argv& argv) {
       variants.push_back({toString(kind), c});
     }
     const size_t plainRow = rows.size();  // the engine's plain single-market row comes first
+    // Compile every kernel of this engine first, in parallel where the engine's
+    // compiler allows it (NVRTC and OpenCL builds take seconds each), then time
+    // them one at a time so no compile overlaps a timed run.
+    struct Job {
+      std::string label;
+      RunConfig config;
+      int markets;
+    };
+    std::vector<Job> jobs;
     for (const auto& [label, c] : variants) {
-      for (int markets : {1, std::min(fusedMarkets, caps.maxMarkets)}) {
-        progress(engine + " " + label + (markets > 1 ? " x" + std::to_string(markets) + " markets" : "") + ": compiling");
-        Pricer pricer = MonteCarlo::of(tape).config(c).markets(markets).build();
+      jobs.push_back({label, c, 1});
+      if (fusedMarkets > 1) jobs.push_back({label, c, std::min(fusedMarkets, caps.maxMarkets)});
+    }
+    progress(engine + ": compiling " + std::to_string(jobs.size()) + " kernels");
+    std::vector<std::future<Pricer>> built;
+    const bool parallel = engine != "vulkan";  // our Vulkan device is shared state: compile serially
+    for (const Job& j : jobs)
+      built.push_back(std::async(parallel ? std::launch::async : std::launch::deferred,
+                                 [&tape, j] { return MonteCarlo::of(tape).config(j.config).markets(j.markets).build(); }));
+    for (size_t ji = 0; ji < jobs.size(); ++ji) {
+      const std::string& label = jobs[ji].label;
+      const int markets = jobs[ji].markets;
+      {
+        Pricer pricer = built[ji].get();
         Row row;
         row.engine = engine;
         row.kernel = label;
@@ -188,7 +209,6 @@ int cmdCompare(const Argv& argv) {
         }
         row.medianMs = median(row.ladderMs);
         rows.push_back(row);
-        if (fusedMarkets == 1) break;
       }
     }
     // Identity against this engine's plain single-market ladder.

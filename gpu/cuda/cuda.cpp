@@ -254,7 +254,9 @@ class CudaKernel final : public Kernel {
     if (perGroup > budget)
       throw std::runtime_error("CUDA: one block's scratch (" + std::to_string(perGroup) +
                                " bytes) exceeds the scratch budget of " + std::to_string(budget) + " bytes");
-    return static_cast<uint32_t>(std::min<uint64_t>(kMaxGroupsPerDispatch, budget / perGroup));
+    // The kernel indexes scratch with 32-bit unsigned arithmetic (slot * invocations + tid).
+    const uint64_t indexCap = (uint64_t{1} << 32) / (uint64_t(k_.workgroupSize) * k_.scratchSlots);
+    return static_cast<uint32_t>(std::max<uint64_t>(1, std::min({uint64_t{kMaxGroupsPerDispatch}, budget / perGroup, indexCap})));
   }
 
   std::shared_ptr<Device> dev_;
@@ -306,7 +308,7 @@ class CudaEngine final : public Engine {
     std::shared_ptr<Device> dev = d ? device() : nullptr;
     const auto [major, minor] = dev ? std::pair<int, int>{dev->major(), dev->minor()} : defaultArch();
 
-    EmittedKernel k = emitKernel(tape, options, cudaDialect());
+    EmittedKernel k = emitKernel(tape, options, cudaDialect(), emitOptionsFromEnvironment());
     const std::string sourcePath =
         dumpSource(dumpDirFor(options), "cuda-" + std::string(toString(options.kind)), "cu", k.source);
     bool cacheHit = false;

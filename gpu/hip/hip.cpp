@@ -103,7 +103,7 @@ class HipEngine final : public Engine {
 
   std::unique_ptr<Kernel> compile(const Tape& tape, const KernelOptions& options) override {
     const auto t0 = std::chrono::steady_clock::now();
-    const EmittedKernel k = emitKernel(tape, options, hipDialect());
+    const EmittedKernel k = emitKernel(tape, options, hipDialect(), emitOptionsFromEnvironment());
     KernelStats stats;
     stats.sourcePath = dumpSource(dumpDirFor(options), "hip-" + std::string(toString(options.kind)), "hip", k.source);
     const LoadedHipRtc& rtc = hipRtc();

@@ -151,7 +151,9 @@ class OpenCLKernel final : public Kernel {
       throw std::runtime_error("OpenCL: one workgroup's scratch (" + std::to_string(perGroup) +
                                " bytes) exceeds the scratch budget of " + std::to_string(budget) + " bytes on " +
                                ctx_->device().deviceName);
-    return static_cast<uint32_t>(std::min<uint64_t>(kMaxGroupsPerDispatch, budget / perGroup));
+    // The kernel indexes scratch with 32-bit unsigned arithmetic (slot * invocations + tid).
+    const uint64_t indexCap = (uint64_t{1} << 32) / (uint64_t(k_.workgroupSize) * k_.scratchSlots);
+    return static_cast<uint32_t>(std::max<uint64_t>(1, std::min({uint64_t{kMaxGroupsPerDispatch}, budget / perGroup, indexCap})));
   }
 
   std::shared_ptr<Context> ctx_;
@@ -190,7 +192,7 @@ class OpenCLEngine final : public Engine {
     if (options.precision == Precision::F64 && !ctx->device().fp64)
       throw std::invalid_argument("opencl: " + ctx->device().deviceName + " has no fp64 (cl_khr_fp64)");
     const auto t0 = std::chrono::steady_clock::now();
-    EmittedKernel k = emitKernel(tape, options, openclDialect());
+    EmittedKernel k = emitKernel(tape, options, openclDialect(), emitOptionsFromEnvironment());
     KernelStats stats;
     stats.sourcePath = dumpSource(dumpDirFor(options), "opencl-" + std::string(toString(options.kind)), "cl", k.source);
     // Exactness: no -cl-mad-enable, no -cl-fast-relaxed-math, no -cl-unsafe-math-optimizations;
