@@ -178,10 +178,22 @@ class Emitter {
     }
   }
 
-  std::string scratchIndex(int32_t j, int m) const {
+  // Scratch addresses. A load's address is opaque (keyed by zero) so the
+  // compiler cannot forward the stored value through a register. SoA
+  // addresses use tl_inv, `invocations` made path-loop-variant: with the
+  // plain parameter every slot's address is loop-invariant, the compiler
+  // hoists them all out of the path loop (one 64-bit address per slot,
+  // 191 at the 252-step Asian's seglen 24) and spills them (nvcc sm_90:
+  // 96 registers + 2 KB stack; with tl_inv: 72 registers, no stack, as AoS).
+  std::string scratchStore(int32_t j, int m) const {
     const int slot = slotBase_[j] + (var_[j] ? m : 0);
     if (o_.layout == ScratchLayout::AoS) return "tl_tid * " + u(slots_) + " + " + u(slot);
-    return u(slot) + " * " + par("invocations") + " + tl_tid";
+    return u(slot) + " * tl_inv + tl_tid";
+  }
+  std::string scratchLoad(int32_t j, int m) const {
+    const int slot = slotBase_[j] + (var_[j] ? m : 0);
+    if (o_.layout == ScratchLayout::AoS) return "(tl_tid * " + u(slots_) + " + " + u(slot) + ") ^ " + zeroKey();
+    return u(slot) + " * (tl_inv ^ " + zeroKey() + ") + tl_tid";
   }
 
   // ---- the text
@@ -268,6 +280,8 @@ class Emitter {
     open("for (" + U_ + " tl_j = 0u; tl_j < " + u(e_.pathsPerLane) + "; ++tl_j) {");
     line(U_ + " tl_p = tl_g * " + u(block) + " + tl_j * " + u(wg) + " + tl_lid;");
     open("if (tl_p < " + par("count") + ") {");
+    if (o_.kind == KernelKind::Scratch && o_.layout == ScratchLayout::SoA && o_.greeks && o_.plan.segments() > 1)
+      line(U_ + " tl_inv = " + par("invocations") + " + (tl_j & " + zeroKey() + ");  // loop-variant: see scratchStore");
     line(U_ + " tl_pathLo = " + par("pathLo") + " + tl_p;");
     line(U_ + " tl_pathHi = " + par("pathHi") + " + (tl_pathLo < tl_p ? 1u : 0u);");
     line(U_ + " tl_fk0 = " + par("seedLo") + "; " + U_ + " tl_fk1 = " + par("seedHi") + ";");
@@ -308,7 +322,7 @@ class Emitter {
           line((p.isPersistent[i] ? "" : decl()) + val("v", i, m) + " = " + forwardExpr(i, m, "v", "tl_fk") + ";");
       if (scratch && o_.greeks && s + 1 < p.segments())
         for (int32_t j : p.storedAt[s])
-          for (int m = 0; m < copies(j); ++m) line("scratch[" + scratchIndex(j, m) + "] = " + val("v", j, m) + ";");
+          for (int m = 0; m < copies(j); ++m) line("scratch[" + scratchStore(j, m) + "] = " + val("v", j, m) + ";");
       close();
     }
     if (!o_.greeks) return;
@@ -330,7 +344,7 @@ class Emitter {
         for (int m = 0; m < copies(j); ++m) {
           const std::string w = decl() + val("w", j, m) + " = ";
           if (scratch && t_.op[j] != Op::Input)
-            line(w + "scratch[(" + scratchIndex(j, m) + ") ^ " + zeroKey() + "];");
+            line(w + "scratch[" + scratchLoad(j, m) + "];");
           else
             line(w + "tl_opq(" + val("v", j, m) + ", " + zeroKey() + ");");
         }

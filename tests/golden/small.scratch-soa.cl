@@ -55,6 +55,7 @@ void tapelab_kernel(__global const float* restrict inputs, __global float* restr
   for (uint tl_j = 0u; tl_j < 4u; ++tl_j) {
     uint tl_p = tl_g * 256u + tl_j * 64u + tl_lid;
     if (tl_p < count) {
+      uint tl_inv = invocations + (tl_j & zero);  // loop-variant: see scratchStore
       uint tl_pathLo = pathLo + tl_p;
       uint tl_pathHi = pathHi + (tl_pathLo < tl_p ? 1u : 0u);
       uint tl_fk0 = seedLo; uint tl_fk1 = seedHi;
@@ -78,9 +79,9 @@ void tapelab_kernel(__global const float* restrict inputs, __global float* restr
         float v6 = tl_opq(0.5f, zero);
         float v7 = v5 * v6;
         v8 = exp(v7);
-        scratch[0u * invocations + tl_tid] = v3;
-        scratch[1u * invocations + tl_tid] = v4;
-        scratch[2u * invocations + tl_tid] = v8;
+        scratch[0u * tl_inv + tl_tid] = v3;
+        scratch[1u * tl_inv + tl_tid] = v4;
+        scratch[2u * tl_inv + tl_tid] = v8;
       }
       {  // segment 1: nodes [9, 17)
         v9 = v8 + v4;
@@ -91,8 +92,8 @@ void tapelab_kernel(__global const float* restrict inputs, __global float* restr
         float v14 = -v9;
         float v15 = tl_sel(v12 >= v14, v12, v14);
         v16 = v15 * v13;
-        scratch[3u * invocations + tl_tid] = v9;
-        scratch[4u * invocations + tl_tid] = v16;
+        scratch[3u * tl_inv + tl_tid] = v9;
+        scratch[4u * tl_inv + tl_tid] = v16;
       }
       {  // segment 2: nodes [17, 21)
         float v17 = -v16;
@@ -110,8 +111,8 @@ void tapelab_kernel(__global const float* restrict inputs, __global float* restr
       float d20 = 1.0f;
       {  // segment 2
         float w0 = tl_opq(v0, zero);
-        float w9 = scratch[(3u * invocations + tl_tid) ^ zero];
-        float w16 = scratch[(4u * invocations + tl_tid) ^ zero];
+        float w9 = scratch[3u * (tl_inv ^ zero) + tl_tid];
+        float w16 = scratch[4u * (tl_inv ^ zero) + tl_tid];
         float w17 = -w16;
         float w18 = tl_sel(w17 < 0.0f, -w17, w17);
         float w19 = w18 + w0;
@@ -128,9 +129,9 @@ void tapelab_kernel(__global const float* restrict inputs, __global float* restr
       {  // segment 1
         float w0 = tl_opq(v0, zero);
         float w1 = tl_opq(v1, zero);
-        float w3 = scratch[(0u * invocations + tl_tid) ^ zero];
-        float w4 = scratch[(1u * invocations + tl_tid) ^ zero];
-        float w8 = scratch[(2u * invocations + tl_tid) ^ zero];
+        float w3 = scratch[0u * (tl_inv ^ zero) + tl_tid];
+        float w4 = scratch[1u * (tl_inv ^ zero) + tl_tid];
+        float w8 = scratch[2u * (tl_inv ^ zero) + tl_tid];
         float w9 = w8 + w4;
         float w10 = w1 / w0;
         float w11 = log(w9);
