@@ -139,6 +139,13 @@ Options parse(int argc, char** argv) {
     if (!repsSet) o.reps = 2;
   }
   if (o.engines.empty()) usageError("--engines: empty list");
+  for (const std::string& e : o.engines) {
+    try {
+      findEngine(e);
+    } catch (const std::exception& ex) {
+      usageError(std::string("--engines: ") + ex.what());
+    }
+  }
   return o;
 }
 
@@ -199,15 +206,34 @@ int main(int argc, char** argv) {
   std::fprintf(stderr, "scratch_sweep: %s, %d nodes, %" PRIu64 " paths, %d market(s), fp32, value + %d Greeks, %d timed runs\n",
                tape.name.c_str(), tape.size(), opt.paths, opt.markets, tape.numInputs(), opt.reps);
 
+  // CSV rows are written (and flushed) as each kernel finishes, so a run cut
+  // short by a time limit keeps what it measured.
+  std::ofstream file;
+  if (!opt.out.empty()) {
+    file.open(opt.out);
+    if (!file) {
+      std::fprintf(stderr, "scratch_sweep: cannot write %s\n", opt.out.c_str());
+      return 1;
+    }
+  }
+  std::ostream& csv = opt.out.empty() ? std::cout : file;
+  csv << "engine,kernel,layout,strategy,seglen,segments,slots,paths,markets,ms,mpath_s,ratio_to_plain,registers,"
+         "spill_bytes,scratch_bytes,compile_s,cache_hit,bit_exact_vs_plain,price,delta,kernel_stats,notes\n";
+  csv.flush();
+  auto writeRow = [&](const Row& r) {
+    csv << r.engine << ',' << r.kernel << ',' << r.layout << ',' << r.strategy << ',' << r.segLen << ',' << r.segments
+        << ',' << r.slots << ',' << opt.paths << ',' << opt.markets << ',' << (r.ran ? fmt(r.ms, "%.4f") : "") << ','
+        << (r.ran ? fmt(r.mpaths, "%.3f") : "") << ',' << (r.ran ? fmt(r.ratio, "%.4f") : "") << ','
+        << r.stats.registers << ',' << r.stats.spillBytes << ',' << r.stats.scratchBytes << ','
+        << fmt(r.stats.compileSeconds, "%.3f") << ',' << (r.stats.cacheHit ? "yes" : "no") << ',' << r.exact << ','
+        << (r.ran ? fmt(r.price) : "") << ',' << (r.ran ? fmt(r.delta) : "") << ',' << csvField(r.stats.notes) << ','
+        << csvField(r.note) << '\n';
+    csv.flush();
+  };
   std::vector<Row> rows;
   bool failed = false;
   for (const std::string& engineName : opt.engines) {
-    const EngineEntry* entry = nullptr;
-    try {
-      entry = &findEngine(engineName);
-    } catch (const std::exception& e) {
-      usageError(std::string("--engines: ") + e.what());
-    }
+    const EngineEntry* entry = &findEngine(engineName);  // names checked by parse()
     const EngineCaps caps = engineCaps(*entry);
     if (!caps.usable && !caps.compileOnly) {
       std::fprintf(stderr, "  %s: skipped: %s\n", engineName.c_str(), caps.reason.c_str());
@@ -254,11 +280,16 @@ int main(int argc, char** argv) {
       std::atomic<size_t> next{0};
       auto worker = [&] {
         for (size_t i; (i = next.fetch_add(1)) < variants.size();) {
+          const auto c0 = std::chrono::steady_clock::now();
           try {
             kernels[i] = engine->compile(tape, kopts[i]);
           } catch (const std::exception& e) {
             errors[i] = e.what();
           }
+          std::fprintf(stderr, "    compiled %s %s seglen %d in %.1f s%s\n", toString(variants[i].kind),
+                       variants[i].kind == KernelKind::Scratch ? toString(variants[i].layout) : "", variants[i].segLen,
+                       std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count(),
+                       errors[i].empty() ? "" : " (failed)");
         }
       };
       std::vector<std::thread> pool;
@@ -330,27 +361,14 @@ int main(int argc, char** argv) {
                    row.ran ? fmt(row.ms, "%.3f").c_str() : "-", row.ran ? fmt(row.mpaths, "%.2f").c_str() : "-",
                    row.ran ? fmt(row.ratio, "%.2f").c_str() : "-", row.stats.registers,
                    static_cast<long long>(row.stats.spillBytes), row.exact.c_str(), row.note.c_str());
+      writeRow(row);
       rows.push_back(std::move(row));
     }
   }
 
-  std::ostringstream csv;
-  csv << "engine,kernel,layout,strategy,seglen,segments,slots,paths,markets,ms,mpath_s,ratio_to_plain,registers,"
-         "spill_bytes,scratch_bytes,compile_s,cache_hit,bit_exact_vs_plain,price,delta,kernel_stats,notes\n";
-  for (const Row& r : rows) {
-    csv << r.engine << ',' << r.kernel << ',' << r.layout << ',' << r.strategy << ',' << r.segLen << ',' << r.segments
-        << ',' << r.slots << ',' << opt.paths << ',' << opt.markets << ',' << (r.ran ? fmt(r.ms, "%.4f") : "") << ','
-        << (r.ran ? fmt(r.mpaths, "%.3f") : "") << ',' << (r.ran ? fmt(r.ratio, "%.4f") : "") << ','
-        << r.stats.registers << ',' << r.stats.spillBytes << ',' << r.stats.scratchBytes << ','
-        << fmt(r.stats.compileSeconds, "%.3f") << ',' << (r.stats.cacheHit ? "yes" : "no") << ',' << r.exact << ','
-        << (r.ran ? fmt(r.price) : "") << ',' << (r.ran ? fmt(r.delta) : "") << ',' << csvField(r.stats.notes) << ','
-        << csvField(r.note) << '\n';
-  }
-  if (opt.out.empty()) {
-    std::cout << csv.str();
-  } else {
-    std::ofstream f(opt.out);
-    if (!f || !(f << csv.str())) {
+  if (!opt.out.empty()) {
+    file.close();
+    if (!file) {
       std::fprintf(stderr, "scratch_sweep: cannot write %s\n", opt.out.c_str());
       return 1;
     }
