@@ -123,8 +123,9 @@ TEST(CpuJitExact, RegisterEqualsPlainOnProducts) {
 
 // Random tapes (kinks, shared draws, scattered inputs, wild values with
 // NaN/Inf) under several plans; also with generated functions of at most 40
-// nodes, so the chunked plain kernel and the chunked recompute of long
-// segments are exercised as well as the one-function forms.
+// nodes in translation units of about 100, so the chunked plain kernel, the
+// chunked recompute of long segments and the split compile are exercised as
+// well as the one-function forms.
 TEST(CpuJitExact, RegisterEqualsPlainOnRandomTapes) {
   CPUJIT_REQUIRE();
   RandomTapeOptions o;
@@ -145,8 +146,9 @@ TEST(CpuJitExact, RegisterEqualsPlainOnRandomTapes) {
     return p;
   };
   {
-    SCOPED_TRACE("TAPELAB_JIT_CHUNK=40");
+    SCOPED_TRACE("TAPELAB_JIT_CHUNK=40 TAPELAB_JIT_PART=100");
     ScopedEnv env("TAPELAB_JIT_CHUNK", "40");
+    ScopedEnv part("TAPELAB_JIT_PART", "100");  // several translation units too
     expectRegisterEqualsPlain({{&a, plans(a, false)}, {&b, plans(b, false)}}, Precision::F64, 1100, 9);
     expectRegisterEqualsPlain({{&a, {plans(a, false)[0]}}}, Precision::F32, 1100, 9);
   }

@@ -17,6 +17,7 @@
 #include <mutex>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include <xsimd/config/xsimd_config.hpp>
@@ -38,7 +39,7 @@ std::string compilerCommand() {
 
 std::vector<std::string> baseFlags() {
   std::vector<std::string> f = {"-O2",   "-march=native", "-ffp-contract=off", "-fno-fast-math",
-                                "-fPIC", "-std=c++20",    "-w"};
+                                "-fPIC", "-std=c++20",    "-w",                "-fvisibility=hidden"};
   const std::string inc = TAPELAB_XSIMD_INCLUDE;
   if (!inc.empty() && inc != "/usr/include" && inc != "/usr/local/include") f.push_back("-I" + inc);
   return f;
@@ -250,7 +251,30 @@ bool jitCompilerUsable(std::string& reason) {
   return id.ok;
 }
 
-JitLibrary loadJit(const std::string& source, const std::string& hint) {
+namespace {
+
+// One compiler run; on failure, the one-line message (the log goes next to the source).
+std::string runCompiler(const std::vector<std::string>& args, const fs::path& src, const fs::path& log) {
+  std::vector<std::string> argv = {compilerCommand()};
+  for (const auto& f : baseFlags()) argv.push_back(f);
+  for (const auto& a : args) argv.push_back(a);
+  const ProcessResult r = runProcess(argv);
+  if (r.status == 0) return "";
+  try {
+    writeAtomically(log, r.output);
+  } catch (const std::exception&) {
+  }
+  std::string why = r.error.empty() ? firstErrorLine(r.output) : r.error;
+  if (why.empty()) why = "no compiler output";
+  if (why.size() > 300) why = why.substr(0, 300) + "...";
+  return "cpu-jit: '" + compilerCommand() + "' failed (exit " + std::to_string(r.status) + ") compiling " +
+         src.string() + ": " + why + " (log: " + log.string() + ")";
+}
+
+}  // namespace
+
+JitLibrary loadJit(const std::vector<std::string>& parts, const std::string& hint) {
+  if (parts.empty()) throw std::invalid_argument("cpu-jit: nothing to compile");
   const CompilerIdentity& id = identity();
   if (!id.ok) throw std::runtime_error("cpu-jit: " + id.reason);
   const fs::path dir = jitCacheDir();
@@ -259,13 +283,17 @@ JitLibrary loadJit(const std::string& source, const std::string& hint) {
   const std::string idKey = hashHex(flagText + "\nxsimd " + std::to_string(XSIMD_VERSION_MAJOR) + "." +
                                     std::to_string(XSIMD_VERSION_MINOR) + "." + std::to_string(XSIMD_VERSION_PATCH) +
                                     "\n" + id.text);
-  const std::string key = hashHex(source + "\n" + idKey);
+  std::string all;
+  for (const auto& p : parts) all += p + "\n//--- part ---\n";
+  const std::string key = hashHex(all + idKey);
   const std::string stem = sanitizeHint(hint) + "-" + key.substr(0, 24);
-  const fs::path src = dir / (stem + ".cpp");
+  std::vector<fs::path> srcs;
+  for (size_t i = 0; i < parts.size(); ++i)
+    srcs.push_back(dir / (stem + (i == 0 ? std::string() : ".part" + std::to_string(i)) + ".cpp"));
   const fs::path lib = dir / (stem + ".so");
 
   JitLibrary out;
-  out.sourcePath = src.string();
+  out.sourcePath = srcs[0].string();
   out.libraryPath = lib.string();
   auto open = [&]() -> bool {
     void* h = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -274,42 +302,65 @@ JitLibrary loadJit(const std::string& source, const std::string& hint) {
     return true;
   };
   std::error_code ec;
-  if (fs::exists(lib, ec) && fs::exists(src, ec) && readFile(src) == source && open()) {
+  auto cached = [&] {
+    if (!fs::exists(lib, ec)) return false;
+    for (size_t i = 0; i < parts.size(); ++i)
+      if (!fs::exists(srcs[i], ec) || readFile(srcs[i]) != parts[i]) return false;
+    return true;
+  };
+  if (cached() && open()) {
     out.cacheHit = true;
     return out;
   }
-  writeAtomically(src, source);
+  for (size_t i = 0; i < parts.size(); ++i) writeAtomically(srcs[i], parts[i]);
   const std::string pch = precompiledHeader(dir, idKey);
+  std::vector<std::string> usePch;
+  if (!pch.empty()) usePch = {"-include", pch};
   const std::string tmp = lib.string() + uniqueSuffix();
-  std::vector<std::string> argv = {compilerCommand()};
-  for (const auto& f : baseFlags()) argv.push_back(f);
-  argv.push_back("-shared");
-  if (!pch.empty()) {
-    argv.push_back("-include");
-    argv.push_back(pch);
-  }
-  argv.push_back(src.string());
-  argv.push_back("-o");
-  argv.push_back(tmp);
-  const ProcessResult r = runProcess(argv);
-  if (r.status != 0) {
-    fs::remove(tmp, ec);
-    const fs::path log = dir / (stem + ".log");
-    try {
-      writeAtomically(log, r.output);
-    } catch (const std::exception&) {
+  auto logOf = [&](size_t i) { return fs::path(srcs[i].string().substr(0, srcs[i].string().size() - 4) + ".log"); };
+  std::string failure;
+  if (parts.size() == 1) {
+    std::vector<std::string> args = usePch;
+    for (const std::string& a : {std::string("-shared"), srcs[0].string(), std::string("-o"), tmp}) args.push_back(a);
+    failure = runCompiler(args, srcs[0], logOf(0));
+  } else {
+    // Each part to an object, as many compilers at a time as cores; then one link.
+    std::vector<std::string> objects(parts.size()), errors(parts.size());
+    for (size_t i = 0; i < parts.size(); ++i) objects[i] = srcs[i].string() + uniqueSuffix() + ".o";
+    std::atomic<size_t> next{0};
+    auto worker = [&] {
+      for (size_t i; (i = next.fetch_add(1)) < parts.size();) {
+        std::vector<std::string> args = usePch;
+        for (const std::string& a : {std::string("-c"), srcs[i].string(), std::string("-o"), objects[i]})
+          args.push_back(a);
+        errors[i] = runCompiler(args, srcs[i], logOf(i));
+      }
+    };
+    const size_t width = std::min<size_t>(parts.size(), std::max(1u, std::thread::hardware_concurrency()));
+    std::vector<std::thread> pool;
+    for (size_t w = 1; w < width; ++w) pool.emplace_back(worker);
+    worker();
+    for (auto& t : pool) t.join();
+    for (const auto& e : errors)
+      if (failure.empty() && !e.empty()) failure = e;
+    if (failure.empty()) {
+      std::vector<std::string> args = {"-shared"};
+      for (const auto& o : objects) args.push_back(o);
+      args.push_back("-o");
+      args.push_back(tmp);
+      failure = runCompiler(args, srcs[0], logOf(0));
     }
-    std::string why = r.error.empty() ? firstErrorLine(r.output) : r.error;
-    if (why.empty()) why = "no compiler output";
-    if (why.size() > 300) why = why.substr(0, 300) + "...";
-    throw std::runtime_error("cpu-jit: '" + compilerCommand() + "' failed (exit " + std::to_string(r.status) +
-                             ") compiling " + src.string() + ": " + why + " (log: " + log.string() + ")");
+    for (const auto& o : objects) fs::remove(o, ec);
+  }
+  if (!failure.empty()) {
+    fs::remove(tmp, ec);
+    throw std::runtime_error(failure);
   }
   fs::rename(tmp, lib, ec);
   if (ec) throw std::runtime_error("cpu-jit: cannot move the compiled object to " + lib.string() + ": " + ec.message());
   if (!open()) {
     const char* e = dlerror();
-    throw std::runtime_error("cpu-jit: cannot load " + lib.string() + " (from " + src.string() +
+    throw std::runtime_error("cpu-jit: cannot load " + lib.string() + " (from " + srcs[0].string() +
                              "): " + (e ? e : "dlopen failed"));
   }
   return out;

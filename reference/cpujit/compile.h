@@ -2,7 +2,8 @@
 // on-disk cache.
 //
 // The compiler is TAPELAB_CXX or `c++`, run as
-//   c++ -O2 -march=native -ffp-contract=off -fno-fast-math -fPIC -shared -std=c++20 -w -I<xsimd>
+//   c++ -O2 -march=native -ffp-contract=off -fno-fast-math -fPIC -std=c++20 -w
+//       -fvisibility=hidden -I<xsimd> [-c part.cpp | -shared]
 // The cache lives in TAPELAB_CACHE_DIR (default ~/.cache/tapelab/cpujit); an
 // object is named by a hash of the source, the flags and the compiler's
 // identity (its predefined macros under -march=native: version and target
@@ -12,12 +13,13 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace tapelab {
 
 struct JitLibrary {
   std::shared_ptr<void> handle;  // dlopen handle; dlclose on release
-  std::string sourcePath;        // the source in the cache
+  std::string sourcePath;        // the source in the cache (the first part)
   std::string libraryPath;
   bool cacheHit = false;
   void* symbol(const char* name) const;  // throws std::runtime_error when missing
@@ -29,9 +31,11 @@ std::string jitCacheDir();
 // The compiler command and whether it runs here; reason says why not.
 bool jitCompilerUsable(std::string& reason);
 
-// Finds `source` in the cache or compiles it; loads it. `hint` names the
-// files (letters, digits, '-' kept). Throws std::runtime_error with one line
-// (naming the source file) when the compiler fails or the object cannot be loaded.
-JitLibrary loadJit(const std::string& source, const std::string& hint);
+// Finds the translation units `parts` in the cache or compiles them (in
+// parallel, one compiler per core) and links them into one shared object;
+// loads it. `hint` names the files (letters, digits, '-' kept). Throws
+// std::runtime_error with one line (naming the source file) when the compiler
+// fails or the object cannot be loaded.
+JitLibrary loadJit(const std::vector<std::string>& parts, const std::string& hint);
 
 }  // namespace tapelab

@@ -73,7 +73,8 @@ Loaded buildKernel(const Tape& tape, const KernelOptions& o) {
   spec.precision = o.precision;
   spec.greeks = o.greeks;
   spec.plan = registerKind ? &o.plan : nullptr;
-  spec.chunkNodes = positiveEnv("TAPELAB_JIT_CHUNK", 2048);
+  spec.chunkNodes = positiveEnv("TAPELAB_JIT_CHUNK", 256);
+  spec.partNodes = positiveEnv("TAPELAB_JIT_PART", 4096);
   Loaded k;
   k.source = emitCpuJit(tape, spec);
   const std::string hint = hintFor(tape, o, registerKind);
@@ -85,13 +86,19 @@ Loaded buildKernel(const Tape& tape, const KernelOptions& o) {
   if (!dumpDir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(dumpDir, ec);
-    dumped = (std::filesystem::path(dumpDir) / ("cpujit-" + hint + ".cpp")).string();
-    std::ofstream out(dumped, std::ios::binary);
-    out << k.source.text;
-    if (!out) throw std::runtime_error("cpu-jit: cannot write the dumped source " + dumped);
+    for (size_t i = 0; i < k.source.parts.size(); ++i) {
+      const std::string path =
+          (std::filesystem::path(dumpDir) /
+           ("cpujit-" + hint + (i == 0 ? std::string() : ".part" + std::to_string(i)) + ".cpp"))
+              .string();
+      std::ofstream out(path, std::ios::binary);
+      out << k.source.parts[i];
+      if (!out) throw std::runtime_error("cpu-jit: cannot write the dumped source " + path);
+      if (i == 0) dumped = path;
+    }
   }
 
-  k.lib = loadJit(k.source.text, hint);
+  k.lib = loadJit(k.source.parts, hint);
   auto abi = reinterpret_cast<jitabi::AbiFn>(k.lib.symbol("tapelab_cpujit_abi"));
   if (abi() != jitabi::kVersion) throw std::runtime_error("cpu-jit: " + k.lib.libraryPath + " has another ABI version");
   k.block = reinterpret_cast<jitabi::BlockFn>(k.lib.symbol("tapelab_cpujit_block"));
@@ -105,6 +112,7 @@ Loaded buildKernel(const Tape& tape, const KernelOptions& o) {
   k.stats.sourcePath = dumped.empty() ? k.lib.sourcePath : dumped;
   k.stats.notes = "arch=" + k.arch + " lanes=" + std::to_string(k.lanes) +
                   " functions=" + std::to_string(k.source.functions) +
+                  " units=" + std::to_string(k.source.parts.size()) +
                   " valueSlots=" + std::to_string(k.source.valueSlots) +
                   " adjointSlots=" + std::to_string(k.source.adjointSlots) + " object=" + k.lib.libraryPath;
   return k;
@@ -228,6 +236,47 @@ std::vector<JitDraw> cpuJitDraws(Precision precision, uint64_t seed, uint64_t fi
     l.draw(seed, firstPath, k, u.data(), z.data());
     for (size_t i = 0; i < out.size(); ++i) out[i] = {u[i], z[i]};
   }
+  return out;
+}
+
+JitMath cpuJitMath(Precision precision, const std::vector<double>& args) {
+  const bool f64 = precision == Precision::F64;
+  const std::string source = cpuJitPrelude(precision) + R"(
+}  // namespace
+
+extern "C" TL_EXPORT void tapelab_cpujit_math(const void* in, std::size_t n, void* e, void* xe, void* l, void* xl) {
+  const T* x = static_cast<const T*>(in);
+  for (std::size_t i = 0; i + W <= n; i += W) {
+    const B b = B::load_unaligned(x + i);
+    tl_exp(b).store_unaligned(static_cast<T*>(e) + i);
+    xsimd::exp(b).store_unaligned(static_cast<T*>(xe) + i);
+    tl_log(b).store_unaligned(static_cast<T*>(l) + i);
+    xsimd::log(b).store_unaligned(static_cast<T*>(xl) + i);
+  }
+}
+)";
+  JitLibrary lib = loadJit({source}, f64 ? "math-probe-fp64" : "math-probe-fp32");
+  using Fn = void (*)(const void*, std::size_t, void*, void*, void*, void*);
+  auto fn = reinterpret_cast<Fn>(lib.symbol("tapelab_cpujit_math"));
+  const size_t n = (args.size() + 63) / 64 * 64;  // a multiple of every lane count
+  JitMath out;
+  auto run = [&](auto zero) {
+    using T = decltype(zero);
+    std::vector<T> in(n, T(1)), e(n), xe(n), l(n), xl(n);
+    for (size_t i = 0; i < args.size(); ++i) in[i] = static_cast<T>(args[i]);
+    fn(in.data(), n, e.data(), xe.data(), l.data(), xl.data());
+    for (size_t i = 0; i < args.size(); ++i) {
+      out.args.push_back(in[i]);
+      out.exp.push_back(e[i]);
+      out.xsimdExp.push_back(xe[i]);
+      out.log.push_back(l[i]);
+      out.xsimdLog.push_back(xl[i]);
+    }
+  };
+  if (f64)
+    run(0.0);
+  else
+    run(0.0f);
   return out;
 }
 

@@ -29,6 +29,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "api/engine.h"
 #include "planner/plan.h"
@@ -40,11 +41,12 @@ struct JitSpec {
   Precision precision = Precision::F64;
   bool greeks = true;
   const Plan* plan = nullptr;  // nullptr or one segment: the plain kernel
-  int chunkNodes = 2048;       // most nodes per generated function
+  int chunkNodes = 256;        // most nodes per generated function
+  int partNodes = 4096;        // longer tapes: extra translation units of about this many nodes
 };
 
 struct JitSource {
-  std::string text;
+  std::vector<std::string> parts;  // translation units; parts[0] holds the exported functions
   int functions = 0;     // generated per-chunk / per-segment functions
   int valueSlots = 0;    // values stored in the workspace between functions
   int adjointSlots = 0;  // adjoints shared between functions
@@ -52,5 +54,9 @@ struct JitSource {
 
 // Throws std::invalid_argument when the plan does not belong to the tape.
 JitSource emitCpuJit(const Tape& tape, const JitSpec& spec);
+
+// The fixed part every kernel starts with (types, Philox, quantile, exp/log
+// wrappers), ending inside an anonymous namespace: for probes and tests.
+std::string cpuJitPrelude(Precision precision);
 
 }  // namespace tapelab

@@ -15,4 +15,11 @@ struct JitDraw {
 // generated kernel computes it.
 std::vector<JitDraw> cpuJitDraws(Precision precision, uint64_t seed, uint64_t firstPath, uint32_t k);
 
+// The generated code's exp and log (tl_exp, tl_log) next to xsimd::exp and
+// xsimd::log, lane-wise over `args` converted to the kernel's precision.
+struct JitMath {
+  std::vector<double> args, exp, xsimdExp, log, xsimdLog;
+};
+JitMath cpuJitMath(Precision precision, const std::vector<double>& args);
+
 }  // namespace tapelab
