@@ -17,7 +17,9 @@ TEST(HipEngine, SaysWhyItCannotRun) {
   const EngineCaps caps = engineCaps(entry);
   EXPECT_FALSE(caps.usable) << "no AMD GPU is available to the project";
   EXPECT_NE(caps.reason.find("no AMD GPU"), std::string::npos) << caps.reason;
-  if (!caps.compileOnly) EXPECT_NE(caps.reason.find("no HIP toolchain"), std::string::npos) << caps.reason;
+  if (!caps.compileOnly) {
+    EXPECT_NE(caps.reason.find("no HIP toolchain"), std::string::npos) << caps.reason;
+  }
 }
 
 TEST(HipEngine, EmitsTheSourceAndCompilesWhereHipRtcExists) {

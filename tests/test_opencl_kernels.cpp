@@ -8,8 +8,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
-#include <map>
 
 #include "api/registry.h"
 #include "gpu/codegen/emit.h"
