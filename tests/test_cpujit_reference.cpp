@@ -119,6 +119,60 @@ TEST(CpuJitReference, Fp32AgreesWithDoubleWithinFloatRounding) {
   }
 }
 
+// Draw indices far apart (up to 2^32 - 1) use the draw cache's list form: the
+// same draws as the interpreter's, and no cache of 2^32 slots.
+TEST(CpuJitReference, SparseDrawIndices) {
+  CPUJIT_REQUIRE();
+  Recorder rec;
+  const Var x = rec.input("x", 1.5), y = rec.input("y", 0.5);
+  const Var a = rec.randn(3), b = rec.randn(4000000000u), c = rec.randn(4294967295u);
+  rec.output(x * a + y * b * c + max(a, c));
+  Tape t = rec.finish();
+  t.name = "sparse-draws";
+  const RunResult got = jit()->compile(t, KernelOptions{})->run({t.inputDefaults}, 3000, 17);
+  const RunResult ref = findEngine("reference").make()->compile(t, KernelOptions{})->run({t.inputDefaults}, 3000, 17);
+  expectClose(got.markets[0], ref.markets[0], t, 1e-12, "cpu-jit vs reference");
+}
+
+// Tapes at the edges: the output is an input; no inputs at all; nodes after
+// the output (their adjoints still flow, as in the interpreter); one node.
+TEST(CpuJitReference, EdgeTapes) {
+  CPUJIT_REQUIRE();
+  std::vector<Tape> tapes;
+  {
+    Recorder rec;
+    const Var x = rec.input("x", 2.5);
+    rec.input("unused", 1.0);
+    rec.output(x);
+    tapes.push_back(rec.finish());
+  }
+  {
+    Recorder rec;
+    rec.output(exp(rec.randn(0) * 0.1));
+    tapes.push_back(rec.finish());
+  }
+  {
+    Recorder rec;
+    const Var x = rec.input("x", 1.2);
+    const Var out = x * rec.randn(1);
+    rec.output(out);
+    (void)(out * x + rec.randn(2));  // after the output
+    tapes.push_back(rec.finish());
+  }
+  {
+    Recorder rec;
+    rec.output(rec.constant(3.25));
+    tapes.push_back(rec.finish());
+  }
+  for (size_t i = 0; i < tapes.size(); ++i) {
+    Tape& t = tapes[i];
+    t.name = "edge-" + std::to_string(i);
+    const RunResult got = jit()->compile(t, KernelOptions{})->run({t.inputDefaults}, 1500, 4);
+    const RunResult ref = findEngine("reference").make()->compile(t, KernelOptions{})->run({t.inputDefaults}, 1500, 4);
+    expectClose(got.markets[0], ref.markets[0], t, 1e-13, "cpu-jit vs reference");
+  }
+}
+
 // The front door: MonteCarlo on cpu-jit prices the Asian like the reference.
 TEST(CpuJitReference, ThroughTheMonteCarloBuilder) {
   CPUJIT_REQUIRE();
