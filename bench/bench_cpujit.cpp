@@ -5,11 +5,13 @@
 //   - compile time of the Asian and of a 20,000-node random tape: first
 //     (precompiled xsimd header already built), first with the precompiled
 //     header built too, and cached (a fresh Engine loading the object).
-// Medians of repetitions: --benchmark_repetitions is set per benchmark.
+// Medians of repetitions (set per benchmark). paths/s is wall time with every
+// core (TAPELAB_THREADS); cpu_us/path is the CPU time of all threads per path.
 // Kernels go to TAPELAB_CACHE_DIR, default <build>/bench-cpujit-cache.
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <string>
 
@@ -27,6 +29,12 @@ const bool kCacheDir = [] {
   if (!std::getenv("TAPELAB_CACHE_DIR")) setenv("TAPELAB_CACHE_DIR", TAPELAB_BINARY_DIR "/bench-cpujit-cache", 1);
   return true;
 }();
+
+double processCpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
 
 bool usable(benchmark::State& st, const std::string& engine) {
   const EngineCaps c = engineCaps(findEngine(engine));
@@ -63,11 +71,17 @@ void BM_Asian252(benchmark::State& st, const std::string& engine, Precision p, b
   }
   const auto k = findEngine(engine).make()->compile(t, o);
   k->run({t.inputDefaults}, paths / 10, 1);  // warm: pages, threads, caches
+  double cpu = 0;
   for (auto _ : st) {
+    const double c0 = processCpuSeconds();
     const RunResult r = k->run({t.inputDefaults}, paths, 42);
+    cpu += processCpuSeconds() - c0;
     benchmark::DoNotOptimize(r.markets[0].value);
   }
-  st.counters["paths/s"] = benchmark::Counter(double(paths) * double(st.iterations()), benchmark::Counter::kIsRate);
+  const double done = double(paths) * double(st.iterations());
+  st.counters["paths/s"] = benchmark::Counter(done, benchmark::Counter::kIsRate);
+  // CPU time of all threads per path: what a loaded machine does not distort.
+  st.counters["cpu_us/path"] = 1e6 * cpu / done;
 }
 
 // The kernel's files in the cache, from its stats (source, and object=... in the notes).
