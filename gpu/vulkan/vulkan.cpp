@@ -13,6 +13,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <sstream>
 #include <stdexcept>
 
@@ -153,7 +155,7 @@ const char* typeName(VkPhysicalDeviceType t) {
 }
 
 // Creates the instance and device; throws EngineUnavailable with the reason.
-std::shared_ptr<Device> openDevice() {
+std::shared_ptr<Device> openDeviceUncached() {
   static bool volkReady = volkInitialize() == VK_SUCCESS;
   if (!volkReady) throw EngineUnavailable("Vulkan loader (libvulkan.so.1) not found");
   auto dev = std::make_shared<Device>();
@@ -636,8 +638,14 @@ class VulkanKernel final : public Kernel {
         const bool spill = name.find("spill") != std::string::npos;
         if (!spill && (name.find("register") != std::string::npos || name == "vgprs" || name == "gprs"))
           stats_.registers = std::max(stats_.registers, static_cast<int>(v));
-        if (spill || name.find("scratch") != std::string::npos || name.find("local memory") != std::string::npos)
-          stats_.spillBytes = std::max<int64_t>(stats_.spillBytes, static_cast<int64_t>(v));
+        if (spill || name.find("scratch") != std::string::npos || name.find("local memory") != std::string::npos) {
+          // NVIDIA 580 reports "Local Memory Size" with bit 36 set; its low 32 bits
+          // match ptxas's stack frame for the same kernel (H200: 2160 B plain, 0 B
+          // register vs CUDA's 2224 B and 0 B), so keep those.
+          int64_t bytes = static_cast<int64_t>(v);
+          if (bytes >= (int64_t{1} << 32)) bytes &= 0xFFFFFFFFll;
+          stats_.spillBytes = std::max<int64_t>(stats_.spillBytes, bytes);
+        }
       }
     }
   }
@@ -657,6 +665,25 @@ class VulkanKernel final : public Kernel {
 };
 
 // ------------------------------------------------------------------ engine
+// One instance and device per process (per device selection), shared
+// by every engine and kernel: volk keeps its function pointers in globals, so
+// a second instance would overwrite the first's, and drivers limit how many
+// instances a process may create (the H200 property run hit that).
+std::shared_ptr<Device> openDevice() {
+  static std::mutex mutex;
+  static std::map<std::string, std::weak_ptr<Device>> open;
+  std::string key;  // what picks the device: our selector and the loader's driver list
+  for (const char* var : {"TAPELAB_VULKAN_DEVICE", "VK_DRIVER_FILES", "VK_ICD_FILENAMES"}) {
+    const char* v = std::getenv(var);
+    key += std::string(v ? v : "") + '\n';
+  }
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto d = open[key].lock()) return d;
+  auto d = openDeviceUncached();
+  open[key] = d;
+  return d;
+}
+
 class VulkanEngine final : public Engine {
  public:
   std::string name() const override { return "vulkan"; }
