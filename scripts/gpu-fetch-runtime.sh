@@ -6,5 +6,6 @@ cd "$(git rev-parse --show-toplevel)"
 grep -qx '/.gpu-runtime/' .git/info/exclude 2>/dev/null || echo /.gpu-runtime/ >> .git/info/exclude
 mkdir -p .gpu-runtime
 cd .gpu-runtime
-apt-get download libvulkan1 ocl-icd-libopencl1   # shaderc is linked statically
+# NVIDIA's Vulkan ICD (libGLX_nvidia) needs glvnd; shaderc is linked statically.
+apt-get download libvulkan1 ocl-icd-libopencl1 libglvnd0 libglx0 libegl1 libgl1 libopengl0 libgles2
 ls -l

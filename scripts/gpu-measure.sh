@@ -30,23 +30,24 @@ smoke)
   ;;
 main)
   rm -rf "$TAPELAB_CACHE_DIR"
+  say "compare, value + 5 Greeks, 1M paths, cold caches"
+  "$bin/tapelab" compare --engines $engines --kernels register,scratch --paths 1000000 --markets 4 \
+      2>>"$out/progress.txt" | tee "$out/compare_greeks_1M.txt"
+  say "compare, value + 5 Greeks, 4M paths, cached compiles"
+  "$bin/tapelab" compare --engines $engines --kernels register,scratch --paths 4000000 --markets 4 \
+      2>>"$out/progress.txt" | tee "$out/compare_greeks_4M.txt"
+  say "JAX baseline"
+  python3 experiments/peers/jax_asian.py --paths 1000000 4000000 2>>"$out/progress.txt" | tee "$out/jax.csv"
   for paths in 1000000 4000000; do
-    say "compare, value + 5 Greeks, $paths paths (cold caches on the first)"
-    "$bin/tapelab" compare --engines $engines --kernels register,scratch --paths $paths --markets 4 \
-        --json > "$out/compare_greeks_$paths.json"
     say "compare, price only, $paths paths"
     "$bin/tapelab" compare --engines $engines --kernels register --paths $paths --markets 4 --no-greeks \
-        --json > "$out/compare_price_$paths.json"
+        2>>"$out/progress.txt" | tee "$out/compare_price_$paths.txt"
   done
-  say "compare table, 1M paths, cached compiles"
-  "$bin/tapelab" compare --engines $engines --kernels register,scratch --paths 1000000 --markets 4 | tee "$out/compare_1M.txt"
-  say "JAX baseline"
-  python3 experiments/peers/jax_asian.py --paths 1000000 4000000 | tee "$out/jax.csv"
   ;;
 sweeps)
   TAPELAB_BIN=$bin OUT=$out bash experiments/gpu_vulkan.sh vulkan
   say "scratch sweep"
-  "$bin/scratch_sweep" --engines cuda,opencl --paths 1000000 --out "$out/scratch_sweep.csv"
+  "$bin/scratch_sweep" --engines cuda,opencl --paths 1000000 --jobs 16 --out "$out/scratch_sweep.csv" 2>&1 | tail -45
   ;;
 props)
   TAPELAB_BIN=$bin OUT=$out bash properties/long_run.sh
