@@ -142,7 +142,9 @@ Tape randomTape(uint64_t seed, const RandomTapeOptions& o) {
       case Kind::Input: {
         const double def = o.wellConditioned ? static_cast<double>(32 + rng.below(64)) / 64.0
                                              : static_cast<double>(static_cast<int64_t>(rng.below(257)) - 128) / 64.0;
-        inputNodes.push_back(t.addInput("x" + std::to_string(t.numInputs()), def));
+        std::string inputName = "x";  // appended, not operator+: GCC 12's -Wrestrict false positive at -O3
+        inputName += std::to_string(t.numInputs());
+        inputNodes.push_back(t.addInput(inputName, def));
         range[i] = {0.5 * def, 1.5 * def};
         break;
       }
