@@ -30,22 +30,42 @@ constexpr uint64_t kDefaultSeed = 20240917;
 std::optional<Tape> gCurrentTape, gFailingTape;
 Counters gCounters;
 
-// Shrinking a failure on a slow engine could take hours: after
-// TAPELAB_PROPERTY_SHRINK_SECONDS (default 120) every further shrink
-// candidate is rejected unrun, and the smallest failure so far is reported.
-struct ShrinkClock {
+// Shrinking a failure on a slow engine could take hours: once
+// TAPELAB_PROPERTY_SHRINK_SECONDS (default 120) have passed since the first
+// failure, the listener stops rapidcheck (ShrinkStopped) and the smallest
+// failing case so far is reported from what the harness recorded of it.
+struct ShrinkState {
   bool failed = false;
   std::chrono::steady_clock::time_point since;
-  bool stopped = false;
+  double limit = 120;
   int64_t tries = 0;
+  int64_t accepted = 0;
+  int passed = 0;  // cases that passed before the first failure
+  std::string description;  // the smallest failing case: rapidcheck's message
+  std::string log;          // and its caseLog() lines
 } gShrink;
+std::ostringstream gCaseLog;
+struct ShrinkStopped {};
 
 class ShrinkListener final : public rc::detail::TestListener {
  public:
   void onTestCaseFinished(const rc::detail::CaseDescription&) override {}
-  void onShrinkTried(const rc::detail::CaseDescription&, bool) override { ++gShrink.tries; }
+  void onShrinkTried(const rc::detail::CaseDescription&, bool accepted) override {
+    ++gShrink.tries;
+    gShrink.accepted += accepted;
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - gShrink.since).count() > gShrink.limit)
+      throw ShrinkStopped{};
+  }
   void onTestFinished(const rc::detail::TestMetadata&, const rc::detail::TestResult&) override {}
 };
+
+uint64_t mix(uint64_t h, uint64_t x) { return (h ^ x) * 1099511628211ull; }
+uint64_t hashBytes(uint64_t h, const void* p, size_t n) {
+  const auto* c = static_cast<const unsigned char*>(p);
+  for (size_t i = 0; i < n; ++i) h = mix(h, c[i]);
+  return h;
+}
+uint64_t hashString(uint64_t h, const std::string& s) { return hashBytes(h, s.data(), s.size()); }
 
 uint64_t envU64(const char* name, uint64_t fallback) {
   const char* v = std::getenv(name);
@@ -145,7 +165,20 @@ bool runnable(const std::string& engine, EngineUnderTest& out) {
 
 Counters& counters() { return gCounters; }
 
+namespace {
+std::shared_ptr<Kernel> compileFresh(const std::string& engine, const Tape& tape, const KernelOptions& o) {
+  std::unique_ptr<Engine> eng = findEngine(engine).make();
+  ++gCounters.kernels;
+  return eng->compile(tape, o);
+}
+}  // namespace
+
 void noteTape(const Tape& t) { gCurrentTape = t; }
+
+void caseLog(const std::string& line) {
+  gCaseLog << line << "\n";
+  RC_LOG() << line << "\n";
+}
 
 void checkProperty(const std::string& engine, int cases, const std::function<void()>& body) {
   const std::string test = currentTestName();
@@ -159,26 +192,28 @@ void checkProperty(const std::string& engine, int cases, const std::function<voi
   const auto t0 = std::chrono::steady_clock::now();
 
   gShrink = {};
-  const double shrinkSeconds = static_cast<double>(envU64("TAPELAB_PROPERTY_SHRINK_SECONDS", 120));
+  gShrink.limit = static_cast<double>(envU64("TAPELAB_PROPERTY_SHRINK_SECONDS", 120));
   auto wrapped = [&] {
-    if (gShrink.failed &&
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - gShrink.since).count() > shrinkSeconds) {
-      gShrink.stopped = true;
-      return;  // reject the candidate unrun
-    }
     gCurrentTape.reset();
-    auto failed = [&] {
+    gCaseLog.str("");
+    auto failed = [&](const std::string& description) {
       gFailingTape = gCurrentTape;
+      gShrink.description = description;
+      gShrink.log = gCaseLog.str();
       if (!gShrink.failed) gShrink.since = std::chrono::steady_clock::now();
       gShrink.failed = true;
     };
     try {
       body();
+      if (!gShrink.failed) ++gShrink.passed;
     } catch (const rc::detail::CaseResult& r) {
-      if (r.type == rc::detail::CaseResult::Type::Failure) failed();
+      if (r.type == rc::detail::CaseResult::Type::Failure) failed(r.description);
+      throw;
+    } catch (const std::exception& e) {
+      failed(std::string("exception: ") + e.what());
       throw;
     } catch (...) {
-      failed();
+      failed("unknown exception");
       throw;
     }
   };
@@ -186,14 +221,18 @@ void checkProperty(const std::string& engine, int cases, const std::function<voi
   meta.id = test;
   meta.description = test;
   ShrinkListener listener;
-  const rc::detail::TestResult result = rc::detail::checkProperty(
-      rc::detail::toProperty(wrapped), meta, params, listener, rc::detail::configuration().reproduce);
+  std::optional<rc::detail::TestResult> result;
+  try {
+    result = rc::detail::checkProperty(rc::detail::toProperty(wrapped), meta, params, listener,
+                                       rc::detail::configuration().reproduce);
+  } catch (const ShrinkStopped&) {
+  }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
-  int passed = 0;
-  if (result.is<rc::detail::SuccessResult>()) passed = result.get<rc::detail::SuccessResult>().numSuccess;
-  if (result.is<rc::detail::FailureResult>()) passed = result.get<rc::detail::FailureResult>().numSuccess;
-  if (result.is<rc::detail::GaveUpResult>()) passed = result.get<rc::detail::GaveUpResult>().numSuccess;
+  int passed = gShrink.passed;
+  if (result && result->is<rc::detail::SuccessResult>()) passed = result->get<rc::detail::SuccessResult>().numSuccess;
+  if (result && result->is<rc::detail::FailureResult>()) passed = result->get<rc::detail::FailureResult>().numSuccess;
+  if (result && result->is<rc::detail::GaveUpResult>()) passed = result->get<rc::detail::GaveUpResult>().numSuccess;
   gCounters.tapes = passed;
   char line[512];
   std::snprintf(line, sizeof line,
@@ -203,14 +242,18 @@ void checkProperty(const std::string& engine, int cases, const std::function<voi
                 gCounters.unchecked, secs, params.seed);
   std::cout << line << std::endl;
 
-  if (!result.is<rc::detail::SuccessResult>()) {
+  if (!result || !result->is<rc::detail::SuccessResult>()) {
     std::ostringstream msg;
     msg << "property " << test << " on " << engine << " failed; seed " << params.seed
         << " (TAPELAB_PROPERTY_SEED=" << baseSeed() << ", " << cases << " cases)\n";
-    rc::detail::printResultMessage(result, msg);
-    if (gShrink.stopped)
-      msg << "\n(shrinking stopped after " << shrinkSeconds << " s and " << gShrink.tries
-          << " tries: TAPELAB_PROPERTY_SHRINK_SECONDS)";
+    if (result) {
+      rc::detail::printResultMessage(*result, msg);
+    } else {
+      msg << "shrinking stopped after " << gShrink.limit << " s (TAPELAB_PROPERTY_SHRINK_SECONDS), " << gShrink.tries
+          << " tries, " << gShrink.accepted << " shrinks; the smallest failure so far:\n"
+          << gShrink.description << "\n" << gShrink.log;
+      if (gFailingTape) msg << writeTape(*gFailingTape);
+    }
     if (gFailingTape) {
       std::error_code ec;
       const std::filesystem::path dir = failureDir();
@@ -230,11 +273,26 @@ void checkProperty(const std::string& engine, int cases, const std::function<voi
   }
 }
 
-std::unique_ptr<Kernel> compileOn(const std::string& engine, const Tape& tape, const KernelOptions& o) {
-  const EngineEntry& e = findEngine(engine);
-  std::unique_ptr<Engine> eng = e.make();
-  ++gCounters.kernels;
-  return eng->compile(tape, o);
+std::shared_ptr<Kernel> compileOn(const std::string& engine, const Tape& tape, const KernelOptions& o, bool fresh) {
+  if (!gShrink.failed) return compileFresh(engine, tape, o);
+  uint64_t h = hashString(2, engine);
+  h = hashString(h, writeTape(tape));
+  const int fields[] = {static_cast<int>(o.precision), o.greeks, static_cast<int>(o.kind), static_cast<int>(o.layout),
+                        o.markets};
+  h = hashBytes(h, fields, sizeof fields);
+  h = hashBytes(h, o.plan.bounds.data(), o.plan.bounds.size() * sizeof(int32_t));
+  // While shrinking, candidates often share a kernel: keep the last few.
+  static std::vector<std::pair<uint64_t, std::shared_ptr<Kernel>>> cache;
+  if (gShrink.tries == 0) cache.clear();
+  if (!fresh)
+    for (const auto& [key, kernel] : cache)
+      if (key == h) return kernel;
+  std::shared_ptr<Kernel> k = compileFresh(engine, tape, o);
+  if (!fresh) {
+    if (cache.size() >= 8) cache.erase(cache.begin());
+    cache.emplace_back(h, k);
+  }
+  return k;
 }
 
 RunResult runKernel(Kernel& k, const std::vector<std::vector<double>>& inputs, uint64_t paths, uint64_t seed) {

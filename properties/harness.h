@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <sstream>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -79,9 +80,20 @@ Counters& counters();
 void checkProperty(const std::string& engine, int cases, const std::function<void()>& body);
 // The tape the current case tests: written to a file when the case fails.
 void noteTape(const Tape& tape);
+// RC_LOG plus a copy the harness keeps for a failure whose shrinking it stops.
+void caseLog(const std::string& line);
+template <class... A>
+void logCase(const A&... parts) {
+  std::ostringstream os;
+  (os << ... << parts);
+  caseLog(os.str());
+}
 
-// Compiles through `engine` (counted); a fresh Engine object each call.
-std::unique_ptr<Kernel> compileOn(const std::string& engine, const Tape& tape, const KernelOptions& o);
+// Compiles through `engine` (counted); a fresh Engine object each call. While
+// a failure is being shrunk, a kernel compiled for the same (tape, options)
+// earlier is reused unless `fresh`.
+std::shared_ptr<Kernel> compileOn(const std::string& engine, const Tape& tape, const KernelOptions& o,
+                                  bool fresh = false);
 RunResult runKernel(Kernel& k, const std::vector<std::vector<double>>& inputs, uint64_t paths, uint64_t seed);
 
 // Bit-for-bit comparison (NaN by bit pattern). On a difference, fails the

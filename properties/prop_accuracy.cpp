@@ -85,8 +85,7 @@ TEST_P(Accuracy, AgreesWithReferenceMp) {
     const uint64_t paths = *gen::inRange<uint64_t>(1, std::min<uint64_t>(b.maxPaths, 48) + 1);
     const uint64_t seed = *gen::arbitrary<uint64_t>();
     const KernelOptions o = anyKernel(tape, e, prec);
-    RC_LOG() << "paths " << paths << ", seed " << seed << ", inputs " << describeMarkets(markets) << "\n"
-             << describeOptions(o) << "\n";
+    logCase("paths ", paths, ", seed ", seed, ", inputs ", describeMarkets(markets), "; ", describeOptions(o));
     auto k = compileOn(e.name, tape, o);
     const MarketResult got = runKernel(*k, markets, paths, seed).markets.at(0);
     const MarketResult ref = referenceMp(tape, markets, paths, seed, true).markets.at(0);
@@ -120,8 +119,7 @@ TEST_P(Accuracy, AdjointsMatchFiniteDifferences) {
     const uint64_t paths = *gen::inRange<uint64_t>(1, 9);
     const uint64_t seed = *gen::arbitrary<uint64_t>();
     const KernelOptions o = anyKernel(tape, e, prec);
-    RC_LOG() << "paths " << paths << ", seed " << seed << ", inputs " << describeMarkets({x}) << "\n"
-             << describeOptions(o) << "\n";
+    logCase("paths ", paths, ", seed ", seed, ", inputs ", describeMarkets({x}), "; ", describeOptions(o));
     auto k = compileOn(e.name, tape, o);
     const MarketResult got = runKernel(*k, {x}, paths, seed).markets.at(0);
     RC_ASSERT(got.greeks.size() == static_cast<size_t>(n));
@@ -147,8 +145,8 @@ TEST_P(Accuracy, AdjointsMatchFiniteDifferences) {
       const double truncation = 2 * std::fabs(d2 - d1);
       const double rounding = 8 * kEpsD * bounds.value.mag() / step(0);
       const double tol = truncation + rounding + tolerance(bounds.adjoint[i], model) + 1e-9 * std::fabs(d1);
-      RC_LOG() << tape.inputNames[i] << ": finite differences " << describe(d1) << " (2h: " << describe(d2)
-               << "), adjoint " << describe(got.greeks[i]) << "\n";
+      logCase(tape.inputNames[i], ": finite differences ", describe(d1), " (2h: ", describe(d2), "), adjoint ",
+              describe(got.greeks[i]));
       ++counters().compared;
       if (!std::isfinite(tol)) {
         ++counters().unchecked;

@@ -65,14 +65,14 @@ TEST_P(Exact, CheckpointedEqualsPlain) {
     const auto markets = *genMarkets(spec, 1, tape.numInputs());
     const uint64_t paths = casePaths(b);
     const uint64_t seed = *gen::arbitrary<uint64_t>();
-    RC_LOG() << "paths " << paths << ", seed " << seed << ", inputs " << describeMarkets(markets) << "\n";
+    logCase("paths ", paths, ", seed ", seed, ", inputs ", describeMarkets(markets));
     KernelOptions plain;
     plain.precision = prec;
     auto kp = compileOn(e.name, tape, plain);
     const RunResult rp = runKernel(*kp, markets, paths, seed);
     for (int j = 0; j < perCase; ++j) {
       const KernelOptions o = checkpointedOptions(tape, prec, *genCkptSpec(e.caps.kinds));
-      RC_LOG() << "kernel " << j << ": " << describeOptions(o) << "\n";
+      logCase("kernel ", j, ": ", describeOptions(o));
       auto kc = compileOn(e.name, tape, o);
       assertSameBits(rp, runKernel(*kc, markets, paths, seed), describeOptions(o) + " vs plain");
     }
@@ -99,8 +99,7 @@ TEST_P(Exact, MarketsTogetherEqualAlone) {
     const uint64_t seed = *gen::arbitrary<uint64_t>();
     KernelOptions o = anyKernel(tape, e, prec);
     o.greeks = *gen::weightedElement<bool>({{4, true}, {1, false}});
-    RC_LOG() << "paths " << paths << ", seed " << seed << ", markets " << describeMarkets(markets) << "\n"
-             << describeOptions(o) << "\n";
+    logCase("paths ", paths, ", seed ", seed, ", markets ", describeMarkets(markets), "; ", describeOptions(o));
     KernelOptions together = o;
     together.markets = count;
     auto kt = compileOn(e.name, tape, together);
@@ -129,12 +128,11 @@ TEST_P(Exact, SameSeedSameBits) {
     const uint64_t paths = casePaths(b);
     const uint64_t seed = *gen::arbitrary<uint64_t>();
     const KernelOptions o = anyKernel(tape, e, prec);
-    RC_LOG() << "paths " << paths << ", seed " << seed << ", inputs " << describeMarkets(markets) << "\n"
-             << describeOptions(o) << "\n";
+    logCase("paths ", paths, ", seed ", seed, ", inputs ", describeMarkets(markets), "; ", describeOptions(o));
     auto k1 = compileOn(e.name, tape, o);
     const RunResult r1 = runKernel(*k1, markets, paths, seed);
     assertSameBits(r1, runKernel(*k1, markets, paths, seed), "second run of the same kernel");
-    auto k2 = compileOn(e.name, tape, o);
+    auto k2 = compileOn(e.name, tape, o, /*fresh=*/true);
     assertSameBits(r1, runKernel(*k2, markets, paths, seed), "run of a second compilation");
 
     KernelOptions v = o;
@@ -169,12 +167,11 @@ TEST_P(Exact, ThreadCountIndependent) {
     const uint64_t paths = *gen::inRange<uint64_t>(1, maxPaths + 1);
     const uint64_t seed = *gen::arbitrary<uint64_t>();
     const KernelOptions o = anyKernel(tape, e, prec);
-    RC_LOG() << "paths " << paths << ", seed " << seed << ", inputs " << describeMarkets(markets) << "\n"
-             << describeOptions(o) << "\n";
+    logCase("paths ", paths, ", seed ", seed, ", inputs ", describeMarkets(markets), "; ", describeOptions(o));
     std::optional<RunResult> first;
     for (int threads : {1, 2, 3, 8}) {
       ThreadsOverride env(threads);
-      auto k = compileOn(e.name, tape, o);
+      auto k = compileOn(e.name, tape, o, /*fresh=*/true);
       const RunResult r = runKernel(*k, markets, paths, seed);
       if (!first) first = r;
       else assertSameBits(*first, r, "TAPELAB_THREADS=" + std::to_string(threads) + " vs 1");
@@ -209,7 +206,7 @@ TEST_P(Compile, RandomTapesCompile) {
     KernelOptions o = anyKernel(tape, e, prec);
     o.markets = *gen::inRange(1, std::min(8, caps.maxMarkets) + 1);
     o.greeks = *gen::weightedElement<bool>({{4, true}, {1, false}});
-    RC_LOG() << describeOptions(o) << "\n";
+    logCase(describeOptions(o));
     auto k = compileOn(e.name, tape, o);
     RC_ASSERT(k != nullptr);
     (void)k->stats();

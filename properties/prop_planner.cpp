@@ -92,7 +92,7 @@ TEST(Planner, PersistentIsCrossingPlusInputsPlusOutput) {
     noteTape(t);
     const PlanSpec spec = *genPlanSpec();
     const Plan p = buildPlan(t, spec);
-    RC_LOG() << describePlan(p) << "\n";
+    logCase(describePlan(p));
     checkPlan(t, p);
   });
 }

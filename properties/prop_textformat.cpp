@@ -154,7 +154,7 @@ TEST(TextFormat, RandomBytesNeverCrashTheReader) {
     const std::string text = *gen::oneOf(
         gen::container<std::string>(gen::arbitrary<char>()),
         gen::map(genTokenSoup(), [](std::string s) { return "tapelab-tape 1\n" + s; }), genTokenSoup());
-    RC_LOG() << "text: " << std::quoted(text) << "\n";
+    logCase("text: ", std::quoted(text));
     readerAccepts(text);
   });
 }
@@ -164,7 +164,7 @@ TEST(TextFormat, MutatedFilesNeverCrashTheReader) {
   checkProperty("textformat", 600 * propertyRuns(), [&] {
     const Tape t = buildTape(*genTapeSpec(TapeMode::Wild, 200));
     const std::string text = mutate(writeTape(t));
-    RC_LOG() << "mutated text: " << std::quoted(text) << "\n";
+    logCase("mutated text: ", std::quoted(text));
     accepted += readerAccepts(text);
   });
   std::cout << "mutated files the reader accepted: " << accepted << std::endl;
@@ -192,7 +192,7 @@ TEST(Cli, MutatedFilesExitTwo) {
     RC_PRE(!parses);  // only files the reader rejects
     const std::filesystem::path file = dir / "mutated.tape";
     std::ofstream(file, std::ios::binary) << text;
-    RC_LOG() << "file: " << std::quoted(text) << "\n";
+    logCase("file: ", std::quoted(text));
     std::string cmd = "'";
     cmd += cli.string();
     cmd += "' run '";
