@@ -17,6 +17,12 @@ std::string spellLiteral(double value, Precision precision, const Dialect& d) {
   const int p = precision == Precision::F32 ? 0 : 1;
   if (p == 0) {
     const float f = static_cast<float>(value);
+    // A finite double beyond float's range is an infinity in fp32: no language
+    // has a literal for it, so spell it by its bits.
+    if (std::isinf(f)) {
+      const std::string inf = d.bitsToFloat[0] + "(0x7f800000u)";
+      return f < 0 ? "(-" + inf + ")" : inf;
+    }
     // 9 significant digits name a float uniquely; try fewer for readability.
     for (int digits = 1; digits <= 9; ++digits) {
       std::snprintf(buf, sizeof buf, "%.*g", digits, static_cast<double>(f));
