@@ -7,7 +7,7 @@
 namespace tapelab::cli {
 
 int cmdEngines(const Argv& argv) {
-  Args a("engines", argv, {{"json", "", "print a JSON list of {name, usable, compile_only, reason}", ""}});
+  Args a("engines", argv, {{"json", "", "print a JSON list of {name, usable, compile_only, cpu_device, reason}", ""}});
   if (a.help()) {
     std::printf("%s", a.usage("[--json]", "Lists every engine tapelab knows, whether it runs here, and why not.").c_str());
     return kExitOk;
@@ -18,7 +18,8 @@ int cmdEngines(const Argv& argv) {
   for (const EngineEntry& e : engineRegistry()) {
     const EngineCaps c = engineCaps(e);
     Json j;
-    j.str("name", e.name).boolean("usable", c.usable).boolean("compile_only", c.compileOnly).str("reason", c.reason);
+    j.str("name", e.name).boolean("usable", c.usable).boolean("compile_only", c.compileOnly)
+        .boolean("cpu_device", c.cpuDevice).str("reason", c.reason);
     items.push_back(j.done());
     rows.push_back({e.name, c.usable ? "yes" : c.compileOnly ? "compile-only" : "no", c.reason.empty() ? e.summary : c.reason});
   }

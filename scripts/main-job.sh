@@ -2,9 +2,18 @@
 # The README's first command: install, build, and run the main job —
 # `tapelab compare` on the 252-step Asian, value + 5 Greeks, every usable engine.
 # Extra arguments go to `tapelab compare` (e.g. --paths 1000000 --engines cuda).
+# Without a real GPU (lavapipe, PoCL and cpu-jit only) the default is a lighter
+# run (30,000 paths, one timed ladder) that finishes in minutes on 2 cores;
+# pass --paths/--ladders to override.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 cmake --preset release
 cmake --build --preset release
-exec ./build/release/cli/tapelab compare "$@"
+tapelab=./build/release/cli/tapelab
+gpu='"name":"\(cuda\|vulkan\|opencl\)","usable":true,"compile_only":false,"cpu_device":false'
+if [ $# -eq 0 ] && ! "$tapelab" engines --json | grep -q "$gpu"; then
+  echo "main-job: no GPU here; running the light configuration (--paths 30000 --ladders 1)" >&2
+  set -- --paths 30000 --ladders 1
+fi
+exec "$tapelab" compare "$@"
