@@ -48,8 +48,8 @@ struct Budget {
   uint64_t maxPaths;  // paths per run
 };
 // `baseCases` is the count for an interpreted engine; multiprecision runs a
-// quarter, compiled engines (cpu-jit, GPUs: compile time dominates) an eighth
-// (at least 2); all times TAPELAB_PROPERTY_RUNS.
+// quarter, compiled engines (cpu-jit, GPUs: compile time dominates) a quarter
+// (at least 3); all times TAPELAB_PROPERTY_RUNS.
 Budget budget(const std::string& engine, int baseCases);
 int propertyRuns();
 
@@ -72,6 +72,7 @@ struct Counters {
   int64_t runs = 0;       // kernel runs
   int64_t compared = 0;   // numbers compared (bits or tolerance)
   int64_t unchecked = 0;  // numbers whose tolerance was unbounded (weak cases)
+  int64_t nanBits = 0;    // NaN == NaN accepted with different sign or payload bits
 };
 Counters& counters();
 
@@ -96,10 +97,15 @@ std::shared_ptr<Kernel> compileOn(const std::string& engine, const Tape& tape, c
                                   bool fresh = false);
 RunResult runKernel(Kernel& k, const std::vector<std::vector<double>>& inputs, uint64_t paths, uint64_t seed);
 
-// Bit-for-bit comparison (NaN by bit pattern). On a difference, fails the
-// rapidcheck case with both numbers (17 digits and hex bits) and `what`.
+// Bit-for-bit comparison. On a difference, fails the rapidcheck case with
+// both numbers (17 digits and hex bits) and `what`, which says which run is
+// first ("plain then register ..."). NaN matches NaN whatever its sign and
+// payload (counted as nanbits), because compilers may legally rewrite
+// x + (-y) as x - y, which flips a NaN's sign; TAPELAB_PROPERTY_NAN_BITS=1
+// compares NaN bit patterns too.
 std::string describe(double v);
-bool sameBits(double x, double y);
+bool sameBits(double x, double y);  // strictly, NaN bits too
+bool bitsMatch(double x, double y);  // the exactness rule above (counts compared and nanbits)
 void assertSameBits(const RunResult& x, const RunResult& y, const std::string& what);
 void assertSameBits(const MarketResult& x, const MarketResult& y, const std::string& what);
 

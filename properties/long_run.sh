@@ -42,7 +42,7 @@ end=$(date +%s)
   echo
   echo "tapes seen per property and engine (TAPELAB_PROPERTY_RUNS=$runs, $((end - start)) s):"
   printf '%-55s %-14s %8s %8s %8s %9s\n' property engine tapes kernels compared seconds
-  grep '^COUNT ' "$log" | sed -E 's/^COUNT ([^ ]+) engine=([^ ]+) tapes=([0-9]+) kernels=([0-9]+) runs=[0-9]+ compared=([0-9]+) unchecked=[0-9]+ seconds=([0-9.]+).*/\1 \2 \3 \4 \5 \6/' |
+  grep '^COUNT ' "$log" | sed -E 's/^COUNT ([^ ]+) engine=([^ ]+) tapes=([0-9]+) kernels=([0-9]+) runs=[0-9]+ compared=([0-9]+) unchecked=[0-9]+ nanbits=[0-9]+ seconds=([0-9.]+).*/\1 \2 \3 \4 \5 \6/' |
     awk '{ printf "%-55s %-14s %8d %8d %8d %9s\n", $1, $2, $3, $4, $5, $6; t[$2] += $3; all += $3 }
          END { for (e in t) printf "total %-49s %8d\n", e, t[e]; printf "total %-49s %8d\n", "all", all }'
   echo "failures:"
