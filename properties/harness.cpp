@@ -128,7 +128,11 @@ Budget budget(const std::string& engine, int baseCases) {
   switch (engineClass(engine)) {
     case EngineClass::Interpreted: return {baseCases * runs, 3000, 300};
     case EngineClass::Multiprecision: return {std::max(2, baseCases / 4) * runs, 300, 40};
-    case EngineClass::Compiled: return {std::max(3, baseCases / 4) * runs, 150, 300};
+    case EngineClass::Compiled: {
+      // Long GPU runs may ask for larger tapes (compile time grows with them).
+      const int maxNodes = static_cast<int>(std::clamp<uint64_t>(envU64("TAPELAB_PROPERTY_MAX_NODES", 150), 2, 20000));
+      return {std::max(3, baseCases / 4) * runs, maxNodes, 300};
+    }
   }
   return {baseCases * runs, 100, 100};
 }
@@ -193,7 +197,16 @@ void checkProperty(const std::string& engine, int cases, const std::function<voi
 
   gShrink = {};
   gShrink.limit = static_cast<double>(envU64("TAPELAB_PROPERTY_SHRINK_SECONDS", 120));
+  // TAPELAB_PROPERTY_SECONDS: after this long, cases left pass without running and are not
+  // counted (a long run fits a time budget; shrinking a failure is not cut short by it).
+  const double timeLimit = static_cast<double>(envU64("TAPELAB_PROPERTY_SECONDS", 0));
+  int late = 0;
   auto wrapped = [&] {
+    if (timeLimit > 0 && !gShrink.failed &&
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > timeLimit) {
+      ++late;
+      return;
+    }
     gCurrentTape.reset();
     gCaseLog.str("");
     auto failed = [&](const std::string& description) {
@@ -233,13 +246,15 @@ void checkProperty(const std::string& engine, int cases, const std::function<voi
   if (result && result->is<rc::detail::SuccessResult>()) passed = result->get<rc::detail::SuccessResult>().numSuccess;
   if (result && result->is<rc::detail::FailureResult>()) passed = result->get<rc::detail::FailureResult>().numSuccess;
   if (result && result->is<rc::detail::GaveUpResult>()) passed = result->get<rc::detail::GaveUpResult>().numSuccess;
+  passed -= std::min(passed, late);
   gCounters.tapes = passed;
   char line[512];
   std::snprintf(line, sizeof line,
                 "COUNT %s engine=%s tapes=%d kernels=%" PRId64 " runs=%" PRId64 " compared=%" PRId64
-                " unchecked=%" PRId64 " nanbits=%" PRId64 " seconds=%.1f seed=%" PRIu64,
+                " unchecked=%" PRId64 " nanbits=%" PRId64 " seconds=%.1f seed=%" PRIu64 "%s",
                 test.c_str(), engine.c_str(), passed, gCounters.kernels, gCounters.runs, gCounters.compared,
-                gCounters.unchecked, gCounters.nanBits, secs, params.seed);
+                gCounters.unchecked, gCounters.nanBits, secs, params.seed,
+                late ? (" time_limit_skipped=" + std::to_string(late)).c_str() : "");
   std::cout << line << std::endl;
 
   if (!result || !result->is<rc::detail::SuccessResult>()) {

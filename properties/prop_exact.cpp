@@ -18,26 +18,6 @@ TapeMode exactMode() {
   return *gen::weightedElement<TapeMode>({{2, TapeMode::Wild}, {1, TapeMode::Conditioned}});
 }
 
-// KNOWN DEFECT, open: on Vulkan (lavapipe, and the NVIDIA driver) some wild tapes give
-// plain and checkpointed kernels adjoints that differ in the last bits (a mean off by an
-// ulp, a stderr by more). tests/data/known-bugs/vulkan-wild-checkpointed.tape replays it
-// (`tapelab run FILE --engine vulkan --paths 61 --seed 8546498413324420625`, plain vs
-// `--kernel register --checkpoint 16`: d/dx1 differs). Without the opaque identity
-// (TAPELAB_OPAQUE=0) the bits agree, so the driver compiles a transcendental differently
-// at the forward and the recomputed site. Until that is fixed, Vulkan's checkpointed ==
-// plain property runs on conditioned tapes only, and says so.
-TapeMode exactModeFor(const std::string& engine) {
-  if (engine != "vulkan") return exactMode();
-  static const bool said = [] {
-    std::cout << "NOTE vulkan: wild tapes left out of checkpointed == plain (known defect, see "
-                 "tests/data/known-bugs/README.md)"
-              << std::endl;
-    return true;
-  }();
-  (void)said;
-  return TapeMode::Conditioned;
-}
-
 // A tape for this case, noted for the failure report.
 struct CaseTape {
   TapeSpec spec;
@@ -79,7 +59,7 @@ TEST_P(Exact, CheckpointedEqualsPlain) {
   // Several checkpointed kernels per plain one: compile time dominates on GPUs.
   const int perCase = engineClass(e.name) == EngineClass::Compiled ? 2 : 3;
   checkProperty(e.name, b.cases, [&] {
-    const TapeMode mode = exactModeFor(e.name);
+    const TapeMode mode = exactMode();
     const auto [spec, tape] = caseTape(mode, b.maxNodes);
     const Precision prec = *gen::elementOf(e.precisions);
     const auto markets = *genMarkets(spec, 1, tape.numInputs());

@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Batched measurements on the lent H200 (device tool). Carry .gpu-runtime and
 # build/gpu (scripts/gpu-pack.sh); results land in $OUT (./gpu-out elsewhere).
-#   source scripts/gpu-env.sh; bash scripts/gpu-measure.sh smoke|main|sweeps|props
-#   smoke   engines, the GPU unit tests, a quick compare (minutes)
-#   main    tapelab compare at 1M and 4M paths, Greeks and price only, 1 and 4 markets,
-#           cold then cached compiles; the JAX baseline
-#   sweeps  Vulkan kernel grid (experiments/gpu_vulkan.sh) and the scratch sweep on cuda, opencl
-#   props   the long property run
+#   source scripts/gpu-env.sh; bash scripts/gpu-measure.sh MODE...
+#   smoke     engines, the GPU unit tests one after another, a quick compare (minutes)
+#   tests     engines, then the GPU unit tests side by side, one log (tests.txt; ~3 min cold)
+#   compare1  tapelab compare, value + 5 Greeks, 1M paths, 1 and 4 markets, cold compiles
+#   compare2  the same at 4M (cached compiles), the ladder in one 8-market dispatch at 4M,
+#             price only at 1M and 4M, and the JAX baseline when python3 has jax
+#   main      compare1 then compare2
+#   sweeps    Vulkan kernel grid (experiments/gpu_vulkan.sh) and the scratch sweep on cuda, opencl
+#   props     the long property run, one process per property, engine and seed
+#             (properties/parallel_run.sh; PROPS_SECONDS, PROPS_JOBS, PROPS_NODES tune it)
 set -uo pipefail
-mode=${1:-smoke}
 out=${OUT:-gpu-out}
 mkdir -p "$out"
 bin=$PWD/build/gpu/bin
@@ -18,39 +21,68 @@ export __GL_SHADER_DISK_CACHE=0   # only our caches count in compile times
 engines=cuda,vulkan,opencl
 say() { echo "=== $*"; }
 
-case "$mode" in
-smoke)
-  say "engines"; "$bin/tapelab" engines
-  for t in "$bin"/test_vulkan_* "$bin"/test_opencl_* "$bin"/test_cuda_* "$bin"/test_codegen_*; do
-    [ -x "$t" ] || continue
-    say "$(basename "$t")"; timeout 300 "$t" --gtest_brief=1 2>&1 | tail -25
-  done
-  say "quick compare"
-  timeout 300 "$bin/tapelab" compare --engines $engines --kernels register,scratch --paths 100000 --ladders 1
-  ;;
-main)
-  rm -rf "$TAPELAB_CACHE_DIR"
-  say "compare, value + 5 Greeks, 1M paths, cold caches"
-  "$bin/tapelab" compare --engines $engines --kernels register,scratch --paths 1000000 --markets 4 \
-      2>>"$out/progress.txt" | tee "$out/compare_greeks_1M.txt"
-  say "compare, value + 5 Greeks, 4M paths, cached compiles"
-  "$bin/tapelab" compare --engines $engines --kernels register,scratch --paths 4000000 --markets 4 \
-      2>>"$out/progress.txt" | tee "$out/compare_greeks_4M.txt"
-  say "JAX baseline"
-  python3 experiments/peers/jax_asian.py --paths 1000000 4000000 2>>"$out/progress.txt" | tee "$out/jax.csv"
-  for paths in 1000000 4000000; do
-    say "compare, price only, $paths paths"
-    "$bin/tapelab" compare --engines $engines --kernels register --paths $paths --markets 4 --no-greeks \
-        2>>"$out/progress.txt" | tee "$out/compare_price_$paths.txt"
-  done
-  ;;
-sweeps)
-  TAPELAB_BIN=$bin OUT=$out bash experiments/gpu_vulkan.sh vulkan
-  say "scratch sweep"
-  "$bin/scratch_sweep" --engines cuda,opencl --paths 1000000 --jobs 16 --out "$out/scratch_sweep.csv" 2>&1 | tail -45
-  ;;
-props)
-  TAPELAB_BIN=$bin OUT=$out bash properties/long_run.sh
-  ;;
-*) echo "unknown mode $mode" >&2; exit 2 ;;
-esac
+cmp() {  # cmp FILE ARGS...: one compare, its table in $out/FILE, progress in progress.txt
+  local f=$1; shift
+  say "compare $* -> $f"
+  local t0=$(date +%s)
+  "$bin/tapelab" compare --engines $engines "$@" 2>>"$out/progress.txt" | tee "$out/$f"
+  echo "($(( $(date +%s) - t0 )) s)" | tee -a "$out/$f"
+}
+
+run_mode() {
+  case "$1" in
+  smoke)
+    say "engines"; "$bin/tapelab" engines
+    for t in "$bin"/test_vulkan_* "$bin"/test_opencl_* "$bin"/test_cuda_* "$bin"/test_codegen_* "$bin"/test_api_*; do
+      [ -x "$t" ] || continue
+      say "$(basename "$t")"; timeout 300 "$t" --gtest_brief=1 2>&1 | tail -25
+    done
+    say "quick compare"
+    timeout 300 "$bin/tapelab" compare --engines $engines --kernels register,scratch --paths 100000 --ladders 1
+    ;;
+  tests)
+    local tmp; tmp=$(mktemp -d)
+    { say "engines"; "$bin/tapelab" engines; } | tee "$out/tests.txt"
+    for t in "$bin"/test_vulkan_* "$bin"/test_opencl_* "$bin"/test_cuda_* "$bin"/test_codegen_* "$bin"/test_api_*; do
+      [ -x "$t" ] || continue
+      ( t0=$(date +%s); timeout 420 "$t" --gtest_brief=1 >"$tmp/$(basename "$t").log" 2>&1
+        echo "exit $? after $(( $(date +%s) - t0 )) s" >>"$tmp/$(basename "$t").log" ) &
+    done
+    wait
+    for f in "$tmp"/*.log; do say "$(basename "$f" .log)"; tail -40 "$f"; done | tee -a "$out/tests.txt"
+    rm -rf "$tmp"
+    ;;
+  compare1)
+    rm -rf "$TAPELAB_CACHE_DIR"
+    cmp compare_greeks_1M.txt --kernels register,scratch --paths 1000000 --markets 4
+    ;;
+  compare2)
+    cmp compare_greeks_4M.txt --kernels register,scratch --paths 4000000 --markets 4
+    cmp compare_greeks_4M_m8.txt --kernels register --paths 4000000 --markets 8
+    cmp compare_price.txt --kernels register --paths 1000000 --markets 4 --no-greeks
+    cmp compare_price_4M.txt --kernels register --paths 4000000 --markets 4 --no-greeks
+    if python3 -c 'import jax' 2>/dev/null; then
+      say "JAX baseline"
+      timeout 240 python3 experiments/peers/jax_asian.py --paths 1000000 4000000 2>>"$out/progress.txt" | tee "$out/jax.csv"
+    else
+      say "JAX baseline skipped: python3 has no jax here"
+    fi
+    ;;
+  main) run_mode compare1; run_mode compare2 ;;
+  sweeps)
+    TAPELAB_BIN=$bin OUT=$out bash experiments/gpu_vulkan.sh vulkan
+    say "scratch sweep"
+    "$bin/scratch_sweep" --engines cuda,opencl --paths 1000000 --jobs 16 --out "$out/scratch_sweep.csv" 2>&1 | tail -45
+    ;;
+  props)
+    OUT=$out bash properties/parallel_run.sh -b "$bin/tapelab_properties" -e $engines \
+        -s "${PROPS_SECONDS:-420}" -j "${PROPS_JOBS:-1}" -n "${PROPS_NODES:-400}"
+    ;;
+  *) echo "gpu-measure.sh: unknown mode '$1' (smoke, tests, compare1, compare2, main, sweeps, props)" >&2; return 2 ;;
+  esac
+}
+
+[ $# -gt 0 ] || set -- smoke
+status=0
+for m in "$@"; do run_mode "$m" || status=$?; done
+exit $status

@@ -144,10 +144,24 @@ class Emitter {
 
   // Renames the op table's identifiers for node i, market m. Values use the
   // prefix `pre` ("v" in the forward sweep, "w" in a recomputed segment).
+  std::string fence(const std::string& x, bool on) const {
+    return on ? "tl_opq(" + x + ", " + zeroKey() + ")" : x;
+  }
+  // Ops whose arguments are read through opq in every kernel. Shader compilers
+  // hold builtin calls and comparisons to no exactness rule (SPIR-V's
+  // NoContraction covers arithmetic only): Mesa folds exp(log(x)) to x, and
+  // may rewrite a comparison of a sum, where it sees the producer. A
+  // checkpointed kernel hides the producer behind a bookmark and the plain
+  // kernel does not, so without the fence the two differ (tests/data/known-bugs).
+  static bool fencedArgs(Op op) {
+    const OpGroup g = info(op).group;
+    return g == OpGroup::Transcendental || g == OpGroup::Kink;
+  }
   std::string spellRule(std::string_view expr, int32_t i, int m, const std::string& pre) const {
+    const bool fenced = fencedArgs(t_.op[i]);
     return spell(expr, [&](std::string_view id) -> std::string {
-      if (id == "a") return val(pre, t_.a[i], m);
-      if (id == "b") return val(pre, t_.b[i], m);
+      if (id == "a") return fence(val(pre, t_.a[i], m), fenced);
+      if (id == "b") return fence(val(pre, t_.b[i], m), fenced);
       if (id == "r") return val(pre, i, m);
       if (id == "d") return adj(i, m);
       if (id == "zero") return lit(0.0);
@@ -219,9 +233,12 @@ class Emitter {
   void prelude() {
     const std::string Q = d_.funcQualifier, T = T_, U = U_, P = d_.precise;
     auto L = [&](double v) { return lit(v); };
+    // An add, not an XOR: opq(opq(x)) must stay opaque. With XOR the two cancel
+    // where a recomputed segment re-reads a bookmark that was itself opaque (a
+    // constant) or fences it again, and the compiler sees through the cut.
     out_ += "// opq: the identity on every bit pattern, opaque to the compiler (z is always 0).\n";
     out_ += Q + T + " tl_opq(" + T + " x, " + U + " z) { return " + d_.bitsToFloat[p_] + "(" +
-            d_.floatToBits[p_] + "(x) ^ " + cast(d_.bitsType[p_], "z") + "); }\n";
+            d_.floatToBits[p_] + "(x) + " + cast(d_.bitsType[p_], "z") + "); }\n";
     out_ += Q + T + " tl_sel(bool c, " + T + " x, " + T + " y) { return c ? x : y; }\n";
     // Philox4x32-10 word 0 (tape/philox.h): counter {c0, c1, c2, c3}, key {k0, k1}.
     out_ += "// Philox4x32-10, word 0 (tape/philox.h).\n";

@@ -2,7 +2,7 @@
 // tapelab kernel: tape golden-small, 21 nodes, plain, fp32, 1 market(s), value + Greeks, dialect glsl
 uint tl_mulhi(uint a, uint b) { uint hi, lo; umulExtended(a, b, hi, lo); return hi; }
 // opq: the identity on every bit pattern, opaque to the compiler (z is always 0).
-float tl_opq(float x, uint z) { return uintBitsToFloat(floatBitsToUint(x) ^ uint(z)); }
+float tl_opq(float x, uint z) { return uintBitsToFloat(floatBitsToUint(x) + uint(z)); }
 float tl_sel(bool c, float x, float y) { return c ? x : y; }
 // Philox4x32-10, word 0 (tape/philox.h).
 uint tl_philox(uint c0, uint c1, uint c2, uint c3, uint k0, uint k1) {
@@ -68,21 +68,21 @@ void main() {
       precise float v1 = tl_in0_1;
       precise float v2 = tl_randn(0u, tl_pathLo, tl_pathHi, tl_fk0, tl_fk1);
       precise float v3 = tl_randn(1u, tl_pathLo, tl_pathHi, tl_fk0, tl_fk1);
-      precise float v4 = sqrt(v1);
+      precise float v4 = sqrt(tl_opq(v1, pc.zero));
       precise float v5 = v0 * v2;
       precise float v6 = tl_opq(0.5, pc.zero);
       precise float v7 = v5 * v6;
-      precise float v8 = exp(v7);
+      precise float v8 = exp(tl_opq(v7, pc.zero));
       precise float v9 = v8 + v4;
       precise float v10 = v1 / v0;
-      precise float v11 = log(v9);
+      precise float v11 = log(tl_opq(v9, pc.zero));
       precise float v12 = v11 - v10;
-      precise float v13 = tl_sel(v3 <= v1, v3, v1);
+      precise float v13 = tl_sel(tl_opq(v3, pc.zero) <= tl_opq(v1, pc.zero), tl_opq(v3, pc.zero), tl_opq(v1, pc.zero));
       precise float v14 = -v9;
-      precise float v15 = tl_sel(v12 >= v14, v12, v14);
+      precise float v15 = tl_sel(tl_opq(v12, pc.zero) >= tl_opq(v14, pc.zero), tl_opq(v12, pc.zero), tl_opq(v14, pc.zero));
       precise float v16 = v15 * v13;
       precise float v17 = -v16;
-      precise float v18 = tl_sel(v17 < 0.0, -v17, v17);
+      precise float v18 = tl_sel(tl_opq(v17, pc.zero) < 0.0, -tl_opq(v17, pc.zero), tl_opq(v17, pc.zero));
       precise float v19 = v18 + v0;
       precise float v20 = v19 * v9;
       // reverse sweep
@@ -108,17 +108,17 @@ void main() {
       d9 += d20 * v19;
       d18 += d19;
       d0 += d19;
-      d17 += tl_sel(v17 < 0.0, -d18, d18);
+      d17 += tl_sel(tl_opq(v17, pc.zero) < 0.0, -d18, d18);
       d16 += -d17;
       d15 += d16 * v13;
       d13 += d16 * v15;
-      d12 += tl_sel(v12 >= v14, d15, 0.0);
-      d14 += tl_sel(v12 >= v14, 0.0, d15);
+      d12 += tl_sel(tl_opq(v12, pc.zero) >= tl_opq(v14, pc.zero), d15, 0.0);
+      d14 += tl_sel(tl_opq(v12, pc.zero) >= tl_opq(v14, pc.zero), 0.0, d15);
       d9 += -d14;
-      d1 += tl_sel(v3 <= v1, 0.0, d13);
+      d1 += tl_sel(tl_opq(v3, pc.zero) <= tl_opq(v1, pc.zero), 0.0, d13);
       d11 += d12;
       d10 += -d12;
-      d9 += d11 / v9;
+      d9 += d11 / tl_opq(v9, pc.zero);
       d1 += d10 / v0;
       d0 += -(d10 * v10) / v0;
       d8 += d9;

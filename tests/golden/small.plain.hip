@@ -1,7 +1,7 @@
 // HIP for hipRTC: compile with -ffp-contract=off, without -ffast-math.
 // tapelab kernel: tape golden-small, 21 nodes, plain, fp32, 1 market(s), value + Greeks, dialect hip
 // opq: the identity on every bit pattern, opaque to the compiler (z is always 0).
-static __device__ __forceinline__ float tl_opq(float x, unsigned int z) { return __uint_as_float(__float_as_uint(x) ^ (unsigned int)(z)); }
+static __device__ __forceinline__ float tl_opq(float x, unsigned int z) { return __uint_as_float(__float_as_uint(x) + (unsigned int)(z)); }
 static __device__ __forceinline__ float tl_sel(bool c, float x, float y) { return c ? x : y; }
 // Philox4x32-10, word 0 (tape/philox.h).
 static __device__ __forceinline__ unsigned int tl_philox(unsigned int c0, unsigned int c1, unsigned int c2, unsigned int c3, unsigned int k0, unsigned int k1) {
@@ -62,21 +62,21 @@ tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, f
       float v1 = tl_in0_1;
       float v2 = tl_randn(0u, tl_pathLo, tl_pathHi, tl_fk0, tl_fk1);
       float v3 = tl_randn(1u, tl_pathLo, tl_pathHi, tl_fk0, tl_fk1);
-      float v4 = sqrtf(v1);
+      float v4 = sqrtf(tl_opq(v1, zero));
       float v5 = v0 * v2;
       float v6 = tl_opq(0.5f, zero);
       float v7 = v5 * v6;
-      float v8 = expf(v7);
+      float v8 = expf(tl_opq(v7, zero));
       float v9 = v8 + v4;
       float v10 = v1 / v0;
-      float v11 = logf(v9);
+      float v11 = logf(tl_opq(v9, zero));
       float v12 = v11 - v10;
-      float v13 = tl_sel(v3 <= v1, v3, v1);
+      float v13 = tl_sel(tl_opq(v3, zero) <= tl_opq(v1, zero), tl_opq(v3, zero), tl_opq(v1, zero));
       float v14 = -v9;
-      float v15 = tl_sel(v12 >= v14, v12, v14);
+      float v15 = tl_sel(tl_opq(v12, zero) >= tl_opq(v14, zero), tl_opq(v12, zero), tl_opq(v14, zero));
       float v16 = v15 * v13;
       float v17 = -v16;
-      float v18 = tl_sel(v17 < 0.0f, -v17, v17);
+      float v18 = tl_sel(tl_opq(v17, zero) < 0.0f, -tl_opq(v17, zero), tl_opq(v17, zero));
       float v19 = v18 + v0;
       float v20 = v19 * v9;
       // reverse sweep
@@ -102,17 +102,17 @@ tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, f
       d9 += d20 * v19;
       d18 += d19;
       d0 += d19;
-      d17 += tl_sel(v17 < 0.0f, -d18, d18);
+      d17 += tl_sel(tl_opq(v17, zero) < 0.0f, -d18, d18);
       d16 += -d17;
       d15 += d16 * v13;
       d13 += d16 * v15;
-      d12 += tl_sel(v12 >= v14, d15, 0.0f);
-      d14 += tl_sel(v12 >= v14, 0.0f, d15);
+      d12 += tl_sel(tl_opq(v12, zero) >= tl_opq(v14, zero), d15, 0.0f);
+      d14 += tl_sel(tl_opq(v12, zero) >= tl_opq(v14, zero), 0.0f, d15);
       d9 += -d14;
-      d1 += tl_sel(v3 <= v1, 0.0f, d13);
+      d1 += tl_sel(tl_opq(v3, zero) <= tl_opq(v1, zero), 0.0f, d13);
       d11 += d12;
       d10 += -d12;
-      d9 += d11 / v9;
+      d9 += d11 / tl_opq(v9, zero);
       d1 += d10 / v0;
       d0 += -(d10 * v10) / v0;
       d8 += d9;

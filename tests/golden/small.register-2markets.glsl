@@ -2,7 +2,7 @@
 // tapelab kernel: tape golden-small, 21 nodes, register (3 segments, golden), fp32, 2 market(s), value + Greeks, dialect glsl
 uint tl_mulhi(uint a, uint b) { uint hi, lo; umulExtended(a, b, hi, lo); return hi; }
 // opq: the identity on every bit pattern, opaque to the compiler (z is always 0).
-float tl_opq(float x, uint z) { return uintBitsToFloat(floatBitsToUint(x) ^ uint(z)); }
+float tl_opq(float x, uint z) { return uintBitsToFloat(floatBitsToUint(x) + uint(z)); }
 float tl_sel(bool c, float x, float y) { return c ? x : y; }
 // Philox4x32-10, word 0 (tape/philox.h).
 uint tl_philox(uint c0, uint c1, uint c2, uint c3, uint k0, uint k1) {
@@ -95,39 +95,39 @@ void main() {
         v1_1 = tl_in1_1;
         precise float v2 = tl_randn(0u, tl_pathLo, tl_pathHi, tl_fk0, tl_fk1);
         v3 = tl_randn(1u, tl_pathLo, tl_pathHi, tl_fk0, tl_fk1);
-        v4_0 = sqrt(v1_0);
-        v4_1 = sqrt(v1_1);
+        v4_0 = sqrt(tl_opq(v1_0, pc.zero));
+        v4_1 = sqrt(tl_opq(v1_1, pc.zero));
         precise float v5_0 = v0_0 * v2;
         precise float v5_1 = v0_1 * v2;
         precise float v6 = tl_opq(0.5, pc.zero);
         precise float v7_0 = v5_0 * v6;
         precise float v7_1 = v5_1 * v6;
-        v8_0 = exp(v7_0);
-        v8_1 = exp(v7_1);
+        v8_0 = exp(tl_opq(v7_0, pc.zero));
+        v8_1 = exp(tl_opq(v7_1, pc.zero));
       }
       {  // segment 1: nodes [9, 17)
         v9_0 = v8_0 + v4_0;
         v9_1 = v8_1 + v4_1;
         precise float v10_0 = v1_0 / v0_0;
         precise float v10_1 = v1_1 / v0_1;
-        precise float v11_0 = log(v9_0);
-        precise float v11_1 = log(v9_1);
+        precise float v11_0 = log(tl_opq(v9_0, pc.zero));
+        precise float v11_1 = log(tl_opq(v9_1, pc.zero));
         precise float v12_0 = v11_0 - v10_0;
         precise float v12_1 = v11_1 - v10_1;
-        precise float v13_0 = tl_sel(v3 <= v1_0, v3, v1_0);
-        precise float v13_1 = tl_sel(v3 <= v1_1, v3, v1_1);
+        precise float v13_0 = tl_sel(tl_opq(v3, pc.zero) <= tl_opq(v1_0, pc.zero), tl_opq(v3, pc.zero), tl_opq(v1_0, pc.zero));
+        precise float v13_1 = tl_sel(tl_opq(v3, pc.zero) <= tl_opq(v1_1, pc.zero), tl_opq(v3, pc.zero), tl_opq(v1_1, pc.zero));
         precise float v14_0 = -v9_0;
         precise float v14_1 = -v9_1;
-        precise float v15_0 = tl_sel(v12_0 >= v14_0, v12_0, v14_0);
-        precise float v15_1 = tl_sel(v12_1 >= v14_1, v12_1, v14_1);
+        precise float v15_0 = tl_sel(tl_opq(v12_0, pc.zero) >= tl_opq(v14_0, pc.zero), tl_opq(v12_0, pc.zero), tl_opq(v14_0, pc.zero));
+        precise float v15_1 = tl_sel(tl_opq(v12_1, pc.zero) >= tl_opq(v14_1, pc.zero), tl_opq(v12_1, pc.zero), tl_opq(v14_1, pc.zero));
         v16_0 = v15_0 * v13_0;
         v16_1 = v15_1 * v13_1;
       }
       {  // segment 2: nodes [17, 21)
         precise float v17_0 = -v16_0;
         precise float v17_1 = -v16_1;
-        precise float v18_0 = tl_sel(v17_0 < 0.0, -v17_0, v17_0);
-        precise float v18_1 = tl_sel(v17_1 < 0.0, -v17_1, v17_1);
+        precise float v18_0 = tl_sel(tl_opq(v17_0, pc.zero) < 0.0, -tl_opq(v17_0, pc.zero), tl_opq(v17_0, pc.zero));
+        precise float v18_1 = tl_sel(tl_opq(v17_1, pc.zero) < 0.0, -tl_opq(v17_1, pc.zero), tl_opq(v17_1, pc.zero));
         precise float v19_0 = v18_0 + v0_0;
         precise float v19_1 = v18_1 + v0_1;
         v20_0 = v19_0 * v9_0;
@@ -157,8 +157,8 @@ void main() {
         precise float w16_1 = tl_opq(v16_1, pc.zero);
         precise float w17_0 = -w16_0;
         precise float w17_1 = -w16_1;
-        precise float w18_0 = tl_sel(w17_0 < 0.0, -w17_0, w17_0);
-        precise float w18_1 = tl_sel(w17_1 < 0.0, -w17_1, w17_1);
+        precise float w18_0 = tl_sel(tl_opq(w17_0, pc.zero) < 0.0, -tl_opq(w17_0, pc.zero), tl_opq(w17_0, pc.zero));
+        precise float w18_1 = tl_sel(tl_opq(w17_1, pc.zero) < 0.0, -tl_opq(w17_1, pc.zero), tl_opq(w17_1, pc.zero));
         precise float w19_0 = w18_0 + w0_0;
         precise float w19_1 = w18_1 + w0_1;
         precise float d17_0 = 0.0;
@@ -175,8 +175,8 @@ void main() {
         d0_0 += d19_0;
         d18_1 += d19_1;
         d0_1 += d19_1;
-        d17_0 += tl_sel(w17_0 < 0.0, -d18_0, d18_0);
-        d17_1 += tl_sel(w17_1 < 0.0, -d18_1, d18_1);
+        d17_0 += tl_sel(tl_opq(w17_0, pc.zero) < 0.0, -d18_0, d18_0);
+        d17_1 += tl_sel(tl_opq(w17_1, pc.zero) < 0.0, -d18_1, d18_1);
         d16_0 += -d17_0;
         d16_1 += -d17_1;
       }
@@ -194,16 +194,16 @@ void main() {
         precise float w9_1 = w8_1 + w4_1;
         precise float w10_0 = w1_0 / w0_0;
         precise float w10_1 = w1_1 / w0_1;
-        precise float w11_0 = log(w9_0);
-        precise float w11_1 = log(w9_1);
+        precise float w11_0 = log(tl_opq(w9_0, pc.zero));
+        precise float w11_1 = log(tl_opq(w9_1, pc.zero));
         precise float w12_0 = w11_0 - w10_0;
         precise float w12_1 = w11_1 - w10_1;
-        precise float w13_0 = tl_sel(w3 <= w1_0, w3, w1_0);
-        precise float w13_1 = tl_sel(w3 <= w1_1, w3, w1_1);
+        precise float w13_0 = tl_sel(tl_opq(w3, pc.zero) <= tl_opq(w1_0, pc.zero), tl_opq(w3, pc.zero), tl_opq(w1_0, pc.zero));
+        precise float w13_1 = tl_sel(tl_opq(w3, pc.zero) <= tl_opq(w1_1, pc.zero), tl_opq(w3, pc.zero), tl_opq(w1_1, pc.zero));
         precise float w14_0 = -w9_0;
         precise float w14_1 = -w9_1;
-        precise float w15_0 = tl_sel(w12_0 >= w14_0, w12_0, w14_0);
-        precise float w15_1 = tl_sel(w12_1 >= w14_1, w12_1, w14_1);
+        precise float w15_0 = tl_sel(tl_opq(w12_0, pc.zero) >= tl_opq(w14_0, pc.zero), tl_opq(w12_0, pc.zero), tl_opq(w14_0, pc.zero));
+        precise float w15_1 = tl_sel(tl_opq(w12_1, pc.zero) >= tl_opq(w14_1, pc.zero), tl_opq(w12_1, pc.zero), tl_opq(w14_1, pc.zero));
         precise float d10_0 = 0.0;
         precise float d10_1 = 0.0;
         precise float d11_0 = 0.0;
@@ -220,20 +220,20 @@ void main() {
         d13_0 += d16_0 * w15_0;
         d15_1 += d16_1 * w13_1;
         d13_1 += d16_1 * w15_1;
-        d12_0 += tl_sel(w12_0 >= w14_0, d15_0, 0.0);
-        d14_0 += tl_sel(w12_0 >= w14_0, 0.0, d15_0);
-        d12_1 += tl_sel(w12_1 >= w14_1, d15_1, 0.0);
-        d14_1 += tl_sel(w12_1 >= w14_1, 0.0, d15_1);
+        d12_0 += tl_sel(tl_opq(w12_0, pc.zero) >= tl_opq(w14_0, pc.zero), d15_0, 0.0);
+        d14_0 += tl_sel(tl_opq(w12_0, pc.zero) >= tl_opq(w14_0, pc.zero), 0.0, d15_0);
+        d12_1 += tl_sel(tl_opq(w12_1, pc.zero) >= tl_opq(w14_1, pc.zero), d15_1, 0.0);
+        d14_1 += tl_sel(tl_opq(w12_1, pc.zero) >= tl_opq(w14_1, pc.zero), 0.0, d15_1);
         d9_0 += -d14_0;
         d9_1 += -d14_1;
-        d1_0 += tl_sel(w3 <= w1_0, 0.0, d13_0);
-        d1_1 += tl_sel(w3 <= w1_1, 0.0, d13_1);
+        d1_0 += tl_sel(tl_opq(w3, pc.zero) <= tl_opq(w1_0, pc.zero), 0.0, d13_0);
+        d1_1 += tl_sel(tl_opq(w3, pc.zero) <= tl_opq(w1_1, pc.zero), 0.0, d13_1);
         d11_0 += d12_0;
         d10_0 += -d12_0;
         d11_1 += d12_1;
         d10_1 += -d12_1;
-        d9_0 += d11_0 / w9_0;
-        d9_1 += d11_1 / w9_1;
+        d9_0 += d11_0 / tl_opq(w9_0, pc.zero);
+        d9_1 += d11_1 / tl_opq(w9_1, pc.zero);
         d1_0 += d10_0 / w0_0;
         d0_0 += -(d10_0 * w10_0) / w0_0;
         d1_1 += d10_1 / w0_1;
@@ -250,15 +250,15 @@ void main() {
         precise float w1_0 = tl_opq(v1_0, pc.zero);
         precise float w1_1 = tl_opq(v1_1, pc.zero);
         precise float w2 = tl_randn(0u, tl_pathLo, tl_pathHi, tl_rk0, tl_rk1);
-        precise float w4_0 = sqrt(w1_0);
-        precise float w4_1 = sqrt(w1_1);
+        precise float w4_0 = sqrt(tl_opq(w1_0, pc.zero));
+        precise float w4_1 = sqrt(tl_opq(w1_1, pc.zero));
         precise float w5_0 = w0_0 * w2;
         precise float w5_1 = w0_1 * w2;
         precise float w6 = tl_opq(0.5, pc.zero);
         precise float w7_0 = w5_0 * w6;
         precise float w7_1 = w5_1 * w6;
-        precise float w8_0 = exp(w7_0);
-        precise float w8_1 = exp(w7_1);
+        precise float w8_0 = exp(tl_opq(w7_0, pc.zero));
+        precise float w8_1 = exp(tl_opq(w7_1, pc.zero));
         precise float d5_0 = 0.0;
         precise float d5_1 = 0.0;
         precise float d7_0 = 0.0;

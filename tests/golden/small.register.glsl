@@ -2,7 +2,7 @@
 // tapelab kernel: tape golden-small, 21 nodes, register (3 segments, golden), fp32, 1 market(s), value + Greeks, dialect glsl
 uint tl_mulhi(uint a, uint b) { uint hi, lo; umulExtended(a, b, hi, lo); return hi; }
 // opq: the identity on every bit pattern, opaque to the compiler (z is always 0).
-float tl_opq(float x, uint z) { return uintBitsToFloat(floatBitsToUint(x) ^ uint(z)); }
+float tl_opq(float x, uint z) { return uintBitsToFloat(floatBitsToUint(x) + uint(z)); }
 float tl_sel(bool c, float x, float y) { return c ? x : y; }
 // Philox4x32-10, word 0 (tape/philox.h).
 uint tl_philox(uint c0, uint c1, uint c2, uint c3, uint k0, uint k1) {
@@ -78,25 +78,25 @@ void main() {
         v1 = tl_in0_1;
         precise float v2 = tl_randn(0u, tl_pathLo, tl_pathHi, tl_fk0, tl_fk1);
         v3 = tl_randn(1u, tl_pathLo, tl_pathHi, tl_fk0, tl_fk1);
-        v4 = sqrt(v1);
+        v4 = sqrt(tl_opq(v1, pc.zero));
         precise float v5 = v0 * v2;
         precise float v6 = tl_opq(0.5, pc.zero);
         precise float v7 = v5 * v6;
-        v8 = exp(v7);
+        v8 = exp(tl_opq(v7, pc.zero));
       }
       {  // segment 1: nodes [9, 17)
         v9 = v8 + v4;
         precise float v10 = v1 / v0;
-        precise float v11 = log(v9);
+        precise float v11 = log(tl_opq(v9, pc.zero));
         precise float v12 = v11 - v10;
-        precise float v13 = tl_sel(v3 <= v1, v3, v1);
+        precise float v13 = tl_sel(tl_opq(v3, pc.zero) <= tl_opq(v1, pc.zero), tl_opq(v3, pc.zero), tl_opq(v1, pc.zero));
         precise float v14 = -v9;
-        precise float v15 = tl_sel(v12 >= v14, v12, v14);
+        precise float v15 = tl_sel(tl_opq(v12, pc.zero) >= tl_opq(v14, pc.zero), tl_opq(v12, pc.zero), tl_opq(v14, pc.zero));
         v16 = v15 * v13;
       }
       {  // segment 2: nodes [17, 21)
         precise float v17 = -v16;
-        precise float v18 = tl_sel(v17 < 0.0, -v17, v17);
+        precise float v18 = tl_sel(tl_opq(v17, pc.zero) < 0.0, -tl_opq(v17, pc.zero), tl_opq(v17, pc.zero));
         precise float v19 = v18 + v0;
         v20 = v19 * v9;
       }
@@ -113,7 +113,7 @@ void main() {
         precise float w9 = tl_opq(v9, pc.zero);
         precise float w16 = tl_opq(v16, pc.zero);
         precise float w17 = -w16;
-        precise float w18 = tl_sel(w17 < 0.0, -w17, w17);
+        precise float w18 = tl_sel(tl_opq(w17, pc.zero) < 0.0, -tl_opq(w17, pc.zero), tl_opq(w17, pc.zero));
         precise float w19 = w18 + w0;
         precise float d17 = 0.0;
         precise float d18 = 0.0;
@@ -122,7 +122,7 @@ void main() {
         d9 += d20 * w19;
         d18 += d19;
         d0 += d19;
-        d17 += tl_sel(w17 < 0.0, -d18, d18);
+        d17 += tl_sel(tl_opq(w17, pc.zero) < 0.0, -d18, d18);
         d16 += -d17;
       }
       {  // segment 1
@@ -133,11 +133,11 @@ void main() {
         precise float w8 = tl_opq(v8, pc.zero);
         precise float w9 = w8 + w4;
         precise float w10 = w1 / w0;
-        precise float w11 = log(w9);
+        precise float w11 = log(tl_opq(w9, pc.zero));
         precise float w12 = w11 - w10;
-        precise float w13 = tl_sel(w3 <= w1, w3, w1);
+        precise float w13 = tl_sel(tl_opq(w3, pc.zero) <= tl_opq(w1, pc.zero), tl_opq(w3, pc.zero), tl_opq(w1, pc.zero));
         precise float w14 = -w9;
-        precise float w15 = tl_sel(w12 >= w14, w12, w14);
+        precise float w15 = tl_sel(tl_opq(w12, pc.zero) >= tl_opq(w14, pc.zero), tl_opq(w12, pc.zero), tl_opq(w14, pc.zero));
         precise float d10 = 0.0;
         precise float d11 = 0.0;
         precise float d12 = 0.0;
@@ -146,13 +146,13 @@ void main() {
         precise float d15 = 0.0;
         d15 += d16 * w13;
         d13 += d16 * w15;
-        d12 += tl_sel(w12 >= w14, d15, 0.0);
-        d14 += tl_sel(w12 >= w14, 0.0, d15);
+        d12 += tl_sel(tl_opq(w12, pc.zero) >= tl_opq(w14, pc.zero), d15, 0.0);
+        d14 += tl_sel(tl_opq(w12, pc.zero) >= tl_opq(w14, pc.zero), 0.0, d15);
         d9 += -d14;
-        d1 += tl_sel(w3 <= w1, 0.0, d13);
+        d1 += tl_sel(tl_opq(w3, pc.zero) <= tl_opq(w1, pc.zero), 0.0, d13);
         d11 += d12;
         d10 += -d12;
-        d9 += d11 / w9;
+        d9 += d11 / tl_opq(w9, pc.zero);
         d1 += d10 / w0;
         d0 += -(d10 * w10) / w0;
         d8 += d9;
@@ -163,11 +163,11 @@ void main() {
         precise float w0 = tl_opq(v0, pc.zero);
         precise float w1 = tl_opq(v1, pc.zero);
         precise float w2 = tl_randn(0u, tl_pathLo, tl_pathHi, tl_rk0, tl_rk1);
-        precise float w4 = sqrt(w1);
+        precise float w4 = sqrt(tl_opq(w1, pc.zero));
         precise float w5 = w0 * w2;
         precise float w6 = tl_opq(0.5, pc.zero);
         precise float w7 = w5 * w6;
-        precise float w8 = exp(w7);
+        precise float w8 = exp(tl_opq(w7, pc.zero));
         precise float d5 = 0.0;
         precise float d7 = 0.0;
         d7 += d8 * w8;

@@ -1,7 +1,7 @@
 #pragma OPENCL FP_CONTRACT OFF
 // tapelab kernel: tape golden-small, 21 nodes, scratch (3 segments, golden), soa, 5 slots, fp32, 1 market(s), value + Greeks, dialect opencl
 // opq: the identity on every bit pattern, opaque to the compiler (z is always 0).
-static inline float tl_opq(float x, uint z) { return as_float(as_uint(x) ^ (uint)(z)); }
+static inline float tl_opq(float x, uint z) { return as_float(as_uint(x) + (uint)(z)); }
 static inline float tl_sel(bool c, float x, float y) { return c ? x : y; }
 // Philox4x32-10, word 0 (tape/philox.h).
 static inline uint tl_philox(uint c0, uint c1, uint c2, uint c3, uint k0, uint k1) {
@@ -74,11 +74,11 @@ void tapelab_kernel(__global const float* restrict inputs, __global float* restr
         v1 = tl_in0_1;
         float v2 = tl_randn(0u, tl_pathLo, tl_pathHi, tl_fk0, tl_fk1);
         v3 = tl_randn(1u, tl_pathLo, tl_pathHi, tl_fk0, tl_fk1);
-        v4 = sqrt(v1);
+        v4 = sqrt(tl_opq(v1, zero));
         float v5 = v0 * v2;
         float v6 = tl_opq(0.5f, zero);
         float v7 = v5 * v6;
-        v8 = exp(v7);
+        v8 = exp(tl_opq(v7, zero));
         scratch[0u * tl_inv + tl_tid] = v3;
         scratch[1u * tl_inv + tl_tid] = v4;
         scratch[2u * tl_inv + tl_tid] = v8;
@@ -86,18 +86,18 @@ void tapelab_kernel(__global const float* restrict inputs, __global float* restr
       {  // segment 1: nodes [9, 17)
         v9 = v8 + v4;
         float v10 = v1 / v0;
-        float v11 = log(v9);
+        float v11 = log(tl_opq(v9, zero));
         float v12 = v11 - v10;
-        float v13 = tl_sel(v3 <= v1, v3, v1);
+        float v13 = tl_sel(tl_opq(v3, zero) <= tl_opq(v1, zero), tl_opq(v3, zero), tl_opq(v1, zero));
         float v14 = -v9;
-        float v15 = tl_sel(v12 >= v14, v12, v14);
+        float v15 = tl_sel(tl_opq(v12, zero) >= tl_opq(v14, zero), tl_opq(v12, zero), tl_opq(v14, zero));
         v16 = v15 * v13;
         scratch[3u * tl_inv + tl_tid] = v9;
         scratch[4u * tl_inv + tl_tid] = v16;
       }
       {  // segment 2: nodes [17, 21)
         float v17 = -v16;
-        float v18 = tl_sel(v17 < 0.0f, -v17, v17);
+        float v18 = tl_sel(tl_opq(v17, zero) < 0.0f, -tl_opq(v17, zero), tl_opq(v17, zero));
         float v19 = v18 + v0;
         v20 = v19 * v9;
       }
@@ -114,7 +114,7 @@ void tapelab_kernel(__global const float* restrict inputs, __global float* restr
         float w9 = scratch[3u * (tl_inv ^ zero) + tl_tid];
         float w16 = scratch[4u * (tl_inv ^ zero) + tl_tid];
         float w17 = -w16;
-        float w18 = tl_sel(w17 < 0.0f, -w17, w17);
+        float w18 = tl_sel(tl_opq(w17, zero) < 0.0f, -tl_opq(w17, zero), tl_opq(w17, zero));
         float w19 = w18 + w0;
         float d17 = 0.0f;
         float d18 = 0.0f;
@@ -123,7 +123,7 @@ void tapelab_kernel(__global const float* restrict inputs, __global float* restr
         d9 += d20 * w19;
         d18 += d19;
         d0 += d19;
-        d17 += tl_sel(w17 < 0.0f, -d18, d18);
+        d17 += tl_sel(tl_opq(w17, zero) < 0.0f, -d18, d18);
         d16 += -d17;
       }
       {  // segment 1
@@ -134,11 +134,11 @@ void tapelab_kernel(__global const float* restrict inputs, __global float* restr
         float w8 = scratch[2u * (tl_inv ^ zero) + tl_tid];
         float w9 = w8 + w4;
         float w10 = w1 / w0;
-        float w11 = log(w9);
+        float w11 = log(tl_opq(w9, zero));
         float w12 = w11 - w10;
-        float w13 = tl_sel(w3 <= w1, w3, w1);
+        float w13 = tl_sel(tl_opq(w3, zero) <= tl_opq(w1, zero), tl_opq(w3, zero), tl_opq(w1, zero));
         float w14 = -w9;
-        float w15 = tl_sel(w12 >= w14, w12, w14);
+        float w15 = tl_sel(tl_opq(w12, zero) >= tl_opq(w14, zero), tl_opq(w12, zero), tl_opq(w14, zero));
         float d10 = 0.0f;
         float d11 = 0.0f;
         float d12 = 0.0f;
@@ -147,13 +147,13 @@ void tapelab_kernel(__global const float* restrict inputs, __global float* restr
         float d15 = 0.0f;
         d15 += d16 * w13;
         d13 += d16 * w15;
-        d12 += tl_sel(w12 >= w14, d15, 0.0f);
-        d14 += tl_sel(w12 >= w14, 0.0f, d15);
+        d12 += tl_sel(tl_opq(w12, zero) >= tl_opq(w14, zero), d15, 0.0f);
+        d14 += tl_sel(tl_opq(w12, zero) >= tl_opq(w14, zero), 0.0f, d15);
         d9 += -d14;
-        d1 += tl_sel(w3 <= w1, 0.0f, d13);
+        d1 += tl_sel(tl_opq(w3, zero) <= tl_opq(w1, zero), 0.0f, d13);
         d11 += d12;
         d10 += -d12;
-        d9 += d11 / w9;
+        d9 += d11 / tl_opq(w9, zero);
         d1 += d10 / w0;
         d0 += -(d10 * w10) / w0;
         d8 += d9;
@@ -164,11 +164,11 @@ void tapelab_kernel(__global const float* restrict inputs, __global float* restr
         float w0 = tl_opq(v0, zero);
         float w1 = tl_opq(v1, zero);
         float w2 = tl_randn(0u, tl_pathLo, tl_pathHi, tl_rk0, tl_rk1);
-        float w4 = sqrt(w1);
+        float w4 = sqrt(tl_opq(w1, zero));
         float w5 = w0 * w2;
         float w6 = tl_opq(0.5f, zero);
         float w7 = w5 * w6;
-        float w8 = exp(w7);
+        float w8 = exp(tl_opq(w7, zero));
         float d5 = 0.0f;
         float d7 = 0.0f;
         d7 += d8 * w8;

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# A long property run spread over the machine's cores: one process per
+# (property, engine) pair and seed, each running cases until its time is up
+# (TAPELAB_PROPERTY_SECONDS), then one table of tapes seen per property and
+# engine, summed over processes. Made for the lent H200, where the GPU engines'
+# compilers (NVRTC + ptxas, NVIDIA's OpenCL and Vulkan compilers) are the
+# bottleneck and run on the CPU cores.
+#
+#   properties/parallel_run.sh [-e ENGINES] [-j JOBS] [-s SECONDS] [-n MAX_NODES] [-b BINARY]
+#     -e  comma-separated engines (default vulkan,cuda,opencl)
+#     -j  processes (seeds) per (property, engine) pair (default 1; CheckpointedEqualsPlain gets twice as many)
+#     -s  seconds each process keeps starting new cases (default 420)
+#     -n  TAPELAB_PROPERTY_MAX_NODES: the largest tape's steps for compiled engines (default 400)
+#     -b  the property binary (default build/release/properties/tapelab_properties,
+#         else build/gpu/bin/tapelab_properties)
+#   Environment: TAPELAB_PROPERTY_SEED is the first seed (default 20261129); process k uses seed+k.
+#   OUT (default ./property-run) receives parallel-counts.txt, parallel-logs.tar.gz and the
+#   shrunk tape of every failure (in the tarball, failures/).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; }
+engines=vulkan,cuda,opencl jobs=1 secs=420 nodes=400 bin=
+while getopts "e:j:s:n:b:h" o; do
+  case $o in
+    e) engines=$OPTARG ;; j) jobs=$OPTARG ;; s) secs=$OPTARG ;; n) nodes=$OPTARG ;; b) bin=$OPTARG ;;
+    h) usage; exit 0 ;; *) usage >&2; exit 2 ;;
+  esac
+done
+for v in "$jobs" "$secs" "$nodes"; do
+  [[ "$v" =~ ^[1-9][0-9]*$ ]] || { echo "parallel_run.sh: -j, -s and -n take positive integers, got '$v'" >&2; exit 2; }
+done
+if [[ -z "$bin" ]]; then
+  for c in build/release/properties/tapelab_properties build/gpu/bin/tapelab_properties; do
+    [[ -x "$c" ]] && { bin=$c; break; }
+  done
+fi
+[[ -n "$bin" && -x "$bin" ]] || { echo "parallel_run.sh: no property binary (build tapelab_properties or pass -b)" >&2; exit 2; }
+out=${OUT:-property-run}
+work=$(mktemp -d)
+mkdir -p "$out" "$work/logs" "$work/failures"
+seed0=${TAPELAB_PROPERTY_SEED:-20261129}
+
+# The engine properties, from the binary's own list (Engines/<Suite>.<Property>/<engine>).
+mapfile -t props < <("$bin" --gtest_list_tests | awk '/^[A-Za-z]/ { s = $1 } /^  / && s ~ /^Engines\// { sub(/\/.*/, "", $1); print s $1 }' | sort -u)
+[[ ${#props[@]} -gt 0 ]] || { echo "parallel_run.sh: $bin lists no engine properties" >&2; exit 2; }
+
+export TAPELAB_PROPERTY_RUNS=100000 TAPELAB_PROPERTY_SECONDS=$secs TAPELAB_PROPERTY_MAX_NODES=$nodes
+export TAPELAB_PROPERTY_SHRINK_SECONDS=${TAPELAB_PROPERTY_SHRINK_SECONDS:-120}
+k=0
+pids=()
+IFS=, read -ra engs <<<"$engines"
+for e in "${engs[@]}"; do
+  param=${e//[^A-Za-z0-9]/_}
+  for p in "${props[@]}"; do
+    n=$jobs
+    [[ $p == *CheckpointedEqualsPlain ]] && n=$((2 * jobs))
+    for ((j = 0; j < n; ++j)); do
+      name="${p//[^A-Za-z0-9]/_}-$param-$j"
+      TAPELAB_PROPERTY_SEED=$((seed0 + k)) TAPELAB_PROPERTY_FAILURES="$work/failures/$name" \
+        "$bin" --gtest_filter="$p/$param" >"$work/logs/$name.log" 2>&1 &
+      pids+=($!)
+      k=$((k + 1))
+    done
+  done
+done
+echo "parallel_run.sh: $k processes (${#props[@]} properties x engines $engines), ${secs} s each, tapes up to $nodes steps, seeds $seed0..$((seed0 + k - 1))"
+start=$(date +%s)
+while :; do
+  alive=0
+  for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=$((alive + 1)); done
+  [[ $alive -eq 0 ]] && break
+  echo "parallel_run.sh: $(( $(date +%s) - start )) s, $alive of $k processes running"
+  sleep 30
+done
+status=0
+for pid in "${pids[@]}"; do wait "$pid" || status=1; done
+
+{
+  echo "property run: $k processes, ${secs} s each, tapes up to $nodes steps, seeds $seed0..$((seed0 + k - 1)), $(( $(date +%s) - start )) s wall"
+  printf '%-48s %-8s %6s %8s %8s %10s %8s\n' property engine procs tapes kernels compared nanbits
+  cat "$work"/logs/*.log | grep '^COUNT ' |
+    sed -E 's/^COUNT ([^ ]+)\/[^ ]+ engine=([^ ]+) tapes=([0-9]+) kernels=([0-9]+) runs=[0-9]+ compared=([0-9]+) unchecked=[0-9]+ nanbits=([0-9]+).*/\1 \2 \3 \4 \5 \6/' |
+    awk '{ k = $1 " " $2; n[k]++; t[k] += $3; kr[k] += $4; c[k] += $5; nb[k] += $6; te[$2] += $3; all += $3 }
+         END { for (k in n) { split(k, a, " "); printf "%-48s %-8s %6d %8d %8d %10d %8d\n", a[1], a[2], n[k], t[k], kr[k], c[k], nb[k] }
+               for (e in te) printf "total %-42s %-8s %15d\n", "", e, te[e]; printf "total %-42s %-8s %15d\n", "", "all", all }' | sort
+  echo "failures:"
+  grep -h -E '^\[  FAILED  \] Engines' "$work"/logs/*.log | sort -u || true
+  grep -l -E '^\[  FAILED  \]' "$work"/logs/*.log >/dev/null 2>&1 || echo "  none"
+} | tee "$out/parallel-counts.txt"
+tar czf "$out/parallel-logs.tar.gz" -C "$work" logs failures
+rm -rf "$work"
+exit "$status"
