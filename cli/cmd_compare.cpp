@@ -26,6 +26,7 @@ struct Row {
   Result result;  // of the last ladder
   KernelStats stats;
   std::string identical;  // "yes", "NO", or "-" for the plain row
+  std::string error;      // the compile or run failed: the message (the row has no numbers)
 };
 
 double median(std::vector<double> v) {
@@ -182,13 +183,15 @@ int cmdCompare(const Argv& argv) {
     for (size_t ji = 0; ji < jobs.size(); ++ji) {
       const std::string& label = jobs[ji].label;
       const int markets = jobs[ji].markets;
-      {
+      Row row;
+      row.engine = engine;
+      row.kernel = label;
+      row.markets = markets;
+      // One kernel that fails (a driver that cannot build an 8-market shader, say)
+      // costs its row, not the comparison: the error is printed in the row.
+      try {
         Pricer pricer = built[ji].get();
-        Row row;
-        row.engine = engine;
-        row.kernel = label;
         row.segments = pricer.options().plan.segments();
-        row.markets = markets;
         row.stats = pricer.stats();
         auto runLadder = [&](uint64_t s) {
           if (markets > 1) return pricer.runMarkets(ladder, paths, s);
@@ -208,14 +211,19 @@ int cmdCompare(const Argv& argv) {
           row.ladderMs.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
         }
         row.medianMs = median(row.ladderMs);
-        rows.push_back(row);
+      } catch (const std::exception& e) {
+        row.error = e.what();
+        row.ladderMs.clear();
+        progress(engine + " " + label + " (" + std::to_string(markets) + " markets): " + row.error);
       }
+      rows.push_back(row);
     }
     // Identity against this engine's plain single-market ladder.
-    const Result plainResult = rows[plainRow].result;
+    const Row& plainRowRef = rows[plainRow];
     for (size_t r = plainRow; r < rows.size(); ++r) {
-      if (rows[r].kernel == "plain" && rows[r].markets == 1) rows[r].identical = "-";
-      else rows[r].identical = sameResults(rows[r].result, plainResult) ? "yes" : "NO";
+      if (!rows[r].error.empty() || (rows[r].kernel == "plain" && rows[r].markets == 1) || !plainRowRef.error.empty())
+        rows[r].identical = "-";
+      else rows[r].identical = sameResults(rows[r].result, plainRowRef.result) ? "yes" : "NO";
     }
   }
 
@@ -227,6 +235,11 @@ int cmdCompare(const Argv& argv) {
   if (a.has("json")) {
     std::vector<std::string> items;
     for (const Row& r : rows) {
+      if (!r.error.empty()) {
+        items.push_back(Json().str("engine", r.engine).str("kernel", r.kernel).integer("markets", r.markets)
+                            .str("error", r.error).done());
+        continue;
+      }
       std::vector<std::string> ms;
       for (double x : r.ladderMs) ms.push_back(num(x));
       Json j;
@@ -249,7 +262,14 @@ int cmdCompare(const Argv& argv) {
                 tape.name.c_str(), tape.size(), static_cast<unsigned long long>(paths), points, ladders,
                 cfg.greeks ? "value + Greeks" : "value only", cfg.precision == Precision::F64 ? "fp64" : "fp32 where the engine has it");
     std::vector<std::vector<std::string>> out;
+    std::vector<std::string> errors;
     for (const Row& r : rows) {
+      if (!r.error.empty()) {
+        errors.push_back(r.engine + " " + r.kernel + " (" + std::to_string(r.markets) + " markets): " + r.error);
+        out.push_back({r.engine, r.kernel, "-", std::to_string(r.markets), "error", "-", "-", "-", "-", "-", "-", "-",
+                       "see below"});
+        continue;
+      }
       char ms[32], mps[32], comp[32];
       std::snprintf(ms, sizeof ms, "%.2f", r.medianMs);
       std::snprintf(mps, sizeof mps, "%.2f", callsPaths / (r.medianMs * 1e3));
@@ -266,7 +286,14 @@ int cmdCompare(const Argv& argv) {
     std::printf("price/delta/vega at spot %s; 'same bits': every value, Greek and stderr of the ladder equals the\n"
                 "engine's plain single-market kernel bit for bit.\n",
                 num(ladder[center][spot]).c_str());
+    for (const std::string& e : errors) std::printf("error: %s\n", e.c_str());
   }
+  for (const Row& r : rows)
+    if (!r.error.empty()) {
+      std::fprintf(stderr, "tapelab: %s %s (%d markets) failed: %s\n", r.engine.c_str(), r.kernel.c_str(), r.markets,
+                   r.error.c_str());
+      return kExitFailure;
+    }
   for (const Row& r : rows)
     if (r.identical == "NO") {
       std::fprintf(stderr, "tapelab: %s %s (%d markets) differs from plain\n", r.engine.c_str(), r.kernel.c_str(), r.markets);

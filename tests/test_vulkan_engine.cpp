@@ -31,7 +31,7 @@ namespace {
 constexpr uint64_t kSeed = 20261129;
 
 Engine* vulkanEngine(std::string* why) {
-  static std::unique_ptr<Engine> engine;
+  static std::unique_ptr<Engine>& engine = *new std::unique_ptr<Engine>;
   static std::string reason;
   static bool tried = false;
   if (!tried) {
@@ -72,7 +72,9 @@ KernelOptions options(KernelKind kind, const Plan& plan = {}, int markets = 1, b
 
 // Compiled kernels, shared by the tests (key: a test-chosen name).
 Kernel& kernel(Engine* engine, const std::string& key, const Tape& tape, const KernelOptions& o) {
-  static std::map<std::string, std::unique_ptr<Kernel>> cache;
+  // Never destroyed: at exit the NVIDIA driver may be gone before static
+  // destructors run (the H200 run crashed there with exit 139).
+  static auto& cache = *new std::map<std::string, std::unique_ptr<Kernel>>;
   auto& k = cache[key];
   if (!k) k = engine->compile(tape, o);
   return *k;

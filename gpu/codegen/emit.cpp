@@ -40,6 +40,21 @@ std::string spellLiteral(double value, Precision precision, const Dialect& d) {
   return s[0] == '-' ? "(" + s + ")" : s;
 }
 
+// Fences: the arguments and results of some ops pass through opq in every kernel
+// kind. Shader compilers hold builtin calls, comparisons and (in Vulkan, where
+// fp32 division may be 2.5 ulp) divisions to no exactness rule: SPIR-V's
+// NoContraction covers arithmetic only. Where the compiler sees a producer it
+// may rewrite: Mesa folds exp(log(x)) to x; NVIDIA's Vulkan compiler gave a
+// plain kernel other adjoint bits than its checkpointed kernels on a random
+// tape. A checkpointed kernel hides producers behind bookmarks and the plain
+// kernel does not, so without fences the two differ. With them no kernel can
+// see into an imprecise op or let it see out (tests/data/regressions).
+bool fencedArgs(Op op) {
+  const OpGroup g = info(op).group;
+  return g == OpGroup::Transcendental || g == OpGroup::Kink || op == Op::Div;
+}
+bool fencedResult(Op op) { return info(op).group == OpGroup::Transcendental || op == Op::Div; }
+
 namespace {
 
 std::string substitute(std::string text, const std::string& key, const std::string& value) {
@@ -147,16 +162,6 @@ class Emitter {
   std::string fence(const std::string& x, bool on) const {
     return on ? "tl_opq(" + x + ", " + zeroKey() + ")" : x;
   }
-  // Ops whose arguments are read through opq in every kernel. Shader compilers
-  // hold builtin calls and comparisons to no exactness rule (SPIR-V's
-  // NoContraction covers arithmetic only): Mesa folds exp(log(x)) to x, and
-  // may rewrite a comparison of a sum, where it sees the producer. A
-  // checkpointed kernel hides the producer behind a bookmark and the plain
-  // kernel does not, so without the fence the two differ (tests/data/known-bugs).
-  static bool fencedArgs(Op op) {
-    const OpGroup g = info(op).group;
-    return g == OpGroup::Transcendental || g == OpGroup::Kink;
-  }
   std::string spellRule(std::string_view expr, int32_t i, int m, const std::string& pre) const {
     const bool fenced = fencedArgs(t_.op[i]);
     return spell(expr, [&](std::string_view id) -> std::string {
@@ -183,7 +188,7 @@ class Emitter {
         return "tl_in" + std::to_string(m) + "_" + std::to_string(static_cast<int>(t_.imm[i]));
       case Op::Randn:
         return "tl_randn(" + u(static_cast<int64_t>(t_.imm[i])) + ", tl_pathLo, tl_pathHi, " + key + "0, " + key + "1)";
-      default: return spellRule(info(t_.op[i]).forward, i, m, pre);
+      default: return fence(spellRule(info(t_.op[i]).forward, i, m, pre), fencedResult(t_.op[i]));
     }
   }
 

@@ -150,4 +150,9 @@ EmittedKernel emitKernel(const Tape& tape, const KernelOptions& options, const D
 // constants; exposed for tests).
 std::string spellLiteral(double value, Precision precision, const Dialect& dialect);
 
+// Ops whose arguments (fencedArgs) and result (fencedResult) every kernel reads
+// through the opaque identity tl_opq(x, zero); emit.cpp says why.
+bool fencedArgs(Op op);
+bool fencedResult(Op op);
+
 }  // namespace tapelab

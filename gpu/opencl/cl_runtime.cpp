@@ -221,6 +221,8 @@ std::vector<DeviceInfo> listDevices() {
       info.extensions = deviceString(d, CL_DEVICE_EXTENSIONS);
       info.gpu = (deviceValue<cl_device_type>(d, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_GPU) != 0;
       info.fp64 = deviceValue<cl_device_fp_config>(d, CL_DEVICE_DOUBLE_FP_CONFIG) != 0 || info.hasExtension("cl_khr_fp64");
+      info.fp32CorrectlyRounded =
+          (deviceValue<cl_device_fp_config>(d, CL_DEVICE_SINGLE_FP_CONFIG) & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
       info.globalMemBytes = deviceValue<cl_ulong>(d, CL_DEVICE_GLOBAL_MEM_SIZE);
       info.maxAllocBytes = deviceValue<cl_ulong>(d, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
       info.maxWorkGroupSize = deviceValue<size_t>(d, CL_DEVICE_MAX_WORK_GROUP_SIZE);

@@ -27,6 +27,7 @@ struct DeviceInfo {
   std::string platformName, deviceName, deviceVersion, driverVersion, extensions;
   bool gpu = false;
   bool fp64 = false;
+  bool fp32CorrectlyRounded = false;  // CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT in CL_DEVICE_SINGLE_FP_CONFIG
   uint64_t globalMemBytes = 0, maxAllocBytes = 0;
   size_t maxWorkGroupSize = 0;
   unsigned computeUnits = 0;

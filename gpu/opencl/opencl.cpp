@@ -196,8 +196,12 @@ class OpenCLEngine final : public Engine {
     KernelStats stats;
     stats.sourcePath = dumpSource(dumpDirFor(options), "opencl-" + std::string(toString(options.kind)), "cl", k.source);
     // Exactness: no -cl-mad-enable, no -cl-fast-relaxed-math, no -cl-unsafe-math-optimizations;
-    // the source's FP_CONTRACT OFF pragma forbids contraction.
+    // the source's FP_CONTRACT OFF pragma forbids contraction. Single-precision division and
+    // sqrt correctly rounded where the device can: OpenCL's default lets them be 2.5-3 ulp,
+    // and NVIDIA's compiler then implements one division differently in two kernels (plain
+    // and checkpointed differed in the H200 property run; CUDA, IEEE by default, did not).
     std::string buildOptions = "-cl-std=CL1.2";
+    if (ctx->device().fp32CorrectlyRounded) buildOptions += " -cl-fp32-correctly-rounded-divide-sqrt";
     const bool nvidia = ctx->device().hasExtension("cl_nv_compiler_options");
     if (nvidia) buildOptions += " -cl-nv-verbose";  // ptxas statistics in the build log
     ocl::Program program = ocl::buildProgram(*ctx, k.source, buildOptions, stats.sourcePath);

@@ -668,17 +668,21 @@ class VulkanKernel final : public Kernel {
 // One instance and device per process (per device selection), shared
 // by every engine and kernel: volk keeps its function pointers in globals, so
 // a second instance would overwrite the first's, and drivers limit how many
-// instances a process may create (the H200 property run hit that).
+// instances a process may create: NVIDIA 580 answers VK_ERROR_INCOMPATIBLE_DRIVER
+// after some thirty create/destroy cycles (the H200 property runs hit it, first
+// with one instance per engine, then with one per process that died with the
+// last kernel). So the device lives as long as the process: held here, never
+// destroyed (process exit releases it).
 std::shared_ptr<Device> openDevice() {
   static std::mutex mutex;
-  static std::map<std::string, std::weak_ptr<Device>> open;
+  static auto& open = *new std::map<std::string, std::shared_ptr<Device>>;
   std::string key;  // what picks the device: our selector and the loader's driver list
   for (const char* var : {"TAPELAB_VULKAN_DEVICE", "VK_DRIVER_FILES", "VK_ICD_FILENAMES"}) {
     const char* v = std::getenv(var);
     key += std::string(v ? v : "") + '\n';
   }
   std::lock_guard<std::mutex> lock(mutex);
-  if (auto d = open[key].lock()) return d;
+  if (auto d = open[key]) return d;
   auto d = openDeviceUncached();
   open[key] = d;
   return d;

@@ -78,16 +78,16 @@ void main() {
         v1 = tl_in0_1;
         precise float v2 = tl_randn(0u, tl_pathLo, tl_pathHi, tl_fk0, tl_fk1);
         v3 = tl_randn(1u, tl_pathLo, tl_pathHi, tl_fk0, tl_fk1);
-        v4 = sqrt(tl_opq(v1, pc.zero));
+        v4 = tl_opq(sqrt(tl_opq(v1, pc.zero)), pc.zero);
         precise float v5 = v0 * v2;
         precise float v6 = tl_opq(0.5, pc.zero);
         precise float v7 = v5 * v6;
-        v8 = exp(tl_opq(v7, pc.zero));
+        v8 = tl_opq(exp(tl_opq(v7, pc.zero)), pc.zero);
       }
       {  // segment 1: nodes [9, 17)
         v9 = v8 + v4;
-        precise float v10 = v1 / v0;
-        precise float v11 = log(tl_opq(v9, pc.zero));
+        precise float v10 = tl_opq(tl_opq(v1, pc.zero) / tl_opq(v0, pc.zero), pc.zero);
+        precise float v11 = tl_opq(log(tl_opq(v9, pc.zero)), pc.zero);
         precise float v12 = v11 - v10;
         precise float v13 = tl_sel(tl_opq(v3, pc.zero) <= tl_opq(v1, pc.zero), tl_opq(v3, pc.zero), tl_opq(v1, pc.zero));
         precise float v14 = -v9;
@@ -132,8 +132,8 @@ void main() {
         precise float w4 = tl_opq(v4, pc.zero);
         precise float w8 = tl_opq(v8, pc.zero);
         precise float w9 = w8 + w4;
-        precise float w10 = w1 / w0;
-        precise float w11 = log(tl_opq(w9, pc.zero));
+        precise float w10 = tl_opq(tl_opq(w1, pc.zero) / tl_opq(w0, pc.zero), pc.zero);
+        precise float w11 = tl_opq(log(tl_opq(w9, pc.zero)), pc.zero);
         precise float w12 = w11 - w10;
         precise float w13 = tl_sel(tl_opq(w3, pc.zero) <= tl_opq(w1, pc.zero), tl_opq(w3, pc.zero), tl_opq(w1, pc.zero));
         precise float w14 = -w9;
@@ -153,8 +153,8 @@ void main() {
         d11 += d12;
         d10 += -d12;
         d9 += d11 / tl_opq(w9, pc.zero);
-        d1 += d10 / w0;
-        d0 += -(d10 * w10) / w0;
+        d1 += d10 / tl_opq(w0, pc.zero);
+        d0 += -(d10 * w10) / tl_opq(w0, pc.zero);
         d8 += d9;
         d4 += d9;
       }
@@ -163,11 +163,11 @@ void main() {
         precise float w0 = tl_opq(v0, pc.zero);
         precise float w1 = tl_opq(v1, pc.zero);
         precise float w2 = tl_randn(0u, tl_pathLo, tl_pathHi, tl_rk0, tl_rk1);
-        precise float w4 = sqrt(tl_opq(w1, pc.zero));
+        precise float w4 = tl_opq(sqrt(tl_opq(w1, pc.zero)), pc.zero);
         precise float w5 = w0 * w2;
         precise float w6 = tl_opq(0.5, pc.zero);
         precise float w7 = w5 * w6;
-        precise float w8 = exp(tl_opq(w7, pc.zero));
+        precise float w8 = tl_opq(exp(tl_opq(w7, pc.zero)), pc.zero);
         precise float d5 = 0.0;
         precise float d7 = 0.0;
         d7 += d8 * w8;

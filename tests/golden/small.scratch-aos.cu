@@ -73,19 +73,19 @@ tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, f
         v1 = tl_in0_1;
         float v2 = tl_randn(0u, tl_pathLo, tl_pathHi, tl_fk0, tl_fk1);
         v3 = tl_randn(1u, tl_pathLo, tl_pathHi, tl_fk0, tl_fk1);
-        v4 = sqrtf(tl_opq(v1, zero));
+        v4 = tl_opq(sqrtf(tl_opq(v1, zero)), zero);
         float v5 = v0 * v2;
         float v6 = tl_opq(0.5f, zero);
         float v7 = v5 * v6;
-        v8 = expf(tl_opq(v7, zero));
+        v8 = tl_opq(expf(tl_opq(v7, zero)), zero);
         scratch[tl_tid * 5u + 0u] = v3;
         scratch[tl_tid * 5u + 1u] = v4;
         scratch[tl_tid * 5u + 2u] = v8;
       }
       {  // segment 1: nodes [9, 17)
         v9 = v8 + v4;
-        float v10 = v1 / v0;
-        float v11 = logf(tl_opq(v9, zero));
+        float v10 = tl_opq(tl_opq(v1, zero) / tl_opq(v0, zero), zero);
+        float v11 = tl_opq(logf(tl_opq(v9, zero)), zero);
         float v12 = v11 - v10;
         float v13 = tl_sel(tl_opq(v3, zero) <= tl_opq(v1, zero), tl_opq(v3, zero), tl_opq(v1, zero));
         float v14 = -v9;
@@ -132,8 +132,8 @@ tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, f
         float w4 = scratch[(tl_tid * 5u + 1u) ^ zero];
         float w8 = scratch[(tl_tid * 5u + 2u) ^ zero];
         float w9 = w8 + w4;
-        float w10 = w1 / w0;
-        float w11 = logf(tl_opq(w9, zero));
+        float w10 = tl_opq(tl_opq(w1, zero) / tl_opq(w0, zero), zero);
+        float w11 = tl_opq(logf(tl_opq(w9, zero)), zero);
         float w12 = w11 - w10;
         float w13 = tl_sel(tl_opq(w3, zero) <= tl_opq(w1, zero), tl_opq(w3, zero), tl_opq(w1, zero));
         float w14 = -w9;
@@ -153,8 +153,8 @@ tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, f
         d11 += d12;
         d10 += -d12;
         d9 += d11 / tl_opq(w9, zero);
-        d1 += d10 / w0;
-        d0 += -(d10 * w10) / w0;
+        d1 += d10 / tl_opq(w0, zero);
+        d0 += -(d10 * w10) / tl_opq(w0, zero);
         d8 += d9;
         d4 += d9;
       }
@@ -163,11 +163,11 @@ tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, f
         float w0 = tl_opq(v0, zero);
         float w1 = tl_opq(v1, zero);
         float w2 = tl_randn(0u, tl_pathLo, tl_pathHi, tl_rk0, tl_rk1);
-        float w4 = sqrtf(tl_opq(w1, zero));
+        float w4 = tl_opq(sqrtf(tl_opq(w1, zero)), zero);
         float w5 = w0 * w2;
         float w6 = tl_opq(0.5f, zero);
         float w7 = w5 * w6;
-        float w8 = expf(tl_opq(w7, zero));
+        float w8 = tl_opq(expf(tl_opq(w7, zero)), zero);
         float d5 = 0.0f;
         float d7 = 0.0f;
         d7 += d8 * w8;
