@@ -3,7 +3,8 @@
 # build/gpu (scripts/gpu-pack.sh); results land in $OUT (./gpu-out elsewhere).
 #   source scripts/gpu-env.sh; bash scripts/gpu-measure.sh MODE...
 #   smoke     engines, the GPU unit tests one after another, a quick compare (minutes)
-#   tests     engines, then the GPU unit tests side by side, one log (tests.txt; ~3 min cold)
+#   tests     engines, then the GPU unit tests side by side, one log (tests.txt; ~3 min cold;
+#             TESTS_TIMEOUT limits each, default 420 s)
 #   compare1  tapelab compare, value + 5 Greeks, 1M paths, 1 and 4 markets, cold compiles
 #   compare2  the same at 4M (cached compiles), the ladder in one 8-market dispatch at 4M,
 #             price only at 1M and 4M, and the JAX baseline when python3 has jax
@@ -45,7 +46,7 @@ run_mode() {
     { say "engines"; "$bin/tapelab" engines; } | tee "$out/tests.txt"
     for t in "$bin"/test_vulkan_* "$bin"/test_opencl_* "$bin"/test_cuda_* "$bin"/test_codegen_* "$bin"/test_api_*; do
       [ -x "$t" ] || continue
-      ( t0=$(date +%s); timeout 420 "$t" --gtest_brief=1 >"$tmp/$(basename "$t").log" 2>&1
+      ( t0=$(date +%s); timeout "${TESTS_TIMEOUT:-420}" "$t" --gtest_brief=1 >"$tmp/$(basename "$t").log" 2>&1
         echo "exit $? after $(( $(date +%s) - t0 )) s" >>"$tmp/$(basename "$t").log" ) &
     done
     wait
