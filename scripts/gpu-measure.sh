@@ -9,6 +9,7 @@
 #   compare2  the same at 4M (cached compiles), the ladder in one 8-market dispatch at 4M,
 #             price only at 1M and 4M, and the JAX baseline when python3 has jax
 #   main      compare1 then compare2
+#   aim       4M, 4 markets: register at 8/24/32 segments, scratch at seglen 200 (vulkan, cuda)
 #   sweeps    Vulkan kernel grid (experiments/gpu_vulkan.sh) and the scratch sweep on cuda, opencl
 #   props     the long property run, one process per property, engine and seed
 #             (properties/parallel_run.sh; PROPS_SECONDS, PROPS_JOBS, PROPS_NODES tune it)
@@ -70,6 +71,14 @@ run_mode() {
     fi
     ;;
   main) run_mode compare1; run_mode compare2 ;;
+  aim)
+    # Toward the 5x-JAX aim (value + 5 Greeks, 4M paths, 4 markets): register segment counts
+    # and scratch at the article's best segment length, Vulkan and CUDA (fast compiles).
+    for segs in 8 24 32; do
+      engines=vulkan,cuda cmp "aim_register_$segs.txt" --kernels register --checkpoint "$segs" --paths 4000000 --markets 4
+    done
+    engines=vulkan,cuda cmp aim_scratch_200.txt --kernels scratch --seglen 200 --paths 4000000 --markets 4
+    ;;
   sweeps)
     TAPELAB_BIN=$bin OUT=$out bash experiments/gpu_vulkan.sh vulkan
     say "scratch sweep"
@@ -77,9 +86,9 @@ run_mode() {
     ;;
   props)
     OUT=$out bash properties/parallel_run.sh -b "$bin/tapelab_properties" -e $engines \
-        -s "${PROPS_SECONDS:-420}" -j "${PROPS_JOBS:-1}" -n "${PROPS_NODES:-400}"
+        -s "${PROPS_SECONDS:-420}" -j "${PROPS_JOBS:-2}" -n "${PROPS_NODES:-200}"
     ;;
-  *) echo "gpu-measure.sh: unknown mode '$1' (smoke, tests, compare1, compare2, main, sweeps, props)" >&2; return 2 ;;
+  *) echo "gpu-measure.sh: unknown mode '$1' (smoke, tests, compare1, compare2, main, aim, sweeps, props)" >&2; return 2 ;;
   esac
 }
 

@@ -1,6 +1,7 @@
-// Every tape under tests/data/regressions once made a checkpointed kernel
-// return other bits than the plain kernel of its engine. Each must now agree
-// on every usable engine, for every checkpointed kind the engine has.
+// Every tape under tests/data/regressions once made a checkpointed (or a
+// value-only) kernel return other bits than the plain kernel of its engine.
+// Each must now agree on every usable engine, for every checkpointed kind the
+// engine has.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
 
 #include "api/registry.h"
@@ -33,6 +35,22 @@ std::vector<std::filesystem::path> regressionTapes() {
     if (e.path().extension() == ".tape") out.push_back(e.path());
   std::sort(out.begin(), out.end());
   return out;
+}
+
+// Paths and seed of the failing case, from a "# replay: paths=N seed=S" line
+// (inputs are the tape's own values); else 61 paths and kSeed.
+std::pair<uint64_t, uint64_t> replayOf(const std::filesystem::path& file) {
+  std::ifstream f(file);
+  std::string line;
+  uint64_t paths = kPaths, seed = kSeed;
+  while (std::getline(f, line)) {
+    unsigned long long p = 0, s = 0;
+    if (std::sscanf(line.c_str(), "# replay: paths=%llu seed=%llu", &p, &s) == 2) {
+      paths = p;
+      seed = s;
+    }
+  }
+  return {paths, seed};
 }
 
 // Same bits, except that any NaN equals any NaN (the properties' default:
@@ -77,10 +95,17 @@ TEST_P(Regressions, CheckpointedEqualsPlain) {
   for (const auto& file : regressionTapes()) {
     const Tape tape = readTapeFile(file.string());
     SCOPED_TRACE(file.filename().string());
+    const auto [paths, seed] = replayOf(file);
     const std::vector<std::vector<double>> in{tape.inputDefaults};
     KernelOptions plain;
     plain.precision = prec;
-    const MarketResult p = engine->compile(tape, plain)->run(in, kPaths, kSeed).markets.at(0);
+    const MarketResult p = engine->compile(tape, plain)->run(in, paths, seed).markets.at(0);
+    KernelOptions valueOnly = plain;
+    valueOnly.greeks = false;
+    const MarketResult v = engine->compile(tape, valueOnly)->run(in, paths, seed).markets.at(0);
+    EXPECT_TRUE(sameBits(p.value, v.value)) << "value-only kernel: " << show(v.value) << ", Greeks kernel " << show(p.value);
+    EXPECT_TRUE(sameBits(p.valueStderr, v.valueStderr)) << "value-only kernel stderr: " << show(v.valueStderr)
+                                                        << ", Greeks kernel " << show(p.valueStderr);
     for (KernelKind kind : caps.kinds) {
       if (kind == KernelKind::Plain) continue;
       for (const char* strategy : {"uniform", "window"}) {
@@ -92,7 +117,7 @@ TEST_P(Regressions, CheckpointedEqualsPlain) {
           o.kind = kind;
           o.plan = makeStrategyPlan(strategy, tape, po);
           const std::string what = std::string(toString(kind)) + " " + strategy + "/" + std::to_string(segments);
-          expectSame(p, engine->compile(tape, o)->run(in, kPaths, kSeed).markets.at(0), what);
+          expectSame(p, engine->compile(tape, o)->run(in, paths, seed).markets.at(0), what);
           ++compared;
         }
       }

@@ -107,9 +107,9 @@ TEST(CodegenSpelling, EveryOpUsesTheOpTable) {
       // Fenced ops read their arguments through tl_opq and fence their result.
       const std::string key = d->param + std::string("zero");
       auto opq = [&](const std::string& x, bool on) { return on ? "tl_opq(" + x + ", " + key + ")" : x; };
-      auto rename = [&](std::string_view id) -> std::string {
-        if (id == "a") return opq("v0", fencedArgs(op.op));
-        if (id == "b") return opq("v1", fencedArgs(op.op));
+      auto renameFenced = [&](std::string_view id, bool fenced) -> std::string {
+        if (id == "a") return opq("v0", fenced);
+        if (id == "b") return opq("v1", fenced);
         if (id == "r") return "v2";
         if (id == "d") return "d2";
         if (id == "zero") return spellLiteral(0.0, Precision::F32, *d);
@@ -120,12 +120,13 @@ TEST(CodegenSpelling, EveryOpUsesTheOpTable) {
         ADD_FAILURE() << "unknown identifier " << id;
         return std::string(id);
       };
-      const std::string fwd = "v2 = " + opq(spell(op.forward, rename), fencedResult(op.op)) + ";";
-      const std::string toA = "d0 += " + spell(op.adjointA, rename) + ";";
+      auto rename = [&](std::string_view expr) { return spellFenced(expr, op.op, renameFenced); };
+      const std::string fwd = "v2 = " + opq(rename(op.forward), fencedResult(op.op)) + ";";
+      const std::string toA = "d0 += " + rename(op.adjointA) + ";";
       EXPECT_NE(src.find(fwd), std::string::npos) << d->name << " " << op.name << ": no line " << fwd;
       EXPECT_NE(src.find(toA), std::string::npos) << d->name << " " << op.name << ": no line " << toA;
       if (op.arity == 2) {
-        const std::string toB = "d1 += " + spell(op.adjointB, rename) + ";";
+        const std::string toB = "d1 += " + rename(op.adjointB) + ";";
         EXPECT_NE(src.find(toB), std::string::npos) << d->name << " " << op.name << ": no line " << toB;
         EXPECT_LT(src.find(toA), src.find(toB)) << "contribution to a comes before b";
       }
@@ -281,4 +282,25 @@ TEST(CodegenHost, PathOffsetComesFromTheEnvironment) {
   ::setenv("TAPELAB_PATH_OFFSET", "12x", 1);
   EXPECT_THROW(pathOffsetFromEnvironment(), std::invalid_argument);
   ::unsetenv("TAPELAB_PATH_OFFSET");
+}
+
+// The fences that keep plain and checkpointed kernels exact on shader compilers
+// (emit.cpp, tests/data/regressions): transcendentals and divisions read
+// their arguments and give their result through opq; a kink's comparison reads
+// fenced operands but selects the unfenced ones (or it is a max again).
+TEST(CodegenFences, ImpreciseOpsAndComparisonsAreFenced) {
+  Recorder rec;
+  Var x = rec.input("x", 1.5), y = rec.input("y", 0.5);
+  Var e = rec.unary(Op::Exp, x);
+  Var q = rec.binary(Op::Div, e, y);
+  rec.output(rec.binary(Op::Max, q, x));
+  const Tape t = rec.finish();
+  KernelOptions o;
+  o.precision = Precision::F32;
+  const std::string src = emitKernel(t, o, glslDialect()).source;
+  EXPECT_NE(src.find("v2 = tl_opq(exp(tl_opq(v0, pc.zero)), pc.zero);"), std::string::npos) << src;
+  EXPECT_NE(src.find("v3 = tl_opq(tl_opq(v2, pc.zero) / tl_opq(v1, pc.zero), pc.zero);"), std::string::npos) << src;
+  EXPECT_NE(src.find("v4 = tl_sel(tl_opq(v3, pc.zero) >= tl_opq(v0, pc.zero), v3, v0);"), std::string::npos) << src;
+  // opq must not cancel when applied twice (an XOR would): it adds zero.
+  EXPECT_NE(src.find("uintBitsToFloat(floatBitsToUint(x) + uint(z))"), std::string::npos);
 }

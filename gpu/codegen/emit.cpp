@@ -49,11 +49,32 @@ std::string spellLiteral(double value, Precision precision, const Dialect& d) {
 // tape. A checkpointed kernel hides producers behind bookmarks and the plain
 // kernel does not, so without fences the two differ. With them no kernel can
 // see into an imprecise op or let it see out (tests/data/regressions).
+// Kinks fence the operands of their comparison only (spellFenced).
 bool fencedArgs(Op op) {
   const OpGroup g = info(op).group;
   return g == OpGroup::Transcendental || g == OpGroup::Kink || op == Op::Div;
 }
 bool fencedResult(Op op) { return info(op).group == OpGroup::Transcendental || op == Op::Div; }
+
+std::string spellFenced(std::string_view expr, Op op,
+                        const std::function<std::string(std::string_view, bool)>& rename) {
+  if (!fencedArgs(op)) return spell(expr, [&](std::string_view id) { return rename(id, false); });
+  // A kink fences the operands of its comparison only. Were the selected values
+  // the fenced ones too, `sel(x >= y, x, y)` would be a max again, and NVIDIA's
+  // Vulkan compiler turned it into fmax (which drops a NaN) in one kernel and
+  // not in another (tests/data/regressions/vulkan-max-nan.tape).
+  if (info(op).group == OpGroup::Kink && expr.substr(0, 4) == "sel(") {
+    size_t k = 4;
+    for (int depth = 0; k < expr.size(); ++k) {
+      if (expr[k] == '(') ++depth;
+      if (expr[k] == ')') --depth;
+      if (expr[k] == ',' && depth == 0) break;
+    }
+    return spell(expr.substr(0, k), [&](std::string_view id) { return rename(id, true); }) +
+           spell(expr.substr(k), [&](std::string_view id) { return rename(id, false); });
+  }
+  return spell(expr, [&](std::string_view id) { return rename(id, true); });
+}
 
 namespace {
 
@@ -157,14 +178,13 @@ class Emitter {
     line(s);
   }
 
-  // Renames the op table's identifiers for node i, market m. Values use the
-  // prefix `pre` ("v" in the forward sweep, "w" in a recomputed segment).
   std::string fence(const std::string& x, bool on) const {
     return on ? "tl_opq(" + x + ", " + zeroKey() + ")" : x;
   }
+  // Renames the op table's identifiers for node i, market m. Values use the
+  // prefix `pre` ("v" in the forward sweep, "w" in a recomputed segment).
   std::string spellRule(std::string_view expr, int32_t i, int m, const std::string& pre) const {
-    const bool fenced = fencedArgs(t_.op[i]);
-    return spell(expr, [&](std::string_view id) -> std::string {
+    return spellFenced(expr, t_.op[i], [&](std::string_view id, bool fenced) -> std::string {
       if (id == "a") return fence(val(pre, t_.a[i], m), fenced);
       if (id == "b") return fence(val(pre, t_.b[i], m), fenced);
       if (id == "r") return val(pre, i, m);

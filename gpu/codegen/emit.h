@@ -58,7 +58,9 @@
 // once per path; every other value and adjoint has one copy per market.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 
 #include "api/engine.h"
 #include "tape/tape.h"
@@ -154,5 +156,9 @@ std::string spellLiteral(double value, Precision precision, const Dialect& diale
 // through the opaque identity tl_opq(x, zero); emit.cpp says why.
 bool fencedArgs(Op op);
 bool fencedResult(Op op);
+// Spells an op table rule of `op` (tape/spell.h), telling rename(identifier,
+// fenced) whether that occurrence of an argument is read through opq.
+std::string spellFenced(std::string_view expr, Op op,
+                        const std::function<std::string(std::string_view, bool)>& rename);
 
 }  // namespace tapelab

@@ -77,12 +77,12 @@ void main() {
       precise float v10 = tl_opq(tl_opq(v1, pc.zero) / tl_opq(v0, pc.zero), pc.zero);
       precise float v11 = tl_opq(log(tl_opq(v9, pc.zero)), pc.zero);
       precise float v12 = v11 - v10;
-      precise float v13 = tl_sel(tl_opq(v3, pc.zero) <= tl_opq(v1, pc.zero), tl_opq(v3, pc.zero), tl_opq(v1, pc.zero));
+      precise float v13 = tl_sel(tl_opq(v3, pc.zero) <= tl_opq(v1, pc.zero), v3, v1);
       precise float v14 = -v9;
-      precise float v15 = tl_sel(tl_opq(v12, pc.zero) >= tl_opq(v14, pc.zero), tl_opq(v12, pc.zero), tl_opq(v14, pc.zero));
+      precise float v15 = tl_sel(tl_opq(v12, pc.zero) >= tl_opq(v14, pc.zero), v12, v14);
       precise float v16 = v15 * v13;
       precise float v17 = -v16;
-      precise float v18 = tl_sel(tl_opq(v17, pc.zero) < 0.0, -tl_opq(v17, pc.zero), tl_opq(v17, pc.zero));
+      precise float v18 = tl_sel(tl_opq(v17, pc.zero) < 0.0, -v17, v17);
       precise float v19 = v18 + v0;
       precise float v20 = v19 * v9;
       // reverse sweep

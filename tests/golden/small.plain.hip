@@ -71,12 +71,12 @@ tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, f
       float v10 = tl_opq(tl_opq(v1, zero) / tl_opq(v0, zero), zero);
       float v11 = tl_opq(logf(tl_opq(v9, zero)), zero);
       float v12 = v11 - v10;
-      float v13 = tl_sel(tl_opq(v3, zero) <= tl_opq(v1, zero), tl_opq(v3, zero), tl_opq(v1, zero));
+      float v13 = tl_sel(tl_opq(v3, zero) <= tl_opq(v1, zero), v3, v1);
       float v14 = -v9;
-      float v15 = tl_sel(tl_opq(v12, zero) >= tl_opq(v14, zero), tl_opq(v12, zero), tl_opq(v14, zero));
+      float v15 = tl_sel(tl_opq(v12, zero) >= tl_opq(v14, zero), v12, v14);
       float v16 = v15 * v13;
       float v17 = -v16;
-      float v18 = tl_sel(tl_opq(v17, zero) < 0.0f, -tl_opq(v17, zero), tl_opq(v17, zero));
+      float v18 = tl_sel(tl_opq(v17, zero) < 0.0f, -v17, v17);
       float v19 = v18 + v0;
       float v20 = v19 * v9;
       // reverse sweep

@@ -114,20 +114,20 @@ void main() {
         precise float v11_1 = tl_opq(log(tl_opq(v9_1, pc.zero)), pc.zero);
         precise float v12_0 = v11_0 - v10_0;
         precise float v12_1 = v11_1 - v10_1;
-        precise float v13_0 = tl_sel(tl_opq(v3, pc.zero) <= tl_opq(v1_0, pc.zero), tl_opq(v3, pc.zero), tl_opq(v1_0, pc.zero));
-        precise float v13_1 = tl_sel(tl_opq(v3, pc.zero) <= tl_opq(v1_1, pc.zero), tl_opq(v3, pc.zero), tl_opq(v1_1, pc.zero));
+        precise float v13_0 = tl_sel(tl_opq(v3, pc.zero) <= tl_opq(v1_0, pc.zero), v3, v1_0);
+        precise float v13_1 = tl_sel(tl_opq(v3, pc.zero) <= tl_opq(v1_1, pc.zero), v3, v1_1);
         precise float v14_0 = -v9_0;
         precise float v14_1 = -v9_1;
-        precise float v15_0 = tl_sel(tl_opq(v12_0, pc.zero) >= tl_opq(v14_0, pc.zero), tl_opq(v12_0, pc.zero), tl_opq(v14_0, pc.zero));
-        precise float v15_1 = tl_sel(tl_opq(v12_1, pc.zero) >= tl_opq(v14_1, pc.zero), tl_opq(v12_1, pc.zero), tl_opq(v14_1, pc.zero));
+        precise float v15_0 = tl_sel(tl_opq(v12_0, pc.zero) >= tl_opq(v14_0, pc.zero), v12_0, v14_0);
+        precise float v15_1 = tl_sel(tl_opq(v12_1, pc.zero) >= tl_opq(v14_1, pc.zero), v12_1, v14_1);
         v16_0 = v15_0 * v13_0;
         v16_1 = v15_1 * v13_1;
       }
       {  // segment 2: nodes [17, 21)
         precise float v17_0 = -v16_0;
         precise float v17_1 = -v16_1;
-        precise float v18_0 = tl_sel(tl_opq(v17_0, pc.zero) < 0.0, -tl_opq(v17_0, pc.zero), tl_opq(v17_0, pc.zero));
-        precise float v18_1 = tl_sel(tl_opq(v17_1, pc.zero) < 0.0, -tl_opq(v17_1, pc.zero), tl_opq(v17_1, pc.zero));
+        precise float v18_0 = tl_sel(tl_opq(v17_0, pc.zero) < 0.0, -v17_0, v17_0);
+        precise float v18_1 = tl_sel(tl_opq(v17_1, pc.zero) < 0.0, -v17_1, v17_1);
         precise float v19_0 = v18_0 + v0_0;
         precise float v19_1 = v18_1 + v0_1;
         v20_0 = v19_0 * v9_0;
@@ -157,8 +157,8 @@ void main() {
         precise float w16_1 = tl_opq(v16_1, pc.zero);
         precise float w17_0 = -w16_0;
         precise float w17_1 = -w16_1;
-        precise float w18_0 = tl_sel(tl_opq(w17_0, pc.zero) < 0.0, -tl_opq(w17_0, pc.zero), tl_opq(w17_0, pc.zero));
-        precise float w18_1 = tl_sel(tl_opq(w17_1, pc.zero) < 0.0, -tl_opq(w17_1, pc.zero), tl_opq(w17_1, pc.zero));
+        precise float w18_0 = tl_sel(tl_opq(w17_0, pc.zero) < 0.0, -w17_0, w17_0);
+        precise float w18_1 = tl_sel(tl_opq(w17_1, pc.zero) < 0.0, -w17_1, w17_1);
         precise float w19_0 = w18_0 + w0_0;
         precise float w19_1 = w18_1 + w0_1;
         precise float d17_0 = 0.0;
@@ -198,12 +198,12 @@ void main() {
         precise float w11_1 = tl_opq(log(tl_opq(w9_1, pc.zero)), pc.zero);
         precise float w12_0 = w11_0 - w10_0;
         precise float w12_1 = w11_1 - w10_1;
-        precise float w13_0 = tl_sel(tl_opq(w3, pc.zero) <= tl_opq(w1_0, pc.zero), tl_opq(w3, pc.zero), tl_opq(w1_0, pc.zero));
-        precise float w13_1 = tl_sel(tl_opq(w3, pc.zero) <= tl_opq(w1_1, pc.zero), tl_opq(w3, pc.zero), tl_opq(w1_1, pc.zero));
+        precise float w13_0 = tl_sel(tl_opq(w3, pc.zero) <= tl_opq(w1_0, pc.zero), w3, w1_0);
+        precise float w13_1 = tl_sel(tl_opq(w3, pc.zero) <= tl_opq(w1_1, pc.zero), w3, w1_1);
         precise float w14_0 = -w9_0;
         precise float w14_1 = -w9_1;
-        precise float w15_0 = tl_sel(tl_opq(w12_0, pc.zero) >= tl_opq(w14_0, pc.zero), tl_opq(w12_0, pc.zero), tl_opq(w14_0, pc.zero));
-        precise float w15_1 = tl_sel(tl_opq(w12_1, pc.zero) >= tl_opq(w14_1, pc.zero), tl_opq(w12_1, pc.zero), tl_opq(w14_1, pc.zero));
+        precise float w15_0 = tl_sel(tl_opq(w12_0, pc.zero) >= tl_opq(w14_0, pc.zero), w12_0, w14_0);
+        precise float w15_1 = tl_sel(tl_opq(w12_1, pc.zero) >= tl_opq(w14_1, pc.zero), w12_1, w14_1);
         precise float d10_0 = 0.0;
         precise float d10_1 = 0.0;
         precise float d11_0 = 0.0;

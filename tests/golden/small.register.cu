@@ -83,14 +83,14 @@ tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, f
         float v10 = tl_opq(tl_opq(v1, zero) / tl_opq(v0, zero), zero);
         float v11 = tl_opq(logf(tl_opq(v9, zero)), zero);
         float v12 = v11 - v10;
-        float v13 = tl_sel(tl_opq(v3, zero) <= tl_opq(v1, zero), tl_opq(v3, zero), tl_opq(v1, zero));
+        float v13 = tl_sel(tl_opq(v3, zero) <= tl_opq(v1, zero), v3, v1);
         float v14 = -v9;
-        float v15 = tl_sel(tl_opq(v12, zero) >= tl_opq(v14, zero), tl_opq(v12, zero), tl_opq(v14, zero));
+        float v15 = tl_sel(tl_opq(v12, zero) >= tl_opq(v14, zero), v12, v14);
         v16 = v15 * v13;
       }
       {  // segment 2: nodes [17, 21)
         float v17 = -v16;
-        float v18 = tl_sel(tl_opq(v17, zero) < 0.0f, -tl_opq(v17, zero), tl_opq(v17, zero));
+        float v18 = tl_sel(tl_opq(v17, zero) < 0.0f, -v17, v17);
         float v19 = v18 + v0;
         v20 = v19 * v9;
       }
@@ -107,7 +107,7 @@ tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, f
         float w9 = tl_opq(v9, zero);
         float w16 = tl_opq(v16, zero);
         float w17 = -w16;
-        float w18 = tl_sel(tl_opq(w17, zero) < 0.0f, -tl_opq(w17, zero), tl_opq(w17, zero));
+        float w18 = tl_sel(tl_opq(w17, zero) < 0.0f, -w17, w17);
         float w19 = w18 + w0;
         float d17 = 0.0f;
         float d18 = 0.0f;
@@ -129,9 +129,9 @@ tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, f
         float w10 = tl_opq(tl_opq(w1, zero) / tl_opq(w0, zero), zero);
         float w11 = tl_opq(logf(tl_opq(w9, zero)), zero);
         float w12 = w11 - w10;
-        float w13 = tl_sel(tl_opq(w3, zero) <= tl_opq(w1, zero), tl_opq(w3, zero), tl_opq(w1, zero));
+        float w13 = tl_sel(tl_opq(w3, zero) <= tl_opq(w1, zero), w3, w1);
         float w14 = -w9;
-        float w15 = tl_sel(tl_opq(w12, zero) >= tl_opq(w14, zero), tl_opq(w12, zero), tl_opq(w14, zero));
+        float w15 = tl_sel(tl_opq(w12, zero) >= tl_opq(w14, zero), w12, w14);
         float d10 = 0.0f;
         float d11 = 0.0f;
         float d12 = 0.0f;

@@ -89,14 +89,14 @@ void main() {
         precise float v10 = tl_opq(tl_opq(v1, pc.zero) / tl_opq(v0, pc.zero), pc.zero);
         precise float v11 = tl_opq(log(tl_opq(v9, pc.zero)), pc.zero);
         precise float v12 = v11 - v10;
-        precise float v13 = tl_sel(tl_opq(v3, pc.zero) <= tl_opq(v1, pc.zero), tl_opq(v3, pc.zero), tl_opq(v1, pc.zero));
+        precise float v13 = tl_sel(tl_opq(v3, pc.zero) <= tl_opq(v1, pc.zero), v3, v1);
         precise float v14 = -v9;
-        precise float v15 = tl_sel(tl_opq(v12, pc.zero) >= tl_opq(v14, pc.zero), tl_opq(v12, pc.zero), tl_opq(v14, pc.zero));
+        precise float v15 = tl_sel(tl_opq(v12, pc.zero) >= tl_opq(v14, pc.zero), v12, v14);
         v16 = v15 * v13;
       }
       {  // segment 2: nodes [17, 21)
         precise float v17 = -v16;
-        precise float v18 = tl_sel(tl_opq(v17, pc.zero) < 0.0, -tl_opq(v17, pc.zero), tl_opq(v17, pc.zero));
+        precise float v18 = tl_sel(tl_opq(v17, pc.zero) < 0.0, -v17, v17);
         precise float v19 = v18 + v0;
         v20 = v19 * v9;
       }
@@ -113,7 +113,7 @@ void main() {
         precise float w9 = tl_opq(v9, pc.zero);
         precise float w16 = tl_opq(v16, pc.zero);
         precise float w17 = -w16;
-        precise float w18 = tl_sel(tl_opq(w17, pc.zero) < 0.0, -tl_opq(w17, pc.zero), tl_opq(w17, pc.zero));
+        precise float w18 = tl_sel(tl_opq(w17, pc.zero) < 0.0, -w17, w17);
         precise float w19 = w18 + w0;
         precise float d17 = 0.0;
         precise float d18 = 0.0;
@@ -135,9 +135,9 @@ void main() {
         precise float w10 = tl_opq(tl_opq(w1, pc.zero) / tl_opq(w0, pc.zero), pc.zero);
         precise float w11 = tl_opq(log(tl_opq(w9, pc.zero)), pc.zero);
         precise float w12 = w11 - w10;
-        precise float w13 = tl_sel(tl_opq(w3, pc.zero) <= tl_opq(w1, pc.zero), tl_opq(w3, pc.zero), tl_opq(w1, pc.zero));
+        precise float w13 = tl_sel(tl_opq(w3, pc.zero) <= tl_opq(w1, pc.zero), w3, w1);
         precise float w14 = -w9;
-        precise float w15 = tl_sel(tl_opq(w12, pc.zero) >= tl_opq(w14, pc.zero), tl_opq(w12, pc.zero), tl_opq(w14, pc.zero));
+        precise float w15 = tl_sel(tl_opq(w12, pc.zero) >= tl_opq(w14, pc.zero), w12, w14);
         precise float d10 = 0.0;
         precise float d11 = 0.0;
         precise float d12 = 0.0;
