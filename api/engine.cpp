@@ -1,6 +1,11 @@
 #include "api/engine.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+#include <thread>
 
 namespace tapelab {
 
@@ -28,6 +33,43 @@ MarketResult finishMoments(const std::vector<double>& sums, const std::vector<do
   r.greeks.resize(sums.size() - 1);
   r.greeksStderr.resize(sums.size() - 1);
   for (size_t i = 1; i < sums.size(); ++i) moment(i, r.greeks[i - 1], r.greeksStderr[i - 1]);
+  return r;
+}
+
+unsigned cpuThreads() {
+  const char* s = std::getenv("TAPELAB_THREADS");
+  if (!s || !*s) return std::max(1u, std::thread::hardware_concurrency());
+  char* end = nullptr;
+  const long v = std::strtol(s, &end, 10);
+  if (*end != '\0' || v < 1 || v > 100'000)
+    throw std::invalid_argument(std::string("TAPELAB_THREADS: expected a positive integer, got '") + s + "'");
+  return static_cast<unsigned>(v);
+}
+
+void runOnThreads(uint64_t blocks, const std::function<void()>& worker) {
+  const unsigned nt = static_cast<unsigned>(std::min<uint64_t>(cpuThreads(), std::max<uint64_t>(1, blocks)));
+  std::vector<std::thread> pool;
+  for (unsigned i = 1; i < nt; ++i) pool.emplace_back(worker);
+  worker();
+  for (auto& th : pool) th.join();
+}
+
+RunResult finishBlocks(const std::vector<double>& partial, uint64_t blocks, size_t markets, size_t width,
+                       uint64_t paths, uint64_t seed) {
+  RunResult r;
+  r.paths = paths;
+  r.seed = seed;
+  for (size_t m = 0; m < markets; ++m) {
+    std::vector<double> s(width, 0.0), sq(width, 0.0);
+    for (uint64_t blk = 0; blk < blocks; ++blk) {
+      const double* p = &partial[(blk * markets + m) * 2 * width];
+      for (size_t k = 0; k < width; ++k) {
+        s[k] += p[k];
+        sq[k] += p[width + k];
+      }
+    }
+    r.markets.push_back(finishMoments(s, sq, paths));
+  }
   return r;
 }
 

@@ -14,6 +14,7 @@
 // or timing; and the same call twice gives the same bits.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -104,5 +105,17 @@ struct EngineUnavailable : std::runtime_error {
 // sums: value, then each input's adjoint; sumSquares likewise.
 MarketResult finishMoments(const std::vector<double>& sums, const std::vector<double>& sumSquares,
                            uint64_t paths);
+
+// CPU engines. Threads for a run: TAPELAB_THREADS (a positive integer; anything else
+// throws std::invalid_argument naming the variable), else the hardware's.
+unsigned cpuThreads();
+// Runs `worker` on min(cpuThreads(), blocks) threads (the caller's among them); the
+// workers take blocks from a shared counter, so results must not depend on which runs which.
+void runOnThreads(uint64_t blocks, const std::function<void()>& worker);
+// partial[(block * markets + m) * 2 * width + k]: market m's sums (k < width: value, then each
+// input's adjoint) and sums of squares (width + k) over one block of paths. Blocks are summed
+// in order, so the result does not depend on the thread count.
+RunResult finishBlocks(const std::vector<double>& partial, uint64_t blocks, size_t markets, size_t width,
+                       uint64_t paths, uint64_t seed);
 
 }  // namespace tapelab

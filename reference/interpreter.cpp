@@ -118,14 +118,6 @@ namespace {
 // Paths per reduction block: fixed, so the result does not depend on threads.
 constexpr uint64_t kBlock = 1024;
 
-unsigned threadCount() {
-  if (const char* env = std::getenv("TAPELAB_THREADS")) {
-    const long v = std::strtol(env, nullptr, 10);
-    if (v > 0) return static_cast<unsigned>(v);
-  }
-  return std::max(1u, std::thread::hardware_concurrency());
-}
-
 template <class T>
 class ReferenceKernel final : public Kernel {
  public:
@@ -181,26 +173,8 @@ class ReferenceKernel final : public Kernel {
         }
       }
     };
-    const unsigned nt = static_cast<unsigned>(std::min<uint64_t>(threadCount(), std::max<uint64_t>(1, blocks)));
-    std::vector<std::thread> pool;
-    for (unsigned i = 1; i < nt; ++i) pool.emplace_back(worker);
-    worker();
-    for (auto& th : pool) th.join();
-
-    RunResult r;
-    r.paths = paths;
-    r.seed = seed;
-    for (size_t m = 0; m < markets; ++m) {
-      std::vector<double> s(width, 0.0), sq(width, 0.0);
-      for (uint64_t blk = 0; blk < blocks; ++blk) {
-        const double* pp = &partial[(blk * markets + m) * 2 * width];
-        for (size_t k = 0; k < width; ++k) {
-          s[k] += pp[k];
-          sq[k] += pp[width + k];
-        }
-      }
-      r.markets.push_back(finishMoments(s, sq, paths));
-    }
+    runOnThreads(blocks, worker);
+    RunResult r = finishBlocks(partial, blocks, markets, width, paths, seed);
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return r;
   }

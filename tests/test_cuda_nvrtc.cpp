@@ -18,6 +18,7 @@
 #include "planner/strategies.h"
 #include "tape/products/products.h"
 #include "tape/random_tape.h"
+#include "tests/test_util.h"
 
 using namespace tapelab;
 
@@ -28,23 +29,7 @@ constexpr uint64_t kSeed = 20261129;
 
 KernelOptions optionsFor(const Tape& tape, KernelKind kind, int segLen = 0, ScratchLayout layout = ScratchLayout::SoA,
                          int markets = 1, Precision precision = Precision::F32) {
-  KernelOptions o;
-  o.precision = precision;
-  o.kind = kind;
-  o.layout = layout;
-  o.markets = markets;
-  if (kind == KernelKind::Plain) {
-    o.plan = plainPlan(tape);
-  } else if (kind == KernelKind::Register) {
-    PlanOptions po;
-    po.segments = 16;
-    o.plan = makeStrategyPlan("window", tape, po);
-  } else {
-    PlanOptions po;
-    po.segLen = segLen;
-    o.plan = makeStrategyPlan("uniform", tape, po);
-  }
-  return o;
+  return testutil::kindOptions(tape, kind, 16, segLen, layout, markets, precision);
 }
 
 struct Variant {

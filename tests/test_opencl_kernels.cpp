@@ -14,6 +14,7 @@
 #include "planner/strategies.h"
 #include "tape/products/products.h"
 #include "tape/random_tape.h"
+#include "tests/test_util.h"
 
 using namespace tapelab;
 
@@ -67,23 +68,7 @@ void expectSameBits(const RunResult& want, const RunResult& got, const std::stri
 
 KernelOptions optionsFor(const Tape& tape, KernelKind kind, int segLen = 0, ScratchLayout layout = ScratchLayout::SoA,
                          int markets = 1) {
-  KernelOptions o;
-  o.precision = Precision::F32;
-  o.kind = kind;
-  o.layout = layout;
-  o.markets = markets;
-  if (kind == KernelKind::Plain) {
-    o.plan = plainPlan(tape);
-  } else if (kind == KernelKind::Register) {
-    PlanOptions po;
-    po.segments = 7;
-    o.plan = makeStrategyPlan("window", tape, po);
-  } else {
-    PlanOptions po;
-    po.segLen = segLen;
-    o.plan = makeStrategyPlan("uniform", tape, po);
-  }
-  return o;
+  return testutil::kindOptions(tape, kind, 7, segLen, layout, markets);
 }
 
 RunResult runOne(Engine& engine, const Tape& tape, const KernelOptions& o, const std::vector<std::vector<double>>& in,

@@ -15,16 +15,13 @@
 #include "planner/plan.h"
 #include "planner/strategies.h"
 #include "tape/products/products.h"
+#include "tests/test_util.h"
 
 using namespace tapelab;
 
 namespace {
 
-std::string g17(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
+using testutil::g17;
 
 std::unique_ptr<Kernel> compileOn(const std::string& engine, const Tape& t, const KernelOptions& o) {
   return findEngine(engine).make()->compile(t, o);

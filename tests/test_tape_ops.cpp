@@ -14,16 +14,13 @@
 #include "tape/op.h"
 #include "tape/philox.h"
 #include "tape/tape.h"
+#include "tests/test_util.h"
 
 using namespace tapelab;
 
 namespace {
 
-std::string g17(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
+using testutil::g17;
 
 // inputs x (and y for a binary op); node = op(x[, y]); output = node.
 Tape oneOpTape(Op op) {

@@ -10,16 +10,13 @@
 #include "api/montecarlo.h"
 #include "tape/products/products.h"
 #include "tape/tape.h"
+#include "tests/test_util.h"
 
 using namespace tapelab;
 
 namespace {
 
-std::string g17(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
+using testutil::g17;
 
 void expectNode(const Tape& t, int32_t i, Op op, int32_t a = -1, int32_t b = -1) {
   ASSERT_LT(i, t.size());

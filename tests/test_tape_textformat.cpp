@@ -14,16 +14,13 @@
 #include "tape/products/products.h"
 #include "tape/tape.h"
 #include "tape/textformat.h"
+#include "tests/test_util.h"
 
 using namespace tapelab;
 
 namespace {
 
-std::string g17(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
+using testutil::g17;
 
 // Bit-for-bit equality of everything a tape means (the name is free text).
 void expectSameTape(const Tape& x, const Tape& y, const std::string& what) {

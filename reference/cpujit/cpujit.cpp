@@ -32,11 +32,6 @@ int positiveEnv(const char* name, int fallback) {
   return static_cast<int>(v);
 }
 
-unsigned threadCount() {
-  return static_cast<unsigned>(
-      positiveEnv("TAPELAB_THREADS", static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))));
-}
-
 std::string hintFor(const Tape& tape, const KernelOptions& o, bool registerKind) {
   std::string h = tape.name.empty() ? "tape" : tape.name;
   h += registerKind ? "-reg" + std::to_string(o.plan.segments()) : "-plain";
@@ -161,26 +156,8 @@ class CpuJitKernel final : public Kernel {
         k_.block(&a);
       }
     };
-    const unsigned nt = static_cast<unsigned>(std::min<uint64_t>(threadCount(), std::max<uint64_t>(1, blocks)));
-    std::vector<std::thread> pool;
-    for (unsigned i = 1; i < nt; ++i) pool.emplace_back(worker);
-    worker();
-    for (auto& th : pool) th.join();
-
-    RunResult r;
-    r.paths = paths;
-    r.seed = seed;
-    for (size_t m = 0; m < markets; ++m) {
-      std::vector<double> s(width, 0.0), sq(width, 0.0);
-      for (uint64_t blk = 0; blk < blocks; ++blk) {
-        const double* p = &partial[blk * stride + m * 2 * width];
-        for (size_t k = 0; k < width; ++k) {
-          s[k] += p[k];
-          sq[k] += p[width + k];
-        }
-      }
-      r.markets.push_back(finishMoments(s, sq, paths));
-    }
+    runOnThreads(blocks, worker);
+    RunResult r = finishBlocks(partial, blocks, markets, width, paths, seed);
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return r;
   }
