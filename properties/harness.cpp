@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -179,6 +180,29 @@ std::shared_ptr<Kernel> compileFresh(const std::string& engine, const Tape& tape
 
 void noteTape(const Tape& t) { gCurrentTape = t; }
 
+struct Replay {
+  uint64_t paths = 0, seed = 0;
+  std::vector<double> inputs;
+};
+std::optional<Replay> gCurrentRun, gFailingRun;
+void noteRun(uint64_t paths, uint64_t seed, const std::vector<double>& inputs) {
+  gCurrentRun = Replay{paths, seed, inputs};
+}
+
+// The failing tape as text: the case's inputs as input values, and how to replay it.
+std::string failingTapeText() {
+  Tape t = *gFailingTape;
+  std::string replay;
+  if (gFailingRun) {
+    if (gFailingRun->inputs.size() == t.inputDefaults.size()) t.inputDefaults = gFailingRun->inputs;
+    replay = "# replay: paths=" + std::to_string(gFailingRun->paths) + " seed=" + std::to_string(gFailingRun->seed) +
+             " (inputs: the failing case's)\n";
+  }
+  std::string text = writeTape(t);
+  const size_t eol = text.find('\n');
+  return eol == std::string::npos ? text : text.insert(eol + 1, replay);
+}
+
 void caseLog(const std::string& line) {
   gCaseLog << line << "\n";
   RC_LOG() << line << "\n";
@@ -193,6 +217,7 @@ void checkProperty(const std::string& engine, int cases, const std::function<voi
   params.maxDiscardRatio = 10;
   gCounters = {};
   gFailingTape.reset();
+  gFailingRun.reset();
   const auto t0 = std::chrono::steady_clock::now();
 
   gShrink = {};
@@ -208,9 +233,11 @@ void checkProperty(const std::string& engine, int cases, const std::function<voi
       return;
     }
     gCurrentTape.reset();
+    gCurrentRun.reset();
     gCaseLog.str("");
     auto failed = [&](const std::string& description) {
       gFailingTape = gCurrentTape;
+      gFailingRun = gCurrentRun;
       gShrink.description = description;
       gShrink.log = gCaseLog.str();
       if (!gShrink.failed) gShrink.since = std::chrono::steady_clock::now();
@@ -267,7 +294,7 @@ void checkProperty(const std::string& engine, int cases, const std::function<voi
       msg << "shrinking stopped after " << gShrink.limit << " s (TAPELAB_PROPERTY_SHRINK_SECONDS), " << gShrink.tries
           << " tries, " << gShrink.accepted << " shrinks; the smallest failure so far:\n"
           << gShrink.description << "\n" << gShrink.log;
-      if (gFailingTape) msg << writeTape(*gFailingTape);
+      if (gFailingTape) msg << failingTapeText();
     }
     if (gFailingTape) {
       std::error_code ec;
@@ -275,11 +302,17 @@ void checkProperty(const std::string& engine, int cases, const std::function<voi
       std::filesystem::create_directories(dir, ec);
       const std::filesystem::path file = dir / (fileNameOf(test) + ".tape");
       try {
-        writeTapeFile(*gFailingTape, file.string());
+        std::ofstream f(file);
+        f << failingTapeText();
+        if (!f) throw std::runtime_error("cannot write " + file.string());
         bool isEngine = false;
         for (const auto& e : engineRegistry()) isEngine = isEngine || e.name == engine;
         msg << "\nshrunk tape written to " << file.string() << " (replay: tapelab run " << file.string()
-            << (isEngine ? " --engine " + engine : std::string()) << ")";
+            << (isEngine ? " --engine " + engine : std::string())
+            << (gFailingRun ? " --paths " + std::to_string(std::max<uint64_t>(2, gFailingRun->paths)) + " --seed " +
+                                  std::to_string(gFailingRun->seed)
+                            : std::string())
+            << "; the kernel and plan are in the log above)";
       } catch (const std::exception& ex) {
         msg << "\ncould not write the shrunk tape: " << ex.what();
       }

@@ -81,6 +81,10 @@ Counters& counters();
 void checkProperty(const std::string& engine, int cases, const std::function<void()>& body);
 // The tape the current case tests: written to a file when the case fails.
 void noteTape(const Tape& tape);
+// The run the current case makes: the failing tape is written with these inputs
+// as its input values and a "# replay: paths=N seed=S" line (what
+// tests/data/regressions reads), so `tapelab run FILE --paths N --seed S` replays it.
+void noteRun(uint64_t paths, uint64_t seed, const std::vector<double>& inputs);
 // RC_LOG plus a copy the harness keeps for a failure whose shrinking it stops.
 void caseLog(const std::string& line);
 template <class... A>

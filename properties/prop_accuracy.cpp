@@ -86,6 +86,7 @@ TEST_P(Accuracy, AgreesWithReferenceMp) {
     const uint64_t seed = *gen::arbitrary<uint64_t>();
     const KernelOptions o = anyKernel(tape, e, prec);
     logCase("paths ", paths, ", seed ", seed, ", inputs ", describeMarkets(markets), "; ", describeOptions(o));
+    noteRun(paths, seed, markets[0]);
     auto k = compileOn(e.name, tape, o);
     const MarketResult got = runKernel(*k, markets, paths, seed).markets.at(0);
     const MarketResult ref = referenceMp(tape, markets, paths, seed, true).markets.at(0);
@@ -120,6 +121,7 @@ TEST_P(Accuracy, AdjointsMatchFiniteDifferences) {
     const uint64_t seed = *gen::arbitrary<uint64_t>();
     const KernelOptions o = anyKernel(tape, e, prec);
     logCase("paths ", paths, ", seed ", seed, ", inputs ", describeMarkets({x}), "; ", describeOptions(o));
+    noteRun(paths, seed, x);
     auto k = compileOn(e.name, tape, o);
     const MarketResult got = runKernel(*k, {x}, paths, seed).markets.at(0);
     RC_ASSERT(got.greeks.size() == static_cast<size_t>(n));

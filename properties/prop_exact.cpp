@@ -66,6 +66,7 @@ TEST_P(Exact, CheckpointedEqualsPlain) {
     const uint64_t paths = casePaths(b);
     const uint64_t seed = *gen::arbitrary<uint64_t>();
     logCase("paths ", paths, ", seed ", seed, ", inputs ", describeMarkets(markets));
+    noteRun(paths, seed, markets[0]);
     KernelOptions plain;
     plain.precision = prec;
     auto kp = compileOn(e.name, tape, plain);
@@ -100,6 +101,7 @@ TEST_P(Exact, MarketsTogetherEqualAlone) {
     KernelOptions o = anyKernel(tape, e, prec);
     o.greeks = *gen::weightedElement<bool>({{4, true}, {1, false}});
     logCase("paths ", paths, ", seed ", seed, ", markets ", describeMarkets(markets), "; ", describeOptions(o));
+    noteRun(paths, seed, markets[0]);
     KernelOptions together = o;
     together.markets = count;
     auto kt = compileOn(e.name, tape, together);
@@ -129,6 +131,7 @@ TEST_P(Exact, SameSeedSameBits) {
     const uint64_t seed = *gen::arbitrary<uint64_t>();
     const KernelOptions o = anyKernel(tape, e, prec);
     logCase("paths ", paths, ", seed ", seed, ", inputs ", describeMarkets(markets), "; ", describeOptions(o));
+    noteRun(paths, seed, markets[0]);
     auto k1 = compileOn(e.name, tape, o);
     const RunResult r1 = runKernel(*k1, markets, paths, seed);
     assertSameBits(r1, runKernel(*k1, markets, paths, seed), "first run then a second run of the same kernel");
@@ -167,6 +170,7 @@ TEST_P(Exact, ThreadCountIndependent) {
     const uint64_t seed = *gen::arbitrary<uint64_t>();
     const KernelOptions o = anyKernel(tape, e, prec);
     logCase("paths ", paths, ", seed ", seed, ", inputs ", describeMarkets(markets), "; ", describeOptions(o));
+    noteRun(paths, seed, markets[0]);
     std::optional<RunResult> first;
     for (int threads : {1, 2, 3, 8}) {
       ThreadsOverride env(threads);
