@@ -14,6 +14,7 @@
 #include <optional>
 #include <sstream>
 
+#include "properties/gen.h"
 #include "tape/textformat.h"
 
 namespace tapelab {
@@ -60,6 +61,7 @@ class ShrinkListener final : public rc::detail::TestListener {
   void onTestFinished(const rc::detail::TestMetadata&, const rc::detail::TestResult&) override {}
 };
 
+constexpr uint64_t kFnvOffset = 1469598103934665603ull;
 uint64_t mix(uint64_t h, uint64_t x) { return (h ^ x) * 1099511628211ull; }
 uint64_t hashBytes(uint64_t h, const void* p, size_t n) {
   const auto* c = static_cast<const unsigned char*>(p);
@@ -74,8 +76,8 @@ uint64_t envU64(const char* name, uint64_t fallback) {
   char* end = nullptr;
   const unsigned long long x = std::strtoull(v, &end, 0);
   if (*end != '\0') {
-    std::cerr << "properties: ignoring " << name << "='" << v << "' (not a number)\n";
-    return fallback;
+    std::cerr << "properties: " << name << "='" << v << "': expected a number\n";
+    std::exit(2);
   }
   return x;
 }
@@ -84,13 +86,6 @@ uint64_t baseSeed() {
   const char* rc = std::getenv("RC_PARAMS");
   if (rc && std::strstr(rc, "seed")) return rc::detail::configuration().testParams.seed;
   return envU64("TAPELAB_PROPERTY_SEED", kDefaultSeed);
-}
-
-// FNV-1a, so a property's seed depends on its name only.
-uint64_t hashName(const std::string& s) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-  return h;
 }
 
 std::string currentTestName() {
@@ -180,15 +175,30 @@ std::shared_ptr<Kernel> compileFresh(const std::string& engine, const Tape& tape
 
 void noteTape(const Tape& t) { gCurrentTape = t; }
 
+namespace {
 struct Replay {
   uint64_t paths = 0, seed = 0;
   std::vector<double> inputs;
 };
 std::optional<Replay> gCurrentRun, gFailingRun;
-void noteRun(uint64_t paths, uint64_t seed, const std::vector<double>& inputs) {
-  gCurrentRun = Replay{paths, seed, inputs};
+}  // namespace
+
+void noteRun(uint64_t paths, uint64_t seed, const std::vector<std::vector<double>>& markets,
+             const std::string& kernel) {
+  logCase("paths ", paths, ", seed ", seed, ", inputs ", describeMarkets(markets), kernel.empty() ? "" : "; ",
+          kernel);
+  gCurrentRun = Replay{paths, seed, markets.empty() ? std::vector<double>{} : markets[0]};
 }
 
+KernelOptions anyKernel(const Tape& tape, const EngineUnderTest& e, Precision p) {
+  if (!checkpointedKinds(e.caps.kinds).empty() && *rc::gen::arbitrary<bool>())
+    return checkpointedOptions(tape, p, *genCkptSpec(e.caps.kinds));
+  KernelOptions o;
+  o.precision = p;
+  return o;
+}
+
+namespace {
 // The failing tape as text: the case's inputs as input values, and how to replay it.
 std::string failingTapeText() {
   Tape t = *gFailingTape;
@@ -202,6 +212,7 @@ std::string failingTapeText() {
   const size_t eol = text.find('\n');
   return eol == std::string::npos ? text : text.insert(eol + 1, replay);
 }
+}  // namespace
 
 void caseLog(const std::string& line) {
   gCaseLog << line << "\n";
@@ -211,7 +222,7 @@ void caseLog(const std::string& line) {
 void checkProperty(const std::string& engine, int cases, const std::function<void()>& body) {
   const std::string test = currentTestName();
   rc::detail::TestParams params;
-  params.seed = baseSeed() ^ hashName(test);
+  params.seed = baseSeed() ^ hashString(kFnvOffset, test);  // FNV-1a: the seed depends on the name only
   params.maxSuccess = cases;
   params.maxSize = 100;
   params.maxDiscardRatio = 10;

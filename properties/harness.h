@@ -62,6 +62,9 @@ struct EngineUnderTest {
   EngineCaps caps;
   std::vector<Precision> precisions;  // those caps says it supports
 };
+// Any kernel the engine offers: plain, or checkpointed with a random plan.
+KernelOptions anyKernel(const Tape& tape, const EngineUnderTest& e, Precision p);
+
 // Usable-and-runnable check: prints "SKIP <engine>: <reason>" and returns false otherwise.
 bool runnable(const std::string& engine, EngineUnderTest& out);
 
@@ -81,10 +84,12 @@ Counters& counters();
 void checkProperty(const std::string& engine, int cases, const std::function<void()>& body);
 // The tape the current case tests: written to a file when the case fails.
 void noteTape(const Tape& tape);
-// The run the current case makes: the failing tape is written with these inputs
-// as its input values and a "# replay: paths=N seed=S" line (what
-// tests/data/regressions reads), so `tapelab run FILE --paths N --seed S` replays it.
-void noteRun(uint64_t paths, uint64_t seed, const std::vector<double>& inputs);
+// The run the current case makes, logged for the failure report ("paths N, seed S,
+// inputs {...}; <kernel>"); the failing tape is written with markets[0] as its
+// input values and a "# replay: paths=N seed=S" line (what tests/data/regressions
+// reads), so `tapelab run FILE --paths N --seed S` replays it.
+void noteRun(uint64_t paths, uint64_t seed, const std::vector<std::vector<double>>& markets,
+             const std::string& kernel = "");
 // RC_LOG plus a copy the harness keeps for a failure whose shrinking it stops.
 void caseLog(const std::string& line);
 template <class... A>

@@ -44,11 +44,17 @@ seed0=${TAPELAB_PROPERTY_SEED:-20261129}
 mapfile -t props < <("$bin" --gtest_list_tests | awk '/^[A-Za-z]/ { s = $1 } /^  / && s ~ /^Engines\// { sub(/\/.*/, "", $1); print s $1 }' | sort -u)
 [[ ${#props[@]} -gt 0 ]] || { echo "parallel_run.sh: $bin lists no engine properties" >&2; exit 2; }
 
+known=$("$bin" --gtest_list_tests | awk '/^  [^ ]*\// { sub(/^[^\/]*\//, "", $1); print $1 }' | sort -u | tr '\n' ' ')
+IFS=, read -ra engs <<<"$engines"
+for e in "${engs[@]}"; do
+  [[ " $known" == *" ${e//[^A-Za-z0-9]/_} "* ]] ||
+    { echo "parallel_run.sh: -e: no engine '$e' in $bin (known: $known)" >&2; exit 2; }
+done
+
 export TAPELAB_PROPERTY_RUNS=100000 TAPELAB_PROPERTY_SECONDS=$secs TAPELAB_PROPERTY_MAX_NODES=$nodes
 export TAPELAB_PROPERTY_SHRINK_SECONDS=${TAPELAB_PROPERTY_SHRINK_SECONDS:-120}
 k=0
 pids=()
-IFS=, read -ra engs <<<"$engines"
 for e in "${engs[@]}"; do
   param=${e//[^A-Za-z0-9]/_}
   for p in "${props[@]}"; do

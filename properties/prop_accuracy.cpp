@@ -48,15 +48,6 @@ void assertClose(double got, double ref, double tol, const std::string& what) {
   if (!(std::fabs(got - ref) <= tol)) fail(buf);
 }
 
-// Any kernel: plain or checkpointed (checkpointed == plain is the Exact suite's job).
-KernelOptions anyKernel(const Tape& tape, const EngineUnderTest& e, Precision p) {
-  if (!checkpointedKinds(e.caps.kinds).empty() && *gen::arbitrary<bool>())
-    return checkpointedOptions(tape, p, *genCkptSpec(e.caps.kinds));
-  KernelOptions o;
-  o.precision = p;
-  return o;
-}
-
 RunResult referenceMp(const Tape& tape, const std::vector<std::vector<double>>& markets, uint64_t paths,
                       uint64_t seed, bool greeks) {
   KernelOptions o;
@@ -85,8 +76,7 @@ TEST_P(Accuracy, AgreesWithReferenceMp) {
     const uint64_t paths = *gen::inRange<uint64_t>(1, std::min<uint64_t>(b.maxPaths, 48) + 1);
     const uint64_t seed = *gen::arbitrary<uint64_t>();
     const KernelOptions o = anyKernel(tape, e, prec);
-    logCase("paths ", paths, ", seed ", seed, ", inputs ", describeMarkets(markets), "; ", describeOptions(o));
-    noteRun(paths, seed, markets[0]);
+    noteRun(paths, seed, markets, describeOptions(o));
     auto k = compileOn(e.name, tape, o);
     const MarketResult got = runKernel(*k, markets, paths, seed).markets.at(0);
     const MarketResult ref = referenceMp(tape, markets, paths, seed, true).markets.at(0);
@@ -120,8 +110,7 @@ TEST_P(Accuracy, AdjointsMatchFiniteDifferences) {
     const uint64_t paths = *gen::inRange<uint64_t>(1, 9);
     const uint64_t seed = *gen::arbitrary<uint64_t>();
     const KernelOptions o = anyKernel(tape, e, prec);
-    logCase("paths ", paths, ", seed ", seed, ", inputs ", describeMarkets({x}), "; ", describeOptions(o));
-    noteRun(paths, seed, x);
+    noteRun(paths, seed, {x}, describeOptions(o));
     auto k = compileOn(e.name, tape, o);
     const MarketResult got = runKernel(*k, {x}, paths, seed).markets.at(0);
     RC_ASSERT(got.greeks.size() == static_cast<size_t>(n));

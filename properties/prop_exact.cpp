@@ -30,17 +30,6 @@ CaseTape caseTape(TapeMode mode, int maxNodes) {
   return c;
 }
 
-// Any kernel the engine offers: plain, or checkpointed with a random plan.
-KernelOptions anyKernel(const Tape& tape, const EngineUnderTest& e, Precision p) {
-  const bool ckpt = !checkpointedKinds(e.caps.kinds).empty() && *gen::arbitrary<bool>();
-  if (!ckpt) {
-    KernelOptions o;
-    o.precision = p;
-    return o;
-  }
-  return checkpointedOptions(tape, p, *genCkptSpec(e.caps.kinds));
-}
-
 uint64_t casePaths(const Budget& b) {
   return *gen::weightedOneOf<uint64_t>({{1, gen::just<uint64_t>(1)},
                                         {6, gen::inRange<uint64_t>(1, 65)},
@@ -65,8 +54,7 @@ TEST_P(Exact, CheckpointedEqualsPlain) {
     const auto markets = *genMarkets(spec, 1, tape.numInputs());
     const uint64_t paths = casePaths(b);
     const uint64_t seed = *gen::arbitrary<uint64_t>();
-    logCase("paths ", paths, ", seed ", seed, ", inputs ", describeMarkets(markets));
-    noteRun(paths, seed, markets[0]);
+    noteRun(paths, seed, markets);
     KernelOptions plain;
     plain.precision = prec;
     auto kp = compileOn(e.name, tape, plain);
@@ -100,8 +88,7 @@ TEST_P(Exact, MarketsTogetherEqualAlone) {
     const uint64_t seed = *gen::arbitrary<uint64_t>();
     KernelOptions o = anyKernel(tape, e, prec);
     o.greeks = *gen::weightedElement<bool>({{4, true}, {1, false}});
-    logCase("paths ", paths, ", seed ", seed, ", markets ", describeMarkets(markets), "; ", describeOptions(o));
-    noteRun(paths, seed, markets[0]);
+    noteRun(paths, seed, markets, describeOptions(o));
     KernelOptions together = o;
     together.markets = count;
     auto kt = compileOn(e.name, tape, together);
@@ -130,8 +117,7 @@ TEST_P(Exact, SameSeedSameBits) {
     const uint64_t paths = casePaths(b);
     const uint64_t seed = *gen::arbitrary<uint64_t>();
     const KernelOptions o = anyKernel(tape, e, prec);
-    logCase("paths ", paths, ", seed ", seed, ", inputs ", describeMarkets(markets), "; ", describeOptions(o));
-    noteRun(paths, seed, markets[0]);
+    noteRun(paths, seed, markets, describeOptions(o));
     auto k1 = compileOn(e.name, tape, o);
     const RunResult r1 = runKernel(*k1, markets, paths, seed);
     assertSameBits(r1, runKernel(*k1, markets, paths, seed), "first run then a second run of the same kernel");
@@ -169,8 +155,7 @@ TEST_P(Exact, ThreadCountIndependent) {
     const uint64_t paths = *gen::inRange<uint64_t>(1, maxPaths + 1);
     const uint64_t seed = *gen::arbitrary<uint64_t>();
     const KernelOptions o = anyKernel(tape, e, prec);
-    logCase("paths ", paths, ", seed ", seed, ", inputs ", describeMarkets(markets), "; ", describeOptions(o));
-    noteRun(paths, seed, markets[0]);
+    noteRun(paths, seed, markets, describeOptions(o));
     std::optional<RunResult> first;
     for (int threads : {1, 2, 3, 8}) {
       ThreadsOverride env(threads);

@@ -16,16 +16,14 @@
 
 #include "api/engine.h"
 #include "api/registry.h"
+#include "tests/test_util.h"
 
 namespace cpujit_test {
 
 using namespace tapelab;
-
-inline std::string g17(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
+using testutil::expectSameBits;
+using testutil::g17;
+using testutil::sameBits;
 
 // Sets an environment variable for the scope, restoring the old value after.
 class ScopedEnv {
@@ -90,30 +88,6 @@ inline std::vector<std::unique_ptr<Kernel>> compileAll(const std::string& engine
     for (size_t i = 0; i < wave.size(); ++i) out[lo + i] = wave[i].get();
   }
   return out;
-}
-
-// The same bits (so +0 and -0 differ), except that any NaN equals any NaN:
-// IEEE leaves open which operand's NaN an operation propagates, and a
-// compiler may swap the operands of a commutative one.
-inline bool sameBits(double a, double b) {
-  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
-  return std::bit_cast<uint64_t>(a) == std::bit_cast<uint64_t>(b);
-}
-
-// Value, every Greek and every standard error.
-inline void expectSameBits(const RunResult& x, const RunResult& y, const std::string& what) {
-  ASSERT_EQ(x.markets.size(), y.markets.size()) << what;
-  for (size_t m = 0; m < x.markets.size(); ++m) {
-    const MarketResult &a = x.markets[m], &b = y.markets[m];
-    EXPECT_PRED2(sameBits, a.value, b.value) << what << " market " << m << ": " << g17(a.value) << " vs " << g17(b.value);
-    EXPECT_PRED2(sameBits, a.valueStderr, b.valueStderr) << what << " market " << m << " stderr";
-    ASSERT_EQ(a.greeks.size(), b.greeks.size()) << what;
-    for (size_t k = 0; k < a.greeks.size(); ++k) {
-      EXPECT_PRED2(sameBits, a.greeks[k], b.greeks[k])
-          << what << " market " << m << " greek " << k << ": " << g17(a.greeks[k]) << " vs " << g17(b.greeks[k]);
-      EXPECT_PRED2(sameBits, a.greeksStderr[k], b.greeksStderr[k]) << what << " market " << m << " greek stderr " << k;
-    }
-  }
 }
 
 }  // namespace cpujit_test

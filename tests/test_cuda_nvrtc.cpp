@@ -21,6 +21,8 @@
 #include "tests/test_util.h"
 
 using namespace tapelab;
+using testutil::expectSameBits;
+using testutil::g17;
 
 namespace {
 
@@ -48,24 +50,6 @@ std::vector<Variant> everyKind(const Tape& t) {
       {"scratch-soa-4-markets", optionsFor(t, KernelKind::Scratch, 100, ScratchLayout::SoA, 4)},
       {"scratch-aos-fp64", optionsFor(t, KernelKind::Scratch, 100, ScratchLayout::AoS, 1, Precision::F64)},
   };
-}
-
-std::string show(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
-
-void expectSameBits(const RunResult& want, const RunResult& got, const std::string& what) {
-  ASSERT_EQ(want.markets.size(), got.markets.size()) << what;
-  for (size_t m = 0; m < want.markets.size(); ++m) {
-    EXPECT_EQ(want.markets[m].value, got.markets[m].value)
-        << what << " value " << show(want.markets[m].value) << " vs " << show(got.markets[m].value);
-    for (size_t k = 0; k < want.markets[m].greeks.size(); ++k)
-      EXPECT_EQ(want.markets[m].greeks[k], got.markets[m].greeks[k])
-          << what << " greek " << k << ": " << show(want.markets[m].greeks[k]) << " vs "
-          << show(got.markets[m].greeks[k]);
-  }
 }
 
 #define REQUIRE_NVRTC()                                      \

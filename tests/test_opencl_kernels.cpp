@@ -17,6 +17,8 @@
 #include "tests/test_util.h"
 
 using namespace tapelab;
+using testutil::expectSameBits;
+using testutil::g17;
 
 namespace {
 
@@ -42,29 +44,6 @@ Engine* openclEngine(std::string* why) {
   std::string why_;                                       \
   Engine* engine = openclEngine(&why_);                   \
   if (!engine) GTEST_SKIP() << "opencl unavailable: " << why_
-
-std::string show(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
-
-// == on every value and Greek (and their standard errors), printed with 17 digits.
-void expectSameBits(const RunResult& want, const RunResult& got, const std::string& what) {
-  ASSERT_EQ(want.markets.size(), got.markets.size()) << what;
-  for (size_t m = 0; m < want.markets.size(); ++m) {
-    const MarketResult& a = want.markets[m];
-    const MarketResult& b = got.markets[m];
-    EXPECT_EQ(a.value, b.value) << what << " market " << m << " value " << show(a.value) << " vs " << show(b.value);
-    EXPECT_EQ(a.valueStderr, b.valueStderr) << what << " market " << m << " value stderr";
-    ASSERT_EQ(a.greeks.size(), b.greeks.size()) << what;
-    for (size_t k = 0; k < a.greeks.size(); ++k) {
-      EXPECT_EQ(a.greeks[k], b.greeks[k])
-          << what << " market " << m << " greek " << k << ": " << show(a.greeks[k]) << " vs " << show(b.greeks[k]);
-      EXPECT_EQ(a.greeksStderr[k], b.greeksStderr[k]) << what << " market " << m << " greek stderr " << k;
-    }
-  }
-}
 
 KernelOptions optionsFor(const Tape& tape, KernelKind kind, int segLen = 0, ScratchLayout layout = ScratchLayout::SoA,
                          int markets = 1) {
@@ -206,10 +185,10 @@ TEST(OpenCLKernels, AgreesWithReferenceWithinFp32Tolerance) {
     const MarketResult& r = ref.markets[0];
     const MarketResult& g = got.markets[0];
     const double scale = std::abs(r.value);
-    EXPECT_NEAR(g.value, r.value, 1e-4 * scale) << "value " << show(g.value) << " vs reference " << show(r.value);
+    EXPECT_NEAR(g.value, r.value, 1e-4 * scale) << "value " << g17(g.value) << " vs reference " << g17(r.value);
     for (size_t k = 0; k < r.greeks.size(); ++k)
       EXPECT_NEAR(g.greeks[k], r.greeks[k], 1e-4 * std::max(std::abs(r.greeks[k]), scale * 1e-2))
-          << tape.inputNames[k] << ": " << show(g.greeks[k]) << " vs reference " << show(r.greeks[k]);
+          << tape.inputNames[k] << ": " << g17(g.greeks[k]) << " vs reference " << g17(r.greeks[k]);
   }
 }
 

@@ -1,5 +1,10 @@
 // Helpers shared by the engine tests (tests/test_*.cpp).
 #pragma once
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 
@@ -14,6 +19,43 @@ inline std::string g17(double v) {
   char buf[40];
   std::snprintf(buf, sizeof buf, "%.17g", v);
   return buf;
+}
+
+// 17 digits and the bit pattern: for messages about bits.
+inline std::string describe(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g (0x%016llx)", v, static_cast<unsigned long long>(std::bit_cast<uint64_t>(v)));
+  return buf;
+}
+
+// The project's exactness: the same bits (+0 and -0 differ), except that any NaN
+// equals any NaN. IEEE leaves open the sign and payload of a NaN an operation
+// makes, and a compiler may swap the operands of a commutative one.
+inline bool sameBits(double a, double b) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+  return std::bit_cast<uint64_t>(a) == std::bit_cast<uint64_t>(b);
+}
+
+// Value, every Greek and every standard error of one market.
+inline void expectSameMarket(const MarketResult& a, const MarketResult& b, const std::string& what) {
+  EXPECT_PRED2(sameBits, a.value, b.value) << what << ": value " << describe(a.value) << " vs " << describe(b.value);
+  EXPECT_PRED2(sameBits, a.valueStderr, b.valueStderr)
+      << what << ": value stderr " << describe(a.valueStderr) << " vs " << describe(b.valueStderr);
+  ASSERT_EQ(a.greeks.size(), b.greeks.size()) << what;
+  ASSERT_EQ(a.greeksStderr.size(), b.greeksStderr.size()) << what;
+  for (size_t k = 0; k < a.greeks.size(); ++k) {
+    EXPECT_PRED2(sameBits, a.greeks[k], b.greeks[k])
+        << what << ": greek " << k << " " << describe(a.greeks[k]) << " vs " << describe(b.greeks[k]);
+    EXPECT_PRED2(sameBits, a.greeksStderr[k], b.greeksStderr[k])
+        << what << ": greek stderr " << k << " " << describe(a.greeksStderr[k]) << " vs " << describe(b.greeksStderr[k]);
+  }
+}
+
+// Every market of two runs.
+inline void expectSameBits(const RunResult& x, const RunResult& y, const std::string& what) {
+  ASSERT_EQ(x.markets.size(), y.markets.size()) << what;
+  for (size_t m = 0; m < x.markets.size(); ++m)
+    expectSameMarket(x.markets[m], y.markets[m], what + ", market " + std::to_string(m));
 }
 
 // Kernel options of one kind for a tape: plain; register with `registerSegments`

@@ -23,8 +23,11 @@
 #include "tape/philox.h"
 #include "tape/products/products.h"
 #include "tape/recorder.h"
+#include "tests/test_util.h"
 
 using namespace tapelab;
+using testutil::expectSameBits;
+using testutil::g17;
 
 namespace {
 
@@ -51,12 +54,6 @@ Engine* vulkanEngine(std::string* why) {
   std::string why_;                       \
   Engine* engine = vulkanEngine(&why_);   \
   if (!engine) GTEST_SKIP() << "vulkan unavailable: " << why_
-
-std::string show(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
 
 KernelOptions options(KernelKind kind, const Plan& plan = {}, int markets = 1, bool greeks = true,
                       ScratchLayout layout = ScratchLayout::SoA) {
@@ -89,21 +86,6 @@ Plan window(const Tape& t, int segments) {
   PlanOptions po;
   po.segments = segments;
   return makeStrategyPlan("window", t, po);
-}
-
-void expectSameBits(const RunResult& want, const RunResult& got, const std::string& what) {
-  ASSERT_EQ(want.markets.size(), got.markets.size()) << what;
-  for (size_t m = 0; m < want.markets.size(); ++m) {
-    const MarketResult &a = want.markets[m], &b = got.markets[m];
-    EXPECT_EQ(a.value, b.value) << what << " market " << m << " value " << show(a.value) << " vs " << show(b.value);
-    EXPECT_EQ(a.valueStderr, b.valueStderr) << what << " market " << m << " value stderr";
-    ASSERT_EQ(a.greeks.size(), b.greeks.size()) << what;
-    for (size_t i = 0; i < a.greeks.size(); ++i) {
-      EXPECT_EQ(a.greeks[i], b.greeks[i]) << what << " market " << m << " greek " << i << " " << show(a.greeks[i])
-                                          << " vs " << show(b.greeks[i]);
-      EXPECT_EQ(a.greeksStderr[i], b.greeksStderr[i]) << what << " market " << m << " greek stderr " << i;
-    }
-  }
 }
 
 // fp32 against the double reference, on the same draws (so Monte-Carlo noise
