@@ -176,9 +176,8 @@ int cmdCompare(const Argv& argv) {
     }
     progress(engine + ": compiling " + std::to_string(jobs.size()) + " kernels");
     std::vector<std::future<Pricer>> built;
-    const bool parallel = engine != "vulkan";  // our Vulkan device is shared state: compile serially
     for (const Job& j : jobs)
-      built.push_back(std::async(parallel ? std::launch::async : std::launch::deferred,
+      built.push_back(std::async(std::launch::async,
                                  [&tape, j] { return MonteCarlo::of(tape).config(j.config).markets(j.markets).build(); }));
     for (size_t ji = 0; ji < jobs.size(); ++ji) {
       const std::string& label = jobs[ji].label;

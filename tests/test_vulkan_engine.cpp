@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <future>
 #include <map>
 #include <random>
 
@@ -277,6 +278,29 @@ TEST(VulkanExact, RepeatGivesTheSameBits) {
   expectSameBits(a, b, "repeat");
   const RunResult c = k.run({t.inputDefaults}, 1000, kSeed + 1);
   EXPECT_NE(a.markets[0].value, c.markets[0].value) << "another seed, other draws";
+}
+
+// Kernels of one device built and run on several threads at once (compare
+// builds an engine's kernels in parallel) give the bits they give one at a time.
+TEST(VulkanExact, KernelsBuiltAndRunOnSeveralThreads) {
+  REQUIRE_VULKAN();
+  std::vector<Tape> tapes;
+  for (uint32_t seed : {21u, 22u, 23u, 24u}) tapes.push_back(randomTape(seed, 12));
+  auto optionsFor = [](const Tape& t, size_t i) {
+    return i % 2 ? options(KernelKind::Register, window(t, 3)) : options(KernelKind::Plain);
+  };
+  std::vector<RunResult> serial;
+  for (size_t i = 0; i < tapes.size(); ++i)
+    serial.push_back(engine->compile(tapes[i], optionsFor(tapes[i], i))->run({tapes[i].inputDefaults}, 700, kSeed));
+  std::vector<std::future<RunResult>> parallel;
+  for (size_t i = 0; i < tapes.size(); ++i)
+    parallel.push_back(std::async(std::launch::async, [&, i] {
+      auto k = engine->compile(tapes[i], optionsFor(tapes[i], i));
+      RunResult r = k->run({tapes[i].inputDefaults}, 700, kSeed);
+      EXPECT_EQ(r.paths, 700u);
+      return k->run({tapes[i].inputDefaults}, 700, kSeed);
+    }));
+  for (size_t i = 0; i < tapes.size(); ++i) expectSameBits(serial[i], parallel[i].get(), tapes[i].name + " on its own thread");
 }
 
 TEST(VulkanExact, ValueOnlyKernelGivesTheSameValue) {

@@ -107,6 +107,11 @@ struct Device {
   fs::path cachePath;             // "" = no on-disk pipeline cache
   VkCommandPool pool = VK_NULL_HANDLE;
   std::string description;
+  // Vulkan wants the command pool (and the command buffers it made, while they
+  // record) and the queue externally synchronized. Kernels of one device may be
+  // built and run from several threads (compare builds an engine's kernels in
+  // parallel), so those uses take this lock; shaderc and pipeline creation do not.
+  std::mutex mu;
 
   Device() = default;
   Device(const Device&) = delete;
@@ -419,16 +424,22 @@ class VulkanKernel final : public Kernel {
     cai.commandPool = dev_->pool;
     cai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
     cai.commandBufferCount = 1;
-    check(vkAllocateCommandBuffers(dev_->device, &cai, &cmd_), "vkAllocateCommandBuffers");
+    {
+      std::lock_guard<std::mutex> lock(dev_->mu);
+      check(vkAllocateCommandBuffers(dev_->device, &cai, &cmd_), "vkAllocateCommandBuffers");
+    }
     VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     check(vkCreateFence(dev_->device, &fci, nullptr, &fence_), "vkCreateFence");
   }
 
   ~VulkanKernel() override {
     VkDevice d = dev_->device;
-    vkQueueWaitIdle(dev_->queue);
+    {
+      std::lock_guard<std::mutex> lock(dev_->mu);
+      vkQueueWaitIdle(dev_->queue);
+      if (cmd_) vkFreeCommandBuffers(d, dev_->pool, 1, &cmd_);
+    }
     if (fence_) vkDestroyFence(d, fence_, nullptr);
-    if (cmd_) vkFreeCommandBuffers(d, dev_->pool, 1, &cmd_);
     if (pipeline_) vkDestroyPipeline(d, pipeline_, nullptr);
     if (descPool_) vkDestroyDescriptorPool(d, descPool_, nullptr);
     if (layout_) vkDestroyPipelineLayout(d, layout_, nullptr);
@@ -449,6 +460,7 @@ class VulkanKernel final : public Kernel {
     const VkDeviceSize segment = segmentBytes();
     for (size_t lo = 0; lo < dispatches.size(); lo += kDispatchesPerSubmit) {
       const size_t hi = std::min(dispatches.size(), lo + kDispatchesPerSubmit);
+      std::unique_lock<std::mutex> lock(dev_->mu);  // recording and submitting; not the wait
       check(vkResetCommandBuffer(cmd_, 0), "vkResetCommandBuffer");
       VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
       bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
@@ -478,6 +490,7 @@ class VulkanKernel final : public Kernel {
       si.commandBufferCount = 1;
       si.pCommandBuffers = &cmd_;
       check(vkQueueSubmit(dev_->queue, 1, &si, fence_), "vkQueueSubmit");
+      lock.unlock();
       check(vkWaitForFences(dev_->device, 1, &fence_, VK_TRUE, UINT64_MAX), "vkWaitForFences");
       check(vkResetFences(dev_->device, 1, &fence_), "vkResetFences");
       for (size_t i = lo; i < hi; ++i)
