@@ -36,6 +36,25 @@ uint64_t casePaths(const Budget& b) {
                                         {3, gen::inRange<uint64_t>(1, b.maxPaths + 1)}});
 }
 
+// One case: a tape (wild or conditioned), a precision the engine has, `markets`
+// input sets (from minMarkets to maxMarkets), paths and a seed.
+struct Case {
+  TapeSpec spec;
+  Tape tape;
+  Precision prec;
+  std::vector<std::vector<double>> markets;
+  uint64_t paths, seed;
+};
+Case drawCase(const EngineUnderTest& e, const Budget& b, int minMarkets = 1, int maxMarkets = 1) {
+  auto [spec, tape] = caseTape(exactMode(), b.maxNodes);
+  const Precision prec = *gen::elementOf(e.precisions);
+  const int count = maxMarkets > minMarkets ? *gen::inRange(minMarkets, maxMarkets + 1) : minMarkets;
+  auto markets = *genMarkets(spec, count, tape.numInputs());
+  const uint64_t paths = casePaths(b);
+  const uint64_t seed = *gen::arbitrary<uint64_t>();
+  return {std::move(spec), std::move(tape), prec, std::move(markets), paths, seed};
+}
+
 // Checkpointed == plain for every kernel kind, strategy, segment count, layout.
 TEST_P(Exact, CheckpointedEqualsPlain) {
   EngineUnderTest e;
@@ -48,12 +67,7 @@ TEST_P(Exact, CheckpointedEqualsPlain) {
   // Several checkpointed kernels per plain one: compile time dominates on GPUs.
   const int perCase = engineClass(e.name) == EngineClass::Compiled ? 2 : 3;
   checkProperty(e.name, b.cases, [&] {
-    const TapeMode mode = exactMode();
-    const auto [spec, tape] = caseTape(mode, b.maxNodes);
-    const Precision prec = *gen::elementOf(e.precisions);
-    const auto markets = *genMarkets(spec, 1, tape.numInputs());
-    const uint64_t paths = casePaths(b);
-    const uint64_t seed = *gen::arbitrary<uint64_t>();
+    const auto [spec, tape, prec, markets, paths, seed] = drawCase(e, b);
     noteRun(paths, seed, markets);
     KernelOptions plain;
     plain.precision = prec;
@@ -79,13 +93,8 @@ TEST_P(Exact, MarketsTogetherEqualAlone) {
   }
   const Budget b = budget(e.name, 40);
   checkProperty(e.name, b.cases, [&] {
-    const TapeMode mode = exactMode();
-    const auto [spec, tape] = caseTape(mode, b.maxNodes);
-    const Precision prec = *gen::elementOf(e.precisions);
-    const int count = *gen::inRange(2, maxMarkets + 1);
-    const auto markets = *genMarkets(spec, count, tape.numInputs());
-    const uint64_t paths = casePaths(b);
-    const uint64_t seed = *gen::arbitrary<uint64_t>();
+    const auto [spec, tape, prec, markets, paths, seed] = drawCase(e, b, 2, maxMarkets);
+    const int count = static_cast<int>(markets.size());
     KernelOptions o = anyKernel(tape, e, prec);
     o.greeks = *gen::weightedElement<bool>({{4, true}, {1, false}});
     noteRun(paths, seed, markets, describeOptions(o));
@@ -110,12 +119,7 @@ TEST_P(Exact, SameSeedSameBits) {
   if (!runnable(GetParam(), e)) GTEST_SKIP() << GetParam() << " is not runnable here";
   const Budget b = budget(e.name, 40);
   checkProperty(e.name, b.cases, [&] {
-    const TapeMode mode = exactMode();
-    const auto [spec, tape] = caseTape(mode, b.maxNodes);
-    const Precision prec = *gen::elementOf(e.precisions);
-    const auto markets = *genMarkets(spec, 1, tape.numInputs());
-    const uint64_t paths = casePaths(b);
-    const uint64_t seed = *gen::arbitrary<uint64_t>();
+    const auto [spec, tape, prec, markets, paths, seed] = drawCase(e, b);
     const KernelOptions o = anyKernel(tape, e, prec);
     noteRun(paths, seed, markets, describeOptions(o));
     auto k1 = compileOn(e.name, tape, o);
