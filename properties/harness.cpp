@@ -404,17 +404,4 @@ void assertSameBits(const RunResult& x, const RunResult& y, const std::string& w
     assertSameBits(x.markets[m], y.markets[m], what + ", market " + std::to_string(m));
 }
 
-ThreadsOverride::ThreadsOverride(int threads) {
-  if (const char* v = std::getenv("TAPELAB_THREADS")) {
-    had_ = true;
-    old_ = v;
-  }
-  setenv("TAPELAB_THREADS", std::to_string(threads).c_str(), 1);
-}
-
-ThreadsOverride::~ThreadsOverride() {
-  if (had_) setenv("TAPELAB_THREADS", old_.c_str(), 1);
-  else unsetenv("TAPELAB_THREADS");
-}
-
 }  // namespace tapelab::props

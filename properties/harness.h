@@ -26,6 +26,7 @@
 
 #include "api/engine.h"
 #include "api/registry.h"
+#include "tests/test_util.h"
 #include "tape/tape.h"
 
 namespace tapelab {
@@ -118,18 +119,6 @@ bool bitsMatch(double x, double y);  // the exactness rule above (counts compare
 void assertSameBits(const RunResult& x, const RunResult& y, const std::string& what);
 void assertSameBits(const MarketResult& x, const MarketResult& y, const std::string& what);
 
-// Sets TAPELAB_THREADS for its lifetime (restores the previous value).
-class ThreadsOverride {
- public:
-  explicit ThreadsOverride(int threads);
-  ~ThreadsOverride();
-  ThreadsOverride(const ThreadsOverride&) = delete;
-  ThreadsOverride& operator=(const ThreadsOverride&) = delete;
-
- private:
-  bool had_ = false;
-  std::string old_;
-};
 
 }  // namespace tapelab::props
 

@@ -140,33 +140,51 @@ TEST_P(Exact, SameSeedSameBits) {
   });
 }
 
-// CPU engines: the result does not depend on TAPELAB_THREADS (several
-// reduction blocks: up to a few thousand paths).
-TEST_P(Exact, ThreadCountIndependent) {
+// The result does not depend on how the paths are split: on CPU engines the
+// thread count (TAPELAB_THREADS = 1, 2, 3, 8; a fresh compilation each), on
+// GPU engines the groups per dispatch (TAPELAB_MAX_GROUPS unset, 1 and 2..7:
+// the same kernel, several dispatches whose partials the host adds in block
+// order). Up to 3,500 paths on CPUs (several reduction blocks), 20,000 on GPUs.
+TEST_P(Exact, ChunkingIndependent) {
   EngineUnderTest e;
   if (!runnable(GetParam(), e)) GTEST_SKIP() << GetParam() << " is not runnable here";
-  if (!isCpuEngine(e.name)) {
-    std::cout << "SKIP " << e.name << ": not a CPU engine (TAPELAB_THREADS does not apply)" << std::endl;
-    GTEST_SKIP();
-  }
+  const bool cpu = isCpuEngine(e.name);
   const Budget b = budget(e.name, 30);
-  const uint64_t maxPaths = engineClass(e.name) == EngineClass::Multiprecision ? 1100 : 3500;
+  // GPU engines: enough paths for more dispatches than Vulkan records per submit.
+  const uint64_t maxPaths = engineClass(e.name) == EngineClass::Multiprecision ? 1100 : cpu ? 3500 : 20000;
   checkProperty(e.name, b.cases, [&] {
-    const TapeMode mode = exactMode();
-    const auto [spec, tape] = caseTape(mode, std::max(10, b.maxNodes / 10));
+    const auto [spec, tape] = caseTape(exactMode(), std::max(10, b.maxNodes / 10));
     const Precision prec = *gen::elementOf(e.precisions);
-    const auto markets = *genMarkets(spec, 1, tape.numInputs());
+    auto markets = *genMarkets(spec, 1, tape.numInputs());
     const uint64_t paths = *gen::inRange<uint64_t>(1, maxPaths + 1);
     const uint64_t seed = *gen::arbitrary<uint64_t>();
-    const KernelOptions o = anyKernel(tape, e, prec);
+    KernelOptions o = anyKernel(tape, e, prec);
+    if (!cpu && e.caps.maxMarkets > 1) {
+      o.markets = *gen::inRange(1, std::min(4, e.caps.maxMarkets) + 1);
+      markets = *genMarkets(spec, o.markets, tape.numInputs());
+    }
     noteRun(paths, seed, markets, describeOptions(o));
-    std::optional<RunResult> first;
-    for (int threads : {1, 2, 3, 8}) {
-      ThreadsOverride env(threads);
-      auto k = compileOn(e.name, tape, o, /*fresh=*/true);
-      const RunResult r = runKernel(*k, markets, paths, seed);
-      if (!first) first = r;
-      else assertSameBits(*first, r, "TAPELAB_THREADS=1 then " + std::to_string(threads));
+    if (cpu) {
+      std::optional<RunResult> first;
+      for (const char* threads : {"1", "2", "3", "8"}) {
+        testutil::ScopedEnv env("TAPELAB_THREADS", threads);
+        auto k = compileOn(e.name, tape, o, /*fresh=*/true);
+        const RunResult r = runKernel(*k, markets, paths, seed);
+        if (!first) first = r;
+        else assertSameBits(*first, r, std::string("TAPELAB_THREADS=1 then ") + threads);
+      }
+      return;
+    }
+    auto k = compileOn(e.name, tape, o);
+    std::optional<RunResult> whole;
+    {
+      testutil::ScopedEnv env("TAPELAB_MAX_GROUPS", nullptr);
+      whole = runKernel(*k, markets, paths, seed);
+    }
+    for (const std::string& groups : {std::string("1"), std::to_string(*gen::inRange(2, 8))}) {
+      testutil::ScopedEnv env("TAPELAB_MAX_GROUPS", groups);
+      assertSameBits(*whole, runKernel(*k, markets, paths, seed),
+                     "one dispatch then TAPELAB_MAX_GROUPS=" + groups);
     }
   });
 }

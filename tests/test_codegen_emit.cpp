@@ -284,6 +284,28 @@ TEST(CodegenHost, PathOffsetComesFromTheEnvironment) {
   ::unsetenv("TAPELAB_PATH_OFFSET");
 }
 
+TEST(CodegenHost, MaxGroupsComesFromTheEnvironment) {
+  KernelOptions o;
+  o.precision = Precision::F32;
+  const EmittedKernel k = emitKernel(smallTape(), o, glslDialect());
+  const uint64_t block = k.pathsPerGroup();
+  ::unsetenv("TAPELAB_MAX_GROUPS");
+  EXPECT_EQ(maxGroupsFromEnvironment(4096), 4096u);
+  EXPECT_EQ(planDispatches(k, 0, 10 * block, 1, 4096).size(), 1u);
+  ::setenv("TAPELAB_MAX_GROUPS", "3", 1);
+  EXPECT_EQ(maxGroupsFromEnvironment(4096), 3u);
+  EXPECT_EQ(maxGroupsFromEnvironment(2), 2u);  // never above the engine's own limit
+  const auto ds = planDispatches(k, 0, 10 * block, 1, 4096);
+  ASSERT_EQ(ds.size(), 4u);  // 3 + 3 + 3 + 1 groups
+  EXPECT_EQ(ds[0].groups, 3u);
+  EXPECT_EQ(ds[3].groups, 1u);
+  for (const char* bad : {"0", "-1", "x", "3x", "4294967296", "+3"}) {
+    ::setenv("TAPELAB_MAX_GROUPS", bad, 1);
+    EXPECT_THROW(maxGroupsFromEnvironment(4096), std::invalid_argument) << bad;
+  }
+  ::unsetenv("TAPELAB_MAX_GROUPS");
+}
+
 // The fences that keep plain and checkpointed kernels exact on shader compilers
 // (emit.cpp, tests/data/regressions): transcendentals and divisions read
 // their arguments and give their result through opq; a kink's comparison reads

@@ -6,13 +6,39 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "api/engine.h"
 #include "planner/plan.h"
 #include "planner/strategies.h"
 
 namespace tapelab::testutil {
+
+// Sets an environment variable for the scope (nullptr: unsets it) and restores
+// the old value after. Engine knobs (TAPELAB_THREADS, TAPELAB_MAX_GROUPS, ...)
+// are read at compile or run time, so tests and properties turn them this way.
+class ScopedEnv {
+ public:
+  ScopedEnv(std::string name, const char* value) : name_(std::move(name)) {
+    if (const char* old = std::getenv(name_.c_str())) old_ = old;
+    if (value) ::setenv(name_.c_str(), value, 1);
+    else ::unsetenv(name_.c_str());
+  }
+  ScopedEnv(std::string name, const std::string& value) : ScopedEnv(std::move(name), value.c_str()) {}
+  ~ScopedEnv() {
+    if (old_) ::setenv(name_.c_str(), old_->c_str(), 1);
+    else ::unsetenv(name_.c_str());
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  std::string name_;
+  std::optional<std::string> old_;
+};
 
 // 17 significant digits: enough to tell any two doubles apart in a failure message.
 inline std::string g17(double v) {

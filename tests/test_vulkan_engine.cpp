@@ -151,25 +151,12 @@ Tape randomTape(uint32_t seed, int steps) {
   return t;
 }
 
-// An environment variable set for a scope, restored after (the H200 run sets
-// VK_DRIVER_FILES itself).
-struct ScopedEnv {
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
-    ::setenv(name, value, 1);
-  }
-  ~ScopedEnv() {
-    if (had_) ::setenv(name_.c_str(), old_.c_str(), 1);
-    else ::unsetenv(name_.c_str());
-  }
-  std::string name_, old_;
-  bool had_ = false;
-};
+// (The H200 run sets VK_DRIVER_FILES itself: ScopedEnv restores it.)
+using testutil::ScopedEnv;
 
 // TAPELAB_PATH_OFFSET for the scope of one test.
-struct PathOffset {
-  explicit PathOffset(uint64_t v) { ::setenv("TAPELAB_PATH_OFFSET", std::to_string(v).c_str(), 1); }
-  ~PathOffset() { ::unsetenv("TAPELAB_PATH_OFFSET"); }
+struct PathOffset : ScopedEnv {
+  explicit PathOffset(uint64_t v) : ScopedEnv("TAPELAB_PATH_OFFSET", std::to_string(v)) {}
 };
 
 }  // namespace

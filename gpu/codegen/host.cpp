@@ -1,6 +1,8 @@
 #include "gpu/codegen/host.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -13,7 +15,8 @@ std::vector<Dispatch> planDispatches(const EmittedKernel& k, uint64_t firstPath,
                                      uint32_t maxGroups) {
   const uint64_t block = k.pathsPerGroup();
   // Keep a dispatch's path count and group index products inside 32 bits.
-  const uint64_t cap = std::max<uint64_t>(1, std::min<uint64_t>(maxGroups, (uint64_t{1} << 31) / block));
+  const uint64_t cap =
+      std::max<uint64_t>(1, std::min<uint64_t>(maxGroupsFromEnvironment(maxGroups), (uint64_t{1} << 31) / block));
   std::vector<Dispatch> out;
   for (uint64_t done = 0; done < paths;) {
     const uint64_t blocksLeft = (paths - done + block - 1) / block;
@@ -44,6 +47,17 @@ uint64_t pathOffsetFromEnvironment() {
   if (errno != 0 || *end != '\0' || env[0] == '-')
     throw std::invalid_argument(std::string("TAPELAB_PATH_OFFSET: not an unsigned 64-bit integer: '") + env + "'");
   return v;
+}
+
+uint32_t maxGroupsFromEnvironment(uint32_t engineLimit) {
+  const char* env = std::getenv("TAPELAB_MAX_GROUPS");
+  if (!env || !*env) return engineLimit;
+  errno = 0;
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(env, &end, 10);
+  if (errno != 0 || *end != '\0' || env[0] == '-' || env[0] == '+' || v == 0 || v > UINT32_MAX)
+    throw std::invalid_argument(std::string("TAPELAB_MAX_GROUPS: not a positive 32-bit integer: '") + env + "'");
+  return std::min<uint32_t>(engineLimit, static_cast<uint32_t>(v));
 }
 
 EmitOptions emitOptionsFromEnvironment() {

@@ -38,6 +38,13 @@ std::vector<Dispatch> planDispatches(const EmittedKernel& kernel, uint64_t first
 // std::invalid_argument naming the variable for a malformed value.
 uint64_t pathOffsetFromEnvironment();
 
+// TAPELAB_MAX_GROUPS: at most this many groups per dispatch (default: the
+// engine's own limit, `engineLimit`); planDispatches applies it, so every GPU
+// engine honours it. Results do not depend on it (the chunking property and
+// dispatch-size experiments set it). Throws std::invalid_argument naming the
+// variable for a value that is not a positive 32-bit integer.
+uint32_t maxGroupsFromEnvironment(uint32_t engineLimit);
+
 // The emitter's knobs for runtimes: defaults, except TAPELAB_OPAQUE=0 (an
 // experiment: drop the opaque identity to see the compiler merge the
 // recomputation) and TAPELAB_UNROLL_DRAWS=0|1 (keep Philox's rounds rolled).
