@@ -6,8 +6,9 @@
 # compilers (NVRTC + ptxas, NVIDIA's OpenCL and Vulkan compilers) are the
 # bottleneck and run on the CPU cores.
 #
-#   properties/parallel_run.sh [-e ENGINES] [-j JOBS] [-s SECONDS] [-n MAX_NODES] [-b BINARY]
+#   properties/parallel_run.sh [-e ENGINES] [-p PATTERN] [-j JOBS] [-s SECONDS] [-n MAX_NODES] [-b BINARY]
 #     -e  comma-separated engines (default vulkan,cuda,opencl)
+#     -p  only the properties whose name (Engines/Suite.Property) matches this extended regex (default: all)
 #     -j  processes (seeds) per (property, engine) pair (default 1; CheckpointedEqualsPlain gets twice as many)
 #     -s  seconds each process keeps starting new cases (default 420)
 #     -n  TAPELAB_PROPERTY_MAX_NODES: the largest tape's steps for compiled engines (default 400)
@@ -18,11 +19,11 @@
 #   shrunk tape of every failure (in the tarball, failures/).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; }
-engines=vulkan,cuda,opencl jobs=1 secs=420 nodes=400 bin=
-while getopts "e:j:s:n:b:h" o; do
+usage() { sed -n '2,/^[^#]/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; }
+engines=vulkan,cuda,opencl jobs=1 secs=420 nodes=400 bin= pattern=
+while getopts "e:p:j:s:n:b:h" o; do
   case $o in
-    e) engines=$OPTARG ;; j) jobs=$OPTARG ;; s) secs=$OPTARG ;; n) nodes=$OPTARG ;; b) bin=$OPTARG ;;
+    e) engines=$OPTARG ;; p) pattern=$OPTARG ;; j) jobs=$OPTARG ;; s) secs=$OPTARG ;; n) nodes=$OPTARG ;; b) bin=$OPTARG ;;
     h) usage; exit 0 ;; *) usage >&2; exit 2 ;;
   esac
 done
@@ -43,6 +44,10 @@ seed0=${TAPELAB_PROPERTY_SEED:-20261129}
 # The engine properties, from the binary's own list (Engines/<Suite>.<Property>/<engine>).
 mapfile -t props < <("$bin" --gtest_list_tests | awk '/^[A-Za-z]/ { s = $1 } /^  / && s ~ /^Engines\// { sub(/\/.*/, "", $1); print s $1 }' | sort -u)
 [[ ${#props[@]} -gt 0 ]] || { echo "parallel_run.sh: $bin lists no engine properties" >&2; exit 2; }
+if [[ -n "$pattern" ]]; then
+  mapfile -t props < <(printf '%s\n' "${props[@]}" | { grep -E -- "$pattern" || true; })
+  [[ ${#props[@]} -gt 0 ]] || { echo "parallel_run.sh: -p: no engine property matches '$pattern'" >&2; exit 2; }
+fi
 
 known=$("$bin" --gtest_list_tests | awk '/^  [^ ]*\// { sub(/^[^\/]*\//, "", $1); print $1 }' | sort -u | tr '\n' ' ')
 IFS=, read -ra engs <<<"$engines"

@@ -12,7 +12,8 @@
 #   aim       4M, 4 markets: register at 8/24/32 segments, scratch at seglen 200 (vulkan, cuda)
 #   sweeps    Vulkan kernel grid (experiments/gpu_vulkan.sh) and the scratch sweep on cuda, opencl
 #   props     the long property run, one process per property, engine and seed
-#             (properties/parallel_run.sh; PROPS_SECONDS, PROPS_JOBS, PROPS_NODES tune it)
+#             (properties/parallel_run.sh; PROPS_SECONDS, PROPS_JOBS, PROPS_NODES tune it,
+#             PROPS_FILTER picks properties by regex, e.g. 'Exact\.')
 set -uo pipefail
 out=${OUT:-gpu-out}
 mkdir -p "$out"
@@ -86,7 +87,7 @@ run_mode() {
     ;;
   props)
     OUT=$out bash properties/parallel_run.sh -b "$bin/tapelab_properties" -e $engines \
-        -s "${PROPS_SECONDS:-420}" -j "${PROPS_JOBS:-2}" -n "${PROPS_NODES:-200}"
+        -s "${PROPS_SECONDS:-420}" -j "${PROPS_JOBS:-2}" -n "${PROPS_NODES:-200}" ${PROPS_FILTER:+-p "$PROPS_FILTER"}
     ;;
   *) echo "gpu-measure.sh: unknown mode '$1' (smoke, tests, compare1, compare2, main, aim, sweeps, props)" >&2; return 2 ;;
   esac
