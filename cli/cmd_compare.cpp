@@ -86,8 +86,10 @@ int cmdCompare(const Argv& argv) {
                               "Runs the plain kernel and the checkpointed kernels on each engine, timing a\n"
                               "ladder of spot values the article's way (one kernel, one call per point, warm-up\n"
                               "on another seed, median of --ladders ladders), then the same ladder fused into\n"
-                              "dispatches of --markets markets. Prints ms per ladder, Mpath/s, price, delta and\n"
-                              "vega with 17 significant digits, kernel statistics, and whether every\n"
+                              "dispatches of --markets markets (a last dispatch with fewer points is padded with\n"
+                              "copies of its last point, so 7 points at 4 markets cost two full dispatches).\n"
+                              "Prints ms per ladder, Mpath/s (points x paths / median ladder time), price,\n"
+                              "delta and vega with 17 significant digits, kernel statistics, and whether every\n"
                               "checkpointed and fused result is bit-identical to plain. Progress goes to stderr.")
                           .c_str());
     return kExitOk;

@@ -10,6 +10,9 @@
 #             price only at 1M and 4M, and the JAX baseline when python3 has jax
 #   main      compare1 then compare2
 #   aim       4M, 4 markets: register at 8/24/32 segments, scratch at seglen 200 (vulkan, cuda)
+#   markets   4M, register, markets per dispatch from MARKETS (default "2 3 6 7"; 7 = the whole
+#             ladder in one dispatch, where 4 pads the ladder's second dispatch with a copy)
+#             on MARKETS_ENGINES (default vulkan,cuda)
 #   sweeps    Vulkan kernel grid (experiments/gpu_vulkan.sh) and the scratch sweep on cuda, opencl
 #   props     the long property run, one process per property, engine and seed
 #             (properties/parallel_run.sh; PROPS_SECONDS, PROPS_JOBS, PROPS_NODES tune it,
@@ -80,6 +83,11 @@ run_mode() {
     done
     engines=vulkan,cuda cmp aim_scratch_200.txt --kernels scratch --seglen 200 --paths 4000000 --markets 4
     ;;
+  markets)
+    for m in ${MARKETS:-2 3 6 7}; do
+      engines=${MARKETS_ENGINES:-vulkan,cuda} cmp "markets_$m.txt" --kernels register --paths 4000000 --markets "$m"
+    done
+    ;;
   sweeps)
     TAPELAB_BIN=$bin OUT=$out bash experiments/gpu_vulkan.sh vulkan
     say "scratch sweep"
@@ -89,7 +97,7 @@ run_mode() {
     OUT=$out bash properties/parallel_run.sh -b "$bin/tapelab_properties" -e $engines \
         -s "${PROPS_SECONDS:-420}" -j "${PROPS_JOBS:-2}" -n "${PROPS_NODES:-200}" ${PROPS_FILTER:+-p "$PROPS_FILTER"}
     ;;
-  *) echo "gpu-measure.sh: unknown mode '$1' (smoke, tests, compare1, compare2, main, aim, sweeps, props)" >&2; return 2 ;;
+  *) echo "gpu-measure.sh: unknown mode '$1' (smoke, tests, compare1, compare2, main, aim, markets, sweeps, props)" >&2; return 2 ;;
   esac
 }
 
