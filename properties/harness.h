@@ -119,7 +119,6 @@ bool bitsMatch(double x, double y);  // the exactness rule above (counts compare
 void assertSameBits(const RunResult& x, const RunResult& y, const std::string& what);
 void assertSameBits(const MarketResult& x, const MarketResult& y, const std::string& what);
 
-
 }  // namespace tapelab::props
 
 // Value-parameterised over the engine registry.
