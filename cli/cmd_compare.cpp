@@ -29,6 +29,9 @@ struct Row {
   std::string error;      // the compile or run failed: the message (the row has no numbers)
 };
 
+// "1 market", "4 markets": for messages.
+std::string marketsLabel(int m) { return std::to_string(m) + (m == 1 ? " market" : " markets"); }
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const size_t n = v.size();
@@ -215,7 +218,7 @@ int cmdCompare(const Argv& argv) {
       } catch (const std::exception& e) {
         row.error = e.what();
         row.ladderMs.clear();
-        progress(engine + " " + label + " (" + std::to_string(markets) + " markets): " + row.error);
+        progress(engine + " " + label + " (" + marketsLabel(markets) + "): " + row.error);
       }
       rows.push_back(row);
     }
@@ -266,7 +269,7 @@ int cmdCompare(const Argv& argv) {
     std::vector<std::string> errors;
     for (const Row& r : rows) {
       if (!r.error.empty()) {
-        errors.push_back(r.engine + " " + r.kernel + " (" + std::to_string(r.markets) + " markets): " + r.error);
+        errors.push_back(r.engine + " " + r.kernel + " (" + marketsLabel(r.markets) + "): " + r.error);
         out.push_back({r.engine, r.kernel, "-", std::to_string(r.markets), "error", "-", "-", "-", "-", "-", "-", "-",
                        "see below"});
         continue;
@@ -291,13 +294,14 @@ int cmdCompare(const Argv& argv) {
   }
   for (const Row& r : rows)
     if (!r.error.empty()) {
-      std::fprintf(stderr, "tapelab: %s %s (%d markets) failed: %s\n", r.engine.c_str(), r.kernel.c_str(), r.markets,
+      std::fprintf(stderr, "tapelab: %s %s (%s) failed: %s\n", r.engine.c_str(), r.kernel.c_str(), marketsLabel(r.markets).c_str(),
                    r.error.c_str());
       return kExitFailure;
     }
   for (const Row& r : rows)
     if (r.identical == "NO") {
-      std::fprintf(stderr, "tapelab: %s %s (%d markets) differs from plain\n", r.engine.c_str(), r.kernel.c_str(), r.markets);
+      std::fprintf(stderr, "tapelab: %s %s (%s) differs from plain\n", r.engine.c_str(), r.kernel.c_str(),
+                   marketsLabel(r.markets).c_str());
       return kExitFailure;
     }
   return kExitOk;

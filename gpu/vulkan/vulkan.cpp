@@ -411,7 +411,18 @@ class VulkanKernel final : public Kernel {
                                           std::string("vulkan-") + toString(options.kind), "comp", emitted_.source);
       spirv = compileGlsl(emitted_.source, path);
     }
-    createPipeline(spirv.words);
+    if (const VkResult r = createPipeline(spirv.words); r != VK_SUCCESS) {
+      // The driver's own compiler refused the SPIR-V (NVIDIA: VK_ERROR_UNKNOWN for the
+      // 8-market register kernel of the 252-step Asian). Name the GLSL, dumping it if need be.
+      std::string path = stats_.sourcePath;
+      if (path.empty())
+        path = dumpSource((fs::temp_directory_path() / "tapelab-dump").string(),
+                          std::string("vulkan-") + toString(options.kind), "comp", emitted_.source);
+      throw std::runtime_error(std::string("vulkan: ") + dev_->props.deviceName +
+                               " could not build the kernel (vkCreateComputePipelines: " + resultName(r) +
+                               "); its GLSL is in " + path +
+                               (options.markets > 1 ? "; fewer markets per dispatch make a smaller kernel" : ""));
+    }
     stats_.cacheHit = spirv.cacheHit && pipelineCacheHit_;
     stats_.compileSeconds = std::chrono::duration<double>(Clock::now() - t0).count();
     if (!stats_.notes.empty()) stats_.notes += "; ";
@@ -553,7 +564,9 @@ class VulkanKernel final : public Kernel {
     vkUpdateDescriptorSets(dev_->device, 3, writes, 0, nullptr);
   }
 
-  void createPipeline(const std::vector<uint32_t>& words) {
+  // Builds the layout, descriptors and pipeline; returns vkCreateComputePipelines'
+  // result (the driver compiles there), throws for any other failure.
+  VkResult createPipeline(const std::vector<uint32_t>& words) {
     VkDevice d = dev_->device;
     VkShaderModuleCreateInfo smi{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
     smi.codeSize = words.size() * 4;
@@ -608,13 +621,17 @@ class VulkanKernel final : public Kernel {
     if (dev_->creationFeedback) cpi.pNext = &fci;
     const VkResult r = vkCreateComputePipelines(d, dev_->cache, 1, &cpi, nullptr, &pipeline_);
     vkDestroyShaderModule(d, module, nullptr);
-    check(r, "vkCreateComputePipelines");
+    if (r != VK_SUCCESS) {
+      pipeline_ = VK_NULL_HANDLE;
+      return r;
+    }
     if (dev_->creationFeedback && (feedback.flags & VK_PIPELINE_CREATION_FEEDBACK_VALID_BIT_EXT)) {
       pipelineFeedback_ = true;
       pipelineCacheHit_ = (feedback.flags & VK_PIPELINE_CREATION_FEEDBACK_APPLICATION_PIPELINE_CACHE_HIT_BIT_EXT) != 0;
     }
     if (!pipelineCacheHit_) dev_->savePipelineCache();
     if (dev_->executableStats) readExecutableStats();
+    return VK_SUCCESS;
   }
 
   // Registers, spills and scratch as the driver names them; every statistic in notes.
