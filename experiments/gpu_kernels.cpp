@@ -13,6 +13,11 @@
 // spills where the driver reports them, ms per ladder, Mpath/s (7 x paths per
 // second), price/delta/vega at spot 100 with 17 digits, and whether the bits
 // equal the plain kernel's. CSV with --out.
+//
+// On a compile-only engine (cuda where NVRTC is installed but no driver) every
+// kernel is compiled and only its statistics are printed (ptxas registers and
+// spills for --arch, default sm_90 via TAPELAB_CUDA_ARCH): the register map of
+// markets x segments, without a GPU.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -110,9 +115,14 @@ int main(int argc, char** argv) {
 
   const EngineEntry& entry = findEngine(engineName);
   const EngineCaps caps = engineCaps(entry);
-  if (!caps.usable) {
+  const bool compileOnly = !caps.usable && caps.compileOnly;
+  if (!caps.usable && !compileOnly) {
     std::fprintf(stderr, "gpu_kernels: %s unavailable: %s\n", engineName.c_str(), caps.reason.c_str());
     return 3;
+  }
+  if (compileOnly) {
+    paths = {"0"};  // one row per kernel, nothing timed
+    std::printf("# %s is compile-only here: kernel statistics only, no timing\n", engineName.c_str());
   }
   std::printf("# engine %s: %s\n", engineName.c_str(), caps.reason.c_str());
   const Tape tape = products::asianCall(steps);
@@ -167,6 +177,14 @@ int main(int argc, char** argv) {
             row.cacheHit = st.cacheHit;
             row.registers = st.registers;
             row.spill = st.spillBytes;
+            if (compileOnly) {
+              std::printf("%-15s %4d %9s %3d %6s %9.3f %5s %5d %8lld %10s %9s  (compile only)\n", kind.c_str(),
+                          row.segments, "-", row.markets, gs.c_str(), row.compileS, row.cacheHit ? "hit" : "miss",
+                          row.registers, static_cast<long long>(row.spill), "-", "-");
+              std::fflush(stdout);
+              rows.push_back(row);
+              continue;
+            }
             // The ladder in groups of M markets (the last group padded with its last spot).
             std::vector<std::vector<std::vector<double>>> groups;
             for (size_t s = 0; s < spots.size(); s += row.markets) {
@@ -219,11 +237,16 @@ int main(int argc, char** argv) {
     std::ofstream f(out);
     f << "engine,steps,segments,kind,paths,markets,greeks,compile_s,cache_hit,registers,spill_bytes,ms_per_ladder,"
          "mpaths_per_s,price,delta,vega,identical_to_plain\n";
-    for (const Row& r : rows)
-      f << engineName << ',' << steps << ',' << r.segments << ',' << r.kind << ',' << r.paths << ',' << r.markets
-        << ',' << (r.greeks ? "on" : "off") << ',' << r.compileS << ',' << (r.cacheHit ? 1 : 0) << ',' << r.registers
-        << ',' << r.spill << ',' << r.msPerLadder << ',' << r.mpaths << ',' << g17(r.price) << ',' << g17(r.delta)
-        << ',' << g17(r.vega) << ',' << r.identical << '\n';
+    for (const Row& r : rows) {
+      f << engineName << ',' << steps << ',' << r.segments << ',' << r.kind << ',';
+      if (compileOnly) f << ',';  // nothing ran: no paths, times or results
+      else f << r.paths << ',';
+      f << r.markets << ',' << (r.greeks ? "on" : "off") << ',' << r.compileS << ',' << (r.cacheHit ? 1 : 0) << ','
+        << r.registers << ',' << r.spill << ',';
+      if (compileOnly) f << ",,,,,";
+      else f << r.msPerLadder << ',' << r.mpaths << ',' << g17(r.price) << ',' << g17(r.delta) << ',' << g17(r.vega) << ',';
+      f << r.identical << '\n';
+    }
     if (!f) {
       std::fprintf(stderr, "gpu_kernels: cannot write %s\n", out.c_str());
       return 1;
