@@ -10,9 +10,9 @@
 #             price only at 1M and 4M, and the JAX baseline when python3 has jax
 #   main      compare1 then compare2
 #   aim       4M, 4 markets: register at 8/24/32 segments, scratch at seglen 200 (vulkan, cuda)
-#   markets   4M, register, markets per dispatch from MARKETS (default "2 3 6 7"; 7 = the whole
-#             ladder in one dispatch, where 4 pads the ladder's second dispatch with a copy)
-#             on MARKETS_ENGINES (default vulkan,cuda)
+#   markets   4M, register, markets per dispatch (and segments) from MARKETS, entries M or M:SEGS
+#             (default "2 3:24 7": the kernels that do not spill on sm_90 and the whole ladder in
+#             one dispatch; 4 pads the ladder's second dispatch) on MARKETS_ENGINES (default vulkan,cuda)
 #   sweeps    Vulkan kernel grid (experiments/gpu_vulkan.sh) and the scratch sweep on cuda, opencl
 #   props     the long property run, one process per property, engine and seed
 #             (properties/parallel_run.sh; PROPS_SECONDS, PROPS_JOBS, PROPS_NODES tune it,
@@ -84,8 +84,11 @@ run_mode() {
     engines=vulkan,cuda cmp aim_scratch_200.txt --kernels scratch --seglen 200 --paths 4000000 --markets 4
     ;;
   markets)
-    for m in ${MARKETS:-2 3 6 7}; do
-      engines=${MARKETS_ENGINES:-vulkan,cuda} cmp "markets_$m.txt" --kernels register --paths 4000000 --markets "$m"
+    for x in ${MARKETS:-2 3:24 7}; do
+      local m=${x%%:*} segs=16
+      [[ $x == *:* ]] && segs=${x#*:}
+      engines=${MARKETS_ENGINES:-vulkan,cuda} cmp "markets_${m}_seg$segs.txt" --kernels register --checkpoint "$segs" \
+          --paths 4000000 --markets "$m"
     done
     ;;
   sweeps)
