@@ -294,8 +294,8 @@ int cmdCompare(const Argv& argv) {
   }
   for (const Row& r : rows)
     if (!r.error.empty()) {
-      std::fprintf(stderr, "tapelab: %s %s (%s) failed: %s\n", r.engine.c_str(), r.kernel.c_str(), marketsLabel(r.markets).c_str(),
-                   r.error.c_str());
+      std::fprintf(stderr, "tapelab: %s %s (%s) failed: %s\n", r.engine.c_str(), r.kernel.c_str(),
+                   marketsLabel(r.markets).c_str(), r.error.c_str());
       return kExitFailure;
     }
   for (const Row& r : rows)
