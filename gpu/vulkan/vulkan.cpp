@@ -391,6 +391,22 @@ Spirv compileGlsl(const std::string& source, const std::string& sourcePath) {
 class VulkanKernel final : public Kernel {
  public:
   VulkanKernel(std::shared_ptr<Device> dev, const Tape& tape, const KernelOptions& options) : dev_(std::move(dev)) {
+    // A kernel that fails to build gives its handles back (the device lives on: a
+    // long property run or `compare` goes on after a refused kernel).
+    try {
+      build(tape, options);
+    } catch (...) {
+      release();
+      throw;
+    }
+  }
+
+  ~VulkanKernel() override { release(); }
+
+  KernelStats stats() const override { return stats_; }
+
+ private:
+  void build(const Tape& tape, const KernelOptions& options) {
     const auto t0 = Clock::now();
     if (options.precision == Precision::F64)
       throw std::invalid_argument("vulkan: fp64 kernels are not supported (GLSL has no double exp/log); use fp32");
@@ -443,7 +459,7 @@ class VulkanKernel final : public Kernel {
     check(vkCreateFence(dev_->device, &fci, nullptr, &fence_), "vkCreateFence");
   }
 
-  ~VulkanKernel() override {
+  void release() noexcept {
     VkDevice d = dev_->device;
     {
       std::lock_guard<std::mutex> lock(dev_->mu);
@@ -455,9 +471,12 @@ class VulkanKernel final : public Kernel {
     if (descPool_) vkDestroyDescriptorPool(d, descPool_, nullptr);
     if (layout_) vkDestroyPipelineLayout(d, layout_, nullptr);
     if (setLayout_) vkDestroyDescriptorSetLayout(d, setLayout_, nullptr);
+    cmd_ = VK_NULL_HANDLE, fence_ = VK_NULL_HANDLE, pipeline_ = VK_NULL_HANDLE;
+    descPool_ = VK_NULL_HANDLE, layout_ = VK_NULL_HANDLE, setLayout_ = VK_NULL_HANDLE;
   }
 
-  KernelStats stats() const override { return stats_; }
+ public:
+
 
   RunResult run(const std::vector<std::vector<double>>& inputs, uint64_t paths, uint64_t seed) override {
     const auto t0 = Clock::now();
