@@ -1,10 +1,12 @@
 #include "api/engine.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 
 namespace tapelab {
@@ -36,14 +38,28 @@ MarketResult finishMoments(const std::vector<double>& sums, const std::vector<do
   return r;
 }
 
+uint64_t envUnsigned(const char* name, uint64_t fallback, uint64_t lo, uint64_t hi) {
+  const char* s = std::getenv(name);
+  if (!s || !*s) return fallback;
+  std::string_view v(s);
+  int base = 10;
+  if (v.size() > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X')) {
+    v.remove_prefix(2);
+    base = 16;
+  }
+  uint64_t x = 0;
+  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x, base);
+  if (ec != std::errc() || end != v.data() + v.size() || x < lo || x > hi) {
+    std::string range = hi == UINT64_MAX ? (lo == 0 ? "an unsigned integer" : "an integer >= " + std::to_string(lo))
+                                         : "an integer from " + std::to_string(lo) + " to " + std::to_string(hi);
+    throw std::invalid_argument(std::string(name) + ": expected " + range + ", got '" + s + "'");
+  }
+  return x;
+}
+
 unsigned cpuThreads() {
-  const char* s = std::getenv("TAPELAB_THREADS");
-  if (!s || !*s) return std::max(1u, std::thread::hardware_concurrency());
-  char* end = nullptr;
-  const long v = std::strtol(s, &end, 10);
-  if (*end != '\0' || v < 1 || v > 100'000)
-    throw std::invalid_argument(std::string("TAPELAB_THREADS: expected a positive integer, got '") + s + "'");
-  return static_cast<unsigned>(v);
+  return static_cast<unsigned>(
+      envUnsigned("TAPELAB_THREADS", std::max(1u, std::thread::hardware_concurrency()), 1, 100'000));
 }
 
 void runOnThreads(uint64_t blocks, const std::function<void()>& worker) {

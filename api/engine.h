@@ -106,6 +106,11 @@ struct EngineUnavailable : std::runtime_error {
 MarketResult finishMoments(const std::vector<double>& sums, const std::vector<double>& sumSquares,
                            uint64_t paths);
 
+// The unsigned integer in environment variable `name` (decimal, or hex after 0x);
+// `fallback` when it is unset or empty. Anything else, or a value outside [lo, hi],
+// throws std::invalid_argument naming the variable. Every engine knob reads this way.
+uint64_t envUnsigned(const char* name, uint64_t fallback, uint64_t lo = 0, uint64_t hi = UINT64_MAX);
+
 // CPU engines. Threads for a run: TAPELAB_THREADS (a positive integer; anything else
 // throws std::invalid_argument naming the variable), else the hardware's.
 unsigned cpuThreads();

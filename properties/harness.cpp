@@ -70,16 +70,14 @@ uint64_t hashBytes(uint64_t h, const void* p, size_t n) {
 }
 uint64_t hashString(uint64_t h, const std::string& s) { return hashBytes(h, s.data(), s.size()); }
 
+// A property knob (api/engine.h's envUnsigned); a bad value ends the run with exit 2.
 uint64_t envU64(const char* name, uint64_t fallback) {
-  const char* v = std::getenv(name);
-  if (!v || !*v) return fallback;
-  char* end = nullptr;
-  const unsigned long long x = std::strtoull(v, &end, 0);
-  if (*end != '\0') {
-    std::cerr << "properties: " << name << "='" << v << "': expected a number\n";
+  try {
+    return envUnsigned(name, fallback);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "properties: " << e.what() << "\n";
     std::exit(2);
   }
-  return x;
 }
 
 uint64_t baseSeed() {

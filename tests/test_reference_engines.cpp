@@ -317,3 +317,36 @@ TEST(ReferenceEngines, InvalidRequestsAreRejected) {
   auto k = compileOn("reference", t, plainOptions(t));
   EXPECT_THROW(k->run({{1.0, 2.0}}, 10, 1), std::invalid_argument);  // wrong number of inputs
 }
+
+// Every engine knob is read by envUnsigned: decimal or 0x-hex, the fallback when unset or
+// empty, and a one-line error naming the variable for anything else.
+TEST(EngineApi, EnvUnsignedParsesAndNamesTheVariable) {
+  const char* name = "TAPELAB_TEST_KNOB";
+  {
+    ScopedEnv unset(name, nullptr);
+    EXPECT_EQ(envUnsigned(name, 7), 7u);
+  }
+  {
+    ScopedEnv empty(name, "");
+    EXPECT_EQ(envUnsigned(name, 7), 7u);
+  }
+  {
+    ScopedEnv dec(name, "18446744073709551615");
+    EXPECT_EQ(envUnsigned(name, 0), UINT64_MAX);
+  }
+  {
+    ScopedEnv hex(name, "0x10");
+    EXPECT_EQ(envUnsigned(name, 0, 1, 16), 16u);
+  }
+  for (const char* bad : {"x", "12x", "-1", "+3", " 3", "0x", "18446744073709551616"}) {
+    ScopedEnv env(name, bad);
+    EXPECT_THROW(envUnsigned(name, 0), std::invalid_argument) << bad;
+  }
+  ScopedEnv range(name, "0");
+  try {
+    envUnsigned(name, 5, 1, 4);
+    ADD_FAILURE() << "0 is outside [1, 4]";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()), "TAPELAB_TEST_KNOB: expected an integer from 1 to 4, got '0'");
+  }
+}

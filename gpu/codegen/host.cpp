@@ -1,7 +1,6 @@
 #include "gpu/codegen/host.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -38,27 +37,14 @@ std::vector<Dispatch> planDispatches(const EmittedKernel& k, uint64_t firstPath,
   return out;
 }
 
-uint64_t pathOffsetFromEnvironment() {
-  const char* env = std::getenv("TAPELAB_PATH_OFFSET");
-  if (!env || !*env) return 0;
-  errno = 0;
-  char* end = nullptr;
-  const unsigned long long v = std::strtoull(env, &end, 0);
-  if (errno != 0 || *end != '\0' || env[0] == '-')
-    throw std::invalid_argument(std::string("TAPELAB_PATH_OFFSET: not an unsigned 64-bit integer: '") + env + "'");
-  return v;
-}
+uint64_t pathOffsetFromEnvironment() { return envUnsigned("TAPELAB_PATH_OFFSET", 0); }
 
 uint32_t maxGroupsFromEnvironment(uint32_t engineLimit) {
-  const char* env = std::getenv("TAPELAB_MAX_GROUPS");
-  if (!env || !*env) return engineLimit;
-  errno = 0;
-  char* end = nullptr;
-  const unsigned long long v = std::strtoull(env, &end, 10);
-  if (errno != 0 || *end != '\0' || env[0] == '-' || env[0] == '+' || v == 0 || v > UINT32_MAX)
-    throw std::invalid_argument(std::string("TAPELAB_MAX_GROUPS: not a positive 32-bit integer: '") + env + "'");
-  return std::min<uint32_t>(engineLimit, static_cast<uint32_t>(v));
+  return static_cast<uint32_t>(
+      std::min<uint64_t>(engineLimit, envUnsigned("TAPELAB_MAX_GROUPS", engineLimit, 1, UINT32_MAX)));
 }
+
+uint64_t scratchBudgetFromEnvironment() { return envUnsigned("TAPELAB_SCRATCH_BUDGET", 0, 1); }
 
 EmitOptions emitOptionsFromEnvironment() {
   EmitOptions e;

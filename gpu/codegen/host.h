@@ -45,6 +45,10 @@ uint64_t pathOffsetFromEnvironment();
 // variable for a value that is not a positive 32-bit integer.
 uint32_t maxGroupsFromEnvironment(uint32_t engineLimit);
 
+// TAPELAB_SCRATCH_BUDGET: bytes of scratch buffer one launch may use (0 when unset:
+// the engine derives it from the device), so a test can force a launch to be chunked.
+uint64_t scratchBudgetFromEnvironment();
+
 // The emitter's knobs for runtimes: defaults, except TAPELAB_OPAQUE=0 (an
 // experiment: drop the opaque identity to see the compiler merge the
 // recomputation) and TAPELAB_UNROLL_DRAWS=0|1 (keep Philox's rounds rolled).

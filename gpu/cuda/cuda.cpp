@@ -19,15 +19,7 @@ namespace {
 // Longest dispatch, in groups: bounds one launch's run time and partials buffer.
 constexpr uint32_t kMaxGroupsPerDispatch = 1u << 16;
 
-int deviceIndex() {
-  const char* v = std::getenv("TAPELAB_CUDA_DEVICE");
-  if (!v || !*v) return 0;
-  char* end = nullptr;
-  const long i = std::strtol(v, &end, 10);
-  if (*end || i < 0 || i > 1024)
-    throw std::invalid_argument(std::string("TAPELAB_CUDA_DEVICE: expected a device index, got '") + v + "'");
-  return static_cast<int>(i);
-}
+int deviceIndex() { return static_cast<int>(envUnsigned("TAPELAB_CUDA_DEVICE", 0, 0, 1024)); }
 
 // The target when no device says: TAPELAB_CUDA_ARCH ("sm_90", "90", "sm_80"), else sm_90 (the H200).
 std::pair<int, int> defaultArch() {
@@ -38,16 +30,6 @@ std::pair<int, int> defaultArch() {
   if (s.size() < 2 || s.size() > 3 || !std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); }))
     throw std::invalid_argument(std::string("TAPELAB_CUDA_ARCH: expected sm_XY, got '") + v + "'");
   return {std::stoi(s.substr(0, s.size() - 1)), s.back() - '0'};
-}
-
-uint64_t scratchBudgetOverride() {
-  const char* v = std::getenv("TAPELAB_SCRATCH_BUDGET");
-  if (!v || !*v) return 0;
-  char* end = nullptr;
-  const unsigned long long b = std::strtoull(v, &end, 10);
-  if (*end || v[0] == '-' || b == 0)
-    throw std::invalid_argument(std::string("TAPELAB_SCRATCH_BUDGET: expected a positive byte count, got '") + v + "'");
-  return b;
 }
 
 // The device and its primary context, retained for as long as an engine or a kernel uses it.
@@ -245,7 +227,7 @@ class CudaKernel final : public Kernel {
   uint32_t maxGroups() const {
     const uint64_t perGroup = uint64_t(k_.workgroupSize) * k_.scratchSlots * k_.scalarBytes();
     if (perGroup == 0) return kMaxGroupsPerDispatch;
-    uint64_t budget = scratchBudgetOverride();
+    uint64_t budget = scratchBudgetFromEnvironment();
     if (budget == 0) {
       size_t freeBytes = 0, total = 0;
       cu::check(dev_->driver(), dev_->driver().cuMemGetInfo(&freeBytes, &total), "cuMemGetInfo");

@@ -30,13 +30,7 @@ std::string deviceSelector() {
 // TAPELAB_SCRATCH_BUDGET (bytes) overrides the device-derived scratch budget,
 // so a test can force a launch to be chunked on a small device.
 uint64_t scratchBudget(const DeviceInfo& dev) {
-  if (const char* v = std::getenv("TAPELAB_SCRATCH_BUDGET"); v && *v) {
-    char* end = nullptr;
-    const unsigned long long b = std::strtoull(v, &end, 10);
-    if (*end || v[0] == '-' || b == 0)
-      throw std::invalid_argument(std::string("TAPELAB_SCRATCH_BUDGET: expected a positive byte count, got '") + v + "'");
-    return b;
-  }
+  if (const uint64_t b = scratchBudgetFromEnvironment()) return b;
   // One buffer may not exceed the device's largest allocation; leave half the
   // memory to everything else on the device.
   return std::min<uint64_t>(dev.maxAllocBytes, dev.globalMemBytes / 2);

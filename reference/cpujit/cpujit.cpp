@@ -22,16 +22,6 @@ namespace {
 constexpr uint64_t kBlock = 1024;
 constexpr int kMaxMarkets = 8;
 
-int positiveEnv(const char* name, int fallback) {
-  const char* s = std::getenv(name);
-  if (!s || !*s) return fallback;
-  char* end = nullptr;
-  const long v = std::strtol(s, &end, 10);
-  if (*end != '\0' || v < 1 || v > 1'000'000)
-    throw std::invalid_argument(std::string(name) + ": expected a positive integer, got '" + s + "'");
-  return static_cast<int>(v);
-}
-
 std::string hintFor(const Tape& tape, const KernelOptions& o, bool registerKind) {
   std::string h = tape.name.empty() ? "tape" : tape.name;
   h += registerKind ? "-reg" + std::to_string(o.plan.segments()) : "-plain";
@@ -68,8 +58,8 @@ Loaded buildKernel(const Tape& tape, const KernelOptions& o) {
   spec.precision = o.precision;
   spec.greeks = o.greeks;
   spec.plan = registerKind ? &o.plan : nullptr;
-  spec.chunkNodes = positiveEnv("TAPELAB_JIT_CHUNK", 256);
-  spec.partNodes = positiveEnv("TAPELAB_JIT_PART", 4096);
+  spec.chunkNodes = static_cast<int>(envUnsigned("TAPELAB_JIT_CHUNK", 256, 1, 1'000'000));
+  spec.partNodes = static_cast<int>(envUnsigned("TAPELAB_JIT_PART", 4096, 1, 1'000'000));
   Loaded k;
   k.source = emitCpuJit(tape, spec);
   const std::string hint = hintFor(tape, o, registerKind);
