@@ -137,13 +137,6 @@ std::vector<std::string> engineNames() {
   return names;
 }
 
-std::string paramName(const testing::TestParamInfo<std::string>& info) {
-  std::string s = info.param;
-  for (char& c : s)
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  return s;
-}
-
 bool runnable(const std::string& engine, EngineUnderTest& out) {
   const EngineCaps caps = engineCaps(findEngine(engine));
   std::string why;
@@ -357,16 +350,6 @@ RunResult runKernel(Kernel& k, const std::vector<std::vector<double>>& inputs, u
   return k.run(inputs, paths, seed);
 }
 
-std::string describe(double v) {
-  uint64_t bits;
-  std::memcpy(&bits, &v, sizeof bits);
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g (0x%016" PRIx64 ")", v, bits);
-  return buf;
-}
-
-bool sameBits(double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; }
-
 bool bitsMatch(double a, double b) {
   // Any NaN equals any NaN (counted): IEEE 754 leaves the sign and payload of a
   // NaN an operation produces to the implementation, and a compiler may commute
@@ -374,7 +357,7 @@ bool bitsMatch(double a, double b) {
   // of one engine can disagree there (seen: PoCL, nan vs -nan across market counts).
   static const bool strictNaN = envU64("TAPELAB_PROPERTY_NAN_BITS", 0) != 0;
   ++gCounters.compared;
-  if (sameBits(a, b)) return true;
+  if (identicalBits(a, b)) return true;
   if (std::isnan(a) && std::isnan(b) && !strictNaN) {
     ++gCounters.nanBits;
     return true;

@@ -55,7 +55,6 @@ Budget budget(const std::string& engine, int baseCases);
 int propertyRuns();
 
 std::vector<std::string> engineNames();
-std::string paramName(const testing::TestParamInfo<std::string>& info);
 
 // What the current engine property may use; empty name = skipped.
 struct EngineUnderTest {
@@ -113,8 +112,8 @@ RunResult runKernel(Kernel& k, const std::vector<std::vector<double>>& inputs, u
 // payload (counted as nanbits), because compilers may legally rewrite
 // x + (-y) as x - y, which flips a NaN's sign; TAPELAB_PROPERTY_NAN_BITS=1
 // compares NaN bit patterns too.
-std::string describe(double v);
-bool sameBits(double x, double y);  // strictly, NaN bits too
+using testutil::describe;       // 17 digits and the bit pattern
+using testutil::identicalBits;  // strictly the same bits, NaN payloads too
 bool bitsMatch(double x, double y);  // the exactness rule above (counts compared and nanbits)
 void assertSameBits(const RunResult& x, const RunResult& y, const std::string& what);
 void assertSameBits(const MarketResult& x, const MarketResult& y, const std::string& what);
@@ -124,4 +123,4 @@ void assertSameBits(const MarketResult& x, const MarketResult& y, const std::str
 // Value-parameterised over the engine registry.
 #define TAPELAB_ENGINE_SUITE(Suite)                                                                       \
   INSTANTIATE_TEST_SUITE_P(Engines, Suite, ::testing::ValuesIn(::tapelab::props::engineNames()), \
-                           ::tapelab::props::paramName)
+                           ::tapelab::testutil::engineParamName)

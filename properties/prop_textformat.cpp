@@ -25,14 +25,14 @@ void assertSameTape(const Tape& x, const Tape& y) {
     RC_ASSERT(x.op[i] == y.op[i]);
     RC_ASSERT(x.a[i] == y.a[i]);
     RC_ASSERT(x.b[i] == y.b[i]);
-    if (!sameBits(x.imm[i], y.imm[i]))
+    if (!identicalBits(x.imm[i], y.imm[i]))
       RC_FAIL("node " + std::to_string(i) + " immediate " + describe(x.imm[i]) + " read back as " + describe(y.imm[i]));
   }
   RC_ASSERT(x.inputNames == y.inputNames);
   RC_ASSERT(x.inputNodes == y.inputNodes);
   RC_ASSERT(x.inputDefaults.size() == y.inputDefaults.size());
   for (size_t k = 0; k < x.inputDefaults.size(); ++k)
-    if (!sameBits(x.inputDefaults[k], y.inputDefaults[k]))
+    if (!identicalBits(x.inputDefaults[k], y.inputDefaults[k]))
       RC_FAIL("input default " + describe(x.inputDefaults[k]) + " read back as " + describe(y.inputDefaults[k]));
   RC_ASSERT(x.output == y.output);
 }

@@ -106,12 +106,6 @@ std::vector<std::string> engineNames() {
   return out;
 }
 
-INSTANTIATE_TEST_SUITE_P(Engines, Regressions, ::testing::ValuesIn(engineNames()),
-                         [](const auto& info) {
-                           std::string s = info.param;
-                           for (char& c : s)
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return s;
-                         });
+INSTANTIATE_TEST_SUITE_P(Engines, Regressions, ::testing::ValuesIn(engineNames()), testutil::engineParamName);
 
 }  // namespace

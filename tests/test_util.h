@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -40,6 +41,15 @@ class ScopedEnv {
   std::optional<std::string> old_;
 };
 
+// A test parameter name for an engine ("reference-f32" -> "reference_f32"): for
+// suites instantiated over the engine registry.
+inline std::string engineParamName(const ::testing::TestParamInfo<std::string>& info) {
+  std::string s = info.param;
+  for (char& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return s;
+}
+
 // 17 significant digits: enough to tell any two doubles apart in a failure message.
 inline std::string g17(double v) {
   char buf[40];
@@ -57,9 +67,10 @@ inline std::string describe(double v) {
 // The project's exactness: the same bits (+0 and -0 differ), except that any NaN
 // equals any NaN. IEEE leaves open the sign and payload of a NaN an operation
 // makes, and a compiler may swap the operands of a commutative one.
+inline bool identicalBits(double a, double b) { return std::bit_cast<uint64_t>(a) == std::bit_cast<uint64_t>(b); }
 inline bool sameBits(double a, double b) {
   if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
-  return std::bit_cast<uint64_t>(a) == std::bit_cast<uint64_t>(b);
+  return identicalBits(a, b);
 }
 
 // Value, every Greek and every standard error of one market.
