@@ -16,6 +16,7 @@
 #include "planner/strategies.h"
 #include "tape/recorder.h"
 #include "tape/spell.h"
+#include "tests/test_util.h"
 
 using namespace tapelab;
 
@@ -274,14 +275,21 @@ TEST(CodegenHost, PartialsAreAddedInDoubleInBlockOrder) {
   EXPECT_THROW(packInputs(k, {{1, 2}}), std::invalid_argument);
 }
 
+// Environment knobs are set through ScopedEnv: an early return (ASSERT_*) must not leave
+// one set for the tests after.
+using testutil::ScopedEnv;
+
 TEST(CodegenHost, PathOffsetComesFromTheEnvironment) {
-  ::unsetenv("TAPELAB_PATH_OFFSET");
-  EXPECT_EQ(pathOffsetFromEnvironment(), 0u);
-  ::setenv("TAPELAB_PATH_OFFSET", "4294967396", 1);
-  EXPECT_EQ(pathOffsetFromEnvironment(), 4294967396u);
-  ::setenv("TAPELAB_PATH_OFFSET", "12x", 1);
+  {
+    ScopedEnv unset("TAPELAB_PATH_OFFSET", nullptr);
+    EXPECT_EQ(pathOffsetFromEnvironment(), 0u);
+  }
+  {
+    ScopedEnv above32("TAPELAB_PATH_OFFSET", "4294967396");
+    EXPECT_EQ(pathOffsetFromEnvironment(), 4294967396u);
+  }
+  ScopedEnv bad("TAPELAB_PATH_OFFSET", "12x");
   EXPECT_THROW(pathOffsetFromEnvironment(), std::invalid_argument);
-  ::unsetenv("TAPELAB_PATH_OFFSET");
 }
 
 TEST(CodegenHost, MaxGroupsComesFromTheEnvironment) {
@@ -289,21 +297,22 @@ TEST(CodegenHost, MaxGroupsComesFromTheEnvironment) {
   o.precision = Precision::F32;
   const EmittedKernel k = emitKernel(smallTape(), o, glslDialect());
   const uint64_t block = k.pathsPerGroup();
-  ::unsetenv("TAPELAB_MAX_GROUPS");
-  EXPECT_EQ(maxGroupsFromEnvironment(4096), 4096u);
-  EXPECT_EQ(planDispatches(k, 0, 10 * block, 1, 4096).size(), 1u);
-  ::setenv("TAPELAB_MAX_GROUPS", "3", 1);
+  {
+    ScopedEnv unset("TAPELAB_MAX_GROUPS", nullptr);
+    EXPECT_EQ(maxGroupsFromEnvironment(4096), 4096u);
+    EXPECT_EQ(planDispatches(k, 0, 10 * block, 1, 4096).size(), 1u);
+  }
+  for (const char* bad : {"0", "-1", "x", "3x", "4294967296", "+3"}) {
+    ScopedEnv env("TAPELAB_MAX_GROUPS", bad);
+    EXPECT_THROW(maxGroupsFromEnvironment(4096), std::invalid_argument) << bad;
+  }
+  ScopedEnv three("TAPELAB_MAX_GROUPS", "3");
   EXPECT_EQ(maxGroupsFromEnvironment(4096), 3u);
   EXPECT_EQ(maxGroupsFromEnvironment(2), 2u);  // never above the engine's own limit
   const auto ds = planDispatches(k, 0, 10 * block, 1, 4096);
   ASSERT_EQ(ds.size(), 4u);  // 3 + 3 + 3 + 1 groups
   EXPECT_EQ(ds[0].groups, 3u);
   EXPECT_EQ(ds[3].groups, 1u);
-  for (const char* bad : {"0", "-1", "x", "3x", "4294967296", "+3"}) {
-    ::setenv("TAPELAB_MAX_GROUPS", bad, 1);
-    EXPECT_THROW(maxGroupsFromEnvironment(4096), std::invalid_argument) << bad;
-  }
-  ::unsetenv("TAPELAB_MAX_GROUPS");
 }
 
 // The fences that keep plain and checkpointed kernels exact on shader compilers

@@ -155,11 +155,10 @@ TEST(OpenCLKernels, ScratchThatDoesNotFitIsChunked) {
   // A budget of two workgroups' scratch: 5000 paths need 20 groups, so at least 10 dispatches.
   const int64_t perGroup = wholeBytes / ((5000 + 255) / 256);
   const std::string budget = std::to_string(2 * perGroup);
-  ASSERT_EQ(setenv("TAPELAB_SCRATCH_BUDGET", budget.c_str(), 1), 0);
+  testutil::ScopedEnv env("TAPELAB_SCRATCH_BUDGET", budget);
   auto chunked = engine->compile(tape, o);
   const RunResult parts = chunked->run({tape.inputDefaults}, 5000, kSeed);
   const int64_t chunkBytes = chunked->stats().scratchBytes;
-  unsetenv("TAPELAB_SCRATCH_BUDGET");
   EXPECT_LE(chunkBytes, 2 * perGroup);
   expectSameBits(whole, parts, "chunked launch");
 }

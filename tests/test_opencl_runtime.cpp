@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "gpu/opencl/cl_runtime.h"
+#include "tests/test_util.h"
 
 using namespace tapelab;
 
@@ -34,22 +35,16 @@ __kernel void scale(__global float* x, float a) { size_t i = get_global_id(0); x
 
 // A fresh cache directory per test, removed afterwards.
 struct TempCache {
-  std::filesystem::path dir;
-  std::string old;
-  bool hadOld = false;
-  TempCache() {
-    dir = std::filesystem::temp_directory_path() /
-          ("tapelab-ocl-test-" + std::to_string(::getpid()) + "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  static std::filesystem::path fresh() {
+    auto dir = std::filesystem::temp_directory_path() /
+               ("tapelab-ocl-test-" + std::to_string(::getpid()) + "-" +
+                ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::remove_all(dir);
-    if (const char* v = std::getenv("TAPELAB_CACHE_DIR")) {
-      old = v;
-      hadOld = true;
-    }
-    setenv("TAPELAB_CACHE_DIR", dir.c_str(), 1);
+    return dir;
   }
+  std::filesystem::path dir = fresh();
+  testutil::ScopedEnv env{"TAPELAB_CACHE_DIR", dir.string()};
   ~TempCache() {
-    if (hadOld) setenv("TAPELAB_CACHE_DIR", old.c_str(), 1);
-    else unsetenv("TAPELAB_CACHE_DIR");
     std::error_code ec;
     std::filesystem::remove_all(dir, ec);
   }
