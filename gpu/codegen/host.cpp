@@ -156,6 +156,16 @@ std::string dumpSource(const std::string& dir, const std::string& stem, const st
   return path;
 }
 
+std::string sourceForError(const std::string& dumped, const std::string& stem, const std::string& ext,
+                           const std::string& source) noexcept {
+  if (!dumped.empty()) return dumped;
+  try {
+    return dumpSource((std::filesystem::temp_directory_path() / "tapelab-failed").string(), stem, ext, source);
+  } catch (...) {
+    return "not dumped: set TAPELAB_DUMP=DIR";
+  }
+}
+
 std::string gpuCacheDir() {
   if (const char* env = std::getenv("TAPELAB_CACHE_DIR"); env && *env) {
     if (std::string(env) == "off") return "";

@@ -85,6 +85,12 @@ std::string dumpDirFor(const KernelOptions& options);
 std::string dumpSource(const std::string& dir, const std::string& stem, const std::string& ext,
                        const std::string& source);
 
+// A file holding `source` for an error message: `dumped` (the TAPELAB_DUMP copy) when
+// there is one, else a copy written now to $TMPDIR/tapelab-failed/, else a hint to
+// set TAPELAB_DUMP. Never throws: it runs while another error is being reported.
+std::string sourceForError(const std::string& dumped, const std::string& stem, const std::string& ext,
+                           const std::string& source) noexcept;
+
 // TAPELAB_CACHE_DIR, else $XDG_CACHE_HOME/tapelab, else $HOME/.cache/tapelab;
 // "" when none can be determined or TAPELAB_CACHE_DIR=off.
 std::string gpuCacheDir();

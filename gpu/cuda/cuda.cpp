@@ -116,13 +116,7 @@ KernelStats statsFrom(const cu::NvrtcOutput& out, const std::string& sourcePath,
 // One line: NVRTC's first log lines and a file holding the source (the dump,
 // else one written now to $TMPDIR/tapelab-failed/).
 std::string failureMessage(const cu::NvrtcOutput& out, const std::string& source, std::string sourcePath) {
-  if (sourcePath.empty()) {
-    try {
-      sourcePath = dumpSource((std::filesystem::temp_directory_path() / "tapelab-failed").string(), "cuda", "cu", source);
-    } catch (const std::exception&) {
-      sourcePath = "not dumped: set TAPELAB_DUMP=DIR";
-    }
-  }
+  sourcePath = sourceForError(sourcePath, "cuda", "cu", source);
   std::istringstream in(out.log);
   std::string line, head;
   int n = 0;

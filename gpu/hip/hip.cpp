@@ -134,14 +134,7 @@ class HipEngine final : public Engine {
         if (line.empty()) continue;
         head += (i++ ? " | " : "") + line;
       }
-      std::string where = stats.sourcePath;
-      if (where.empty()) {
-        try {
-          where = dumpSource((std::filesystem::temp_directory_path() / "tapelab-failed").string(), "hip", "hip", k.source);
-        } catch (const std::exception&) {
-          where = "not dumped: set TAPELAB_DUMP=DIR";
-        }
-      }
+      const std::string where = sourceForError(stats.sourcePath, "hip", "hip", k.source);
       throw std::runtime_error("hipRTC failed for " + hipArch() + " [source: " + where + "]: " + head);
     }
     stats.compileSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -352,14 +352,7 @@ Program buildProgram(const Context& ctx, const std::string& source, const std::s
     if (rc != CL_SUCCESS) {
       clReleaseProgram(prog);
       // The error names a file holding the source: the caller's dump, else one written now.
-      std::string where = sourcePath;
-      if (where.empty()) {
-        try {
-          where = dumpSource((std::filesystem::temp_directory_path() / "tapelab-failed").string(), "opencl", "cl", source);
-        } catch (const std::exception&) {
-          where = "not dumped: set TAPELAB_DUMP=DIR";
-        }
-      }
+      const std::string where = sourceForError(sourcePath, "opencl", "cl", source);
       throw std::runtime_error(std::string("OpenCL build failed on ") + ctx.device().deviceName + " (" +
                                errorName(rc) + ") [source: " + where + "]: " +
                                (log.empty() ? "no build log" : logHead(log, 12)));

@@ -381,7 +381,8 @@ Spirv compileGlsl(const std::string& source, const std::string& sourcePath) {
   shaderc_compiler_release(compiler);
   if (!ok) {
     const size_t nl = message.find('\n');
-    throw std::runtime_error("vulkan: GLSL compile failed: " + message.substr(0, nl) + " (source: " + sourcePath + ")");
+    throw std::runtime_error("vulkan: GLSL compile failed: " + message.substr(0, nl) +
+                             " (source: " + sourceForError(sourcePath, "vulkan", "comp", source) + ")");
   }
   if (!cached.empty()) writeFileAtomic(cached, out.words.data(), out.words.size() * 4);
   return out;
@@ -417,26 +418,13 @@ class VulkanKernel final : public Kernel {
     emitted_ = emitKernel(tape, options, glslDialect(), emit);
     std::string dumpDir = dumpDirFor(options);
     stats_.sourcePath = dumpSource(dumpDir, std::string("vulkan-") + toString(options.kind), "comp", emitted_.source);
-    Spirv spirv;
-    try {
-      spirv = compileGlsl(emitted_.source, stats_.sourcePath.empty() ? "set TAPELAB_DUMP=DIR to keep it" : stats_.sourcePath);
-    } catch (const std::runtime_error&) {
-      if (!stats_.sourcePath.empty()) throw;
-      // Dump it now, so the message can name a file to read.
-      const std::string path = dumpSource((fs::temp_directory_path() / "tapelab-dump").string(),
-                                          std::string("vulkan-") + toString(options.kind), "comp", emitted_.source);
-      spirv = compileGlsl(emitted_.source, path);
-    }
+    const Spirv spirv = compileGlsl(emitted_.source, stats_.sourcePath);
     if (const VkResult r = createPipeline(spirv.words); r != VK_SUCCESS) {
       // The driver's own compiler refused the SPIR-V (NVIDIA: VK_ERROR_UNKNOWN for the
-      // 8-market register kernel of the 252-step Asian). Name the GLSL, dumping it if need be.
-      std::string path = stats_.sourcePath;
-      if (path.empty())
-        path = dumpSource((fs::temp_directory_path() / "tapelab-dump").string(),
-                          std::string("vulkan-") + toString(options.kind), "comp", emitted_.source);
+      // 8-market register kernel of the 252-step Asian).
       throw std::runtime_error(std::string("vulkan: ") + dev_->props.deviceName +
                                " could not build the kernel (vkCreateComputePipelines: " + resultName(r) +
-                               "); its GLSL is in " + path +
+                               "); its GLSL is in " + sourceForError(stats_.sourcePath, "vulkan", "comp", emitted_.source) +
                                (options.markets > 1 ? "; fewer markets per dispatch make a smaller kernel" : ""));
     }
     stats_.cacheHit = spirv.cacheHit && pipelineCacheHit_;
@@ -476,8 +464,6 @@ class VulkanKernel final : public Kernel {
   }
 
  public:
-
-
   RunResult run(const std::vector<std::vector<double>>& inputs, uint64_t paths, uint64_t seed) override {
     const auto t0 = Clock::now();
     const std::vector<unsigned char> in = packInputs(emitted_, inputs);
