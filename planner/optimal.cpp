@@ -301,8 +301,10 @@ Plan optimalOverCandidates(const Tape& t, int segments, const std::vector<std::v
       }
     }
   }
+  // No layer for the last cut when the loop stopped at an earlier cut that no partial plan reached.
+  if (frontiers[segments].empty() || frontiers[segments][0].empty())
+    throw std::invalid_argument("optimal: no plan with cuts in the candidate sets");
   const auto& complete = frontiers[segments][0];
-  if (complete.empty()) throw std::invalid_argument("optimal: no plan with cuts in the candidate sets");
   size_t best = 0;
   for (size_t e = 1; e < complete.size(); ++e) {
     const int64_t a = objectiveOf(objective, complete[e].persistent, complete[e].peak);
