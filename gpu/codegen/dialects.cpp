@@ -18,9 +18,11 @@ const std::string& Dialect::function(Precision precision, std::string_view ident
 namespace {
 
 // tape/ops.def's functions under their standard names; sel is the helper
-// tl_sel (c ? x : y) that every kernel's prelude defines.
-const std::map<std::string, std::string, std::less<>> kStandardFunctions = {
-    {"exp", "exp"}, {"log", "log"}, {"sqrt", "sqrt"}, {"sel", "tl_sel"}};
+// tl_sel (c ? x : y) that every kernel's prelude defines. A function, not a
+// global: a dialect may be built during another file's static initialisation.
+std::map<std::string, std::string, std::less<>> standardFunctions() {
+  return {{"exp", "exp"}, {"log", "log"}, {"sqrt", "sqrt"}, {"sel", "tl_sel"}};
+}
 
 // The ABI's scalar parameters, in order, for the C dialects.
 const char* kCParams = "$U seedLo, $U seedHi, $U pathLo, $U pathHi, $U count, $U zero, $U invocations";
@@ -43,9 +45,9 @@ Dialect glsl() {
   d.hasFp64 = false;
   d.prologue = "#version 450\n";
   d.fp32 = {.scalar = "float", .literalSuffix = "", .floatToBits = "floatBitsToUint",
-            .bitsToFloat = "uintBitsToFloat", .bitsType = "uint", .functions = kStandardFunctions};
+            .bitsToFloat = "uintBitsToFloat", .bitsType = "uint", .functions = standardFunctions()};
   d.fp64 = {.scalar = "double", .literalSuffix = "lf", .floatToBits = "unpackDouble2x32",
-            .bitsToFloat = "packDouble2x32", .bitsType = "uvec2", .functions = kStandardFunctions};
+            .bitsToFloat = "packDouble2x32", .bitsType = "uvec2", .functions = standardFunctions()};
   d.fp64.functions.erase("exp");  // GLSL.std.450's Exp and Log take 16- and 32-bit floats only
   d.fp64.functions.erase("log");
   d.uintType = "uint";
@@ -82,10 +84,10 @@ Dialect cStyle() {
   Dialect d;
   d.fp32.scalar = "float";
   d.fp32.literalSuffix = "f";
-  d.fp32.functions = kStandardFunctions;
+  d.fp32.functions = standardFunctions();
   d.fp64.scalar = "double";
   d.fp64.literalSuffix = "";
-  d.fp64.functions = kStandardFunctions;
+  d.fp64.functions = standardFunctions();
   d.uintType = "unsigned int";
   d.cCasts = true;
   d.precise = "";
