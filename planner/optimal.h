@@ -22,8 +22,8 @@
 //   segment [p, c)'s forward sweep, recompute and reverse: W depends only on
 //   (p, c), because a value in [p, c) is persistent exactly when it is an input,
 //   the output, or read at or after c. The DP keeps, per (cut index, position),
-//   the partial plans (sigma = persistent so far, mu = max W so far) that can
-//   still win: sorted by sigma, each with a smaller sigma + mu than all before it
+//   the partial plans (PartialPlan: sigma = persistent so far, mu = max W so
+//   far) that can still win: sorted by sigma, each with a smaller sigma + mu than all before it
 //   (the future adds the same to sigma and can only raise mu, so a partial plan
 //   with more persistent and no smaller sigma + mu never ends better). It is
 //   exact over the plans whose s-th cut lies in a candidate set K_s:

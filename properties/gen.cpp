@@ -1,6 +1,7 @@
 #include "properties/gen.h"
 
 #include <algorithm>
+#include <array>
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
@@ -30,17 +31,38 @@ constexpr double kErrBudget = 1e-2;
 constexpr uint32_t kInputRef = 0x80000000u;
 constexpr uint32_t kUnreadRange = 64;
 
+// Every op of tape/ops.def with arguments, in the table's order.
+constexpr int kComputingOpCount =
+    static_cast<int>(std::ranges::count_if(kOps, [](const OpInfo& op) { return op.arity > 0; }));
+constexpr std::array<Op, kComputingOpCount> kComputingOps = [] {
+  std::array<Op, kComputingOpCount> ops{};
+  size_t k = 0;
+  for (const OpInfo& op : kOps)
+    if (op.arity > 0) ops[k++] = op.op;
+  return ops;
+}();
+static_assert(kOpCount - kComputingOpCount == 3, "a new leaf op in tape/ops.def needs a share in kindToOp");
+
 // Step.kind (0..99) -> op: 8% const, 4% input, 12% randn, the rest spread
-// evenly over the 11 computing ops. Shrinks towards const.
+// evenly over the computing ops. Shrinks towards const.
 Op kindToOp(int kind) {
-  static constexpr Op kComputing[] = {Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Neg, Op::Exp,
-                                      Op::Log, Op::Sqrt, Op::Max, Op::Min, Op::Abs};
-  static_assert(std::size(kComputing) + 3 == kOpCount, "a new op needs a place in the generator");
   kind = ((kind % 100) + 100) % 100;
   if (kind < 8) return Op::Const;
   if (kind < 12) return Op::Input;
   if (kind < 24) return Op::Randn;
-  return kComputing[(kind - 24) * static_cast<int>(std::size(kComputing)) / 76];
+  return kComputingOps[(kind - 24) * kComputingOpCount / 76];
+}
+
+// Smooth tapes have no kinks: each kink's smooth stand-in.
+static_assert(std::ranges::count_if(kOps, [](const OpInfo& op) { return op.group == OpGroup::Kink; }) == 3,
+              "a new kink in tape/ops.def needs a smooth stand-in in smoothStandIn");
+Op smoothStandIn(Op op) {
+  switch (op) {
+    case Op::Max: return Op::Add;
+    case Op::Min: return Op::Sub;
+    case Op::Abs: return Op::Neg;
+    default: return op;
+  }
 }
 
 double finiteOr(double v, double fallback) { return std::isfinite(v) ? v : fallback; }
@@ -118,9 +140,10 @@ class Builder {
       add(t_.push(op, x, arity(op) == 2 ? y : -1));
       return;
     }
-    if (mode_ == TapeMode::Smooth && info(op).group == OpGroup::Kink)
-      op = op == Op::Max ? Op::Add : op == Op::Min ? Op::Sub : Op::Neg;
+    if (mode_ == TapeMode::Smooth) op = smoothStandIn(op);
     const double c = positiveConstant(s.value);
+    // How each op's arguments are conditioned. No default: a new op in
+    // tape/ops.def fails to build here (-Werror=switch) until it has a rule.
     switch (op) {
       case Op::Add:
       case Op::Sub: tryPush(op, squash(x, kMag / 2), squash(y, kMag / 2)); break;
@@ -141,7 +164,9 @@ class Builder {
       case Op::Abs: tryPush(op, x, -1); break;
       case Op::Max:
       case Op::Min: tryPush(op, x, y); break;
-      default: break;
+      case Op::Const:
+      case Op::Input:
+      case Op::Randn: break;  // leaves: pushed above
     }
   }
 

@@ -33,10 +33,14 @@ struct Interval {
 constexpr double kBound = 100.0;  // well-conditioned values stay within [-kBound, kBound]
 constexpr double kDrawBound = 5.3;  // |z| <= 5.29 (tape/philox.h)
 
+// What a node is: one of the leaves, or an op drawn from the table.
 enum class Kind : uint8_t { Input, Randn, Const, Op };
+static_assert(std::ranges::count_if(kOps, [](const OpInfo& op) { return op.arity == 0; }) == 3,
+              "a new leaf op in tape/ops.def needs a Kind (and a place) in randomTape");
 
 // r = the interval of op's result on a (and b); false when the well-conditioned
-// rules forbid the op on these operands.
+// rules forbid the op on these operands. No default: a new op in tape/ops.def
+// fails to build here (-Werror=switch) until it has its interval rule.
 bool apply(Op op, Interval a, Interval b, Interval& r) {
   auto hull = [](std::initializer_list<double> v) { return Interval{std::min(v), std::max(v)}; };
   switch (op) {
@@ -65,7 +69,9 @@ bool apply(Op op, Interval a, Interval b, Interval& r) {
     case Op::Abs:
       r = a.lo >= 0 ? a : a.hi <= 0 ? Interval{-a.hi, -a.lo} : Interval{0.0, std::max(-a.lo, a.hi)};
       break;
-    default: return false;
+    case Op::Const:
+    case Op::Input:
+    case Op::Randn: return false;  // leaves are placed by Kind, never drawn as ops
   }
   return r.lo >= -kBound && r.hi <= kBound;
 }
@@ -117,8 +123,10 @@ Tape randomTape(uint64_t seed, const RandomTapeOptions& o) {
     if (!o.shuffleDraws) std::sort(ks.begin(), ks.end());
   }
 
-  std::vector<Op> ops{Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Neg, Op::Exp, Op::Log, Op::Sqrt};
-  if (o.kinks) ops.insert(ops.end(), {Op::Max, Op::Min, Op::Abs});
+  // Every op of tape/ops.def with arguments, in the table's order (a seed's tapes depend on it).
+  std::vector<Op> ops;
+  for (const OpInfo& op : kOps)
+    if (op.arity > 0 && (o.kinks || op.group != OpGroup::Kink)) ops.push_back(op.op);
 
   Tape t;
   std::vector<Interval> range(n);

@@ -106,7 +106,7 @@ TEST(CodegenSpelling, EveryOpUsesTheOpTable) {
       o.precision = Precision::F32;
       const std::string src = emitKernel(t, o, *d).source;
       // Fenced ops read their arguments through tl_opq and fence their result.
-      const std::string key = d->param + std::string("zero");
+      const std::string key = d->paramPrefix + std::string("zero");
       auto opq = [&](const std::string& x, bool on) { return on ? "tl_opq(" + x + ", " + key + ")" : x; };
       auto renameFenced = [&](std::string_view id, bool fenced) -> std::string {
         if (id == "a") return opq("v0", fenced);
@@ -114,12 +114,7 @@ TEST(CodegenSpelling, EveryOpUsesTheOpTable) {
         if (id == "r") return "v2";
         if (id == "d") return "d2";
         if (id == "zero") return spellLiteral(0.0, Precision::F32, *d);
-        if (id == "exp") return d->math[0][0];
-        if (id == "log") return d->math[0][1];
-        if (id == "sqrt") return d->math[0][2];
-        if (id == "sel") return "tl_sel";
-        ADD_FAILURE() << "unknown identifier " << id;
-        return std::string(id);
+        return d->function(Precision::F32, id);
       };
       auto rename = [&](std::string_view expr) { return spellFenced(expr, op.op, renameFenced); };
       const std::string fwd = "v2 = " + opq(rename(op.forward), fencedResult(op.op)) + ";";
@@ -155,6 +150,32 @@ TEST(CodegenSpelling, DialectsDifferOnlyInTheirTable) {
   EXPECT_NE(cl64.find("cl_khr_fp64"), std::string::npos);
   EXPECT_NE(cl64.find("as_double(as_ulong(x) + (ulong)(z))"), std::string::npos);
   EXPECT_THROW(emitKernel(t, o, glslDialect()), std::invalid_argument);
+}
+
+// Functions are spelled by name per precision; a rule calling one the dialect
+// cannot spell fails when the kernel is emitted, naming it.
+TEST(CodegenSpelling, DialectsSpellFunctionsByName) {
+  EXPECT_EQ(cudaDialect().function(Precision::F32, "sqrt"), "sqrtf");
+  EXPECT_EQ(cudaDialect().function(Precision::F64, "sqrt"), "sqrt");
+  EXPECT_EQ(hipDialect().function(Precision::F32, "exp"), "expf");
+  EXPECT_EQ(openclDialect().function(Precision::F32, "log"), "log");
+  EXPECT_EQ(glslDialect().function(Precision::F32, "sel"), "tl_sel");
+  EXPECT_THROW(glslDialect().function(Precision::F64, "exp"), std::invalid_argument);
+  Dialect noExp = cudaDialect();
+  noExp.fp32.functions.erase("exp");
+  KernelOptions o;
+  o.precision = Precision::F32;
+  Recorder rec;
+  Var x = rec.input("x", 1.5);
+  rec.output(sqrt(x) * x);
+  EXPECT_NO_THROW(emitKernel(rec.finish(), o, noExp));
+  try {
+    emitKernel(smallTape(), o, noExp);
+    ADD_FAILURE() << "a dialect without exp emitted a kernel calling it";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("`exp`"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("cuda"), std::string::npos) << e.what();
+  }
 }
 
 TEST(CodegenSpelling, ValueOnlyKernelsHaveNoReverseSweep) {

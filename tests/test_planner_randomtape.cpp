@@ -101,6 +101,24 @@ TEST(RandomTape, ValidAndShapedAsAsked) {
   EXPECT_LT(std::set<uint32_t>(ks.begin(), ks.end()).size(), ks.size());
 }
 
+// The op list comes from tape/ops.def: every op of the table appears (kinks
+// only when allowed), so a new op is generated without touching the generator.
+TEST(RandomTape, DrawsEveryOpOfTheTable) {
+  for (const bool wellConditioned : {false, true}) {
+    for (const bool kinks : {true, false}) {
+      RandomTapeOptions o;
+      o.nodes = 3000;
+      o.wellConditioned = wellConditioned;
+      o.kinks = kinks;
+      const Tape t = randomTape(7, o);
+      const std::set<Op> seen(t.op.begin(), t.op.end());
+      for (const OpInfo& op : kOps)
+        EXPECT_EQ(seen.count(op.op), kinks || op.group != OpGroup::Kink ? 1u : 0u)
+            << op.name << (wellConditioned ? ", well-conditioned" : ", wild") << (kinks ? "" : ", no kinks");
+    }
+  }
+}
+
 TEST(RandomTape, WellConditionedValuesStayModerate) {
   for (uint64_t seed = 1; seed <= 20; ++seed) {
     RandomTapeOptions o;

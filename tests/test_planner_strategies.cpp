@@ -72,6 +72,17 @@ TEST(PlannerStrategies, OptimalDynamicProgrammesMatchBruteForce) {
                 bestPeak);
       EXPECT_EQ(planMetrics(t, optimalOverCandidates(t, segs, everywhere, CutObjective::Persistent, "x")).persistent,
                 bestPersistent);
+      // The bound is peak_live minus the base: the best plan's own value is
+      // admissible, one below it leaves no plan, which is an error, not a crash.
+      int32_t base = 0;
+      for (int32_t j = 0; j < n; ++j) base += t.op[j] == Op::Input || j == t.output;
+      EXPECT_EQ(planMetrics(t, optimalOverCandidates(t, segs, everywhere, CutObjective::PeakLive, "x", bestPeak - base))
+                    .peakLive,
+                bestPeak);
+      if (bestPeak - base >= 1) {
+        EXPECT_THROW(optimalOverCandidates(t, segs, everywhere, CutObjective::PeakLive, "x", bestPeak - base - 1),
+                     std::invalid_argument);
+      }
     }
   }
 }

@@ -1,40 +1,60 @@
 // The dialect tables: everything that differs between GLSL, OpenCL C, CUDA C
-// and HIP. The kernel ABI they spell is documented in emit.h.
+// and HIP. The kernel ABI they spell is documented in emit.h. OpenCL C, CUDA
+// and HIP extend one C base (cStyle) and override what they spell otherwise;
+// GLSL is a base of its own.
 #include <stdexcept>
 
 #include "gpu/codegen/emit.h"
 
 namespace tapelab {
+
+const std::string& Dialect::function(Precision precision, std::string_view identifier) const {
+  const auto& functions = spelling(precision).functions;
+  if (const auto it = functions.find(identifier); it != functions.end()) return it->second;
+  throw std::invalid_argument("the " + name + " dialect has no " + toString(precision) + " spelling of `" +
+                              std::string(identifier) + "` (a function in tape/ops.def's rules)");
+}
+
 namespace {
+
+// tape/ops.def's functions under their standard names; sel is the helper
+// tl_sel (c ? x : y) that every kernel's prelude defines. A function, not a
+// global: a dialect may be built during another file's static initialisation.
+std::map<std::string, std::string, std::less<>> standardFunctions() {
+  return {{"exp", "exp"}, {"log", "log"}, {"sqrt", "sqrt"}, {"sel", "tl_sel"}};
+}
 
 // The ABI's scalar parameters, in order, for the C dialects.
 const char* kCParams = "$U seedLo, $U seedHi, $U pathLo, $U pathHi, $U count, $U zero, $U invocations";
 
-Dialect makeGlsl() {
+// The C dialects' kernel frame: `launch` comes before the entry's name
+// (qualifiers, attributes, return type), `addressSpace` before each buffer,
+// `restrictKeyword` after its pointer, `localMemory` before the reduction array.
+std::string cKernelBegin(const std::string& launch, const std::string& addressSpace,
+                         const std::string& restrictKeyword, const std::string& localMemory) {
+  auto buffer = [&](const std::string& type, const std::string& name) {
+    return addressSpace + type + "* " + restrictKeyword + " " + name;
+  };
+  return launch + "$ENTRY(" + buffer("const $T", "inputs") + ", " + buffer("$T", "partials") + ", " +
+         buffer("$T", "scratch") + ",\n    " + kCParams + ") {\n  " + localMemory + "$T tl_red[$RED];\n";
+}
+
+Dialect glsl() {
   Dialect d;
   d.name = "glsl";
-  d.fp64 = false;  // GLSL has no exp/log in double
+  d.hasFp64 = false;
   d.prologue = "#version 450\n";
-  d.fp64Prologue = "";
-  d.scalar[0] = "float";
-  d.scalar[1] = "double";
-  d.literalSuffix[0] = "";
-  d.literalSuffix[1] = "lf";
+  d.fp32 = {.scalar = "float", .literalSuffix = "", .floatToBits = "floatBitsToUint",
+            .bitsToFloat = "uintBitsToFloat", .bitsType = "uint", .functions = standardFunctions()};
+  d.fp64 = {.scalar = "double", .literalSuffix = "lf", .floatToBits = "unpackDouble2x32",
+            .bitsToFloat = "packDouble2x32", .bitsType = "uvec2", .functions = standardFunctions()};
+  d.fp64.functions.erase("exp");  // GLSL.std.450's Exp and Log take 16- and 32-bit floats only
+  d.fp64.functions.erase("log");
   d.uintType = "uint";
   d.cCasts = false;
-  d.floatToBits[0] = "floatBitsToUint";
-  d.bitsToFloat[0] = "uintBitsToFloat";
-  d.bitsType[0] = "uint";
-  d.floatToBits[1] = "unpackDouble2x32";
-  d.bitsToFloat[1] = "packDouble2x32";
-  d.bitsType[1] = "uvec2";
   d.mulHi = "tl_mulhi";
   d.helpers = "uint tl_mulhi(uint a, uint b) { uint hi, lo; umulExtended(a, b, hi, lo); return hi; }\n";
-  d.math[0][0] = d.math[1][0] = "exp";
-  d.math[0][1] = d.math[1][1] = "log";
-  d.math[0][2] = d.math[1][2] = "sqrt";
   d.precise = "precise ";
-  d.funcQualifier = "";
   d.kernelBegin =
       "layout(local_size_x = $WG) in;\n"
       "layout(push_constant) uniform PushConstants {\n"
@@ -47,7 +67,7 @@ Dialect makeGlsl() {
       "void main() {\n";
   d.kernelEnd = "}\n";
   d.entry = "main";
-  d.param = "pc.";
+  d.paramPrefix = "pc.";
   d.localId = "gl_LocalInvocationID.x";
   d.groupId = "gl_WorkGroupID.x";
   d.barrier = "barrier();";
@@ -56,37 +76,43 @@ Dialect makeGlsl() {
   return d;
 }
 
-Dialect makeOpenCL() {
+// What the C dialects share: C casts and literals, standard math names in both
+// precisions, kernel arguments for parameters, contraction off globally (no
+// `precise`). C has no bit casts: each C dialect sets its own, and its mul-hi,
+// frame and indices.
+Dialect cStyle() {
   Dialect d;
+  d.fp32.scalar = "float";
+  d.fp32.literalSuffix = "f";
+  d.fp32.functions = standardFunctions();
+  d.fp64.scalar = "double";
+  d.fp64.literalSuffix = "";
+  d.fp64.functions = standardFunctions();
+  d.uintType = "unsigned int";
+  d.cCasts = true;
+  d.precise = "";
+  d.kernelEnd = "}\n";
+  d.entry = "tapelab_kernel";
+  d.paramPrefix = "";
+  return d;
+}
+
+Dialect openCL() {
+  Dialect d = cStyle();
   d.name = "opencl";
   d.prologue = "#pragma OPENCL FP_CONTRACT OFF\n";
   d.fp64Prologue = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
-  d.scalar[0] = "float";
-  d.scalar[1] = "double";
-  d.literalSuffix[0] = "f";
-  d.literalSuffix[1] = "";
+  d.fp32.floatToBits = "as_uint";
+  d.fp32.bitsToFloat = "as_float";
+  d.fp32.bitsType = "uint";
+  d.fp64.floatToBits = "as_ulong";
+  d.fp64.bitsToFloat = "as_double";
+  d.fp64.bitsType = "ulong";
   d.uintType = "uint";
-  d.cCasts = true;
-  d.floatToBits[0] = "as_uint";
-  d.bitsToFloat[0] = "as_float";
-  d.bitsType[0] = "uint";
-  d.floatToBits[1] = "as_ulong";
-  d.bitsToFloat[1] = "as_double";
-  d.bitsType[1] = "ulong";
   d.mulHi = "mul_hi";
-  d.math[0][0] = d.math[1][0] = "exp";
-  d.math[0][1] = d.math[1][1] = "log";
-  d.math[0][2] = d.math[1][2] = "sqrt";
-  d.precise = "";
-  d.funcQualifier = "static inline ";
-  d.kernelBegin = std::string(
-                      "__kernel __attribute__((reqd_work_group_size($WG, 1, 1)))\n"
-                      "void $ENTRY(__global const $T* restrict inputs, __global $T* restrict partials, "
-                      "__global $T* restrict scratch,\n    ") +
-                  kCParams + ") {\n  __local $T tl_red[$RED];\n";
-  d.kernelEnd = "}\n";
-  d.entry = "tapelab_kernel";
-  d.param = "";
+  d.helperQualifier = "static inline ";
+  d.kernelBegin = cKernelBegin("__kernel __attribute__((reqd_work_group_size($WG, 1, 1)))\nvoid ", "__global ",
+                               "restrict", "__local ");
   d.localId = "(uint)get_local_id(0)";
   d.groupId = "(uint)get_group_id(0)";
   d.barrier = "barrier(CLK_LOCAL_MEM_FENCE);";
@@ -94,39 +120,23 @@ Dialect makeOpenCL() {
   return d;
 }
 
-Dialect makeCuda() {
-  Dialect d;
+Dialect cuda() {
+  Dialect d = cStyle();
   d.name = "cuda";
   d.prologue = "// CUDA C++ for NVRTC: compile with --fmad=false, without --use_fast_math.\n";
-  d.fp64Prologue = "";
-  d.scalar[0] = "float";
-  d.scalar[1] = "double";
-  d.literalSuffix[0] = "f";
-  d.literalSuffix[1] = "";
-  d.uintType = "unsigned int";
-  d.cCasts = true;
-  d.floatToBits[0] = "__float_as_uint";
-  d.bitsToFloat[0] = "__uint_as_float";
-  d.bitsType[0] = "unsigned int";
-  d.floatToBits[1] = "__double_as_longlong";
-  d.bitsToFloat[1] = "__longlong_as_double";
-  d.bitsType[1] = "long long";
+  d.fp32.floatToBits = "__float_as_uint";
+  d.fp32.bitsToFloat = "__uint_as_float";
+  d.fp32.bitsType = "unsigned int";
+  d.fp64.floatToBits = "__double_as_longlong";
+  d.fp64.bitsToFloat = "__longlong_as_double";
+  d.fp64.bitsType = "long long";
+  d.fp32.functions["exp"] = "expf";  // fp32 calls C's float functions
+  d.fp32.functions["log"] = "logf";
+  d.fp32.functions["sqrt"] = "sqrtf";
   d.mulHi = "__umulhi";
-  d.math[0][0] = "expf";
-  d.math[0][1] = "logf";
-  d.math[0][2] = "sqrtf";
-  d.math[1][0] = "exp";
-  d.math[1][1] = "log";
-  d.math[1][2] = "sqrt";
-  d.precise = "";
-  d.funcQualifier = "static __device__ __forceinline__ ";
-  d.kernelBegin = std::string(
-                      "extern \"C\" __global__ void __launch_bounds__($WG)\n"
-                      "$ENTRY(const $T* __restrict__ inputs, $T* __restrict__ partials, $T* __restrict__ scratch,\n    ") +
-                  kCParams + ") {\n  __shared__ $T tl_red[$RED];\n";
-  d.kernelEnd = "}\n";
-  d.entry = "tapelab_kernel";
-  d.param = "";
+  d.helperQualifier = "static __device__ __forceinline__ ";
+  d.kernelBegin = cKernelBegin("extern \"C\" __global__ void __launch_bounds__($WG)\n", "", "__restrict__",
+                               "__shared__ ");
   d.localId = "threadIdx.x";
   d.groupId = "blockIdx.x";
   d.barrier = "__syncthreads();";
@@ -134,8 +144,8 @@ Dialect makeCuda() {
   return d;
 }
 
-Dialect makeHip() {
-  Dialect d = makeCuda();  // HIP spells kernels as CUDA does; only its name and note differ
+Dialect hip() {
+  Dialect d = cuda();  // HIP spells kernels as CUDA does; only its name and note differ
   d.name = "hip";
   d.prologue = "// HIP for hipRTC: compile with -ffp-contract=off, without -ffast-math.\n";
   return d;
@@ -144,27 +154,25 @@ Dialect makeHip() {
 }  // namespace
 
 const Dialect& glslDialect() {
-  static const Dialect d = makeGlsl();
+  static const Dialect d = glsl();
   return d;
 }
 const Dialect& openclDialect() {
-  static const Dialect d = makeOpenCL();
+  static const Dialect d = openCL();
   return d;
 }
 const Dialect& cudaDialect() {
-  static const Dialect d = makeCuda();
+  static const Dialect d = cuda();
   return d;
 }
 const Dialect& hipDialect() {
-  static const Dialect d = makeHip();
+  static const Dialect d = hip();
   return d;
 }
 
 const Dialect& dialectByName(const std::string& name) {
-  if (name == "glsl") return glslDialect();
-  if (name == "opencl") return openclDialect();
-  if (name == "cuda") return cudaDialect();
-  if (name == "hip") return hipDialect();
+  for (const Dialect* d : {&glslDialect(), &openclDialect(), &cudaDialect(), &hipDialect()})
+    if (d->name == name) return *d;
   throw std::invalid_argument("unknown dialect '" + name + "' (known: glsl, opencl, cuda, hip)");
 }
 

@@ -12,15 +12,14 @@
 
 namespace tapelab {
 
-std::string spellLiteral(double value, Precision precision, const Dialect& d) {
+std::string spellLiteral(double value, Precision precision, const Dialect& dialect) {
   char buf[64];
-  const int p = precision == Precision::F32 ? 0 : 1;
-  if (p == 0) {
+  if (precision == Precision::F32) {
     const float f = static_cast<float>(value);
     // A finite double beyond float's range is an infinity in fp32: no language
     // has a literal for it, so spell it by its bits.
     if (std::isinf(f)) {
-      const std::string inf = d.bitsToFloat[0] + "(0x7f800000u)";
+      const std::string inf = dialect.fp32.bitsToFloat + "(0x7f800000u)";
       return f < 0 ? "(-" + inf + ")" : inf;
     }
     // 9 significant digits name a float uniquely; try fewer for readability.
@@ -36,7 +35,7 @@ std::string spellLiteral(double value, Precision precision, const Dialect& d) {
   }
   std::string s = buf;
   if (s.find_first_of(".e") == std::string::npos) s += ".0";
-  s += d.literalSuffix[p];
+  s += dialect.spelling(precision).literalSuffix;
   return s[0] == '-' ? "(" + s + ")" : s;
 }
 
@@ -86,23 +85,25 @@ std::string substitute(std::string text, const std::string& key, const std::stri
 
 class Emitter {
  public:
-  Emitter(const Tape& t, const KernelOptions& o, const Dialect& d, const EmitOptions& e)
-      : t_(t), o_(o), d_(d), e_(e), p_(o.precision == Precision::F32 ? 0 : 1), m_(o.markets) {
-    T_ = d.scalar[p_];
-    U_ = d.uintType;
-    var_.assign(t.size(), 0);
-    for (int32_t i = 0; i < t.size(); ++i) {
-      const int ar = arity(t.op[i]);
-      var_[i] = t.op[i] == Op::Input || (ar >= 1 && var_[t.a[i]]) || (ar >= 2 && var_[t.b[i]]);
+  Emitter(const Tape& tape, const KernelOptions& options, const Dialect& dialect, const EmitOptions& emitOptions)
+      : tape_(tape), options_(options), dialect_(dialect), emitOptions_(emitOptions),
+        types_(dialect.spelling(options.precision)), markets_(options.markets) {
+    scalarType_ = types_.scalar;
+    uintType_ = dialect.uintType;
+    dependsOnInput_.assign(tape.size(), 0);
+    for (int32_t i = 0; i < tape.size(); ++i) {
+      const int ar = arity(tape.op[i]);
+      dependsOnInput_[i] = tape.op[i] == Op::Input || (ar >= 1 && dependsOnInput_[tape.a[i]]) ||
+                           (ar >= 2 && dependsOnInput_[tape.b[i]]);
     }
-    width_ = o.greeks ? 1 + t.numInputs() : 1;
-    checkpointed_ = o.kind != KernelKind::Plain;
-    if (o.kind == KernelKind::Scratch) {
-      slotBase_.assign(t.size(), -1);
-      for (const auto& stored : o.plan.storedAt)
+    sumsPerMarket_ = options.greeks ? 1 + tape.numInputs() : 1;
+    checkpointed_ = options.kind != KernelKind::Plain;
+    if (options.kind == KernelKind::Scratch) {
+      firstScratchSlot_.assign(tape.size(), -1);
+      for (const auto& stored : options.plan.storedAt)
         for (int32_t j : stored) {
-          slotBase_[j] = slots_;
-          slots_ += copies(j);
+          firstScratchSlot_[j] = scratchSlots_;
+          scratchSlots_ += copiesOf(j);
         }
     }
   }
@@ -110,64 +111,68 @@ class Emitter {
   EmittedKernel run() {
     header();
     prelude();
-    std::string begin = d_.kernelBegin;
-    const int q = quantities();
-    batch_ = std::min(q, 16);
-    begin = substitute(begin, "$RED", std::to_string(batch_ * e_.workgroupSize));
-    begin = substitute(begin, "$WG", std::to_string(e_.workgroupSize));
-    begin = substitute(begin, "$ENTRY", d_.entry);
-    begin = substitute(begin, "$T", T_);
-    begin = substitute(begin, "$U", U_);
-    out_ += begin;
+    std::string begin = dialect_.kernelBegin;
+    const int sums = kahanSums();
+    sumsPerReduction_ = std::min(sums, 16);
+    begin = substitute(begin, "$RED", std::to_string(sumsPerReduction_ * emitOptions_.workgroupSize));
+    begin = substitute(begin, "$WG", std::to_string(emitOptions_.workgroupSize));
+    begin = substitute(begin, "$ENTRY", dialect_.entry);
+    begin = substitute(begin, "$T", scalarType_);
+    begin = substitute(begin, "$U", uintType_);
+    source_ += begin;
     body();
-    out_ += d_.kernelEnd;
+    source_ += dialect_.kernelEnd;
 
     EmittedKernel k;
-    k.source = std::move(out_);
-    k.entry = d_.entry;
-    k.dialect = d_.name;
-    k.precision = o_.precision;
-    k.kind = o_.kind;
-    k.layout = o_.layout;
-    k.workgroupSize = e_.workgroupSize;
-    k.pathsPerLane = e_.pathsPerLane;
-    k.markets = m_;
-    k.numInputs = t_.numInputs();
-    k.width = width_;
-    k.scratchSlots = slots_;
-    k.segments = checkpointed_ ? o_.plan.segments() : 1;
+    k.source = std::move(source_);
+    k.entry = dialect_.entry;
+    k.dialect = dialect_.name;
+    k.precision = options_.precision;
+    k.kind = options_.kind;
+    k.layout = options_.layout;
+    k.workgroupSize = emitOptions_.workgroupSize;
+    k.pathsPerLane = emitOptions_.pathsPerLane;
+    k.markets = markets_;
+    k.numInputs = tape_.numInputs();
+    k.width = sumsPerMarket_;
+    k.scratchSlots = scratchSlots_;
+    k.segments = checkpointed_ ? options_.plan.segments() : 1;
     return k;
   }
 
  private:
   // ---- spelling helpers
-  std::string lit(double v) const { return spellLiteral(v, o_.precision, d_); }
-  std::string par(const char* name) const { return d_.param + name; }
+  std::string literal(double v) const { return spellLiteral(v, options_.precision, dialect_); }
+  std::string uintLiteral(int64_t v) const { return std::to_string(v) + "u"; }
+  std::string param(const char* name) const { return dialect_.paramPrefix + name; }
+  std::string function(std::string_view identifier) const { return dialect_.function(options_.precision, identifier); }
   std::string cast(const std::string& type, const std::string& x) const {
-    return d_.cCasts ? "(" + type + ")(" + x + ")" : type + "(" + x + ")";
+    return dialect_.cCasts ? "(" + type + ")(" + x + ")" : type + "(" + x + ")";
   }
-  std::string decl() const { return d_.precise + T_ + " "; }
+  // What starts a declaration of a scalar: "precise float " in GLSL.
+  std::string scalarDecl() const { return dialect_.precise + scalarType_ + " "; }
   // The opaque identity's key: the run-time `zero`, or a literal 0 when the
   // experiment switches the trick off (the compiler may then merge).
-  std::string zeroKey() const { return e_.opaque ? par("zero") : "0u"; }
-  int copies(int32_t j) const { return var_[j] ? m_ : 1; }
-  std::string val(const std::string& pre, int32_t j, int m) const {
-    std::string s = pre + std::to_string(j);
-    if (var_[j] && m_ > 1) s += "_" + std::to_string(m);
+  std::string zeroKey() const { return emitOptions_.opaque ? param("zero") : "0u"; }
+  // A value has one copy per market when it depends on an input, else one.
+  int copiesOf(int32_t j) const { return dependsOnInput_[j] ? markets_ : 1; }
+  std::string value(const std::string& prefix, int32_t j, int market) const {
+    std::string s = prefix + std::to_string(j);
+    if (dependsOnInput_[j] && markets_ > 1) s += "_" + std::to_string(market);
     return s;
   }
-  std::string adj(int32_t j, int m) const {
+  std::string adjoint(int32_t j, int market) const {
     std::string s = "d" + std::to_string(j);
-    if (m_ > 1) s += "_" + std::to_string(m);
+    if (markets_ > 1) s += "_" + std::to_string(market);
     return s;
   }
-  std::string u(int64_t v) const { return std::to_string(v) + "u"; }
-  int quantities() const { return m_ * 2 * width_; }
+  // Kahan sums per lane (and partials per group): value and adjoints, and their squares, per market.
+  int kahanSums() const { return markets_ * 2 * sumsPerMarket_; }
 
   void line(const std::string& s) {
-    out_.append(static_cast<size_t>(indent_) * 2, ' ');
-    out_ += s;
-    out_ += '\n';
+    source_.append(static_cast<size_t>(indent_) * 2, ' ');
+    source_ += s;
+    source_ += '\n';
   }
   void open(const std::string& s = "{") {
     line(s);
@@ -181,49 +186,49 @@ class Emitter {
   std::string fence(const std::string& x, bool on) const {
     return on ? "tl_opq(" + x + ", " + zeroKey() + ")" : x;
   }
-  // Renames the op table's identifiers for node i, market m. Values use the
-  // prefix `pre` ("v" in the forward sweep, "w" in a recomputed segment).
-  std::string spellRule(std::string_view expr, int32_t i, int m, const std::string& pre) const {
-    return spellFenced(expr, t_.op[i], [&](std::string_view id, bool fenced) -> std::string {
-      if (id == "a") return fence(val(pre, t_.a[i], m), fenced);
-      if (id == "b") return fence(val(pre, t_.b[i], m), fenced);
-      if (id == "r") return val(pre, i, m);
-      if (id == "d") return adj(i, m);
-      if (id == "zero") return lit(0.0);
-      if (id == "exp") return d_.math[p_][0];
-      if (id == "log") return d_.math[p_][1];
-      if (id == "sqrt") return d_.math[p_][2];
-      if (id == "sel") return "tl_sel";
-      throw std::logic_error("ops.def uses an identifier the emitter cannot spell: " + std::string(id));
+  // Renames the op table's identifiers for node i, market m: variables here,
+  // functions by the dialect. Values use the prefix `prefix` ("v" in the
+  // forward sweep, "w" in a recomputed segment).
+  std::string spellRule(std::string_view expr, int32_t i, int m, const std::string& prefix) const {
+    return spellFenced(expr, tape_.op[i], [&](std::string_view id, bool fenced) -> std::string {
+      if (id == "a") return fence(value(prefix, tape_.a[i], m), fenced);
+      if (id == "b") return fence(value(prefix, tape_.b[i], m), fenced);
+      if (id == "r") return value(prefix, i, m);
+      if (id == "d") return adjoint(i, m);
+      if (id == "zero") return literal(0.0);
+      return function(id);
     });
   }
 
-  std::string forwardExpr(int32_t i, int m, const std::string& pre, const std::string& key) const {
-    switch (t_.op[i]) {
-      case Op::Const: return "tl_opq(" + lit(t_.imm[i]) + ", " + zeroKey() + ")";
+  std::string forwardExpr(int32_t i, int m, const std::string& prefix, const std::string& key) const {
+    switch (tape_.op[i]) {
+      case Op::Const: return "tl_opq(" + literal(tape_.imm[i]) + ", " + zeroKey() + ")";
       case Op::Input:
         // A recomputed segment reads its inputs through opq too, or the
         // compiler could merge a segment built from inputs and constants alone.
-        if (pre != "v") return "tl_opq(" + val("v", i, m) + ", " + zeroKey() + ")";
-        return "tl_in" + std::to_string(m) + "_" + std::to_string(static_cast<int>(t_.imm[i]));
+        if (prefix != "v") return "tl_opq(" + value("v", i, m) + ", " + zeroKey() + ")";
+        return "tl_in" + std::to_string(m) + "_" + std::to_string(static_cast<int>(tape_.imm[i]));
       case Op::Randn:
-        return "tl_randn(" + u(static_cast<int64_t>(t_.imm[i])) + ", tl_pathLo, tl_pathHi, " + key + "0, " + key + "1)";
-      default: return fence(spellRule(info(t_.op[i]).forward, i, m, pre), fencedResult(t_.op[i]));
+        return "tl_randn(" + uintLiteral(static_cast<int64_t>(tape_.imm[i])) + ", tl_pathLo, tl_pathHi, " + key +
+               "0, " + key + "1)";
+      default: return fence(spellRule(info(tape_.op[i]).forward, i, m, prefix), fencedResult(tape_.op[i]));
     }
   }
 
   // Reverse rule of node i: contributions to a, then b, skipping arguments
   // that depend on no input (their adjoints reach no Greek).
-  void reverseRule(int32_t i, const std::string& pre) {
-    if (!var_[i] || arity(t_.op[i]) == 0) return;
-    const OpInfo& op = info(t_.op[i]);
-    for (int m = 0; m < m_; ++m) {
-      if (var_[t_.a[i]]) line(adj(t_.a[i], m) + " += " + spellRule(op.adjointA, i, m, pre) + ";");
-      if (op.arity == 2 && var_[t_.b[i]]) line(adj(t_.b[i], m) + " += " + spellRule(op.adjointB, i, m, pre) + ";");
+  void reverseRule(int32_t i, const std::string& prefix) {
+    if (!dependsOnInput_[i] || arity(tape_.op[i]) == 0) return;
+    const OpInfo& op = info(tape_.op[i]);
+    for (int m = 0; m < markets_; ++m) {
+      if (dependsOnInput_[tape_.a[i]])
+        line(adjoint(tape_.a[i], m) + " += " + spellRule(op.adjointA, i, m, prefix) + ";");
+      if (op.arity == 2 && dependsOnInput_[tape_.b[i]])
+        line(adjoint(tape_.b[i], m) + " += " + spellRule(op.adjointB, i, m, prefix) + ";");
     }
   }
 
-  // Scratch addresses. A load's address is opaque (keyed by zero) so the
+  // Scratch addresses of node j's copy for market m. A load's address is opaque (keyed by zero) so the
   // compiler cannot forward the stored value through a register. SoA
   // addresses use tl_inv, `invocations` made path-loop-variant: with the
   // plain parameter every slot's address is loop-invariant, the compiler
@@ -231,179 +236,195 @@ class Emitter {
   // 191 at the 252-step Asian's seglen 24) and spills them (nvcc sm_90:
   // 96 registers + 2 KB stack; with tl_inv: 72 registers, no stack, as AoS).
   std::string scratchStore(int32_t j, int m) const {
-    const int slot = slotBase_[j] + (var_[j] ? m : 0);
-    if (o_.layout == ScratchLayout::AoS) return "tl_tid * " + u(slots_) + " + " + u(slot);
-    return u(slot) + " * tl_inv + tl_tid";
+    const int slot = firstScratchSlot_[j] + (dependsOnInput_[j] ? m : 0);
+    if (options_.layout == ScratchLayout::AoS)
+      return "tl_tid * " + uintLiteral(scratchSlots_) + " + " + uintLiteral(slot);
+    return uintLiteral(slot) + " * tl_inv + tl_tid";
   }
   std::string scratchLoad(int32_t j, int m) const {
-    const int slot = slotBase_[j] + (var_[j] ? m : 0);
-    if (o_.layout == ScratchLayout::AoS) return "(tl_tid * " + u(slots_) + " + " + u(slot) + ") ^ " + zeroKey();
-    return u(slot) + " * (tl_inv ^ " + zeroKey() + ") + tl_tid";
+    const int slot = firstScratchSlot_[j] + (dependsOnInput_[j] ? m : 0);
+    if (options_.layout == ScratchLayout::AoS)
+      return "(tl_tid * " + uintLiteral(scratchSlots_) + " + " + uintLiteral(slot) + ") ^ " + zeroKey();
+    return uintLiteral(slot) + " * (tl_inv ^ " + zeroKey() + ") + tl_tid";
   }
 
   // ---- the text
   void header() {
-    out_ += d_.prologue;
-    if (p_ == 1) out_ += d_.fp64Prologue;
-    if (!e_.unrollDraws) out_ += d_.dontUnrollPrologue;
-    const std::string name = t_.name.empty() ? "(unnamed)" : t_.name;
-    out_ += "// tapelab kernel: tape " + name + ", " + std::to_string(t_.size()) + " nodes, " + toString(o_.kind);
-    if (checkpointed_) out_ += " (" + std::to_string(o_.plan.segments()) + " segments, " + o_.plan.strategy + ")";
-    if (o_.kind == KernelKind::Scratch) out_ += std::string(", ") + toString(o_.layout) + ", " + std::to_string(slots_) + " slots";
-    out_ += std::string(", ") + toString(o_.precision) + ", " + std::to_string(m_) + " market(s), " +
-            (o_.greeks ? "value + Greeks" : "value only") + ", dialect " + d_.name + "\n";
-    out_ += d_.helpers;
+    source_ += dialect_.prologue;
+    if (options_.precision == Precision::F64) source_ += dialect_.fp64Prologue;
+    if (!emitOptions_.unrollDraws) source_ += dialect_.dontUnrollPrologue;
+    const std::string name = tape_.name.empty() ? "(unnamed)" : tape_.name;
+    source_ += "// tapelab kernel: tape " + name + ", " + std::to_string(tape_.size()) + " nodes, " +
+               toString(options_.kind);
+    if (checkpointed_)
+      source_ += " (" + std::to_string(options_.plan.segments()) + " segments, " + options_.plan.strategy + ")";
+    if (options_.kind == KernelKind::Scratch)
+      source_ += std::string(", ") + toString(options_.layout) + ", " + std::to_string(scratchSlots_) + " slots";
+    source_ += std::string(", ") + toString(options_.precision) + ", " + std::to_string(markets_) + " market(s), " +
+               (options_.greeks ? "value + Greeks" : "value only") + ", dialect " + dialect_.name + "\n";
+    source_ += dialect_.helpers;
   }
 
+  // The helper functions every kernel defines: opq, sel, Philox, the normal quantile, randn.
   void prelude() {
-    const std::string Q = d_.funcQualifier, T = T_, U = U_, P = d_.precise;
-    auto L = [&](double v) { return lit(v); };
+    const std::string& qualifier = dialect_.helperQualifier;
+    const std::string& precise = dialect_.precise;
+    const std::string& T = scalarType_;  // the ABI's T and U (emit.h), short in this text-heavy code
+    const std::string& U = uintType_;
     // An add, not an XOR: opq(opq(x)) must stay opaque. With XOR the two cancel
     // where a recomputed segment re-reads a bookmark that was itself opaque (a
     // constant) or fences it again, and the compiler sees through the cut.
-    out_ += "// opq: the identity on every bit pattern, opaque to the compiler (z is always 0).\n";
-    out_ += Q + T + " tl_opq(" + T + " x, " + U + " z) { return " + d_.bitsToFloat[p_] + "(" +
-            d_.floatToBits[p_] + "(x) + " + cast(d_.bitsType[p_], "z") + "); }\n";
-    out_ += Q + T + " tl_sel(bool c, " + T + " x, " + T + " y) { return c ? x : y; }\n";
+    source_ += "// opq: the identity on every bit pattern, opaque to the compiler (z is always 0).\n";
+    source_ += qualifier + T + " tl_opq(" + T + " x, " + U + " z) { return " + types_.bitsToFloat + "(" +
+               types_.floatToBits + "(x) + " + cast(types_.bitsType, "z") + "); }\n";
+    source_ += qualifier + T + " tl_sel(bool c, " + T + " x, " + T + " y) { return c ? x : y; }\n";
     // Philox4x32-10 word 0 (tape/philox.h): counter {c0, c1, c2, c3}, key {k0, k1}.
-    out_ += "// Philox4x32-10, word 0 (tape/philox.h).\n";
-    out_ += Q + U + " tl_philox(" + U + " c0, " + U + " c1, " + U + " c2, " + U + " c3, " + U + " k0, " + U + " k1) {\n";
+    source_ += "// Philox4x32-10, word 0 (tape/philox.h).\n";
+    source_ += qualifier + U + " tl_philox(" + U + " c0, " + U + " c1, " + U + " c2, " + U + " c3, " + U + " k0, " + U + " k1) {\n";
     // A rolled loop keeps kernels with hundreds of draws small where compile
     // time matters more than speed (CPU Vulkan devices); same operations.
-    out_ += "  " + (e_.unrollDraws ? std::string() : d_.dontUnroll) + "for (int r = 0; r < 10; ++r) {\n";
-    out_ += "    if (r > 0) { k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }\n";
-    out_ += "    " + U + " hi0 = " + d_.mulHi + "(0xD2511F53u, c0); " + U + " lo0 = 0xD2511F53u * c0;\n";
-    out_ += "    " + U + " hi1 = " + d_.mulHi + "(0xCD9E8D57u, c2); " + U + " lo1 = 0xCD9E8D57u * c2;\n";
-    out_ += "    " + U + " n0 = hi1 ^ c1 ^ k0; " + U + " n2 = hi0 ^ c3 ^ k1;\n";
-    out_ += "    c0 = n0; c1 = lo1; c2 = n2; c3 = lo0;\n";
-    out_ += "  }\n  return c0;\n}\n";
+    source_ += "  " + (emitOptions_.unrollDraws ? std::string() : dialect_.dontUnroll) + "for (int r = 0; r < 10; ++r) {\n";
+    source_ += "    if (r > 0) { k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }\n";
+    source_ += "    " + U + " hi0 = " + dialect_.mulHi + "(0xD2511F53u, c0); " + U + " lo0 = 0xD2511F53u * c0;\n";
+    source_ += "    " + U + " hi1 = " + dialect_.mulHi + "(0xCD9E8D57u, c2); " + U + " lo1 = 0xCD9E8D57u * c2;\n";
+    source_ += "    " + U + " n0 = hi1 ^ c1 ^ k0; " + U + " n2 = hi0 ^ c3 ^ k1;\n";
+    source_ += "    c0 = n0; c1 = lo1; c2 = n2; c3 = lo0;\n";
+    source_ += "  }\n  return c0;\n}\n";
     // u and Acklam's quantile, in T, in the reference's order (tape/philox.h).
-    const double low = o_.precision == Precision::F32 ? double(float(kNormalLow)) : kNormalLow;
-    const double high = o_.precision == Precision::F32 ? double(1.0f - float(kNormalLow)) : 1.0 - kNormalLow;
+    const bool f32 = options_.precision == Precision::F32;
+    const double low = f32 ? double(float(kNormalLow)) : kNormalLow;
+    const double high = f32 ? double(1.0f - float(kNormalLow)) : 1.0 - kNormalLow;
     auto horner = [&](const double* c, int n, const std::string& x, bool endsWithOne) {
-      std::string s = L(c[0]);
-      for (int i = 1; i < n; ++i) s = "(" + s + " * " + x + " + " + L(c[i]) + ")";
-      if (endsWithOne) s = "(" + s + " * " + x + " + " + L(1.0) + ")";
+      std::string s = literal(c[0]);
+      for (int i = 1; i < n; ++i) s = "(" + s + " * " + x + " + " + literal(c[i]) + ")";
+      if (endsWithOne) s = "(" + s + " * " + x + " + " + literal(1.0) + ")";
       return s;
     };
-    out_ += "// Acklam's normal quantile of u = ((w >> 9) + 0.5) * 2^-23 (tape/philox.h).\n";
-    out_ += Q + T + " tl_normal(" + U + " w) {\n";
-    out_ += "  " + P + T + " u = (" + cast(T, "w >> 9u") + " + " + L(0.5) + ") * " + L(1.1920928955078125e-07) + ";\n";
-    out_ += "  if (u < " + L(low) + " || u > " + L(high) + ") {\n";
-    out_ += "    " + P + T + " tail = u < " + L(low) + " ? u : " + L(1.0) + " - u;\n";
-    out_ += "    " + P + T + " q = " + d_.math[p_][2] + "(" + L(-2.0) + " * " + d_.math[p_][1] + "(tail));\n";
-    out_ += "    " + P + T + " num = " + horner(kNormalC, 6, "q", false) + ";\n";
-    out_ += "    " + P + T + " den = " + horner(kNormalD, 4, "q", true) + ";\n";
-    out_ += "    " + P + T + " x = num / den;\n";
-    out_ += "    return u < " + L(low) + " ? x : -x;\n";
-    out_ += "  }\n";
-    out_ += "  " + P + T + " q = u - " + L(0.5) + ";\n";
-    out_ += "  " + P + T + " r = q * q;\n";
-    out_ += "  " + P + T + " num = " + horner(kNormalA, 6, "r", false) + " * q;\n";
-    out_ += "  " + P + T + " den = " + horner(kNormalB, 5, "r", true) + ";\n";
-    out_ += "  " + P + T + " z = num / den;\n";
-    out_ += "  return z;\n";
-    out_ += "}\n";
-    out_ += "// Draw k of path (pathHi:pathLo) under key (k0, k1): counter {k, 0, pathLo, pathHi}.\n";
-    out_ += Q + T + " tl_randn(" + U + " k, " + U + " pathLo, " + U + " pathHi, " + U + " k0, " + U + " k1) {\n";
-    out_ += "  return tl_normal(tl_philox(k, 0u, pathLo, pathHi, k0, k1));\n}\n";
+    source_ += "// Acklam's normal quantile of u = ((w >> 9) + 0.5) * 2^-23 (tape/philox.h).\n";
+    source_ += qualifier + T + " tl_normal(" + U + " w) {\n";
+    source_ += "  " + precise + T + " u = (" + cast(T, "w >> 9u") + " + " + literal(0.5) + ") * " + literal(1.1920928955078125e-07) + ";\n";
+    source_ += "  if (u < " + literal(low) + " || u > " + literal(high) + ") {\n";
+    source_ += "    " + precise + T + " tail = u < " + literal(low) + " ? u : " + literal(1.0) + " - u;\n";
+    source_ += "    " + precise + T + " q = " + function("sqrt") + "(" + literal(-2.0) + " * " + function("log") + "(tail));\n";
+    source_ += "    " + precise + T + " num = " + horner(kNormalC, 6, "q", false) + ";\n";
+    source_ += "    " + precise + T + " den = " + horner(kNormalD, 4, "q", true) + ";\n";
+    source_ += "    " + precise + T + " x = num / den;\n";
+    source_ += "    return u < " + literal(low) + " ? x : -x;\n";
+    source_ += "  }\n";
+    source_ += "  " + precise + T + " q = u - " + literal(0.5) + ";\n";
+    source_ += "  " + precise + T + " r = q * q;\n";
+    source_ += "  " + precise + T + " num = " + horner(kNormalA, 6, "r", false) + " * q;\n";
+    source_ += "  " + precise + T + " den = " + horner(kNormalB, 5, "r", true) + ";\n";
+    source_ += "  " + precise + T + " z = num / den;\n";
+    source_ += "  return z;\n";
+    source_ += "}\n";
+    source_ += "// Draw k of path (pathHi:pathLo) under key (k0, k1): counter {k, 0, pathLo, pathHi}.\n";
+    source_ += qualifier + T + " tl_randn(" + U + " k, " + U + " pathLo, " + U + " pathHi, " + U + " k0, " + U + " k1) {\n";
+    source_ += "  return tl_normal(tl_philox(k, 0u, pathLo, pathHi, k0, k1));\n}\n";
   }
 
   void body() {
     ++indent_;
-    const int wg = e_.workgroupSize;
-    const uint32_t block = uint32_t(wg) * uint32_t(e_.pathsPerLane);
-    line("const " + U_ + " tl_lid = " + d_.localId + ";");
-    line("const " + U_ + " tl_g = " + d_.groupId + ";");
-    if (o_.kind == KernelKind::Scratch) line("const " + U_ + " tl_tid = tl_g * " + u(wg) + " + tl_lid;");
-    for (int m = 0; m < m_; ++m)
-      for (int k = 0; k < t_.numInputs(); ++k)
-        line(T_ + " tl_in" + std::to_string(m) + "_" + std::to_string(k) + " = inputs[" +
-             u(int64_t(m) * t_.numInputs() + k) + "];");
-    const int q = quantities();
+    const int wg = emitOptions_.workgroupSize;
+    const uint32_t block = uint32_t(wg) * uint32_t(emitOptions_.pathsPerLane);
+    const std::string& U = uintType_;
+    line("const " + U + " tl_lid = " + dialect_.localId + ";");
+    line("const " + U + " tl_g = " + dialect_.groupId + ";");
+    if (options_.kind == KernelKind::Scratch) line("const " + U + " tl_tid = tl_g * " + uintLiteral(wg) + " + tl_lid;");
+    for (int m = 0; m < markets_; ++m)
+      for (int k = 0; k < tape_.numInputs(); ++k)
+        line(scalarType_ + " tl_in" + std::to_string(m) + "_" + std::to_string(k) + " = inputs[" +
+             uintLiteral(int64_t(m) * tape_.numInputs() + k) + "];");
     line("// Kahan sums per market: value, adjoints, then their squares.");
-    for (int i = 0; i < q; ++i)
-      line(decl() + "tl_s" + std::to_string(i) + " = " + lit(0.0) + "; " + decl() + "tl_c" + std::to_string(i) + " = " +
-           lit(0.0) + ";");
-    open("for (" + U_ + " tl_j = 0u; tl_j < " + u(e_.pathsPerLane) + "; ++tl_j) {");
-    line(U_ + " tl_p = tl_g * " + u(block) + " + tl_j * " + u(wg) + " + tl_lid;");
-    open("if (tl_p < " + par("count") + ") {");
-    if (o_.kind == KernelKind::Scratch && o_.layout == ScratchLayout::SoA && o_.greeks && o_.plan.segments() > 1)
-      line(U_ + " tl_inv = " + par("invocations") + " + (tl_j & " + zeroKey() + ");  // loop-variant: see scratchStore");
-    line(U_ + " tl_pathLo = " + par("pathLo") + " + tl_p;");
-    line(U_ + " tl_pathHi = " + par("pathHi") + " + (tl_pathLo < tl_p ? 1u : 0u);");
-    line(U_ + " tl_fk0 = " + par("seedLo") + "; " + U_ + " tl_fk1 = " + par("seedHi") + ";");
+    for (int i = 0; i < kahanSums(); ++i)
+      line(scalarDecl() + "tl_s" + std::to_string(i) + " = " + literal(0.0) + "; " + scalarDecl() + "tl_c" +
+           std::to_string(i) + " = " + literal(0.0) + ";");
+    open("for (" + U + " tl_j = 0u; tl_j < " + uintLiteral(emitOptions_.pathsPerLane) + "; ++tl_j) {");
+    line(U + " tl_p = tl_g * " + uintLiteral(block) + " + tl_j * " + uintLiteral(wg) + " + tl_lid;");
+    open("if (tl_p < " + param("count") + ") {");
+    if (options_.kind == KernelKind::Scratch && options_.layout == ScratchLayout::SoA && options_.greeks &&
+        options_.plan.segments() > 1)
+      line(U + " tl_inv = " + param("invocations") + " + (tl_j & " + zeroKey() +
+           ");  // loop-variant: see scratchStore");
+    line(U + " tl_pathLo = " + param("pathLo") + " + tl_p;");
+    line(U + " tl_pathHi = " + param("pathHi") + " + (tl_pathLo < tl_p ? 1u : 0u);");
+    line(U + " tl_fk0 = " + param("seedLo") + "; " + U + " tl_fk1 = " + param("seedHi") + ";");
     if (checkpointed_) checkpointedPath(); else plainPath();
-    kahan();
+    addToKahanSums();
     close();
     close();
-    reduce();
+    reduceWorkgroup();
     --indent_;
   }
 
   void plainPath() {
     line("// forward sweep");
-    for (int32_t i = 0; i < t_.size(); ++i)
-      for (int m = 0; m < copies(i); ++m) line(decl() + val("v", i, m) + " = " + forwardExpr(i, m, "v", "tl_fk") + ";");
-    if (!o_.greeks) return;
+    for (int32_t i = 0; i < tape_.size(); ++i)
+      for (int m = 0; m < copiesOf(i); ++m)
+        line(scalarDecl() + value("v", i, m) + " = " + forwardExpr(i, m, "v", "tl_fk") + ";");
+    if (!options_.greeks) return;
     line("// reverse sweep");
-    for (int32_t i = 0; i < t_.size(); ++i) {
-      if (!var_[i]) continue;
-      for (int m = 0; m < m_; ++m)
-        line(decl() + adj(i, m) + " = " + lit(i == t_.output ? 1.0 : 0.0) + ";");
+    for (int32_t i = 0; i < tape_.size(); ++i) {
+      if (!dependsOnInput_[i]) continue;
+      for (int m = 0; m < markets_; ++m)
+        line(scalarDecl() + adjoint(i, m) + " = " + literal(i == tape_.output ? 1.0 : 0.0) + ";");
     }
-    for (int32_t i = t_.size() - 1; i >= 0; --i) reverseRule(i, "v");
+    for (int32_t i = tape_.size() - 1; i >= 0; --i) reverseRule(i, "v");
   }
 
   void checkpointedPath() {
-    const Plan& p = o_.plan;
-    const bool scratch = o_.kind == KernelKind::Scratch;
+    const Plan& plan = options_.plan;
+    const bool scratch = options_.kind == KernelKind::Scratch;
     line("// persistent values: bookmarks, inputs, output");
-    for (int32_t j : p.persistent)
-      for (int m = 0; m < copies(j); ++m) line(decl() + val("v", j, m) + ";");
+    for (int32_t j : plan.persistent)
+      for (int m = 0; m < copiesOf(j); ++m) line(scalarDecl() + value("v", j, m) + ";");
     line("// forward sweep, one block per segment");
-    for (int s = 0; s < p.segments(); ++s) {
-      open("{  // segment " + std::to_string(s) + ": nodes [" + std::to_string(p.begin(s)) + ", " +
-           std::to_string(p.end(s)) + ")");
-      for (int32_t i = p.begin(s); i < p.end(s); ++i)
-        for (int m = 0; m < copies(i); ++m)
-          line((p.isPersistent[i] ? "" : decl()) + val("v", i, m) + " = " + forwardExpr(i, m, "v", "tl_fk") + ";");
-      if (scratch && o_.greeks && s + 1 < p.segments())
-        for (int32_t j : p.storedAt[s])
-          for (int m = 0; m < copies(j); ++m) line("scratch[" + scratchStore(j, m) + "] = " + val("v", j, m) + ";");
+    for (int s = 0; s < plan.segments(); ++s) {
+      open("{  // segment " + std::to_string(s) + ": nodes [" + std::to_string(plan.begin(s)) + ", " +
+           std::to_string(plan.end(s)) + ")");
+      for (int32_t i = plan.begin(s); i < plan.end(s); ++i)
+        for (int m = 0; m < copiesOf(i); ++m)
+          line((plan.isPersistent[i] ? "" : scalarDecl()) + value("v", i, m) + " = " +
+               forwardExpr(i, m, "v", "tl_fk") + ";");
+      if (scratch && options_.greeks && s + 1 < plan.segments())
+        for (int32_t j : plan.storedAt[s])
+          for (int m = 0; m < copiesOf(j); ++m)
+            line("scratch[" + scratchStore(j, m) + "] = " + value("v", j, m) + ";");
       close();
     }
-    if (!o_.greeks) return;
+    if (!options_.greeks) return;
     line("// reverse sweep: segments last to first, each recomputed from its bookmarks");
-    for (int32_t j : p.persistent) {
-      if (!var_[j]) continue;
-      for (int m = 0; m < m_; ++m) line(decl() + adj(j, m) + " = " + lit(j == t_.output ? 1.0 : 0.0) + ";");
+    for (int32_t j : plan.persistent) {
+      if (!dependsOnInput_[j]) continue;
+      for (int m = 0; m < markets_; ++m)
+        line(scalarDecl() + adjoint(j, m) + " = " + literal(j == tape_.output ? 1.0 : 0.0) + ";");
     }
-    for (int s = p.segments() - 1; s >= 0; --s) {
+    for (int s = plan.segments() - 1; s >= 0; --s) {
       open("{  // segment " + std::to_string(s));
-      const std::vector<uint8_t> need = neededInReverse(s);
+      const std::vector<uint8_t> needed = neededInReverse(s);
       bool draws = false;
-      for (int32_t i = p.begin(s); i < p.end(s); ++i) draws = draws || (need[i] && t_.op[i] == Op::Randn);
+      for (int32_t i = plan.begin(s); i < plan.end(s); ++i) draws = draws || (needed[i] && tape_.op[i] == Op::Randn);
       if (draws)
-        line(U_ + " tl_rk0 = " + par("seedLo") + " ^ " + zeroKey() + "; " + U_ + " tl_rk1 = " + par("seedHi") + " ^ " +
-             zeroKey() + ";");
-      for (int32_t j : segmentImports(t_, p, s)) {
-        if (!need[j]) continue;
-        for (int m = 0; m < copies(j); ++m) {
-          const std::string w = decl() + val("w", j, m) + " = ";
-          if (scratch && t_.op[j] != Op::Input)
-            line(w + "scratch[" + scratchLoad(j, m) + "];");
+        line(uintType_ + " tl_rk0 = " + param("seedLo") + " ^ " + zeroKey() + "; " + uintType_ + " tl_rk1 = " +
+             param("seedHi") + " ^ " + zeroKey() + ";");
+      for (int32_t j : segmentImports(tape_, plan, s)) {
+        if (!needed[j]) continue;
+        for (int m = 0; m < copiesOf(j); ++m) {
+          const std::string declared = scalarDecl() + value("w", j, m) + " = ";
+          if (scratch && tape_.op[j] != Op::Input)
+            line(declared + "scratch[" + scratchLoad(j, m) + "];");
           else
-            line(w + "tl_opq(" + val("v", j, m) + ", " + zeroKey() + ");");
+            line(declared + "tl_opq(" + value("v", j, m) + ", " + zeroKey() + ");");
         }
       }
-      for (int32_t i = p.begin(s); i < p.end(s); ++i)
-        if (need[i])
-          for (int m = 0; m < copies(i); ++m) line(decl() + val("w", i, m) + " = " + forwardExpr(i, m, "w", "tl_rk") + ";");
-      for (int32_t i = p.begin(s); i < p.end(s); ++i)
-        if (var_[i] && !p.isPersistent[i])
-          for (int m = 0; m < m_; ++m) line(decl() + adj(i, m) + " = " + lit(0.0) + ";");
-      for (int32_t i = p.end(s) - 1; i >= p.begin(s); --i) reverseRule(i, "w");
+      for (int32_t i = plan.begin(s); i < plan.end(s); ++i)
+        if (needed[i])
+          for (int m = 0; m < copiesOf(i); ++m)
+            line(scalarDecl() + value("w", i, m) + " = " + forwardExpr(i, m, "w", "tl_rk") + ";");
+      for (int32_t i = plan.begin(s); i < plan.end(s); ++i)
+        if (dependsOnInput_[i] && !plan.isPersistent[i])
+          for (int m = 0; m < markets_; ++m) line(scalarDecl() + adjoint(i, m) + " = " + literal(0.0) + ";");
+      for (int32_t i = plan.end(s) - 1; i >= plan.begin(s); --i) reverseRule(i, "w");
       close();
     }
   }
@@ -411,85 +432,89 @@ class Emitter {
   // The values segment s's adjoint rules read, and what recomputing them
   // reads (within the segment or imported): what its reverse block recomputes.
   std::vector<uint8_t> neededInReverse(int s) const {
-    const Plan& p = o_.plan;
-    std::vector<uint8_t> need(t_.size(), 0);
-    for (int32_t i = p.begin(s); i < p.end(s); ++i) {
-      if (!var_[i] || arity(t_.op[i]) == 0) continue;
-      const OpInfo& op = info(t_.op[i]);
+    const Plan& plan = options_.plan;
+    std::vector<uint8_t> needed(tape_.size(), 0);
+    for (int32_t i = plan.begin(s); i < plan.end(s); ++i) {
+      if (!dependsOnInput_[i] || arity(tape_.op[i]) == 0) continue;
+      const OpInfo& op = info(tape_.op[i]);
       auto mark = [&](std::string_view rule) {
-        if (mentions(rule, "a")) need[t_.a[i]] = 1;
-        if (mentions(rule, "b")) need[t_.b[i]] = 1;
-        if (mentions(rule, "r")) need[i] = 1;
+        if (mentions(rule, "a")) needed[tape_.a[i]] = 1;
+        if (mentions(rule, "b")) needed[tape_.b[i]] = 1;
+        if (mentions(rule, "r")) needed[i] = 1;
       };
-      if (var_[t_.a[i]]) mark(op.adjointA);
-      if (op.arity == 2 && var_[t_.b[i]]) mark(op.adjointB);
+      if (dependsOnInput_[tape_.a[i]]) mark(op.adjointA);
+      if (op.arity == 2 && dependsOnInput_[tape_.b[i]]) mark(op.adjointB);
     }
-    for (int32_t i = p.end(s) - 1; i >= p.begin(s); --i) {
-      if (!need[i]) continue;
-      const int ar = arity(t_.op[i]);
-      if (ar >= 1) need[t_.a[i]] = 1;
-      if (ar >= 2) need[t_.b[i]] = 1;
+    for (int32_t i = plan.end(s) - 1; i >= plan.begin(s); --i) {
+      if (!needed[i]) continue;
+      const int ar = arity(tape_.op[i]);
+      if (ar >= 1) needed[tape_.a[i]] = 1;
+      if (ar >= 2) needed[tape_.b[i]] = 1;
     }
-    return need;
+    return needed;
   }
 
   // Adds this path's value and adjoints (and squares) to the lane's Kahan sums.
-  void kahan() {
-    const std::string pre = "v";
-    for (int m = 0; m < m_; ++m) {
-      for (int k = 0; k < width_; ++k) {
+  void addToKahanSums() {
+    for (int m = 0; m < markets_; ++m) {
+      for (int k = 0; k < sumsPerMarket_; ++k) {
         std::string x;
         if (k == 0)
-          x = val(pre, t_.output, m);
+          x = value("v", tape_.output, m);
         else
-          x = var_[t_.inputNodes[k - 1]] ? adj(t_.inputNodes[k - 1], m) : lit(0.0);
-        for (int sq = 0; sq < 2; ++sq) {
-          const std::string q = std::to_string(m * 2 * width_ + sq * width_ + k);
-          const std::string term = sq ? x + " * " + x : x;
-          line("{ " + decl() + "y = " + term + " - tl_c" + q + "; " + decl() + "t = tl_s" + q + " + y; tl_c" + q +
-               " = (t - tl_s" + q + ") - y; tl_s" + q + " = t; }");
+          x = dependsOnInput_[tape_.inputNodes[k - 1]] ? adjoint(tape_.inputNodes[k - 1], m) : literal(0.0);
+        for (int squared = 0; squared < 2; ++squared) {
+          const std::string q = std::to_string(m * 2 * sumsPerMarket_ + squared * sumsPerMarket_ + k);
+          const std::string term = squared ? x + " * " + x : x;
+          line("{ " + scalarDecl() + "y = " + term + " - tl_c" + q + "; " + scalarDecl() + "t = tl_s" + q +
+               " + y; tl_c" + q + " = (t - tl_s" + q + ") - y; tl_s" + q + " = t; }");
         }
       }
     }
   }
 
-  // Fixed-order tree over the workgroup's lanes, batch_ sums at a time.
-  void reduce() {
-    const int wg = e_.workgroupSize;
-    const int q = quantities();
+  // Fixed-order tree over the workgroup's lanes, sumsPerReduction_ sums at a time.
+  void reduceWorkgroup() {
+    const int wg = emitOptions_.workgroupSize;
+    const int sums = kahanSums();
     line("// workgroup reduction: a fixed binary tree in local memory, then one partial per sum");
-    for (int lo = 0; lo < q; lo += batch_) {
-      const int hi = std::min(q, lo + batch_);
-      for (int i = lo; i < hi; ++i) line("tl_red[" + u(int64_t(i - lo) * wg) + " + tl_lid] = tl_s" + std::to_string(i) + ";");
-      line(d_.barrier);
-      open("for (" + U_ + " tl_st = " + u(wg / 2) + "; tl_st > 0u; tl_st >>= 1u) {");
+    for (int lo = 0; lo < sums; lo += sumsPerReduction_) {
+      const int hi = std::min(sums, lo + sumsPerReduction_);
+      for (int i = lo; i < hi; ++i)
+        line("tl_red[" + uintLiteral(int64_t(i - lo) * wg) + " + tl_lid] = tl_s" + std::to_string(i) + ";");
+      line(dialect_.barrier);
+      open("for (" + uintType_ + " tl_st = " + uintLiteral(wg / 2) + "; tl_st > 0u; tl_st >>= 1u) {");
       open("if (tl_lid < tl_st) {");
       for (int i = lo; i < hi; ++i) {
-        const std::string at = u(int64_t(i - lo) * wg) + " + tl_lid";
+        const std::string at = uintLiteral(int64_t(i - lo) * wg) + " + tl_lid";
         line("tl_red[" + at + "] = tl_red[" + at + "] + tl_red[" + at + " + tl_st];");
       }
       close();
-      line(d_.barrier);
+      line(dialect_.barrier);
       close();
       open("if (tl_lid == 0u) {");
       for (int i = lo; i < hi; ++i)
-        line("partials[tl_g * " + u(q) + " + " + u(i) + "] = tl_red[" + u(int64_t(i - lo) * wg) + "];");
+        line("partials[tl_g * " + uintLiteral(sums) + " + " + uintLiteral(i) + "] = tl_red[" +
+             uintLiteral(int64_t(i - lo) * wg) + "];");
       close();
-      if (hi < q) line(d_.barrier);
+      if (hi < sums) line(dialect_.barrier);
     }
   }
 
-  const Tape& t_;
-  const KernelOptions& o_;
-  const Dialect& d_;
-  EmitOptions e_;
-  int p_, m_;
-  std::string T_, U_;
-  std::vector<uint8_t> var_;
-  std::vector<int32_t> slotBase_;
-  int slots_ = 0, width_ = 1, batch_ = 1;
+  const Tape& tape_;
+  const KernelOptions& options_;
+  const Dialect& dialect_;
+  EmitOptions emitOptions_;
+  const PrecisionSpelling& types_;  // the dialect's spellings in the kernel's precision
+  int markets_;
+  std::string scalarType_, uintType_;  // the ABI's T and U
+  std::vector<uint8_t> dependsOnInput_;  // per node: computed from an input (one copy per market, an adjoint)
+  std::vector<int32_t> firstScratchSlot_;  // per stored node: its first slot in scratch, else -1
+  int scratchSlots_ = 0;
+  int sumsPerMarket_ = 1;     // the ABI's width: 1 + numInputs with greeks, else 1
+  int sumsPerReduction_ = 1;  // Kahan sums reduced together in local memory
   bool checkpointed_ = false;
-  std::string out_;
+  std::string source_;
   int indent_ = 0;
 };
 
@@ -500,15 +525,15 @@ EmittedKernel emitKernel(const Tape& tape, const KernelOptions& options, const D
   if (const std::string problem = validate(tape); !problem.empty()) throw std::invalid_argument(problem);
   if (options.markets < 1 || options.markets > 8)
     throw std::invalid_argument("markets must be 1..8 (got " + std::to_string(options.markets) + ")");
-  if (options.precision == Precision::F64 && !dialect.fp64)
+  if (options.precision == Precision::F64 && !dialect.hasFp64)
     throw std::invalid_argument("the " + dialect.name + " dialect has no fp64 kernels");
   if (emit.workgroupSize < 1 || (emit.workgroupSize & (emit.workgroupSize - 1)) != 0 || emit.workgroupSize > 1024)
     throw std::invalid_argument("workgroup size must be a power of two up to 1024");
   if (emit.pathsPerLane < 1) throw std::invalid_argument("paths per lane must be at least 1");
   if (options.kind != KernelKind::Plain) {
-    const Plan& p = options.plan;
-    if (p.bounds.size() < 2 || p.bounds.front() != 0 || p.bounds.back() != tape.size() ||
-        p.isPersistent.size() != static_cast<size_t>(tape.size()))
+    const Plan& plan = options.plan;
+    if (plan.bounds.size() < 2 || plan.bounds.front() != 0 || plan.bounds.back() != tape.size() ||
+        plan.isPersistent.size() != static_cast<size_t>(tape.size()))
       throw std::invalid_argument(std::string(toString(options.kind)) + " kernel needs a plan made for this tape");
   }
   return Emitter(tape, options, dialect, emit).run();

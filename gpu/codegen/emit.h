@@ -59,6 +59,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -67,24 +68,39 @@
 
 namespace tapelab {
 
-// A target language as a table of spellings. Index [0] is fp32, [1] fp64.
+// What a dialect spells differently in fp32 and fp64 kernels.
+struct PrecisionSpelling {
+  std::string scalar;         // "float", "double"
+  std::string literalSuffix;  // "f" for a float in C, "lf" for a double in GLSL, else ""
+  // Bit casts between the float and its same-width unsigned integer(s), and that
+  // integer type; fp64 in GLSL goes through uvec2 (unpackDouble2x32).
+  std::string floatToBits, bitsToFloat, bitsType;
+  // The functions tape/ops.def's rules call, keyed by their identifier there
+  // (exp, log, sqrt, sel): a rule calling one missing here fails at emit time.
+  std::map<std::string, std::string, std::less<>> functions;
+};
+
+// A target language as a table of spellings (dialects.cpp builds the C
+// dialects from one C base, GLSL on its own).
 struct Dialect {
   std::string name;          // "glsl", "opencl", "cuda", "hip"
-  bool fp64 = true;          // the dialect has exp/log/sqrt in double
+  bool hasFp64 = true;       // fp64 kernels (GLSL has no exp/log in double)
   std::string prologue;      // first lines: #version, extensions, pragmas
   std::string fp64Prologue;  // added after the prologue for fp64 kernels
 
-  std::string scalar[2];        // "float", "double"
-  std::string literalSuffix[2]; // float literal "f" in C, ""; double "lf" in GLSL
+  PrecisionSpelling fp32, fp64;
+  const PrecisionSpelling& spelling(Precision precision) const {
+    return precision == Precision::F32 ? fp32 : fp64;
+  }
+  // The name of ops.def's function `identifier` in `precision`; throws
+  // std::invalid_argument naming both when the dialect has none.
+  const std::string& function(Precision precision, std::string_view identifier) const;
+
   std::string uintType;         // "uint", "unsigned int"
   bool cCasts = true;           // (T)(x) rather than T(x)
-  // Bit casts between a float and its same-width unsigned integer(s), and that
-  // integer type; fp64 in GLSL goes through uvec2 (unpackDouble2x32).
-  std::string floatToBits[2], bitsToFloat[2], bitsType[2];
   std::string mulHi;            // high 32 bits of a 32x32 product: f(a, b)
-  std::string math[2][3];       // exp, log, sqrt per precision
   std::string precise;          // "precise " in GLSL; "" where contraction is off globally
-  std::string funcQualifier;    // helper functions: "", "static inline ", "__device__ __forceinline__ "
+  std::string helperQualifier;  // helper functions: "", "static inline ", "static __device__ __forceinline__ "
   std::string helpers;          // dialect-only helpers (GLSL: tl_mulhi over umulExtended)
 
   // The kernel's frame, with $T (scalar), $U (uint), $WG (workgroup size),
@@ -93,7 +109,7 @@ struct Dialect {
   // opens the body; kernelEnd closes it.
   std::string kernelBegin, kernelEnd;
   std::string entry;            // entry-point name ("main" in GLSL)
-  std::string param;            // prefix of a scalar parameter: "pc." or ""
+  std::string paramPrefix;      // before a scalar parameter's name: "pc." or ""
   std::string localId, groupId; // as U expressions
   std::string barrier;          // workgroup barrier with local-memory fence, a statement
   std::string dontUnroll;       // loop prefix asking the compiler to keep the loop rolled
