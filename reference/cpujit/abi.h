@@ -1,29 +1,23 @@
 // The interface between cpu-jit's host code and a generated shared object.
-// The argument struct is written once, here, and pasted into the generated
-// source as text, so both sides always agree on its layout.
+// Both sides compile this header: the host includes it, and its text is
+// embedded in every kernel (runtime/driver.h includes it), so they always
+// agree on the argument struct's layout.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 
-#define TAPELAB_JIT_BLOCK_ARGS                                                               \
-  struct JitBlockArgs {                                                                      \
-    const void* inputs;   /* markets x inputs values, already in the kernel's precision */  \
-    std::uint64_t markets;                                                                   \
-    std::uint64_t seed;                                                                      \
-    std::uint64_t lo, hi; /* the block's paths [lo, hi) */                                   \
-    std::uint64_t opaque; /* 0 at run time; unknown to the compiler */                      \
-    void* workspace;      /* tapelab_cpujit_workspace(markets) bytes */                      \
-    double* partial;      /* markets x 2 x (1 + inputs): sums, then sums of squares */       \
-  };
-
-#define TAPELAB_JIT_STR2(...) #__VA_ARGS__
-#define TAPELAB_JIT_STR(...) TAPELAB_JIT_STR2(__VA_ARGS__)
-
 namespace tapelab::jitabi {
 
-TAPELAB_JIT_BLOCK_ARGS
+struct JitBlockArgs {
+  const void* inputs;     // markets x inputs values, already in the kernel's precision
+  std::uint64_t markets;
+  std::uint64_t seed;
+  std::uint64_t lo, hi;   // the block's paths [lo, hi)
+  std::uint64_t opaque;   // 0 at run time; unknown to the compiler
+  void* workspace;        // tapelab_cpujit_workspace(markets) bytes
+  double* partial;        // markets x 2 x (1 + inputs): sums, then sums of squares
+};
 
-inline constexpr const char* kBlockArgsText = TAPELAB_JIT_STR(TAPELAB_JIT_BLOCK_ARGS);
 inline constexpr int kVersion = 1;
 
 // Exported by every generated object (extern "C"):

@@ -25,7 +25,8 @@
 //   - Sums: per-lane Kahan sums (in T) of the value, each adjoint and their
 //     squares over one block of paths; lanes combined in lane order in double.
 //
-// Exported symbols (C linkage): see kJitAbi and JitBlockArgs in cpujit_abi.h.
+// The fixed code around the tape (types, draws, exp/log, the exported
+// functions of abi.h) is runtime/*.h, embedded at build time (runtime_text.h).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -55,8 +56,8 @@ struct JitSource {
 // Throws std::invalid_argument when the plan does not belong to the tape.
 JitSource emitCpuJit(const Tape& tape, const JitSpec& spec);
 
-// The fixed part every kernel starts with (types, Philox, quantile, exp/log
-// wrappers), ending inside an anonymous namespace: for probes and tests.
+// The fixed part every kernel starts with (the precision, then runtime/runtime.h:
+// types, Philox, quantile, exp/log), ending inside an anonymous namespace: for probes and tests.
 std::string cpuJitPrelude(Precision precision);
 
 }  // namespace tapelab

@@ -1,0 +1,309 @@
+// cpu-jit kernel runtime: the draws. Philox4x32-10 words, W paths x many draw
+// indices at a time, turned into uniforms and normals with tape/philox.h's
+// constants and in its order of operations, and the per-batch draw cache.
+#pragma once
+#include <array>
+
+#include "reference/cpujit/runtime/math.h"
+#include "tape/philox.h"
+
+namespace {
+constexpr std::uint32_t kM0 = tapelab::kPhiloxM0, kM1 = tapelab::kPhiloxM1;  // multipliers
+constexpr std::uint32_t kW0 = tapelab::kPhiloxW0, kW1 = tapelab::kPhiloxW1;  // key bumps
+
+// Acklam's coefficients in T (the same conversion as the interpreter's T(x)).
+template <std::size_t N>
+constexpr std::array<T, N> tl_coefficients(const double (&c)[N]) {
+  std::array<T, N> r{};
+  for (std::size_t i = 0; i < N; ++i) r[i] = T(c[i]);
+  return r;
+}
+constexpr auto kA = tl_coefficients(tapelab::kNormalA);
+constexpr auto kB = tl_coefficients(tapelab::kNormalB);
+constexpr auto kC = tl_coefficients(tapelab::kNormalC);
+constexpr auto kD = tl_coefficients(tapelab::kNormalD);
+constexpr T kLow = T(tapelab::kNormalLow);
+
+// 32x32 -> 64-bit products per lane: hi words from the even/odd 64-bit
+// products, lo words from the 32-bit multiply.
+template <class V>
+inline void tl_mulhilo(std::uint32_t m, const V& a, V& hi, V& lo) {
+#if XSIMD_WITH_AVX512F
+  if constexpr (sizeof(V) == 64) {
+    const __m512i mm = _mm512_set1_epi64(m), x = a;
+    const __m512i pe = _mm512_mul_epu32(x, mm), po = _mm512_mul_epu32(_mm512_srli_epi64(x, 32), mm);
+    hi = V(_mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(pe, 32), po));
+    lo = V(_mm512_mullo_epi32(x, _mm512_set1_epi32(static_cast<int>(m))));
+    return;
+  }
+#endif
+#if XSIMD_WITH_AVX2
+  if constexpr (sizeof(V) == 32) {
+    const __m256i mm = _mm256_set1_epi64x(m), x = a;
+    const __m256i pe = _mm256_mul_epu32(x, mm), po = _mm256_mul_epu32(_mm256_srli_epi64(x, 32), mm);
+    hi = V(_mm256_blend_epi32(_mm256_srli_epi64(pe, 32), po, 0xAA));
+    lo = V(_mm256_mullo_epi32(x, _mm256_set1_epi32(static_cast<int>(m))));
+    return;
+  }
+#endif
+#if XSIMD_WITH_SSE4_1
+  if constexpr (sizeof(V) == 16) {
+    const __m128i mm = _mm_set1_epi64x(m), x = a;
+    const __m128i pe = _mm_mul_epu32(x, mm), po = _mm_mul_epu32(_mm_srli_epi64(x, 32), mm);
+    hi = V(_mm_blend_epi16(_mm_srli_epi64(pe, 32), po, 0xCC));
+    lo = V(_mm_mullo_epi32(x, _mm_set1_epi32(static_cast<int>(m))));
+    return;
+  }
+#endif
+  alignas(64) std::uint32_t av[P], h[P], l[P];
+  a.store_aligned(av);
+  for (std::size_t e = 0; e < P; ++e) {
+    const std::uint64_t prod = std::uint64_t{m} * av[e];
+    h[e] = static_cast<std::uint32_t>(prod >> 32);
+    l[e] = static_cast<std::uint32_t>(prod);
+  }
+  hi = V::load_aligned(h);
+  lo = V::load_aligned(l);
+}
+
+// Philox4x32-10, word 0, of G independent calls at once (the rounds of one
+// call are a chain of multiplies; G chains interleaved keep the multipliers
+// busy). Call g has counters {c0[g], 0, c2, c3} and key {k0, k1}.
+template <std::size_t G>
+inline void tl_philox_words(const U* c0in, const U& c2in, const U& c3in, std::uint32_t k0, std::uint32_t k1, U* out) {
+  U c0[G], c1[G], c2[G], c3[G];
+#pragma GCC unroll 16
+  for (std::size_t g = 0; g < G; ++g) {
+    c0[g] = c0in[g];
+    c1[g] = U(0u);
+    c2[g] = c2in;
+    c3[g] = c3in;
+  }
+#pragma GCC unroll 10
+  for (int r = 0; r < 10; ++r) {
+    const U key0(k0 + static_cast<std::uint32_t>(r) * kW0), key1(k1 + static_cast<std::uint32_t>(r) * kW1);
+#pragma GCC unroll 16
+    for (std::size_t g = 0; g < G; ++g) {
+      U hi0, lo0, hi1, lo1;
+      tl_mulhilo(kM0, c0[g], hi0, lo0);
+      tl_mulhilo(kM1, c2[g], hi1, lo1);
+      c0[g] = hi1 ^ c1[g] ^ key0;
+      c1[g] = lo1;
+      c2[g] = hi0 ^ c3[g] ^ key1;
+      c3[g] = lo0;
+    }
+  }
+#pragma GCC unroll 16
+  for (std::size_t g = 0; g < G; ++g) out[g] = c0[g];
+}
+
+// The P/W batches of uniforms u = ((w >> 9) + 0.5) * 2^-23 in one call's
+// words (w >> 9 < 2^23: exact in T); lanes e of call give batch e / W.
+template <class BT>  // a template, so the branches for other targets are never instantiated
+inline void tl_uniforms(const U& words, BT* u) {
+  const U shifted = words >> 9;
+  const BT half(T(0.5)), scale(T(1.1920928955078125e-07));
+  if constexpr (std::is_same_v<T, float> && P == W) {
+    u[0] = (xsimd::batch_cast<T>(xsimd::bitwise_cast<xsimd::batch<std::int32_t>>(shifted)) + half) * scale;
+    return;
+  }
+#if XSIMD_WITH_AVX512F
+  if constexpr (std::is_same_v<T, double> && sizeof(U) == 64 && P == 2 * W) {
+    const __m512i x = shifted;
+    u[0] = (BT(_mm512_cvtepi32_pd(_mm512_castsi512_si256(x))) + half) * scale;
+    u[1] = (BT(_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(x, 1))) + half) * scale;
+    return;
+  }
+#endif
+#if XSIMD_WITH_AVX2
+  if constexpr (std::is_same_v<T, double> && sizeof(U) == 32 && P == 2 * W) {
+    const __m256i x = shifted;
+    u[0] = (BT(_mm256_cvtepi32_pd(_mm256_castsi256_si128(x))) + half) * scale;
+    u[1] = (BT(_mm256_cvtepi32_pd(_mm256_extracti128_si256(x, 1))) + half) * scale;
+    return;
+  }
+#endif
+  alignas(64) std::uint32_t w[P];
+  shifted.store_aligned(w);
+  for (std::size_t r = 0; r < P / W; ++r) {
+    alignas(64) T t[W];
+    for (std::size_t l = 0; l < W; ++l) t[l] = static_cast<T>(static_cast<std::int32_t>(w[r * W + l]));
+    u[r] = (BT::load_aligned(t) + half) * scale;
+  }
+}
+
+// tape/philox.h's normalQuantile, in two halves. The central branch for
+// every lane; the tail branch (u < low or u > high) only for lanes that need
+// it (each op is lane-wise, so where a lane is computed does not change it).
+inline B tl_central(const B& u) {
+  const B q = u - B(T(0.5));
+  const B r = q * q;
+  const B num = (((((B(kA[0]) * r + B(kA[1])) * r + B(kA[2])) * r + B(kA[3])) * r + B(kA[4])) * r + B(kA[5])) * q;
+  const B den = ((((B(kB[0]) * r + B(kB[1])) * r + B(kB[2])) * r + B(kB[3])) * r + B(kB[4])) * r + B(T(1));
+  return num / den;
+}
+// tl_central of N batches, step by step across the batches: N independent
+// chains in flight instead of one (the same operations on every lane).
+template <std::size_t N>
+inline void tl_central_n(const B* u, B* z) {
+  B q[N], r[N], num[N], den[N];
+#pragma GCC unroll 16
+  for (std::size_t i = 0; i < N; ++i) {
+    q[i] = u[i] - B(T(0.5));
+    r[i] = q[i] * q[i];
+    num[i] = B(kA[0]) * r[i];
+    den[i] = B(kB[0]) * r[i];
+  }
+#pragma GCC unroll 16
+  for (std::size_t i = 0; i < N; ++i) {
+    num[i] = (num[i] + B(kA[1])) * r[i];
+    den[i] = (den[i] + B(kB[1])) * r[i];
+  }
+#pragma GCC unroll 16
+  for (std::size_t i = 0; i < N; ++i) {
+    num[i] = (num[i] + B(kA[2])) * r[i];
+    den[i] = (den[i] + B(kB[2])) * r[i];
+  }
+#pragma GCC unroll 16
+  for (std::size_t i = 0; i < N; ++i) {
+    num[i] = (num[i] + B(kA[3])) * r[i];
+    den[i] = (den[i] + B(kB[3])) * r[i];
+  }
+#pragma GCC unroll 16
+  for (std::size_t i = 0; i < N; ++i) {
+    num[i] = ((num[i] + B(kA[4])) * r[i] + B(kA[5])) * q[i];
+    den[i] = (den[i] + B(kB[4])) * r[i] + B(T(1));
+    z[i] = num[i] / den[i];
+  }
+}
+inline BB tl_tails(const B& u) {
+  const B low(kLow);
+  const B high = B(T(1)) - low;
+  return (u < low) | (u > high);
+}
+inline B tl_tail(const B& u) {
+  const BB lower = u < B(kLow);
+  const B tail = xsimd::select(lower, u, B(T(1)) - u);
+  const B qt = xsimd::sqrt(B(T(-2)) * tl_log(tail));
+  const B tn = ((((B(kC[0]) * qt + B(kC[1])) * qt + B(kC[2])) * qt + B(kC[3])) * qt + B(kC[4])) * qt + B(kC[5]);
+  const B td = (((B(kD[0]) * qt + B(kD[1])) * qt + B(kD[2])) * qt + B(kD[3])) * qt + B(T(1));
+  const B x = tn / td;
+  return xsimd::select(lower, x, -x);
+}
+inline B tl_quantile(const B& u) { return xsimd::select(tl_tails(u), tl_tail(u), tl_central(u)); }
+
+// Lane l of the mask as bit l.
+template <class M>  // a template, so the branches for other targets are never instantiated
+inline std::uint64_t tl_bits(const M& m) {
+#if XSIMD_WITH_AVX
+  if constexpr (sizeof(M) == 32 && std::is_same_v<T, float>) return static_cast<std::uint32_t>(_mm256_movemask_ps(m));
+  if constexpr (sizeof(M) == 32 && std::is_same_v<T, double>) return static_cast<std::uint32_t>(_mm256_movemask_pd(m));
+#endif
+#if XSIMD_WITH_SSE2
+  if constexpr (sizeof(M) == 16 && std::is_same_v<T, float>) return static_cast<std::uint32_t>(_mm_movemask_ps(m));
+  if constexpr (sizeof(M) == 16 && std::is_same_v<T, double>) return static_cast<std::uint32_t>(_mm_movemask_pd(m));
+#endif
+  std::uint64_t bits = 0;
+  for (std::size_t l = 0; l < W; ++l) bits |= std::uint64_t{m.get(l)} << l;
+  return bits;
+}
+
+// Tail lanes gathered from many draws, W at a time, so the tail's log is
+// paid per W tail lanes rather than per batch with any tail lane.
+struct TlTails {
+  alignas(64) T u[W];
+  std::size_t at[W];  // T offset of the lane in the draw cache
+  std::size_t n = 0;
+  void add(const B& uk, BB tails, std::size_t base, T* z) {
+    alignas(64) T lanes[W];
+    uk.store_aligned(lanes);
+    for (std::uint64_t bits = tl_bits(tails); bits != 0; bits &= bits - 1) {
+      const std::size_t l = static_cast<std::size_t>(__builtin_ctzll(bits));
+      u[n] = lanes[l];
+      at[n] = base + l;
+      if (++n == W) flush(z);
+    }
+  }
+  void flush(T* z) {
+    if (n == 0) return;
+    for (std::size_t l = n; l < W; ++l) u[l] = T(0.5);
+    alignas(64) T x[W];
+    tl_tail(B::load_aligned(u)).store_aligned(x);
+    for (std::size_t l = 0; l < n; ++l) z[at[l]] = x[l];
+    n = 0;
+  }
+};
+
+// Counters of Philox calls: lane e is path first + e % W, draw kbase + e / W.
+struct TlCounters {
+  static constexpr std::uint32_t R = static_cast<std::uint32_t>(P / W);  // draws per call
+  U off, plo, phi;
+  std::uint32_t k0, k1;
+  TlCounters(std::uint64_t seed, std::uint64_t first) {
+    alignas(64) std::uint32_t o[P], lo[P], hi[P];
+    for (std::size_t e = 0; e < P; ++e) {
+      const std::uint64_t path = first + e % W;
+      o[e] = static_cast<std::uint32_t>(e / W);
+      lo[e] = static_cast<std::uint32_t>(path);
+      hi[e] = static_cast<std::uint32_t>(path >> 32);
+    }
+    off = U::load_aligned(o);
+    plo = U::load_aligned(lo);
+    phi = U::load_aligned(hi);
+    k0 = static_cast<std::uint32_t>(seed);
+    k1 = static_cast<std::uint32_t>(seed >> 32);
+  }
+  // Uniforms of draws kbase .. kbase + G*R - 1, one batch each.
+  template <std::size_t G>
+  void uniforms(std::uint32_t kbase, B* u) const {
+    U c0[G], w[G];
+#pragma GCC unroll 16
+    for (std::size_t g = 0; g < G; ++g) c0[g] = U(kbase + static_cast<std::uint32_t>(g) * R) + off;
+    tl_philox_words<G>(c0, plo, phi, k0, k1, w);
+#pragma GCC unroll 16
+    for (std::size_t g = 0; g < G; ++g) tl_uniforms(w[g], u + g * R);
+  }
+};
+
+// The draw cache: z[k], k < count, of paths first .. first + W - 1. Draws
+// past count in the last group are computed and dropped (pure functions).
+static TL_NOINLINE void tl_fill_draws(B* z, std::uint64_t seed, std::uint64_t first, std::uint32_t count) {
+  constexpr std::size_t G = 4;
+  constexpr std::uint32_t R = TlCounters::R;
+  const TlCounters c(seed, first);
+  T* zs = reinterpret_cast<T*>(z);  // the cache as scalars, for the tail lanes
+  TlTails tails;
+  B u[G * R];
+  for (std::uint32_t kb = 0; kb < count; kb += G * R) {
+    c.uniforms<G>(kb, u);
+    const std::uint32_t m = count - kb < G * R ? count - kb : G * R;
+    B central[G * R];
+    tl_central_n<G * R>(u, central);
+    for (std::uint32_t r = 0; r < m; ++r) {
+      z[kb + r] = central[r];
+      const BB t = tl_tails(u[r]);
+      if (xsimd::any(t)) tails.add(u[r], t, std::size_t{kb + r} * W, zs);
+    }
+  }
+  tails.flush(zs);
+}
+
+// The draw cache for sparse indices: z[s] is draw ks[s], s < count.
+static TL_NOINLINE void tl_fill_draw_list(B* z, std::uint64_t seed, std::uint64_t first, const std::uint32_t* ks,
+                                          std::uint32_t count) {
+  constexpr std::uint32_t R = TlCounters::R;
+  const TlCounters c(seed, first);
+  T* zs = reinterpret_cast<T*>(z);
+  TlTails tails;
+  B u[R];
+  for (std::uint32_t s = 0; s < count; ++s) {
+    const std::uint32_t base = ks[s] / R * R;
+    c.uniforms<1>(base, u);
+    const B& us = u[ks[s] - base];
+    z[s] = tl_central(us);
+    const BB t = tl_tails(us);
+    if (xsimd::any(t)) tails.add(us, t, std::size_t{s} * W, zs);
+  }
+  tails.flush(zs);
+}
+}  // namespace
