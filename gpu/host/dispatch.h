@@ -1,12 +1,15 @@
-// The host half of the kernel ABI in emit.h, shared by every GPU runtime:
-// scalar parameters, how a run is split into dispatches, the inputs buffer,
-// the double reduction of the groups' partials, and dumping the source.
+// The host half of the kernel ABI in gpu/codegen/emit.h, shared by every GPU
+// runtime: scalar parameters, how a run is split into dispatches and how many
+// groups one may hold, the inputs buffer, the double reduction of the groups'
+// partials, and the run loop itself. A runtime supplies only its API calls
+// (DispatchRunner below).
 #pragma once
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
-#include "api/engine.h"
+#include "engine/engine.h"
 #include "gpu/codegen/emit.h"
 
 namespace tapelab {
@@ -33,27 +36,17 @@ struct Dispatch {
 std::vector<Dispatch> planDispatches(const EmittedKernel& kernel, uint64_t firstPath, uint64_t paths,
                                      uint64_t seed, uint32_t maxGroups);
 
-// TAPELAB_PATH_OFFSET: the index of a run's first path (default 0), honoured
-// by every GPU engine so tests can price paths beyond 2^32. Throws
-// std::invalid_argument naming the variable for a malformed value.
-uint64_t pathOffsetFromEnvironment();
+// Groups per dispatch: the engine's own limit, lowered to `requested`
+// (KernelKnobs::maxGroups; 0 = no request). Results do not depend on it.
+uint32_t dispatchGroupCap(uint32_t engineLimit, uint32_t requested);
 
-// TAPELAB_MAX_GROUPS: at most this many groups per dispatch (default: the
-// engine's own limit, `engineLimit`); planDispatches applies it, so every GPU
-// engine honours it. Results do not depend on it (the chunking property and
-// dispatch-size experiments set it). Throws std::invalid_argument naming the
-// variable for a value that is not a positive 32-bit integer.
-uint32_t maxGroupsFromEnvironment(uint32_t engineLimit);
-
-// TAPELAB_SCRATCH_BUDGET: bytes of scratch buffer one launch may use (0 when unset:
-// the engine derives it from the device), so a test can force a launch to be chunked.
-uint64_t scratchBudgetFromEnvironment();
-
-// The emitter's knobs for runtimes: defaults, except TAPELAB_OPAQUE=0 (an
-// experiment: drop the opaque identity to see the compiler merge the
-// recomputation) and TAPELAB_UNROLL_DRAWS=0|1 (keep Philox's rounds rolled).
-// Throws std::invalid_argument for a malformed value.
-EmitOptions emitOptionsFromEnvironment();
+// Groups per dispatch for a scratch kernel: one dispatch's scratch buffer
+// (groups * workgroupSize * scratchSlots values) must fit `budgetBytes` and be
+// indexable in 32 bits; at most `engineLimit`. Kernels without scratch get
+// engineLimit. Throws std::runtime_error "<engine>: one workgroup's scratch
+// (N bytes) exceeds the scratch budget of M bytes<where>" when not even one fits.
+uint32_t scratchGroupCap(const EmittedKernel& kernel, uint32_t engineLimit, uint64_t budgetBytes,
+                         const std::string& engine, const std::string& where = "");
 
 // The inputs buffer: market m's input k at m*numInputs + k, in the kernel's
 // precision. Throws std::invalid_argument on a shape mismatch.
@@ -73,26 +66,25 @@ class PartialSums {
   std::vector<double> sums_;  // per market: width sums then width squares
 };
 
-// 128-bit FNV-1a-based content hash as 32 hex digits, for cache keys and dump names.
-std::string contentHash(const std::string& text);
+// What a GPU runtime does for a run; runDispatches does the rest.
+class DispatchRunner {
+ public:
+  virtual ~DispatchRunner() = default;
+  // Buffers for dispatches of up to `maxGroups` groups (the run has `dispatches`
+  // of them), and the packed inputs uploaded.
+  virtual void upload(const std::vector<unsigned char>& inputs, uint32_t maxGroups, size_t dispatches) = 0;
+  // How many dispatches one launch() may take (Vulkan records several per submit).
+  virtual size_t dispatchesPerLaunch() const { return 1; }
+  // Runs `batch` in order and adds each dispatch's partials to `sums`, in order.
+  virtual void launch(std::span<const Dispatch> batch, PartialSums& sums) = 0;
+};
 
-// Where to dump sources: options.dumpDir, else TAPELAB_DUMP, else "".
-std::string dumpDirFor(const KernelOptions& options);
-
-// Writes `source` to DIR/tapelab-<stem>-<hash>.<ext> (creating DIR) and
-// returns the path; "" when dir is "". Throws std::runtime_error when it
-// cannot write.
-std::string dumpSource(const std::string& dir, const std::string& stem, const std::string& ext,
-                       const std::string& source);
-
-// A file holding `source` for an error message: `dumped` (the TAPELAB_DUMP copy) when
-// there is one, else a copy written now to $TMPDIR/tapelab-failed/, else a hint to
-// set TAPELAB_DUMP. Never throws: it runs while another error is being reported.
-std::string sourceForError(const std::string& dumped, const std::string& stem, const std::string& ext,
-                           const std::string& source) noexcept;
-
-// TAPELAB_CACHE_DIR, else $XDG_CACHE_HOME/tapelab, else $HOME/.cache/tapelab;
-// "" when none can be determined or TAPELAB_CACHE_DIR=off.
-std::string gpuCacheDir();
+// One run: inputs packed, paths split into dispatches of at most
+// dispatchGroupCap(groupLimit, knobs.maxGroups) groups from knobs.pathOffset,
+// launched through `runner`, partials summed in block order; seconds timed.
+// Throws std::invalid_argument for zero paths or inputs of the wrong shape.
+RunResult runDispatches(const EmittedKernel& kernel, const KernelKnobs& knobs, uint32_t groupLimit,
+                        const std::vector<std::vector<double>>& inputs, uint64_t paths, uint64_t seed,
+                        DispatchRunner& runner);
 
 }  // namespace tapelab

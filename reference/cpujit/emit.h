@@ -31,7 +31,7 @@
 #include <string>
 #include <vector>
 
-#include "api/engine.h"
+#include "engine/engine.h"
 #include "planner/plan.h"
 #include "tape/tape.h"
 
