@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "api/engine.h"
+#include "engine/engine.h"
 #include "planner/plan.h"
 #include "tape/tape.h"
 
