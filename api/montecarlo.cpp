@@ -1,52 +1,11 @@
 #include "api/montecarlo.h"
 
-#include <charconv>
-#include <cstdlib>
 #include <stdexcept>
 
 #include "api/registry.h"
 #include "planner/strategies.h"
 
 namespace tapelab {
-
-KernelKind parseKernelKind(const std::string& s, const std::string& what) {
-  if (s == "plain") return KernelKind::Plain;
-  if (s == "register") return KernelKind::Register;
-  if (s == "scratch") return KernelKind::Scratch;
-  throw std::invalid_argument(what + ": unknown kernel '" + s + "' (plain, register, scratch)");
-}
-
-ScratchLayout parseLayout(const std::string& s, const std::string& what) {
-  if (s == "aos") return ScratchLayout::AoS;
-  if (s == "soa") return ScratchLayout::SoA;
-  throw std::invalid_argument(what + ": unknown layout '" + s + "' (aos, soa)");
-}
-
-int parsePositiveInt(const std::string& s, const std::string& what) {
-  int v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size() || v < 1)
-    throw std::invalid_argument(what + ": expected a positive integer, got '" + s + "'");
-  return v;
-}
-
-RunConfig RunConfig::fromEnvironment() {
-  RunConfig c;
-  auto env = [](const char* name) -> std::optional<std::string> {
-    const char* v = std::getenv(name);
-    if (!v || !*v) return std::nullopt;
-    return std::string(v);
-  };
-  if (auto v = env("TAPELAB_ENGINE")) c.engine = *v;
-  if (auto v = env("TAPELAB_CKPT")) c.checkpoint = *v;
-  if (auto v = env("TAPELAB_CKPT_NODES")) c.ckptNodes = parsePositiveInt(*v, "TAPELAB_CKPT_NODES");
-  if (auto v = env("TAPELAB_SEGLEN")) c.segLen = parsePositiveInt(*v, "TAPELAB_SEGLEN");
-  if (auto v = env("TAPELAB_STRATEGY")) c.strategy = *v;
-  if (auto v = env("TAPELAB_KERNEL")) c.kernel = parseKernelKind(*v, "TAPELAB_KERNEL");
-  if (auto v = env("TAPELAB_SCRATCH_LAYOUT")) c.layout = parseLayout(*v, "TAPELAB_SCRATCH_LAYOUT");
-  if (auto v = env("TAPELAB_DUMP")) c.dumpDir = *v;
-  return c;
-}
 
 KernelOptions resolveKernel(const Tape& tape, const RunConfig& c, const EngineCaps& caps) {
   KernelOptions o;
@@ -56,34 +15,22 @@ KernelOptions resolveKernel(const Tape& tape, const RunConfig& c, const EngineCa
   if (o.precision == Precision::F64 && !caps.fp64) throw std::invalid_argument("this engine has no fp64");
   if (o.precision == Precision::F32 && !caps.fp32) throw std::invalid_argument("this engine has no fp32");
   // A strategy name is checked even when this tape ends up uncut: a typo is an error, not a no-op.
-  if (c.strategy) {
-    std::string known;
-    bool found = false;
-    for (const auto& s : strategies()) {
-      found |= s.name == *c.strategy;
-      known += (known.empty() ? "" : ", ") + s.name;
-    }
-    if (!found) throw std::invalid_argument("unknown strategy '" + *c.strategy + "' (known: " + known + ")");
-  }
+  if (c.strategy) findStrategy(*c.strategy);
   o.greeks = c.greeks;
   o.layout = c.layout;
   o.dumpDir = c.dumpDir;
+  o.knobs = c.kernelKnobs;
 
   // Segments: "off" = 1, "auto" = c.segments when the tape is long enough, N = N.
   int segments = 1;
-  bool explicitSegments = false;
-  if (c.checkpoint == "off") {
-    segments = 1;
-  } else if (c.checkpoint == "auto") {
-    segments = tape.size() >= c.ckptNodes ? c.segments : 1;
-  } else {
-    int v = 0;
-    auto [p, ec] = std::from_chars(c.checkpoint.data(), c.checkpoint.data() + c.checkpoint.size(), v);
-    if (ec != std::errc() || p != c.checkpoint.data() + c.checkpoint.size() || v < 1)
+  const bool explicitSegments = c.checkpoint.mode == Checkpoint::Mode::Segments;
+  const bool automatic = c.checkpoint.mode == Checkpoint::Mode::Auto;
+  if (automatic) segments = tape.size() >= c.ckptNodes ? c.segments : 1;
+  if (explicitSegments) {
+    if (c.checkpoint.segments < 1)
       throw std::invalid_argument("--checkpoint: expected off, auto or a positive segment count, got '" +
-                                  c.checkpoint + "'");
-    segments = v;
-    explicitSegments = true;
+                                  c.checkpoint.text() + "'");
+    segments = c.checkpoint.segments;
   }
   if (segments > tape.size())
     throw std::invalid_argument("--checkpoint: " + std::to_string(segments) + " segments exceed the tape's " +
@@ -91,7 +38,7 @@ KernelOptions resolveKernel(const Tape& tape, const RunConfig& c, const EngineCa
 
   KernelKind kind = c.kernel.value_or(segments > 1 ? KernelKind::Register : KernelKind::Plain);
   // An explicit checkpointed kernel with checkpointing left on auto on a short tape still checkpoints.
-  if (kind != KernelKind::Plain && segments == 1 && !explicitSegments && c.checkpoint == "auto")
+  if (kind != KernelKind::Plain && segments == 1 && automatic)
     segments = std::min<int>(c.segments, tape.size());
   if (kind != KernelKind::Plain && segments == 1 && c.kernel) {
     throw std::invalid_argument(std::string("--kernel ") + toString(kind) + " needs checkpointing on (--checkpoint 1 is off)");
@@ -212,14 +159,14 @@ Pricer MonteCarlo::build() const {
       throw std::invalid_argument("the tape has no input named '" + name + "'");
   }
   const EngineEntry& entry = findEngine(config_.engine);
-  const EngineCaps caps = engineCaps(entry);
+  const EngineCaps caps = engineCaps(entry, config_.engineSettings);
   if (!caps.usable) throw EngineUnavailable("engine '" + entry.name + "' is not usable here: " + caps.reason);
   if (markets_ < 1 || markets_ > caps.maxMarkets)
     throw std::invalid_argument("markets per dispatch must be in 1.." + std::to_string(caps.maxMarkets));
   p.options_ = resolveKernel(p.tape_, config_, caps);
   p.options_.markets = markets_;
   p.engine_ = entry.name;
-  p.kernel_ = entry.make()->compile(p.tape_, p.options_);
+  p.kernel_ = entry.make(config_.engineSettings)->compile(p.tape_, p.options_);
   return p;
 }
 

@@ -4,9 +4,9 @@
 //                .steps(252).greeks().fp32().on("vulkan").build().run(300000, 42);
 //   r.price(); r.greek("spot"); r.stderrOf("spot"); r.pathsPerSecond();
 //
-// and the knobs every front end shares (RunConfig), resolved the same way for
-// the CLI, the experiments and the tests: flags override TAPELAB_* variables,
-// which override the defaults.
+// and the knobs every front end shares (RunConfig, api/knobs.h), resolved the
+// same way for the CLI, the experiments and the tests: flags override TAPELAB_*
+// variables, which override the defaults.
 #pragma once
 #include <functional>
 #include <memory>
@@ -14,37 +14,14 @@
 #include <string>
 #include <vector>
 
-#include "api/engine.h"
+#include "api/knobs.h"
+#include "engine/engine.h"
 #include "tape/products/products.h"
 
 namespace tapelab {
 
-// Checkpointing and kernel knobs.
-struct RunConfig {
-  std::string engine = "reference";
-  std::optional<Precision> precision;      // default: the engine's (fp32 on GPUs, fp64 on CPUs)
-  bool greeks = true;
-  std::string checkpoint = "auto";         // "auto", "off" or a segment count (1 = off)
-  int ckptNodes = 768;                     // auto: checkpoint tapes of at least this many nodes
-  int segments = 16;                       // auto's segment count
-  std::optional<std::string> strategy;     // default: window (uniform for scratch kernels)
-  int segLen = 0;                          // scratch / uniform: 0 = max(48, round(sqrt(n)))
-  std::optional<KernelKind> kernel;        // default: plain, or register when checkpointing
-  ScratchLayout layout = ScratchLayout::SoA;
-  std::string dumpDir;
-
-  // Defaults overridden by TAPELAB_CKPT, TAPELAB_CKPT_NODES, TAPELAB_SEGLEN,
-  // TAPELAB_STRATEGY, TAPELAB_KERNEL, TAPELAB_SCRATCH_LAYOUT, TAPELAB_DUMP,
-  // TAPELAB_ENGINE. Throws std::invalid_argument naming the variable.
-  static RunConfig fromEnvironment();
-};
-
-// Parsers shared by flags and variables; throw std::invalid_argument("what: why").
-KernelKind parseKernelKind(const std::string& s, const std::string& what);
-ScratchLayout parseLayout(const std::string& s, const std::string& what);
-int parsePositiveInt(const std::string& s, const std::string& what);
-
-// The kernel a RunConfig asks for on this tape: kind, plan, precision.
+// The kernel a RunConfig asks for on this tape: kind, plan, precision, and the
+// config's dump directory and kernel knobs.
 KernelOptions resolveKernel(const Tape& tape, const RunConfig& config, const EngineCaps& caps);
 
 struct Result {

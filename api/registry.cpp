@@ -25,33 +25,33 @@ const std::vector<EngineEntry>& engineRegistry() {
   static const std::vector<EngineEntry> entries = [] {
     std::vector<EngineEntry> e;
     e.push_back({"reference", "interpreter, double: the living definition",
-                 [] { return makeReferenceEngine(ReferenceScalar::Double); }, ""});
+                 [](const EngineSettings& s) { return makeReferenceEngine(ReferenceScalar::Double, s); }, ""});
     e.push_back({"reference-f32", "interpreter, float",
-                 [] { return makeReferenceEngine(ReferenceScalar::Float); }, ""});
+                 [](const EngineSettings& s) { return makeReferenceEngine(ReferenceScalar::Float, s); }, ""});
     e.push_back({"reference-mp", "interpreter, Boost.Multiprecision cpp_bin_float_50",
-                 [] { return makeReferenceEngine(ReferenceScalar::Multiprecision); }, ""});
+                 [](const EngineSettings& s) { return makeReferenceEngine(ReferenceScalar::Multiprecision, s); }, ""});
 #ifdef TAPELAB_HAVE_CPUJIT
-    e.push_back({"cpu-jit", "C++ with xsimd, compiled at run time, one SIMD lane per path", [] { return makeCpuJitEngine(); }, ""});
+    e.push_back({"cpu-jit", "C++ with xsimd, compiled at run time, one SIMD lane per path", makeCpuJitEngine, ""});
 #else
     e.push_back({"cpu-jit", "C++ with xsimd, compiled at run time", nullptr, "built without cpu-jit (xsimd not found at configure time)"});
 #endif
 #ifdef TAPELAB_HAVE_VULKAN
-    e.push_back({"vulkan", "GLSL compute via shaderc, run through volk", [] { return makeVulkanEngine(); }, ""});
+    e.push_back({"vulkan", "GLSL compute via shaderc, run through volk", makeVulkanEngine, ""});
 #else
     e.push_back({"vulkan", "GLSL compute via shaderc", nullptr, "built without Vulkan (libvulkan-dev, libvulkan-volk-dev or libshaderc-dev missing at configure time)"});
 #endif
 #ifdef TAPELAB_HAVE_OPENCL
-    e.push_back({"opencl", "OpenCL C through the ICD loader", [] { return makeOpenCLEngine(); }, ""});
+    e.push_back({"opencl", "OpenCL C through the ICD loader", makeOpenCLEngine, ""});
 #else
     e.push_back({"opencl", "OpenCL C through the ICD loader", nullptr, "built without OpenCL (ocl-icd-opencl-dev missing at configure time)"});
 #endif
 #ifdef TAPELAB_HAVE_CUDA
-    e.push_back({"cuda", "CUDA C via NVRTC and the driver API", [] { return makeCudaEngine(); }, ""});
+    e.push_back({"cuda", "CUDA C via NVRTC and the driver API", makeCudaEngine, ""});
 #else
     e.push_back({"cuda", "CUDA C via NVRTC and the driver API", nullptr, "built without CUDA (NVRTC not found under /usr/local/cuda at configure time)"});
 #endif
 #ifdef TAPELAB_HAVE_HIP
-    e.push_back({"hip", "HIP C via hipRTC", [] { return makeHipEngine(); }, ""});
+    e.push_back({"hip", "HIP C via hipRTC", makeHipEngine, ""});
 #else
     e.push_back({"hip", "HIP C via hipRTC", nullptr, "built without HIP"});
 #endif
@@ -69,7 +69,7 @@ const EngineEntry& findEngine(const std::string& name) {
   throw std::invalid_argument("unknown engine '" + name + "' (known: " + known + ")");
 }
 
-EngineCaps engineCaps(const EngineEntry& entry) {
+EngineCaps engineCaps(const EngineEntry& entry, const EngineSettings& settings) {
   if (!entry.make) {
     EngineCaps c;
     c.usable = false;
@@ -77,13 +77,19 @@ EngineCaps engineCaps(const EngineEntry& entry) {
     return c;
   }
   try {
-    return entry.make()->caps();
+    return entry.make(settings)->caps();
   } catch (const std::exception& ex) {
     EngineCaps c;
     c.usable = false;
     c.reason = ex.what();
     return c;
   }
+}
+
+std::unique_ptr<Engine> makeEngine(const std::string& name, const EngineSettings& settings) {
+  const EngineEntry& entry = findEngine(name);
+  if (!entry.make) throw EngineUnavailable("engine '" + name + "' is not usable here: " + entry.notBuiltReason);
+  return entry.make(settings);
 }
 
 }  // namespace tapelab

@@ -1,12 +1,16 @@
-// The one map from engine names to factories. Every engine tapelab knows is
-// listed, built in or not; caps() says whether it is usable here and why not.
+// The one map from engine names to factories, and the one place that knows
+// every backend. Every engine tapelab knows is listed, built in or not; caps()
+// says whether it is usable here and why not. Factories take EngineSettings
+// (engine/settings.h); front ends fill them from the environment (api/knobs.h).
 #pragma once
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "api/engine.h"
+#include "api/knobs.h"
+#include "engine/engine.h"
+#include "engine/settings.h"
 
 namespace tapelab {
 
@@ -14,7 +18,7 @@ struct EngineEntry {
   std::string name;
   std::string summary;  // one line for `tapelab engines`
   // nullptr when the backend was not built (its dependency was missing at configure time).
-  std::function<std::unique_ptr<Engine>()> make;
+  std::function<std::unique_ptr<Engine>(const EngineSettings&)> make;
   std::string notBuiltReason;
 };
 
@@ -24,6 +28,11 @@ const std::vector<EngineEntry>& engineRegistry();
 const EngineEntry& findEngine(const std::string& name);
 
 // Usable or not, with the reason: built-in check first, then the engine's caps().
-EngineCaps engineCaps(const EngineEntry& entry);
+EngineCaps engineCaps(const EngineEntry& entry, const EngineSettings& settings = engineSettingsFromEnvironment());
+
+// The engine `name` made with `settings`; throws std::invalid_argument for an
+// unknown name and EngineUnavailable for one that was not built.
+std::unique_ptr<Engine> makeEngine(const std::string& name,
+                                   const EngineSettings& settings = engineSettingsFromEnvironment());
 
 }  // namespace tapelab

@@ -7,7 +7,7 @@
 //     header built too, and cached (a fresh Engine loading the object).
 // Medians of repetitions (set per benchmark). paths/s is wall time with every
 // core (TAPELAB_THREADS); cpu_us/path is the CPU time of all threads per path.
-// Kernels go to TAPELAB_CACHE_DIR, default <build>/bench-cpujit-cache.
+// Kernels go to TAPELAB_CACHE_DIR/cpujit, default <build>/bench-cpujit-cache/cpujit.
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
@@ -69,7 +69,7 @@ void BM_Asian252(benchmark::State& st, const std::string& engine, Precision p, b
     o.kind = KernelKind::Register;
     o.plan = makeStrategyPlan("window", t, {16, 0});
   }
-  const auto k = findEngine(engine).make()->compile(t, o);
+  const auto k = makeEngine(engine)->compile(t, o);
   k->run({t.inputDefaults}, paths / 10, 1);  // warm: pages, threads, caches
   double cpu = 0;
   for (auto _ : st) {
@@ -94,7 +94,7 @@ void forget(const KernelStats& s) {
 
 void forgetPrecompiledHeaders() {
   std::error_code ec;
-  for (const auto& e : fs::directory_iterator(std::getenv("TAPELAB_CACHE_DIR"), ec))
+  for (const auto& e : fs::directory_iterator(fs::path(engineSettingsFromEnvironment().cacheDir) / "cpujit", ec))
     if (e.path().filename().string().rfind("pch-", 0) == 0) fs::remove_all(e.path(), ec);
 }
 
@@ -103,7 +103,7 @@ enum class Compile { Cached, First, FirstWithPch };
 void BM_Compile(benchmark::State& st, const Tape& (*tape)(), Compile mode) {
   if (!usable(st, "cpu-jit")) return;
   const Tape& t = tape();
-  const auto engine = findEngine("cpu-jit").make;
+  const auto engine = [] { return makeEngine("cpu-jit"); };
   if (mode == Compile::Cached) engine()->compile(t, KernelOptions{});  // make sure it is there
   // First: a hit means an earlier iteration or run left the object; it is dropped and compiled again.
   for (auto _ : st) {

@@ -70,8 +70,7 @@ std::vector<std::string> Args::all(const std::string& flag) const {
 std::optional<std::string> Args::valueOrEnv(const std::string& flag) const {
   if (auto v = get(flag)) return v;
   for (const Flag& f : flags_)
-    if (f.name == flag && !f.env.empty())
-      if (const char* e = std::getenv(f.env.c_str()); e && *e) return std::string(e);
+    if (f.name == flag && !f.env.empty()) return knobValue(f.env);  // api/knobs.h: the one reader
   return std::nullopt;
 }
 
@@ -244,7 +243,11 @@ RunConfig runConfigFrom(const Args& a) {
     throw UsageError(e.what());
   }
   if (auto v = a.get("engine")) c.engine = *v;
-  if (auto v = a.get("checkpoint")) c.checkpoint = *v;
+  try {
+    if (auto v = a.get("checkpoint")) c.checkpoint = Checkpoint::parse(*v, "--checkpoint");
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
   if (a.has("ckpt-nodes")) {
     c.ckptNodes = a.getInt("ckpt-nodes", 768);
     if (c.ckptNodes < 1) throw UsageError("--ckpt-nodes: expected a positive integer");
@@ -265,13 +268,6 @@ RunConfig runConfigFrom(const Args& a) {
   if (a.has("fp64")) c.precision = Precision::F64;
   if (a.has("no-greeks")) c.greeks = false;
   if (auto v = a.get("dump")) c.dumpDir = *v;
-  if (c.checkpoint != "off" && c.checkpoint != "auto") {
-    int v = 0;
-    auto [p, ec] = std::from_chars(c.checkpoint.data(), c.checkpoint.data() + c.checkpoint.size(), v);
-    if (ec != std::errc() || p != c.checkpoint.data() + c.checkpoint.size() || v < 1)
-      throw UsageError(std::string(a.has("checkpoint") ? "--checkpoint" : "TAPELAB_CKPT") +
-                       ": expected off, auto or a positive segment count, got '" + c.checkpoint + "'");
-  }
   return c;
 }
 

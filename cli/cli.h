@@ -88,7 +88,7 @@ std::string table(const std::vector<std::string>& header, const std::vector<std:
 
 // The flags every pricing subcommand takes.
 std::vector<Flag> pricingFlags();
-// RunConfig from the environment, then the flags.
+// RunConfig from the environment (api/knobs.h), then the flags.
 RunConfig runConfigFrom(const Args& args);
 // The input values: the tape's defaults, overridden by --set NAME=VALUE (repeatable).
 std::vector<double> inputsFrom(const Args& args, const Tape& tape);

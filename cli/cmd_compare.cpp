@@ -115,12 +115,12 @@ int cmdCompare(const Argv& argv) {
   if (auto e = a.get("engines")) {
     engines = splitList(*e);
     for (const auto& name : engines) {
-      const EngineCaps c = engineCaps(findEngine(name));
+      const EngineCaps c = engineCaps(findEngine(name), cfg.engineSettings);
       if (!c.usable) throw EngineUnavailable("engine '" + name + "' is not usable here: " + c.reason);
     }
   } else {
     for (const char* name : {"cuda", "vulkan", "opencl", "hip", "cpu-jit"})
-      if (engineCaps(findEngine(name)).usable) engines.push_back(name);
+      if (engineCaps(findEngine(name), cfg.engineSettings).usable) engines.push_back(name);
     if (engines.empty()) engines.push_back("reference");
   }
   std::vector<KernelKind> kinds;
@@ -145,13 +145,13 @@ int cmdCompare(const Argv& argv) {
   auto progress = [](const std::string& s) { std::fprintf(stderr, "compare: %s\n", s.c_str()); };
   std::vector<Row> rows;
   for (const std::string& engine : engines) {
-    const EngineCaps caps = engineCaps(findEngine(engine));
+    const EngineCaps caps = engineCaps(findEngine(engine), cfg.engineSettings);
     std::vector<std::pair<std::string, RunConfig>> variants;
     RunConfig base = cfg;
     if (!base.precision) base.precision = caps.fp32 ? Precision::F32 : caps.defaultPrecision;  // fp32 unless asked
     RunConfig plain = base;
     plain.engine = engine;
-    plain.checkpoint = "off";
+    plain.checkpoint = Checkpoint::off();
     plain.kernel = KernelKind::Plain;
     variants.push_back({"plain", plain});
     for (KernelKind kind : kinds) {
@@ -162,7 +162,8 @@ int cmdCompare(const Argv& argv) {
       RunConfig c = base;
       c.engine = engine;
       c.kernel = kind;
-      if (c.checkpoint == "auto" || c.checkpoint == "off") c.checkpoint = kind == KernelKind::Scratch && !cfg.strategy ? "auto" : std::to_string(cfg.segments);
+      if (c.checkpoint.mode != Checkpoint::Mode::Segments)
+        c.checkpoint = kind == KernelKind::Scratch && !cfg.strategy ? Checkpoint::automatic() : Checkpoint::count(cfg.segments);
       variants.push_back({toString(kind), c});
     }
     const size_t plainRow = rows.size();  // the engine's plain single-market row comes first

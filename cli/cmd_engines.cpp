@@ -13,10 +13,16 @@ int cmdEngines(const Argv& argv) {
     return kExitOk;
   }
   if (!a.positional().empty()) throw UsageError("unexpected argument '" + a.positional()[0] + "'");
+  EngineSettings settings;
+  try {
+    settings = engineSettingsFromEnvironment();
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
   std::vector<std::string> items;
   std::vector<std::vector<std::string>> rows;
   for (const EngineEntry& e : engineRegistry()) {
-    const EngineCaps c = engineCaps(e);
+    const EngineCaps c = engineCaps(e, settings);
     Json j;
     j.str("name", e.name).boolean("usable", c.usable).boolean("compile_only", c.compileOnly)
         .boolean("cpu_device", c.cpuDevice).str("reason", c.reason);

@@ -5,7 +5,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <exception>
 #include <mutex>
 #include <optional>
@@ -105,20 +104,20 @@ std::string rowJson(const Row& r, bool detail, const Tape& t) {
 }
 
 int parseSegments(const Args& a, const Tape& t) {
-  const std::string v = a.getString("checkpoint", "16");
   const std::string label = a.has("checkpoint") ? "--checkpoint" : "TAPELAB_CKPT";
-  if (v == "off") return 1;
-  if (v == "auto") {
+  Checkpoint c;
+  try {
+    c = Checkpoint::parse(a.getString("checkpoint", "16"), label);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  if (c.mode == Checkpoint::Mode::Off) return 1;
+  if (c.mode == Checkpoint::Mode::Auto) {
     const int threshold = a.getInt("ckpt-nodes", 768);
     if (threshold < 1) throw UsageError("--ckpt-nodes: expected a positive integer, got " + std::to_string(threshold));
     return t.size() >= threshold ? 16 : 1;
   }
-  int segments = 0;
-  try {
-    segments = parsePositiveInt(v, label);
-  } catch (const std::invalid_argument&) {
-    throw UsageError(label + ": expected off, auto or a positive segment count, got '" + v + "'");
-  }
+  const int segments = c.segments;
   if (segments > t.size())
     throw UsageError(label + ": " + std::to_string(segments) + " segments exceed the tape's " +
                      std::to_string(t.size()) + " nodes");
@@ -126,12 +125,11 @@ int parseSegments(const Args& a, const Tape& t) {
 }
 
 void checkStrategy(const std::string& name, const std::string& label) {
-  std::string known;
-  for (const StrategyEntry& s : strategies()) {
-    if (s.name == name) return;
-    known += (known.empty() ? "" : ", ") + s.name;
+  try {
+    findStrategy(name);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(label + ": " + e.what());
   }
-  throw UsageError(label + ": unknown strategy '" + name + "' (known: " + known + ")");
 }
 
 }  // namespace
@@ -165,12 +163,12 @@ int cmdPlan(const Argv& argv) {
   const Tape t = tapeFrom(a, true);
   const bool json = a.has("json");
   int segLen = 0;
-  if (a.get("seglen") || std::getenv("TAPELAB_SEGLEN")) {
+  if (a.get("seglen") || knobValue("TAPELAB_SEGLEN")) {
     segLen = a.getInt("seglen", 0);
     if (segLen < 1) throw UsageError("--seglen: expected a positive integer, got " + std::to_string(segLen));
   }
   std::optional<std::string> onlyStrategy;
-  if (a.get("strategy") || (!a.has("all") && std::getenv("TAPELAB_STRATEGY"))) {
+  if (a.get("strategy") || (!a.has("all") && knobValue("TAPELAB_STRATEGY"))) {
     onlyStrategy = a.getString("strategy", "window");
     checkStrategy(*onlyStrategy, a.has("strategy") ? "--strategy" : "TAPELAB_STRATEGY");
   }

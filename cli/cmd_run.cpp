@@ -10,13 +10,13 @@ namespace tapelab::cli {
 namespace {
 
 // "auto": the first usable of the real GPUs, then cpu-jit, then the reference.
-std::string pickEngine(const std::string& requested) {
+std::string pickEngine(const std::string& requested, const EngineSettings& settings) {
   if (requested != "auto") return requested;
   for (const char* name : {"cuda", "vulkan", "opencl"}) {
-    const EngineCaps c = engineCaps(findEngine(name));
+    const EngineCaps c = engineCaps(findEngine(name), settings);
     if (c.usable && !c.cpuDevice) return name;
   }
-  if (engineCaps(findEngine("cpu-jit")).usable) return "cpu-jit";
+  if (engineCaps(findEngine("cpu-jit"), settings).usable) return "cpu-jit";
   return "reference";
 }
 
@@ -38,7 +38,7 @@ int price(const Argv& argv, bool fromFile) {
   }
   const Tape tape = tapeFrom(a, fromFile);
   RunConfig cfg = runConfigFrom(a);
-  cfg.engine = pickEngine(cfg.engine);
+  cfg.engine = pickEngine(cfg.engine, cfg.engineSettings);
   const uint64_t paths = a.getU64("paths", 100000);
   const uint64_t seed = a.getU64("seed", 42);
   if (paths < 2) throw UsageError("--paths: need at least 2 paths for a standard error");

@@ -189,9 +189,11 @@ int main(int argc, char** argv) {
     if (strategyNames.empty())
       for (const StrategyEntry& s : strategies()) strategyNames.push_back(s.name);
     for (const std::string& name : strategyNames) {
-      bool known = false;
-      for (const StrategyEntry& s : strategies()) known |= s.name == name;
-      if (!known) throw std::invalid_argument("--strategies: unknown strategy '" + name + "'");
+      try {
+        findStrategy(name);
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(std::string("--strategies: ") + e.what());
+      }
     }
   } catch (const std::invalid_argument& e) {
     return usage(e.what());

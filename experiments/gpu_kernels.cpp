@@ -113,8 +113,15 @@ int main(int argc, char** argv) {
   for (int sgs : segmentList)
     if (sgs < 1) usage("--segments must be positive");
 
+  // TAPELAB_* knobs (api/knobs.h), read once: engine settings and kernel knobs.
+  RunConfig env;
+  try {
+    env = RunConfig::fromEnvironment();
+  } catch (const std::invalid_argument& e) {
+    usage(e.what());
+  }
   const EngineEntry& entry = findEngine(engineName);
-  const EngineCaps caps = engineCaps(entry);
+  const EngineCaps caps = engineCaps(entry, env.engineSettings);
   const bool compileOnly = !caps.usable && caps.compileOnly;
   if (!caps.usable && !compileOnly) {
     std::fprintf(stderr, "gpu_kernels: %s unavailable: %s\n", engineName.c_str(), caps.reason.c_str());
@@ -140,6 +147,8 @@ int main(int argc, char** argv) {
         for (int segs : segmentList) {
           if (kind == "plain" && segs != segmentList.front()) continue;  // plain has no segments
           KernelOptions o;
+          o.knobs = env.kernelKnobs;
+          o.dumpDir = env.dumpDir;
           o.precision = Precision::F32;
           o.greeks = gs == "on";
           o.markets = std::stoi(ms);
@@ -149,20 +158,17 @@ int main(int argc, char** argv) {
             po.segments = segs;
             o.plan = makeStrategyPlan("window", tape, po);
           }
-          const bool noOpq = kind == "register-noopq";
-          if (noOpq) ::setenv("TAPELAB_OPAQUE", "0", 1);
+          if (kind == "register-noopq") o.knobs.opaque = false;
           std::unique_ptr<Kernel> k;
           double compileS = 0;
           try {
             const auto t0 = std::chrono::steady_clock::now();
-            k = entry.make()->compile(tape, o);
+            k = entry.make(env.engineSettings)->compile(tape, o);
             compileS = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
           } catch (const std::exception& e) {
-            if (noOpq) ::unsetenv("TAPELAB_OPAQUE");
             std::fprintf(stderr, "gpu_kernels: %s compile failed: %s\n", kind.c_str(), e.what());
             return 1;
           }
-          if (noOpq) ::unsetenv("TAPELAB_OPAQUE");
           const KernelStats st = k->stats();
           if (!st.notes.empty()) std::printf("    %s, %s markets, greeks %s, %d segments: %s\n", kind.c_str(), ms.c_str(),
                                              gs.c_str(), o.kind == KernelKind::Plain ? 1 : segs, st.notes.c_str());

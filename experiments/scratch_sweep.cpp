@@ -32,8 +32,8 @@
 #include <thread>
 #include <vector>
 
-#include "api/engine.h"
 #include "api/registry.h"
+#include "engine/engine.h"
 #include "planner/strategies.h"
 #include "tape/products/products.h"
 
@@ -196,6 +196,14 @@ std::string fmt(double v, const char* f = "%.17g") {
 
 int main(int argc, char** argv) {
   const Options opt = parse(argc, argv);
+  // TAPELAB_* knobs (api/knobs.h), read once: engine settings and kernel knobs.
+  RunConfig env;
+  try {
+    env = RunConfig::fromEnvironment();
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "scratch_sweep: %s\n", e.what());
+    return 2;
+  }
   const Tape tape = products::asianCall(opt.steps);
   std::vector<std::vector<double>> markets;
   for (int m = 0; m < opt.markets; ++m) {
@@ -234,13 +242,13 @@ int main(int argc, char** argv) {
   bool failed = false;
   for (const std::string& engineName : opt.engines) {
     const EngineEntry* entry = &findEngine(engineName);  // names checked by parse()
-    const EngineCaps caps = engineCaps(*entry);
+    const EngineCaps caps = engineCaps(*entry, env.engineSettings);
     if (!caps.usable && !caps.compileOnly) {
       std::fprintf(stderr, "  %s: skipped: %s\n", engineName.c_str(), caps.reason.c_str());
       continue;
     }
     std::fprintf(stderr, "  %s: %s%s\n", engineName.c_str(), caps.compileOnly ? "compile only: " : "", caps.reason.c_str());
-    std::unique_ptr<Engine> engine = entry->make();
+    std::unique_ptr<Engine> engine = entry->make(env.engineSettings);
 
     struct Variant {
       KernelKind kind;
@@ -256,6 +264,8 @@ int main(int argc, char** argv) {
     std::vector<KernelOptions> kopts;
     for (const Variant& v : variants) {
       KernelOptions ko;
+      ko.knobs = env.kernelKnobs;
+      ko.dumpDir = env.dumpDir;
       ko.precision = Precision::F32;
       ko.greeks = true;
       ko.kind = v.kind;

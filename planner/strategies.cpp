@@ -258,18 +258,22 @@ const std::vector<StrategyEntry>& strategies() {
   return list;
 }
 
+const StrategyEntry& findStrategy(const std::string& name) {
+  std::string known;
+  for (const StrategyEntry& s : strategies()) {
+    if (s.name == name) return s;
+    known += (known.empty() ? "" : ", ") + s.name;
+  }
+  throw std::invalid_argument("unknown strategy '" + name + "' (known: " + known + ")");
+}
+
 Plan makeStrategyPlan(const std::string& name, const Tape& t, const PlanOptions& o) {
   if (o.segments < 1) throw std::invalid_argument("segment count must be at least 1, got " + std::to_string(o.segments));
   if (o.segments > t.size())
     throw std::invalid_argument("segment count " + std::to_string(o.segments) + " exceeds the tape's " +
                                 std::to_string(t.size()) + " nodes");
   if (o.segLen < 0) throw std::invalid_argument("segment length must be positive");
-  std::string known;
-  for (const auto& s : strategies()) {
-    if (s.name == name) return s.fn(t, o);
-    known += (known.empty() ? "" : ", ") + s.name;
-  }
-  throw std::invalid_argument("unknown strategy '" + name + "' (known: " + known + ")");
+  return findStrategy(name).fn(t, o);
 }
 
 }  // namespace tapelab

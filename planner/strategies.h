@@ -62,6 +62,9 @@ Plan planAuto(const Tape& tape, const PlanOptions& o);
 Plan planBudget(const Tape& tape, const PlanOptions& o);
 
 const std::vector<StrategyEntry>& strategies();
+// The strategy called `name`; throws std::invalid_argument
+// "unknown strategy 'x' (known: uniform, window, ...)" when there is none.
+const StrategyEntry& findStrategy(const std::string& name);
 // Throws std::invalid_argument for an unknown name or impossible options
 // (segments < 1, more segments than nodes, negative segLen).
 Plan makeStrategyPlan(const std::string& name, const Tape& tape, const PlanOptions& o);

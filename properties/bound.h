@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "api/engine.h"
+#include "engine/engine.h"
 #include "tape/tape.h"
 
 namespace tapelab::props {

@@ -29,7 +29,7 @@
 #include <ostream>
 #include <vector>
 
-#include "api/engine.h"
+#include "engine/engine.h"
 #include "planner/plan.h"
 #include "tape/tape.h"
 

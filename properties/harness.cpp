@@ -70,7 +70,7 @@ uint64_t hashBytes(uint64_t h, const void* p, size_t n) {
 }
 uint64_t hashString(uint64_t h, const std::string& s) { return hashBytes(h, s.data(), s.size()); }
 
-// A property knob (api/engine.h's envUnsigned); a bad value ends the run with exit 2.
+// A property knob (api/knobs.h's envUnsigned); a bad value ends the run with exit 2.
 uint64_t envU64(const char* name, uint64_t fallback) {
   try {
     return envUnsigned(name, fallback);
@@ -157,8 +157,9 @@ bool runnable(const std::string& engine, EngineUnderTest& out) {
 Counters& counters() { return gCounters; }
 
 namespace {
-std::shared_ptr<Kernel> compileFresh(const std::string& engine, const Tape& tape, const KernelOptions& o) {
-  std::unique_ptr<Engine> eng = findEngine(engine).make();
+std::shared_ptr<Kernel> compileFresh(const std::string& engine, const Tape& tape, const KernelOptions& o,
+                                     const EngineSettings& settings) {
+  std::unique_ptr<Engine> eng = makeEngine(engine, settings);
   ++gCounters.kernels;
   return eng->compile(tape, o);
 }
@@ -323,12 +324,13 @@ void checkProperty(const std::string& engine, int cases, const std::function<voi
   }
 }
 
-std::shared_ptr<Kernel> compileOn(const std::string& engine, const Tape& tape, const KernelOptions& o, bool fresh) {
-  if (!gShrink.failed) return compileFresh(engine, tape, o);
+std::shared_ptr<Kernel> compileOn(const std::string& engine, const Tape& tape, const KernelOptions& o, bool fresh,
+                                  const EngineSettings& settings) {
+  if (!gShrink.failed) return compileFresh(engine, tape, o, settings);
   uint64_t h = hashString(2, engine);
   h = hashString(h, writeTape(tape));
   const int fields[] = {static_cast<int>(o.precision), o.greeks, static_cast<int>(o.kind), static_cast<int>(o.layout),
-                        o.markets};
+                        o.markets, static_cast<int>(o.knobs.maxGroups)};
   h = hashBytes(h, fields, sizeof fields);
   h = hashBytes(h, o.plan.bounds.data(), o.plan.bounds.size() * sizeof(int32_t));
   // While shrinking, candidates often share a kernel: keep the last few.
@@ -337,7 +339,7 @@ std::shared_ptr<Kernel> compileOn(const std::string& engine, const Tape& tape, c
   if (!fresh)
     for (const auto& [key, kernel] : cache)
       if (key == h) return kernel;
-  std::shared_ptr<Kernel> k = compileFresh(engine, tape, o);
+  std::shared_ptr<Kernel> k = compileFresh(engine, tape, o, settings);
   if (!fresh) {
     if (cache.size() >= 8) cache.erase(cache.begin());
     cache.emplace_back(h, k);

@@ -24,8 +24,8 @@
 #include <string>
 #include <vector>
 
-#include "api/engine.h"
 #include "api/registry.h"
+#include "engine/engine.h"
 #include "tests/test_util.h"
 #include "tape/tape.h"
 
@@ -40,7 +40,7 @@ namespace tapelab::props {
 // Cost classes: how many cases and how large, per engine.
 enum class EngineClass { Interpreted, Multiprecision, Compiled };
 EngineClass engineClass(const std::string& engine);
-// CPU engines: their results must not depend on TAPELAB_THREADS.
+// CPU engines: their results must not depend on EngineSettings::threads.
 bool isCpuEngine(const std::string& engine);
 
 struct Budget {
@@ -99,11 +99,11 @@ void logCase(const A&... parts) {
   caseLog(os.str());
 }
 
-// Compiles through `engine` (counted); a fresh Engine object each call. While
-// a failure is being shrunk, a kernel compiled for the same (tape, options)
-// earlier is reused unless `fresh`.
+// Compiles through `engine` made with `settings` (counted); a fresh Engine
+// object each call. While a failure is being shrunk, a kernel compiled for the
+// same (tape, options) earlier is reused unless `fresh`.
 std::shared_ptr<Kernel> compileOn(const std::string& engine, const Tape& tape, const KernelOptions& o,
-                                  bool fresh = false);
+                                  bool fresh = false, const EngineSettings& settings = engineSettingsFromEnvironment());
 RunResult runKernel(Kernel& k, const std::vector<std::vector<double>>& inputs, uint64_t paths, uint64_t seed);
 
 // Bit-for-bit comparison. On a difference, fails the rapidcheck case with

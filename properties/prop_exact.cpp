@@ -145,10 +145,10 @@ TEST_P(Exact, SameSeedSameBits) {
 }
 
 // The result does not depend on how the paths are split: on CPU engines the
-// thread count (TAPELAB_THREADS = 1, 2, 3, 8; a fresh compilation each), on
-// GPU engines the groups per dispatch (TAPELAB_MAX_GROUPS unset, 1 and 2..7:
-// the same kernel, several dispatches whose partials the host adds in block
-// order). Up to 3,500 paths on CPUs (several reduction blocks), 20,000 on GPUs.
+// thread count (EngineSettings::threads = 1, 2, 3, 8; a fresh compilation each),
+// on GPU engines the groups per dispatch (KernelKnobs::maxGroups unset, 1 and
+// 2..7: the same source, several dispatches whose partials the host adds in
+// block order). Up to 3,500 paths on CPUs (several reduction blocks), 20,000 on GPUs.
 TEST_P(Exact, ChunkingIndependent) {
   EngineUnderTest e;
   if (!runnable(GetParam(), e)) GTEST_SKIP() << GetParam() << " is not runnable here";
@@ -168,25 +168,23 @@ TEST_P(Exact, ChunkingIndependent) {
     noteRun(paths, seed, markets, describeOptions(o));
     if (cpu) {
       std::optional<RunResult> first;
-      for (const char* threads : {"1", "2", "3", "8"}) {
-        testutil::ScopedEnv env("TAPELAB_THREADS", threads);
-        auto k = compileOn(e.name, tape, o, /*fresh=*/true);
+      EngineSettings settings = engineSettingsFromEnvironment();
+      for (unsigned threads : {1u, 2u, 3u, 8u}) {
+        settings.threads = threads;
+        auto k = compileOn(e.name, tape, o, /*fresh=*/true, settings);
         const RunResult r = runKernel(*k, markets, paths, seed);
         if (!first) first = r;
-        else assertSameBits(*first, r, std::string("TAPELAB_THREADS=1 then ") + threads);
+        else assertSameBits(*first, r, "1 thread then " + std::to_string(threads));
       }
       return;
     }
-    auto k = compileOn(e.name, tape, o);
-    std::optional<RunResult> whole;
-    {
-      testutil::ScopedEnv env("TAPELAB_MAX_GROUPS", nullptr);
-      whole = runKernel(*k, markets, paths, seed);
-    }
-    for (const std::string& groups : {std::string("1"), std::to_string(*gen::inRange(2, 8))}) {
-      testutil::ScopedEnv env("TAPELAB_MAX_GROUPS", groups);
-      assertSameBits(*whole, runKernel(*k, markets, paths, seed),
-                     "one dispatch then TAPELAB_MAX_GROUPS=" + groups);
+    // The same source each time: the engine's caches make the recompiles cheap.
+    o.knobs.maxGroups = 0;
+    const RunResult whole = runKernel(*compileOn(e.name, tape, o), markets, paths, seed);
+    for (const uint32_t groups : {1u, static_cast<uint32_t>(*gen::inRange(2, 8))}) {
+      o.knobs.maxGroups = groups;
+      assertSameBits(whole, runKernel(*compileOn(e.name, tape, o), markets, paths, seed),
+                     "one dispatch then at most " + std::to_string(groups) + " groups per dispatch");
     }
   });
 }

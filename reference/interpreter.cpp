@@ -148,7 +148,8 @@ constexpr uint64_t kBlock = 1024;
 template <class T>
 class ReferenceKernel final : public Kernel {
  public:
-  ReferenceKernel(const Tape& tape, const KernelOptions& o) : tape_(tape), options_(o) {
+  ReferenceKernel(const Tape& tape, const KernelOptions& o, unsigned threads)
+      : tape_(tape), options_(o), threads_(threads) {
     if (o.kind != KernelKind::Plain) {
       if (o.plan.bounds.empty() || o.plan.bounds.back() != tape.size())
         throw std::invalid_argument("checkpointed kernel needs a plan for this tape");
@@ -200,7 +201,7 @@ class ReferenceKernel final : public Kernel {
         }
       }
     };
-    runOnThreads(blocks, worker);
+    runOnThreads(blocks, threads_, worker);
     RunResult r = finishBlocks(partial, blocks, markets, width, paths, seed);
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return r;
@@ -209,12 +210,13 @@ class ReferenceKernel final : public Kernel {
  private:
   Tape tape_;
   KernelOptions options_;
+  unsigned threads_;
   Plan plan_;
 };
 
 class ReferenceEngine final : public Engine {
  public:
-  explicit ReferenceEngine(ReferenceScalar s) : scalar_(s) {}
+  ReferenceEngine(ReferenceScalar s, unsigned threads) : scalar_(s), threads_(threads) {}
   std::string name() const override {
     switch (scalar_) {
       case ReferenceScalar::Double: return "reference";
@@ -237,21 +239,22 @@ class ReferenceEngine final : public Engine {
     const std::string problem = validate(tape);
     if (!problem.empty()) throw std::invalid_argument(problem);
     switch (scalar_) {
-      case ReferenceScalar::Double: return std::make_unique<ReferenceKernel<double>>(tape, o);
-      case ReferenceScalar::Float: return std::make_unique<ReferenceKernel<float>>(tape, o);
-      case ReferenceScalar::Multiprecision: return std::make_unique<ReferenceKernel<Mp>>(tape, o);
+      case ReferenceScalar::Double: return std::make_unique<ReferenceKernel<double>>(tape, o, threads_);
+      case ReferenceScalar::Float: return std::make_unique<ReferenceKernel<float>>(tape, o, threads_);
+      case ReferenceScalar::Multiprecision: return std::make_unique<ReferenceKernel<Mp>>(tape, o, threads_);
     }
     return nullptr;
   }
 
  private:
   ReferenceScalar scalar_;
+  unsigned threads_;
 };
 
 }  // namespace
 
-std::unique_ptr<Engine> makeReferenceEngine(ReferenceScalar scalar) {
-  return std::make_unique<ReferenceEngine>(scalar);
+std::unique_ptr<Engine> makeReferenceEngine(ReferenceScalar scalar, const EngineSettings& settings) {
+  return std::make_unique<ReferenceEngine>(scalar, settings.threads);
 }
 
 }  // namespace tapelab

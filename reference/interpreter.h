@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "api/engine.h"
+#include "engine/engine.h"
 #include "planner/plan.h"
 #include "planner/schedule.h"
 #include "tape/tape.h"

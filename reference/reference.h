@@ -2,11 +2,13 @@
 #pragma once
 #include <memory>
 
-#include "api/engine.h"
+#include "engine/engine.h"
+#include "engine/settings.h"
 #include "reference/interpreter.h"
 
 namespace tapelab {
 
-std::unique_ptr<Engine> makeReferenceEngine(ReferenceScalar scalar);
+// Uses settings.threads only.
+std::unique_ptr<Engine> makeReferenceEngine(ReferenceScalar scalar, const EngineSettings& settings);
 
 }  // namespace tapelab

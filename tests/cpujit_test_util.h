@@ -14,8 +14,8 @@
 #include <thread>
 #include <vector>
 
-#include "api/engine.h"
 #include "api/registry.h"
+#include "engine/engine.h"
 #include "tests/test_util.h"
 
 namespace cpujit_test {
@@ -45,7 +45,9 @@ inline void useBuildCache() {
     if (!caps_.usable) GTEST_SKIP() << "cpu-jit not usable: " << caps_.reason; \
   } while (0)
 
-inline std::unique_ptr<Engine> jit() { return findEngine("cpu-jit").make(); }
+// The engine with the environment's settings (the build cache above), or with `settings`.
+inline std::unique_ptr<Engine> jit() { return makeEngine("cpu-jit"); }
+inline std::unique_ptr<Engine> jit(const EngineSettings& settings) { return makeEngine("cpu-jit", settings); }
 
 struct Job {
   const Tape* tape;
@@ -54,14 +56,15 @@ struct Job {
 
 // Compiles every job, as many at a time as there are cores (compiles are
 // seconds each; the tests' time is mostly this).
-inline std::vector<std::unique_ptr<Kernel>> compileAll(const std::string& engine, const std::vector<Job>& jobs) {
+inline std::vector<std::unique_ptr<Kernel>> compileAll(const std::string& engine, const std::vector<Job>& jobs,
+                                                       const EngineSettings& settings = engineSettingsFromEnvironment()) {
   std::vector<std::unique_ptr<Kernel>> out(jobs.size());
   const size_t width = std::max(1u, std::thread::hardware_concurrency());
   for (size_t lo = 0; lo < jobs.size(); lo += width) {
     std::vector<std::future<std::unique_ptr<Kernel>>> wave;
     for (size_t i = lo; i < std::min(jobs.size(), lo + width); ++i)
-      wave.push_back(std::async(std::launch::async, [&engine, &jobs, i] {
-        return findEngine(engine).make()->compile(*jobs[i].tape, jobs[i].options);
+      wave.push_back(std::async(std::launch::async, [&engine, &jobs, &settings, i] {
+        return makeEngine(engine, settings)->compile(*jobs[i].tape, jobs[i].options);
       }));
     for (size_t i = 0; i < wave.size(); ++i) out[lo + i] = wave[i].get();
   }

@@ -60,7 +60,7 @@ TEST_P(Regressions, CheckpointedEqualsPlain) {
   const EngineEntry& entry = findEngine(GetParam());
   const EngineCaps caps = engineCaps(entry);
   if (!caps.usable || caps.compileOnly) GTEST_SKIP() << entry.name << " cannot run here: " << caps.reason;
-  auto engine = entry.make();
+  auto engine = entry.make(engineSettingsFromEnvironment());
   const Precision prec = caps.defaultPrecision;
   int compared = 0;
   for (const auto& file : regressionTapes()) {

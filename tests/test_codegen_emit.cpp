@@ -12,7 +12,8 @@
 #include <sstream>
 
 #include "gpu/codegen/emit.h"
-#include "gpu/codegen/host.h"
+#include "gpu/host/compile.h"
+#include "gpu/host/dispatch.h"
 #include "planner/strategies.h"
 #include "tape/recorder.h"
 #include "tape/spell.h"
@@ -296,44 +297,101 @@ TEST(CodegenHost, PartialsAreAddedInDoubleInBlockOrder) {
   EXPECT_THROW(packInputs(k, {{1, 2}}), std::invalid_argument);
 }
 
-// Environment knobs are set through ScopedEnv: an early return (ASSERT_*) must not leave
-// one set for the tests after.
-using testutil::ScopedEnv;
-
-TEST(CodegenHost, PathOffsetComesFromTheEnvironment) {
-  {
-    ScopedEnv unset("TAPELAB_PATH_OFFSET", nullptr);
-    EXPECT_EQ(pathOffsetFromEnvironment(), 0u);
+// A runner that records what the host loop hands it and returns zero partials.
+struct RecordingRunner final : DispatchRunner {
+  std::vector<Dispatch> seen;
+  uint32_t uploadedGroups = 0;
+  size_t perLaunch = 1;
+  std::vector<size_t> batches;
+  void upload(const std::vector<unsigned char>&, uint32_t maxGroups, size_t) override { uploadedGroups = maxGroups; }
+  size_t dispatchesPerLaunch() const override { return perLaunch; }
+  void launch(std::span<const Dispatch> batch, PartialSums& sums) override {
+    batches.push_back(batch.size());
+    for (const Dispatch& d : batch) {
+      seen.push_back(d);
+      std::vector<float> zeros(size_t(d.groups) * 12, 0.0f);
+      sums.add(zeros.data(), d.groups);
+    }
   }
-  {
-    ScopedEnv above32("TAPELAB_PATH_OFFSET", "4294967396");
-    EXPECT_EQ(pathOffsetFromEnvironment(), 4294967396u);
-  }
-  ScopedEnv bad("TAPELAB_PATH_OFFSET", "12x");
-  EXPECT_THROW(pathOffsetFromEnvironment(), std::invalid_argument);
-}
+};
 
-TEST(CodegenHost, MaxGroupsComesFromTheEnvironment) {
+TEST(CodegenHost, RunLoopHonoursPathOffsetAndGroupCap) {
   KernelOptions o;
   o.precision = Precision::F32;
+  o.markets = 2;
   const EmittedKernel k = emitKernel(smallTape(), o, glslDialect());
   const uint64_t block = k.pathsPerGroup();
+  const std::vector<std::vector<double>> in{{1, 2}, {3, 4}};
   {
-    ScopedEnv unset("TAPELAB_MAX_GROUPS", nullptr);
-    EXPECT_EQ(maxGroupsFromEnvironment(4096), 4096u);
-    EXPECT_EQ(planDispatches(k, 0, 10 * block, 1, 4096).size(), 1u);
+    RecordingRunner r;
+    runDispatches(k, KernelKnobs{}, 4096, in, 10 * block, 1, r);
+    ASSERT_EQ(r.seen.size(), 1u);
+    EXPECT_EQ(r.seen[0].params.pathLo, 0u);
+    EXPECT_EQ(r.uploadedGroups, 10u);
   }
-  for (const char* bad : {"0", "-1", "x", "3x", "4294967296", "+3"}) {
-    ScopedEnv env("TAPELAB_MAX_GROUPS", bad);
-    EXPECT_THROW(maxGroupsFromEnvironment(4096), std::invalid_argument) << bad;
+  KernelKnobs knobs;
+  knobs.pathOffset = 4294967396u;  // above 2^32
+  knobs.maxGroups = 3;
+  RecordingRunner r;
+  r.perLaunch = 2;
+  const RunResult res = runDispatches(k, knobs, 4096, in, 10 * block, 1, r);
+  ASSERT_EQ(r.seen.size(), 4u);  // 3 + 3 + 3 + 1 groups
+  EXPECT_EQ(r.seen[0].groups, 3u);
+  EXPECT_EQ(r.seen[3].groups, 1u);
+  EXPECT_EQ(r.seen[0].params.pathHi, 1u);
+  EXPECT_EQ(r.seen[0].params.pathLo, 100u);
+  EXPECT_EQ(r.batches, (std::vector<size_t>{2, 2}));
+  EXPECT_EQ(r.uploadedGroups, 3u);
+  EXPECT_EQ(res.markets.size(), 2u);
+  EXPECT_EQ(res.paths, 10 * block);
+  EXPECT_EQ(dispatchGroupCap(4096, 0), 4096u);
+  EXPECT_EQ(dispatchGroupCap(4096, 3), 3u);
+  EXPECT_EQ(dispatchGroupCap(2, 3), 2u);  // never above the engine's own limit
+  EXPECT_THROW(runDispatches(k, knobs, 4096, in, 0, 1, r), std::invalid_argument);
+}
+
+TEST(CodegenHost, ScratchBudgetCapsGroupsPerDispatch) {
+  const Tape t = smallTape();
+  PlanOptions po;
+  po.segLen = 8;
+  KernelOptions o;
+  o.precision = Precision::F32;
+  o.kind = KernelKind::Scratch;
+  o.plan = makeStrategyPlan("uniform", t, po);
+  const EmittedKernel k = emitKernel(t, o, openclDialect());
+  ASSERT_GT(k.scratchSlots, 0);
+  const uint64_t perGroup = uint64_t(k.workgroupSize) * k.scratchSlots * 4;
+  EXPECT_EQ(scratchGroupCap(k, 1000, 5 * perGroup + 1, "X"), 5u);
+  EXPECT_EQ(scratchGroupCap(k, 4, 5 * perGroup, "X"), 4u);
+  try {
+    scratchGroupCap(k, 1000, perGroup - 1, "OpenCL", " on Dev");
+    FAIL() << "a budget below one workgroup's scratch was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("OpenCL: one workgroup's scratch (", 0), 0u) << e.what();
+    EXPECT_NE(std::string(e.what()).find(" on Dev"), std::string::npos) << e.what();
   }
-  ScopedEnv three("TAPELAB_MAX_GROUPS", "3");
-  EXPECT_EQ(maxGroupsFromEnvironment(4096), 3u);
-  EXPECT_EQ(maxGroupsFromEnvironment(2), 2u);  // never above the engine's own limit
-  const auto ds = planDispatches(k, 0, 10 * block, 1, 4096);
-  ASSERT_EQ(ds.size(), 4u);  // 3 + 3 + 3 + 1 groups
-  EXPECT_EQ(ds[0].groups, 3u);
-  EXPECT_EQ(ds[3].groups, 1u);
+  KernelOptions plain;
+  plain.precision = Precision::F32;
+  EXPECT_EQ(scratchGroupCap(emitKernel(t, plain, openclDialect()), 77, 0, "X"), 77u);
+}
+
+TEST(CodegenHost, CompileHelpers) {
+  EXPECT_EQ(logHead("  a  \n\n b\n c\n", 2), "a | b | ...");
+  EXPECT_EQ(logHead("one\r\n", 8), "one");
+  KernelOptions o;
+  EXPECT_TRUE(emitOptionsFor(o).unrollDraws);
+  EXPECT_FALSE(emitOptionsFor(o, false).unrollDraws);
+  o.knobs.unrollDraws = true;
+  o.knobs.opaque = false;
+  EXPECT_TRUE(emitOptionsFor(o, false).unrollDraws);
+  EXPECT_FALSE(emitOptionsFor(o).opaque);
+  CompileOnlyKernel k(KernelStats{}, "why not");
+  try {
+    k.run({}, 1, 1);
+    FAIL();
+  } catch (const EngineUnavailable& e) {
+    EXPECT_STREQ(e.what(), "why not");
+  }
 }
 
 // The fences that keep plain and checkpointed kernels exact on shader compilers

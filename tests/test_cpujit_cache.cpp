@@ -48,7 +48,8 @@ const char* kChildVar = "TAPELAB_CPUJIT_TEST_CHILD";
 
 // A fresh Engine, and a fresh process, load the object the first compile left
 // in the cache: no compiler runs (no new object), and the time is that of a
-// dlopen. The child process is this test binary, re-run on this one test.
+// dlopen. The child process is this test binary, re-run on this one test; it
+// finds the cache through TAPELAB_CACHE_DIR and TAPELAB_JIT_PCH (api/knobs.h).
 TEST(CpuJitCache, SecondCompileLoadsTheCachedObject) {
   CPUJIT_REQUIRE();
   const Tape t = products::asianCall(40);
@@ -58,22 +59,26 @@ TEST(CpuJitCache, SecondCompileLoadsTheCachedObject) {
     return;
   }
   TempDir dir;
-  ScopedEnv cache("TAPELAB_CACHE_DIR", dir.path().c_str());
-  ScopedEnv noPch("TAPELAB_JIT_PCH", "0");  // keep the temporary cache small
-  const auto first = jit()->compile(t, KernelOptions{});
+  EngineSettings settings = engineSettingsFromEnvironment();
+  settings.cacheDir = dir.path();
+  settings.cpuJit.precompiledHeader = false;  // keep the temporary cache small
+  const std::string objects = dir.path() + "/cpujit";
+  const auto first = jit(settings)->compile(t, KernelOptions{});
   ASSERT_FALSE(first->stats().cacheHit);
-  ASSERT_EQ(countWithExtension(dir.path(), ".so"), 1);
+  ASSERT_EQ(countWithExtension(objects, ".so"), 1);
   const auto stamp = fs::last_write_time(first->stats().notes.substr(first->stats().notes.find("object=") + 7));
 
-  const auto second = jit()->compile(t, KernelOptions{});
+  const auto second = jit(settings)->compile(t, KernelOptions{});
   EXPECT_TRUE(second->stats().cacheHit);
   EXPECT_LT(second->stats().compileSeconds, first->stats().compileSeconds / 5)
       << "first " << first->stats().compileSeconds << " s, cached " << second->stats().compileSeconds << " s";
-  EXPECT_EQ(countWithExtension(dir.path(), ".so"), 1);
+  EXPECT_EQ(countWithExtension(objects, ".so"), 1);
   EXPECT_EQ(fs::last_write_time(second->stats().notes.substr(second->stats().notes.find("object=") + 7)), stamp);
   expectSameBits(first->run({t.inputDefaults}, 3000, 1), second->run({t.inputDefaults}, 3000, 1), "cached");
 
   ScopedEnv child(kChildVar, "1");
+  ScopedEnv cache("TAPELAB_CACHE_DIR", dir.path().c_str());
+  ScopedEnv noPch("TAPELAB_JIT_PCH", "0");
   const std::string filter = "--gtest_filter=CpuJitCache.SecondCompileLoadsTheCachedObject";
   const pid_t pid = fork();
   ASSERT_GE(pid, 0);
@@ -85,19 +90,28 @@ TEST(CpuJitCache, SecondCompileLoadsTheCachedObject) {
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0) << "the second process did not load the cached object";
-  EXPECT_EQ(countWithExtension(dir.path(), ".so"), 1);
+  EXPECT_EQ(countWithExtension(objects, ".so"), 1);
 }
 
 // A compiler that fails: one line, naming the source it was given (which is there to read).
+// The compiler answers the identity probe (-E) like c++ and refuses everything else.
 TEST(CpuJitCache, CompilerFailureNamesTheSource) {
   CPUJIT_REQUIRE();
-  TempDir dir;
-  ScopedEnv cache("TAPELAB_CACHE_DIR", dir.path().c_str());
-  ScopedEnv cxx("TAPELAB_CXX", "false");
+  TempDir dir, bin;
+  const std::string refuser = bin.path() + "/refusing-c++";
+  {
+    std::ofstream script(refuser);
+    script << "#!/bin/sh\nfor a; do [ \"$a\" = -E ] && exec c++ \"$@\"; done\necho 'error: refused' >&2\nexit 1\n";
+  }
+  fs::permissions(refuser, fs::perms::owner_all);
+  EngineSettings settings;
+  settings.cacheDir = dir.path();
+  settings.cpuJit.compiler = refuser;
+  settings.cpuJit.precompiledHeader = false;
   const Tape t = products::europeanCall(3);
   try {
-    jit()->compile(t, KernelOptions{});
-    FAIL() << "compiled with 'false' as the compiler";
+    jit(settings)->compile(t, KernelOptions{});
+    FAIL() << "compiled with a compiler that refuses";
   } catch (const std::runtime_error& e) {
     const std::string msg = e.what();
     EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
@@ -108,14 +122,15 @@ TEST(CpuJitCache, CompilerFailureNamesTheSource) {
   }
 }
 
-// TAPELAB_DUMP (or KernelOptions::dumpDir) writes the generated source.
+// KernelOptions::dumpDir (--dump, TAPELAB_DUMP) writes the generated source.
 TEST(CpuJitCache, DumpWritesTheGeneratedSource) {
   CPUJIT_REQUIRE();
   TempDir dumpA, dumpB;
   const Tape t = products::europeanCall(3);
   {
-    ScopedEnv dump("TAPELAB_DUMP", dumpA.path().c_str());
-    const auto k = jit()->compile(t, KernelOptions{});
+    KernelOptions o;
+    o.dumpDir = dumpA.path();
+    const auto k = jit()->compile(t, o);
     const std::string path = k->stats().sourcePath;
     EXPECT_EQ(fs::path(path).parent_path(), fs::path(dumpA.path()));
     std::ifstream in(path);
@@ -126,7 +141,7 @@ TEST(CpuJitCache, DumpWritesTheGeneratedSource) {
   }
   KernelOptions o;
   o.dumpDir = dumpB.path();
-  o.greeks = false;
+  o.greeks = false;  // another kernel, in another directory
   const auto k = jit()->compile(t, o);
   EXPECT_EQ(countWithExtension(dumpB.path(), ".cpp"), 1);
 }
@@ -157,13 +172,8 @@ TEST(CpuJitEngine, CapsAndBadRequests) {
   const auto k = jit()->compile(t, KernelOptions{});
   EXPECT_THROW(k->run({{1.0, 2.0}}, 100, 1), std::invalid_argument);
   EXPECT_THROW(k->run(std::vector<std::vector<double>>(9, t.inputDefaults), 100, 1), std::invalid_argument);
-  {
-    ScopedEnv threads("TAPELAB_THREADS", "two");
-    EXPECT_THROW(k->run({t.inputDefaults}, 100, 1), std::invalid_argument);
-  }
-  {
-    ScopedEnv chunk("TAPELAB_JIT_CHUNK", "0");
-    EXPECT_THROW(jit()->compile(t, KernelOptions{}), std::invalid_argument);
-  }
+  EngineSettings noChunks;
+  noChunks.cpuJit.chunkNodes = 0;
+  EXPECT_THROW(jit(noChunks)->compile(t, KernelOptions{}), std::invalid_argument);
   EXPECT_EQ(k->run({t.inputDefaults}, 1, 1).paths, 1u);
 }

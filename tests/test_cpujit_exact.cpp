@@ -43,13 +43,14 @@ std::string describe(const Tape& t, const KernelOptions& o) {
 // For each tape: one plain kernel and the given register kernels, all run
 // with the same paths and seed; every register result must be the plain one.
 void expectRegisterEqualsPlain(const std::vector<std::pair<const Tape*, std::vector<Plan>>>& cases, Precision p,
-                               uint64_t paths, uint64_t seed) {
+                               uint64_t paths, uint64_t seed,
+                               const EngineSettings& settings = engineSettingsFromEnvironment()) {
   std::vector<Job> jobs;
   for (const auto& [t, plans] : cases) {
     jobs.push_back({t, plainKernel(p)});
     for (const Plan& plan : plans) jobs.push_back({t, registerKernel(plan, p)});
   }
-  const auto kernels = compileAll("cpu-jit", jobs);
+  const auto kernels = compileAll("cpu-jit", jobs, settings);
   size_t j = 0;
   for (const auto& [t, plans] : cases) {
     const RunResult plain = kernels[j++]->run({t->inputDefaults}, paths, seed);
@@ -68,13 +69,14 @@ void expectRegisterEqualsPlain(const std::vector<std::pair<const Tape*, std::vec
 // in the tails it goes through xsimd's log instead of libm's, a few ulp apart.
 TEST(CpuJitDraws, SameUniformsAndNormalsAsPhilox) {
   CPUJIT_REQUIRE();
+  const EngineSettings settings = engineSettingsFromEnvironment();
   const uint64_t firsts[] = {0, 1000, (uint64_t{1} << 32) - 2, 0x123456789abcull};
   for (Precision p : {Precision::F64, Precision::F32}) {
     int tails = 0;
     for (uint64_t seed : {uint64_t{0}, uint64_t{42}, uint64_t{0xfedcba9876543210ull}}) {
       for (uint64_t first : firsts) {
         for (uint32_t k : {0u, 1u, 7u, 250u, 100000u}) {
-          const std::vector<JitDraw> d = cpuJitDraws(p, seed, first, k);
+          const std::vector<JitDraw> d = cpuJitDraws(settings, p, seed, first, k);
           ASSERT_GE(d.size(), 1u);
           for (size_t l = 0; l < d.size(); ++l) {
             const uint64_t path = first + l;
@@ -146,11 +148,12 @@ TEST(CpuJitExact, RegisterEqualsPlainOnRandomTapes) {
     return p;
   };
   {
-    SCOPED_TRACE("TAPELAB_JIT_CHUNK=40 TAPELAB_JIT_PART=100");
-    ScopedEnv env("TAPELAB_JIT_CHUNK", "40");
-    ScopedEnv part("TAPELAB_JIT_PART", "100");  // several translation units too
-    expectRegisterEqualsPlain({{&a, plans(a, false)}, {&b, plans(b, false)}}, Precision::F64, 1100, 9);
-    expectRegisterEqualsPlain({{&a, {plans(a, false)[0]}}}, Precision::F32, 1100, 9);
+    SCOPED_TRACE("chunkNodes 40, partNodes 100");
+    EngineSettings small = engineSettingsFromEnvironment();
+    small.cpuJit.chunkNodes = 40;
+    small.cpuJit.partNodes = 100;  // several translation units too
+    expectRegisterEqualsPlain({{&a, plans(a, false)}, {&b, plans(b, false)}}, Precision::F64, 1100, 9, small);
+    expectRegisterEqualsPlain({{&a, {plans(a, false)[0]}}}, Precision::F32, 1100, 9, small);
   }
   expectRegisterEqualsPlain({{&a, plans(a, true)}, {&b, plans(b, true)}, {&wild, plans(wild, true)}},
                             Precision::F64, 1100, 9);
@@ -165,25 +168,20 @@ TEST(CpuJitExact, ThreadsRepeatsAndMarketsDoNotChangeBits) {
   const Tape t = products::asianCall(60);
   KernelOptions o = registerKernel(makeStrategyPlan("window", t, {8, 0}));
   o.markets = 3;
+  EngineSettings settings = engineSettingsFromEnvironment();
+  auto withThreads = [&](unsigned n) {
+    settings.threads = n;
+    return jit(settings)->compile(t, o);  // the cached object: no compile
+  };
   const auto k = jit()->compile(t, o);
   std::vector<std::vector<double>> markets(3, t.inputDefaults);
   markets[1][0] = 90.0;
   markets[2][2] = 0.35;
   const uint64_t paths = 10 * 1024 + 17;
-  RunResult one, two;
-  {
-    ScopedEnv env("TAPELAB_THREADS", "1");
-    one = k->run(markets, paths, 5);
-  }
-  {
-    ScopedEnv env("TAPELAB_THREADS", "2");
-    two = k->run(markets, paths, 5);
-  }
+  const RunResult one = withThreads(1)->run(markets, paths, 5);
+  const RunResult two = withThreads(2)->run(markets, paths, 5);
   expectSameBits(one, two, "1 vs 2 threads");
-  {
-    ScopedEnv env("TAPELAB_THREADS", "3");
-    expectSameBits(one, k->run(markets, paths, 5), "1 vs 3 threads");
-  }
+  expectSameBits(one, withThreads(3)->run(markets, paths, 5), "1 vs 3 threads");
   expectSameBits(one, k->run(markets, paths, 5), "repeated");
   for (size_t m = 0; m < markets.size(); ++m) {
     const RunResult single = k->run({markets[m]}, paths, 5);

@@ -41,7 +41,7 @@ TEST(CpuJitMath, ExpAndLogAreXsimdsBitForBit) {
   for (Precision p : {Precision::F64, Precision::F32}) {
     std::vector<double> args = specialAndRandomArgs(1, -50, 50, 4000);
     for (double x : specialAndRandomArgs(2, -750, 750, 2000)) args.push_back(x);
-    const JitMath m = cpuJitMath(p, args);
+    const JitMath m = cpuJitMath(engineSettingsFromEnvironment(), p, args);
     for (size_t i = 0; i < m.args.size(); ++i) {
       EXPECT_PRED2(sameBits, m.exp[i], m.xsimdExp[i]) << toString(p) << " exp(" << g17(m.args[i]) << ")";
       EXPECT_PRED2(sameBits, m.log[i], m.xsimdLog[i]) << toString(p) << " log(" << g17(m.args[i]) << ")";
@@ -62,12 +62,12 @@ TEST(CpuJitMath, AccuracyAsDocumented) {
   for (Precision p : {Precision::F64, Precision::F32}) {
     const bool f64 = p == Precision::F64;
     double worstExp = 0, worstLog = 0;
-    const JitMath e = cpuJitMath(p, expArgs);
+    const JitMath e = cpuJitMath(engineSettingsFromEnvironment(), p, expArgs);
     for (size_t i = 0; i < e.args.size(); ++i) {
       const Mp exact = exp(Mp(e.args[i]));
       worstExp = std::max(worstExp, f64 ? ulpError<double>(e.exp[i], exact) : ulpError<float>(e.exp[i], exact));
     }
-    const JitMath l = cpuJitMath(p, logArgs);
+    const JitMath l = cpuJitMath(engineSettingsFromEnvironment(), p, logArgs);
     for (size_t i = 0; i < l.args.size(); ++i) {
       const Mp exact = log(Mp(l.args[i]));
       worstLog = std::max(worstLog, f64 ? ulpError<double>(l.log[i], exact) : ulpError<float>(l.log[i], exact));

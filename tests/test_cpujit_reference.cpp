@@ -83,7 +83,7 @@ TEST(CpuJitReference, Fp64AgreesWithMultiprecision) {
     const Tape& t = *jobs[i].tape;
     const uint64_t paths = 300, seed = 42;
     const RunResult jit = kernels[i]->run({t.inputDefaults}, paths, seed);
-    const RunResult mp = findEngine("reference-mp").make()->compile(t, KernelOptions{})->run({t.inputDefaults}, paths, seed);
+    const RunResult mp = makeEngine("reference-mp")->compile(t, KernelOptions{})->run({t.inputDefaults}, paths, seed);
     expectClose(jit.markets[0], mp.markets[0], t, 1e-12, std::string("cpu-jit ") + toString(jobs[i].options.kind));
     EXPECT_NE(jit.markets[0].value, 0.0) << t.name;
   }
@@ -108,7 +108,7 @@ TEST(CpuJitReference, Fp32AgreesWithDoubleWithinFloatRounding) {
     const Tape& t = tapes[i];
     const RunResult f = kernels[i]->run({t.inputDefaults}, 2000, 5);
     const RunResult d64 = kernels[tapes.size() + i]->run({t.inputDefaults}, 2000, 5);
-    const RunResult ref = findEngine("reference").make()->compile(t, KernelOptions{})->run({t.inputDefaults}, 2000, 5);
+    const RunResult ref = makeEngine("reference")->compile(t, KernelOptions{})->run({t.inputDefaults}, 2000, 5);
     const MarketResult &a = ref.markets[0], &b = f.markets[0];
     auto tol = [](double x) { return 1e-4 * std::max(1.0, std::fabs(x)); };
     EXPECT_NEAR(b.value, a.value, tol(a.value)) << t.name;
@@ -130,7 +130,7 @@ TEST(CpuJitReference, SparseDrawIndices) {
   Tape t = rec.finish();
   t.name = "sparse-draws";
   const RunResult got = jit()->compile(t, KernelOptions{})->run({t.inputDefaults}, 3000, 17);
-  const RunResult ref = findEngine("reference").make()->compile(t, KernelOptions{})->run({t.inputDefaults}, 3000, 17);
+  const RunResult ref = makeEngine("reference")->compile(t, KernelOptions{})->run({t.inputDefaults}, 3000, 17);
   expectClose(got.markets[0], ref.markets[0], t, 1e-12, "cpu-jit vs reference");
 }
 
@@ -168,7 +168,7 @@ TEST(CpuJitReference, EdgeTapes) {
     Tape& t = tapes[i];
     t.name = "edge-" + std::to_string(i);
     const RunResult got = jit()->compile(t, KernelOptions{})->run({t.inputDefaults}, 1500, 4);
-    const RunResult ref = findEngine("reference").make()->compile(t, KernelOptions{})->run({t.inputDefaults}, 1500, 4);
+    const RunResult ref = makeEngine("reference")->compile(t, KernelOptions{})->run({t.inputDefaults}, 1500, 4);
     expectClose(got.markets[0], ref.markets[0], t, 1e-13, "cpu-jit vs reference");
   }
 }
@@ -176,8 +176,8 @@ TEST(CpuJitReference, EdgeTapes) {
 // The front door: MonteCarlo on cpu-jit prices the Asian like the reference.
 TEST(CpuJitReference, ThroughTheMonteCarloBuilder) {
   CPUJIT_REQUIRE();
-  RunConfig off;
-  off.checkpoint = "off";
+  RunConfig off = RunConfig::fromEnvironment();  // the tests' cpu-jit cache
+  off.checkpoint = Checkpoint::off();
   const Result jit = MonteCarlo::of(products::asianCall()).steps(50).config(off).on("cpu-jit").build().run(4000, 3);
   off.engine = "reference";
   const Result ref = MonteCarlo::of(products::asianCall()).steps(50).config(off).on("reference").build().run(4000, 3);

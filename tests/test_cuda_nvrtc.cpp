@@ -79,7 +79,7 @@ TEST(CudaNvrtc, EngineCompilesWithPtxasStatistics) {
   REQUIRE_NVRTC();
   const EngineEntry& entry = findEngine("cuda");
   ASSERT_TRUE(entry.make) << entry.notBuiltReason;
-  auto engine = entry.make();
+  auto engine = entry.make(engineSettingsFromEnvironment());
   const EngineCaps caps = engine->caps();
   EXPECT_TRUE(caps.usable || caps.compileOnly) << caps.reason;
   EXPECT_EQ(caps.defaultPrecision, Precision::F32);
@@ -133,7 +133,7 @@ TEST(CudaNvrtc, CompileErrorCarriesTheLog) {
 
 TEST(CudaNvrtc, DumpsTheSource) {
   REQUIRE_NVRTC();
-  auto engine = findEngine("cuda").make();
+  auto engine = makeEngine("cuda");
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("tapelab-cuda-dump-" + std::to_string(::getpid()));
   const Tape t = products::asianCall(8);
   KernelOptions o = optionsFor(t, KernelKind::Scratch, 20, ScratchLayout::AoS);
@@ -148,7 +148,7 @@ TEST(CudaNvrtc, DumpsTheSource) {
 
 TEST(CudaEngine, CompileOnlyWithoutDriverSaysWhy) {
   REQUIRE_NVRTC();
-  auto engine = findEngine("cuda").make();
+  auto engine = makeEngine("cuda");
   const EngineCaps caps = engine->caps();
   if (caps.usable) GTEST_SKIP() << "a CUDA device is here: " << caps.reason;
   EXPECT_TRUE(caps.compileOnly);
@@ -161,7 +161,7 @@ TEST(CudaEngine, CompileOnlyWithoutDriverSaysWhy) {
 class CudaRun : public ::testing::Test {
  protected:
   void SetUp() override {
-    engine_ = findEngine("cuda").make();
+    engine_ = makeEngine("cuda");
     const EngineCaps caps = engine_->caps();
     if (!caps.usable) GTEST_SKIP() << "cuda cannot run here: " << caps.reason;
   }
@@ -178,7 +178,7 @@ TEST_F(CudaRun, Asian120AllKindsBitExact) {
       expectSameBits(plain, engine_->compile(t, optionsFor(t, KernelKind::Scratch, len, l))->run(in, kPaths, kSeed),
                      std::string("scratch ") + toString(l) + " " + std::to_string(len));
   // Agreement with the double reference: the fp32 tolerance of test_opencl_kernels.cpp.
-  const RunResult ref = findEngine("reference").make()->compile(t, optionsFor(t, KernelKind::Plain))->run(in, 4000, kSeed);
+  const RunResult ref = makeEngine("reference")->compile(t, optionsFor(t, KernelKind::Plain))->run(in, 4000, kSeed);
   const RunResult few = engine_->compile(t, optionsFor(t, KernelKind::Plain))->run(in, 4000, kSeed);
   EXPECT_NEAR(few.markets[0].value, ref.markets[0].value, 1e-4 * std::abs(ref.markets[0].value));
   for (size_t k = 0; k < ref.markets[0].greeks.size(); ++k)

@@ -23,7 +23,7 @@ TEST(HipEngine, SaysWhyItCannotRun) {
 }
 
 TEST(HipEngine, EmitsTheSourceAndCompilesWhereHipRtcExists) {
-  auto engine = findEngine("hip").make();
+  auto engine = makeEngine("hip");
   const bool compiles = engine->caps().compileOnly;
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("tapelab-hip-dump-" + std::to_string(::getpid()));
   const Tape t = products::asianCall(8);

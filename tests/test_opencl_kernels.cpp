@@ -33,7 +33,7 @@ Engine* openclEngine(std::string* why) {
     tried = true;
     const EngineEntry& e = findEngine("opencl");
     const EngineCaps caps = engineCaps(e);
-    if (caps.usable) engine = e.make();
+    if (caps.usable) engine = e.make(engineSettingsFromEnvironment());
     else reason = caps.reason;
   }
   *why = reason;
@@ -154,9 +154,9 @@ TEST(OpenCLKernels, ScratchThatDoesNotFitIsChunked) {
   ASSERT_GT(wholeBytes, 0);
   // A budget of two workgroups' scratch: 5000 paths need 20 groups, so at least 10 dispatches.
   const int64_t perGroup = wholeBytes / ((5000 + 255) / 256);
-  const std::string budget = std::to_string(2 * perGroup);
-  testutil::ScopedEnv env("TAPELAB_SCRATCH_BUDGET", budget);
-  auto chunked = engine->compile(tape, o);
+  KernelOptions small = o;
+  small.knobs.scratchBudget = static_cast<uint64_t>(2 * perGroup);
+  auto chunked = engine->compile(tape, small);
   const RunResult parts = chunked->run({tape.inputDefaults}, 5000, kSeed);
   const int64_t chunkBytes = chunked->stats().scratchBytes;
   EXPECT_LE(chunkBytes, 2 * perGroup);
@@ -178,7 +178,7 @@ TEST(OpenCLKernels, AgreesWithReferenceWithinFp32Tolerance) {
   // show here as a failure, not be hidden by the tolerance.
   const Tape tape = products::asianCall(120);
   const std::vector<std::vector<double>> in{tape.inputDefaults};
-  const RunResult ref = findEngine("reference").make()->compile(tape, optionsFor(tape, KernelKind::Plain))->run(in, kPaths, kSeed);
+  const RunResult ref = makeEngine("reference")->compile(tape, optionsFor(tape, KernelKind::Plain))->run(in, kPaths, kSeed);
   for (KernelKind kind : {KernelKind::Plain, KernelKind::Scratch}) {
     const RunResult got = runOne(*engine, tape, optionsFor(tape, kind, 100), in);
     const MarketResult& r = ref.markets[0];
@@ -205,7 +205,7 @@ TEST(OpenCLKernels, Fp64WhereTheDeviceHasIt) {
   const std::vector<std::vector<double>> in{tape.inputDefaults};
   const RunResult a = runOne(*engine, tape, plain, in);
   expectSameBits(a, runOne(*engine, tape, scratch, in), "fp64 scratch");
-  const RunResult ref = findEngine("reference").make()->compile(tape, plain)->run(in, kPaths, kSeed);
+  const RunResult ref = makeEngine("reference")->compile(tape, plain)->run(in, kPaths, kSeed);
   // Same tree in double on both sides; only the sum order differs.
   EXPECT_NEAR(a.markets[0].value, ref.markets[0].value, 1e-12 * std::abs(ref.markets[0].value));
 }

@@ -43,7 +43,6 @@ struct TempCache {
     return dir;
   }
   std::filesystem::path dir = fresh();
-  testutil::ScopedEnv env{"TAPELAB_CACHE_DIR", dir.string()};
   ~TempCache() {
     std::error_code ec;
     std::filesystem::remove_all(dir, ec);
@@ -76,15 +75,15 @@ TEST(OpenCLRuntime, BuildsRunsAndCachesBinaries) {
   REQUIRE_DEVICE();
   TempCache cache;
   ocl::Context ctx(ocl::chooseDevice("", "TEST"));
-  ocl::Program first = ocl::buildProgram(ctx, kScale, "-cl-std=CL1.2", "");
+  ocl::Program first = ocl::buildProgram(ctx, kScale, "-cl-std=CL1.2", "", cache.dir.string());
   ocl::ProgramHandle keep(first.program);
   EXPECT_FALSE(first.cacheHit);
   const bool cached = std::filesystem::exists(cache.dir / "opencl") && !std::filesystem::is_empty(cache.dir / "opencl");
-  ocl::Program second = ocl::buildProgram(ctx, kScale, "-cl-std=CL1.2", "");
+  ocl::Program second = ocl::buildProgram(ctx, kScale, "-cl-std=CL1.2", "", cache.dir.string());
   ocl::ProgramHandle keep2(second.program);
   EXPECT_EQ(second.cacheHit, cached) << "a stored binary must be loaded by the next build";
   // Other options are another key.
-  ocl::Program third = ocl::buildProgram(ctx, kScale, "-cl-std=CL1.2 -DUNUSED=1", "");
+  ocl::Program third = ocl::buildProgram(ctx, kScale, "-cl-std=CL1.2 -DUNUSED=1", "", cache.dir.string());
   ocl::ProgramHandle keep3(third.program);
   EXPECT_FALSE(third.cacheHit);
 
@@ -114,7 +113,7 @@ TEST(OpenCLRuntime, BuildFailureCarriesLogAndSourcePath) {
   ocl::Context ctx(ocl::chooseDevice("", "TEST"));
   const std::string bad = "__kernel void broken(__global float* x) { x[0] = undeclared_name; }\n";
   try {
-    ocl::buildProgram(ctx, bad, "-cl-std=CL1.2", "/tmp/dumped/broken.cl");
+    ocl::buildProgram(ctx, bad, "-cl-std=CL1.2", "/tmp/dumped/broken.cl", cache.dir.string());
     FAIL() << "a broken kernel built";
   } catch (const std::runtime_error& e) {
     const std::string msg = e.what();
@@ -124,7 +123,7 @@ TEST(OpenCLRuntime, BuildFailureCarriesLogAndSourcePath) {
   }
   // Not dumped by the caller: the error still names a file holding the source.
   try {
-    ocl::buildProgram(ctx, bad, "-cl-std=CL1.2", "");
+    ocl::buildProgram(ctx, bad, "-cl-std=CL1.2", "", cache.dir.string());
     FAIL();
   } catch (const std::runtime_error& e) {
     const std::string msg = e.what();

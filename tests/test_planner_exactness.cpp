@@ -35,7 +35,7 @@ void expectSame(const RunResult& plain, const RunResult& cut, const std::string&
 }
 
 void checkEveryStrategy(const std::string& engineName, const Tape& t, uint64_t paths) {
-  auto engine = findEngine(engineName).make();
+  auto engine = makeEngine(engineName);
   ASSERT_TRUE(engine);
   KernelOptions plain;
   plain.precision = engineName == "reference-f32" ? Precision::F32 : Precision::F64;

@@ -164,26 +164,41 @@ TEST(PlannerStrategies, InvalidKnobsAreRejected) {
   EXPECT_THROW(makeStrategyPlan("uniform", t, negativeLen), std::invalid_argument);
   try {
     makeStrategyPlan("nope", t, segments(4));
+    ADD_FAILURE() << "strategy 'nope' accepted";
   } catch (const std::invalid_argument& e) {
     for (const StrategyEntry& s : strategies()) EXPECT_NE(std::string(e.what()).find(s.name), std::string::npos);
+    EXPECT_EQ(std::string(e.what()).rfind("unknown strategy 'nope' (known: uniform, window", 0), 0u) << e.what();
   }
+  EXPECT_EQ(&findStrategy("window"), &strategies()[1]);
+  EXPECT_THROW(findStrategy("Window"), std::invalid_argument);
 
   // The same through the knobs every front end resolves (--checkpoint, --strategy).
   EngineCaps caps;
   caps.usable = true;
   caps.kinds = {KernelKind::Plain, KernelKind::Register, KernelKind::Scratch};
-  for (const char* bad : {"0", "-2", "abc", "85", "99999999999"}) {
+  for (const char* bad : {"0", "-2", "abc", "99999999999", "", "4x"})
+    EXPECT_THROW(Checkpoint::parse(bad, "--checkpoint"), std::invalid_argument) << bad;
+  EXPECT_EQ(Checkpoint::parse("off", "--checkpoint"), Checkpoint::off());
+  EXPECT_EQ(Checkpoint::parse("auto", "--checkpoint"), Checkpoint::automatic());
+  EXPECT_EQ(Checkpoint::parse("7", "--checkpoint"), Checkpoint::count(7));
+  EXPECT_EQ(Checkpoint::count(7).text(), "7");
+  try {
+    Checkpoint::parse("x", "TAPELAB_CKPT");
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "TAPELAB_CKPT: expected off, auto or a positive segment count, got 'x'");
+  }
+  for (Checkpoint bad : {Checkpoint::count(85), Checkpoint::count(0)}) {
     RunConfig c;
     c.checkpoint = bad;
-    EXPECT_THROW(resolveKernel(t, c, caps), std::invalid_argument) << bad;
+    EXPECT_THROW(resolveKernel(t, c, caps), std::invalid_argument) << bad.text();
   }
   RunConfig unknown;
-  unknown.checkpoint = "4";
+  unknown.checkpoint = Checkpoint::count(4);
   unknown.strategy = "nope";
   EXPECT_THROW(resolveKernel(t, unknown, caps), std::invalid_argument);
   for (const StrategyEntry& s : strategies()) {
     RunConfig c;
-    c.checkpoint = "4";
+    c.checkpoint = Checkpoint::count(4);
     c.strategy = s.name;
     const KernelOptions k = resolveKernel(t, c, caps);
     EXPECT_EQ(k.kind, KernelKind::Register);

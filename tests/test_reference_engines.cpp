@@ -23,8 +23,9 @@ namespace {
 
 using testutil::g17;
 
-std::unique_ptr<Kernel> compileOn(const std::string& engine, const Tape& t, const KernelOptions& o) {
-  return findEngine(engine).make()->compile(t, o);
+std::unique_ptr<Kernel> compileOn(const std::string& engine, const Tape& t, const KernelOptions& o,
+                                  const EngineSettings& settings = {}) {
+  return makeEngine(engine, settings)->compile(t, o);
 }
 
 KernelOptions plainOptions(const Tape& t) {
@@ -40,8 +41,9 @@ KernelOptions checkpointed(const Plan& p, KernelKind kind = KernelKind::Register
   return o;
 }
 
-RunResult runOn(const std::string& engine, const Tape& t, const KernelOptions& o, uint64_t paths, uint64_t seed) {
-  return compileOn(engine, t, o)->run({t.inputDefaults}, paths, seed);
+RunResult runOn(const std::string& engine, const Tape& t, const KernelOptions& o, uint64_t paths, uint64_t seed,
+                const EngineSettings& settings = {}) {
+  return compileOn(engine, t, o, settings)->run({t.inputDefaults}, paths, seed);
 }
 
 // Value, every Greek and every standard error, with ==.
@@ -59,8 +61,6 @@ void expectSameBits(const RunResult& x, const RunResult& y, const std::string& w
     }
   }
 }
-
-using testutil::ScopedEnv;
 
 }  // namespace
 
@@ -211,13 +211,13 @@ TEST(ReferenceEngines, PlanMissingABookmarkPoisonsTheGreeks) {
 
 TEST(ReferenceEngines, CheckpointingThroughMonteCarloEqualsPlain) {
   RunConfig off;
-  off.checkpoint = "off";
+  off.checkpoint = Checkpoint::off();
   const Result plain = MonteCarlo::of(products::asianCall()).steps(120).config(off).build().run(3000, 8);
   EXPECT_EQ(plain.kernel.kind, KernelKind::Plain);
   for (const char* segs : {"2", "7", "16"})
     for (const char* strategy : {"uniform", "window"}) {
       RunConfig c;
-      c.checkpoint = segs;
+      c.checkpoint = Checkpoint::parse(segs, "--checkpoint");
       c.strategy = strategy;
       const Result r = MonteCarlo::of(products::asianCall()).steps(120).config(c).build().run(3000, 8);
       EXPECT_EQ(r.kernel.kind, KernelKind::Register);
@@ -242,14 +242,15 @@ TEST(ReferenceEngines, ThreadCountDoesNotChangeTheBits) {
   // 10,000 paths: ten blocks, so two or three threads really share them.
   for (const Tape& t : {products::asianCall(50), products::basketCall(3, 8)}) {
     std::optional<RunResult> one;
-    for (const char* threads : {"1", "2", "3"}) {
-      ScopedEnv env("TAPELAB_THREADS", threads);
+    for (unsigned threads : {1u, 2u, 3u}) {
+      EngineSettings settings;
+      settings.threads = threads;
       PlanOptions po;
       po.segments = 7;
       for (const KernelOptions& o : {plainOptions(t), checkpointed(planWindow(t, po))}) {
-        const RunResult r = runOn("reference", t, o, 10000, 4242);
+        const RunResult r = runOn("reference", t, o, 10000, 4242, settings);
         if (!one) one = r;
-        else expectSameBits(*one, r, t.name + " with TAPELAB_THREADS=" + threads + " " + toString(o.kind));
+        else expectSameBits(*one, r, t.name + " with " + std::to_string(threads) + " threads " + toString(o.kind));
       }
     }
   }
@@ -276,7 +277,7 @@ TEST(ReferenceEngines, SeveralMarketsInOneRunEqualEachAlone) {
   }
   // Through the Pricer: 3 markets, 2 per dispatch (the last group padded), checkpointed.
   RunConfig c;
-  c.checkpoint = "5";
+  c.checkpoint = Checkpoint::count(5);
   const Result batched = MonteCarlo::of(t).config(c).markets(2).build().runMarkets(sets, 2500, 9);
   ASSERT_EQ(batched.run.markets.size(), 3u);
   expectSameBits(together, batched.run, "2 markets per dispatch, checkpointed");
@@ -316,37 +317,4 @@ TEST(ReferenceEngines, InvalidRequestsAreRejected) {
   EXPECT_THROW(compileOn("reference", broken, plainOptions(t)), std::invalid_argument);
   auto k = compileOn("reference", t, plainOptions(t));
   EXPECT_THROW(k->run({{1.0, 2.0}}, 10, 1), std::invalid_argument);  // wrong number of inputs
-}
-
-// Every engine knob is read by envUnsigned: decimal or 0x-hex, the fallback when unset or
-// empty, and a one-line error naming the variable for anything else.
-TEST(EngineApi, EnvUnsignedParsesAndNamesTheVariable) {
-  const char* name = "TAPELAB_TEST_KNOB";
-  {
-    ScopedEnv unset(name, nullptr);
-    EXPECT_EQ(envUnsigned(name, 7), 7u);
-  }
-  {
-    ScopedEnv empty(name, "");
-    EXPECT_EQ(envUnsigned(name, 7), 7u);
-  }
-  {
-    ScopedEnv dec(name, "18446744073709551615");
-    EXPECT_EQ(envUnsigned(name, 0), UINT64_MAX);
-  }
-  {
-    ScopedEnv hex(name, "0x10");
-    EXPECT_EQ(envUnsigned(name, 0, 1, 16), 16u);
-  }
-  for (const char* bad : {"x", "12x", "-1", "+3", " 3", "0x", "18446744073709551616"}) {
-    ScopedEnv env(name, bad);
-    EXPECT_THROW(envUnsigned(name, 0), std::invalid_argument) << bad;
-  }
-  ScopedEnv range(name, "0");
-  try {
-    envUnsigned(name, 5, 1, 4);
-    ADD_FAILURE() << "0 is outside [1, 4]";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_EQ(std::string(e.what()), "TAPELAB_TEST_KNOB: expected an integer from 1 to 4, got '0'");
-  }
 }

@@ -12,7 +12,7 @@
 #include <string>
 #include <utility>
 
-#include "api/engine.h"
+#include "engine/engine.h"
 #include "planner/plan.h"
 #include "planner/strategies.h"
 

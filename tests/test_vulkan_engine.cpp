@@ -17,8 +17,6 @@
 #include <random>
 
 #include "api/registry.h"
-#include "gpu/codegen/host.h"
-#include "gpu/vulkan/vulkan.h"
 #include "planner/strategies.h"
 #include "reference/interpreter.h"
 #include "tape/philox.h"
@@ -40,7 +38,7 @@ Engine* vulkanEngine(std::string* why) {
   static bool tried = false;
   if (!tried) {
     tried = true;
-    engine = makeVulkanEngine();
+    engine = makeEngine("vulkan");
     const EngineCaps caps = engine->caps();
     if (!caps.usable) {
       reason = caps.reason;
@@ -113,7 +111,7 @@ void expectNearReference(const RunResult& ref, const RunResult& gpu, const std::
 RunResult reference(const Tape& t, const std::vector<std::vector<double>>& inputs, uint64_t paths, uint64_t seed) {
   KernelOptions o;
   o.precision = Precision::F64;
-  return findEngine("reference").make()->compile(t, o)->run(inputs, paths, seed);
+  return makeEngine("reference")->compile(t, o)->run(inputs, paths, seed);
 }
 
 // A random tape that uses every op and stays finite: values kept in about
@@ -154,10 +152,11 @@ Tape randomTape(uint32_t seed, int steps) {
 // (The H200 run sets VK_DRIVER_FILES itself: ScopedEnv restores it.)
 using testutil::ScopedEnv;
 
-// TAPELAB_PATH_OFFSET for the scope of one test.
-struct PathOffset : ScopedEnv {
-  explicit PathOffset(uint64_t v) : ScopedEnv("TAPELAB_PATH_OFFSET", std::to_string(v)) {}
-};
+// The same kernel, its runs starting at path `first`.
+KernelOptions fromPath(KernelOptions o, uint64_t first) {
+  o.knobs.pathOffset = first;
+  return o;
+}
 
 }  // namespace
 
@@ -332,7 +331,7 @@ TEST(VulkanPaths, CountsThatAreNotMultiplesOfTheBlock) {
   Kernel& k = kernel(engine, "draw", t, options(KernelKind::Plain));
   KernelOptions f32;
   f32.precision = Precision::F32;
-  std::unique_ptr<Kernel> ref = findEngine("reference-f32").make()->compile(t, f32);
+  std::unique_ptr<Kernel> ref = makeEngine("reference-f32")->compile(t, f32);
   for (uint64_t paths : {1, 2, 63, 64, 65, 255, 256, 257, 1000, 3001}) {
     const RunResult gpu = k.run({{1.0}}, paths, kSeed);
     const RunResult cpu = ref->run({{1.0}}, paths, kSeed);
@@ -355,11 +354,9 @@ TEST(VulkanPaths, PathIndicesBeyondTwoToThe32) {
   Kernel& k = kernel(engine, "asian24-register-4", t, options(KernelKind::Register, window(t, 4)));
   for (uint64_t first : {(uint64_t{1} << 32) - 100, (uint64_t{7} << 40) + 12345}) {
     const uint64_t paths = 300;
-    RunResult gpu;
-    {
-      PathOffset offset(first);
-      gpu = k.run({t.inputDefaults}, paths, kSeed);
-    }
+    const RunResult gpu = kernel(engine, "asian24-register-4-from-" + std::to_string(first), t,
+                                 fromPath(options(KernelKind::Register, window(t, 4)), first))
+                              .run({t.inputDefaults}, paths, kSeed);
     PathInterpreter<double> interp(t, nullptr, true);
     PathResult<double> one;
     std::vector<double> sums(1 + t.numInputs(), 0.0), squares(1 + t.numInputs(), 0.0);
@@ -391,11 +388,10 @@ TEST(VulkanDraws, MatchDrawNormalFloat) {
   Var x = rec.input("x", 1.0);
   rec.output(x * rec.randn(0));
   const Tape t = rec.finish();
-  Kernel& k = kernel(engine, "draw", t, options(KernelKind::Plain));
   int exact = 0, total = 0;
   for (uint64_t path : {uint64_t{0}, uint64_t{1}, uint64_t{77}, (uint64_t{1} << 32) + 5, ~uint64_t{0} - 3}) {
+    Kernel& k = kernel(engine, "draw-from-" + std::to_string(path), t, fromPath(options(KernelKind::Plain), path));
     for (uint64_t seed : {uint64_t{0}, uint64_t{42}, uint64_t{0xfedcba9876543210ull}}) {
-      PathOffset offset(path);
       const double gpu = k.run({{1.0}}, 1, seed).markets[0].value;
       const float cpu = drawNormal<float>(seed, path, 0);
       EXPECT_NEAR(gpu, cpu, 4e-6 * std::max(1.0f, std::abs(cpu))) << "path " << path << " seed " << seed;
@@ -415,11 +411,9 @@ TEST(VulkanEngine, CapsAndUnknownDevice) {
   EXPECT_EQ(caps.defaultPrecision, Precision::F32);
   EXPECT_EQ(caps.maxMarkets, 8);
   EXPECT_FALSE(caps.reason.empty());
-  EngineCaps none;
-  {
-    ScopedEnv device("TAPELAB_VULKAN_DEVICE", "no-such-device-anywhere");
-    none = makeVulkanEngine()->caps();
-  }
+  EngineSettings nowhere = engineSettingsFromEnvironment();
+  nowhere.vulkan.device = "no-such-device-anywhere";
+  const EngineCaps none = makeEngine("vulkan", nowhere)->caps();
   EXPECT_FALSE(none.usable);
   EXPECT_NE(none.reason.find("TAPELAB_VULKAN_DEVICE"), std::string::npos) << none.reason;
   // No driver for the loader: unusable, with the reason.
@@ -427,14 +421,13 @@ TEST(VulkanEngine, CapsAndUnknownDevice) {
   {
     ScopedEnv icd("VK_ICD_FILENAMES", "/nonexistent/tapelab-icd.json");
     ScopedEnv driver("VK_DRIVER_FILES", "/nonexistent/tapelab-icd.json");
-    noDriver = makeVulkanEngine()->caps();
+    noDriver = makeEngine("vulkan")->caps();  // the loader's variables are part of the device's key
   }
   EXPECT_FALSE(noDriver.usable);
   EXPECT_NE(noDriver.reason.find("vulkan:"), std::string::npos) << noDriver.reason;
-  {
-    ScopedEnv device("TAPELAB_VULKAN_DEVICE", "0");
-    EXPECT_TRUE(makeVulkanEngine()->caps().usable);
-  }
+  EngineSettings first = engineSettingsFromEnvironment();
+  first.vulkan.device = "0";
+  EXPECT_TRUE(makeEngine("vulkan", first)->caps().usable);
   KernelOptions f64 = options(KernelKind::Plain);
   f64.precision = Precision::F64;
   EXPECT_THROW(engine->compile(asian120(), f64), std::invalid_argument);
@@ -445,21 +438,23 @@ TEST(VulkanEngine, DumpAndSpirvCache) {
   REQUIRE_VULKAN();
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("tapelab-vk-test-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
-  ScopedEnv cache("TAPELAB_CACHE_DIR", (dir / "cache").c_str());
+  EngineSettings settings = engineSettingsFromEnvironment();
+  settings.cacheDir = (dir / "cache").string();
+  auto fresh = [&] { return makeEngine("vulkan", settings); };
   Recorder rec;
   Var x = rec.input("x", 2.0);
   rec.output(exp(x * rec.randn(3)) * 1.5);
   const Tape t = rec.finish();
   KernelOptions o = options(KernelKind::Plain);
   o.dumpDir = (dir / "dump").string();
-  std::unique_ptr<Kernel> first = makeVulkanEngine()->compile(t, o);
+  std::unique_ptr<Kernel> first = fresh()->compile(t, o);
   const KernelStats s1 = first->stats();
   ASSERT_FALSE(s1.sourcePath.empty());
   EXPECT_TRUE(std::filesystem::exists(s1.sourcePath));
   EXPECT_NE(s1.notes.find("spirv compiled"), std::string::npos) << s1.notes;
   EXPECT_GT(s1.compileSeconds, 0.0);
-  const KernelStats s2 = makeVulkanEngine()->compile(t, o)->stats();
+  const KernelStats s2 = fresh()->compile(t, o)->stats();
   EXPECT_NE(s2.notes.find("spirv cached"), std::string::npos) << s2.notes;
-  EXPECT_EQ(first->run({{2.0}}, 100, 1).markets[0].value, makeVulkanEngine()->compile(t, o)->run({{2.0}}, 100, 1).markets[0].value);
+  EXPECT_EQ(first->run({{2.0}}, 100, 1).markets[0].value, fresh()->compile(t, o)->run({{2.0}}, 100, 1).markets[0].value);
   std::filesystem::remove_all(dir);
 }

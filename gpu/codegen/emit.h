@@ -33,7 +33,7 @@
 // Reduction: each lane keeps Kahan sums (in T) of its paths' value, adjoints
 // and their squares; the group adds the lanes' sums by a fixed binary tree in
 // workgroup-local memory; the host adds the groups' partials in double in
-// block order (gpu/codegen/host.h). Blocks depend only on the path index as
+// block order (gpu/host/dispatch.h). Blocks depend only on the path index as
 // long as every dispatch starts at a multiple of B after the run's first path,
 // so a result does not depend on how the host chunks its dispatches.
 // Exactness: GLSL declares every value `precise`; OpenCL C starts with
@@ -63,7 +63,7 @@
 #include <string>
 #include <string_view>
 
-#include "api/engine.h"
+#include "engine/engine.h"
 #include "tape/tape.h"
 
 namespace tapelab {

@@ -2,15 +2,13 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
-#include <filesystem>
 #include <mutex>
-#include <sstream>
 #include <stdexcept>
 
 #include "gpu/codegen/emit.h"
-#include "gpu/codegen/host.h"
 #include "gpu/cuda/driver.h"
+#include "gpu/host/compile.h"
+#include "gpu/host/dispatch.h"
 #include "gpu/cuda/nvrtc.h"
 
 namespace tapelab {
@@ -19,29 +17,16 @@ namespace {
 // Longest dispatch, in groups: bounds one launch's run time and partials buffer.
 constexpr uint32_t kMaxGroupsPerDispatch = 1u << 16;
 
-int deviceIndex() { return static_cast<int>(envUnsigned("TAPELAB_CUDA_DEVICE", 0, 0, 1024)); }
-
-// The target when no device says: TAPELAB_CUDA_ARCH ("sm_90", "90", "sm_80"), else sm_90 (the H200).
-std::pair<int, int> defaultArch() {
-  const char* v = std::getenv("TAPELAB_CUDA_ARCH");
-  if (!v || !*v) return {9, 0};
-  std::string s = v;
-  if (s.rfind("sm_", 0) == 0) s = s.substr(3);
-  if (s.size() < 2 || s.size() > 3 || !std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); }))
-    throw std::invalid_argument(std::string("TAPELAB_CUDA_ARCH: expected sm_XY, got '") + v + "'");
-  return {std::stoi(s.substr(0, s.size() - 1)), s.back() - '0'};
-}
-
 // The device and its primary context, retained for as long as an engine or a kernel uses it.
 class Device {
  public:
-  Device(const cu::Driver& d, int index) : d_(d) {
+  Device(const cu::Driver& d, unsigned index) : d_(d) {
     int count = 0;
     cu::check(d_, d_.cuDeviceGetCount(&count), "cuDeviceGetCount");
-    if (index >= count)
+    if (index >= static_cast<unsigned>(count))
       throw std::invalid_argument("TAPELAB_CUDA_DEVICE: no CUDA device " + std::to_string(index) + " (" +
                                   std::to_string(count) + " found)");
-    cu::check(d_, d_.cuDeviceGet(&dev_, index), "cuDeviceGet");
+    cu::check(d_, d_.cuDeviceGet(&dev_, static_cast<int>(index)), "cuDeviceGet");
     char name[256] = {};
     cu::check(d_, d_.cuDeviceGetName(name, sizeof name, dev_), "cuDeviceGetName");
     name_ = name;
@@ -115,36 +100,16 @@ KernelStats statsFrom(const cu::NvrtcOutput& out, const std::string& sourcePath,
 
 // One line: NVRTC's first log lines and a file holding the source (the dump,
 // else one written now to $TMPDIR/tapelab-failed/).
-std::string failureMessage(const cu::NvrtcOutput& out, const std::string& source, std::string sourcePath) {
-  sourcePath = sourceForError(sourcePath, "cuda", "cu", source);
-  std::istringstream in(out.log);
-  std::string line, head;
-  int n = 0;
-  while (std::getline(in, line) && n < 8) {
-    if (line.empty()) continue;
-    head += (n++ ? " | " : "") + line;
-  }
-  return "NVRTC failed for " + out.arch + " [source: " + sourcePath + "]: " + head;
+std::string failureMessage(const cu::NvrtcOutput& out, const std::string& source, const std::string& sourcePath) {
+  return "NVRTC failed for " + out.arch + " [source: " + sourceForError(sourcePath, "cuda", "cu", source) +
+         "]: " + logHead(out.log, 8);
 }
 
-// No driver here: the kernel compiled (its statistics are real), it cannot run.
-class CompileOnlyKernel final : public Kernel {
+class CudaKernel final : public Kernel, DispatchRunner {
  public:
-  CompileOnlyKernel(KernelStats stats, std::string why) : stats_(std::move(stats)), why_(std::move(why)) {}
-  RunResult run(const std::vector<std::vector<double>>&, uint64_t, uint64_t) override {
-    throw EngineUnavailable("cuda: " + why_);
-  }
-  KernelStats stats() const override { return stats_; }
-
- private:
-  KernelStats stats_;
-  std::string why_;
-};
-
-class CudaKernel final : public Kernel {
- public:
-  CudaKernel(std::shared_ptr<Device> dev, EmittedKernel k, const cu::NvrtcOutput& out, KernelStats stats)
-      : dev_(std::move(dev)), k_(std::move(k)), stats_(std::move(stats)) {
+  CudaKernel(std::shared_ptr<Device> dev, EmittedKernel k, KernelKnobs knobs, const cu::NvrtcOutput& out,
+             KernelStats stats)
+      : dev_(std::move(dev)), k_(std::move(k)), knobs_(knobs), stats_(std::move(stats)) {
     const cu::Driver& d = dev_->driver();
     dev_->bind();
     // The cubin NVRTC made for this device; the PTX through the driver's JIT if that fails.
@@ -176,27 +141,29 @@ class CudaKernel final : public Kernel {
   }
 
   RunResult run(const std::vector<std::vector<double>>& inputs, uint64_t paths, uint64_t seed) override {
-    const auto t0 = std::chrono::steady_clock::now();
-    if (paths == 0) throw std::invalid_argument("paths must be at least 1");
-    const cu::Driver& d = dev_->driver();
     dev_->bind();
-    const std::vector<unsigned char> in = packInputs(k_, inputs);
+    return runDispatches(k_, knobs_, groupLimit(), inputs, paths, seed, *this);
+  }
+
+  KernelStats stats() const override { return stats_; }
+
+ private:
+  void upload(const std::vector<unsigned char>& in, uint32_t groups, size_t) override {
+    const cu::Driver& d = dev_->driver();
     inputs_.ensure(*dev_, in.size());
     cu::check(d, d.cuMemcpyHtoD(inputs_.get(), in.data(), in.size()), "cuMemcpyHtoD");
-
-    const std::vector<Dispatch> dispatches = planDispatches(k_, pathOffsetFromEnvironment(), paths, seed, maxGroups());
-    uint32_t groups = 0;
-    for (const Dispatch& x : dispatches) groups = std::max(groups, x.groups);
     const size_t partialBytes = size_t{groups} * k_.partialsPerGroup() * k_.scalarBytes();
     const size_t scratchBytes = size_t{groups} * k_.workgroupSize * k_.scratchSlots * k_.scalarBytes();
     partials_.ensure(*dev_, partialBytes);
     scratch_.ensure(*dev_, scratchBytes);
+    host_.resize(partialBytes);
     stats_.scratchBytes = k_.kind == KernelKind::Scratch ? static_cast<int64_t>(scratchBytes) : 0;
+  }
 
-    PartialSums sums(k_);
-    std::vector<unsigned char> host(partialBytes);
+  void launch(std::span<const Dispatch> batch, PartialSums& sums) override {
+    const cu::Driver& d = dev_->driver();
     CUdeviceptr bufs[3] = {inputs_.get(), partials_.get(), scratch_.get()};
-    for (const Dispatch& x : dispatches) {
+    for (const Dispatch& x : batch) {
       unsigned int p[7] = {x.params.seedLo, x.params.seedHi, x.params.pathLo,     x.params.pathHi,
                            x.params.count,  x.params.zero,   x.params.invocations};
       void* args[10] = {&bufs[0], &bufs[1], &bufs[2], &p[0], &p[1], &p[2], &p[3], &p[4], &p[5], &p[6]};
@@ -206,45 +173,36 @@ class CudaKernel final : public Kernel {
                 "cuLaunchKernel");
       const size_t bytes = size_t{x.groups} * k_.partialsPerGroup() * k_.scalarBytes();
       // Synchronous on the default stream: waits for the kernel, surfaces its errors.
-      cu::check(d, d.cuMemcpyDtoH(host.data(), partials_.get(), bytes), "cuMemcpyDtoH (kernel execution)");
-      sums.add(host.data(), x.groups);
+      cu::check(d, d.cuMemcpyDtoH(host_.data(), partials_.get(), bytes), "cuMemcpyDtoH (kernel execution)");
+      sums.add(host_.data(), x.groups);
     }
-    RunResult r = sums.finish(paths, seed);
-    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    return r;
   }
 
-  KernelStats stats() const override { return stats_; }
-
- private:
-  // Groups per dispatch: one dispatch's scratch must fit in free device memory (with headroom).
-  uint32_t maxGroups() const {
-    const uint64_t perGroup = uint64_t(k_.workgroupSize) * k_.scratchSlots * k_.scalarBytes();
-    if (perGroup == 0) return kMaxGroupsPerDispatch;
-    uint64_t budget = scratchBudgetFromEnvironment();
-    if (budget == 0) {
+  // Groups per dispatch: one dispatch's scratch must fit the budget, by default
+  // free device memory (with headroom).
+  uint32_t groupLimit() const {
+    uint64_t budget = knobs_.scratchBudget;
+    if (budget == 0 && k_.scratchSlots > 0) {
       size_t freeBytes = 0, total = 0;
       cu::check(dev_->driver(), dev_->driver().cuMemGetInfo(&freeBytes, &total), "cuMemGetInfo");
       budget = freeBytes / 10 * 8 + scratch_.bytes();  // the buffer we hold would be replaced
     }
-    if (perGroup > budget)
-      throw std::runtime_error("CUDA: one block's scratch (" + std::to_string(perGroup) +
-                               " bytes) exceeds the scratch budget of " + std::to_string(budget) + " bytes");
-    // The kernel indexes scratch with 32-bit unsigned arithmetic (slot * invocations + tid).
-    const uint64_t indexCap = (uint64_t{1} << 32) / (uint64_t(k_.workgroupSize) * k_.scratchSlots);
-    return static_cast<uint32_t>(std::max<uint64_t>(1, std::min({uint64_t{kMaxGroupsPerDispatch}, budget / perGroup, indexCap})));
+    return scratchGroupCap(k_, kMaxGroupsPerDispatch, budget, "CUDA");
   }
 
   std::shared_ptr<Device> dev_;
   EmittedKernel k_;
+  KernelKnobs knobs_;
   KernelStats stats_;
   CUmodule module_ = nullptr;
   CUfunction fn_ = nullptr;
   DeviceBuffer inputs_, partials_, scratch_;
+  std::vector<unsigned char> host_;  // one dispatch's partials, read back
 };
 
 class CudaEngine final : public Engine {
  public:
+  explicit CudaEngine(EngineSettings settings) : settings_(std::move(settings)) {}
   std::string name() const override { return "cuda"; }
 
   EngineCaps caps() const override {
@@ -282,19 +240,21 @@ class CudaEngine final : public Engine {
     if (!cu::nvrtcAvailable(&why)) throw EngineUnavailable("cuda: " + why);
     const cu::Driver* d = cu::driver(&why);
     std::shared_ptr<Device> dev = d ? device() : nullptr;
-    const auto [major, minor] = dev ? std::pair<int, int>{dev->major(), dev->minor()} : defaultArch();
+    const auto [major, minor] = dev ? std::pair<int, int>{dev->major(), dev->minor()}
+                                    : std::pair<int, int>{settings_.cuda.archMajor, settings_.cuda.archMinor};
 
-    EmittedKernel k = emitKernel(tape, options, cudaDialect(), emitOptionsFromEnvironment());
+    EmittedKernel k = emitKernel(tape, options, cudaDialect(), emitOptionsFor(options));
     const std::string sourcePath =
-        dumpSource(dumpDirFor(options), "cuda-" + std::string(toString(options.kind)), "cu", k.source);
+        dumpSource(options.dumpDir, "cuda-" + std::string(toString(options.kind)), "cu", k.source);
     bool cacheHit = false;
-    const cu::NvrtcOutput out = cu::compileCudaCached(k.source, "tapelab_kernel.cu", major, minor, &cacheHit);
+    const cu::NvrtcOutput out =
+        cu::compileCudaCached(k.source, "tapelab_kernel.cu", major, minor, settings_.cacheDir, &cacheHit);
     if (!out.ok) throw std::runtime_error(failureMessage(out, k.source, sourcePath));
     KernelStats stats =
         statsFrom(out, sourcePath, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     stats.cacheHit = cacheHit;
-    if (!dev) return std::make_unique<CompileOnlyKernel>(std::move(stats), why);
-    return std::make_unique<CudaKernel>(dev, std::move(k), out, std::move(stats));
+    if (!dev) return std::make_unique<CompileOnlyKernel>(std::move(stats), "cuda: " + why);
+    return std::make_unique<CudaKernel>(dev, std::move(k), options.knobs, out, std::move(stats));
   }
 
  private:
@@ -304,18 +264,19 @@ class CudaEngine final : public Engine {
       std::string why;
       const cu::Driver* d = cu::driver(&why);
       if (!d) throw EngineUnavailable("cuda: " + why);
-      dev_ = std::make_shared<Device>(*d, deviceIndex());
+      dev_ = std::make_shared<Device>(*d, settings_.cuda.device);
     }
     return dev_;
   }
 
+  EngineSettings settings_;
   mutable std::mutex mu_;
   mutable std::shared_ptr<Device> dev_;
 };
 
 }  // namespace
 
-std::unique_ptr<Engine> makeCudaEngine() { return std::make_unique<CudaEngine>(); }
+std::unique_ptr<Engine> makeCudaEngine(const EngineSettings& settings) { return std::make_unique<CudaEngine>(settings); }
 
 std::string compilePtx(const std::string& source) {
   const cu::NvrtcOutput out = cu::compilePtxOnly(source, "tapelab_kernel.cu", 9, 0);

@@ -2,17 +2,18 @@
 // (--fmad=false, no fast-math) and run through the driver API, which is
 // loaded at run time. Without libcuda.so.1 the engine is compile-only: it
 // compiles every kernel kind (statistics from ptxas) and run() throws
-// EngineUnavailable. Device: TAPELAB_CUDA_DEVICE (index, default 0); target
-// when no driver says otherwise: sm_90, or TAPELAB_CUDA_ARCH (e.g. sm_80).
+// EngineUnavailable. Settings: cuda.device (index, default 0), the target when
+// no driver says otherwise (cuda.archMajor/archMinor: sm_90), cacheDir (cuda/).
 #pragma once
 #include <memory>
 #include <string>
 
-#include "api/engine.h"
+#include "engine/engine.h"
+#include "engine/settings.h"
 
 namespace tapelab {
 
-std::unique_ptr<Engine> makeCudaEngine();
+std::unique_ptr<Engine> makeCudaEngine(const EngineSettings& settings);
 
 // CUDA C to PTX for compute_90 (the H200's sm_90) with the engine's
 // exactness options; needs no driver and runs no ptxas. Throws

@@ -2,16 +2,16 @@
 
 #include <dlfcn.h>
 #include <nvrtc.h>
-#include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <thread>
 #include <regex>
+#include <sstream>
 #include <stdexcept>
 
-#include "gpu/codegen/host.h"
+#include "util/files.h"
+#include "util/hash.h"
 
 namespace tapelab::cu {
 namespace {
@@ -137,9 +137,9 @@ NvrtcOutput run(const std::string& source, const std::string& fileName, const st
   return out;
 }
 
-void putBlob(std::ostream& o, const char* data, size_t n) {
-  o << n << '\n';
-  o.write(data, static_cast<std::streamsize>(n));
+void putBlob(std::string& o, const char* data, size_t n) {
+  o += std::to_string(n) + '\n';
+  o.append(data, n);
 }
 
 bool getBlob(std::istream& in, std::string& s) {
@@ -163,18 +163,20 @@ NvrtcOutput compilePtxOnly(const std::string& source, const std::string& fileNam
 }
 
 NvrtcOutput compileCudaCached(const std::string& source, const std::string& fileName, int smMajor, int smMinor,
-                              bool* cacheHit) {
+                              const std::string& cacheDir, bool* cacheHit) {
   *cacheHit = false;
-  const std::string dir = gpuCacheDir();
+  const std::string& dir = cacheDir;
   const std::string arch = "sm_" + std::to_string(smMajor) + std::to_string(smMinor);
-  std::string key = "tapelab-nvrtc-v1|" + nvrtcVersionString() + "|" + arch + "|";
+  std::string key = "tapelab-nvrtc-v2|" + nvrtcVersionString() + "|" + arch + "|";
   for (const char* o : kExactOptions) key += std::string(o) + " ";
   key += "|" + contentHash(source) + "|" + std::to_string(source.size());
-  const std::string path = dir.empty() ? "" : dir + "/cuda/" + contentHash(key) + ".nvrtc";
+  // The file is named by a hash of the key and begins with the key itself (the
+  // source's hash and length among it), compared on a hit.
+  const std::string path = dir.empty() ? "" : (std::filesystem::path(dir) / "cuda" / (contentHash(key) + ".nvrtc")).string();
   if (!path.empty()) {
-    std::ifstream in(path, std::ios::binary);
+    std::istringstream in(readFile(path).value_or(""));
     std::string header, log, ptx, cubin;
-    if (in && std::getline(in, header) && header == key && getBlob(in, log) && getBlob(in, ptx) && getBlob(in, cubin) &&
+    if (std::getline(in, header) && header == key && getBlob(in, log) && getBlob(in, ptx) && getBlob(in, cubin) &&
         !ptx.empty()) {
       NvrtcOutput out;
       out.ok = true;
@@ -189,19 +191,11 @@ NvrtcOutput compileCudaCached(const std::string& source, const std::string& file
   }
   NvrtcOutput out = compileCuda(source, fileName, smMajor, smMinor);
   if (out.ok && !path.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
-    const std::string tmp = path + ".tmp" + std::to_string(::getpid()) + "-" +
-                          std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
-    {
-      std::ofstream f(tmp, std::ios::binary);
-      f << key << '\n';
-      putBlob(f, out.log.data(), out.log.size());
-      putBlob(f, out.ptx.data(), out.ptx.size());
-      putBlob(f, out.cubin.data(), out.cubin.size());
-    }
-    std::filesystem::rename(tmp, path, ec);  // atomic; an unwritable cache is ignored
-    if (ec) std::filesystem::remove(tmp, ec);
+    std::string entry = key + '\n';
+    putBlob(entry, out.log.data(), out.log.size());
+    putBlob(entry, out.ptx.data(), out.ptx.size());
+    putBlob(entry, out.cubin.data(), out.cubin.size());
+    writeFileAtomic(path, entry);  // an unwritable cache is ignored
   }
   return out;
 }

@@ -25,10 +25,10 @@ struct NvrtcOutput {
 // Never throws for a compile error: ok=false and `log` holds NVRTC's log.
 NvrtcOutput compileCuda(const std::string& source, const std::string& fileName, int smMajor = 9, int smMinor = 0);
 
-// compileCuda through an on-disk cache (gpuCacheDir()/cuda, keyed by source,
-// architecture, options and NVRTC version); *cacheHit says whether it was used.
+// compileCuda through an on-disk cache (cacheDir/cuda; "" = none), keyed by
+// source, architecture, options and NVRTC version; *cacheHit says whether it was used.
 NvrtcOutput compileCudaCached(const std::string& source, const std::string& fileName, int smMajor, int smMinor,
-                              bool* cacheHit);
+                              const std::string& cacheDir, bool* cacheHit);
 
 // PTX only, for the virtual architecture compute_<smMajor><smMinor> (no ptxas: fast).
 NvrtcOutput compilePtxOnly(const std::string& source, const std::string& fileName, int smMajor = 9, int smMinor = 0);

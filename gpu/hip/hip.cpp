@@ -3,13 +3,10 @@
 #include <dlfcn.h>
 
 #include <chrono>
-#include <cstdlib>
-#include <filesystem>
-#include <sstream>
 #include <stdexcept>
 
 #include "gpu/codegen/emit.h"
-#include "gpu/codegen/host.h"
+#include "gpu/host/compile.h"
 
 namespace tapelab {
 namespace {
@@ -67,25 +64,9 @@ const LoadedHipRtc& hipRtc() {
   return loaded;
 }
 
-std::string hipArch() {
-  const char* v = std::getenv("TAPELAB_HIP_ARCH");
-  return v && *v ? v : "gfx90a";
-}
-
-class CompileOnlyHipKernel final : public Kernel {
- public:
-  explicit CompileOnlyHipKernel(KernelStats s) : stats_(std::move(s)) {}
-  RunResult run(const std::vector<std::vector<double>>&, uint64_t, uint64_t) override {
-    throw EngineUnavailable(std::string("hip: compile-only: ") + kNoAmdGpu);
-  }
-  KernelStats stats() const override { return stats_; }
-
- private:
-  KernelStats stats_;
-};
-
 class HipEngine final : public Engine {
  public:
+  explicit HipEngine(std::string arch) : arch_(std::move(arch)) {}
   std::string name() const override { return "hip"; }
 
   EngineCaps caps() const override {
@@ -96,16 +77,16 @@ class HipEngine final : public Engine {
     c.usable = false;
     const LoadedHipRtc& rtc = hipRtc();
     c.compileOnly = rtc.ok;
-    c.reason = rtc.ok ? "compile-only: hipRTC (" + rtc.api.library + ") builds for " + hipArch() + "; " + kNoAmdGpu
+    c.reason = rtc.ok ? "compile-only: hipRTC (" + rtc.api.library + ") builds for " + arch_ + "; " + kNoAmdGpu
                       : rtc.why;
     return c;
   }
 
   std::unique_ptr<Kernel> compile(const Tape& tape, const KernelOptions& options) override {
     const auto t0 = std::chrono::steady_clock::now();
-    const EmittedKernel k = emitKernel(tape, options, hipDialect(), emitOptionsFromEnvironment());
+    const EmittedKernel k = emitKernel(tape, options, hipDialect(), emitOptionsFor(options));
     KernelStats stats;
-    stats.sourcePath = dumpSource(dumpDirFor(options), "hip-" + std::string(toString(options.kind)), "hip", k.source);
+    stats.sourcePath = dumpSource(options.dumpDir, "hip-" + std::string(toString(options.kind)), "hip", k.source);
     const LoadedHipRtc& rtc = hipRtc();
     if (!rtc.ok)
       throw EngineUnavailable("hip: " + rtc.why +
@@ -114,7 +95,7 @@ class HipEngine final : public Engine {
     hiprtcProgram prog = nullptr;
     if (h.createProgram(&prog, k.source.c_str(), "tapelab_kernel.hip", 0, nullptr, nullptr) != 0)
       throw std::runtime_error("hipRTC: hiprtcCreateProgram failed");
-    const std::string arch = "--offload-arch=" + hipArch();
+    const std::string arch = "--offload-arch=" + arch_;
     // Exactness: no contraction, no fast-math (clang's HIP default contracts).
     const char* opts[] = {arch.c_str(), "-ffp-contract=off", "-fno-fast-math", "-O3"};
     const hiprtcResult rc = h.compileProgram(prog, 4, opts);
@@ -128,23 +109,22 @@ class HipEngine final : public Engine {
     if (rc == 0) h.getCodeSize(prog, &codeSize);
     h.destroyProgram(&prog);
     if (rc != 0 || codeSize == 0) {
-      std::istringstream in(log);
-      std::string line, head;
-      for (int i = 0; i < 8 && std::getline(in, line);) {
-        if (line.empty()) continue;
-        head += (i++ ? " | " : "") + line;
-      }
       const std::string where = sourceForError(stats.sourcePath, "hip", "hip", k.source);
-      throw std::runtime_error("hipRTC failed for " + hipArch() + " [source: " + where + "]: " + head);
+      throw std::runtime_error("hipRTC failed for " + arch_ + " [source: " + where + "]: " + logHead(log, 8));
     }
     stats.compileSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    stats.notes = "hipRTC code object " + std::to_string(codeSize) + " bytes for " + hipArch() + "; ";
-    return std::make_unique<CompileOnlyHipKernel>(std::move(stats));
+    stats.notes = "hipRTC code object " + std::to_string(codeSize) + " bytes for " + arch_ + "; ";
+    return std::make_unique<CompileOnlyKernel>(std::move(stats), std::string("hip: compile-only: ") + kNoAmdGpu);
   }
+
+ private:
+  std::string arch_;
 };
 
 }  // namespace
 
-std::unique_ptr<Engine> makeHipEngine() { return std::make_unique<HipEngine>(); }
+std::unique_ptr<Engine> makeHipEngine(const EngineSettings& settings) {
+  return std::make_unique<HipEngine>(settings.hip.arch);
+}
 
 }  // namespace tapelab

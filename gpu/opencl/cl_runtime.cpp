@@ -1,18 +1,15 @@
 #include "gpu/opencl/cl_runtime.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cctype>
 #include <chrono>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <thread>
 #include <sstream>
 
-#include "gpu/codegen/host.h"
+#include "gpu/host/compile.h"
+#include "util/files.h"
+#include "util/hash.h"
 
 namespace tapelab::ocl {
 namespace {
@@ -60,35 +57,18 @@ std::string programBuildLog(cl_program prog, cl_device_id dev) {
   return trim(s);
 }
 
-// The first `lines` lines of a log, joined by " | " so the error stays one line.
-std::string logHead(const std::string& log, int lines) {
-  std::istringstream in(log);
-  std::string line, out;
-  int taken = 0;
-  while (std::getline(in, line)) {
-    line = trim(line);
-    if (line.empty()) continue;
-    if (taken == lines) {
-      out += " | ...";
-      break;
-    }
-    out += (taken ? " | " : "") + line;
-    ++taken;
-  }
-  return out;
-}
-
 // A cached program: a line holding the full key, a line with the build log's
 // length, the log, then the binary.
 std::string cacheKey(const Context& ctx, const std::string& source, const std::string& options) {
   const DeviceInfo& d = ctx.device();
-  return "tapelab-opencl-v1|" + d.platformName + "|" + d.deviceName + "|" + d.driverVersion + "|" + options +
+  return "tapelab-opencl-v2|" + d.platformName + "|" + d.deviceName + "|" + d.driverVersion + "|" + options +
          "|" + contentHash(source) + "|" + std::to_string(source.size());
 }
 
 std::vector<unsigned char> loadCached(const std::string& path, const std::string& key, std::string& log) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return {};
+  const std::optional<std::string> file = readFile(path);
+  if (!file) return {};
+  std::istringstream in(*file);
   std::string header, logSize;
   if (!std::getline(in, header) || header != key || !std::getline(in, logSize)) return {};
   char* end = nullptr;
@@ -101,23 +81,9 @@ std::vector<unsigned char> loadCached(const std::string& path, const std::string
 
 void storeCached(const std::string& path, const std::string& key, const std::string& log,
                  const std::vector<unsigned char>& binary) {
-  std::error_code ec;
-  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
-  if (ec) return;  // the cache is an optimisation: an unwritable one is ignored
-  const std::string tmp = path + ".tmp" + std::to_string(::getpid()) + "-" +
-                          std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    if (!out) return;
-    out << key << '\n' << log.size() << '\n' << log;
-    out.write(reinterpret_cast<const char*>(binary.data()), static_cast<std::streamsize>(binary.size()));
-    if (!out) {
-      std::filesystem::remove(tmp, ec);
-      return;
-    }
-  }
-  std::filesystem::rename(tmp, path, ec);  // atomic: concurrent writers leave one whole file
-  if (ec) std::filesystem::remove(tmp, ec);
+  std::string entry = key + '\n' + std::to_string(log.size()) + '\n' + log;
+  entry.append(reinterpret_cast<const char*>(binary.data()), binary.size());
+  writeFileAtomic(path, entry);  // the cache is an optimisation: an unwritable one is ignored
 }
 
 std::vector<unsigned char> programBinary(cl_program prog) {
@@ -314,12 +280,13 @@ void ProgramDeleter::operator()(cl_program p) const {
 }
 
 Program buildProgram(const Context& ctx, const std::string& source, const std::string& options,
-                     const std::string& sourcePath) {
+                     const std::string& sourcePath, const std::string& cacheDir) {
   const auto t0 = std::chrono::steady_clock::now();
   const cl_device_id dev = ctx.device().device;
-  const std::string dir = gpuCacheDir();
   const std::string key = cacheKey(ctx, source, options);
-  const std::string path = dir.empty() ? "" : dir + "/opencl/" + contentHash(key) + ".bin";
+  // Named by a hash of the key; the entry begins with the key itself, compared on a hit.
+  const std::string path =
+      cacheDir.empty() ? "" : (std::filesystem::path(cacheDir) / "opencl" / (contentHash(key) + ".bin")).string();
   Program out;
 
   if (!path.empty()) {

@@ -98,13 +98,12 @@ using ProgramHandle = std::unique_ptr<std::remove_pointer_t<cl_program>, Program
 
 // Builds `source` with `options` for the context's device. When the platform
 // hands out program binaries they are cached (with the build log) under
-// gpuCacheDir()/opencl (gpu/codegen/host.h: TAPELAB_CACHE_DIR), keyed
-// by a hash of source, options, platform, device and driver version, and a
-// second build loads the binary. On failure throws std::runtime_error with
-// the first lines of the build log and `sourcePath` (where the caller dumped
-// the source; when "", the source is written to $TMPDIR/tapelab-failed/ and
-// that path is named).
+// cacheDir/opencl ("" = no cache), keyed by source, options, platform, device
+// and driver version, and a second build loads the binary. On failure throws
+// std::runtime_error with the first lines of the build log and `sourcePath`
+// (where the caller dumped the source; when "", the source is written to
+// $TMPDIR/tapelab-failed/ and that path is named).
 Program buildProgram(const Context& ctx, const std::string& source, const std::string& options,
-                     const std::string& sourcePath);
+                     const std::string& sourcePath, const std::string& cacheDir);
 
 }  // namespace tapelab::ocl

@@ -13,14 +13,17 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <mutex>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
 #include <vector>
 
 #include <xsimd/config/xsimd_config.hpp>
+
+#include "util/files.h"
+#include "util/hash.h"
 
 extern char** environ;
 
@@ -31,11 +34,6 @@ namespace {
 #ifndef TAPELAB_XSIMD_INCLUDE
 #define TAPELAB_XSIMD_INCLUDE ""
 #endif
-
-std::string compilerCommand() {
-  const char* c = std::getenv("TAPELAB_CXX");
-  return c && *c ? c : "c++";
-}
 
 std::vector<std::string> baseFlags() {
   std::vector<std::string> f = {"-O2",   "-march=native", "-ffp-contract=off", "-fno-fast-math",
@@ -95,48 +93,10 @@ ProcessResult runProcess(const std::vector<std::string>& argv) {
   return r;
 }
 
-// 128-bit FNV-1a (two 64-bit lanes with different offsets): names cache files;
-// the stored source is compared on a hit, so a collision costs a recompile, not a wrong kernel.
-std::string hashHex(const std::string& s) {
-  uint64_t h1 = 0xcbf29ce484222325ull, h2 = 0x84222325cbf29ce4ull;
-  for (unsigned char c : s) {
-    h1 = (h1 ^ c) * 0x100000001b3ull;
-    h2 = (h2 ^ static_cast<unsigned char>(c + 0x5b)) * 0x100000001b3ull;
-  }
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(h1),
-                static_cast<unsigned long long>(h2));
-  return buf;
-}
-
-std::string readFile(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string uniqueSuffix() {
-  static std::atomic<unsigned> counter{0};
-  std::string s(1, '.');
-  s += std::to_string(getpid());
-  s += '.';
-  s += std::to_string(counter.fetch_add(1));
-  s += ".tmp";
-  return s;
-}
-
-// Writes atomically (temp file + rename) so concurrent processes never see half a file.
+// Writes atomically (util/files.h), so concurrent processes never see half a file.
 void writeAtomically(const fs::path& p, const std::string& text) {
-  const fs::path tmp = p.string() + uniqueSuffix();
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out << text;
-    if (!out) throw std::runtime_error("cpu-jit: cannot write " + tmp.string());
-  }
-  std::error_code ec;
-  fs::rename(tmp, p, ec);
-  if (ec) throw std::runtime_error("cpu-jit: cannot write " + p.string() + ": " + ec.message());
+  std::string why;
+  if (!writeFileAtomic(p, text, &why)) throw std::runtime_error("cpu-jit: " + why);
 }
 
 struct CompilerIdentity {
@@ -146,24 +106,30 @@ struct CompilerIdentity {
   bool gcc = false;    // precompiled headers are GCC's .gch
 };
 
-const CompilerIdentity& identity() {
-  static const CompilerIdentity id = [] {
-    CompilerIdentity c;
-    std::vector<std::string> argv = {compilerCommand(), "-march=native", "-std=c++20", "-E", "-dM", "-x", "c++",
-                                     "/dev/null"};
-    const ProcessResult r = runProcess(argv);
-    if (r.status != 0) {
-      c.reason = "cannot run the C++ compiler '" + compilerCommand() + "'" +
-                 (r.error.empty() ? " (exit " + std::to_string(r.status) + ")" : ": " + r.error) +
-                 "; install g++ or set TAPELAB_CXX";
-      return c;
-    }
-    c.ok = true;
-    c.text = r.output;
-    c.gcc = r.output.find("__clang__") == std::string::npos && r.output.find("__GNUC__") != std::string::npos;
+CompilerIdentity probeCompiler(const std::string& compiler) {
+  CompilerIdentity c;
+  std::vector<std::string> argv = {compiler, "-march=native", "-std=c++20", "-E", "-dM", "-x", "c++", "/dev/null"};
+  const ProcessResult r = runProcess(argv);
+  if (r.status != 0) {
+    c.reason = "cannot run the C++ compiler '" + compiler + "'" +
+               (r.error.empty() ? " (exit " + std::to_string(r.status) + ")" : ": " + r.error) +
+               "; install g++ or set TAPELAB_CXX";
     return c;
-  }();
-  return id;
+  }
+  c.ok = true;
+  c.text = r.output;
+  c.gcc = r.output.find("__clang__") == std::string::npos && r.output.find("__GNUC__") != std::string::npos;
+  return c;
+}
+
+// Each compiler is asked once per process.
+const CompilerIdentity& identity(const std::string& compiler) {
+  static std::mutex mu;
+  static auto& known = *new std::map<std::string, CompilerIdentity>;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = known.find(compiler);
+  if (it == known.end()) it = known.emplace(compiler, probeCompiler(compiler)).first;
+  return it->second;
 }
 
 std::string sanitizeHint(const std::string& hint) {
@@ -186,9 +152,8 @@ std::string firstErrorLine(const std::string& log) {
 
 // The precompiled xsimd header for this compiler and these flags, built once
 // per cache; "" when unavailable (then every compile parses xsimd itself).
-std::string precompiledHeader(const fs::path& dir, const std::string& key) {
-  const char* env = std::getenv("TAPELAB_JIT_PCH");
-  if ((env && std::string(env) == "0") || !identity().gcc) return "";
+std::string precompiledHeader(const JitToolchain& tc, const fs::path& dir, const std::string& key) {
+  if (!tc.precompiledHeader || !identity(tc.compiler).gcc) return "";
   static std::mutex mu;
   std::lock_guard<std::mutex> lock(mu);
   const fs::path pdir = dir / ("pch-" + key.substr(0, 16));
@@ -203,8 +168,8 @@ std::string precompiledHeader(const fs::path& dir, const std::string& key) {
   } catch (const std::exception&) {
     return "";
   }
-  const std::string tmp = gch.string() + uniqueSuffix();
-  std::vector<std::string> argv = {compilerCommand()};
+  const std::string tmp = gch.string() + uniqueTempSuffix();
+  std::vector<std::string> argv = {tc.compiler};
   for (const auto& f : baseFlags()) argv.push_back(f);
   for (const char* a : {"-x", "c++-header"}) argv.push_back(a);
   argv.push_back(header.string());
@@ -226,36 +191,27 @@ void* JitLibrary::symbol(const char* name) const {
   return p;
 }
 
-std::string jitCacheDir() {
-  fs::path dir;
-  if (const char* c = std::getenv("TAPELAB_CACHE_DIR"); c && *c) {
-    dir = c;
-  } else if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) {
-    dir = fs::path(x) / "tapelab" / "cpujit";
-  } else if (const char* h = std::getenv("HOME"); h && *h) {
-    dir = fs::path(h) / ".cache" / "tapelab" / "cpujit";
-  } else {
-    dir = fs::temp_directory_path() / "tapelab-cpujit";
-  }
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec || !fs::is_directory(dir))
-    throw std::runtime_error("cpu-jit: cannot create the cache directory " + dir.string() +
-                             " (set TAPELAB_CACHE_DIR): " + ec.message());
-  return dir.string();
+JitToolchain jitToolchain(const EngineSettings& settings) {
+  JitToolchain tc;
+  tc.compiler = settings.cpuJit.compiler;
+  tc.precompiledHeader = settings.cpuJit.precompiledHeader;
+  tc.cacheDir = settings.cacheDir.empty() ? (fs::temp_directory_path() / "tapelab-cpujit").string()
+                                          : (fs::path(settings.cacheDir) / "cpujit").string();
+  return tc;
 }
 
-bool jitCompilerUsable(std::string& reason) {
-  const CompilerIdentity& id = identity();
-  reason = id.ok ? "C++ compiler '" + compilerCommand() + "'" : id.reason;
+bool jitCompilerUsable(const std::string& compiler, std::string& reason) {
+  const CompilerIdentity& id = identity(compiler);
+  reason = id.ok ? "C++ compiler '" + compiler + "'" : id.reason;
   return id.ok;
 }
 
 namespace {
 
 // One compiler run; on failure, the one-line message (the log goes next to the source).
-std::string runCompiler(const std::vector<std::string>& args, const fs::path& src, const fs::path& log) {
-  std::vector<std::string> argv = {compilerCommand()};
+std::string runCompiler(const std::string& compiler, const std::vector<std::string>& args, const fs::path& src,
+                        const fs::path& log) {
+  std::vector<std::string> argv = {compiler};
   for (const auto& f : baseFlags()) argv.push_back(f);
   for (const auto& a : args) argv.push_back(a);
   const ProcessResult r = runProcess(argv);
@@ -267,25 +223,30 @@ std::string runCompiler(const std::vector<std::string>& args, const fs::path& sr
   std::string why = r.error.empty() ? firstErrorLine(r.output) : r.error;
   if (why.empty()) why = "no compiler output";
   if (why.size() > 300) why = why.substr(0, 300) + "...";
-  return "cpu-jit: '" + compilerCommand() + "' failed (exit " + std::to_string(r.status) + ") compiling " +
+  return "cpu-jit: '" + compiler + "' failed (exit " + std::to_string(r.status) + ") compiling " +
          src.string() + ": " + why + " (log: " + log.string() + ")";
 }
 
 }  // namespace
 
-JitLibrary loadJit(const std::vector<std::string>& parts, const std::string& hint) {
+JitLibrary loadJit(const std::vector<std::string>& parts, const std::string& hint, const JitToolchain& tc) {
   if (parts.empty()) throw std::invalid_argument("cpu-jit: nothing to compile");
-  const CompilerIdentity& id = identity();
+  const CompilerIdentity& id = identity(tc.compiler);
   if (!id.ok) throw std::runtime_error("cpu-jit: " + id.reason);
-  const fs::path dir = jitCacheDir();
+  const fs::path dir = tc.cacheDir;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir))
+    throw std::runtime_error("cpu-jit: cannot create the cache directory " + dir.string() +
+                             " (set TAPELAB_CACHE_DIR): " + ec.message());
   std::string flagText;
   for (const auto& f : baseFlags()) flagText += f + " ";
-  const std::string idKey = hashHex(flagText + "\nxsimd " + std::to_string(XSIMD_VERSION_MAJOR) + "." +
+  const std::string idKey = contentHash(flagText + "\nxsimd " + std::to_string(XSIMD_VERSION_MAJOR) + "." +
                                     std::to_string(XSIMD_VERSION_MINOR) + "." + std::to_string(XSIMD_VERSION_PATCH) +
                                     "\n" + id.text);
   std::string all;
   for (const auto& p : parts) all += p + "\n//--- part ---\n";
-  const std::string key = hashHex(all + idKey);
+  const std::string key = contentHash(all + idKey);
   const std::string stem = sanitizeHint(hint) + "-" + key.substr(0, 24);
   std::vector<fs::path> srcs;
   for (size_t i = 0; i < parts.size(); ++i)
@@ -301,11 +262,11 @@ JitLibrary loadJit(const std::vector<std::string>& parts, const std::string& hin
     out.handle = std::shared_ptr<void>(h, [](void* p) { dlclose(p); });
     return true;
   };
-  std::error_code ec;
+  // The name is a hash; the stored sources are compared too, so a collision costs a compile, not a wrong kernel.
   auto cached = [&] {
     if (!fs::exists(lib, ec)) return false;
     for (size_t i = 0; i < parts.size(); ++i)
-      if (!fs::exists(srcs[i], ec) || readFile(srcs[i]) != parts[i]) return false;
+      if (readFile(srcs[i]) != parts[i]) return false;
     return true;
   };
   if (cached() && open()) {
@@ -313,27 +274,27 @@ JitLibrary loadJit(const std::vector<std::string>& parts, const std::string& hin
     return out;
   }
   for (size_t i = 0; i < parts.size(); ++i) writeAtomically(srcs[i], parts[i]);
-  const std::string pch = precompiledHeader(dir, idKey);
+  const std::string pch = precompiledHeader(tc, dir, idKey);
   std::vector<std::string> usePch;
   if (!pch.empty()) usePch = {"-include", pch};
-  const std::string tmp = lib.string() + uniqueSuffix();
+  const std::string tmp = lib.string() + uniqueTempSuffix();
   auto logOf = [&](size_t i) { return fs::path(srcs[i].string().substr(0, srcs[i].string().size() - 4) + ".log"); };
   std::string failure;
   if (parts.size() == 1) {
     std::vector<std::string> args = usePch;
     for (const std::string& a : {std::string("-shared"), srcs[0].string(), std::string("-o"), tmp}) args.push_back(a);
-    failure = runCompiler(args, srcs[0], logOf(0));
+    failure = runCompiler(tc.compiler, args, srcs[0], logOf(0));
   } else {
     // Each part to an object, as many compilers at a time as cores; then one link.
     std::vector<std::string> objects(parts.size()), errors(parts.size());
-    for (size_t i = 0; i < parts.size(); ++i) objects[i] = srcs[i].string() + uniqueSuffix() + ".o";
+    for (size_t i = 0; i < parts.size(); ++i) objects[i] = srcs[i].string() + uniqueTempSuffix() + ".o";
     std::atomic<size_t> next{0};
     auto worker = [&] {
       for (size_t i; (i = next.fetch_add(1)) < parts.size();) {
         std::vector<std::string> args = usePch;
         for (const std::string& a : {std::string("-c"), srcs[i].string(), std::string("-o"), objects[i]})
           args.push_back(a);
-        errors[i] = runCompiler(args, srcs[i], logOf(i));
+        errors[i] = runCompiler(tc.compiler, args, srcs[i], logOf(i));
       }
     };
     const size_t width = std::min<size_t>(parts.size(), std::max(1u, std::thread::hardware_concurrency()));
@@ -348,7 +309,7 @@ JitLibrary loadJit(const std::vector<std::string>& parts, const std::string& hin
       for (const auto& o : objects) args.push_back(o);
       args.push_back("-o");
       args.push_back(tmp);
-      failure = runCompiler(args, srcs[0], logOf(0));
+      failure = runCompiler(tc.compiler, args, srcs[0], logOf(0));
     }
     for (const auto& o : objects) fs::remove(o, ec);
   }

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -18,7 +17,7 @@
 namespace tapelab {
 namespace {
 
-// Paths per reduction block (api/engine.h): fixed, so results do not depend on threads.
+// Paths per reduction block (engine/engine.h): fixed, so results do not depend on threads.
 constexpr uint64_t kBlock = 1024;
 constexpr int kMaxMarkets = 8;
 
@@ -41,7 +40,7 @@ struct Loaded {
   KernelStats stats;
 };
 
-Loaded buildKernel(const Tape& tape, const KernelOptions& o) {
+Loaded buildKernel(const Tape& tape, const KernelOptions& o, const EngineSettings& settings) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::string problem = validate(tape);
   if (!problem.empty()) throw std::invalid_argument(problem);
@@ -58,15 +57,15 @@ Loaded buildKernel(const Tape& tape, const KernelOptions& o) {
   spec.precision = o.precision;
   spec.greeks = o.greeks;
   spec.plan = registerKind ? &o.plan : nullptr;
-  spec.chunkNodes = static_cast<int>(envUnsigned("TAPELAB_JIT_CHUNK", 256, 1, 1'000'000));
-  spec.partNodes = static_cast<int>(envUnsigned("TAPELAB_JIT_PART", 4096, 1, 1'000'000));
+  spec.chunkNodes = settings.cpuJit.chunkNodes;
+  spec.partNodes = settings.cpuJit.partNodes;
+  if (spec.chunkNodes < 1 || spec.partNodes < 1)
+    throw std::invalid_argument("cpu-jit: chunkNodes and partNodes must be positive (TAPELAB_JIT_CHUNK, TAPELAB_JIT_PART)");
   Loaded k;
   k.source = emitCpuJit(tape, spec);
   const std::string hint = hintFor(tape, o, registerKind);
 
-  std::string dumpDir = o.dumpDir;
-  if (dumpDir.empty())
-    if (const char* e = std::getenv("TAPELAB_DUMP")) dumpDir = e;
+  const std::string& dumpDir = o.dumpDir;
   std::string dumped;
   if (!dumpDir.empty()) {
     std::error_code ec;
@@ -83,7 +82,7 @@ Loaded buildKernel(const Tape& tape, const KernelOptions& o) {
     }
   }
 
-  k.lib = loadJit(k.source.parts, hint);
+  k.lib = loadJit(k.source.parts, hint, jitToolchain(settings));
   auto abi = reinterpret_cast<jitabi::AbiFn>(k.lib.symbol("tapelab_cpujit_abi"));
   if (abi() != jitabi::kVersion) throw std::runtime_error("cpu-jit: " + k.lib.libraryPath + " has another ABI version");
   k.block = reinterpret_cast<jitabi::BlockFn>(k.lib.symbol("tapelab_cpujit_block"));
@@ -105,8 +104,8 @@ Loaded buildKernel(const Tape& tape, const KernelOptions& o) {
 
 class CpuJitKernel final : public Kernel {
  public:
-  CpuJitKernel(const Tape& tape, const KernelOptions& o, Loaded k)
-      : numInputs_(tape.numInputs()), precision_(o.precision), k_(std::move(k)) {}
+  CpuJitKernel(const Tape& tape, const KernelOptions& o, unsigned threads, Loaded k)
+      : numInputs_(tape.numInputs()), precision_(o.precision), threads_(threads), k_(std::move(k)) {}
 
   RunResult run(const std::vector<std::vector<double>>& inputs, uint64_t paths, uint64_t seed) override {
     const auto t0 = std::chrono::steady_clock::now();
@@ -146,7 +145,7 @@ class CpuJitKernel final : public Kernel {
         k_.block(&a);
       }
     };
-    runOnThreads(blocks, worker);
+    runOnThreads(blocks, threads_, worker);
     RunResult r = finishBlocks(partial, blocks, markets, width, paths, seed);
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return r;
@@ -157,16 +156,18 @@ class CpuJitKernel final : public Kernel {
  private:
   int numInputs_;
   Precision precision_;
+  unsigned threads_;
   Loaded k_;
 };
 
 class CpuJitEngine final : public Engine {
  public:
+  explicit CpuJitEngine(EngineSettings settings) : settings_(std::move(settings)) {}
   std::string name() const override { return "cpu-jit"; }
   EngineCaps caps() const override {
     EngineCaps c;
     std::string why;
-    c.usable = jitCompilerUsable(why);
+    c.usable = jitCompilerUsable(settings_.cpuJit.compiler, why);
     c.reason = c.usable ? why + ", xsimd, " + std::to_string(std::max(1u, std::thread::hardware_concurrency())) +
                               " hardware threads"
                         : why;
@@ -177,22 +178,28 @@ class CpuJitEngine final : public Engine {
     return c;
   }
   std::unique_ptr<Kernel> compile(const Tape& tape, const KernelOptions& o) override {
-    return std::make_unique<CpuJitKernel>(tape, o, buildKernel(tape, o));
+    return std::make_unique<CpuJitKernel>(tape, o, settings_.threads, buildKernel(tape, o, settings_));
   }
+
+ private:
+  EngineSettings settings_;
 };
 
 }  // namespace
 
-std::unique_ptr<Engine> makeCpuJitEngine() { return std::make_unique<CpuJitEngine>(); }
+std::unique_ptr<Engine> makeCpuJitEngine(const EngineSettings& settings) {
+  return std::make_unique<CpuJitEngine>(settings);
+}
 
-std::vector<JitDraw> cpuJitDraws(Precision precision, uint64_t seed, uint64_t firstPath, uint32_t k) {
+std::vector<JitDraw> cpuJitDraws(const EngineSettings& settings, Precision precision, uint64_t seed,
+                                 uint64_t firstPath, uint32_t k) {
   Tape t;
   t.name = "draw-probe";
   t.output = t.push(Op::Randn, -1, -1, static_cast<double>(k));
   KernelOptions o;
   o.precision = precision;
   o.greeks = false;
-  Loaded l = buildKernel(t, o);
+  Loaded l = buildKernel(t, o, settings);
   std::vector<JitDraw> out(static_cast<size_t>(l.lanes));
   if (precision == Precision::F64) {
     std::vector<double> u(out.size()), z(out.size());
@@ -206,7 +213,7 @@ std::vector<JitDraw> cpuJitDraws(Precision precision, uint64_t seed, uint64_t fi
   return out;
 }
 
-JitMath cpuJitMath(Precision precision, const std::vector<double>& args) {
+JitMath cpuJitMath(const EngineSettings& settings, Precision precision, const std::vector<double>& args) {
   const bool f64 = precision == Precision::F64;
   const std::string source = cpuJitPrelude(precision) + R"(
 }  // namespace
@@ -222,7 +229,7 @@ extern "C" TL_EXPORT void tapelab_cpujit_math(const void* in, std::size_t n, voi
   }
 }
 )";
-  JitLibrary lib = loadJit({source}, f64 ? "math-probe-fp64" : "math-probe-fp32");
+  JitLibrary lib = loadJit({source}, f64 ? "math-probe-fp64" : "math-probe-fp32", jitToolchain(settings));
   using Fn = void (*)(const void*, std::size_t, void*, void*, void*, void*);
   auto fn = reinterpret_cast<Fn>(lib.symbol("tapelab_cpujit_math"));
   const size_t n = (args.size() + 63) / 64 * 64;  // a multiple of every lane count

@@ -32,7 +32,7 @@
 #include <string>
 #include <vector>
 
-#include "api/engine.h"
+#include "engine/engine.h"
 #include "planner/plan.h"
 #include "tape/tape.h"
 

@@ -3,7 +3,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "api/engine.h"
+#include "engine/engine.h"
+#include "engine/settings.h"
 
 namespace tapelab {
 
@@ -13,13 +14,14 @@ struct JitDraw {
 
 // Draw k of paths firstPath, firstPath+1, ... (one per SIMD lane) exactly as a
 // generated kernel computes it.
-std::vector<JitDraw> cpuJitDraws(Precision precision, uint64_t seed, uint64_t firstPath, uint32_t k);
+std::vector<JitDraw> cpuJitDraws(const EngineSettings& settings, Precision precision, uint64_t seed,
+                                 uint64_t firstPath, uint32_t k);
 
 // The generated code's exp and log (tl_exp, tl_log) next to xsimd::exp and
 // xsimd::log, lane-wise over `args` converted to the kernel's precision.
 struct JitMath {
   std::vector<double> args, exp, xsimdExp, log, xsimdLog;
 };
-JitMath cpuJitMath(Precision precision, const std::vector<double>& args);
+JitMath cpuJitMath(const EngineSettings& settings, Precision precision, const std::vector<double>& args);
 
 }  // namespace tapelab

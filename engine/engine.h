@@ -12,10 +12,15 @@
 // the host, in double, in block order. So a result depends only on
 // (tape, inputs, paths, seed, engine, precision): not on thread count, chunking
 // or timing; and the same call twice gives the same bits.
+//
+// This layer is the interface alone: no backend, no registry, no environment.
+// Knobs arrive as plain structs (KernelOptions::knobs here, EngineSettings in
+// engine/settings.h), filled at the edge by api/knobs.h or set directly.
 #pragma once
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -33,6 +38,16 @@ const char* toString(Precision p);
 const char* toString(KernelKind k);
 const char* toString(ScratchLayout l);
 
+// How a GPU engine runs a kernel; none of these changes a result's bits except
+// pathOffset, which picks the paths. Defaults: the engine's own choices.
+struct KernelKnobs {
+  uint64_t pathOffset = 0;          // index of a run's first path (tests price paths beyond 2^32)
+  uint32_t maxGroups = 0;           // most workgroups per dispatch; 0 = the engine's own limit
+  uint64_t scratchBudget = 0;       // scratch bytes one launch may use; 0 = derived from the device
+  bool opaque = true;               // false: drop the opaque identity (experiments; gpu/codegen/emit.h)
+  std::optional<bool> unrollDraws;  // Philox rounds unrolled; unset: the engine decides (rolled on a CPU device)
+};
+
 struct KernelOptions {
   Precision precision = Precision::F64;
   bool greeks = true;             // false: value only, no reverse sweep
@@ -41,6 +56,7 @@ struct KernelOptions {
   ScratchLayout layout = ScratchLayout::SoA;
   int markets = 1;                // input sets priced per path in one dispatch (1..8)
   std::string dumpDir;            // where to write generated source ("" = nowhere)
+  KernelKnobs knobs;
 };
 
 // What the compiler / driver says about a kernel; -1 = not reported.
@@ -106,17 +122,12 @@ struct EngineUnavailable : std::runtime_error {
 MarketResult finishMoments(const std::vector<double>& sums, const std::vector<double>& sumSquares,
                            uint64_t paths);
 
-// The unsigned integer in environment variable `name` (decimal, or hex after 0x);
-// `fallback` when it is unset or empty. Anything else, or a value outside [lo, hi],
-// throws std::invalid_argument naming the variable. Every engine knob reads this way.
-uint64_t envUnsigned(const char* name, uint64_t fallback, uint64_t lo = 0, uint64_t hi = UINT64_MAX);
-
-// CPU engines. Threads for a run: TAPELAB_THREADS (a positive integer; anything else
-// throws std::invalid_argument naming the variable), else the hardware's.
-unsigned cpuThreads();
-// Runs `worker` on min(cpuThreads(), blocks) threads (the caller's among them); the
-// workers take blocks from a shared counter, so results must not depend on which runs which.
-void runOnThreads(uint64_t blocks, const std::function<void()>& worker);
+// CPU engines. Worker threads for `threads` (EngineSettings::threads): itself, or
+// the hardware's when 0.
+unsigned workerThreads(unsigned threads);
+// Runs `worker` on min(workerThreads(threads), blocks) threads (the caller's among them);
+// the workers take blocks from a shared counter, so results must not depend on which runs which.
+void runOnThreads(uint64_t blocks, unsigned threads, const std::function<void()>& worker);
 // partial[(block * markets + m) * 2 * width + k]: market m's sums (k < width: value, then each
 // input's adjoint) and sums of squares (width + k) over one block of paths. Blocks are summed
 // in order, so the result does not depend on the thread count.

@@ -1,12 +1,9 @@
-#include "api/engine.h"
+#include "engine/engine.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
-#include <cstdlib>
 #include <stdexcept>
 #include <string>
-#include <string_view>
 #include <thread>
 
 namespace tapelab {
@@ -38,32 +35,13 @@ MarketResult finishMoments(const std::vector<double>& sums, const std::vector<do
   return r;
 }
 
-uint64_t envUnsigned(const char* name, uint64_t fallback, uint64_t lo, uint64_t hi) {
-  const char* s = std::getenv(name);
-  if (!s || !*s) return fallback;
-  std::string_view v(s);
-  int base = 10;
-  if (v.size() > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X')) {
-    v.remove_prefix(2);
-    base = 16;
-  }
-  uint64_t x = 0;
-  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x, base);
-  if (ec != std::errc() || end != v.data() + v.size() || x < lo || x > hi) {
-    std::string range = hi == UINT64_MAX ? (lo == 0 ? "an unsigned integer" : "an integer >= " + std::to_string(lo))
-                                         : "an integer from " + std::to_string(lo) + " to " + std::to_string(hi);
-    throw std::invalid_argument(std::string(name) + ": expected " + range + ", got '" + s + "'");
-  }
-  return x;
+unsigned workerThreads(unsigned threads) {
+  return threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
 }
 
-unsigned cpuThreads() {
-  return static_cast<unsigned>(
-      envUnsigned("TAPELAB_THREADS", std::max(1u, std::thread::hardware_concurrency()), 1, 100'000));
-}
-
-void runOnThreads(uint64_t blocks, const std::function<void()>& worker) {
-  const unsigned nt = static_cast<unsigned>(std::min<uint64_t>(cpuThreads(), std::max<uint64_t>(1, blocks)));
+void runOnThreads(uint64_t blocks, unsigned threads, const std::function<void()>& worker) {
+  const unsigned nt =
+      static_cast<unsigned>(std::min<uint64_t>(workerThreads(threads), std::max<uint64_t>(1, blocks)));
   std::vector<std::thread> pool;
   for (unsigned i = 1; i < nt; ++i) pool.emplace_back(worker);
   worker();

@@ -1,11 +1,9 @@
-#include "gpu/codegen/host.h"
+#include "gpu/host/dispatch.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <stdexcept>
 
 namespace tapelab {
@@ -14,8 +12,7 @@ std::vector<Dispatch> planDispatches(const EmittedKernel& k, uint64_t firstPath,
                                      uint32_t maxGroups) {
   const uint64_t block = k.pathsPerGroup();
   // Keep a dispatch's path count and group index products inside 32 bits.
-  const uint64_t cap =
-      std::max<uint64_t>(1, std::min<uint64_t>(maxGroupsFromEnvironment(maxGroups), (uint64_t{1} << 31) / block));
+  const uint64_t cap = std::max<uint64_t>(1, std::min<uint64_t>(maxGroups, (uint64_t{1} << 31) / block));
   std::vector<Dispatch> out;
   for (uint64_t done = 0; done < paths;) {
     const uint64_t blocksLeft = (paths - done + block - 1) / block;
@@ -37,28 +34,20 @@ std::vector<Dispatch> planDispatches(const EmittedKernel& k, uint64_t firstPath,
   return out;
 }
 
-uint64_t pathOffsetFromEnvironment() { return envUnsigned("TAPELAB_PATH_OFFSET", 0); }
-
-uint32_t maxGroupsFromEnvironment(uint32_t engineLimit) {
-  return static_cast<uint32_t>(
-      std::min<uint64_t>(engineLimit, envUnsigned("TAPELAB_MAX_GROUPS", engineLimit, 1, UINT32_MAX)));
+uint32_t dispatchGroupCap(uint32_t engineLimit, uint32_t requested) {
+  return requested == 0 ? engineLimit : std::min(engineLimit, requested);
 }
 
-uint64_t scratchBudgetFromEnvironment() { return envUnsigned("TAPELAB_SCRATCH_BUDGET", 0, 1); }
-
-EmitOptions emitOptionsFromEnvironment() {
-  EmitOptions e;
-  if (const char* env = std::getenv("TAPELAB_OPAQUE"); env && *env) {
-    const std::string v = env;
-    if (v == "0") e.opaque = false;
-    else if (v != "1") throw std::invalid_argument("TAPELAB_OPAQUE: expected 0 or 1, got '" + v + "'");
-  }
-  if (const char* env = std::getenv("TAPELAB_UNROLL_DRAWS"); env && *env) {
-    const std::string v = env;
-    if (v == "0") e.unrollDraws = false;
-    else if (v != "1") throw std::invalid_argument("TAPELAB_UNROLL_DRAWS: expected 0 or 1, got '" + v + "'");
-  }
-  return e;
+uint32_t scratchGroupCap(const EmittedKernel& k, uint32_t engineLimit, uint64_t budget, const std::string& engine,
+                         const std::string& where) {
+  const uint64_t perGroup = uint64_t(k.workgroupSize) * k.scratchSlots * k.scalarBytes();
+  if (perGroup == 0) return engineLimit;
+  if (perGroup > budget)
+    throw std::runtime_error(engine + ": one workgroup's scratch (" + std::to_string(perGroup) +
+                             " bytes) exceeds the scratch budget of " + std::to_string(budget) + " bytes" + where);
+  // The kernel indexes scratch with 32-bit unsigned arithmetic (slot * invocations + tid).
+  const uint64_t indexCap = (uint64_t{1} << 32) / (uint64_t(k.workgroupSize) * k.scratchSlots);
+  return static_cast<uint32_t>(std::max<uint64_t>(1, std::min({uint64_t{engineLimit}, budget / perGroup, indexCap})));
 }
 
 std::vector<unsigned char> packInputs(const EmittedKernel& k, const std::vector<std::vector<double>>& inputs) {
@@ -123,57 +112,24 @@ RunResult PartialSums::finish(uint64_t paths, uint64_t seed) const {
   return r;
 }
 
-std::string contentHash(const std::string& text) {
-  uint64_t h1 = 0xcbf29ce484222325ull, h2 = 0x84222325cbf29ce4ull;
-  for (unsigned char c : text) {
-    h1 = (h1 ^ c) * 0x100000001b3ull;
-    h2 = (h2 ^ c) * 0x100000001b3ull;
-    h2 ^= h2 >> 29;
-  }
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(h1),
-                static_cast<unsigned long long>(h2));
-  return buf;
-}
-
-std::string dumpDirFor(const KernelOptions& options) {
-  if (!options.dumpDir.empty()) return options.dumpDir;
-  const char* env = std::getenv("TAPELAB_DUMP");
-  return env ? env : "";
-}
-
-std::string dumpSource(const std::string& dir, const std::string& stem, const std::string& ext,
-                       const std::string& source) {
-  if (dir.empty()) return "";
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  const std::string path =
-      (std::filesystem::path(dir) / ("tapelab-" + stem + "-" + contentHash(source).substr(0, 12) + "." + ext)).string();
-  std::ofstream f(path, std::ios::binary);
-  f << source;
-  f.close();
-  if (!f) throw std::runtime_error("cannot write generated source to " + path + " (TAPELAB_DUMP)");
-  return path;
-}
-
-std::string sourceForError(const std::string& dumped, const std::string& stem, const std::string& ext,
-                           const std::string& source) noexcept {
-  if (!dumped.empty()) return dumped;
-  try {
-    return dumpSource((std::filesystem::temp_directory_path() / "tapelab-failed").string(), stem, ext, source);
-  } catch (...) {
-    return "not dumped: set TAPELAB_DUMP=DIR";
-  }
-}
-
-std::string gpuCacheDir() {
-  if (const char* env = std::getenv("TAPELAB_CACHE_DIR"); env && *env) {
-    if (std::string(env) == "off") return "";
-    return env;
-  }
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::string(xdg) + "/tapelab";
-  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/tapelab";
-  return "";
+RunResult runDispatches(const EmittedKernel& k, const KernelKnobs& knobs, uint32_t groupLimit,
+                        const std::vector<std::vector<double>>& inputs, uint64_t paths, uint64_t seed,
+                        DispatchRunner& runner) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (paths == 0) throw std::invalid_argument("paths must be at least 1");
+  const std::vector<unsigned char> in = packInputs(k, inputs);
+  const std::vector<Dispatch> dispatches =
+      planDispatches(k, knobs.pathOffset, paths, seed, dispatchGroupCap(groupLimit, knobs.maxGroups));
+  uint32_t groups = 0;
+  for (const Dispatch& d : dispatches) groups = std::max(groups, d.groups);
+  runner.upload(in, groups, dispatches.size());
+  PartialSums sums(k);
+  const size_t per = std::max<size_t>(1, runner.dispatchesPerLaunch());
+  for (size_t lo = 0; lo < dispatches.size(); lo += per)
+    runner.launch(std::span<const Dispatch>(dispatches).subspan(lo, std::min(per, dispatches.size() - lo)), sums);
+  RunResult r = sums.finish(paths, seed);
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
 }
 
 }  // namespace tapelab

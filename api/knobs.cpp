@@ -1,0 +1,204 @@
+#include "api/knobs.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstdlib>
+#include <stdexcept>
+#include <string_view>
+
+#include "util/files.h"
+
+namespace tapelab {
+
+KernelKind parseKernelKind(const std::string& s, const std::string& what) {
+  if (s == "plain") return KernelKind::Plain;
+  if (s == "register") return KernelKind::Register;
+  if (s == "scratch") return KernelKind::Scratch;
+  throw std::invalid_argument(what + ": unknown kernel '" + s + "' (plain, register, scratch)");
+}
+
+ScratchLayout parseLayout(const std::string& s, const std::string& what) {
+  if (s == "aos") return ScratchLayout::AoS;
+  if (s == "soa") return ScratchLayout::SoA;
+  throw std::invalid_argument(what + ": unknown layout '" + s + "' (aos, soa)");
+}
+
+int parsePositiveInt(const std::string& s, const std::string& what) {
+  int v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size() || v < 1)
+    throw std::invalid_argument(what + ": expected a positive integer, got '" + s + "'");
+  return v;
+}
+
+uint64_t parseUnsigned(const std::string& s, const std::string& what, uint64_t lo, uint64_t hi) {
+  std::string_view v(s);
+  int base = 10;
+  if (v.size() > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X')) {
+    v.remove_prefix(2);
+    base = 16;
+  }
+  uint64_t x = 0;
+  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x, base);
+  if (ec != std::errc() || end != v.data() + v.size() || x < lo || x > hi) {
+    const std::string range = hi == UINT64_MAX ? (lo == 0 ? "an unsigned integer" : "an integer >= " + std::to_string(lo))
+                                               : "an integer from " + std::to_string(lo) + " to " + std::to_string(hi);
+    throw std::invalid_argument(what + ": expected " + range + ", got '" + s + "'");
+  }
+  return x;
+}
+
+Checkpoint Checkpoint::parse(const std::string& text, const std::string& what) {
+  if (text == "off") return off();
+  if (text == "auto") return automatic();
+  int v = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || p != text.data() + text.size() || v < 1)
+    throw std::invalid_argument(what + ": expected off, auto or a positive segment count, got '" + text + "'");
+  return count(v);
+}
+
+std::string Checkpoint::text() const {
+  switch (mode) {
+    case Mode::Off: return "off";
+    case Mode::Auto: return "auto";
+    case Mode::Segments: return std::to_string(segments);
+  }
+  return "?";
+}
+
+namespace {
+
+// The environment's text of a variable; nullopt when unset or empty.
+std::optional<std::string> variable(const char* name) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return std::nullopt;
+  return std::string(v);
+}
+
+bool parseSwitch(const std::string& v, const char* name) {
+  if (v == "0") return false;
+  if (v == "1") return true;
+  throw std::invalid_argument(std::string(name) + ": expected 0 or 1, got '" + v + "'");
+}
+
+// TAPELAB_CUDA_ARCH: "sm_90", "90", "sm_80".
+void parseCudaArch(RunConfig& c, const std::string& v, const char* name) {
+  std::string s = v.rfind("sm_", 0) == 0 ? v.substr(3) : v;
+  if (s.size() < 2 || s.size() > 3 || !std::all_of(s.begin(), s.end(), [](unsigned char ch) { return std::isdigit(ch); }))
+    throw std::invalid_argument(std::string(name) + ": expected sm_XY, got '" + v + "'");
+  c.engineSettings.cuda.archMajor = std::stoi(s.substr(0, s.size() - 1));
+  c.engineSettings.cuda.archMinor = s.back() - '0';
+}
+
+using Scope = Knob::Scope;
+using C = RunConfig;
+using S = const std::string;
+
+}  // namespace
+
+const std::vector<Knob>& knobTable() {
+  static const std::vector<Knob> table = {
+      // The run: what a front end asks for (flags of price, run, compare, plan).
+      {"TAPELAB_ENGINE", "--engine", "engine", Scope::Run, [](C& c, S& v, const char*) { c.engine = v; }},
+      {"TAPELAB_PATHS", "--paths", "Monte-Carlo paths (read by the CLI)", Scope::Run, nullptr},
+      {"TAPELAB_SEED", "--seed", "64-bit seed (read by the CLI)", Scope::Run, nullptr},
+      {"TAPELAB_CKPT", "--checkpoint", "segments: off, auto or a count (1 = off)", Scope::Run,
+       [](C& c, S& v, const char* n) { c.checkpoint = Checkpoint::parse(v, n); }},
+      {"TAPELAB_CKPT_NODES", "--ckpt-nodes", "auto checkpointing from this many nodes", Scope::Run,
+       [](C& c, S& v, const char* n) { c.ckptNodes = parsePositiveInt(v, n); }},
+      {"TAPELAB_STRATEGY", "--strategy", "cut strategy", Scope::Run, [](C& c, S& v, const char*) { c.strategy = v; }},
+      {"TAPELAB_SEGLEN", "--seglen", "scratch / uniform segment length", Scope::Run,
+       [](C& c, S& v, const char* n) { c.segLen = parsePositiveInt(v, n); }},
+      {"TAPELAB_KERNEL", "--kernel", "plain, register or scratch", Scope::Run,
+       [](C& c, S& v, const char* n) { c.kernel = parseKernelKind(v, n); }},
+      {"TAPELAB_SCRATCH_LAYOUT", "--layout", "scratch layout: aos or soa", Scope::Run,
+       [](C& c, S& v, const char* n) { c.layout = parseLayout(v, n); }},
+      {"TAPELAB_DUMP", "--dump", "write generated kernel source to this directory", Scope::Run,
+       [](C& c, S& v, const char*) { c.dumpDir = v; }},
+      // A kernel: how a GPU engine runs it (KernelOptions::knobs).
+      {"TAPELAB_PATH_OFFSET", "", "index of a run's first path (GPU engines)", Scope::Kernel,
+       [](C& c, S& v, const char* n) { c.kernelKnobs.pathOffset = parseUnsigned(v, n); }},
+      {"TAPELAB_MAX_GROUPS", "", "most workgroups per dispatch (GPU engines; results do not change)", Scope::Kernel,
+       [](C& c, S& v, const char* n) { c.kernelKnobs.maxGroups = static_cast<uint32_t>(parseUnsigned(v, n, 1, UINT32_MAX)); }},
+      {"TAPELAB_SCRATCH_BUDGET", "", "scratch-buffer bytes per launch (larger launches are chunked)", Scope::Kernel,
+       [](C& c, S& v, const char* n) { c.kernelKnobs.scratchBudget = parseUnsigned(v, n, 1); }},
+      {"TAPELAB_OPAQUE", "", "0: no opaque identity on bookmark reads and fences (experiments)", Scope::Kernel,
+       [](C& c, S& v, const char* n) { c.kernelKnobs.opaque = parseSwitch(v, n); }},
+      {"TAPELAB_UNROLL_DRAWS", "", "0|1: Philox rounds rolled or unrolled (default: rolled on CPU-served Vulkan)",
+       Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.unrollDraws = parseSwitch(v, n); }},
+      // An engine: its factory's EngineSettings.
+      {"TAPELAB_THREADS", "", "CPU engines' threads (results do not depend on it)", Scope::Engine,
+       [](C& c, S& v, const char* n) { c.engineSettings.threads = static_cast<unsigned>(parseUnsigned(v, n, 1, 100'000)); }},
+      {"TAPELAB_CACHE_DIR", "", "compiled-kernel caches (off: none); else $XDG_CACHE_HOME/tapelab, ~/.cache/tapelab",
+       Scope::Engine, nullptr},
+      {"XDG_CACHE_HOME", "", "the cache directory's parent when TAPELAB_CACHE_DIR is unset", Scope::Engine, nullptr},
+      {"HOME", "", "~/.cache/tapelab when neither of the above is set", Scope::Engine, nullptr},
+      {"TAPELAB_VULKAN_DEVICE", "", "Vulkan device: index or name substring", Scope::Engine,
+       [](C& c, S& v, const char*) { c.engineSettings.vulkan.device = v; }},
+      {"VK_DRIVER_FILES", "", "the Vulkan loader's drivers (part of which device is meant)", Scope::Engine, nullptr},
+      {"VK_ICD_FILENAMES", "", "the Vulkan loader's drivers, older name", Scope::Engine, nullptr},
+      {"TAPELAB_OPENCL_DEVICE", "", "OpenCL device: index or name substring", Scope::Engine,
+       [](C& c, S& v, const char*) { c.engineSettings.opencl.device = v; }},
+      {"TAPELAB_CUDA_DEVICE", "", "CUDA device index", Scope::Engine,
+       [](C& c, S& v, const char* n) { c.engineSettings.cuda.device = static_cast<unsigned>(parseUnsigned(v, n, 0, 1024)); }},
+      {"TAPELAB_CUDA_ARCH", "", "CUDA target when no driver says (sm_XY; default sm_90)", Scope::Engine, parseCudaArch},
+      {"TAPELAB_HIP_ARCH", "", "HIP target (default gfx90a)", Scope::Engine,
+       [](C& c, S& v, const char*) { c.engineSettings.hip.arch = v; }},
+      {"TAPELAB_CXX", "", "cpu-jit's C++ compiler (default c++)", Scope::Engine,
+       [](C& c, S& v, const char*) { c.engineSettings.cpuJit.compiler = v; }},
+      {"TAPELAB_JIT_PCH", "", "0: no precompiled xsimd header for cpu-jit", Scope::Engine,
+       [](C& c, S& v, const char* n) { c.engineSettings.cpuJit.precompiledHeader = parseSwitch(v, n); }},
+      {"TAPELAB_JIT_CHUNK", "", "cpu-jit: most nodes per generated function (default 256)", Scope::Engine,
+       [](C& c, S& v, const char* n) { c.engineSettings.cpuJit.chunkNodes = static_cast<int>(parseUnsigned(v, n, 1, 1'000'000)); }},
+      {"TAPELAB_JIT_PART", "", "cpu-jit: nodes per translation unit of a long tape (default 4096)", Scope::Engine,
+       [](C& c, S& v, const char* n) { c.engineSettings.cpuJit.partNodes = static_cast<int>(parseUnsigned(v, n, 1, 1'000'000)); }},
+  };
+  return table;
+}
+
+namespace {
+
+// Applies the table's rows of `scopes` to `c`, then the values made of several variables.
+void applyEnvironment(RunConfig& c, std::initializer_list<Scope> scopes) {
+  bool engine = false;
+  for (Scope s : scopes) engine |= s == Scope::Engine;
+  for (const Knob& k : knobTable()) {
+    if (!k.apply || std::find(scopes.begin(), scopes.end(), k.scope) == scopes.end()) continue;
+    if (const auto v = variable(k.variable)) k.apply(c, *v, k.variable);
+  }
+  if (!engine) return;
+  c.engineSettings.cacheDir =
+      resolveCacheDir(std::getenv("TAPELAB_CACHE_DIR"), std::getenv("XDG_CACHE_HOME"), std::getenv("HOME"));
+  // Which drivers the loader sees picks the device as much as our selector does.
+  c.engineSettings.vulkan.loaderKey =
+      variable("VK_DRIVER_FILES").value_or("") + '\n' + variable("VK_ICD_FILENAMES").value_or("");
+}
+
+}  // namespace
+
+RunConfig RunConfig::fromEnvironment() {
+  RunConfig c;
+  applyEnvironment(c, {Scope::Run, Scope::Kernel, Scope::Engine});
+  return c;
+}
+
+EngineSettings engineSettingsFromEnvironment() {
+  RunConfig c;
+  applyEnvironment(c, {Scope::Engine});
+  return c.engineSettings;
+}
+
+std::optional<std::string> knobValue(const std::string& name) {
+  for (const Knob& k : knobTable())
+    if (name == k.variable) return variable(k.variable);
+  throw std::logic_error("knobValue: " + name + " is not in api/knobs.cpp's table");
+}
+
+uint64_t envUnsigned(const char* name, uint64_t fallback, uint64_t lo, uint64_t hi) {
+  const auto v = variable(name);
+  return v ? parseUnsigned(*v, name, lo, hi) : fallback;
+}
+
+}  // namespace tapelab

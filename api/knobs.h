@@ -1,0 +1,90 @@
+// Every knob tapelab reads from the environment, in one table, read in one
+// place (knobs.cpp: the only getenv in the libraries). A front end turns the
+// variables into plain structs once, overrides them with its flags, and carries
+// them down: RunConfig for the run, KernelKnobs in KernelOptions for a kernel,
+// EngineSettings for an engine's factory (api/registry.h). No engine reads the
+// environment.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/engine.h"
+#include "engine/settings.h"
+
+namespace tapelab {
+
+// --checkpoint / TAPELAB_CKPT: off, auto, or a segment count (1 = off).
+struct Checkpoint {
+  enum class Mode { Off, Auto, Segments };
+  Mode mode = Mode::Auto;
+  int segments = 0;  // Mode::Segments: the count, >= 1
+
+  static Checkpoint off() { return {Mode::Off, 0}; }
+  static Checkpoint automatic() { return {Mode::Auto, 0}; }
+  static Checkpoint count(int n) { return {Mode::Segments, n}; }
+  // "off", "auto" or a positive integer; else std::invalid_argument
+  // "<what>: expected off, auto or a positive segment count, got '<text>'".
+  static Checkpoint parse(const std::string& text, const std::string& what);
+  std::string text() const;  // "off", "auto" or the count
+  bool operator==(const Checkpoint&) const = default;
+};
+
+// What a front end resolves for a run: the kernel it asks for, the engine, and
+// the knobs carried down to both.
+struct RunConfig {
+  std::string engine = "reference";
+  std::optional<Precision> precision;      // default: the engine's (fp32 on GPUs, fp64 on CPUs)
+  bool greeks = true;
+  Checkpoint checkpoint;                   // default auto
+  int ckptNodes = 768;                     // auto: checkpoint tapes of at least this many nodes
+  int segments = 16;                       // auto's segment count
+  std::optional<std::string> strategy;     // default: window (uniform for scratch kernels)
+  int segLen = 0;                          // scratch / uniform: 0 = max(48, round(sqrt(n)))
+  std::optional<KernelKind> kernel;        // default: plain, or register when checkpointing
+  ScratchLayout layout = ScratchLayout::SoA;
+  std::string dumpDir;
+  KernelKnobs kernelKnobs;                 // into KernelOptions::knobs
+  EngineSettings engineSettings;           // to the engine's factory
+
+  // Defaults overridden by every variable of knobTable(). Throws
+  // std::invalid_argument "<VARIABLE>: <why>" for a malformed value.
+  static RunConfig fromEnvironment();
+};
+
+// One environment variable: its flag where a command has one, what it sets,
+// and how its text is parsed into a RunConfig (nullptr: read by the front end
+// itself through knobValue(), or combined with others: see knobs.cpp).
+struct Knob {
+  enum class Scope { Run, Kernel, Engine };
+  const char* variable;
+  const char* flag;     // "" when none
+  const char* meaning;
+  Scope scope;
+  void (*apply)(RunConfig& config, const std::string& value, const char* variable);
+};
+const std::vector<Knob>& knobTable();
+
+// The engine-level part of RunConfig::fromEnvironment() alone (Scope::Engine).
+EngineSettings engineSettingsFromEnvironment();
+
+// The text of a variable knobTable() lists; nullopt when unset or empty. For
+// front ends that bind a flag to its variable (cli::Args). Throws
+// std::logic_error for a variable the table does not list.
+std::optional<std::string> knobValue(const std::string& variable);
+
+// The unsigned integer in variable `name` (decimal, or hex after 0x); `fallback`
+// when unset or empty. Anything else, or a value outside [lo, hi], throws
+// std::invalid_argument naming the variable. For harnesses' own knobs
+// (properties/); tapelab's knobs are parsed this way through the table.
+uint64_t envUnsigned(const char* name, uint64_t fallback, uint64_t lo = 0, uint64_t hi = UINT64_MAX);
+
+// Parsers shared by flags and variables; throw std::invalid_argument("what: why").
+KernelKind parseKernelKind(const std::string& s, const std::string& what);
+ScratchLayout parseLayout(const std::string& s, const std::string& what);
+int parsePositiveInt(const std::string& s, const std::string& what);
+// Decimal or 0x-hex in [lo, hi]: "what: expected ..., got 's'".
+uint64_t parseUnsigned(const std::string& s, const std::string& what, uint64_t lo = 0, uint64_t hi = UINT64_MAX);
+
+}  // namespace tapelab

@@ -1,0 +1,40 @@
+// What an engine is made with: the machine-level settings its factory takes
+// (threads, the cache directory, which device, which compiler). Plain data,
+// filled at the edge (api/knobs.h: TAPELAB_* variables) or set directly; no
+// engine reads the environment. Per-kernel knobs are KernelOptions::knobs.
+#pragma once
+#include <string>
+
+namespace tapelab {
+
+struct EngineSettings {
+  unsigned threads = 0;  // CPU engines' worker threads; 0 = the hardware's
+  std::string cacheDir;  // root of the compiled-kernel caches, each engine in its folder; "" = none
+
+  struct CpuJit {
+    std::string compiler = "c++";  // run at compile time (PATH lookup)
+    bool precompiledHeader = true; // a precompiled xsimd header in the cache (GCC)
+    int chunkNodes = 256;          // most nodes per generated function
+    int partNodes = 4096;          // longer tapes: translation units of about this many nodes
+  } cpuJit;
+
+  struct Vulkan {
+    std::string device;     // index or name substring; "" = the first discrete GPU, else the first device
+    std::string loaderKey;  // which drivers the Vulkan loader sees (VK_DRIVER_FILES, VK_ICD_FILENAMES)
+  } vulkan;
+
+  struct OpenCL {
+    std::string device;  // index or name substring; "" = the first GPU, else the first device
+  } opencl;
+
+  struct Cuda {
+    unsigned device = 0;                 // device index
+    int archMajor = 9, archMinor = 0;    // the target when no driver says: sm_90 (the H200)
+  } cuda;
+
+  struct Hip {
+    std::string arch = "gfx90a";  // --offload-arch
+  } hip;
+};
+
+}  // namespace tapelab

@@ -1,0 +1,90 @@
+// The host half of the kernel ABI in gpu/codegen/emit.h, shared by every GPU
+// runtime: scalar parameters, how a run is split into dispatches and how many
+// groups one may hold, the inputs buffer, the double reduction of the groups'
+// partials, and the run loop itself. A runtime supplies only its API calls
+// (DispatchRunner below).
+#pragma once
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/engine.h"
+#include "gpu/codegen/emit.h"
+
+namespace tapelab {
+
+// The scalar parameters, in ABI order: the GLSL push-constant block's layout
+// and the C dialects' arguments 3..9.
+struct KernelParams {
+  uint32_t seedLo = 0, seedHi = 0;
+  uint32_t pathLo = 0, pathHi = 0;  // first path of this dispatch
+  uint32_t count = 0;               // paths in this dispatch
+  uint32_t zero = 0;                // always 0
+  uint32_t invocations = 0;         // groups * workgroupSize
+};
+static_assert(sizeof(KernelParams) == 28, "push-constant block is 7 uints");
+
+struct Dispatch {
+  KernelParams params;
+  uint32_t groups = 0;
+};
+
+// Splits the paths [firstPath, firstPath + paths) into dispatches of at most
+// maxGroups groups; each starts a whole number of blocks after firstPath, so
+// the blocks (and the result) do not depend on maxGroups. Any 64-bit count.
+std::vector<Dispatch> planDispatches(const EmittedKernel& kernel, uint64_t firstPath, uint64_t paths,
+                                     uint64_t seed, uint32_t maxGroups);
+
+// Groups per dispatch: the engine's own limit, lowered to `requested`
+// (KernelKnobs::maxGroups; 0 = no request). Results do not depend on it.
+uint32_t dispatchGroupCap(uint32_t engineLimit, uint32_t requested);
+
+// Groups per dispatch for a scratch kernel: one dispatch's scratch buffer
+// (groups * workgroupSize * scratchSlots values) must fit `budgetBytes` and be
+// indexable in 32 bits; at most `engineLimit`. Kernels without scratch get
+// engineLimit. Throws std::runtime_error "<engine>: one workgroup's scratch
+// (N bytes) exceeds the scratch budget of M bytes<where>" when not even one fits.
+uint32_t scratchGroupCap(const EmittedKernel& kernel, uint32_t engineLimit, uint64_t budgetBytes,
+                         const std::string& engine, const std::string& where = "");
+
+// The inputs buffer: market m's input k at m*numInputs + k, in the kernel's
+// precision. Throws std::invalid_argument on a shape mismatch.
+std::vector<unsigned char> packInputs(const EmittedKernel& kernel, const std::vector<std::vector<double>>& inputs);
+
+// Adds group partials in double, in the order they are given (block order).
+class PartialSums {
+ public:
+  explicit PartialSums(const EmittedKernel& kernel);
+  // `partials` holds groups * kernel.partialsPerGroup() values of the kernel's precision.
+  void add(const void* partials, uint32_t groups);
+  // One MarketResult per market; Greeks are 0 for value-only kernels.
+  RunResult finish(uint64_t paths, uint64_t seed) const;
+
+ private:
+  EmittedKernel shape_;  // source dropped
+  std::vector<double> sums_;  // per market: width sums then width squares
+};
+
+// What a GPU runtime does for a run; runDispatches does the rest.
+class DispatchRunner {
+ public:
+  virtual ~DispatchRunner() = default;
+  // Buffers for dispatches of up to `maxGroups` groups (the run has `dispatches`
+  // of them), and the packed inputs uploaded.
+  virtual void upload(const std::vector<unsigned char>& inputs, uint32_t maxGroups, size_t dispatches) = 0;
+  // How many dispatches one launch() may take (Vulkan records several per submit).
+  virtual size_t dispatchesPerLaunch() const { return 1; }
+  // Runs `batch` in order and adds each dispatch's partials to `sums`, in order.
+  virtual void launch(std::span<const Dispatch> batch, PartialSums& sums) = 0;
+};
+
+// One run: inputs packed, paths split into dispatches of at most
+// dispatchGroupCap(groupLimit, knobs.maxGroups) groups from knobs.pathOffset,
+// launched through `runner`, partials summed in block order; seconds timed.
+// Throws std::invalid_argument for zero paths or inputs of the wrong shape.
+RunResult runDispatches(const EmittedKernel& kernel, const KernelKnobs& knobs, uint32_t groupLimit,
+                        const std::vector<std::vector<double>>& inputs, uint64_t paths, uint64_t seed,
+                        DispatchRunner& runner);
+
+}  // namespace tapelab
