@@ -1,7 +1,5 @@
 #include "planner/planfile.h"
 
-#include <xxhash.h>
-
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -9,18 +7,12 @@
 #include <sstream>
 
 #include "planner/liveness.h"
+#include "util/hash.h"
 
 namespace tapelab {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-std::string hex128(const XXH128_hash_t& h) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(h.high64),
-                static_cast<unsigned long long>(h.low64));
-  return buf;
-}
 
 Json treeJson(const CutTree& c) {
   if (c.leaf()) return nullptr;
@@ -191,17 +183,20 @@ class Reader {
 }  // namespace
 
 std::string structureHash(const Tape& t) {
-  XXH3_state_t* state = XXH3_createState();
-  XXH3_128bits_reset(state);
-  const int32_t n = t.size();
-  const int32_t header[3] = {n, t.numInputs(), t.output};
-  XXH3_128bits_update(state, header, sizeof header);
-  XXH3_128bits_update(state, t.op.data(), t.op.size() * sizeof(Op));
-  XXH3_128bits_update(state, t.a.data(), t.a.size() * sizeof(int32_t));
-  XXH3_128bits_update(state, t.b.data(), t.b.size() * sizeof(int32_t));
-  const std::string out = hex128(XXH3_128bits_digest(state));
-  XXH3_freeState(state);
-  return out;
+  std::string bytes;
+  auto put = [&](const void* p, size_t n) { bytes.append(static_cast<const char*>(p), n); };
+  const int32_t header[3] = {t.size(), t.numInputs(), t.output};
+  put(header, sizeof header);
+  put(t.op.data(), t.op.size() * sizeof(Op));
+  put(t.a.data(), t.a.size() * sizeof(int32_t));
+  put(t.b.data(), t.b.size() * sizeof(int32_t));
+  return contentHash(bytes);
+}
+
+std::string planInnerJson(const Plan& p) {
+  Json inner = Json::array();
+  for (const CutTree& c : p.inner) inner.push_back(treeJson(c));
+  return inner.dump();
 }
 
 std::string planFileText(const Tape& t, const Plan& p, int requested) {

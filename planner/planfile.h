@@ -38,6 +38,9 @@ std::string structureHash(const Tape& tape);
 // strategy's requested segment count, 0 to leave it out).
 std::string planFileText(const Tape& tape, const Plan& plan, int requested = 0);
 
+// The "inner" array of a nested plan as compact JSON (the plan file's field).
+std::string planInnerJson(const Plan& plan);
+
 // Parses `text` as a plan for `tape`; `file` names it in errors. Throws PlanFileError.
 Plan parsePlanFile(const std::string& text, const Tape& tape, const std::string& file);
 // Reads FILE and parses it. Throws PlanFileError (also for a file that cannot be read).

@@ -51,7 +51,7 @@ TEST_P(Nested, EveryScheduleGivesPlainBits) {
   const EngineEntry& entry = findEngine(GetParam());
   const EngineCaps caps = engineCaps(entry);
   if (!caps.usable && !caps.compileOnly) GTEST_SKIP() << entry.name << " is not usable here: " << caps.reason;
-  auto engine = entry.make();
+  auto engine = entry.make(engineSettingsFromEnvironment());
   const Precision prec = caps.defaultPrecision;
   RandomTapeOptions ro;
   ro.nodes = 90;

@@ -54,7 +54,7 @@ RunResult runOn(const std::string& engine, const Tape& t, const Plan* plan, Prec
   o.precision = p;
   o.kind = plan ? KernelKind::Register : KernelKind::Plain;
   o.plan = plan ? *plan : plainPlan(t);
-  return findEngine(engine).make()->compile(t, o)->run({t.inputDefaults}, 2000, 11);
+  return makeEngine(engine)->compile(t, o)->run({t.inputDefaults}, 2000, 11);
 }
 
 void expectPlainBits(const Tape& t, const Plan& plan, const std::string& what) {
