@@ -31,16 +31,13 @@ struct Row {
   double seconds = 0;
 };
 
-// `base` carries --seglen, --inner and --budget. Without --budget, a budget row
-// at S segments asks for window's peak_live at S: the cheapest schedule that is
-// no worse on register pressure.
+// `base` carries --seglen, --inner and --budget.
 Row planRow(const Tape& t, const std::string& strategy, int segments, const PlanOptions& base) {
   Row r;
   r.strategy = strategy;
   r.requested = segments;
   PlanOptions o = base;
   o.segments = segments;
-  if (strategy == "budget" && o.budget == 0) o.budget = planMetrics(t, planWindow(t, o)).peakLive;
   const auto t0 = std::chrono::steady_clock::now();
   r.plan = makeStrategyPlan(strategy, t, o);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -156,7 +153,7 @@ int cmdPlan(const Argv& argv) {
           {"ckpt-nodes", "N", "auto checkpoints tapes of at least N nodes (default 768)", "TAPELAB_CKPT_NODES"},
           {"seglen", "N", "uniform: N nodes per segment instead of a segment count", "TAPELAB_SEGLEN"},
           {"inner", "N", "two-level: sub-segments per segment (default 4)", "TAPELAB_INNER"},
-          {"budget", "B", "budget: the most values live at once (default with --all: window's peak_live at that count)",
+          {"budget", "B", "budget: the most values live at once (default: window's peak_live at that segment count)",
            "TAPELAB_BUDGET"},
           {"out", "FILE", "write the plan to FILE (a plan file: run it with --plan FILE)", ""},
           {"all", "", "one row per strategy and segment count, with the plain kernel", ""},

@@ -11,6 +11,13 @@
 namespace tapelab {
 
 std::vector<int32_t> stepStarts(const Tape& t) {
+  if (std::find(t.op.begin(), t.op.end(), Op::Randn) == t.op.end()) {
+    // No draws: up to kStepsWithoutDraws equal steps.
+    const int32_t n = t.size(), steps = std::min<int32_t>(n, kStepsWithoutDraws);
+    std::vector<int32_t> even;
+    for (int32_t i = 0; i <= steps; ++i) even.push_back(static_cast<int32_t>(int64_t{i} * n / steps));
+    return even;
+  }
   std::vector<int32_t> starts{0};
   bool inRun = false, firstRun = true;
   for (int32_t i = 0; i < t.size(); ++i) {
@@ -21,7 +28,6 @@ std::vector<int32_t> stepStarts(const Tape& t) {
     }
     inRun = draw;
   }
-  if (firstRun) throw std::invalid_argument("the tape has no draws, so no time steps to checkpoint by");
   starts.push_back(t.size());
   return starts;
 }
@@ -138,7 +144,7 @@ Plan planRevolve(const Tape& t, const PlanOptions& o) {
     throw std::invalid_argument("revolve: " + std::to_string(steps) + " steps; at most " +
                                 std::to_string(kMaxRevolveSteps));
   const int snapshots = o.segments;
-  if (snapshots < 2) throw std::invalid_argument("revolve: at least 2 snapshots (the start and one more)");
+  if (snapshots < 2) return makePlan(t, {0, t.size()}, "revolve");  // the start alone: nothing to cut at
   const int free = std::min(snapshots - 1, steps);
   const RevolveTable table(steps, free);
   const RevolveBuilder builder(starts, table);
@@ -182,6 +188,7 @@ std::vector<int32_t> windowCuts(const std::vector<int32_t>& live, int32_t begin,
 
 Plan planTwoLevel(const Tape& t, const PlanOptions& o) {
   const Plan top = planWindow(t, o);
+  if (top.segments() == 1) return makePlan(t, top.bounds, "two-level");  // the plain kernel
   const std::vector<int32_t> live = liveAcross(t, lastUse(t));
   const int inner = o.innerSegments > 0 ? o.innerSegments : 4;
   std::vector<CutTree> trees;

@@ -1,7 +1,8 @@
 // Nested (multi-level) checkpointing strategies.
 //
 // revolve    Griewank's binomial checkpointing (Revolve) over the tape's time
-//            steps, with `segments` snapshots (the chain's start counts as one,
+//            steps, with `segments` snapshots (one snapshot, the start alone,
+//            gives the uncut plan; the chain's start counts as one,
 //            as in Griewank & Walther): the schedule with the fewest step
 //            evaluations in the reverse sweep among those that hold at most
 //            that many snapshots at once. tapelab's kernels run the whole
@@ -25,8 +26,9 @@ namespace tapelab {
 // Time steps of a tape: positions 0 = s_0 < s_1 < ... < s_l = n where step i
 // covers nodes [s_i, s_{i+1}). A step starts at each run of consecutive draws
 // (every product draws its step's normals first); the nodes before the second
-// run belong to step 0, the payoff after the last run to the last step.
-// Throws std::invalid_argument for a tape without draws.
+// run belong to step 0, the payoff after the last run to the last step. A tape
+// without draws is cut into min(n, kStepsWithoutDraws) equal steps.
+inline constexpr int32_t kStepsWithoutDraws = 256;
 std::vector<int32_t> stepStarts(const Tape& tape);
 
 // The least number of step evaluations (recomputes plus the recompute that

@@ -72,6 +72,8 @@ Plan makePlan(const Tape& t, std::vector<int32_t> bounds, std::string strategy, 
     bool any = false;
     for (const CutTree& c : inner) any = any || !c.leaf();
     if (!any) inner.clear();  // nothing cut again: a flat plan
+    if (any && bounds.size() == 2)
+      throw std::invalid_argument("inner: a plan of one segment is the plain kernel; cut the top level first");
   }
 
   Plan p;

@@ -66,8 +66,9 @@ struct Plan {
 
 // Builds the plan whose segments start at `bounds` (must start with 0, end
 // with tape.size(), strictly increasing), with optional nested cuts (`inner`:
-// empty or one CutTree per segment, each checked by checkCutTree). Throws
-// std::invalid_argument naming what is wrong otherwise.
+// empty or one CutTree per segment, each checked by checkCutTree; a plan of one
+// segment is the plain kernel and takes none). Throws std::invalid_argument
+// naming what is wrong otherwise.
 Plan makePlan(const Tape& tape, std::vector<int32_t> bounds, std::string strategy,
               std::vector<CutTree> inner = {});
 

@@ -85,8 +85,9 @@ class Lowering {
         if (std::binary_search(h->second.begin(), h->second.end(), j)) at = h->first;
       if (at < 0 && plan_.isPersistent[j]) at = 0;
       if (at < 0)
-        throw std::logic_error("lowerPlan: value " + std::to_string(j) + " read by segment [" +
-                               std::to_string(b.begin) + ", " + std::to_string(b.end) + ") is held nowhere");
+        throw std::invalid_argument("lowerPlan: value " + std::to_string(j) + " read by segment [" +
+                                    std::to_string(b.begin) + ", " + std::to_string(b.end) +
+                                    ") is held nowhere (the plan's persistent set misses it)");
       b.importDepth.push_back(at);
     }
   }

@@ -59,7 +59,9 @@ struct Schedule {
   int depth = 0;                         // deepest block (1 for a flat plan)
 };
 
-// Throws std::invalid_argument when `plan` is not a checkpointed plan of `tape`.
+// Throws std::invalid_argument when `plan` is not a checkpointed plan of `tape`
+// (also when a block reads a value that neither the persistent set nor an
+// enclosing block holds: a plan whose derived fields were edited).
 Schedule lowerPlan(const Tape& tape, const Plan& plan);
 
 // Calls f(block) for every block of the schedule in run order (a parent before its children).

@@ -196,9 +196,10 @@ Plan planAuto(const Tape& t, const PlanOptions& o) {
   return best;
 }
 
-Plan planBudget(const Tape& t, const PlanOptions& o) {
-  if (o.budget < 1)
-    throw std::invalid_argument("budget: give the most values live at once (--budget B, B >= 1)");
+Plan planBudget(const Tape& t, const PlanOptions& options) {
+  PlanOptions o = options;
+  if (o.budget < 0) throw std::invalid_argument("budget: the most values live at once must be positive");
+  if (o.budget == 0) o.budget = planMetrics(t, planWindow(t, o)).peakLive;
   const int32_t n = t.size();
   const CostModel& costs = CostModel::measured();
   std::optional<Plan> best;
@@ -229,13 +230,10 @@ Plan planBudget(const Tape& t, const PlanOptions& o) {
     }
     po.innerSegments = 0;
   }
-  bool draws = false;
-  for (Op op : t.op) draws = draws || op == Op::Randn;
-  if (draws)
-    for (int snapshots = 2; snapshots <= 32; ++snapshots) {
-      po.segments = snapshots;
-      consider(planRevolve(t, po));
-    }
+  for (int snapshots = 2; snapshots <= 32; ++snapshots) {
+    po.segments = snapshots;
+    consider(planRevolve(t, po));
+  }
   if (!best)
     throw std::invalid_argument("budget: no plan keeps peak_live within " + std::to_string(o.budget) +
                                 "; the least is " + std::to_string(leastPeak) + " (" + leastBy + ")");
@@ -253,7 +251,7 @@ const std::vector<StrategyEntry>& strategies() {
       {"auto", planAuto, "chooses the segment count too (least peak_live), then optimal at that count"},
       {"two-level", planTwoLevel, "nested: window, then each segment cut again by window (--inner, default 4)"},
       {"revolve", planRevolve, "nested: Griewank's binomial checkpointing over the time steps; segments = snapshots"},
-      {"budget", planBudget, "least weighted recompute with peak_live <= --budget, over flat, two-level, revolve"},
+      {"budget", planBudget, "least weighted recompute with peak_live <= --budget (default: window's at that count)"},
   };
   return list;
 }

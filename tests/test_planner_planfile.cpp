@@ -104,6 +104,9 @@ TEST(PlannerPlanFile, MalformedFilesNameTheFileAndField) {
        "p.json: inner[1].inner[0]: the sub-segments of a chain cannot be cut again"},
       {"nested inner of the wrong length", replaceAll(text(good), "{\"cuts\": [15]}", "{\"cuts\": [15], \"inner\": [null]}"),
        "p.json: inner[1].inner: 1 entries for 2 segments"},
+      {"one segment cut again", replaceAll(replaceAll(text(good), "[10, 20]", "[]"), "[null, {\"cuts\": [15]}, null]",
+                                                                              "[{\"cuts\": [15]}]"),
+       "p.json: cuts: inner: a plan of one segment is the plain kernel"},
       {"strategy not a string", replaceAll(text(good), "\"cuts\": [10", "\"strategy\": 5, \"cuts\": [10"),
        "p.json: strategy: expected a string"},
   };

@@ -142,6 +142,8 @@ class Emitter {
 
   void planFunctions() {
     const Plan* plan = spec_.plan;
+    isBookmark_.assign(n_, 0);
+    keptForReverse_.assign(n_, 0);
     if (plan && plan->segments() > 1) {
       if (plan->bounds.front() != 0 || plan->bounds.back() != n_ ||
           plan->isPersistent.size() != static_cast<size_t>(n_))
@@ -170,8 +172,6 @@ class Emitter {
     for (int s = 0; s < S; ++s)
       for (auto [lo, hi] : chunks(bounds_[s], bounds_[s + 1])) add({Fn::First, false, false, lo, hi, 0, ""}, "fwd");
     // The reverse sweep: the plan's schedule (planner/schedule.h), block by block.
-    isBookmark_.assign(n_, 0);
-    keptForReverse_.assign(n_, 0);
     forEachBlock(lowerPlan(t_, *plan).blocks, [&](const ScheduleBlock& b) {
       for (size_t k = 0; k < b.imports.size(); ++k)
         if (b.importDepth[k] == 0) keptForReverse_[b.imports[k]] = 1;
