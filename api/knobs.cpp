@@ -117,6 +117,12 @@ const std::vector<Knob>& knobTable() {
        [](C& c, S& v, const char* n) { c.layout = parseLayout(v, n); }},
       {"TAPELAB_DUMP", "--dump", "write generated kernel source to this directory", Scope::Run,
        [](C& c, S& v, const char*) { c.dumpDir = v; }},
+      {"TAPELAB_PLAN", "--plan", "run the plan in this file (tapelab plan --out) instead of a strategy", Scope::Run,
+       [](C& c, S& v, const char*) { c.planFile = v; }},
+      {"TAPELAB_BUDGET", "--budget", "budget strategy: the most values live at once (peak_live)", Scope::Run,
+       [](C& c, S& v, const char* n) { c.budget = parsePositiveInt(v, n); }},
+      {"TAPELAB_INNER", "--inner", "two-level strategy: sub-segments per segment (default 4)", Scope::Run,
+       [](C& c, S& v, const char* n) { c.innerSegments = parsePositiveInt(v, n); }},
       // A kernel: how a GPU engine runs it (KernelOptions::knobs).
       {"TAPELAB_PATH_OFFSET", "", "index of a run's first path (GPU engines)", Scope::Kernel,
        [](C& c, S& v, const char* n) { c.kernelKnobs.pathOffset = parseUnsigned(v, n); }},

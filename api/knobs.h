@@ -45,6 +45,9 @@ struct RunConfig {
   std::optional<KernelKind> kernel;        // default: plain, or register when checkpointing
   ScratchLayout layout = ScratchLayout::SoA;
   std::string dumpDir;
+  std::string planFile;                    // a plan file to run instead of a strategy's plan
+  int32_t budget = 0;                      // budget strategy: peak_live limit (0: none given)
+  int innerSegments = 0;                   // two-level strategy: sub-segments per segment (0: 4)
   KernelKnobs kernelKnobs;                 // into KernelOptions::knobs
   EngineSettings engineSettings;           // to the engine's factory
 

@@ -3,9 +3,37 @@
 #include <stdexcept>
 
 #include "api/registry.h"
+#include "planner/planfile.h"
 #include "planner/strategies.h"
 
 namespace tapelab {
+
+namespace {
+
+bool hasKind(const EngineCaps& caps, KernelKind kind) {
+  for (KernelKind k : caps.kinds)
+    if (k == kind) return true;
+  return false;
+}
+
+// A plan file replaces the strategy and the segment count: the engine runs exactly that plan
+// (register kind unless --kernel says scratch; a one-segment plan is the plain kernel).
+KernelOptions withPlanFile(const Tape& tape, const RunConfig& c, const EngineCaps& caps, KernelOptions o) {
+  if (c.strategy) throw std::invalid_argument("--plan: the file's plan replaces --strategy; give one of them");
+  if (c.checkpoint.mode == Checkpoint::Mode::Segments)
+    throw std::invalid_argument("--plan: the file's plan replaces --checkpoint; give one of them");
+  Plan plan = readPlanFile(c.planFile, tape);
+  const KernelKind kind = c.kernel.value_or(plan.segments() > 1 ? KernelKind::Register : KernelKind::Plain);
+  if (kind == KernelKind::Plain && plan.segments() > 1)
+    throw std::invalid_argument("--plan: a plan of " + std::to_string(plan.segments()) +
+                                " segments runs on a register or scratch kernel, not --kernel plain");
+  if (!hasKind(caps, kind)) throw std::invalid_argument(std::string("this engine has no ") + toString(kind) + " kernel");
+  o.kind = kind;
+  o.plan = kind == KernelKind::Plain ? plainPlan(tape) : std::move(plan);
+  return o;
+}
+
+}  // namespace
 
 KernelOptions resolveKernel(const Tape& tape, const RunConfig& c, const EngineCaps& caps) {
   KernelOptions o;
@@ -20,6 +48,7 @@ KernelOptions resolveKernel(const Tape& tape, const RunConfig& c, const EngineCa
   o.layout = c.layout;
   o.dumpDir = c.dumpDir;
   o.knobs = c.kernelKnobs;
+  if (!c.planFile.empty()) return withPlanFile(tape, c, caps, std::move(o));
 
   // Segments: "off" = 1, "auto" = c.segments when the tape is long enough, N = N.
   int segments = 1;
@@ -44,9 +73,7 @@ KernelOptions resolveKernel(const Tape& tape, const RunConfig& c, const EngineCa
     throw std::invalid_argument(std::string("--kernel ") + toString(kind) + " needs checkpointing on (--checkpoint 1 is off)");
   }
   o.kind = segments > 1 || kind == KernelKind::Scratch ? kind : KernelKind::Plain;
-  bool supported = false;
-  for (KernelKind k : caps.kinds) supported |= k == o.kind;
-  if (!supported) throw std::invalid_argument(std::string("this engine has no ") + toString(o.kind) + " kernel");
+  if (!hasKind(caps, o.kind)) throw std::invalid_argument(std::string("this engine has no ") + toString(o.kind) + " kernel");
 
   if (o.kind == KernelKind::Plain) {
     o.plan = plainPlan(tape);
@@ -54,6 +81,8 @@ KernelOptions resolveKernel(const Tape& tape, const RunConfig& c, const EngineCa
     PlanOptions po;
     po.segments = segments;
     po.segLen = c.segLen;
+    po.budget = c.budget;
+    po.innerSegments = c.innerSegments;
     const bool scratch = o.kind == KernelKind::Scratch;
     const std::string strategy = c.strategy.value_or(scratch && !explicitSegments ? "uniform" : "window");
     if (scratch && strategy == "uniform" && po.segLen == 0 && !explicitSegments) po.segLen = defaultSegLen(tape.size());

@@ -223,7 +223,10 @@ std::vector<Flag> pricingFlags() {
       {"markets", "M", "markets per dispatch for --ladder (1-8, default: all values, at most 8)", ""},
       {"checkpoint", "off|auto|SEGMENTS", "checkpoint segments; auto = on for tapes of >= --ckpt-nodes nodes (default auto)", "TAPELAB_CKPT"},
       {"ckpt-nodes", "N", "auto checkpointing threshold in nodes (default 768)", "TAPELAB_CKPT_NODES"},
-      {"strategy", "NAME", "cut strategy (default window; uniform for scratch kernels)", "TAPELAB_STRATEGY"},
+      {"strategy", "NAME", "cut strategy (default window; uniform for scratch kernels; tapelab plan --help lists them)", "TAPELAB_STRATEGY"},
+      {"plan", "FILE", "run the plan in FILE (tapelab plan --out) instead of --strategy/--checkpoint", "TAPELAB_PLAN"},
+      {"budget", "B", "budget strategy: the most values live at once (peak_live)", "TAPELAB_BUDGET"},
+      {"inner", "N", "two-level strategy: sub-segments per segment (default 4)", "TAPELAB_INNER"},
       {"seglen", "N", "segment length for uniform/scratch plans (default max(48, round(sqrt(n))))", "TAPELAB_SEGLEN"},
       {"kernel", "plain|register|scratch", "kernel kind (default: register when checkpointing, else plain)", "TAPELAB_KERNEL"},
       {"layout", "aos|soa", "scratch buffer layout (default soa)", "TAPELAB_SCRATCH_LAYOUT"},
@@ -268,6 +271,15 @@ RunConfig runConfigFrom(const Args& a) {
   if (a.has("fp64")) c.precision = Precision::F64;
   if (a.has("no-greeks")) c.greeks = false;
   if (auto v = a.get("dump")) c.dumpDir = *v;
+  if (auto v = a.get("plan")) c.planFile = *v;
+  if (a.has("budget")) {
+    c.budget = a.getInt("budget", 0);
+    if (c.budget < 1) throw UsageError("--budget: expected a positive integer");
+  }
+  if (a.has("inner")) {
+    c.innerSegments = a.getInt("inner", 0);
+    if (c.innerSegments < 1) throw UsageError("--inner: expected a positive integer");
+  }
   return c;
 }
 

@@ -16,7 +16,9 @@
 #include "cli/commands.h"
 #include "planner/liveness.h"
 #include "planner/metrics.h"
+#include "planner/planfile.h"
 #include "planner/strategies.h"
+#include "util/files.h"
 
 namespace tapelab::cli {
 namespace {
@@ -29,13 +31,13 @@ struct Row {
   double seconds = 0;
 };
 
-Row planRow(const Tape& t, const std::string& strategy, int segments, int segLen) {
+// `base` carries --seglen, --inner and --budget.
+Row planRow(const Tape& t, const std::string& strategy, int segments, const PlanOptions& base) {
   Row r;
   r.strategy = strategy;
   r.requested = segments;
-  PlanOptions o;
+  PlanOptions o = base;
   o.segments = segments;
-  o.segLen = segLen;
   const auto t0 = std::chrono::steady_clock::now();
   r.plan = makeStrategyPlan(strategy, t, o);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -48,8 +50,11 @@ std::string peakWhere(const PlanMetrics& m) {
 }
 
 std::vector<std::string> metricCells(const PlanMetrics& m) {
-  return {std::to_string(m.segments), std::to_string(m.persistent), std::to_string(m.peakLive),
-          std::to_string(m.scratchSlots), std::to_string(m.recomputeOps), peakWhere(m)};
+  char cost[32];
+  std::snprintf(cost, sizeof cost, "%.0f", m.recomputeCost);
+  return {std::to_string(m.segments), std::to_string(m.depth), std::to_string(m.persistent),
+          std::to_string(m.peakLive), std::to_string(m.scratchSlots), std::to_string(m.recomputeOps),
+          cost, peakWhere(m)};
 }
 
 std::string metricsJson(const PlanMetrics& m) {
@@ -59,6 +64,8 @@ std::string metricsJson(const PlanMetrics& m) {
       .integer("peak_live", m.peakLive)
       .integer("scratch_slots", m.scratchSlots)
       .integer("recompute_ops", m.recomputeOps)
+      .number("recompute_cost", m.recomputeCost)
+      .integer("depth", m.depth)
       .integer("peak_segment", m.peakSegment);
   return j.done();
 }
@@ -85,8 +92,9 @@ std::string rowJson(const Row& r, bool detail, const Tape& t) {
   Json j;
   j.str("strategy", r.strategy)
       .integer("requested_segments", r.requested)
-      .field("cuts", intArray(r.plan.bounds, 1, r.plan.bounds.size() - 1))
-      .field("metrics", metricsJson(r.metrics))
+      .field("cuts", intArray(r.plan.bounds, 1, r.plan.bounds.size() - 1));
+  if (r.plan.nested()) j.field("inner", planInnerJson(r.plan));
+  j.field("metrics", metricsJson(r.metrics))
       .number("plan_seconds", r.seconds);
   if (detail) {
     const std::vector<int32_t> live = liveAcross(t, lastUse(t));
@@ -144,6 +152,10 @@ int cmdPlan(const Argv& argv) {
            "TAPELAB_CKPT"},
           {"ckpt-nodes", "N", "auto checkpoints tapes of at least N nodes (default 768)", "TAPELAB_CKPT_NODES"},
           {"seglen", "N", "uniform: N nodes per segment instead of a segment count", "TAPELAB_SEGLEN"},
+          {"inner", "N", "two-level: sub-segments per segment (default 4)", "TAPELAB_INNER"},
+          {"budget", "B", "budget: the most values live at once (default: window's peak_live at that segment count)",
+           "TAPELAB_BUDGET"},
+          {"out", "FILE", "write the plan to FILE (a plan file: run it with --plan FILE)", ""},
           {"all", "", "one row per strategy and segment count, with the plain kernel", ""},
           {"min-segments", "A", "--all: smallest segment count (default 2)", ""},
           {"max-segments", "B", "--all: largest segment count (default 32; both capped at the node count)", ""},
@@ -153,19 +165,31 @@ int cmdPlan(const Argv& argv) {
     for (const StrategyEntry& s : strategies()) list += "  " + s.name + std::string(20 - s.name.size(), ' ') + s.summary + "\n";
     std::printf("%s\nstrategies:\n%s",
                 a.usage("FILE.tape | --product NAME [--steps N] [--assets M] [flags]",
-                        "Prints where a strategy cuts the tape and what the plan costs: persistent values,\n"
-                        "peak_live (most values live at once: the register-pressure proxy), scratch slots\n"
-                        "and recomputed operations, next to the plain kernel's (definitions: planner/metrics.h).")
+                        "Prints where a strategy cuts the tape and what the plan costs: depth (levels of\n"
+                        "nested cuts), persistent values, peak_live (most values live at once: the\n"
+                        "register-pressure proxy), scratch slots, recomputed operations and their weighted\n"
+                        "cost (PTX instructions per op, planner/costs.h), next to the plain kernel's\n"
+                        "(definitions: planner/metrics.h). For revolve the segment count is the number of\n"
+                        "snapshots. --out writes the plan as a file that run, price, compare and the\n"
+                        "experiment drivers take with --plan (format: planner/planfile.h).")
                     .c_str(),
                 list.c_str());
     return kExitOk;
   }
   const Tape t = tapeFrom(a, true);
   const bool json = a.has("json");
-  int segLen = 0;
+  PlanOptions base;
   if (a.get("seglen") || knobValue("TAPELAB_SEGLEN")) {
-    segLen = a.getInt("seglen", 0);
-    if (segLen < 1) throw UsageError("--seglen: expected a positive integer, got " + std::to_string(segLen));
+    base.segLen = a.getInt("seglen", 0);
+    if (base.segLen < 1) throw UsageError("--seglen: expected a positive integer, got " + std::to_string(base.segLen));
+  }
+  if (a.get("inner") || knobValue("TAPELAB_INNER")) {
+    base.innerSegments = a.getInt("inner", 0);
+    if (base.innerSegments < 1) throw UsageError("--inner: expected a positive integer");
+  }
+  if (a.get("budget") || knobValue("TAPELAB_BUDGET")) {
+    base.budget = a.getInt("budget", 0);
+    if (base.budget < 1) throw UsageError("--budget: expected a positive integer");
   }
   std::optional<std::string> onlyStrategy;
   if (a.get("strategy") || (!a.has("all") && knobValue("TAPELAB_STRATEGY"))) {
@@ -173,8 +197,9 @@ int cmdPlan(const Argv& argv) {
     checkStrategy(*onlyStrategy, a.has("strategy") ? "--strategy" : "TAPELAB_STRATEGY");
   }
   const PlanMetrics plain = planMetrics(t, plainPlan(t));
-  const std::vector<std::string> header{"kernel", "strategy", "segments", "persistent", "peak_live",
-                                        "scratch_slots", "recompute_ops", "peak_segment"};
+  const std::vector<std::string> header{"kernel",        "strategy",      "segments",       "depth",
+                                        "persistent",    "peak_live",     "scratch_slots",  "recompute_ops",
+                                        "recompute_cost", "peak_segment"};
   auto plainCells = [&] {
     std::vector<std::string> r{"plain", "plain"};
     for (auto& c : metricCells(plain)) r.push_back(c);
@@ -184,7 +209,13 @@ int cmdPlan(const Argv& argv) {
   if (!a.has("all")) {
     if (a.has("min-segments") || a.has("max-segments")) throw UsageError("--min-segments and --max-segments need --all");
     const int segments = parseSegments(a, t);
-    const Row r = planRow(t, onlyStrategy.value_or("window"), segments, segLen);
+    const Row r = planRow(t, onlyStrategy.value_or("window"), segments, base);
+    if (auto out = a.get("out")) {
+      std::string why;
+      if (!writeFileAtomic(*out, planFileText(t, r.plan, segments), &why))
+        throw std::runtime_error("--out: cannot write " + *out + ": " + why);
+      if (!json) std::printf("plan written to %s\n", out->c_str());
+    }
     if (json) {
       Json j;
       j.field("tape", tapeJson(t)).field("plain", metricsJson(plain)).field("plan", rowJson(r, true, t));
@@ -209,6 +240,7 @@ int cmdPlan(const Argv& argv) {
   }
 
   if (a.has("checkpoint")) throw UsageError("--all takes --min-segments and --max-segments, not --checkpoint");
+  if (a.has("out")) throw UsageError("--out writes one plan: not with --all");
   const int lo = a.getInt("min-segments", 2), hi = a.getInt("max-segments", 32);
   if (lo < 1) throw UsageError("--min-segments: expected a positive integer, got " + std::to_string(lo));
   if (hi < 1) throw UsageError("--max-segments: expected a positive integer, got " + std::to_string(hi));
@@ -226,7 +258,7 @@ int cmdPlan(const Argv& argv) {
   std::mutex failureMutex;
   auto worker = [&] {
     try {
-      for (size_t k; (k = next.fetch_add(1)) < jobs.size();) rows[k] = planRow(t, jobs[k].first, jobs[k].second, segLen);
+      for (size_t k; (k = next.fetch_add(1)) < jobs.size();) rows[k] = planRow(t, jobs[k].first, jobs[k].second, base);
     } catch (...) {
       std::lock_guard<std::mutex> lock(failureMutex);
       if (!failure) failure = std::current_exception();
@@ -250,8 +282,9 @@ int cmdPlan(const Argv& argv) {
     std::printf("%s\n", j.done().c_str());
     return kExitOk;
   }
-  std::vector<std::string> allHeader{"kernel", "strategy", "requested", "segments", "persistent", "peak_live",
-                                     "scratch_slots", "recompute_ops", "peak_segment", "plan_ms"};
+  std::vector<std::string> allHeader{"kernel",        "strategy",      "requested",     "segments",
+                                     "depth",         "persistent",    "peak_live",     "scratch_slots",
+                                     "recompute_ops", "recompute_cost", "peak_segment", "plan_ms"};
   std::vector<std::vector<std::string>> out;
   std::vector<std::string> p = plainCells();
   p.insert(p.begin() + 2, "1");

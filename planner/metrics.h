@@ -30,10 +30,17 @@
 //                   recompute those held when it starts, adjointsLive[c].
 //                 It is the register-pressure proxy: the kernel spills when it
 //                 exceeds the registers a lane has.
-// Costs O(n) per plan.
+//   recompute_cost recompute_ops weighted by what each op costs (planner/costs.h).
+//
+// Nested plans (planner/schedule.h) are counted on their lowered schedule, in
+// the same terms: a block's recompute works like a segment's, the bookmarks an
+// enclosing block holds count as live while a later sub-segment still reads
+// them, and a value held by an enclosing block is not recomputed.
+// Costs O(n) per plan (O(n * depth) nested).
 #pragma once
 #include <cstdint>
 
+#include "planner/costs.h"
 #include "planner/plan.h"
 
 namespace tapelab {
@@ -44,11 +51,13 @@ struct PlanMetrics {
   int32_t peakLive = 0;
   int32_t scratchSlots = 0;
   int64_t recomputeOps = 0;
+  double recomputeCost = 0;  // weighted recompute_ops
+  int depth = 0;             // levels of cuts: 0 plain, 1 flat, 2 two-level, ...
   // Where peak_live is first reached: -1 in the forward sweep, else the segment
   // whose recompute/reverse (plain: the reverse) holds it.
   int peakSegment = -1;
 };
 
-PlanMetrics planMetrics(const Tape& tape, const Plan& plan);
+PlanMetrics planMetrics(const Tape& tape, const Plan& plan, const CostModel& costs = CostModel::measured());
 
 }  // namespace tapelab

@@ -2,6 +2,11 @@
 // crosses the cuts. Strategies (planner/strategies.h) choose the bounds;
 // makePlan derives everything else from them, so every strategy's plan is
 // interpreted and emitted the same way.
+//
+// A plan may cut a segment again (nested checkpointing): Plan::inner[s] cuts
+// segment s, and its sub-segments may be cut again, to any depth. What a nested
+// plan means for a kernel (which values each block recomputes, holds and reads)
+// is spelled once, in planner/schedule.h.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -11,10 +16,31 @@
 
 namespace tapelab {
 
+// How one segment [begin, end) is cut again. `cuts` lie strictly inside it,
+// increasing; they split it into cuts.size() + 1 sub-segments.
+//   chain = false: the recompute of the segment keeps a bookmark at each cut
+//     (the values crossing it), and each sub-segment is reversed from its own
+//     bookmark, last first (two-level checkpointing, or one level of Revolve).
+//   chain = true:  no bookmarks: each sub-segment is reversed after recomputing
+//     the segment from its start up to the sub-segment (Revolve with no free
+//     snapshot: time for memory).
+// inner is empty (every sub-segment is a leaf) or has one entry per sub-segment;
+// an entry with no cuts is a leaf. A chain's sub-segments are leaves.
+struct CutTree {
+  std::vector<int32_t> cuts;
+  bool chain = false;
+  std::vector<CutTree> inner;
+
+  bool leaf() const { return cuts.empty(); }
+  bool operator==(const CutTree&) const = default;
+};
+
 struct Plan {
   std::string strategy;  // which strategy chose the bounds ("plain" for one segment)
   // Segment s covers nodes [bounds[s], bounds[s+1]); bounds.front() == 0, bounds.back() == n.
   std::vector<int32_t> bounds;
+  // Empty (a flat plan), or one CutTree per segment: nested checkpointing.
+  std::vector<CutTree> inner;
   // Values some node at or after a cut reads although they were computed before
   // it (plus the output when a cut follows it), sorted: the bookmarks.
   std::vector<int32_t> crossing;
@@ -32,11 +58,23 @@ struct Plan {
   int segments() const { return static_cast<int>(bounds.size()) - 1; }
   int32_t begin(int s) const { return bounds[s]; }
   int32_t end(int s) const { return bounds[s + 1]; }
+  // True when some segment is cut again.
+  bool nested() const;
+  // Deepest level of cuts: 1 for a flat plan with cuts, 0 for the plain plan.
+  int depth() const;
 };
 
 // Builds the plan whose segments start at `bounds` (must start with 0, end
-// with tape.size(), strictly increasing). Throws std::invalid_argument otherwise.
-Plan makePlan(const Tape& tape, std::vector<int32_t> bounds, std::string strategy);
+// with tape.size(), strictly increasing), with optional nested cuts (`inner`:
+// empty or one CutTree per segment, each checked by checkCutTree; a plan of one
+// segment is the plain kernel and takes none). Throws std::invalid_argument
+// naming what is wrong otherwise.
+Plan makePlan(const Tape& tape, std::vector<int32_t> bounds, std::string strategy,
+              std::vector<CutTree> inner = {});
+
+// "" when `tree` is a valid cut of [begin, end), else the first problem, naming
+// the path to it ("inner[2].cuts: ...").
+std::string checkCutTree(const CutTree& tree, int32_t begin, int32_t end, const std::string& path);
 
 // The uncut plan: one segment, the plain kernel.
 Plan plainPlan(const Tape& tape);

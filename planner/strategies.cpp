@@ -6,10 +6,13 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <tuple>
 #include <stdexcept>
 
 #include "planner/liveness.h"
 #include "planner/metrics.h"
+#include "planner/nested.h"
 #include "planner/optimal.h"
 
 namespace tapelab {
@@ -193,6 +196,51 @@ Plan planAuto(const Tape& t, const PlanOptions& o) {
   return best;
 }
 
+Plan planBudget(const Tape& t, const PlanOptions& options) {
+  PlanOptions o = options;
+  if (o.budget < 0) throw std::invalid_argument("budget: the most values live at once must be positive");
+  if (o.budget == 0) o.budget = planMetrics(t, planWindow(t, o)).peakLive;
+  const int32_t n = t.size();
+  const CostModel& costs = CostModel::measured();
+  std::optional<Plan> best;
+  PlanMetrics bestM;
+  int32_t leastPeak = std::numeric_limits<int32_t>::max();
+  std::string leastBy;
+  auto consider = [&](Plan p) {
+    const PlanMetrics m = planMetrics(t, p, costs);
+    if (m.peakLive < leastPeak) {
+      leastPeak = m.peakLive;
+      leastBy = p.strategy + " at " + std::to_string(p.segments()) + " segments";
+    }
+    if (m.peakLive > o.budget) return;
+    const auto key = [](const PlanMetrics& x) { return std::tuple(x.recomputeCost, x.peakLive, x.segments, x.depth); };
+    if (!best || key(m) < key(bestM)) {
+      best = std::move(p);
+      bestM = m;
+    }
+  };
+  consider(plainPlan(t));
+  PlanOptions po;
+  for (int s = 2; s <= std::min<int32_t>(n, 48); ++s) {
+    po.segments = s;
+    consider(planOptimal(t, po));
+    for (int inner = 2; inner <= 6 && s <= 24; ++inner) {
+      po.innerSegments = inner;
+      consider(planTwoLevel(t, po));
+    }
+    po.innerSegments = 0;
+  }
+  for (int snapshots = 2; snapshots <= 32; ++snapshots) {
+    po.segments = snapshots;
+    consider(planRevolve(t, po));
+  }
+  if (!best)
+    throw std::invalid_argument("budget: no plan keeps peak_live within " + std::to_string(o.budget) +
+                                "; the least is " + std::to_string(leastPeak) + " (" + leastBy + ")");
+  best->strategy = "budget";
+  return std::move(*best);
+}
+
 const std::vector<StrategyEntry>& strategies() {
   static const std::vector<StrategyEntry> list = {
       {"uniform", planUniform, "even segments (or --seglen nodes each); scratch default max(48, round(sqrt(n)))"},
@@ -201,6 +249,9 @@ const std::vector<StrategyEntry>& strategies() {
       {"optimal", planOptimal, "exact DP: least peak_live over candidate cuts (incl. every other strategy's)"},
       {"optimal-persistent", planOptimalPersistent, "exact DP: least persistent over all cut positions"},
       {"auto", planAuto, "chooses the segment count too (least peak_live), then optimal at that count"},
+      {"two-level", planTwoLevel, "nested: window, then each segment cut again by window (--inner, default 4)"},
+      {"revolve", planRevolve, "nested: Griewank's binomial checkpointing over the time steps; segments = snapshots"},
+      {"budget", planBudget, "least weighted recompute with peak_live <= --budget (default: window's at that count)"},
   };
   return list;
 }

@@ -11,8 +11,10 @@
 namespace tapelab {
 
 struct PlanOptions {
-  int segments = 16;  // requested segment count (auto chooses its own)
-  int segLen = 0;     // uniform: nodes per segment; 0 = derive (see planUniform)
+  int segments = 16;      // requested segment count (auto chooses its own; revolve: snapshots)
+  int segLen = 0;         // uniform: nodes per segment; 0 = derive (see planUniform)
+  int innerSegments = 0;  // two-level: sub-segments per segment; 0 = 4
+  int32_t budget = 0;     // budget: the most values live at once (peak_live); 0 = window's at `segments`
 };
 
 using Strategy = Plan (*)(const Tape&, const PlanOptions&);
@@ -51,6 +53,14 @@ Plan planMarginal(const Tape& tape, const PlanOptions& o);
 // count. O(n log n) for the search plus three optimal runs; the search is
 // memoised per tape structure, so sweeping the requested count pays it once.
 Plan planAuto(const Tape& tape, const PlanOptions& o);
+
+// Ours: the plan with the least weighted recompute (recompute_cost, planner/
+// costs.h) whose peak_live stays within o.budget (0: window's peak_live at
+// o.segments, i.e. the cheapest schedule no worse than window there), among
+// the plain plan, optimal at 2..48 segments, two-level at 2..24 x 2..6 and
+// revolve with 2..32 snapshots; ties to lower peak_live, then fewer segments.
+// Throws naming the least peak_live any of them reaches when none fits.
+Plan planBudget(const Tape& tape, const PlanOptions& o);
 
 const std::vector<StrategyEntry>& strategies();
 // The strategy called `name`; throws std::invalid_argument

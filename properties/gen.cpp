@@ -375,15 +375,44 @@ Gen<std::vector<std::vector<double>>> genMarkets(const TapeSpec& spec, int count
 Gen<PlanSpec> genPlanSpec() {
   return gen::resize(
       100, gen::apply(
-               [](uint32_t strategy, uint32_t segments, uint32_t segLen, std::vector<uint32_t> cuts) {
-                 return PlanSpec{strategy, segments, segLen, std::move(cuts)};
+               [](uint32_t strategy, uint32_t segments, uint32_t segLen, std::vector<uint32_t> cuts,
+                  std::vector<uint32_t> nest) {
+                 return PlanSpec{strategy, segments, segLen, std::move(cuts), std::move(nest)};
                },
-               gen::inRange<uint32_t>(0, static_cast<uint32_t>(strategies().size()) + 1),
+               gen::inRange<uint32_t>(0, static_cast<uint32_t>(strategies().size()) + 2),
                gen::weightedOneOf<uint32_t>({{6, gen::inRange<uint32_t>(0, 20)}, {2, gen::arbitrary<uint32_t>()}}),
                gen::weightedOneOf<uint32_t>({{3, gen::just<uint32_t>(0)}, {2, gen::inRange<uint32_t>(0, 64)},
                                              {1, gen::arbitrary<uint32_t>()}}),
+               gen::container<std::vector<uint32_t>>(gen::arbitrary<uint32_t>()),
                gen::container<std::vector<uint32_t>>(gen::arbitrary<uint32_t>())));
 }
+
+namespace {
+
+// Reads a PlanSpec's `nest` numbers one at a time, 0 once they run out.
+struct Stream {
+  const std::vector<uint32_t>& numbers;
+  size_t at = 0;
+  uint32_t next() { return at < numbers.size() ? numbers[at++] : 0u; }
+};
+
+// A cut of [begin, end): none, or 1-3 cuts, a chain or kept, nested again below.
+CutTree randomCuts(Stream& in, int32_t begin, int32_t end, int depth) {
+  CutTree c;
+  const int32_t len = end - begin;
+  const uint32_t count = in.next() % 4;
+  if (len < 2 || depth == 0 || count == 0) return c;
+  for (uint32_t k = 0; k < count; ++k) c.cuts.push_back(begin + 1 + static_cast<int32_t>(in.next() % uint32_t(len - 1)));
+  std::sort(c.cuts.begin(), c.cuts.end());
+  c.cuts.erase(std::unique(c.cuts.begin(), c.cuts.end()), c.cuts.end());
+  c.chain = in.next() % 3 == 0;
+  if (!c.chain)
+    for (size_t k = 0; k <= c.cuts.size(); ++k)
+      c.inner.push_back(randomCuts(in, k == 0 ? begin : c.cuts[k - 1], k == c.cuts.size() ? end : c.cuts[k], depth - 1));
+  return c;
+}
+
+}  // namespace
 
 Plan buildPlan(const Tape& t, const PlanSpec& s) {
   const uint32_t n = static_cast<uint32_t>(t.size());
@@ -392,6 +421,7 @@ Plan buildPlan(const Tape& t, const PlanSpec& s) {
     PlanOptions o;
     o.segments = static_cast<int>(1 + s.segments % n);
     o.segLen = s.segLen == 0 ? 0 : static_cast<int>(1 + s.segLen % n);
+    o.innerSegments = static_cast<int>(1 + s.segLen % 6);
     return makeStrategyPlan(list[s.strategy].name, t, o);
   }
   std::vector<int32_t> bounds{0};
@@ -399,12 +429,17 @@ Plan buildPlan(const Tape& t, const PlanSpec& s) {
   bounds.push_back(static_cast<int32_t>(n));
   std::sort(bounds.begin(), bounds.end());
   bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
-  return makePlan(t, std::move(bounds), "random-cuts");
+  if (s.strategy == list.size() || bounds.size() == 2) return makePlan(t, std::move(bounds), "random-cuts");
+  Stream in{s.nest};
+  std::vector<CutTree> inner;
+  for (size_t k = 0; k + 1 < bounds.size(); ++k) inner.push_back(randomCuts(in, bounds[k], bounds[k + 1], 3));
+  return makePlan(t, std::move(bounds), "random-nested", std::move(inner));
 }
 
 std::string describePlan(const Plan& p) {
   std::ostringstream os;
-  os << p.strategy << ", " << p.segments() << " segments, bounds {";
+  os << p.strategy << ", " << p.segments() << " segments" << (p.nested() ? " (nested, depth " + std::to_string(p.depth()) + ")" : "")
+     << ", bounds {";
   for (size_t i = 0; i < p.bounds.size() && i < 40; ++i) os << (i ? " " : "") << p.bounds[i];
   if (p.bounds.size() > 40) os << " ...";
   os << "}, " << p.crossing.size() << " crossing, " << p.scratchSlots << " slots";
@@ -463,7 +498,7 @@ void showValue(const TapeSpec& spec, std::ostream& os) {
 
 void showValue(const PlanSpec& s, std::ostream& os) {
   os << "PlanSpec{strategy " << s.strategy << ", segments " << s.segments << ", segLen " << s.segLen << ", "
-     << s.cuts.size() << " cuts}";
+     << s.cuts.size() << " cuts, " << s.nest.size() << " nest numbers}";
 }
 
 void showValue(const CkptSpec& s, std::ostream& os) {

@@ -65,13 +65,17 @@ rc::Gen<double> genValue(TapeMode mode);
 // steps; in Wild mode the values of its wildness.
 rc::Gen<std::vector<std::vector<double>>> genMarkets(const TapeSpec& spec, int count, int inputs);
 
-// A plan: strategy index into strategies(), or strategies().size() for
-// random cut positions; raw numbers mapped onto the tape by buildPlan.
+// A plan: strategy index into strategies(), strategies().size() for random
+// cut positions, or strategies().size() + 1 for random cuts each cut again
+// (nested: sub-cuts, chains, up to three levels); raw numbers mapped onto the
+
+// requested count; revolve on a tape without draws becomes random nested cuts.
 struct PlanSpec {
   uint32_t strategy = 0;
   uint32_t segments = 0;  // requested count: 1 + segments mod n
   uint32_t segLen = 0;    // uniform: 0 = derive, else 1 + segLen mod n
   std::vector<uint32_t> cuts;  // random cuts: positions mod n
+  std::vector<uint32_t> nest;  // random nested cuts: read as a stream (buildPlan)
 };
 rc::Gen<PlanSpec> genPlanSpec();
 Plan buildPlan(const Tape& tape, const PlanSpec& spec);

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "planner/metrics.h"
+#include "planner/schedule.h"
 #include "planner/strategies.h"
 #include "properties/gen.h"
 #include "properties/harness.h"
@@ -82,6 +83,23 @@ void checkPlan(const Tape& t, const Plan& p) {
     RC_ASSERT(got == std::vector<int32_t>(imp.begin(), imp.end()));
     for (int32_t j : got) RC_ASSERT(p.isPersistent[j] != 0);
   }
+
+  // The reverse sweep's schedule: every node's adjoint rule runs in exactly one
+  // leaf, every block's imports are held (lowerPlan throws otherwise), and a
+  // flat plan lowers to one leaf per segment.
+  const Schedule schedule = lowerPlan(t, p);
+  std::vector<int> reversed(n, 0);
+  int leaves = 0;
+  forEachBlock(schedule.blocks, [&](const ScheduleBlock& b) {
+    RC_ASSERT(b.from <= b.begin);
+    RC_ASSERT(b.begin < b.end);
+    if (!b.leaf()) return;
+    ++leaves;
+    for (int32_t i = b.begin; i < b.end; ++i) ++reversed[i];
+  });
+  for (int32_t i = 0; i < n; ++i) RC_ASSERT(reversed[i] == 1);
+  if (!p.nested()) RC_ASSERT(leaves == segs);
+  RC_ASSERT(schedule.depth == std::max(1, p.depth()));
   counters().compared += n;
 }
 
@@ -104,12 +122,15 @@ TEST(Planner, StrategiesHonourTheirOptions) {
     noteTape(t);
     const int32_t n = t.size();
     const int segments = *gen::weightedOneOf<int>({{3, gen::inRange(1, std::min(n, 40) + 1)}, {1, gen::inRange(1, n + 1)}});
+    const bool tryBudget = *gen::inRange(0, 8) == 0;  // it plans ~150 candidates: now and then
     for (const StrategyEntry& s : strategies()) {
+      if (s.name == "budget" && !tryBudget) continue;
       PlanOptions o;
       o.segments = segments;
       const Plan p = makeStrategyPlan(s.name, t, o);
       checkPlan(t, p);
-      if (s.name == "window") RC_ASSERT(p.segments() == segments);
+      if (s.name == "window" || s.name == "two-level") RC_ASSERT(p.segments() == segments);
+      if (s.name == "budget") RC_ASSERT(planMetrics(t, p).peakLive <= planMetrics(t, planWindow(t, o)).peakLive);
     }
     // uniform with a segment length: every segment that long but the last.
     PlanOptions o;

@@ -34,6 +34,40 @@ PathInterpreter<T>::PathInterpreter(const Tape& tape, const Plan* plan, bool gre
     : tape_(tape), plan_(plan && plan->segments() > 1 ? plan : nullptr), greeks_(greeks) {
   v_.assign(tape.size(), T(0));
   d_.assign(tape.size(), T(0));
+  if (plan_) {
+    schedule_ = lowerPlan(tape, *plan_);
+    held_.assign(tape.size(), 0);
+    for (int32_t j : plan_->persistent) held_[j] = 1;
+  }
+}
+
+template <class T>
+void PathInterpreter<T>::forget(int32_t lo, int32_t hi) {
+  for (int32_t i = lo; i < hi; ++i)
+    if (!held_[i]) v_[i] = quietNaN<T>();
+}
+
+template <class T>
+void PathInterpreter<T>::runBlock(const ScheduleBlock& b, const std::vector<T>& inputs, uint64_t seed,
+                                  uint64_t path) {
+  switch (b.kind) {
+    case ScheduleBlock::Kind::Leaf:
+      for (int32_t i = b.from; i < b.end; ++i) forwardNode(i, inputs, seed, path);  // remember
+      for (int32_t i = b.end - 1; i >= b.begin; --i) reverseNode(i);
+      forget(b.from, b.end);
+      return;
+    case ScheduleBlock::Kind::Chain:
+      for (const ScheduleBlock& c : b.children) runBlock(c, inputs, seed, path);
+      return;
+    case ScheduleBlock::Kind::Inner:
+      for (int32_t i = b.from; i < b.advanceEnd; ++i) forwardNode(i, inputs, seed, path);
+      for (int32_t j : b.bookmarks) ++held_[j];
+      forget(b.from, b.advanceEnd);
+      for (const ScheduleBlock& c : b.children) runBlock(c, inputs, seed, path);
+      for (int32_t j : b.bookmarks) --held_[j];
+      forget(b.from, b.advanceEnd);
+      return;
+  }
 }
 
 template <class T>
@@ -96,15 +130,8 @@ void PathInterpreter<T>::run(const std::vector<T>& inputs, uint64_t seed, uint64
   if (!plan_) {
     for (int32_t i = n - 1; i >= 0; --i) reverseNode(i);
   } else {
-    const Plan& p = *plan_;
-    for (int32_t i = 0; i < n; ++i)
-      if (!p.isPersistent[i]) v_[i] = quietNaN<T>();  // forget
-    for (int s = p.segments() - 1; s >= 0; --s) {
-      for (int32_t i = p.begin(s); i < p.end(s); ++i) forwardNode(i, inputs, seed, path);  // remember
-      for (int32_t i = p.end(s) - 1; i >= p.begin(s); --i) reverseNode(i);
-      for (int32_t i = p.begin(s); i < p.end(s); ++i)
-        if (!p.isPersistent[i]) v_[i] = quietNaN<T>();
-    }
+    forget(0, n);
+    for (const ScheduleBlock& b : schedule_.blocks) runBlock(b, inputs, seed, path);
   }
   for (int k = 0; k < t.numInputs(); ++k) out.adjoints[k] = d_[t.inputNodes[k]];
 }

@@ -1,16 +1,18 @@
 // The reference interpreter: the living definition of what a tape computes.
 // Forward sweep, then reverse, over many paths, generic over the scalar type.
-// Checkpointed interpretation follows a Plan: after the forward sweep every
-// non-persistent value is poisoned (NaN), and each segment is recomputed from
-// its bookmarks before its adjoints are swept, last segment first. A plan that
-// forgot a needed value therefore shows up as a NaN, never as a silently
-// right answer from a value that should have been forgotten.
+// Checkpointed interpretation follows a Plan's schedule (planner/schedule.h):
+// after the forward sweep every non-persistent value is poisoned (NaN); each
+// block recomputes its range from what enclosing blocks hold, keeps its
+// bookmarks, runs its children or its adjoints, and poisons what it made. A
+// plan (or a lowering) that forgot a needed value therefore shows up as a NaN,
+// never as a silently right answer from a value that should have been forgotten.
 #pragma once
 #include <cstdint>
 #include <vector>
 
 #include "engine/engine.h"
 #include "planner/plan.h"
+#include "planner/schedule.h"
 #include "tape/tape.h"
 
 namespace tapelab {
@@ -32,8 +34,12 @@ class PathInterpreter {
  private:
   void forwardNode(int32_t i, const std::vector<T>& inputs, uint64_t seed, uint64_t path);
   void reverseNode(int32_t i);
+  void runBlock(const ScheduleBlock& b, const std::vector<T>& inputs, uint64_t seed, uint64_t path);
+  void forget(int32_t lo, int32_t hi);
   const Tape& tape_;
   const Plan* plan_;
+  Schedule schedule_;
+  std::vector<int32_t> held_;  // per node: persistent, or a bookmark of a running block
   bool greeks_;
   std::vector<T> v_, d_;
 };

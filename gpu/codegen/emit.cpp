@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "planner/plan.h"
+#include "planner/schedule.h"
 #include "tape/philox.h"
 #include "tape/spell.h"
 
@@ -399,42 +400,103 @@ class Emitter {
       for (int m = 0; m < markets_; ++m)
         line(scalarDecl() + adjoint(j, m) + " = " + literal(j == tape_.output ? 1.0 : 0.0) + ";");
     }
-    for (int s = plan.segments() - 1; s >= 0; --s) {
-      open("{  // segment " + std::to_string(s));
-      const std::vector<uint8_t> needed = neededInReverse(s);
-      bool draws = false;
-      for (int32_t i = plan.begin(s); i < plan.end(s); ++i) draws = draws || (needed[i] && tape_.op[i] == Op::Randn);
-      if (draws)
-        line(uintType_ + " tl_rk0 = " + param("seedLo") + " ^ " + zeroKey() + "; " + uintType_ + " tl_rk1 = " +
-             param("seedHi") + " ^ " + zeroKey() + ";");
-      for (int32_t j : segmentImports(tape_, plan, s)) {
-        if (!needed[j]) continue;
-        for (int m = 0; m < copiesOf(j); ++m) {
-          const std::string declared = scalarDecl() + value("w", j, m) + " = ";
-          if (scratch && tape_.op[j] != Op::Input)
-            line(declared + "scratch[" + scratchLoad(j, m) + "];");
-          else
-            line(declared + "tl_opq(" + value("v", j, m) + ", " + zeroKey() + ");");
-        }
-      }
-      for (int32_t i = plan.begin(s); i < plan.end(s); ++i)
-        if (needed[i])
-          for (int m = 0; m < copiesOf(i); ++m)
-            line(scalarDecl() + value("w", i, m) + " = " + forwardExpr(i, m, "w", "tl_rk") + ";");
-      for (int32_t i = plan.begin(s); i < plan.end(s); ++i)
-        if (dependsOnInput_[i] && !plan.isPersistent[i])
-          for (int m = 0; m < markets_; ++m) line(scalarDecl() + adjoint(i, m) + " = " + literal(0.0) + ";");
-      for (int32_t i = plan.end(s) - 1; i >= plan.begin(s); --i) reverseRule(i, "w");
-      close();
-    }
+    const Schedule schedule = lowerPlan(tape_, plan);
+    int segment = plan.segments();
+    for (const ScheduleBlock& b : schedule.blocks) reverseBlock(b, "segment " + std::to_string(--segment));
   }
 
-  // The values segment s's adjoint rules read, and what recomputing them
-  // reads (within the segment or imported): what its reverse block recomputes.
-  std::vector<uint8_t> neededInReverse(int s) const {
-    const Plan& plan = options_.plan;
+  // The reverse sweep's blocks (planner/schedule.h). A top-level leaf is the
+  // flat kernels' segment block; deeper blocks name their values by depth
+  // ("w2_17", bookmarks "k2_17") and key their opaque identity and draws with
+  // their own zero multiple, so that no compiler merges the recompute of two
+  // blocks (siblings recompute the same nodes from the same imports).
+  void reverseBlock(const ScheduleBlock& b, const std::string& label) {
+    const std::string prefix = b.depth == 1 ? "w" : "w" + std::to_string(b.depth) + "_";
+    std::string heading = "{  // " + label;
+    if (b.depth > 1 || !b.leaf()) heading += ": nodes [" + std::to_string(b.begin) + ", " + std::to_string(b.end) + ")";
+    if (b.from < b.begin) heading += ", recomputed from " + std::to_string(b.from);
+    if (b.kind == ScheduleBlock::Kind::Inner) heading += ", cut again with bookmarks";
+    if (b.kind == ScheduleBlock::Kind::Chain) heading += ", a chain: each part recomputed from the start";
+    open(heading);
+    std::string key = zeroKey();
+    if (b.depth > 1 || !b.leaf()) {
+      key = "tl_z" + std::to_string(++blockKeys_);
+      line("const " + uintType_ + " " + key + " = " +
+           (emitOptions_.opaque ? param("zero") + " * " + uintLiteral(blockKeys_ + 1) : std::string("0u")) + ";");
+    }
+    switch (b.kind) {
+      case ScheduleBlock::Kind::Leaf: {
+        const std::vector<uint8_t> needed = neededIn(b);
+        recompute(b, needed, b.end, prefix, key);
+        declareAdjoints(b);
+        for (int32_t i = b.end - 1; i >= b.begin; --i) reverseRule(i, prefix);
+        break;
+      }
+      case ScheduleBlock::Kind::Inner: {
+        const std::string bookmark = "k" + std::to_string(b.depth) + "_";
+        for (int32_t j : b.bookmarks)
+          for (int m = 0; m < copiesOf(j); ++m) line(scalarDecl() + value(bookmark, j, m) + ";");
+        open("{  // recompute [" + std::to_string(b.from) + ", " + std::to_string(b.advanceEnd) +
+             "), keeping the bookmarks");
+        std::vector<uint8_t> needed(tape_.size(), 0);
+        for (int32_t j : b.bookmarks) needed[j] = 1;
+        markArguments(needed, b.from, b.advanceEnd);
+        recompute(b, needed, b.advanceEnd, prefix, key);
+        for (int32_t j : b.bookmarks)
+          for (int m = 0; m < copiesOf(j); ++m) line(value(bookmark, j, m) + " = " + value(prefix, j, m) + ";");
+        close();
+        declareAdjoints(b);
+        for (const ScheduleBlock& c : b.children) reverseBlock(c, "part");
+        break;
+      }
+      case ScheduleBlock::Kind::Chain:
+        declareAdjoints(b);
+        for (const ScheduleBlock& c : b.children) reverseBlock(c, "part");
+        break;
+    }
+    close();
+  }
+
+  // Recomputes the needed nodes of [b.from, to) from the block's imports: the
+  // persistent values (scratch kernels: from the buffer) or an enclosing block's bookmarks.
+  void recompute(const ScheduleBlock& b, const std::vector<uint8_t>& needed, int32_t to, const std::string& prefix,
+                 const std::string& key) {
+    const bool scratch = options_.kind == KernelKind::Scratch;
+    bool draws = false;
+    for (int32_t i = b.from; i < to; ++i) draws = draws || (needed[i] && tape_.op[i] == Op::Randn);
+    if (draws)
+      line(uintType_ + " tl_rk0 = " + param("seedLo") + " ^ " + key + "; " + uintType_ + " tl_rk1 = " +
+           param("seedHi") + " ^ " + key + ";");
+    for (size_t k = 0; k < b.imports.size(); ++k) {
+      const int32_t j = b.imports[k];
+      if (!needed[j]) continue;
+      const int holder = b.importDepth[k];
+      for (int m = 0; m < copiesOf(j); ++m) {
+        const std::string declared = scalarDecl() + value(prefix, j, m) + " = ";
+        if (holder == 0 && scratch && tape_.op[j] != Op::Input)
+          line(declared + "scratch[" + scratchLoad(j, m) + "];");
+        else
+          line(declared + "tl_opq(" + value(holder == 0 ? "v" : "k" + std::to_string(holder) + "_", j, m) + ", " +
+               key + ");");
+      }
+    }
+    for (int32_t i = b.from; i < to; ++i)
+      if (needed[i])
+        for (int m = 0; m < copiesOf(i); ++m)
+          line(scalarDecl() + value(prefix, i, m) + " = " + forwardExpr(i, m, prefix, "tl_rk") + ";");
+  }
+
+  void declareAdjoints(const ScheduleBlock& b) {
+    for (int32_t i : b.adjoints)
+      if (dependsOnInput_[i])
+        for (int m = 0; m < markets_; ++m) line(scalarDecl() + adjoint(i, m) + " = " + literal(0.0) + ";");
+  }
+
+  // The values a leaf's adjoint rules read, and what recomputing them reads
+  // (within [from, end) or imported): what the leaf recomputes.
+  std::vector<uint8_t> neededIn(const ScheduleBlock& b) const {
     std::vector<uint8_t> needed(tape_.size(), 0);
-    for (int32_t i = plan.begin(s); i < plan.end(s); ++i) {
+    for (int32_t i = b.begin; i < b.end; ++i) {
       if (!dependsOnInput_[i] || arity(tape_.op[i]) == 0) continue;
       const OpInfo& op = info(tape_.op[i]);
       auto mark = [&](std::string_view rule) {
@@ -445,13 +507,18 @@ class Emitter {
       if (dependsOnInput_[tape_.a[i]]) mark(op.adjointA);
       if (op.arity == 2 && dependsOnInput_[tape_.b[i]]) mark(op.adjointB);
     }
-    for (int32_t i = plan.end(s) - 1; i >= plan.begin(s); --i) {
+    markArguments(needed, b.from, b.end);
+    return needed;
+  }
+
+  // Marks the arguments of every needed node of [from, to), descending.
+  void markArguments(std::vector<uint8_t>& needed, int32_t from, int32_t to) const {
+    for (int32_t i = to - 1; i >= from; --i) {
       if (!needed[i]) continue;
       const int ar = arity(tape_.op[i]);
       if (ar >= 1) needed[tape_.a[i]] = 1;
       if (ar >= 2) needed[tape_.b[i]] = 1;
     }
-    return needed;
   }
 
   // Adds this path's value and adjoints (and squares) to the lane's Kahan sums.
@@ -516,6 +583,7 @@ class Emitter {
   bool checkpointed_ = false;
   std::string source_;
   int indent_ = 0;
+  int blockKeys_ = 0;  // opaque keys of nested blocks made so far
 };
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "planner/schedule.h"
 #include "reference/cpujit/runtime_text.h"
 #include "tape/spell.h"
 
@@ -41,6 +42,7 @@ struct Fn {
   int32_t lo = 0, hi = 0;
   int32_t segStart = 0;          // Recompute: values before it are bookmarks, read through tl_opq
   std::string name;
+  bool advance = false;          // recomputes up to a nested block's last cut: stores its bookmarks
 };
 
 bool isDrawOrConst(Op op) { return op == Op::Const || op == Op::Randn; }
@@ -140,6 +142,8 @@ class Emitter {
 
   void planFunctions() {
     const Plan* plan = spec_.plan;
+    isBookmark_.assign(n_, 0);
+    keptForReverse_.assign(n_, 0);
     if (plan && plan->segments() > 1) {
       if (plan->bounds.front() != 0 || plan->bounds.back() != n_ ||
           plan->isPersistent.size() != static_cast<size_t>(n_))
@@ -167,16 +171,29 @@ class Emitter {
     const int S = static_cast<int>(bounds_.size()) - 1;
     for (int s = 0; s < S; ++s)
       for (auto [lo, hi] : chunks(bounds_[s], bounds_[s + 1])) add({Fn::First, false, false, lo, hi, 0, ""}, "fwd");
-    for (int s = S - 1; s >= 0; --s) {
-      const int32_t b = bounds_[s], e = bounds_[s + 1];
-      if (e - b <= N) {
-        add({Fn::Recompute, true, false, b, e, b, ""}, "seg");
-        continue;
+    // The reverse sweep: the plan's schedule (planner/schedule.h), block by block.
+    forEachBlock(lowerPlan(t_, *plan).blocks, [&](const ScheduleBlock& b) {
+      for (size_t k = 0; k < b.imports.size(); ++k)
+        if (b.importDepth[k] == 0) keptForReverse_[b.imports[k]] = 1;
+      if (b.kind == ScheduleBlock::Kind::Inner) {
+        for (int32_t j : b.bookmarks) isBookmark_[j] = 1;
+        for (auto [lo, hi] : chunks(b.from, b.advanceEnd))
+          add({Fn::Recompute, false, false, lo, hi, b.from, "", true}, "adv");
+        return;
       }
-      const auto cs = chunks(b, e);
-      for (auto [lo, hi] : cs) add({Fn::Recompute, false, true, lo, hi, b, ""}, "rec");
-      for (auto it = cs.rbegin(); it != cs.rend(); ++it) add({Fn::None, true, false, it->first, it->second, b, ""}, "rev");
-    }
+      if (b.kind != ScheduleBlock::Kind::Leaf) return;
+      if (b.from < b.begin)  // a chain's part: recompute from the chain's start
+        for (auto [lo, hi] : chunks(b.from, b.begin)) add({Fn::Recompute, false, false, lo, hi, b.from, ""}, "adv");
+      const int32_t lo = b.begin, hi = b.end;
+      if (hi - lo <= N) {
+        add({Fn::Recompute, true, false, lo, hi, b.from, ""}, "seg");
+        return;
+      }
+      const auto cs = chunks(lo, hi);
+      for (auto [clo, chi] : cs) add({Fn::Recompute, false, true, clo, chi, b.from, ""}, "rec");
+      for (auto it = cs.rbegin(); it != cs.rend(); ++it)
+        add({Fn::None, true, false, it->first, it->second, b.from, ""}, "rev");
+    });
   }
 
   // Operands of node i as a list (0, 1 or 2 entries, possibly equal).
@@ -189,6 +206,8 @@ class Emitter {
 
   bool needsStore(const Fn& f, int32_t j) const {
     if (j == t_.output && f.fwd == Fn::First) return true;
+    if (f.advance && isBookmark_[j]) return true;  // read by a later part of the block, maybe inside this range
+    if (f.fwd == Fn::First && registerKind_ && keptForReverse_[j]) return true;  // a block imports it
     if (!(f.fwd == Fn::Recompute && f.rev) && maxConsumer_[j] >= f.hi) return true;
     return f.storeForReverse && revRead_[j];
   }
@@ -345,6 +364,8 @@ class Emitter {
   const int32_t n_;
   bool registerKind_ = false;
   std::vector<int32_t> bounds_;
+  std::vector<uint8_t> isBookmark_;      // a nested block's bookmark (planner/schedule.h)
+  std::vector<uint8_t> keptForReverse_;  // a persistent value some block of the reverse sweep imports
   std::vector<Fn> fns_;
   std::vector<int32_t> maxConsumer_;
   std::vector<uint8_t> revRead_;
