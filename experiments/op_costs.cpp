@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "api/engine.h"
+#include "engine/engine.h"
 #include "gpu/codegen/emit.h"
 #include "gpu/cuda/cuda.h"
 #include "tape/tape.h"
