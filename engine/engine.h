@@ -62,7 +62,8 @@ struct KernelOptions {
 // What the compiler / driver says about a kernel; -1 = not reported.
 struct KernelStats {
   int registers = -1;
-  int64_t spillBytes = -1;    // local memory / scratch / spill bytes per thread
+  int64_t spillBytes = -1;    // local memory / scratch / spill bytes per thread (a stack frame counts)
+  int64_t spillStoreBytes = -1;  // of which register spills, where the compiler says (ptxas: spill stores)
   int64_t scratchBytes = -1;  // scratch-buffer bytes the kernel allocates (scratch kind)
   double compileSeconds = 0;
   bool cacheHit = false;      // compiled code came from an on-disk cache

@@ -422,7 +422,7 @@ class Emitter {
     if (b.depth > 1 || !b.leaf()) {
       key = "tl_z" + std::to_string(++blockKeys_);
       line("const " + uintType_ + " " + key + " = " +
-           (emitOptions_.opaque ? param("zero") + " * " + uintLiteral(blockKeys_ + 1) : std::string("0u")) + ";");
+           (emitOptions_.opaque ? "(tl_j & " + param("zero") + ") * " + uintLiteral(blockKeys_ + 1) : std::string("0u")) + ";");
     }
     switch (b.kind) {
       case ScheduleBlock::Kind::Leaf: {

@@ -91,7 +91,8 @@ class DeviceBuffer {
 KernelStats statsFrom(const cu::NvrtcOutput& out, const std::string& sourcePath, double seconds) {
   KernelStats s;
   s.registers = out.registers;
-  s.spillBytes = out.stackBytes;  // local memory per thread: spills (the emitter makes no local arrays)
+  s.spillBytes = out.stackBytes;  // local memory per thread: spills and call frames (the emitter makes no local arrays)
+  s.spillStoreBytes = out.spillStoreBytes;
   s.compileSeconds = seconds;
   s.sourcePath = sourcePath;
   if (!out.statsLine().empty()) s.notes = "ptxas " + out.arch + ": " + out.statsLine() + "; ";

@@ -1,0 +1,261 @@
+// How well the planner's register-pressure proxy predicts a compiler's
+// registers and spills, without a GPU.
+//
+//   calibrate_proxy [--engine cuda] [--steps 252] [--markets 1,2,4,7,8]
+//                   [--segments 8,16,24,32] [--strategies window,optimal,two-level,revolve]
+//                   [--budgets 40,60,90] [--plan FILE] [--jobs N] [--out FILE.csv] [--quick]
+//
+// For every strategy x requested segment count (revolve: snapshots; budget:
+// each --budgets value at the first --segments count) x markets per dispatch,
+// the register kernel of the 252-step Asian (value + 5 Greeks, fp32) is
+// compiled by the engine (cuda: NVRTC + ptxas for TAPELAB_CUDA_ARCH, default
+// sm_90, compile-only without a driver) and its registers and spill (local
+// memory: spills and call frames; and spill stores alone where the compiler
+// says) bytes per thread are read from the compiler. One CSV row per kernel,
+// with the plan's metrics (planner/metrics.h); then Spearman's rank correlation
+// of peak_live x markets with registers and with spill bytes, over all rows and
+// per market count, and the least-squares line registers ~ a + b * peak_live x
+// markets over the rows that do not spill (what a register budget is derived from).
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <mutex>
+#include <numeric>
+#include <thread>
+
+#include "api/knobs.h"
+#include "api/registry.h"
+#include "planner/metrics.h"
+#include "planner/planfile.h"
+#include "planner/strategies.h"
+#include "tape/products/products.h"
+
+using namespace tapelab;
+
+namespace {
+
+struct Job {
+  std::string strategy;
+  int requested = 0;
+  int32_t budget = 0;
+  int markets = 1;
+  Plan plan;
+  PlanMetrics metrics;
+  int registers = -1;
+  int64_t spill = -1, spillStores = -1;
+  double compileSeconds = 0;
+  bool cacheHit = false;
+  std::string error;
+};
+
+// Average ranks (ties share their mean rank).
+std::vector<double> ranks(const std::vector<double>& x) {
+  std::vector<size_t> order(x.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return x[a] < x[b]; });
+  std::vector<double> r(x.size());
+  for (size_t i = 0; i < order.size();) {
+    size_t j = i;
+    while (j + 1 < order.size() && x[order[j + 1]] == x[order[i]]) ++j;
+    for (size_t k = i; k <= j; ++k) r[order[k]] = 0.5 * double(i + j) + 1;
+    i = j + 1;
+  }
+  return r;
+}
+
+double pearson(const std::vector<double>& a, const std::vector<double>& b) {
+  const double n = double(a.size());
+  if (n < 2) return NAN;
+  const double ma = std::accumulate(a.begin(), a.end(), 0.0) / n, mb = std::accumulate(b.begin(), b.end(), 0.0) / n;
+  double sab = 0, saa = 0, sbb = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    sab += (a[i] - ma) * (b[i] - mb);
+    saa += (a[i] - ma) * (a[i] - ma);
+    sbb += (b[i] - mb) * (b[i] - mb);
+  }
+  return saa > 0 && sbb > 0 ? sab / std::sqrt(saa * sbb) : NAN;
+}
+
+double spearman(const std::vector<double>& a, const std::vector<double>& b) { return pearson(ranks(a), ranks(b)); }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"calibrate_proxy: the planner's peak_live against a compiler's registers and spills"};
+  std::string engineName = "cuda", out, planFile;
+  int steps = 252, jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<int> markets{1, 2, 4, 7, 8}, segments{8, 16, 24, 32}, budgets;
+  std::vector<std::string> strategyNames{"window", "optimal", "two-level", "revolve"};
+  bool quick = false;
+  app.add_option("--engine", engineName, "engine whose compiler reports registers (cuda; hip)")->capture_default_str();
+  app.add_option("--steps", steps, "Asian time steps")->capture_default_str()->check(CLI::Range(1, 100000));
+  app.add_option("--markets", markets, "markets per dispatch")->delimiter(',')->check(CLI::Range(1, 8));
+  app.add_option("--segments", segments, "requested segment counts (revolve: snapshots)")->delimiter(',')->check(CLI::Range(1, 100000));
+  app.add_option("--strategies", strategyNames, "cut strategies")->delimiter(',');
+  app.add_option("--budgets", budgets, "budget strategy rows: peak_live limits")->delimiter(',')->check(CLI::Range(1, 100000));
+  app.add_option("--plan", planFile, "also a plan file (tapelab plan --out) as one more strategy");
+  app.add_option("--jobs", jobs, "kernels compiled at once")->check(CLI::Range(1, 256));
+  app.add_option("--out", out, "CSV file");
+  app.add_flag("--quick", quick, "a few small kernels (CI smoke test)");
+  try {
+    app.parse(argc, argv);
+    for (const auto& s : strategyNames) findStrategy(s);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "calibrate_proxy: --strategies: %s\n", e.what());
+    return 2;
+  }
+  if (quick) {
+    steps = 24;
+    markets = {1, 2};
+    segments = {4};
+    strategyNames = {"window", "two-level"};
+  }
+
+  RunConfig config;
+  try {
+    config = RunConfig::fromEnvironment();
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "calibrate_proxy: %s\n", e.what());
+    return 2;
+  }
+  const EngineCaps caps = engineCaps(findEngine(engineName), config.engineSettings);
+  if (!caps.usable && !caps.compileOnly) {
+    std::fprintf(stderr, "calibrate_proxy: engine %s cannot compile here: %s\n", engineName.c_str(), caps.reason.c_str());
+    return 3;
+  }
+  auto engine = findEngine(engineName).make(config.engineSettings);
+  const Tape tape = products::asianCall(steps);
+
+  std::vector<Job> work;
+  auto add = [&](const std::string& strategy, int requested, int32_t budget, Plan plan) {
+    const PlanMetrics m = planMetrics(tape, plan);
+    for (int mk : markets) {
+      Job j;
+      j.strategy = strategy;
+      j.requested = requested;
+      j.budget = budget;
+      j.markets = mk;
+      j.plan = plan;
+      j.metrics = m;
+      work.push_back(j);
+    }
+  };
+  try {
+    for (const auto& s : strategyNames)
+      for (int seg : segments) {
+        PlanOptions o;
+        o.segments = seg;
+        add(s, seg, 0, makeStrategyPlan(s, tape, o));
+      }
+    for (int32_t b : budgets) {
+      PlanOptions o;
+      o.segments = segments.front();
+      o.budget = b;
+      add("budget", segments.front(), b, makeStrategyPlan("budget", tape, o));
+    }
+    if (!planFile.empty()) {
+      const Plan p = readPlanFile(planFile, tape);
+      add("file:" + p.strategy, p.segments(), 0, p);
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "calibrate_proxy: %s\n", e.what());
+    return 2;
+  }
+  std::fprintf(stderr, "calibrate_proxy: %zu kernels on %s (%s), %d at once\n", work.size(), engineName.c_str(),
+               caps.reason.c_str(), jobs);
+
+  std::atomic<size_t> next{0}, done{0};
+  std::mutex printing;
+  auto worker = [&] {
+    for (size_t k; (k = next.fetch_add(1)) < work.size();) {
+      Job& j = work[k];
+      try {
+        KernelOptions o;
+        o.precision = Precision::F32;
+        o.kind = KernelKind::Register;
+        o.plan = j.plan;
+        o.markets = j.markets;
+        o.knobs = config.kernelKnobs;
+        o.dumpDir = config.dumpDir;
+        const auto kernel = engine->compile(tape, o);
+        const KernelStats st = kernel->stats();
+        j.registers = st.registers;
+        j.spill = st.spillBytes;
+        j.spillStores = st.spillStoreBytes;
+        j.compileSeconds = st.compileSeconds;
+        j.cacheHit = st.cacheHit;
+      } catch (const std::exception& e) {
+        j.error = e.what();
+      }
+      std::lock_guard<std::mutex> lock(printing);
+      std::fprintf(stderr, "[%zu/%zu] %s %d x%d: peak_live %d, %d registers, %lld B local, %lld B spill stores (%.1f s)%s\n", ++done,
+                   work.size(), j.strategy.c_str(), j.requested, j.markets, j.metrics.peakLive, j.registers,
+                   static_cast<long long>(j.spill), static_cast<long long>(j.spillStores), j.compileSeconds, j.error.empty() ? "" : (" ERROR " + j.error).c_str());
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int i = 1; i < jobs; ++i) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+
+  if (!out.empty()) {
+    std::ofstream f(out);
+    f << "engine,target,steps,strategy,requested,budget,segments,depth,markets,persistent,peak_live,"
+         "peak_live_x_markets,recompute_ops,recompute_cost,registers,local_bytes,spill_store_bytes,compile_s,cache_hit,error\n";
+    for (const Job& j : work)
+      f << engineName << ",\"" << caps.reason << "\"," << steps << ',' << j.strategy << ',' << j.requested << ','
+        << j.budget << ',' << j.metrics.segments << ',' << j.metrics.depth << ',' << j.markets << ','
+        << j.metrics.persistent << ',' << j.metrics.peakLive << ',' << j.metrics.peakLive * j.markets << ','
+        << j.metrics.recomputeOps << ',' << j.metrics.recomputeCost << ',' << j.registers << ',' << j.spill << ',' << j.spillStores << ','
+        << j.compileSeconds << ',' << (j.cacheHit ? 1 : 0) << ",\"" << j.error << "\"\n";
+  }
+
+  // Rank correlations and the no-spill line.
+  auto report = [&](const std::string& label, const std::vector<const Job*>& rows) {
+    std::vector<double> proxy, regs, spill;
+    for (const Job* j : rows)
+      if (j->error.empty() && j->registers >= 0) {
+        proxy.push_back(double(j->metrics.peakLive) * j->markets);
+        regs.push_back(j->registers);
+        spill.push_back(double(j->spillStores >= 0 ? j->spillStores : j->spill));
+      }
+    std::printf("%-12s %4zu kernels  spearman(peak_live x markets, registers) %6.3f  (, spill bytes) %6.3f\n",
+                label.c_str(), proxy.size(), spearman(proxy, regs), spearman(proxy, spill));
+  };
+  std::vector<const Job*> all;
+  for (const Job& j : work) all.push_back(&j);
+  report("all", all);
+  for (int mk : markets) {
+    std::vector<const Job*> rows;
+    for (const Job& j : work)
+      if (j.markets == mk) rows.push_back(&j);
+    report(std::to_string(mk) + " market" + (mk > 1 ? "s" : ""), rows);
+  }
+  std::vector<double> x, y;
+  for (const Job& j : work)
+    if (j.error.empty() && (j.spillStores >= 0 ? j.spillStores : j.spill) == 0 && j.registers > 0) {
+      x.push_back(double(j.metrics.peakLive) * j.markets);
+      y.push_back(j.registers);
+    }
+  if (x.size() >= 2) {
+    const double mx = std::accumulate(x.begin(), x.end(), 0.0) / double(x.size());
+    const double my = std::accumulate(y.begin(), y.end(), 0.0) / double(y.size());
+    double sxy = 0, sxx = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+      sxy += (x[i] - mx) * (y[i] - my);
+      sxx += (x[i] - mx) * (x[i] - mx);
+    }
+    const double b = sxx > 0 ? sxy / sxx : NAN, a = my - b * mx;
+    std::printf("no-spill rows: registers ~ %.1f + %.3f * peak_live x markets (%zu kernels, pearson %.3f)\n", a, b,
+                x.size(), pearson(x, y));
+  }
+  int errors = 0;
+  for (const Job& j : work) errors += !j.error.empty();
+  return errors ? 1 : 0;
+}
