@@ -1,0 +1,215 @@
+// The ceiling an expert sets by hand: the main job's single market (252-step
+// arithmetic Asian call, fp32, value + 5 Greeks) as a forward-pathwise CUDA
+// kernel: one path per thread, the five Greeks carried as tangents along the
+// forward sweep (no reverse sweep, no stored values), contraction allowed
+// (nvcc's default), tapelab's draw definition (Philox4x32-10, u = ((w >> 9) +
+// 0.5) 2^-23, Acklam's quantile in the same order).
+//
+//   nvcc -O3 -arch=sm_90 -o handwritten_asian experiments/peers/handwritten_asian.cu
+//   ./handwritten_asian [--paths 1000000,4000000] [--steps 252] [--repeats 5]
+//
+// Variants, each price-only and value + 5 Greeks:
+//   draws v1   one Philox call per draw, word 0 (tapelab's draws before version 2)
+//   draws v2   one call per four draws, words 0..3 (tapelab's version 2, tape/philox.h)
+// Prints CSV: variant,pass,paths,median_ms,mpaths_per_s,value,delta,vega (CUDA
+// events around each launch, median of --repeats after a warm-up).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#define CHECK(x)                                                                             \
+  do {                                                                                       \
+    cudaError_t e_ = (x);                                                                    \
+    if (e_ != cudaSuccess) {                                                                 \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                          \
+    }                                                                                        \
+  } while (0)
+
+struct Words {
+  unsigned x, y, z, w;
+};
+
+__device__ __forceinline__ Words philox(unsigned c0, unsigned c1, unsigned c2, unsigned c3, unsigned k0, unsigned k1) {
+#pragma unroll
+  for (int r = 0; r < 10; ++r) {
+    if (r > 0) {
+      k0 += 0x9E3779B9u;
+      k1 += 0xBB67AE85u;
+    }
+    const unsigned hi0 = __umulhi(0xD2511F53u, c0), lo0 = 0xD2511F53u * c0;
+    const unsigned hi1 = __umulhi(0xCD9E8D57u, c2), lo1 = 0xCD9E8D57u * c2;
+    const unsigned n0 = hi1 ^ c1 ^ k0, n2 = hi0 ^ c3 ^ k1;
+    c0 = n0;
+    c1 = lo1;
+    c2 = n2;
+    c3 = lo0;
+  }
+  return {c0, c1, c2, c3};
+}
+
+__device__ __forceinline__ float normal(unsigned w) {
+  const float u = (float)(w >> 9u) + 0.5f;
+  const float uu = u * 1.1920928955078125e-07f;
+  const float low = 0.02425f, high = 1.0f - 0.02425f;
+  if (uu < low || uu > high) {
+    const float tail = uu < low ? uu : 1.0f - uu;
+    const float q = sqrtf(-2.0f * logf(tail));
+    const float num = ((((-7.784894002430293e-03f * q - 3.223964580411365e-01f) * q - 2.400758277161838e+00f) * q -
+                        2.549732539343734e+00f) * q + 4.374664141464968e+00f) * q + 2.938163982698783e+00f;
+    const float den = (((7.784695709041462e-03f * q + 3.224671290700398e-01f) * q + 2.445134137142996e+00f) * q +
+                       3.754408661907416e+00f) * q + 1.0f;
+    const float x = num / den;
+    return uu < low ? x : -x;
+  }
+  const float q = uu - 0.5f, r = q * q;
+  const float num = (((((-3.969683028665376e+01f * r + 2.209460984245205e+02f) * r - 2.759285104469687e+02f) * r +
+                       1.383577518672690e+02f) * r - 3.066479806614716e+01f) * r + 2.506628277459239e+00f) * q;
+  const float den = ((((-5.447609879822406e+01f * r + 1.615858368580409e+02f) * r - 1.556989798598866e+02f) * r +
+                      6.680131188771972e+01f) * r - 1.328068155288572e+01f) * r + 1.0f;
+  return num / den;
+}
+
+struct Market {
+  float spot, strike, vol, rate, maturity;
+};
+
+// sums[0..5]: value and d/d(spot, strike, vol, rate, maturity), over all paths.
+template <bool kGreeks, bool kFourPerCall>
+__global__ void __launch_bounds__(256) asian(Market m, int steps, unsigned long long paths, unsigned seedLo,
+                                             unsigned seedHi, double* sums) {
+  const unsigned long long p = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+  float acc[6] = {0, 0, 0, 0, 0, 0};
+  if (p < paths) {
+    const unsigned plo = (unsigned)p, phi = (unsigned)(p >> 32);
+    const float dt = m.maturity / steps, sdt = sqrtf(dt);
+    const float mu = m.rate - 0.5f * m.vol * m.vol;
+    const float drift = mu * dt, vsd = m.vol * sdt;
+    // Tangents of drift and vol*sqrt(dt) with respect to vol, rate, maturity.
+    const float dDriftV = -m.vol * dt, dDriftR = dt, dDriftT = mu / steps;
+    const float dVsdV = sdt, dVsdT = m.vol * 0.5f / (sdt * steps);
+    float s = m.spot, sum = 0.f, sV = 0.f, sR = 0.f, sT = 0.f, sumV = 0.f, sumR = 0.f, sumT = 0.f;
+    Words words{};
+    for (int k = 0; k < steps; ++k) {
+      unsigned w;
+      if (kFourPerCall) {
+        if ((k & 3) == 0) words = philox((unsigned)k >> 2, 0u, plo, phi, seedLo, seedHi);
+        const int j = k & 3;
+        w = j == 0 ? words.x : j == 1 ? words.y : j == 2 ? words.z : words.w;
+      } else {
+        w = philox((unsigned)k, 0u, plo, phi, seedLo, seedHi).x;
+      }
+      const float z = normal(w);
+      const float e = expf(drift + vsd * z);
+      const float sn = s * e;
+      if (kGreeks) {
+        sV = sV * e + sn * (dDriftV + dVsdV * z);
+        sR = sR * e + sn * dDriftR;
+        sT = sT * e + sn * (dDriftT + dVsdT * z);
+        sumV += sV;
+        sumR += sR;
+        sumT += sT;
+      }
+      s = sn;
+      sum += s;
+    }
+    const float avg = sum / steps, disc = expf(-(m.rate * m.maturity));
+    const float intrinsic = avg - m.strike;
+    acc[0] = fmaxf(intrinsic, 0.f) * disc;
+    if (kGreeks && intrinsic > 0.f) {
+      acc[1] = (sum / m.spot) / steps * disc;  // d s_i / d spot = s_i / spot
+      acc[2] = -disc;
+      acc[3] = sumV / steps * disc;
+      acc[4] = sumR / steps * disc - m.maturity * acc[0];
+      acc[5] = sumT / steps * disc - m.rate * acc[0];
+    }
+  }
+  const int n = kGreeks ? 6 : 1;
+  for (int i = 0; i < n; ++i) {
+    float v = acc[i];
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+    if ((threadIdx.x & 31) == 0) atomicAdd(&sums[i], (double)v);
+  }
+}
+
+template <bool G, bool F>
+float timeOne(const Market& m, int steps, unsigned long long paths, int repeats, double* dSums, double* out) {
+  const int block = 256;
+  const unsigned grid = (unsigned)((paths + block - 1) / block);
+  cudaEvent_t a, b;
+  CHECK(cudaEventCreate(&a));
+  CHECK(cudaEventCreate(&b));
+  std::vector<float> ms;
+  for (int r = -1; r < repeats; ++r) {
+    CHECK(cudaMemset(dSums, 0, 6 * sizeof(double)));
+    CHECK(cudaEventRecord(a));
+    asian<G, F><<<grid, block>>>(m, steps, paths, 42u + (r < 0 ? 7u : 0u), 0u, dSums);
+    CHECK(cudaGetLastError());
+    CHECK(cudaEventRecord(b));
+    CHECK(cudaEventSynchronize(b));
+    float t = 0;
+    CHECK(cudaEventElapsedTime(&t, a, b));
+    if (r >= 0) ms.push_back(t);
+  }
+  CHECK(cudaMemcpy(out, dSums, 6 * sizeof(double), cudaMemcpyDeviceToHost));
+  for (int i = 0; i < 6; ++i) out[i] /= double(paths);
+  std::sort(ms.begin(), ms.end());
+  CHECK(cudaEventDestroy(a));
+  CHECK(cudaEventDestroy(b));
+  return ms[ms.size() / 2];
+}
+
+int main(int argc, char** argv) {
+  std::vector<unsigned long long> pathList{1000000ull, 4000000ull};
+  int steps = 252, repeats = 5;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "handwritten_asian: %s needs a value\n", a.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--paths") {
+      pathList.clear();
+      const std::string v = next();
+      for (size_t at = 0; at < v.size();) {
+        const size_t comma = v.find(',', at);
+        pathList.push_back(std::stoull(v.substr(at, comma - at)));
+        at = comma == std::string::npos ? v.size() : comma + 1;
+      }
+    } else if (a == "--steps") {
+      steps = std::atoi(next().c_str());
+    } else if (a == "--repeats") {
+      repeats = std::atoi(next().c_str());
+    } else {
+      std::fprintf(stderr, "handwritten_asian: unknown flag %s\n", a.c_str());
+      return 2;
+    }
+  }
+  cudaDeviceProp prop;
+  CHECK(cudaGetDeviceProperties(&prop, 0));
+  std::printf("# handwritten_asian on %s, %d steps, fp32, contraction allowed\n", prop.name, steps);
+  std::printf("variant,pass,paths,median_ms,mpaths_per_s,value,delta,vega\n");
+  double* dSums;
+  CHECK(cudaMalloc(&dSums, 6 * sizeof(double)));
+  const Market m{100.f, 100.f, 0.2f, 0.03f, 1.f};
+  for (unsigned long long paths : pathList) {
+    double o[6];
+    auto row = [&](const char* variant, const char* pass, float ms) {
+      std::printf("%s,%s,%llu,%.4f,%.1f,%.9g,%.9g,%.9g\n", variant, pass, paths, ms, paths / (ms * 1e3), o[0], o[1],
+                  o[3]);
+    };
+    row("draws-v1", "price", timeOne<false, false>(m, steps, paths, repeats, dSums, o));
+    row("draws-v1", "value+5greeks", timeOne<true, false>(m, steps, paths, repeats, dSums, o));
+    row("draws-v2", "price", timeOne<false, true>(m, steps, paths, repeats, dSums, o));
+    row("draws-v2", "value+5greeks", timeOne<true, true>(m, steps, paths, repeats, dSums, o));
+  }
+  CHECK(cudaFree(dSums));
+  return 0;
+}
