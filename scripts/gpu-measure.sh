@@ -69,7 +69,7 @@ run_mode() {
     cmp compare_price_4M.txt --kernels register --paths 4000000 --markets 4 --no-greeks
     if python3 -c 'import jax' 2>/dev/null; then
       say "JAX baseline"
-      timeout 240 python3 experiments/peers/jax_asian.py --paths 1000000 4000000 2>>"$out/progress.txt" | tee "$out/jax.csv"
+      timeout 300 python3 experiments/peers/jax_peers.py --paths 1000000 4000000 2>>"$out/progress.txt" | tee "$out/jax.csv"
     else
       say "JAX baseline skipped: python3 has no jax here"
     fi
