@@ -86,7 +86,7 @@ std::string NvrtcOutput::statsLine() const {
 
 namespace {
 
-// Exactness (DESIGN.md): no fused multiply-add, IEEE division and sqrt, denormals kept.
+// Exactness (ARCHITECTURE.md): no fused multiply-add, IEEE division and sqrt, denormals kept.
 const char* const kExactOptions[] = {"--fmad=false", "--prec-div=true", "--prec-sqrt=true", "--ftz=false", "--std=c++17"};
 
 NvrtcOutput run(const std::string& source, const std::string& fileName, const std::string& arch, bool real) {
