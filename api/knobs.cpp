@@ -100,18 +100,19 @@ using S = const std::string;
 
 const std::vector<Knob>& knobTable() {
   static const std::vector<Knob> table = {
-      // The run: what a front end asks for (flags of price, run, compare, plan).
-      {"TAPELAB_ENGINE", "--engine", "engine", Scope::Run, [](C& c, S& v, const char*) { c.engine = v; }},
-      {"TAPELAB_PATHS", "--paths", "Monte-Carlo paths (read by the CLI)", Scope::Run, nullptr},
-      {"TAPELAB_SEED", "--seed", "64-bit seed (read by the CLI)", Scope::Run, nullptr},
+      // The run: what a front end asks for (flags of price, run, compare, plan and the
+      // experiment drivers; cli/options.h binds each flag to its variable, the meaning is its help).
+      {"TAPELAB_ENGINE", "--engine", "engine to run on (tapelab engines lists them)", Scope::Run, [](C& c, S& v, const char*) { c.engine = v; }},
+      {"TAPELAB_PATHS", "--paths", "Monte-Carlo paths", Scope::Run, nullptr},
+      {"TAPELAB_SEED", "--seed", "64-bit seed", Scope::Run, nullptr},
       {"TAPELAB_CKPT", "--checkpoint", "segments: off, auto or a count (1 = off)", Scope::Run,
        [](C& c, S& v, const char* n) { c.checkpoint = Checkpoint::parse(v, n); }},
       {"TAPELAB_CKPT_NODES", "--ckpt-nodes", "auto checkpointing from this many nodes", Scope::Run,
        [](C& c, S& v, const char* n) { c.ckptNodes = parsePositiveInt(v, n); }},
-      {"TAPELAB_STRATEGY", "--strategy", "cut strategy", Scope::Run, [](C& c, S& v, const char*) { c.strategy = v; }},
+      {"TAPELAB_STRATEGY", "--strategy", "cut strategy (tapelab plan --help lists them)", Scope::Run, [](C& c, S& v, const char*) { c.strategy = v; }},
       {"TAPELAB_SEGLEN", "--seglen", "scratch / uniform segment length", Scope::Run,
        [](C& c, S& v, const char* n) { c.segLen = parsePositiveInt(v, n); }},
-      {"TAPELAB_KERNEL", "--kernel", "plain, register or scratch", Scope::Run,
+      {"TAPELAB_KERNEL", "--kernel", "kernel kind: plain, register or scratch", Scope::Run,
        [](C& c, S& v, const char* n) { c.kernel = parseKernelKind(v, n); }},
       {"TAPELAB_SCRATCH_LAYOUT", "--layout", "scratch layout: aos or soa", Scope::Run,
        [](C& c, S& v, const char* n) { c.layout = parseLayout(v, n); }},
@@ -190,16 +191,16 @@ RunConfig RunConfig::fromEnvironment() {
   return c;
 }
 
+RunConfig RunConfig::fromEnvironmentWithoutRunKnobs() {
+  RunConfig c;
+  applyEnvironment(c, {Scope::Kernel, Scope::Engine});
+  return c;
+}
+
 EngineSettings engineSettingsFromEnvironment() {
   RunConfig c;
   applyEnvironment(c, {Scope::Engine});
   return c.engineSettings;
-}
-
-std::optional<std::string> knobValue(const std::string& name) {
-  for (const Knob& k : knobTable())
-    if (name == k.variable) return variable(k.variable);
-  throw std::logic_error("knobValue: " + name + " is not in api/knobs.cpp's table");
 }
 
 uint64_t envUnsigned(const char* name, uint64_t fallback, uint64_t lo, uint64_t hi) {

@@ -54,28 +54,28 @@ struct RunConfig {
   // Defaults overridden by every variable of knobTable(). Throws
   // std::invalid_argument "<VARIABLE>: <why>" for a malformed value.
   static RunConfig fromEnvironment();
+  // The same without the run's variables (Scope::Run): for a front end that binds each of them
+  // to its flag (cli/options.h), so that a flag given wins even over a malformed variable.
+  static RunConfig fromEnvironmentWithoutRunKnobs();
 };
 
-// One environment variable: its flag where a command has one, what it sets,
-// and how its text is parsed into a RunConfig (nullptr: read by the front end
-// itself through knobValue(), or combined with others: see knobs.cpp).
+// One environment variable: its flag where a command has one, what it sets
+// (a flag's help text), and how its text is parsed into a RunConfig, from the
+// variable or from the flag (nullptr: read by the front end itself, or combined
+// with others: see knobs.cpp).
 struct Knob {
   enum class Scope { Run, Kernel, Engine };
   const char* variable;
   const char* flag;     // "" when none
   const char* meaning;
   Scope scope;
-  void (*apply)(RunConfig& config, const std::string& value, const char* variable);
+  // `what` names the value's source in messages: the variable, or the flag it came from.
+  void (*apply)(RunConfig& config, const std::string& value, const char* what);
 };
 const std::vector<Knob>& knobTable();
 
 // The engine-level part of RunConfig::fromEnvironment() alone (Scope::Engine).
 EngineSettings engineSettingsFromEnvironment();
-
-// The text of a variable knobTable() lists; nullopt when unset or empty. For
-// front ends that bind a flag to its variable (cli::Args). Throws
-// std::logic_error for a variable the table does not list.
-std::optional<std::string> knobValue(const std::string& variable);
 
 // The unsigned integer in variable `name` (decimal, or hex after 0x); `fallback`
 // when unset or empty. Anything else, or a value outside [lo, hi], throws

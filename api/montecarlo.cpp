@@ -153,24 +153,28 @@ MonteCarlo& MonteCarlo::steps(int n) {
   return *this;
 }
 MonteCarlo& MonteCarlo::greeks(bool on) {
-  config_.greeks = on;
+  configured().greeks = on;
   return *this;
 }
 MonteCarlo& MonteCarlo::fp32() {
-  config_.precision = Precision::F32;
+  configured().precision = Precision::F32;
   return *this;
 }
 MonteCarlo& MonteCarlo::fp64() {
-  config_.precision = Precision::F64;
+  configured().precision = Precision::F64;
   return *this;
 }
 MonteCarlo& MonteCarlo::on(const std::string& engine) {
-  config_.engine = engine;
+  configured().engine = engine;
   return *this;
 }
 MonteCarlo& MonteCarlo::config(const RunConfig& c) {
   config_ = c;
   return *this;
+}
+RunConfig& MonteCarlo::configured() {
+  if (!config_) config_ = RunConfig::fromEnvironment();
+  return *config_;
 }
 MonteCarlo& MonteCarlo::markets(int m) {
   markets_ = m;
@@ -187,15 +191,16 @@ Pricer MonteCarlo::build() const {
     else if (!product_ || (name != "spot" && name != "strike" && name != "vol" && name != "rate" && name != "maturity"))
       throw std::invalid_argument("the tape has no input named '" + name + "'");
   }
-  const EngineEntry& entry = findEngine(config_.engine);
-  const EngineCaps caps = engineCaps(entry, config_.engineSettings);
+  const RunConfig config = config_ ? *config_ : RunConfig::fromEnvironment();
+  const EngineEntry& entry = findEngine(config.engine);
+  const EngineCaps caps = engineCaps(entry, config.engineSettings);
   if (!caps.usable) throw EngineUnavailable("engine '" + entry.name + "' is not usable here: " + caps.reason);
   if (markets_ < 1 || markets_ > caps.maxMarkets)
     throw std::invalid_argument("markets per dispatch must be in 1.." + std::to_string(caps.maxMarkets));
-  p.options_ = resolveKernel(p.tape_, config_, caps);
+  p.options_ = resolveKernel(p.tape_, config, caps);
   p.options_.markets = markets_;
   p.engine_ = entry.name;
-  p.kernel_ = entry.make(config_.engineSettings)->compile(p.tape_, p.options_);
+  p.kernel_ = entry.make(config.engineSettings)->compile(p.tape_, p.options_);
   return p;
 }
 

@@ -75,7 +75,11 @@ class MonteCarlo {
   int steps_ = 0;
   int markets_ = 1;
   std::vector<std::pair<std::string, double>> sets_;
-  RunConfig config_ = RunConfig::fromEnvironment();
+  // From the environment when first needed, unless config() gave one: a front end that binds
+  // the run's variables to its flags passes its RunConfig, and a malformed variable its flag
+  // overrode is never read.
+  std::optional<RunConfig> config_;
+  RunConfig& configured();
 };
 
 }  // namespace tapelab

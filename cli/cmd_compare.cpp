@@ -9,10 +9,12 @@
 #include <cstdio>
 #include <cstring>
 #include <future>
+#include <memory>
 
 #include "api/registry.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "planner/planfile.h"
 
 namespace tapelab::cli {
 namespace {
@@ -64,55 +66,25 @@ std::vector<std::string> splitList(const std::string& s) {
   return out;
 }
 
-}  // namespace
-
-int cmdCompare(const Argv& argv) {
-  std::vector<Flag> flags = {
-      {"product", "NAME", "european, asian or basket (default asian)", ""},
-      {"steps", "N", "time steps (default 252)", ""},
-      {"assets", "M", "basket assets (default 5)", ""},
-      {"engines", "A,B,...", "engines to compare (default: every usable GPU engine and cpu-jit)", ""},
-      {"kernels", "K,...", "kernels after plain (default register; scratch on engines that have it)", ""},
-      {"points", "N", "ladder points: spot * (1 + 0.01 (i - N/2)) (default 7)", ""},
-      {"ladders", "N", "timed ladders; the median is reported (default 3)", ""},
-  };
-  for (Flag f : pricingFlags()) {
-    if (f.name == "engine" || f.name == "kernel" || f.name == "ladder") continue;
-    if (f.name == "paths") f.help = "Monte-Carlo paths per call (default 300000)";
-    if (f.name == "markets") f.help = "markets per fused dispatch (default 4)";
-    if (f.name == "fp32") f.help = "single precision (the default here, on every engine)";
-    flags.push_back(f);
-  }
-  Args a("compare", argv, flags);
-  if (a.help()) {
-    std::printf("%s", a.usage("[FILE.tape | --product NAME] [flags]",
-                              "Runs the plain kernel and the checkpointed kernels on each engine, timing a\n"
-                              "ladder of spot values the article's way (one kernel, one call per point, warm-up\n"
-                              "on another seed, median of --ladders ladders), then the same ladder fused into\n"
-                              "dispatches of --markets markets (a last dispatch with fewer points is padded with\n"
-                              "copies of its last point, so 7 points at 4 markets cost two full dispatches).\n"
-                              "Prints ms per ladder, Mpath/s (points x paths / median ladder time), price,\n"
-                              "delta and vega with 17 significant digits, kernel statistics, and whether every\n"
-                              "checkpointed and fused result is bit-identical to plain. Progress goes to stderr.")
-                          .c_str());
-    return kExitOk;
-  }
-  const Tape tape = tapeFrom(a, true, "asian");
-  RunConfig cfg = runConfigFrom(a);
-  const uint64_t paths = a.getU64("paths", 300000);
-  const uint64_t seed = a.getU64("seed", 42);
-  const int points = a.getInt("points", 7);
-  const int ladders = a.getInt("ladders", 3);
-  const int fusedMarkets = a.getInt("markets", 4);
-  if (paths < 2) throw UsageError("--paths: need at least 2");
+int compare(const Flags& f) {
+  const Tape tape = tapeFrom(f);
+  RunConfig cfg = runConfigFrom(f);
+  const uint64_t paths = f.count("paths");
+  const uint64_t seed = f.count("seed");
+  const int points = f.integer("points");
+  const int ladders = f.integer("ladders");
+  const int fusedMarkets = f.integer("markets");
+  if (paths < 2) throw UsageError(f.label("paths") + ": need at least 2");
   if (points < 1 || points > 64) throw UsageError("--points: expected 1..64");
   if (ladders < 1 || ladders > 100) throw UsageError("--ladders: expected 1..100");
   if (fusedMarkets < 1 || fusedMarkets > 8) throw UsageError("--markets: expected 1..8");
+  // A bad plan file is bad input, not a failed row: read it once before any kernel.
+  if (!cfg.planFile.empty()) readPlanFile(cfg.planFile, tape);
   const int spot = tape.inputIndex("spot");
   if (spot < 0) throw UsageError("compare ladders over an input named 'spot'; this tape has none");
 
   std::vector<std::string> engines;
-  if (auto e = a.get("engines")) {
+  if (auto e = f.text("engines")) {
     engines = splitList(*e);
     for (const auto& name : engines) {
       const EngineCaps c = engineCaps(findEngine(name), cfg.engineSettings);
@@ -124,7 +96,7 @@ int cmdCompare(const Argv& argv) {
     if (engines.empty()) engines.push_back("reference");
   }
   std::vector<KernelKind> kinds;
-  for (const auto& k : splitList(a.getString("kernels", "register"))) {
+  for (const auto& k : splitList(*f.textOrDefault("kernels"))) {
     try {
       const KernelKind kind = parseKernelKind(k, "--kernels");
       if (kind != KernelKind::Plain) kinds.push_back(kind);
@@ -133,7 +105,7 @@ int cmdCompare(const Argv& argv) {
     }
   }
 
-  const std::vector<double> base = inputsFrom(a, tape);
+  const std::vector<double> base = inputsFrom(f, tape);
   std::vector<std::vector<double>> ladder;
   for (int i = 0; i < points; ++i) {
     std::vector<double> s = base;
@@ -153,6 +125,7 @@ int cmdCompare(const Argv& argv) {
     plain.engine = engine;
     plain.checkpoint = Checkpoint::off();
     plain.kernel = KernelKind::Plain;
+    plain.planFile.clear();  // a plan file cuts the checkpointed kernels only
     variants.push_back({"plain", plain});
     for (KernelKind kind : kinds) {
       if (std::find(caps.kinds.begin(), caps.kinds.end(), kind) == caps.kinds.end()) {
@@ -162,7 +135,7 @@ int cmdCompare(const Argv& argv) {
       RunConfig c = base;
       c.engine = engine;
       c.kernel = kind;
-      if (c.checkpoint.mode != Checkpoint::Mode::Segments)
+      if (c.planFile.empty() && c.checkpoint.mode != Checkpoint::Mode::Segments)  // a plan file sets the cuts
         c.checkpoint = kind == KernelKind::Scratch && !cfg.strategy ? Checkpoint::automatic() : Checkpoint::count(cfg.segments);
       variants.push_back({toString(kind), c});
     }
@@ -237,7 +210,7 @@ int cmdCompare(const Argv& argv) {
     return idx >= 0 && r.result.kernel.greeks ? num(r.result.run.markets[center].greeks[idx]) : std::string("-");
   };
   const double callsPaths = static_cast<double>(paths) * points;
-  if (a.has("json")) {
+  if (f.given("json")) {
     std::vector<std::string> items;
     for (const Row& r : rows) {
       if (!r.error.empty()) {
@@ -306,6 +279,33 @@ int cmdCompare(const Argv& argv) {
       return kExitFailure;
     }
   return kExitOk;
+}
+
+}  // namespace
+
+Runner setupCompare(CLI::App& app) {
+  app.footer("Runs the plain kernel and the checkpointed kernels on each engine, timing a\n"
+             "ladder of spot values the article's way (one kernel, one call per point, warm-up\n"
+             "on another seed, median of --ladders ladders), then the same ladder fused into\n"
+             "dispatches of --markets markets (a last dispatch with fewer points is padded with\n"
+             "copies of its last point, so 7 points at 4 markets cost two full dispatches).\n"
+             "Prints ms per ladder, Mpath/s (points x paths / median ladder time), price,\n"
+             "delta and vega with 17 significant digits, kernel statistics, and whether every\n"
+             "checkpointed and fused result is bit-identical to plain. Progress goes to stderr.");
+  auto f = std::make_shared<Flags>(app);
+  addTapeFlags(*f, TapeSource::FileOrProduct, "asian");
+  f->value("engines", "A,B,...", "engines to compare (default: every usable GPU engine and cpu-jit)");
+  f->value("kernels", "K,...", "kernels after plain (scratch on engines that have it)", "register");
+  f->value("points", "N", "ladder points: spot * (1 + 0.01 (i - N/2))", "7");
+  f->value("ladders", "N", "timed ladders; the median is reported", "3");
+  f->knob("paths", "N", "300000", "per call");
+  f->knob("seed", "S", "42");
+  addSetFlag(*f);
+  f->value("markets", "M", "markets per fused dispatch", "4");
+  addRunConfigFlags(*f, {"kernel"});
+  f->option("fp32")->description("single precision (the default here, on every engine)");
+  f->flag("json", "print one JSON object with every row");
+  return [f] { return compare(*f); };
 }
 
 }  // namespace tapelab::cli

@@ -1,18 +1,14 @@
 #include <cstdio>
+#include <memory>
 
 #include "api/registry.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
 
 namespace tapelab::cli {
+namespace {
 
-int cmdEngines(const Argv& argv) {
-  Args a("engines", argv, {{"json", "", "print a JSON list of {name, usable, compile_only, cpu_device, reason}", ""}});
-  if (a.help()) {
-    std::printf("%s", a.usage("[--json]", "Lists every engine tapelab knows, whether it runs here, and why not.").c_str());
-    return kExitOk;
-  }
-  if (!a.positional().empty()) throw UsageError("unexpected argument '" + a.positional()[0] + "'");
+int engines(const Flags& f) {
   EngineSettings settings;
   try {
     settings = engineSettingsFromEnvironment();
@@ -29,9 +25,18 @@ int cmdEngines(const Argv& argv) {
     items.push_back(j.done());
     rows.push_back({e.name, c.usable ? "yes" : c.compileOnly ? "compile-only" : "no", c.reason.empty() ? e.summary : c.reason});
   }
-  if (a.has("json")) std::printf("%s\n", jsonArray(items).c_str());
+  if (f.given("json")) std::printf("%s\n", jsonArray(items).c_str());
   else std::printf("%s", table({"engine", "usable", "why / what"}, rows).c_str());
   return kExitOk;
+}
+
+}  // namespace
+
+Runner setupEngines(CLI::App& app) {
+  app.footer("Lists every engine tapelab knows, whether it runs here, and why not.");
+  auto f = std::make_shared<Flags>(app);
+  f->flag("json", "print a JSON list of {name, usable, compile_only, cpu_device, reason}");
+  return [f] { return engines(*f); };
 }
 
 }  // namespace tapelab::cli

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -84,7 +85,8 @@ std::string cutsText(const Plan& p) {
 
 std::string tapeJson(const Tape& t) {
   Json j;
-  j.str("name", t.name).integer("nodes", t.size()).integer("inputs", t.numInputs()).integer("draws", t.drawCount());
+  j.str("name", t.name).integer("nodes", t.size()).integer("inputs", t.numInputs()).integer("draws", t.drawCount())
+      .str("structure", structureHash(t));  // what a plan file names its tape by
   return j.done();
 }
 
@@ -111,20 +113,16 @@ std::string rowJson(const Row& r, bool detail, const Tape& t) {
   return j.done();
 }
 
-int parseSegments(const Args& a, const Tape& t) {
-  const std::string label = a.has("checkpoint") ? "--checkpoint" : "TAPELAB_CKPT";
+int parseSegments(const Flags& f, const Tape& t) {
+  const std::string label = f.label("checkpoint");
   Checkpoint c;
   try {
-    c = Checkpoint::parse(a.getString("checkpoint", "16"), label);
+    c = Checkpoint::parse(*f.textOrDefault("checkpoint"), label);
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
   if (c.mode == Checkpoint::Mode::Off) return 1;
-  if (c.mode == Checkpoint::Mode::Auto) {
-    const int threshold = a.getInt("ckpt-nodes", 768);
-    if (threshold < 1) throw UsageError("--ckpt-nodes: expected a positive integer, got " + std::to_string(threshold));
-    return t.size() >= threshold ? 16 : 1;
-  }
+  if (c.mode == Checkpoint::Mode::Auto) return t.size() >= f.positive("ckpt-nodes") ? RunConfig().segments : 1;
   const int segments = c.segments;
   if (segments > t.size())
     throw UsageError(label + ": " + std::to_string(segments) + " segments exceed the tape's " +
@@ -140,61 +138,18 @@ void checkStrategy(const std::string& name, const std::string& label) {
   }
 }
 
-}  // namespace
-
-int cmdPlan(const Argv& argv) {
-  Args a("plan", argv,
-         {{"product", "NAME", "european, asian or basket (instead of a tape file)", ""},
-          {"steps", "N", "time steps (default 252)", ""},
-          {"assets", "M", "basket assets (default 5)", ""},
-          {"strategy", "NAME", "cut strategy (default window); with --all, only this one", "TAPELAB_STRATEGY"},
-          {"checkpoint", "SEGMENTS", "segment count, off (= 1) or auto (16 from --ckpt-nodes nodes); default 16",
-           "TAPELAB_CKPT"},
-          {"ckpt-nodes", "N", "auto checkpoints tapes of at least N nodes (default 768)", "TAPELAB_CKPT_NODES"},
-          {"seglen", "N", "uniform: N nodes per segment instead of a segment count", "TAPELAB_SEGLEN"},
-          {"inner", "N", "two-level: sub-segments per segment (default 4)", "TAPELAB_INNER"},
-          {"budget", "B", "budget: the most values live at once (default: window's peak_live at that segment count)",
-           "TAPELAB_BUDGET"},
-          {"out", "FILE", "write the plan to FILE (a plan file: run it with --plan FILE)", ""},
-          {"all", "", "one row per strategy and segment count, with the plain kernel", ""},
-          {"min-segments", "A", "--all: smallest segment count (default 2)", ""},
-          {"max-segments", "B", "--all: largest segment count (default 32; both capped at the node count)", ""},
-          {"json", "", "print JSON instead of tables (numbers with 17 significant digits)", ""}});
-  if (a.help()) {
-    std::string list;
-    for (const StrategyEntry& s : strategies()) list += "  " + s.name + std::string(20 - s.name.size(), ' ') + s.summary + "\n";
-    std::printf("%s\nstrategies:\n%s",
-                a.usage("FILE.tape | --product NAME [--steps N] [--assets M] [flags]",
-                        "Prints where a strategy cuts the tape and what the plan costs: depth (levels of\n"
-                        "nested cuts), persistent values, peak_live (most values live at once: the\n"
-                        "register-pressure proxy), scratch slots, recomputed operations and their weighted\n"
-                        "cost (PTX instructions per op, planner/costs.h), next to the plain kernel's\n"
-                        "(definitions: planner/metrics.h). For revolve the segment count is the number of\n"
-                        "snapshots. --out writes the plan as a file that run, price, compare and the\n"
-                        "experiment drivers take with --plan (format: planner/planfile.h).")
-                    .c_str(),
-                list.c_str());
-    return kExitOk;
-  }
-  const Tape t = tapeFrom(a, true);
-  const bool json = a.has("json");
+int plan(const Flags& f) {
+  const Tape t = tapeFrom(f);
+  const bool json = f.given("json");
+  const bool all = f.given("all");
   PlanOptions base;
-  if (a.get("seglen") || knobValue("TAPELAB_SEGLEN")) {
-    base.segLen = a.getInt("seglen", 0);
-    if (base.segLen < 1) throw UsageError("--seglen: expected a positive integer, got " + std::to_string(base.segLen));
-  }
-  if (a.get("inner") || knobValue("TAPELAB_INNER")) {
-    base.innerSegments = a.getInt("inner", 0);
-    if (base.innerSegments < 1) throw UsageError("--inner: expected a positive integer");
-  }
-  if (a.get("budget") || knobValue("TAPELAB_BUDGET")) {
-    base.budget = a.getInt("budget", 0);
-    if (base.budget < 1) throw UsageError("--budget: expected a positive integer");
-  }
+  if (f.given("seglen")) base.segLen = f.positive("seglen");
+  if (f.given("inner")) base.innerSegments = f.positive("inner");
+  if (f.given("budget")) base.budget = f.positive("budget");
   std::optional<std::string> onlyStrategy;
-  if (a.get("strategy") || (!a.has("all") && knobValue("TAPELAB_STRATEGY"))) {
-    onlyStrategy = a.getString("strategy", "window");
-    checkStrategy(*onlyStrategy, a.has("strategy") ? "--strategy" : "TAPELAB_STRATEGY");
+  if (f.onCommandLine("strategy") || (!all && f.given("strategy"))) {  // --all ignores TAPELAB_STRATEGY
+    onlyStrategy = *f.text("strategy");
+    checkStrategy(*onlyStrategy, f.label("strategy"));
   }
   const PlanMetrics plain = planMetrics(t, plainPlan(t));
   const std::vector<std::string> header{"kernel",        "strategy",      "segments",       "depth",
@@ -206,11 +161,11 @@ int cmdPlan(const Argv& argv) {
     return r;
   };
 
-  if (!a.has("all")) {
-    if (a.has("min-segments") || a.has("max-segments")) throw UsageError("--min-segments and --max-segments need --all");
-    const int segments = parseSegments(a, t);
-    const Row r = planRow(t, onlyStrategy.value_or("window"), segments, base);
-    if (auto out = a.get("out")) {
+  if (!all) {
+    if (f.given("min-segments") || f.given("max-segments")) throw UsageError("--min-segments and --max-segments need --all");
+    const int segments = parseSegments(f, t);
+    const Row r = planRow(t, onlyStrategy.value_or(*f.textOrDefault("strategy")), segments, base);
+    if (auto out = f.text("out")) {
       std::string why;
       if (!writeFileAtomic(*out, planFileText(t, r.plan, segments), &why))
         throw std::runtime_error("--out: cannot write " + *out + ": " + why);
@@ -239,9 +194,9 @@ int cmdPlan(const Argv& argv) {
     return kExitOk;
   }
 
-  if (a.has("checkpoint")) throw UsageError("--all takes --min-segments and --max-segments, not --checkpoint");
-  if (a.has("out")) throw UsageError("--out writes one plan: not with --all");
-  const int lo = a.getInt("min-segments", 2), hi = a.getInt("max-segments", 32);
+  if (f.onCommandLine("checkpoint")) throw UsageError("--all takes --min-segments and --max-segments, not --checkpoint");
+  if (f.given("out")) throw UsageError("--out writes one plan: not with --all");
+  const int lo = f.integer("min-segments"), hi = f.integer("max-segments");
   if (lo < 1) throw UsageError("--min-segments: expected a positive integer, got " + std::to_string(lo));
   if (hi < 1) throw UsageError("--max-segments: expected a positive integer, got " + std::to_string(hi));
   if (lo > hi) throw UsageError("--min-segments " + std::to_string(lo) + " is above --max-segments " + std::to_string(hi));
@@ -304,6 +259,37 @@ int cmdPlan(const Argv& argv) {
     std::printf("\nleast peak_live: %s at %d segments (requested %d): %d, plain %d\n", best->strategy.c_str(),
                 best->metrics.segments, best->requested, best->metrics.peakLive, plain.peakLive);
   return kExitOk;
+}
+
+}  // namespace
+
+Runner setupPlan(CLI::App& app) {
+  std::string list;
+  for (const StrategyEntry& s : strategies()) list += "  " + s.name + std::string(20 - s.name.size(), ' ') + s.summary + "\n";
+  list.pop_back();
+  app.footer("Prints where a strategy cuts the tape and what the plan costs: depth (levels of\n"
+             "nested cuts), persistent values, peak_live (most values live at once: the\n"
+             "register-pressure proxy), scratch slots, recomputed operations and their weighted\n"
+             "cost (PTX instructions per op, planner/costs.h), next to the plain kernel's\n"
+             "(definitions: planner/metrics.h). For revolve the segment count is the number of\n"
+             "snapshots. --out writes the plan as a file that run, price, compare and the\n"
+             "experiment drivers take with --plan (format: planner/planfile.h).\n\n"
+             "strategies:\n" + list);
+  auto f = std::make_shared<Flags>(app);
+  addTapeFlags(*f, TapeSource::FileOrProduct);
+  f->knob("strategy", "NAME", "window", "with --all, only this one");
+  f->knob("checkpoint", "SEGMENTS", "16", "off = 1; auto: " + std::to_string(RunConfig().segments) +
+                                              " from --ckpt-nodes nodes");
+  f->knob("ckpt-nodes", "N", std::to_string(RunConfig().ckptNodes));
+  f->knob("seglen", "N", "", "uniform: N nodes per segment instead of a segment count");
+  f->knob("inner", "N");
+  f->knob("budget", "B", "", "default: window's peak_live at that segment count");
+  f->value("out", "FILE", "write the plan to FILE (a plan file: run it with --plan FILE)");
+  f->flag("all", "one row per strategy and segment count, with the plain kernel");
+  f->value("min-segments", "A", "--all: smallest segment count", "2");
+  f->value("max-segments", "B", "--all: largest segment count (both capped at the node count)", "32");
+  f->flag("json", "print JSON instead of tables (numbers with 17 significant digits)");
+  return [f] { return plan(*f); };
 }
 
 }  // namespace tapelab::cli

@@ -1,6 +1,8 @@
 // tapelab run FILE.tape / tapelab price --product ...: one pricing, or one
 // ladder of markets, printed as a table or JSON.
+#include <algorithm>
 #include <cstdio>
+#include <memory>
 
 #include "api/registry.h"
 #include "cli/cli.h"
@@ -20,42 +22,27 @@ std::string pickEngine(const std::string& requested, const EngineSettings& setti
   return "reference";
 }
 
-int price(const Argv& argv, bool fromFile) {
-  std::vector<Flag> flags = pricingFlags();
-  if (!fromFile) {
-    flags.insert(flags.begin(), {{"product", "NAME", "european, asian or basket (required)", ""},
-                                 {"steps", "N", "time steps (default 252)", ""},
-                                 {"assets", "M", "basket assets (default 5)", ""}});
-  }
-  Args a(fromFile ? "run" : "price", argv, flags);
-  if (a.help()) {
-    std::printf("%s", a.usage(fromFile ? "FILE.tape [flags]" : "--product NAME [--steps N] [--assets M] [flags]",
-                              "Prices the tape's output with Monte-Carlo and reports the adjoint of every input\n"
-                              "(the Greeks), each with its standard error. --engine auto picks a GPU if there is\n"
-                              "one, else cpu-jit, else the reference interpreter.")
-                          .c_str());
-    return kExitOk;
-  }
-  const Tape tape = tapeFrom(a, fromFile);
-  RunConfig cfg = runConfigFrom(a);
+int price(const Flags& f) {
+  const Tape tape = tapeFrom(f);
+  RunConfig cfg = runConfigFrom(f);
   cfg.engine = pickEngine(cfg.engine, cfg.engineSettings);
-  const uint64_t paths = a.getU64("paths", 100000);
-  const uint64_t seed = a.getU64("seed", 42);
-  if (paths < 2) throw UsageError("--paths: need at least 2 paths for a standard error");
-  const std::vector<double> base = inputsFrom(a, tape);
+  const uint64_t paths = f.count("paths");
+  const uint64_t seed = f.count("seed");
+  if (paths < 2) throw UsageError(f.label("paths") + ": need at least 2 paths for a standard error");
+  const std::vector<double> base = inputsFrom(f, tape);
   std::string ladderInput;
-  std::vector<std::vector<double>> sets = ladderFrom(a, tape, base, &ladderInput);
+  std::vector<std::vector<double>> sets = ladderFrom(f, tape, base, &ladderInput);
   const bool ladder = !sets.empty();
   if (!ladder) sets.push_back(base);
-  int markets = a.getInt("markets", static_cast<int>(std::min<size_t>(sets.size(), 8)));
+  const int markets = f.given("markets") ? f.integer("markets") : static_cast<int>(std::min<size_t>(sets.size(), 8));
   if (markets < 1 || markets > 8) throw UsageError("--markets: expected 1..8, got " + std::to_string(markets));
-  if (!ladder && a.has("markets")) throw UsageError("--markets needs --ladder");
+  if (!ladder && f.given("markets")) throw UsageError("--markets needs --ladder");
 
   Pricer pricer = MonteCarlo::of(tape).config(cfg).markets(markets).build();
   Result r = pricer.runMarkets(sets, paths, seed);
   const KernelStats stats = pricer.stats();
 
-  if (a.has("json")) {
+  if (f.given("json")) {
     if (!ladder) {
       std::printf("%s\n", resultJson(r, 0, &stats).c_str());
     } else {
@@ -103,9 +90,27 @@ int price(const Argv& argv, bool fromFile) {
   return kExitOk;
 }
 
+// The flags of run and price: the tape's, then the pricing run's.
+Runner setupPricing(CLI::App& app, TapeSource source) {
+  app.footer("Prices the tape's output with Monte-Carlo and reports the adjoint of every input\n"
+             "(the Greeks), each with its standard error. --engine auto picks a GPU if there is\n"
+             "one, else cpu-jit, else the reference interpreter.");
+  auto f = std::make_shared<Flags>(app);
+  addTapeFlags(*f, source);
+  f->knob("engine", "NAME", RunConfig().engine, "auto: a GPU, else cpu-jit, else reference");
+  f->knob("paths", "N", "100000");
+  f->knob("seed", "S", "42");
+  addSetFlag(*f);
+  f->value("ladder", "NAME=V1,V2,...", "price one market per value, several markets per dispatch");
+  f->value("markets", "M", "markets per dispatch for --ladder (1-8; default: all values, at most 8)");
+  addRunConfigFlags(*f);
+  f->flag("json", "print one JSON object (one per market with --ladder: an array)");
+  return [f] { return price(*f); };
+}
+
 }  // namespace
 
-int cmdRun(const Argv& argv) { return price(argv, true); }
-int cmdPrice(const Argv& argv) { return price(argv, false); }
+Runner setupRun(CLI::App& app) { return setupPricing(app, TapeSource::File); }
+Runner setupPrice(CLI::App& app) { return setupPricing(app, TapeSource::Product); }
 
 }  // namespace tapelab::cli

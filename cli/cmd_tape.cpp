@@ -1,5 +1,7 @@
+#include <cerrno>
 #include <cstdio>
-#include <cstring>
+#include <cstdlib>
+#include <memory>
 #include <string>
 
 #include "cli/cli.h"
@@ -8,20 +10,11 @@
 #include "tape/textformat.h"
 
 namespace tapelab::cli {
+namespace {
 
-int cmdTape(const Argv& argv) {
-  Args a("tape", argv,
-         {{"product", "NAME", "european, asian or basket", ""},
-          {"steps", "N", "time steps (default 252)", ""},
-          {"assets", "M", "basket assets (default 5)", ""},
-          {"out", "FILE", "write to FILE instead of standard output", ""}});
-  if (a.help()) {
-    std::printf("%s", a.usage("--product NAME [--steps N] [--assets M] [--out FILE]",
-                              "Writes a product's tape in the .tape text format (version 1).").c_str());
-    return kExitOk;
-  }
-  Tape t = tapeFrom(a, false);
-  if (auto out = a.get("out")) {
+int tape(const Flags& f) {
+  Tape t = tapeFrom(f);
+  if (auto out = f.text("out")) {
     writeTapeFile(t, *out);
     std::fprintf(stderr, "tapelab: wrote %s (%d nodes)\n", out->c_str(), t.size());
   } else {
@@ -30,30 +23,41 @@ int cmdTape(const Argv& argv) {
   return kExitOk;
 }
 
-int cmdPhilox(const Argv& argv) {
-  Args a("philox", argv, {});
-  if (a.help()) {
-    std::printf("%s", a.usage("C0 C1 C2 C3 K0 K1",
-                              "Prints the four Philox4x32-10 output words (hex) for counter C0..C3 and key K0,K1\n"
-                              "(32-bit words in hex, with or without 0x), to cross-check other implementations.")
-                          .c_str());
-    return kExitOk;
-  }
-  if (a.positional().size() != 6) throw UsageError("philox takes 6 words: C0 C1 C2 C3 K0 K1");
+int philox(const Flags& f) {
+  const std::vector<std::string> words = f.all("words");
+  if (words.size() != 6) throw UsageError("philox takes 6 words: C0 C1 C2 C3 K0 K1");
   uint32_t w[6];
   for (int i = 0; i < 6; ++i) {
-    std::string s = a.positional()[i];
+    std::string s = words[i];
     if (s.rfind("0x", 0) == 0 || s.rfind("0X", 0) == 0) s = s.substr(2);
     char* end = nullptr;
     errno = 0;
     const unsigned long long v = std::strtoull(s.c_str(), &end, 16);
     if (s.empty() || *end != '\0' || errno != 0 || v > 0xFFFFFFFFull || s[0] == '-')
-      throw UsageError("philox: word " + std::to_string(i + 1) + " '" + a.positional()[i] + "' is not a 32-bit hex number");
+      throw UsageError("philox: word " + std::to_string(i + 1) + " '" + words[i] + "' is not a 32-bit hex number");
     w[i] = static_cast<uint32_t>(v);
   }
   const auto out = philox4x32({w[0], w[1], w[2], w[3]}, {w[4], w[5]});
   std::printf("%08x %08x %08x %08x\n", out[0], out[1], out[2], out[3]);
   return kExitOk;
+}
+
+}  // namespace
+
+Runner setupTape(CLI::App& app) {
+  app.footer("Writes a product's tape in the .tape text format (version 1).");
+  auto f = std::make_shared<Flags>(app);
+  addTapeFlags(*f, TapeSource::Product);
+  f->value("out", "FILE", "write to FILE instead of standard output");
+  return [f] { return tape(*f); };
+}
+
+Runner setupPhilox(CLI::App& app) {
+  app.footer("Prints the four Philox4x32-10 output words (hex) for counter C0..C3 and key K0,K1\n"
+             "(32-bit words in hex, with or without 0x), to cross-check other implementations.");
+  auto f = std::make_shared<Flags>(app);
+  f->positional("words", "C0 C1 C2 C3 K0 K1", "the counter's four words and the key's two", true);
+  return [f] { return philox(*f); };
 }
 
 }  // namespace tapelab::cli

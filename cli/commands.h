@@ -1,17 +1,20 @@
-// The subcommands; each in cli/cmd_<name>.cpp.
+// The subcommands, each in cli/cmd_<name>.cpp: its setup registers the flags
+// and help on its CLI::App (a subcommand of tapelab, main.cpp) and returns what
+// runs it once the command line is parsed.
 #pragma once
-#include <string>
-#include <vector>
+#include <functional>
+
+#include "cli/options.h"
 
 namespace tapelab::cli {
 
-using Argv = std::vector<std::string>;
-int cmdEngines(const Argv& args);
-int cmdRun(const Argv& args);    // tapelab run FILE.tape
-int cmdPrice(const Argv& args);  // tapelab price --product ...
-int cmdTape(const Argv& args);
-int cmdPhilox(const Argv& args);
-int cmdCompare(const Argv& args);
-int cmdPlan(const Argv& args);
+using Runner = std::function<int()>;
+Runner setupEngines(CLI::App& app);
+Runner setupRun(CLI::App& app);    // tapelab run FILE.tape
+Runner setupPrice(CLI::App& app);  // tapelab price --product ...
+Runner setupTape(CLI::App& app);
+Runner setupPhilox(CLI::App& app);
+Runner setupCompare(CLI::App& app);
+Runner setupPlan(CLI::App& app);
 
 }  // namespace tapelab::cli

@@ -1,78 +1,65 @@
 // tapelab: the command line. Exit codes: 0 success, 1 run failure, 2 invalid
 // input (tape, flag, value), 3 engine not available here. Errors are one line
-// on stderr starting "tapelab: ".
+// on stderr starting "tapelab: " (cli/options.h).
 #include <cstdio>
-#include <iostream>
 #include <string>
 #include <vector>
 
-#include "cli/cli.h"
 #include "cli/commands.h"
-#include "tape/textformat.h"
+#include "cli/options.h"
 
-using namespace tapelab;
 using namespace tapelab::cli;
 
 namespace {
 
 struct Command {
   const char* name;
-  int (*fn)(const Argv&);
+  Runner (*setup)(CLI::App&);
   const char* summary;
 };
 
 const Command kCommands[] = {
-    {"compare", cmdCompare, "the main job: plain vs checkpointed on every engine, timed spot ladders"},
-    {"price", cmdPrice, "price a product (--product european|asian|basket) with its Greeks"},
-    {"run", cmdRun, "price a .tape file with its Greeks"},
-    {"engines", cmdEngines, "list every engine, usable here or not, and why"},
-    {"tape", cmdTape, "write a product's tape in the .tape text format"},
-    {"plan", cmdPlan, "where a cut strategy cuts a tape and what the plan costs (--all compares them)"},
-    {"philox", cmdPhilox, "print Philox4x32-10 output words for a counter and key"},
+    {"compare", setupCompare, "the main job: plain vs checkpointed on every engine, timed spot ladders"},
+    {"price", setupPrice, "price a product (--product european|asian|basket) with its Greeks"},
+    {"run", setupRun, "price a .tape file with its Greeks"},
+    {"engines", setupEngines, "list every engine, usable here or not, and why"},
+    {"tape", setupTape, "write a product's tape in the .tape text format"},
+    {"plan", setupPlan, "where a cut strategy cuts a tape and what the plan costs (--all compares them)"},
+    {"philox", setupPhilox, "print Philox4x32-10 output words for a counter and key"},
 };
-
-void usage(std::FILE* out) {
-  std::fprintf(out,
-               "usage: tapelab <command> [flags]\n\n"
-               "tapelab: adjoint Monte-Carlo tapes on CPUs and GPUs, plain and checkpointed.\n\ncommands:\n");
-  for (const Command& c : kCommands) std::fprintf(out, "  %-9s %s\n", c.name, c.summary);
-  std::fprintf(out, "\n'tapelab <command> --help' describes a command's flags.\n");
-}
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.empty()) {
-    usage(stderr);
-    return kExitInvalid;
-  }
-  if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-    usage(stdout);
-    return kExitOk;
-  }
-  if (args[0] == "--version") {
-    std::printf("tapelab 0.1\n");
-    return kExitOk;
-  }
+  CLI::App tapelab("tapelab: adjoint Monte-Carlo tapes on CPUs and GPUs, plain and checkpointed.", "tapelab");
+  useTapelabHelp(tapelab);
+  tapelab.set_version_flag("--version", "tapelab 0.1", "print the version");
+  tapelab.require_subcommand(0, 1);
+  tapelab.footer("'tapelab <command> --help' describes a command's flags.");
+  std::vector<std::pair<CLI::App*, Runner>> runners;
   for (const Command& c : kCommands) {
-    if (args[0] != c.name) continue;
-    try {
-      return c.fn(Argv(args.begin() + 1, args.end()));
-    } catch (const TapeParseError& e) {
-      std::fprintf(stderr, "tapelab: %s\n", e.what());
-      return kExitInvalid;
-    } catch (const EngineUnavailable& e) {
-      std::fprintf(stderr, "tapelab: %s\n", e.what());
-      return kExitUnavailable;
-    } catch (const std::invalid_argument& e) {  // UsageError too
-      std::fprintf(stderr, "tapelab: %s\n", e.what());
-      return kExitInvalid;
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "tapelab: %s\n", e.what());
-      return kExitFailure;
-    }
+    CLI::App* sub = tapelab.add_subcommand(c.name, c.summary);
+    runners.emplace_back(sub, c.setup(*sub));
   }
-  std::fprintf(stderr, "tapelab: unknown command '%s' (see tapelab --help)\n", args[0].c_str());
-  return kExitInvalid;
+  // `tapelab help [COMMAND]`: the same as --help, kept out of the list.
+  CLI::App* help = tapelab.add_subcommand("help", "")->group("");
+  std::string helpFor;
+  help->add_option("command", helpFor);
+  return runCommandLine(tapelab, argc, argv, [&] {
+    for (const auto& [sub, run] : runners)
+      if (sub->parsed()) return run();
+    if (help->parsed()) {
+      const CLI::App* about = &tapelab;
+      if (!helpFor.empty()) {
+        about = nullptr;
+        for (const auto& [sub, run] : runners)
+          if (sub->get_name() == helpFor) about = sub;
+        if (!about) throw UsageError("help: unknown command '" + helpFor + "' (see tapelab --help)");
+      }
+      std::fputs(helpText(*about).c_str(), stdout);
+      return kExitOk;
+    }
+    std::fputs(helpText(tapelab).c_str(), stderr);  // no command
+    return kExitInvalid;
+  });
 }

@@ -4,7 +4,7 @@
 // (experiments/plot_cut_strategies.py, run with /usr/bin/python3).
 //
 //   cut_strategies [--out DIR | --out FILE.csv] [--segments A-B | --segments N,N,...]
-//                  [--strategies a,b,...] [--threads N] [--no-plot] [--quick]
+//                  [--strategies a,b,...] [--plan FILE] [--threads N] [--no-plot] [--quick]
 //
 // Tapes: european and asian calls at 50/100/150/252/500 steps, basket calls
 // of 1/5/10/20 assets at 252 steps, and random tapes (tape/random_tape.h) of
@@ -16,6 +16,8 @@
 // requested count), plus the plain kernel's row per tape. --quick: four small
 // tapes at 2, 4, 8 and 16 segments (CTest's smoke test). Default output:
 // experiments/out/cut_strategies.csv (git-ignored) and .png beside it.
+// --plan FILE (tapelab plan --out) adds one row: that plan, on the study tape
+// it was made for, as strategy "plan-file".
 // Exit 0 on success, 1 when the plot script failed, 2 on bad flags.
 #include <algorithm>
 #include <atomic>
@@ -26,6 +28,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -33,7 +36,9 @@
 #include <thread>
 #include <vector>
 
+#include "cli/options.h"
 #include "planner/metrics.h"
+#include "planner/planfile.h"
 #include "planner/strategies.h"
 #include "tape/products/products.h"
 #include "tape/random_tape.h"
@@ -98,30 +103,34 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return out;
 }
 
-int positive(const std::string& s, const std::string& flag) {
-  size_t used = 0;
-  int v = 0;
-  try {
-    v = std::stoi(s, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != s.size() || v < 1) throw std::invalid_argument(flag + ": expected a positive integer, got '" + s + "'");
-  return v;
-}
-
 std::vector<int> parseSegments(const std::string& s) {
   std::vector<int> v;
   const auto dash = s.find('-');
   if (dash != std::string::npos && s.find(',') == std::string::npos) {
-    const int a = positive(s.substr(0, dash), "--segments"), b = positive(s.substr(dash + 1), "--segments");
+    const int a = parsePositiveInt(s.substr(0, dash), "--segments"), b = parsePositiveInt(s.substr(dash + 1), "--segments");
     if (a > b) throw std::invalid_argument("--segments: " + s + " is an empty range");
     for (int x = a; x <= b; ++x) v.push_back(x);
   } else {
-    for (const std::string& item : split(s, ',')) v.push_back(positive(item, "--segments"));
+    for (const std::string& item : split(s, ',')) v.push_back(parsePositiveInt(item, "--segments"));
   }
   if (v.empty()) throw std::invalid_argument("--segments: no counts in '" + s + "'");
   return v;
+}
+
+// The study tape a plan file was made for, and its plan; a file for none of them is an error
+// naming the file and the tapes.
+std::pair<size_t, Plan> planForStudyTape(const std::string& file, const std::vector<StudyTape>& tapes) {
+  std::string names;
+  for (size_t k = 0; k < tapes.size(); ++k) {
+    try {
+      return {k, readPlanFile(file, tapes[k].tape)};
+    } catch (const PlanFileError& e) {
+      // Another tape's plan names tape.nodes or tape.structure; anything else is wrong with the file.
+      if (std::string(e.what()).rfind(file + ": tape.", 0) != 0) throw;
+    }
+    names += (names.empty() ? "" : ", ") + tapes[k].tape.name;
+  }
+  throw PlanFileError(file + ": tape: made for none of the study tapes (" + names + ")");
 }
 
 struct Job {
@@ -149,55 +158,22 @@ std::string csvRow(const StudyTape& st, const std::string& strategy, int request
   return std::string(buf) + "\"" + cuts + "\"\n";
 }
 
-int usage(const char* why) {
-  std::fprintf(stderr,
-               "cut_strategies: %s\nusage: cut_strategies [--out DIR|FILE.csv] [--segments A-B|N,N,...] "
-               "[--strategies a,b,...] [--threads N] [--no-plot] [--quick]\n",
-               why);
-  return 2;
-}
-
-}  // namespace
-
-int main(int argc, char** argv) {
-  bool quick = false, plot = true;
-  std::string out = std::string(TAPELAB_SOURCE_DIR) + "/experiments/out";
-  std::vector<int> segmentsFlag;
-  std::vector<std::string> strategyNames;
-  unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-  try {
-    for (int i = 1; i < argc; ++i) {
-      const std::string a = argv[i];
-      auto value = [&]() -> std::string {
-        if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
-        return argv[++i];
-      };
-      if (a == "--quick") quick = true;
-      else if (a == "--no-plot") plot = false;
-      else if (a == "--out") out = value();
-      else if (a == "--segments") segmentsFlag = parseSegments(value());
-      else if (a == "--threads") threads = static_cast<unsigned>(positive(value(), "--threads"));
-      else if (a == "--strategies") strategyNames = split(value(), ',');
-      else if (a == "--help" || a == "-h") {
-        std::printf("usage: cut_strategies [--out DIR|FILE.csv] [--segments A-B|N,N,...] [--strategies a,b,...]\n"
-                    "                      [--threads N] [--no-plot] [--quick]\n"
-                    "Every cut strategy on every study tape and segment count: plan metrics to CSV, plot to PNG.\n");
-        return 0;
-      }
-      else throw std::invalid_argument("unknown flag " + a);
+int study(const cli::Flags& f) {
+  const bool quick = f.given("quick"), plot = !f.given("no-plot");
+  const std::string out = *f.textOrDefault("out");
+  const std::vector<int> segmentsFlag = f.given("segments") ? parseSegments(*f.text("segments")) : std::vector<int>{};
+  const unsigned threads = static_cast<unsigned>(f.positive("threads"));
+  std::vector<std::string> strategyNames = split(f.text("strategies").value_or(""), ',');
+  if (strategyNames.empty())
+    for (const StrategyEntry& s : strategies()) strategyNames.push_back(s.name);
+  for (const std::string& name : strategyNames) {
+    try {
+      findStrategy(name);
+    } catch (const std::invalid_argument& e) {
+      throw cli::UsageError(std::string("--strategies: ") + e.what());
     }
-    if (strategyNames.empty())
-      for (const StrategyEntry& s : strategies()) strategyNames.push_back(s.name);
-    for (const std::string& name : strategyNames) {
-      try {
-        findStrategy(name);
-      } catch (const std::invalid_argument& e) {
-        throw std::invalid_argument(std::string("--strategies: ") + e.what());
-      }
-    }
-  } catch (const std::invalid_argument& e) {
-    return usage(e.what());
   }
+  const std::string planFile = cli::runConfigFrom(f).planFile;
 
   namespace fs = std::filesystem;
   fs::path csvPath = out;
@@ -209,6 +185,8 @@ int main(int argc, char** argv) {
 
   const auto t0 = std::chrono::steady_clock::now();
   const std::vector<StudyTape> tapes = studyTapes(quick);
+  std::optional<std::pair<size_t, Plan>> filePlan;
+  if (!planFile.empty()) filePlan = planForStudyTape(planFile, tapes);  // PlanFileError: FILE: field: reason
   std::vector<PlanMetrics> plain;
   std::vector<Job> jobs;
   for (size_t k = 0; k < tapes.size(); ++k) {
@@ -279,11 +257,17 @@ int main(int argc, char** argv) {
     csv << csvRow(tapes[k], "plain", 1, p, plain[k]);
     for (size_t j = 0; j < jobs.size(); ++j)
       if (jobs[j].tape == k) csv << csvRow(tapes[k], jobs[j].strategy, jobs[j].segments, results[j], plain[k]);
+    if (filePlan && filePlan->first == k) {
+      Result r;
+      r.plan = filePlan->second;
+      r.metrics = planMetrics(tapes[k].tape, r.plan);
+      csv << csvRow(tapes[k], "plan-file", r.plan.segments(), r, plain[k]);
+    }
   }
   csv.close();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::fprintf(stderr, "cut_strategies: wrote %s (%zu rows) in %.1f s\n", csvPath.c_str(), jobs.size() + tapes.size(),
-               seconds);
+  std::fprintf(stderr, "cut_strategies: wrote %s (%zu rows) in %.1f s\n", csvPath.c_str(),
+               jobs.size() + tapes.size() + (filePlan ? 1 : 0), seconds);
 
   if (!plot) return 0;
   const std::string script = std::string(TAPELAB_SOURCE_DIR) + "/experiments/plot_cut_strategies.py";
@@ -296,4 +280,23 @@ int main(int argc, char** argv) {
     return 1;
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app("Every cut strategy on every study tape and segment count: plan metrics to CSV, plot to PNG.",
+               "cut_strategies");
+  cli::useTapelabHelp(app);
+  cli::Flags f(app);
+  f.value("out", "DIR|FILE.csv", "where the CSV goes (a directory: cut_strategies.csv in it), the PNG beside it",
+          std::string(TAPELAB_SOURCE_DIR) + "/experiments/out");
+  f.value("segments", "A-B|N,N,...", "segment counts (default: 2-128 on tapes under 20,000 nodes, else 27 from 2 "
+                                     "to 128; --quick: 2,4,8,16)");
+  f.value("strategies", "a,b,...", "only these strategies (default: every one)");
+  f.knob("plan", "FILE", "", "one more row, on the study tape it was made for");
+  f.value("threads", "N", "planning threads", std::to_string(std::max(1u, std::thread::hardware_concurrency())));
+  f.flag("no-plot", "write the CSV only");
+  f.flag("quick", "four small tapes at 2, 4, 8 and 16 segments (CTest's smoke test)");
+  return cli::runCommandLine(app, argc, argv, [&] { return study(f); });
 }

@@ -5,9 +5,12 @@
 // to show whether the shader compiler merges the recomputation without it.
 //
 //   gpu_kernels [--engine vulkan] [--steps 252] [--paths 1000000,4000000]
-//               [--markets 1,4] [--greeks on,off] [--segments 16[,8,...]]
+//               [--markets 1,4] [--greeks on,off] [--segments 16[,8,...] | --plan FILE]
 //               [--kinds plain,register,register-noopq] [--reps 3]
 //               [--out FILE.csv] [--quick]
+//
+// --plan FILE (tapelab plan --out, for the same tape): the register kernels
+// run that plan instead of window's at each --segments count.
 //
 // Prints one row per configuration: compile seconds, cache hit, registers and
 // spills where the driver reports them, ms per ladder, Mpath/s (7 x paths per
@@ -21,14 +24,16 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "api/registry.h"
+#include "cli/options.h"
+#include "planner/planfile.h"
 #include "planner/strategies.h"
 #include "tape/products/products.h"
 
@@ -50,9 +55,25 @@ std::string g17(double v) {
   return buf;
 }
 
-[[noreturn]] void usage(const std::string& why) {
-  std::fprintf(stderr, "gpu_kernels: %s\n", why.c_str());
-  std::exit(2);
+int positive(const std::string& text, const std::string& flag) {
+  try {
+    return parsePositiveInt(text, flag);
+  } catch (const std::invalid_argument& e) {
+    throw cli::UsageError(e.what());
+  }
+}
+
+// A comma list of positive integers, or of words in `allowed`; UsageError naming the flag otherwise.
+std::vector<std::string> list(const std::string& text, const std::string& flag,
+                              const std::vector<std::string>& allowed = {}) {
+  const std::vector<std::string> out = split(text);
+  if (out.empty()) throw cli::UsageError(flag + ": empty list");
+  for (const std::string& v : out) {
+    if (allowed.empty()) positive(v, flag);
+    else if (std::find(allowed.begin(), allowed.end(), v) == allowed.end())
+      throw cli::UsageError(flag + ": unknown '" + v + "'");
+  }
+  return out;
 }
 
 struct Row {
@@ -70,55 +91,33 @@ struct Row {
   std::string identical = "-";
 };
 
-}  // namespace
+int run(const cli::Flags& f) {
+  // A flag's text, or --quick's value for a flag not given.
+  const bool quick = f.given("quick");
+  auto text = [&](const std::string& name, const char* quickValue) {
+    return quick && !f.given(name) ? std::string(quickValue) : *f.textOrDefault(name);
+  };
+  const int steps = positive(text("steps", "24"), "--steps");
+  const int reps = positive(text("reps", "1"), "--reps");
+  std::vector<std::string> paths = list(text("paths", "4000"), "--paths");
+  const std::vector<std::string> markets = list(text("markets", "1,2"), "--markets");
+  const std::vector<std::string> greeks = list(text("greeks", "on"), "--greeks", {"on", "off"});
+  std::vector<int> segmentList;
+  for (const std::string& v : list(text("segments", "4"), "--segments")) segmentList.push_back(std::stoi(v));
+  const std::vector<std::string> kinds = list(*f.textOrDefault("kinds"), "--kinds", {"plain", "register", "register-noopq"});
+  const std::string out = f.text("out").value_or("");
 
-int main(int argc, char** argv) {
-  std::string engineName = "vulkan", out;
-  int steps = 252, reps = 3;
-  std::vector<int> segmentList{16};
-  std::vector<std::string> paths{"1000000", "4000000"}, markets{"1", "4"}, greeks{"on", "off"},
-      kinds{"plain", "register", "register-noopq"};
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) usage(a + " needs a value");
-      return argv[++i];
-    };
-    try {
-      if (a == "--engine") engineName = value();
-      else if (a == "--steps") steps = std::stoi(value());
-      else if (a == "--paths") paths = split(value());
-      else if (a == "--markets") markets = split(value());
-      else if (a == "--greeks") greeks = split(value());
-      else if (a == "--segments") {
-        segmentList.clear();
-        for (const std::string& v : split(value())) segmentList.push_back(std::stoi(v));
-      }
-      else if (a == "--kinds") kinds = split(value());
-      else if (a == "--reps") reps = std::stoi(value());
-      else if (a == "--out") out = value();
-      else if (a == "--quick") {
-        steps = 24;
-        paths = {"4000"};
-        markets = {"1", "2"};
-        greeks = {"on"};
-        segmentList = {4};
-        reps = 1;
-      } else usage("unknown flag " + a);
-    } catch (const std::logic_error&) {
-      usage("bad value for " + a);
-    }
-  }
-  if (steps < 1 || reps < 1 || segmentList.empty()) usage("--steps and --reps must be positive, --segments not empty");
-  for (int sgs : segmentList)
-    if (sgs < 1) usage("--segments must be positive");
-
-  // TAPELAB_* knobs (api/knobs.h), read once: engine settings and kernel knobs.
-  RunConfig env;
-  try {
-    env = RunConfig::fromEnvironment();
-  } catch (const std::invalid_argument& e) {
-    usage(e.what());
+  // The engine, --plan and --dump from flags or TAPELAB_* variables; kernel knobs and engine settings
+  // from the variables (api/knobs.h).
+  const RunConfig env = cli::runConfigFrom(f);
+  const std::string engineName = env.engine;
+  const Tape tape = products::asianCall(steps);
+  std::optional<Plan> filePlan;
+  if (!env.planFile.empty()) {
+    if (f.given("segments")) throw cli::UsageError("--plan replaces --segments: give one of them");
+    filePlan = readPlanFile(env.planFile, tape);  // PlanFileError: FILE: field: reason
+    if (filePlan->segments() < 2) throw cli::UsageError(env.planFile + ": one segment: the register kernels need cuts");
+    segmentList = {filePlan->segments()};
   }
   const EngineEntry& entry = findEngine(engineName);
   const EngineCaps caps = engineCaps(entry, env.engineSettings);
@@ -132,8 +131,8 @@ int main(int argc, char** argv) {
     std::printf("# %s is compile-only here: kernel statistics only, no timing\n", engineName.c_str());
   }
   std::printf("# engine %s: %s\n", engineName.c_str(), caps.reason.c_str());
-  const Tape tape = products::asianCall(steps);
-  std::printf("# tape asian-%d: %d nodes; register kernels cut by strategy window\n", steps, tape.size());
+  std::printf("# tape asian-%d: %d nodes; register kernels cut by %s\n", steps, tape.size(),
+              filePlan ? ("the plan in " + env.planFile).c_str() : "strategy window");
   const std::vector<double> spots{85, 90, 95, 100, 105, 110, 115};
   const int spotIndex = tape.inputIndex("spot"), volIndex = tape.inputIndex("vol");
 
@@ -156,7 +155,7 @@ int main(int argc, char** argv) {
           if (o.kind != KernelKind::Plain) {
             PlanOptions po;
             po.segments = segs;
-            o.plan = makeStrategyPlan("window", tape, po);
+            o.plan = filePlan ? *filePlan : makeStrategyPlan("window", tape, po);
           }
           if (kind == "register-noopq") o.knobs.opaque = false;
           std::unique_ptr<Kernel> k;
@@ -265,4 +264,29 @@ int main(int argc, char** argv) {
       return 1;
     }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app("Plain against checkpointed GPU kernels on one engine, the article's way: one kernel per\n"
+               "configuration, a warm-up call, then a seven-point spot ladder, median of --reps ladders.",
+               "gpu_kernels");
+  cli::useTapelabHelp(app);
+  cli::Flags f(app);
+  f.knob("engine", "NAME", "vulkan");
+  f.value("steps", "N", "time steps of the Asian call", "252");
+  f.value("paths", "N,...", "paths per call, one row each", "1000000,4000000");
+  f.value("markets", "M,...", "markets per dispatch", "1,4");
+  f.value("greeks", "on|off,...", "value and Greeks, or the value only", "on,off");
+  f.value("segments", "S,...", "segment counts of the register kernels (window strategy)", "16");
+  f.knob("plan", "FILE", "", "the register kernels run it instead of window at --segments");
+  f.value("kinds", "K,...", "plain, register, register-noopq (register without the opaque identity)",
+          "plain,register,register-noopq");
+  f.value("reps", "N", "timed ladders; the median is reported", "3");
+  f.value("out", "FILE.csv", "write the rows as CSV");
+  f.flag("quick", "CTest's smoke test: 24 steps, 4000 paths, markets 1,2, greeks on, 4 segments, 1 ladder "
+                  "(flags given win)");
+  f.knob("dump", "DIR");
+  return cli::runCommandLine(app, argc, argv, [&] { return run(f); });
 }

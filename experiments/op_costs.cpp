@@ -13,12 +13,12 @@
 // every kernel spells it, fences included. A constant is a literal: 0.
 // --inc writes planner/op_costs.inc, which planner/costs.cpp compiles in.
 #include <cstdio>
-#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "cli/options.h"
 #include "engine/engine.h"
 #include "gpu/codegen/emit.h"
 #include "gpu/cuda/cuda.h"
@@ -27,11 +27,6 @@
 using namespace tapelab;
 
 namespace {
-
-[[noreturn]] void usage(const std::string& why) {
-  std::fprintf(stderr, "op_costs: %s\n", why.c_str());
-  std::exit(2);
-}
 
 // PTX instructions: statement lines inside function bodies, not directives,
 // declarations, labels or braces.
@@ -78,24 +73,9 @@ long instructions(const Tape& t) {
   return ptxInstructions(compilePtx(emitKernel(t, o, cudaDialect()).source));
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  int chain = 64;
-  std::string out, inc;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&] {
-      if (i + 1 >= argc) usage(a + " needs a value");
-      return std::string(argv[++i]);
-    };
-    if (a == "--chain") chain = std::atoi(value().c_str());
-    else if (a == "--out") out = value();
-    else if (a == "--inc") inc = value();
-    else if (a == "--quick") chain = 4;
-    else usage("unknown flag " + a);
-  }
-  if (chain < 1) usage("--chain: expected a positive integer");
+int measure(const cli::Flags& f) {
+  const int chain = f.given("quick") && !f.given("chain") ? 4 : f.positive("chain");
+  const std::string out = f.text("out").value_or(""), inc = f.text("inc").value_or("");
   try {
     const long base = instructions(chainTape(Op::Add, 0));
     const long adds = instructions(chainTape(Op::Add, chain)) - base;
@@ -129,4 +109,18 @@ int main(int argc, char** argv) {
     return 1;
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app("PTX instructions per op in tapelab's CUDA kernels (NVRTC, sm_90): the planner's cost weights.",
+               "op_costs");
+  cli::useTapelabHelp(app);
+  cli::Flags f(app);
+  f.value("chain", "N", "ops per measured chain", "64");
+  f.value("out", "FILE.csv", "write the weights as CSV");
+  f.value("inc", "FILE.inc", "write planner/op_costs.inc (compiled into planner/costs.cpp)");
+  f.flag("quick", "chains of 4 (CTest's smoke test; --chain wins)");
+  return cli::runCommandLine(app, argc, argv, [&] { return measure(f); });
 }

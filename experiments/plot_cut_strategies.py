@@ -21,7 +21,8 @@ except ImportError:
 
 REPRESENTATIVE = ["asian-252", "european-252", "basket-5x252", "basket-20x252", "random-narrow-20000",
                   "random-wide-20000"]
-STYLE = {"uniform": ":", "window": "-", "marginal": "--", "optimal": "-", "optimal-persistent": "-.", "auto": "-"}
+STYLE = {"uniform": ":", "window": "-", "marginal": "--", "optimal": "-", "optimal-persistent": "-.", "auto": "-",
+         "plan-file": "o"}  # --plan FILE: one plan, a marker
 WIDTH = {"optimal": 2.2, "window": 1.4}
 
 

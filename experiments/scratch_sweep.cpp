@@ -7,7 +7,12 @@
 // returned plain's bits exactly.
 //
 //   scratch_sweep [--engines cuda,opencl] [--paths N] [--steps N] [--seglens 24,48,...]
-//                 [--reps N] [--segments N] [--markets M] [--seed S] [--jobs N] [--out FILE.csv] [--quick]
+//                 [--reps N] [--segments N | --plan FILE] [--markets M] [--seed S] [--jobs N]
+//                 [--out FILE.csv] [--quick]
+//
+// --plan FILE (tapelab plan --out, for the same tape): the register kernel runs
+// that plan instead of window's at --segments; the scratch rows keep their
+// uniform segment lengths.
 //
 // Kernels are compiled first, --jobs at a time (default: every core; NVRTC
 // and the OpenCL compilers take seconds per long kernel), then timed one by
@@ -26,6 +31,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -33,7 +39,9 @@
 #include <vector>
 
 #include "api/registry.h"
+#include "cli/options.h"
 #include "engine/engine.h"
+#include "planner/planfile.h"
 #include "planner/strategies.h"
 #include "tape/products/products.h"
 
@@ -42,31 +50,18 @@ using namespace tapelab;
 namespace {
 
 struct Options {
-  std::vector<std::string> engines{"cuda", "opencl"};
-  uint64_t paths = 1'000'000;
-  int steps = 252;
-  std::vector<int> segLens{24, 48, 100, 200, 300, 400, 600, 800};
-  int reps = 5;
-  int registerSegments = 16;  // register checkpointing: window strategy, this many segments
+  std::vector<std::string> engines;
+  uint64_t paths = 0;
+  int steps = 0;
+  std::vector<int> segLens;
+  int reps = 0;
+  int registerSegments = 0;  // register checkpointing: window strategy, this many segments
   int markets = 1;
-  uint64_t seed = 42;
-  unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
+  uint64_t seed = 0;
+  unsigned jobs = 1;
   std::string out;
-  bool quick = false;
+  RunConfig knobs;  // --plan, --dump and the kernel and engine variables
 };
-
-[[noreturn]] void usageError(const std::string& msg) {
-  std::fprintf(stderr, "scratch_sweep: %s (see --help)\n", msg.c_str());
-  std::exit(2);
-}
-
-uint64_t parseU64(const std::string& flag, const std::string& v) {
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long long x = std::strtoull(v.c_str(), &end, 10);
-  if (v.empty() || *end || errno || v[0] == '-' || x == 0) usageError(flag + ": expected a positive integer, got '" + v + "'");
-  return x;
-}
 
 std::vector<std::string> splitList(const std::string& s) {
   std::vector<std::string> out;
@@ -77,73 +72,40 @@ std::vector<std::string> splitList(const std::string& s) {
   return out;
 }
 
-Options parse(int argc, char** argv) {
+int positive(const std::string& text, const std::string& flag, int most) {
+  try {
+    return std::min(parsePositiveInt(text, flag), most);
+  } catch (const std::invalid_argument& e) {
+    throw cli::UsageError(e.what());
+  }
+}
+
+Options parse(const cli::Flags& f) {
   Options o;
-  bool pathsSet = false, stepsSet = false, segSet = false, repsSet = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) usageError(a + " needs a value");
-      return argv[++i];
-    };
-    if (a == "--help" || a == "-h") {
-      std::printf(
-          "usage: scratch_sweep [--engines cuda,opencl] [--paths N] [--steps N] [--seglens 24,48,...]\n"
-          "                     [--reps N] [--segments N] [--markets M] [--seed S] [--jobs N] [--out FILE.csv]\n"
-          "                     [--quick]\n"
-          "Times plain, register and scratch (aos, soa, each segment length) kernels of the Asian call\n"
-          "(value + 5 Greeks, fp32) on each engine; CSV to --out or stdout, a summary on stderr.\n"
-          "Defaults: cuda,opencl; 1000000 paths; 252 steps; seglens 24,48,100,200,300,400,600,800;\n"
-          "5 timed runs after one warm-up; register kernel: window strategy, 16 segments; 1 market;\n"
-          "--jobs: kernels compiled in parallel before timing (default: every core).\n"
-          "--quick: 2048 paths, 20 steps, seglens 24,100, 2 timed runs (the CTest smoke test).\n");
-      std::exit(0);
-    } else if (a == "--engines") {
-      o.engines = splitList(value());
-    } else if (a == "--paths") {
-      o.paths = parseU64(a, value());
-      pathsSet = true;
-    } else if (a == "--steps") {
-      o.steps = static_cast<int>(std::min<uint64_t>(parseU64(a, value()), 100000));
-      stepsSet = true;
-    } else if (a == "--seglens") {
-      o.segLens.clear();
-      for (const auto& s : splitList(value())) o.segLens.push_back(static_cast<int>(std::min<uint64_t>(parseU64(a, s), 1 << 30)));
-      segSet = true;
-    } else if (a == "--reps") {
-      o.reps = static_cast<int>(std::min<uint64_t>(parseU64(a, value()), 1000));
-      repsSet = true;
-    } else if (a == "--segments") {
-      o.registerSegments = static_cast<int>(std::min<uint64_t>(parseU64(a, value()), 1 << 20));
-    } else if (a == "--markets") {
-      o.markets = static_cast<int>(std::min<uint64_t>(parseU64(a, value()), 64));
-    } else if (a == "--seed") {
-      const std::string v = value();
-      char* end = nullptr;
-      o.seed = std::strtoull(v.c_str(), &end, 10);
-      if (v.empty() || *end) usageError("--seed: expected an integer, got '" + v + "'");
-    } else if (a == "--jobs") {
-      o.jobs = static_cast<unsigned>(std::min<uint64_t>(parseU64(a, value()), 256));
-    } else if (a == "--out") {
-      o.out = value();
-    } else if (a == "--quick") {
-      o.quick = true;
-    } else {
-      usageError("unknown flag '" + a + "'");
-    }
-  }
-  if (o.quick) {
-    if (!pathsSet) o.paths = 2048;
-    if (!stepsSet) o.steps = 20;
-    if (!segSet) o.segLens = {24, 100};
-    if (!repsSet) o.reps = 2;
-  }
-  if (o.engines.empty()) usageError("--engines: empty list");
+  // A flag's text, or --quick's value (small enough for PoCL in seconds) for a flag not given.
+  const bool quick = f.given("quick");
+  auto text = [&](const std::string& name, const char* quickValue) {
+    return quick && !f.given(name) ? std::string(quickValue) : *f.textOrDefault(name);
+  };
+  o.engines = splitList(*f.textOrDefault("engines"));
+  o.paths = quick && !f.given("paths") ? 2048 : f.count("paths");
+  if (o.paths == 0) throw cli::UsageError(f.label("paths") + ": expected a positive integer, got '0'");
+  o.steps = positive(text("steps", "20"), "--steps", 100000);
+  for (const auto& s : splitList(text("seglens", "24,100"))) o.segLens.push_back(positive(s, "--seglens", 1 << 30));
+  o.reps = positive(text("reps", "2"), "--reps", 1000);
+  o.registerSegments = f.positive("segments");
+  o.markets = positive(*f.textOrDefault("markets"), "--markets", 64);
+  o.seed = f.count("seed");
+  o.jobs = static_cast<unsigned>(positive(*f.textOrDefault("jobs"), "--jobs", 256));
+  o.out = f.text("out").value_or("");
+  o.knobs = cli::runConfigFrom(f);
+  if (!o.knobs.planFile.empty() && f.given("segments")) throw cli::UsageError("--plan replaces --segments: give one of them");
+  if (o.engines.empty()) throw cli::UsageError("--engines: empty list");
   for (const std::string& e : o.engines) {
     try {
       findEngine(e);
     } catch (const std::exception& ex) {
-      usageError(std::string("--engines: ") + ex.what());
+      throw cli::UsageError(std::string("--engines: ") + ex.what());
     }
   }
   return o;
@@ -192,19 +154,11 @@ std::string fmt(double v, const char* f = "%.17g") {
   return buf;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  const Options opt = parse(argc, argv);
-  // TAPELAB_* knobs (api/knobs.h), read once: engine settings and kernel knobs.
-  RunConfig env;
-  try {
-    env = RunConfig::fromEnvironment();
-  } catch (const std::invalid_argument& e) {
-    std::fprintf(stderr, "scratch_sweep: %s\n", e.what());
-    return 2;
-  }
+int sweep(const Options& opt) {
+  const RunConfig& env = opt.knobs;
   const Tape tape = products::asianCall(opt.steps);
+  std::optional<Plan> filePlan;
+  if (!env.planFile.empty()) filePlan = readPlanFile(env.planFile, tape);  // PlanFileError: FILE: field: reason
   std::vector<std::vector<double>> markets;
   for (int m = 0; m < opt.markets; ++m) {
     std::vector<double> in = tape.inputDefaults;
@@ -274,6 +228,8 @@ int main(int argc, char** argv) {
       PlanOptions po;
       if (v.kind == KernelKind::Plain) {
         ko.plan = plainPlan(tape);
+      } else if (v.kind == KernelKind::Register && filePlan) {
+        ko.plan = *filePlan;
       } else if (v.kind == KernelKind::Register) {
         po.segments = std::min(opt.registerSegments, tape.size());
         ko.plan = makeStrategyPlan("window", tape, po);
@@ -386,4 +342,28 @@ int main(int argc, char** argv) {
   }
   if (rows.empty()) std::fprintf(stderr, "scratch_sweep: no engine could compile here\n");
   return failed ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app("Times plain, register and scratch (aos, soa, each segment length) kernels of the Asian call\n"
+               "(value + 5 Greeks, fp32) on each engine; CSV to --out or standard output, a summary on stderr.",
+               "scratch_sweep");
+  cli::useTapelabHelp(app);
+  cli::Flags f(app);
+  f.value("engines", "A,B,...", "engines to sweep", "cuda,opencl");
+  f.knob("paths", "N", "1000000", "--quick: 2048");
+  f.value("steps", "N", "time steps of the Asian call (--quick: 20)", "252");
+  f.value("seglens", "L,...", "scratch kernels' uniform segment lengths (--quick: 24,100)", "24,48,100,200,300,400,600,800");
+  f.value("reps", "N", "timed runs after one warm-up (--quick: 2)", "5");
+  f.value("segments", "N", "the register kernel: window strategy, this many segments", "16");
+  f.knob("plan", "FILE", "", "the register kernel runs it instead of window at --segments");
+  f.value("markets", "M", "markets per dispatch: a spot ladder 100, 101, ...", "1");
+  f.knob("seed", "S", "42");
+  f.value("jobs", "N", "kernels compiled in parallel before timing", std::to_string(std::max(1u, std::thread::hardware_concurrency())));
+  f.value("out", "FILE.csv", "write the CSV here instead of standard output");
+  f.flag("quick", "CTest's smoke test: PoCL finishes in seconds (flags given win)");
+  f.knob("dump", "DIR");
+  return cli::runCommandLine(app, argc, argv, [&] { return sweep(parse(f)); });
 }

@@ -1,6 +1,7 @@
 // The tapelab binary end to end: the article's numbers, --json's keys, exit
-// codes and one-line errors for invalid tapes and flags, philox words, and
-// a tape written by `tapelab tape` pricing the same as `tapelab price`.
+// codes and one-line errors for invalid tapes and flags, philox words, a tape
+// written by `tapelab tape` pricing the same as `tapelab price`, the
+// flag-over-variable rule, and plan files (--plan) from tapelab and from Python.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,8 +12,10 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "api/knobs.h"
 #include "bad_tapes.h"
 
 namespace {
@@ -38,11 +41,13 @@ std::string slurp(const std::string& path) {
 }
 
 // Runs a shell command line; "tapelab" at the start of it, or after "| ",
-// means the binary under test. stderr of the whole line is captured.
-Proc sh(std::string line) {
+// means the binary under test. `env` ("VAR=value ...") is set for the first
+// command. stderr of the whole line is captured.
+Proc sh(std::string line, const std::string& env = "") {
   auto expand = [&](size_t at) { line.replace(at, 7, kTapelab); };
   if (line.rfind("tapelab", 0) == 0) expand(0);
   for (size_t at; (at = line.find("| tapelab")) != std::string::npos;) expand(at + 2);
+  if (!env.empty()) line = env + " " + line;
   const std::string errPath = tempPath("stderr");
   const std::string cmd = "{ " + line + " ; } 2>'" + errPath + "'";
   Proc p;
@@ -106,11 +111,9 @@ class Cli : public ::testing::Test {
   void SetUp() override {
     if (access(TAPELAB_BINARY_DIR "/cli/tapelab", X_OK) != 0)
       FAIL() << TAPELAB_BINARY_DIR "/cli/tapelab is missing: build the 'tapelab' target first";
-    // The tests pass their own flags; knobs from the caller's environment must not leak in.
-    for (const char* v : {"TAPELAB_ENGINE", "TAPELAB_PATHS", "TAPELAB_SEED", "TAPELAB_CKPT", "TAPELAB_CKPT_NODES",
-                          "TAPELAB_STRATEGY", "TAPELAB_SEGLEN", "TAPELAB_KERNEL", "TAPELAB_SCRATCH_LAYOUT",
-                          "TAPELAB_DUMP"})
-      unsetenv(v);
+    // The tests pass their own flags; the run's knobs from the caller's environment must not leak in.
+    for (const tapelab::Knob& k : tapelab::knobTable())
+      if (k.scope == tapelab::Knob::Scope::Run) unsetenv(k.variable);
   }
 };
 
@@ -245,6 +248,14 @@ TEST_F(Cli, BadFlagsExit2WithOneLine) {
       "tapelab philox 100000000 0 0 0 0 0",
       "tapelab philox -1 0 0 0 0 0",
       "tapelab frobnicate",
+      "tapelab --bogus",
+      price + "--paths 5 --paths 6",
+      price + "--set",
+      price + "--plan /nonexistent/plan.json",
+      "tapelab compare --product european --bogus",
+      "tapelab plan --product asian --steps 4 --all --checkpoint 3",
+      "tapelab plan --product asian --steps 4 --checkpoint 3 --out",
+      "tapelab help frobnicate",
   };
   for (const std::string& line : lines) {
     const Proc p = sh(line);
@@ -350,12 +361,236 @@ TEST_F(Cli, TapeThenRunEqualsPrice) {
 }
 
 TEST_F(Cli, HelpExitsZero) {
-  for (const char* cmd : {"price", "run", "tape", "engines", "philox"}) {
+  for (const char* cmd : {"price", "run", "tape", "engines", "philox", "compare", "plan"}) {
     const Proc p = sh(std::string("tapelab ") + cmd + " --help");
     EXPECT_EQ(p.code, 0) << cmd << ": " << p.err;
     EXPECT_EQ(p.out.rfind(std::string("usage: tapelab ") + cmd, 0), 0u) << p.out;
+    EXPECT_EQ(sh(std::string("tapelab help ") + cmd).out, p.out) << cmd;
   }
   const Proc top = sh("tapelab --help");
   EXPECT_EQ(top.code, 0);
-  EXPECT_NE(top.out.find("price"), std::string::npos);
+  for (const char* cmd : {"compare", "price", "run", "engines", "tape", "plan", "philox"})
+    EXPECT_NE(top.out.find(std::string("\n  ") + cmd + " "), std::string::npos) << cmd << " not listed: " << top.out;
+  EXPECT_EQ(sh("tapelab help").out, top.out);
+}
+
+// --help tells the truth: every flag the run takes, with its metavar, default and variable.
+TEST_F(Cli, HelpNamesEveryFlagWithItsVariableAndDefault) {
+  const Proc p = sh("tapelab price --help");
+  ASSERT_EQ(p.code, 0) << p.err;
+  for (const tapelab::Knob& k : tapelab::knobTable()) {
+    if (k.scope != tapelab::Knob::Scope::Run || !*k.flag) continue;
+    const size_t at = p.out.find(std::string("\n  ") + k.flag + " ");
+    ASSERT_NE(at, std::string::npos) << k.flag << " missing from " << p.out;
+    const std::string line = p.out.substr(at + 1, p.out.find('\n', at + 1) - at - 1);
+    EXPECT_NE(line.find(std::string("[") + k.variable + "]"), std::string::npos) << line;
+    EXPECT_NE(line.find(k.meaning), std::string::npos) << line;
+  }
+  EXPECT_NE(p.out.find("  --paths N "), std::string::npos) << p.out;
+  EXPECT_NE(p.out.find("(default 100000) [TAPELAB_PATHS]"), std::string::npos) << p.out;
+  EXPECT_NE(p.out.find("  --product NAME "), std::string::npos) << p.out;
+  EXPECT_NE(p.out.find("(required)"), std::string::npos) << p.out;
+  EXPECT_NE(p.out.find("  --set NAME=VALUE "), std::string::npos) << p.out;
+  const Proc c = sh("tapelab compare --help");
+  EXPECT_NE(c.out.find("(default 300000) [TAPELAB_PATHS]"), std::string::npos) << c.out;
+  EXPECT_EQ(c.out.find("  --kernel "), std::string::npos) << "compare picks kernels with --kernels: " << c.out;
+}
+
+// CLI11's own parse errors, in tapelab's words: one line naming the flag and the command.
+TEST_F(Cli, ParseErrorsNameTheFlagAndTheCommand) {
+  const std::string price = "tapelab price --product european --steps 4 --paths 100 ";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {price + "--bogus", "unknown flag --bogus for 'price' (see tapelab price --help)"},
+      {price + "--bogus=3", "unknown flag --bogus for 'price' (see tapelab price --help)"},
+      {price + "--seed", "--seed needs a value (S)"},
+      {price + "--paths 5", "--paths given twice"},
+      {price + "--no-greeks=1", "--no-greeks takes no value"},
+      {price + "--fp32 --fp64", "--fp32 excludes --fp64"},
+      {"tapelab price --steps 4", "--product is required"},
+      {"tapelab engines extra", "unexpected argument 'extra' for 'engines' (see tapelab engines --help)"},
+      {"tapelab run a.tape b.tape", "unexpected argument 'b.tape' for 'run' (see tapelab run --help)"},
+      {"tapelab run", "give a tape file (FILE.tape)"},
+      {"tapelab frobnicate", "unknown command 'frobnicate' (commands: compare, price, run, engines, tape, plan, philox)"},
+      {"tapelab --bogus", "unknown flag --bogus (see tapelab --help)"},
+  };
+  for (const auto& [line, message] : cases) {
+    const Proc p = sh(line);
+    EXPECT_EQ(p.code, 2) << line;
+    EXPECT_EQ(p.err, "tapelab: " + message + "\n") << line;
+  }
+  const Proc none = sh("tapelab");
+  EXPECT_EQ(none.code, 2);
+  EXPECT_EQ(none.err.rfind("usage: tapelab <command>", 0), 0u) << none.err;
+}
+
+// Flag beats variable beats default, through CLI11's variable binding: a flag given wins even
+// over a malformed variable; a bad value names the flag, or the variable it came from.
+TEST_F(Cli, FlagBeatsVariableBeatsDefault) {
+  const std::string price = "tapelab price --product asian --steps 12 --json";
+  struct Case {
+    std::string env, flags, key, want;
+  };
+  for (const Case& c : {Case{"", "", "paths", "100000"},
+                        Case{"TAPELAB_PATHS=700", "", "paths", "700"},
+                        Case{"TAPELAB_PATHS=700", "--paths 900", "paths", "900"},
+                        Case{"TAPELAB_PATHS=abc", "--paths 900", "paths", "900"},
+                        Case{"TAPELAB_SEED=5 TAPELAB_PATHS=300", "", "seed", "5"},
+                        Case{"TAPELAB_SEED=5 TAPELAB_PATHS=300", "--seed 6", "seed", "6"},
+                        Case{"TAPELAB_CKPT=3 TAPELAB_PATHS=300", "", "segments", "3"},
+                        Case{"TAPELAB_CKPT=3 TAPELAB_PATHS=300", "--checkpoint 5", "segments", "5"},
+                        Case{"TAPELAB_CKPT=lots TAPELAB_PATHS=300", "--checkpoint 4", "segments", "4"},
+                        Case{"TAPELAB_KERNEL=scratch TAPELAB_PATHS=300", "--checkpoint 3 --kernel register",
+                             "kernel_kind", "\"register\""},
+                        Case{"TAPELAB_ENGINE=nosuch TAPELAB_PATHS=300", "--engine reference-f32", "engine",
+                             "\"reference-f32\""}}) {
+    const Proc p = sh(price + (c.flags.empty() ? "" : " " + c.flags), c.env);
+    ASSERT_EQ(p.code, 0) << c.env << " " << c.flags << ": " << p.err;
+    EXPECT_EQ(jsonRaw(p.out, c.key), c.want) << c.env << " " << c.flags;
+  }
+  const std::vector<std::tuple<std::string, std::string, std::string>> bad = {
+      {"TAPELAB_CKPT=lots", "", "TAPELAB_CKPT: expected off, auto or a positive segment count, got 'lots'"},
+      {"", "--checkpoint lots", "--checkpoint: expected off, auto or a positive segment count, got 'lots'"},
+      {"TAPELAB_PATHS=abc", "", "TAPELAB_PATHS: expected a non-negative integer, got 'abc'"},
+      {"", "--paths abc", "--paths: expected a non-negative integer, got 'abc'"},
+      {"TAPELAB_PATHS=1", "", "TAPELAB_PATHS: need at least 2 paths for a standard error"},
+      {"TAPELAB_CKPT_NODES=0", "", "TAPELAB_CKPT_NODES: expected a positive integer, got '0'"},
+      {"TAPELAB_CKPT_NODES=5", "--ckpt-nodes 0", "--ckpt-nodes: expected a positive integer, got '0'"},
+      {"TAPELAB_SCRATCH_LAYOUT=diagonal", "", "TAPELAB_SCRATCH_LAYOUT: unknown layout 'diagonal' (aos, soa)"},
+  };
+  for (const auto& [env, flags, message] : bad) {
+    const Proc p = sh(price + (flags.empty() ? "" : " " + flags), env);
+    EXPECT_EQ(p.code, 2) << env << " " << flags;
+    EXPECT_EQ(p.err, "tapelab: " + message + "\n") << env << " " << flags;
+  }
+  // plan binds its flags the same way.
+  const std::string plan = "tapelab plan --product asian --steps 12 --strategy uniform --json";
+  const Proc badSeglen = sh(plan, "TAPELAB_SEGLEN=0");
+  EXPECT_EQ(badSeglen.code, 2);
+  EXPECT_EQ(badSeglen.err, "tapelab: TAPELAB_SEGLEN: expected a positive integer, got '0'\n");
+  EXPECT_EQ(sh(plan + " --seglen 10", "TAPELAB_SEGLEN=0").code, 0);
+  const Proc seglen = sh(plan, "TAPELAB_SEGLEN=10");
+  ASSERT_EQ(seglen.code, 0) << seglen.err;
+  const std::string want = sh(plan + " --seglen 10").out;
+  EXPECT_EQ(seglen.out.substr(0, seglen.out.find("plan_seconds")), want.substr(0, want.find("plan_seconds")));
+}
+
+namespace {
+
+// The bits of a price run's JSON: value, stderr, every Greek and its stderr, the segments.
+std::string bits(const std::string& json) {
+  const size_t g = json.find("\"greeks\"");
+  return jsonRaw(json, "value") + " " + jsonRaw(json, "stderr") + " " + jsonRaw(json, "segments") + " " +
+         json.substr(g, json.find("\"kernel_stats\"") - g);
+}
+
+std::vector<std::string> usableCpuServedEngines() {
+  const Proc list = sh("tapelab engines --json");
+  std::vector<std::string> out;
+  for (const char* e : {"reference", "cpu-jit", "vulkan", "opencl"}) {
+    const size_t at = list.out.find(std::string("{\"name\":\"") + e + "\"");
+    if (at == std::string::npos) continue;
+    const std::string obj = list.out.substr(at, list.out.find('}', at) - at + 1);
+    if (jsonRaw(obj, "usable") == "true" && (jsonRaw(obj, "cpu_device") == "true" || std::string(e) == "reference" ||
+                                              std::string(e) == "cpu-jit"))
+      out.push_back(e);
+  }
+  return out;
+}
+
+}  // namespace
+
+// --plan FILE on run, price and compare gives the bits of the strategy that wrote it; a
+// malformed file is one line "tapelab: FILE: field: reason", exit 2.
+TEST_F(Cli, PlanFileOnRunPriceAndCompare) {
+  const std::string plan = tempPath("plan.json"), tape = tempPath("asian.tape");
+  const Proc written = sh("tapelab plan --product asian --steps 24 --checkpoint 4 --out '" + plan + "'");
+  ASSERT_EQ(written.code, 0) << written.err;
+  EXPECT_EQ(written.out.rfind("plan written to " + plan + "\n", 0), 0u) << written.out;
+  ASSERT_EQ(sh("tapelab tape --product asian --steps 24 --out '" + tape + "'").code, 0);
+
+  const std::string same = " --strategy window --checkpoint 4";
+  for (const std::string& cmd : {std::string("tapelab price --product asian --steps 24 --paths 2000 --json"),
+                                 "tapelab run '" + tape + "' --paths 2000 --json"}) {
+    const Proc fromPlan = sh(cmd + " --plan '" + plan + "'");
+    const Proc fromStrategy = sh(cmd + same);
+    ASSERT_EQ(fromPlan.code, 0) << cmd << ": " << fromPlan.err;
+    ASSERT_EQ(fromStrategy.code, 0) << cmd << ": " << fromStrategy.err;
+    EXPECT_EQ(jsonRaw(fromPlan.out, "segments"), "4") << fromPlan.out;
+    EXPECT_EQ(bits(fromPlan.out), bits(fromStrategy.out)) << cmd;
+    // The variable binds the same file.
+    EXPECT_EQ(bits(sh(cmd, "TAPELAB_PLAN='" + plan + "'").out), bits(fromStrategy.out)) << cmd;
+  }
+  const std::string compare =
+      "tapelab compare --product asian --steps 24 --paths 2000 --points 2 --ladders 1 --markets 1 --engines reference --json";
+  const Proc cPlan = sh(compare + " --plan '" + plan + "'");
+  const Proc cStrategy = sh(compare + same);
+  ASSERT_EQ(cPlan.code, 0) << cPlan.err;
+  ASSERT_EQ(cStrategy.code, 0) << cStrategy.err;
+  auto registerRow = [](const std::string& out) {
+    const size_t at = out.find("\"kernel\":\"register\"");
+    return at == std::string::npos ? std::string() : out.substr(at);
+  };
+  ASSERT_FALSE(registerRow(cPlan.out).empty()) << cPlan.out;
+  EXPECT_EQ(jsonRaw(registerRow(cPlan.out), "segments"), "4");
+  EXPECT_EQ(jsonRaw(registerRow(cPlan.out), "identical_to_plain"), "\"yes\"");
+  EXPECT_EQ(bits(registerRow(cPlan.out).substr(registerRow(cPlan.out).find("\"result\""))),
+            bits(registerRow(cStrategy.out).substr(registerRow(cStrategy.out).find("\"result\""))));
+
+  // Malformed files: the file, the field, the reason.
+  const std::string bad = tempPath("bad.json");
+  struct Bad {
+    std::string text, field;
+  };
+  for (const Bad& b : {Bad{"{\"format\": \"tapelab-plan 1\"}", "tape: missing"}, Bad{"{", "(file): not JSON"},
+                       Bad{"{\"format\": \"tapelab-plan 2\"}", "format: 'tapelab-plan 2'"}}) {
+    writeFile(bad, b.text);
+    for (const std::string& cmd : {std::string("tapelab price --product asian --steps 24 --paths 200"),
+                                   "tapelab run '" + tape + "' --paths 200", compare}) {
+      const Proc p = sh(cmd + " --plan '" + bad + "'");
+      EXPECT_EQ(p.code, 2) << cmd << ": " << p.err;
+      expectOneErrorLine(p, cmd);
+      EXPECT_EQ(p.err.rfind("tapelab: " + bad + ": " + b.field, 0), 0u) << p.err;
+    }
+  }
+  const Proc other = sh("tapelab price --product asian --steps 25 --paths 200 --plan '" + plan + "'");
+  EXPECT_EQ(other.code, 2);
+  EXPECT_EQ(other.err.rfind("tapelab: " + plan + ": tape.nodes: ", 0), 0u) << other.err;
+  for (const std::string& f : {plan, tape, bad}) std::remove(f.c_str());
+}
+
+// `tapelab plan --out` then `tapelab price --plan` gives the bits of --strategy window
+// --checkpoint 16 on every CPU-served engine; so does a plan file a Python script writes
+// from `tapelab plan --json` (format, tape, cuts, and one nested segment).
+TEST_F(Cli, PlanFilesFromTapelabAndPythonPriceTheSameOnEveryCpuServedEngine) {
+  const std::string product = "--product asian --steps 12";
+  const std::string fromTapelab = tempPath("window16.json"), fromPython = tempPath("python.json");
+  const std::string script = tempPath("write_plan.py");
+  ASSERT_EQ(sh("tapelab plan " + product + " --checkpoint 16 --out '" + fromTapelab + "'").code, 0);
+  writeFile(script,
+            "import json, sys\n"
+            "d = json.load(sys.stdin)\n"
+            "cuts = d['plan']['cuts']\n"
+            "inner = [None] * (len(cuts) + 1)\n"
+            "if cuts[0] >= 2:\n"
+            "    inner[0] = {'cuts': [cuts[0] // 2]}\n"
+            "tape = {k: d['tape'][k] for k in ('name', 'nodes', 'structure')}\n"
+            "with open(sys.argv[1], 'w') as f:\n"
+            "    json.dump({'format': 'tapelab-plan 1', 'tape': tape, 'cuts': cuts, 'inner': inner}, f)\n");
+  const Proc py = sh("tapelab plan " + product + " --checkpoint 16 --json | python3 '" + script + "' '" + fromPython + "'");
+  ASSERT_EQ(py.code, 0) << py.err;
+  const std::vector<std::string> engines = usableCpuServedEngines();
+  EXPECT_GE(engines.size(), 1u);
+  for (const std::string& e : engines) {
+    const std::string price = "tapelab price " + product + " --paths 1000 --engine " + e + " --json";
+    const Proc want = sh(price + " --strategy window --checkpoint 16");
+    ASSERT_EQ(want.code, 0) << e << ": " << want.err;
+    EXPECT_EQ(jsonRaw(want.out, "segments"), "16") << e;
+    for (const std::string& file : {fromTapelab, fromPython}) {
+      const Proc got = sh(price + " --plan '" + file + "'");
+      ASSERT_EQ(got.code, 0) << e << " " << file << ": " << got.err;
+      EXPECT_EQ(bits(got.out), bits(want.out)) << e << " " << file;
+    }
+    std::printf("%s: --plan from tapelab and from Python equal --strategy window --checkpoint 16\n", e.c_str());
+  }
+  for (const std::string& f : {fromTapelab, fromPython, script}) std::remove(f.c_str());
 }
