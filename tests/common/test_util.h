@@ -8,11 +8,13 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <optional>
 #include <string>
 #include <utility>
 
 #include "engine/engine.h"
+#include "engine/settings.h"
 #include "planner/plan.h"
 #include "planner/strategies.h"
 
@@ -48,6 +50,21 @@ inline std::string engineParamName(const ::testing::TestParamInfo<std::string>& 
   for (char& c : s)
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   return s;
+}
+
+// The caps of the engine `make` makes, or unusable with its exception as the
+// reason: engineCaps' rule (api/registry.cpp), for tests of one backend that
+// make it by its factory rather than through the registry.
+template <class Factory>
+EngineCaps capsOf(Factory make, const EngineSettings& settings) {
+  try {
+    return make(settings)->caps();
+  } catch (const std::exception& ex) {
+    EngineCaps c;
+    c.usable = false;
+    c.reason = ex.what();
+    return c;
+  }
 }
 
 // 17 significant digits: enough to tell any two doubles apart in a failure message.

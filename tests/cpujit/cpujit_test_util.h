@@ -14,8 +14,9 @@
 #include <thread>
 #include <vector>
 
-#include "api/registry.h"
+#include "api/knobs.h"
 #include "engine/engine.h"
+#include "reference/cpujit/cpujit.h"
 #include "tests/common/test_util.h"
 
 namespace cpujit_test {
@@ -41,30 +42,31 @@ inline void useBuildCache() {
 #define CPUJIT_REQUIRE()                                                       \
   do {                                                                         \
     cpujit_test::useBuildCache();                                              \
-    const EngineCaps caps_ = engineCaps(findEngine("cpu-jit"));                \
+    const EngineCaps caps_ =                                                   \
+        testutil::capsOf(makeCpuJitEngine, engineSettingsFromEnvironment());   \
     if (!caps_.usable) GTEST_SKIP() << "cpu-jit not usable: " << caps_.reason; \
   } while (0)
 
 // The engine with the environment's settings (the build cache above), or with `settings`.
-inline std::unique_ptr<Engine> jit() { return makeEngine("cpu-jit"); }
-inline std::unique_ptr<Engine> jit(const EngineSettings& settings) { return makeEngine("cpu-jit", settings); }
+inline std::unique_ptr<Engine> jit() { return makeCpuJitEngine(engineSettingsFromEnvironment()); }
+inline std::unique_ptr<Engine> jit(const EngineSettings& settings) { return makeCpuJitEngine(settings); }
 
 struct Job {
   const Tape* tape;
   KernelOptions options;
 };
 
-// Compiles every job, as many at a time as there are cores (compiles are
-// seconds each; the tests' time is mostly this).
-inline std::vector<std::unique_ptr<Kernel>> compileAll(const std::string& engine, const std::vector<Job>& jobs,
+// Compiles every job on cpu-jit, as many at a time as there are cores
+// (compiles are seconds each; the tests' time is mostly this).
+inline std::vector<std::unique_ptr<Kernel>> compileAll(const std::vector<Job>& jobs,
                                                        const EngineSettings& settings = engineSettingsFromEnvironment()) {
   std::vector<std::unique_ptr<Kernel>> out(jobs.size());
   const size_t width = std::max(1u, std::thread::hardware_concurrency());
   for (size_t lo = 0; lo < jobs.size(); lo += width) {
     std::vector<std::future<std::unique_ptr<Kernel>>> wave;
     for (size_t i = lo; i < std::min(jobs.size(), lo + width); ++i)
-      wave.push_back(std::async(std::launch::async, [&engine, &jobs, &settings, i] {
-        return makeEngine(engine, settings)->compile(*jobs[i].tape, jobs[i].options);
+      wave.push_back(std::async(std::launch::async, [&jobs, &settings, i] {
+        return makeCpuJitEngine(settings)->compile(*jobs[i].tape, jobs[i].options);
       }));
     for (size_t i = 0; i < wave.size(); ++i) out[lo + i] = wave[i].get();
   }

@@ -8,8 +8,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "tests/cpujit/cpujit_test_util.h"
 #include "tape/products/products.h"
+#include "tests/cpujit/cpujit_test_util.h"
 
 using namespace tapelab;
 using namespace cpujit_test;

@@ -7,12 +7,12 @@
 #include <cmath>
 #include <limits>
 
-#include "tests/cpujit/cpujit_test_util.h"
 #include "planner/strategies.h"
 #include "reference/cpujit/probe.h"
 #include "tape/philox.h"
 #include "tape/products/products.h"
 #include "tape/random_tape.h"
+#include "tests/cpujit/cpujit_test_util.h"
 
 using namespace tapelab;
 using namespace cpujit_test;
@@ -50,7 +50,7 @@ void expectRegisterEqualsPlain(const std::vector<std::pair<const Tape*, std::vec
     jobs.push_back({t, plainKernel(p)});
     for (const Plan& plan : plans) jobs.push_back({t, registerKernel(plan, p)});
   }
-  const auto kernels = compileAll("cpu-jit", jobs, settings);
+  const auto kernels = compileAll(jobs, settings);
   size_t j = 0;
   for (const auto& [t, plans] : cases) {
     const RunResult plain = kernels[j++]->run({t->inputDefaults}, paths, seed);
@@ -199,7 +199,7 @@ TEST(CpuJitExact, ValueOnlyMatchesTheGreeksKernelsValue) {
   const Tape t = products::asianCall(60);
   KernelOptions v = plainKernel();
   v.greeks = false;
-  const auto kernels = compileAll("cpu-jit", {{&t, v}, {&t, plainKernel()}});
+  const auto kernels = compileAll({{&t, v}, {&t, plainKernel()}});
   const RunResult a = kernels[0]->run({t.inputDefaults}, 2500, 11);
   const RunResult b = kernels[1]->run({t.inputDefaults}, 2500, 11);
   EXPECT_EQ(a.markets[0].value, b.markets[0].value) << g17(a.markets[0].value) << " vs " << g17(b.markets[0].value);

@@ -7,8 +7,8 @@
 #include <limits>
 #include <random>
 
-#include "tests/cpujit/cpujit_test_util.h"
 #include "reference/cpujit/probe.h"
+#include "tests/cpujit/cpujit_test_util.h"
 
 using namespace tapelab;
 using namespace cpujit_test;

@@ -6,11 +6,12 @@
 #include <cmath>
 
 #include "api/montecarlo.h"
-#include "tests/cpujit/cpujit_test_util.h"
+#include "api/registry.h"
 #include "planner/strategies.h"
 #include "tape/products/products.h"
 #include "tape/random_tape.h"
 #include "tape/recorder.h"
+#include "tests/cpujit/cpujit_test_util.h"
 
 using namespace tapelab;
 using namespace cpujit_test;
@@ -78,7 +79,7 @@ TEST(CpuJitReference, Fp64AgreesWithMultiprecision) {
   reg.kind = KernelKind::Register;
   reg.plan = makeStrategyPlan("window", tapes[0], {8, 0});
   jobs.push_back({&tapes[0], reg});
-  const auto kernels = compileAll("cpu-jit", jobs);
+  const auto kernels = compileAll(jobs);
   for (size_t i = 0; i < jobs.size(); ++i) {
     const Tape& t = *jobs[i].tape;
     const uint64_t paths = 300, seed = 42;
@@ -103,7 +104,7 @@ TEST(CpuJitReference, Fp32AgreesWithDoubleWithinFloatRounding) {
   f32.precision = Precision::F32;
   for (const Tape& t : tapes) jobs.push_back({&t, f32});
   for (const Tape& t : tapes) jobs.push_back({&t, KernelOptions{}});
-  const auto kernels = compileAll("cpu-jit", jobs);
+  const auto kernels = compileAll(jobs);
   for (size_t i = 0; i < tapes.size(); ++i) {
     const Tape& t = tapes[i];
     const RunResult f = kernels[i]->run({t.inputDefaults}, 2000, 5);

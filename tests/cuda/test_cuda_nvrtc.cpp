@@ -11,13 +11,14 @@
 #include <filesystem>
 #include <fstream>
 
-#include "api/registry.h"
+#include "api/knobs.h"
 #include "gpu/codegen/emit.h"
 #include "gpu/cuda/cuda.h"
 #include "gpu/cuda/nvrtc.h"
 #include "planner/strategies.h"
 #include "tape/products/products.h"
 #include "tape/random_tape.h"
+#include "tests/common/reference_engines.h"
 #include "tests/common/test_util.h"
 
 using namespace tapelab;
@@ -77,9 +78,7 @@ TEST(CudaNvrtc, EveryKernelKindCompilesToPtxForSm90) {
 
 TEST(CudaNvrtc, EngineCompilesWithPtxasStatistics) {
   REQUIRE_NVRTC();
-  const EngineEntry& entry = findEngine("cuda");
-  ASSERT_TRUE(entry.make) << entry.notBuiltReason;
-  auto engine = entry.make(engineSettingsFromEnvironment());
+  auto engine = makeCudaEngine(engineSettingsFromEnvironment());
   const EngineCaps caps = engine->caps();
   EXPECT_TRUE(caps.usable || caps.compileOnly) << caps.reason;
   EXPECT_EQ(caps.defaultPrecision, Precision::F32);
@@ -133,7 +132,7 @@ TEST(CudaNvrtc, CompileErrorCarriesTheLog) {
 
 TEST(CudaNvrtc, DumpsTheSource) {
   REQUIRE_NVRTC();
-  auto engine = makeEngine("cuda");
+  auto engine = makeCudaEngine(engineSettingsFromEnvironment());
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("tapelab-cuda-dump-" + std::to_string(::getpid()));
   const Tape t = products::asianCall(8);
   KernelOptions o = optionsFor(t, KernelKind::Scratch, 20, ScratchLayout::AoS);
@@ -148,7 +147,7 @@ TEST(CudaNvrtc, DumpsTheSource) {
 
 TEST(CudaEngine, CompileOnlyWithoutDriverSaysWhy) {
   REQUIRE_NVRTC();
-  auto engine = makeEngine("cuda");
+  auto engine = makeCudaEngine(engineSettingsFromEnvironment());
   const EngineCaps caps = engine->caps();
   if (caps.usable) GTEST_SKIP() << "a CUDA device is here: " << caps.reason;
   EXPECT_TRUE(caps.compileOnly);
@@ -161,7 +160,7 @@ TEST(CudaEngine, CompileOnlyWithoutDriverSaysWhy) {
 class CudaRun : public ::testing::Test {
  protected:
   void SetUp() override {
-    engine_ = makeEngine("cuda");
+    engine_ = makeCudaEngine(engineSettingsFromEnvironment());
     const EngineCaps caps = engine_->caps();
     if (!caps.usable) GTEST_SKIP() << "cuda cannot run here: " << caps.reason;
   }
@@ -178,7 +177,7 @@ TEST_F(CudaRun, Asian120AllKindsBitExact) {
       expectSameBits(plain, engine_->compile(t, optionsFor(t, KernelKind::Scratch, len, l))->run(in, kPaths, kSeed),
                      std::string("scratch ") + toString(l) + " " + std::to_string(len));
   // Agreement with the double reference: the fp32 tolerance of test_opencl_kernels.cpp.
-  const RunResult ref = makeEngine("reference")->compile(t, optionsFor(t, KernelKind::Plain))->run(in, 4000, kSeed);
+  const RunResult ref = testutil::makeReference("reference")->compile(t, optionsFor(t, KernelKind::Plain))->run(in, 4000, kSeed);
   const RunResult few = engine_->compile(t, optionsFor(t, KernelKind::Plain))->run(in, 4000, kSeed);
   EXPECT_NEAR(few.markets[0].value, ref.markets[0].value, 1e-4 * std::abs(ref.markets[0].value));
   for (size_t k = 0; k < ref.markets[0].greeks.size(); ++k)

@@ -5,16 +5,16 @@
 #include <filesystem>
 #include <fstream>
 
-#include "api/registry.h"
+#include "api/knobs.h"
+#include "gpu/hip/hip.h"
 #include "planner/strategies.h"
 #include "tape/products/products.h"
+#include "tests/common/test_util.h"
 
 using namespace tapelab;
 
 TEST(HipEngine, SaysWhyItCannotRun) {
-  const EngineEntry& entry = findEngine("hip");
-  ASSERT_TRUE(entry.make) << entry.notBuiltReason;
-  const EngineCaps caps = engineCaps(entry);
+  const EngineCaps caps = testutil::capsOf(makeHipEngine, engineSettingsFromEnvironment());
   EXPECT_FALSE(caps.usable) << "no AMD GPU is available to the project";
   EXPECT_NE(caps.reason.find("no AMD GPU"), std::string::npos) << caps.reason;
   if (!caps.compileOnly) {
@@ -23,7 +23,7 @@ TEST(HipEngine, SaysWhyItCannotRun) {
 }
 
 TEST(HipEngine, EmitsTheSourceAndCompilesWhereHipRtcExists) {
-  auto engine = makeEngine("hip");
+  auto engine = makeHipEngine(engineSettingsFromEnvironment());
   const bool compiles = engine->caps().compileOnly;
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("tapelab-hip-dump-" + std::to_string(::getpid()));
   const Tape t = products::asianCall(8);

@@ -9,11 +9,13 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "api/registry.h"
+#include "api/knobs.h"
 #include "gpu/codegen/emit.h"
+#include "gpu/opencl/opencl.h"
 #include "planner/strategies.h"
 #include "tape/products/products.h"
 #include "tape/random_tape.h"
+#include "tests/common/reference_engines.h"
 #include "tests/common/test_util.h"
 
 using namespace tapelab;
@@ -31,9 +33,8 @@ Engine* openclEngine(std::string* why) {
   static bool tried = false;
   if (!tried) {
     tried = true;
-    const EngineEntry& e = findEngine("opencl");
-    const EngineCaps caps = engineCaps(e);
-    if (caps.usable) engine = e.make(engineSettingsFromEnvironment());
+    const EngineCaps caps = testutil::capsOf(makeOpenCLEngine, engineSettingsFromEnvironment());
+    if (caps.usable) engine = makeOpenCLEngine(engineSettingsFromEnvironment());
     else reason = caps.reason;
   }
   *why = reason;
@@ -178,7 +179,7 @@ TEST(OpenCLKernels, AgreesWithReferenceWithinFp32Tolerance) {
   // show here as a failure, not be hidden by the tolerance.
   const Tape tape = products::asianCall(120);
   const std::vector<std::vector<double>> in{tape.inputDefaults};
-  const RunResult ref = makeEngine("reference")->compile(tape, optionsFor(tape, KernelKind::Plain))->run(in, kPaths, kSeed);
+  const RunResult ref = testutil::makeReference("reference")->compile(tape, optionsFor(tape, KernelKind::Plain))->run(in, kPaths, kSeed);
   for (KernelKind kind : {KernelKind::Plain, KernelKind::Scratch}) {
     const RunResult got = runOne(*engine, tape, optionsFor(tape, kind, 100), in);
     const MarketResult& r = ref.markets[0];
@@ -205,7 +206,7 @@ TEST(OpenCLKernels, Fp64WhereTheDeviceHasIt) {
   const std::vector<std::vector<double>> in{tape.inputDefaults};
   const RunResult a = runOne(*engine, tape, plain, in);
   expectSameBits(a, runOne(*engine, tape, scratch, in), "fp64 scratch");
-  const RunResult ref = makeEngine("reference")->compile(tape, plain)->run(in, kPaths, kSeed);
+  const RunResult ref = testutil::makeReference("reference")->compile(tape, plain)->run(in, kPaths, kSeed);
   // Same tree in double on both sides; only the sum order differs.
   EXPECT_NEAR(a.markets[0].value, ref.markets[0].value, 1e-12 * std::abs(ref.markets[0].value));
 }

@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <string>
 
-#include "api/registry.h"
 #include "planner/strategies.h"
+#include "tests/common/reference_engines.h"
 #include "tests/planner/planner_test_tapes.h"
 
 using namespace tapelab;
@@ -35,7 +35,7 @@ void expectSame(const RunResult& plain, const RunResult& cut, const std::string&
 }
 
 void checkEveryStrategy(const std::string& engineName, const Tape& t, uint64_t paths) {
-  auto engine = makeEngine(engineName);
+  auto engine = testutil::makeReference(engineName);
   ASSERT_TRUE(engine);
   KernelOptions plain;
   plain.precision = engineName == "reference-f32" ? Precision::F32 : Precision::F64;

@@ -5,12 +5,12 @@
 
 #include <random>
 
-#include "api/registry.h"
 #include "planner/metrics.h"
 #include "planner/nested.h"
 #include "planner/schedule.h"
 #include "tape/products/products.h"
 #include "tape/random_tape.h"
+#include "tests/common/reference_engines.h"
 #include "tests/common/test_util.h"
 
 namespace tapelab {
@@ -54,7 +54,7 @@ RunResult runOn(const std::string& engine, const Tape& t, const Plan* plan, Prec
   o.precision = p;
   o.kind = plan ? KernelKind::Register : KernelKind::Plain;
   o.plan = plan ? *plan : plainPlan(t);
-  return makeEngine(engine)->compile(t, o)->run({t.inputDefaults}, 2000, 11);
+  return testutil::makeReference(engine)->compile(t, o)->run({t.inputDefaults}, 2000, 11);
 }
 
 void expectPlainBits(const Tape& t, const Plan& plan, const std::string& what) {

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "api/montecarlo.h"
 #include "reference/interpreter.h"
 #include "tape/op.h"
 #include "tape/philox.h"
 #include "tape/tape.h"
+#include "tests/common/reference_engines.h"
 #include "tests/common/test_util.h"
 
 using namespace tapelab;
@@ -21,6 +21,8 @@ using namespace tapelab;
 namespace {
 
 using testutil::g17;
+using testutil::PlainRun;
+using testutil::runPlainOnReference;
 
 // inputs x (and y for a binary op); node = op(x[, y]); output = node.
 Tape oneOpTape(Op op) {
@@ -44,9 +46,7 @@ struct Eval {
 // The reference engine ("reference", double) on 2 paths: a tape without draws
 // gives the same value on every path, so the mean is that value exactly.
 Eval onReference(const Tape& t, const std::vector<double>& in) {
-  MonteCarlo mc = MonteCarlo::of(t).on("reference");
-  for (int k = 0; k < t.numInputs(); ++k) mc.set(t.inputNames[k], in[k]);
-  const Result r = mc.build().run(2, 7);
+  const PlainRun r = runPlainOnReference(t, 2, 7, in);
   return {r.price(), r.run.markets[0].greeks};
 }
 
@@ -258,7 +258,7 @@ TEST(Ops, RandnLeafIsTheDrawOfPhilox) {
       EXPECT_EQ(out.value, draw * 1.75);
     }
     // Through the engine, 2 paths: the mean of the two draws.
-    const Result r = MonteCarlo::of(t).on("reference").set("x", 1.75).build().run(2, seed);
+    const PlainRun r = runPlainOnReference(t, 2, seed, {1.75});
     const double z0 = drawNormal<double>(seed, 0, k), z1 = drawNormal<double>(seed, 1, k);
     EXPECT_EQ(r.greek("x"), (z0 + z1) / 2) << "k " << k;
     EXPECT_EQ(r.price(), (z0 * 1.75 + z1 * 1.75) / 2) << "k " << k;
@@ -287,9 +287,7 @@ TEST(Ops, AdjointsAgreeAcrossReferencePrecisions) {
     for (const std::vector<double>& in : smoothPoints().at(o.op)) {
       const Eval d = onReference(t, in);
       for (const char* engine : {"reference-f32", "reference-mp"}) {
-        MonteCarlo mc = MonteCarlo::of(t).on(engine);
-        for (int k = 0; k < t.numInputs(); ++k) mc.set(t.inputNames[k], in[k]);
-        const Result r = mc.build().run(2, 7);
+        const PlainRun r = runPlainOnReference(t, 2, 7, in, engine);
         // f32: inputs are rounded to float (relative 6e-8) and each op rounds once more.
         const double tol = std::string(engine) == "reference-f32" ? 1e-6 : 1e-15;
         EXPECT_NEAR(r.price(), d.value, tol * std::max(1.0, std::fabs(d.value))) << engine << " " << o.name;

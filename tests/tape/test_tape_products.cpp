@@ -7,9 +7,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "api/montecarlo.h"
 #include "tape/products/products.h"
 #include "tape/tape.h"
+#include "tests/common/reference_engines.h"
 #include "tests/common/test_util.h"
 
 using namespace tapelab;
@@ -17,6 +17,8 @@ using namespace tapelab;
 namespace {
 
 using testutil::g17;
+using testutil::PlainRun;
+using testutil::runPlainOnReference;
 
 void expectNode(const Tape& t, int32_t i, Op op, int32_t a = -1, int32_t b = -1) {
   ASSERT_LT(i, t.size());
@@ -120,8 +122,8 @@ TEST(Products, BasketIsValidWithTwoMPlusThreeInputs) {
 // European (its extra nodes multiply by exactly 1): equal value, and Greeks
 // equal up to the order in which shared adjoints are summed.
 TEST(Products, OneAssetBasketIsTheEuropean) {
-  const Result eu = MonteCarlo::of(products::europeanCall(8)).on("reference").build().run(3000, 11);
-  const Result bk = MonteCarlo::of(products::basketCall(1, 8)).on("reference").build().run(3000, 11);
+  const PlainRun eu = runPlainOnReference(products::europeanCall(8), 3000, 11);
+  const PlainRun bk = runPlainOnReference(products::basketCall(1, 8), 3000, 11);
   EXPECT_EQ(bk.price(), eu.price());
   for (const auto& [b, e] : {std::pair<const char*, const char*>{"spot1", "spot"}, {"strike", "strike"},
                             {"vol1", "vol"}, {"rate", "rate"}, {"maturity", "maturity"}})
@@ -156,7 +158,7 @@ BlackScholes blackScholesCall(const EquityMarket& m) {
 // few steps suffice; only Monte-Carlo noise (and Acklam's 1e-9 quantile error)
 // separates the estimate from the closed form.
 void expectBlackScholes(const EquityMarket& m, uint64_t paths, uint64_t seed) {
-  const Result r = MonteCarlo::of(products::europeanCall(4, m)).on("reference").build().run(paths, seed);
+  const PlainRun r = runPlainOnReference(products::europeanCall(4, m), paths, seed);
   const BlackScholes bs = blackScholesCall(m);
   const struct {
     const char* what;

@@ -16,12 +16,14 @@
 #include <map>
 #include <random>
 
-#include "api/registry.h"
+#include "api/knobs.h"
+#include "gpu/vulkan/vulkan.h"
 #include "planner/strategies.h"
 #include "reference/interpreter.h"
 #include "tape/philox.h"
 #include "tape/products/products.h"
 #include "tape/recorder.h"
+#include "tests/common/reference_engines.h"
 #include "tests/common/test_util.h"
 
 using namespace tapelab;
@@ -38,7 +40,7 @@ Engine* vulkanEngine(std::string* why) {
   static bool tried = false;
   if (!tried) {
     tried = true;
-    engine = makeEngine("vulkan");
+    engine = makeVulkanEngine(engineSettingsFromEnvironment());
     const EngineCaps caps = engine->caps();
     if (!caps.usable) {
       reason = caps.reason;
@@ -111,7 +113,7 @@ void expectNearReference(const RunResult& ref, const RunResult& gpu, const std::
 RunResult reference(const Tape& t, const std::vector<std::vector<double>>& inputs, uint64_t paths, uint64_t seed) {
   KernelOptions o;
   o.precision = Precision::F64;
-  return makeEngine("reference")->compile(t, o)->run(inputs, paths, seed);
+  return testutil::makeReference("reference")->compile(t, o)->run(inputs, paths, seed);
 }
 
 // A random tape that uses every op and stays finite: values kept in about
@@ -331,7 +333,7 @@ TEST(VulkanPaths, CountsThatAreNotMultiplesOfTheBlock) {
   Kernel& k = kernel(engine, "draw", t, options(KernelKind::Plain));
   KernelOptions f32;
   f32.precision = Precision::F32;
-  std::unique_ptr<Kernel> ref = makeEngine("reference-f32")->compile(t, f32);
+  std::unique_ptr<Kernel> ref = testutil::makeReference("reference-f32")->compile(t, f32);
   for (uint64_t paths : {1, 2, 63, 64, 65, 255, 256, 257, 1000, 3001}) {
     const RunResult gpu = k.run({{1.0}}, paths, kSeed);
     const RunResult cpu = ref->run({{1.0}}, paths, kSeed);
@@ -413,7 +415,7 @@ TEST(VulkanEngine, CapsAndUnknownDevice) {
   EXPECT_FALSE(caps.reason.empty());
   EngineSettings nowhere = engineSettingsFromEnvironment();
   nowhere.vulkan.device = "no-such-device-anywhere";
-  const EngineCaps none = makeEngine("vulkan", nowhere)->caps();
+  const EngineCaps none = makeVulkanEngine(nowhere)->caps();
   EXPECT_FALSE(none.usable);
   EXPECT_NE(none.reason.find("TAPELAB_VULKAN_DEVICE"), std::string::npos) << none.reason;
   // No driver for the loader: unusable, with the reason.
@@ -421,13 +423,13 @@ TEST(VulkanEngine, CapsAndUnknownDevice) {
   {
     ScopedEnv icd("VK_ICD_FILENAMES", "/nonexistent/tapelab-icd.json");
     ScopedEnv driver("VK_DRIVER_FILES", "/nonexistent/tapelab-icd.json");
-    noDriver = makeEngine("vulkan")->caps();  // the loader's variables are part of the device's key
+    noDriver = makeVulkanEngine(engineSettingsFromEnvironment())->caps();  // the loader's variables are part of the device's key
   }
   EXPECT_FALSE(noDriver.usable);
   EXPECT_NE(noDriver.reason.find("vulkan:"), std::string::npos) << noDriver.reason;
   EngineSettings first = engineSettingsFromEnvironment();
   first.vulkan.device = "0";
-  EXPECT_TRUE(makeEngine("vulkan", first)->caps().usable);
+  EXPECT_TRUE(makeVulkanEngine(first)->caps().usable);
   KernelOptions f64 = options(KernelKind::Plain);
   f64.precision = Precision::F64;
   EXPECT_THROW(engine->compile(asian120(), f64), std::invalid_argument);
@@ -440,7 +442,7 @@ TEST(VulkanEngine, DumpAndSpirvCache) {
   std::filesystem::remove_all(dir);
   EngineSettings settings = engineSettingsFromEnvironment();
   settings.cacheDir = (dir / "cache").string();
-  auto fresh = [&] { return makeEngine("vulkan", settings); };
+  auto fresh = [&] { return makeVulkanEngine(settings); };
   Recorder rec;
   Var x = rec.input("x", 2.0);
   rec.output(exp(x * rec.randn(3)) * 1.5);
