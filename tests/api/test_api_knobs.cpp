@@ -1,9 +1,12 @@
 // The knobs (api/knobs.h): every TAPELAB_* variable reaches its field of
 // RunConfig, KernelKnobs or EngineSettings through the one table, a bad value
 // is a one-line error naming the variable; and the layers keep to themselves:
-// no library reads the environment, no include runs upward.
+// no library reads the environment, no include runs upward, and a test
+// includes only what its folder's CMakeLists links.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -196,7 +199,7 @@ int layerOf(const std::string& path, std::string* group) {
 std::vector<fs::path> sources(const fs::path& root) {
   std::vector<fs::path> out;
   for (const char* dir : {"util", "tape", "planner", "engine", "reference", "gpu", "api", "cli", "experiments",
-                          "properties", "bench"})
+                          "properties", "bench", "tests"})
     for (const auto& e : fs::recursive_directory_iterator(root / dir))
       if (e.path().extension() == ".cpp" || e.path().extension() == ".h") out.push_back(e.path());
   return out;
@@ -240,4 +243,147 @@ TEST(ApiLayers, NoIncludeRunsUpwardAndOnlyTheKnobsReadTheEnvironment) {
     }
   }
   EXPECT_GT(checked, 100);
+}
+
+// ------------------------------------------------------------------ tests
+
+namespace {
+
+std::string fileText(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The library targets of the source tree, read from the folders' CMakeLists.txt:
+// which targets each links, and whose a header is (the target that compiles the
+// .cpp of the same name, else every target of the header's folder).
+struct Libraries {
+  std::map<std::string, std::set<std::string>> links;
+  std::map<std::string, std::string> ownerOfSource;          // "api/knobs.cpp" -> "tapelab_knobs"
+  std::map<std::string, std::set<std::string>> inFolder;     // "api/" -> {"tapelab_api", "tapelab_knobs"}
+
+  std::set<std::string> owners(const std::string& header) const {
+    const std::string source = header.substr(0, header.rfind('.')) + ".cpp";
+    if (ownerOfSource.count(source)) return {ownerOfSource.at(source)};
+    std::string folder;  // the longest library folder the header is in
+    for (const auto& [dir, names] : inFolder)
+      if (header.rfind(dir, 0) == 0 && dir.size() > folder.size()) folder = dir;
+    return folder.empty() ? std::set<std::string>{} : inFolder.at(folder);
+  }
+};
+
+Libraries readLibraries(const fs::path& root) {
+  Libraries libs;
+  const std::regex addLibrary(R"(add_library\((tapelab_\w+)([^)]*)\))");
+  const std::regex linkLibraries(R"(target_link_libraries\((tapelab_\w+)([^)]*)\))");
+  const std::regex target(R"(tapelab_\w+)");
+  const std::regex source(R"([\w/]+\.cpp)");
+  const std::sregex_iterator end;
+  for (const char* dir : {"util", "tape", "planner", "engine", "reference", "gpu", "api"})
+    for (const auto& e : fs::recursive_directory_iterator(root / dir)) {
+      if (e.path().filename() != "CMakeLists.txt") continue;
+      const std::string text = fileText(e.path());
+      const std::string folder = fs::relative(e.path().parent_path(), root).generic_string() + "/";
+      for (std::sregex_iterator m(text.begin(), text.end(), addLibrary); m != end; ++m) {
+        libs.inFolder[folder].insert((*m)[1]);
+        const std::string args = (*m)[2];
+        for (std::sregex_iterator s(args.begin(), args.end(), source); s != end; ++s) libs.ownerOfSource[folder + s->str()] = (*m)[1];
+      }
+      for (std::sregex_iterator m(text.begin(), text.end(), linkLibraries); m != end; ++m) {
+        const std::string args = (*m)[2];
+        for (std::sregex_iterator t(args.begin(), args.end(), target); t != end; ++t) libs.links[(*m)[1]].insert(t->str());
+      }
+    }
+  return libs;
+}
+
+// The arguments of every `call(...)` in `text`, quoted words kept whole.
+std::vector<std::vector<std::string>> callArguments(const std::string& text, const std::string& call) {
+  std::vector<std::vector<std::string>> calls;
+  for (size_t at = text.find(call + "("); at != std::string::npos; at = text.find(call + "(", at + 1)) {
+    std::vector<std::string> words(1);
+    bool quoted = false;
+    for (size_t i = at + call.size() + 1; i < text.size() && (quoted || text[i] != ')'); ++i) {
+      const char c = text[i];
+      if (c == '"') quoted = !quoted;
+      else if (!quoted && std::isspace(static_cast<unsigned char>(c))) {
+        if (!words.back().empty()) words.emplace_back();
+      } else words.back() += c;
+    }
+    if (words.back().empty()) words.pop_back();
+    calls.push_back(words);
+  }
+  return calls;
+}
+
+// tests/<component>/'s files and the libraries their tapelab_tests() call links;
+// a helper header in the folder gets what the folder's calls link together.
+std::map<std::string, std::set<std::string>> testLibraries(const fs::path& root) {
+  std::map<std::string, std::set<std::string>> out;
+  for (const auto& dir : fs::directory_iterator(root / "tests")) {
+    if (!fs::exists(dir.path() / "CMakeLists.txt")) continue;
+    const std::string folder = "tests/" + dir.path().filename().string() + "/";
+    std::set<std::string> folderLibs;
+    for (const auto& words : callArguments(fileText(dir.path() / "CMakeLists.txt"), "tapelab_tests")) {
+      std::string keyword;
+      std::set<std::string> libs;
+      std::vector<std::string> sources;
+      for (const std::string& w : words) {
+        if (std::all_of(w.begin(), w.end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)) || c == '_'; })) keyword = w;
+        else if (keyword == "LIBRARIES") libs.insert(w);
+        else if (keyword == "SOURCES") sources.push_back(w);
+      }
+      for (const std::string& s : sources) out[folder + s] = libs;
+      folderLibs.insert(libs.begin(), libs.end());
+    }
+    for (const auto& e : fs::directory_iterator(dir.path()))
+      if (e.path().extension() == ".h") out[folder + e.path().filename().string()] = folderLibs;
+  }
+  return out;
+}
+
+}  // namespace
+
+// A test includes the headers of the libraries its folder's CMakeLists links
+// (and what those link), tests/common/ and its own folder: nothing it would
+// reach only through a library it does not name.
+TEST(ApiLayers, TestsIncludeOnlyWhatTheirCMakeLinks) {
+  const fs::path root = TAPELAB_SOURCE_DIR;
+  const Libraries libs = readLibraries(root);
+  ASSERT_EQ(libs.owners("api/knobs.h"), std::set<std::string>{"tapelab_knobs"});
+  ASSERT_EQ(libs.owners("gpu/host/dispatch.h"), std::set<std::string>{"tapelab_gpu_host"});
+  const std::regex include(R"(^\s*#\s*include\s+"([^"]+)\")");
+  int checked = 0;
+  for (const auto& [file, linked] : testLibraries(root)) {
+    const std::string folder = file.substr(0, file.rfind('/') + 1);
+    std::set<std::string> reach(linked.begin(), linked.end());
+    for (std::vector<std::string> todo(linked.begin(), linked.end()); !todo.empty();) {
+      const std::string t = todo.back();
+      todo.pop_back();
+      if (libs.links.count(t))
+        for (const std::string& dep : libs.links.at(t))
+          if (reach.insert(dep).second) todo.push_back(dep);
+    }
+    std::ifstream in(root / file);
+    ASSERT_TRUE(in) << file << " is registered but missing";
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n) {
+      std::smatch m;
+      if (!std::regex_search(line, m, include)) continue;
+      const std::string target = m[1];
+      const std::string where = file + ":" + std::to_string(n) + ": includes " + target;
+      if (target.rfind("tests/", 0) == 0) {
+        EXPECT_TRUE(target.rfind("tests/common/", 0) == 0 || target.rfind(folder, 0) == 0) << where << " (another component's test)";
+        continue;
+      }
+      const std::set<std::string> owners = libs.owners(target);
+      if (owners.empty()) continue;  // a system or generated header
+      ++checked;
+      EXPECT_TRUE(std::any_of(owners.begin(), owners.end(), [&](const std::string& o) { return reach.count(o) > 0; }))
+          << where << ", of " << *owners.begin() << ", which its tapelab_tests() call does not link";
+    }
+  }
+  EXPECT_GT(checked, 50);
 }
