@@ -23,7 +23,7 @@ inline std::unique_ptr<Engine> makeReference(const std::string& name, const Engi
   throw std::invalid_argument("not a reference engine: '" + name + "'");
 }
 
-// What the tests read of api/montecarlo.h's Result.
+// The part of api/montecarlo.h's Result the tests read, without linking the front door.
 struct PlainRun {
   std::vector<std::string> inputNames;
   RunResult run;
@@ -41,7 +41,7 @@ struct PlainRun {
 };
 
 // MonteCarlo::of(tape).on(engine).build().run(paths, seed) with the default
-// RunConfig on a tape below automatic checkpointing's 768 nodes: the plain
+// RunConfig on a tape below automatic checkpointing's 768 nodes (its ckptNodes): the plain
 // kernel with Greeks in the engine's own precision (api/montecarlo.cpp's
 // resolveKernel). `inputs` empty: the tape's defaults.
 inline PlainRun runPlainOnReference(const Tape& tape, uint64_t paths, uint64_t seed, std::vector<double> inputs = {},
