@@ -10,7 +10,7 @@
 //            the snapshots the primal sweep takes are free and every step is
 //            recomputed once more before its adjoint runs; revolveCost is the
 //            optimum under exactly that rule (checked against a brute-force
-//            search over every schedule in tests/test_planner_revolve.cpp).
+//            search over every schedule in tests/planner/test_planner_revolve.cpp).
 // two-level  window cuts at the top level (`segments`), then each segment cut
 //            again by window into `innerSegments` (default 4) sub-segments, each
 //            reversed from its own bookmark: two recomputes per node, a smaller

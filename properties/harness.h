@@ -26,7 +26,7 @@
 
 #include "api/registry.h"
 #include "engine/engine.h"
-#include "tests/test_util.h"
+#include "tests/common/test_util.h"
 #include "tape/tape.h"
 
 namespace tapelab {

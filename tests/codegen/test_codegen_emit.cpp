@@ -1,0 +1,416 @@
+// The GPU emitter (gpu/codegen): golden kernels for a small tape in every
+// dialect (TAPELAB_UPDATE_GOLDEN=1 rewrites them), the op table's spelling
+// used for every op, exact literals, and the host half of the ABI (dispatch
+// split, double reduction of partials).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "gpu/codegen/emit.h"
+#include "gpu/host/compile.h"
+#include "gpu/host/dispatch.h"
+#include "planner/strategies.h"
+#include "tape/recorder.h"
+#include "tape/spell.h"
+#include "tests/common/test_util.h"
+
+using namespace tapelab;
+
+namespace {
+
+// Every op, two inputs, two draws: 25 nodes.
+Tape smallTape() {
+  Recorder rec;
+  Var x = rec.input("x", 1.25), y = rec.input("y", 0.75);
+  Var z0 = rec.randn(0), z1 = rec.randn(1);
+  Var a = exp(x * z0 * 0.5) + sqrt(y);
+  Var b = log(a) - y / x;
+  Var c = max(b, -a) * min(z1, y);
+  Var e = abs(-c) + x;
+  rec.output(e * a);
+  Tape t = rec.finish();
+  t.name = "golden-small";
+  return t;
+}
+
+std::string readText(const std::filesystem::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+struct GoldenCase {
+  const char* file;
+  const char* dialect;
+  KernelKind kind;
+  int markets;
+  ScratchLayout layout;
+};
+
+}  // namespace
+
+TEST(CodegenGolden, SmallTapeInEveryDialect) {
+  const Tape t = smallTape();
+  const Plan plan = makePlan(t, {0, 9, 17, t.size()}, "golden");
+  const GoldenCase cases[] = {
+      {"small.plain.glsl", "glsl", KernelKind::Plain, 1, ScratchLayout::SoA},
+      {"small.register.glsl", "glsl", KernelKind::Register, 1, ScratchLayout::SoA},
+      {"small.register-2markets.glsl", "glsl", KernelKind::Register, 2, ScratchLayout::SoA},
+      {"small.register.cl", "opencl", KernelKind::Register, 1, ScratchLayout::SoA},
+      {"small.scratch-soa.cl", "opencl", KernelKind::Scratch, 1, ScratchLayout::SoA},
+      {"small.register.cu", "cuda", KernelKind::Register, 1, ScratchLayout::SoA},
+      {"small.scratch-aos.cu", "cuda", KernelKind::Scratch, 1, ScratchLayout::AoS},
+      {"small.plain.hip", "hip", KernelKind::Plain, 1, ScratchLayout::SoA},
+  };
+  // The source tree's golden files; a copied binary (the H200 runs) finds
+  // them relative to the working directory instead.
+  std::filesystem::path dir = std::filesystem::path(TAPELAB_SOURCE_DIR) / "tests" / "golden";
+  if (!std::filesystem::exists(dir) && std::filesystem::exists("tests/golden")) dir = "tests/golden";
+  const bool update = std::getenv("TAPELAB_UPDATE_GOLDEN") && std::string(std::getenv("TAPELAB_UPDATE_GOLDEN")) == "1";
+  for (const GoldenCase& c : cases) {
+    KernelOptions o;
+    o.precision = Precision::F32;
+    o.kind = c.kind;
+    o.plan = plan;
+    o.markets = c.markets;
+    o.layout = c.layout;
+    const std::string source = emitKernel(t, o, dialectByName(c.dialect)).source;
+    const std::filesystem::path path = dir / c.file;
+    if (update) {
+      std::filesystem::create_directories(dir);
+      std::ofstream(path, std::ios::binary) << source;
+      continue;
+    }
+    ASSERT_TRUE(std::filesystem::exists(path)) << path << " missing: run with TAPELAB_UPDATE_GOLDEN=1";
+    EXPECT_EQ(source, readText(path)) << c.file << " differs from the generated kernel; if the change is "
+                                      << "intended, regenerate with TAPELAB_UPDATE_GOLDEN=1 and review the diff";
+  }
+}
+
+// The forward and adjoint lines of every op are ops.def's expressions with the
+// dialect's names substituted, nothing hand-written.
+TEST(CodegenSpelling, EveryOpUsesTheOpTable) {
+  for (const Dialect* d : {&glslDialect(), &openclDialect(), &cudaDialect(), &hipDialect()}) {
+    for (const OpInfo& op : kOps) {
+      if (op.arity == 0) continue;
+      Recorder rec;
+      Var x = rec.input("x", 1.5), y = rec.input("y", 0.5);
+      rec.output(op.arity == 2 ? rec.binary(op.op, x, y) : rec.unary(op.op, x));
+      const Tape t = rec.finish();
+      KernelOptions o;
+      o.precision = Precision::F32;
+      const std::string src = emitKernel(t, o, *d).source;
+      // Fenced ops read their arguments through tl_opq and fence their result.
+      const std::string key = d->paramPrefix + std::string("zero");
+      auto opq = [&](const std::string& x, bool on) { return on ? "tl_opq(" + x + ", " + key + ")" : x; };
+      auto renameFenced = [&](std::string_view id, bool fenced) -> std::string {
+        if (id == "a") return opq("v0", fenced);
+        if (id == "b") return opq("v1", fenced);
+        if (id == "r") return "v2";
+        if (id == "d") return "d2";
+        if (id == "zero") return spellLiteral(0.0, Precision::F32, *d);
+        return d->function(Precision::F32, id);
+      };
+      auto rename = [&](std::string_view expr) { return spellFenced(expr, op.op, renameFenced); };
+      const std::string fwd = "v2 = " + opq(rename(op.forward), fencedResult(op.op)) + ";";
+      const std::string toA = "d0 += " + rename(op.adjointA) + ";";
+      EXPECT_NE(src.find(fwd), std::string::npos) << d->name << " " << op.name << ": no line " << fwd;
+      EXPECT_NE(src.find(toA), std::string::npos) << d->name << " " << op.name << ": no line " << toA;
+      if (op.arity == 2) {
+        const std::string toB = "d1 += " + rename(op.adjointB) + ";";
+        EXPECT_NE(src.find(toB), std::string::npos) << d->name << " " << op.name << ": no line " << toB;
+        EXPECT_LT(src.find(toA), src.find(toB)) << "contribution to a comes before b";
+      }
+    }
+  }
+}
+
+TEST(CodegenSpelling, DialectsDifferOnlyInTheirTable) {
+  const Tape t = smallTape();
+  KernelOptions o;
+  o.precision = Precision::F32;
+  const std::string glsl = emitKernel(t, o, glslDialect()).source;
+  const std::string cl = emitKernel(t, o, openclDialect()).source;
+  const std::string cu = emitKernel(t, o, cudaDialect()).source;
+  EXPECT_NE(glsl.find("precise float"), std::string::npos);
+  EXPECT_NE(glsl.find("umulExtended"), std::string::npos);
+  EXPECT_EQ(cl.rfind("#pragma OPENCL FP_CONTRACT OFF", 0), 0u) << "the pragma must open the OpenCL source";
+  EXPECT_NE(cl.find("mul_hi(0xD2511F53u, c0)"), std::string::npos);
+  EXPECT_NE(cu.find("__umulhi(0xD2511F53u, c0)"), std::string::npos);
+  EXPECT_NE(cu.find("expf("), std::string::npos);
+  EXPECT_EQ(cu.find("precise"), std::string::npos);
+  // fp64 where the dialect has it
+  o.precision = Precision::F64;
+  const std::string cl64 = emitKernel(t, o, openclDialect()).source;
+  EXPECT_NE(cl64.find("cl_khr_fp64"), std::string::npos);
+  EXPECT_NE(cl64.find("as_double(as_ulong(x) + (ulong)(z))"), std::string::npos);
+  EXPECT_THROW(emitKernel(t, o, glslDialect()), std::invalid_argument);
+}
+
+// Functions are spelled by name per precision; a rule calling one the dialect
+// cannot spell fails when the kernel is emitted, naming it.
+TEST(CodegenSpelling, DialectsSpellFunctionsByName) {
+  EXPECT_EQ(cudaDialect().function(Precision::F32, "sqrt"), "sqrtf");
+  EXPECT_EQ(cudaDialect().function(Precision::F64, "sqrt"), "sqrt");
+  EXPECT_EQ(hipDialect().function(Precision::F32, "exp"), "expf");
+  EXPECT_EQ(openclDialect().function(Precision::F32, "log"), "log");
+  EXPECT_EQ(glslDialect().function(Precision::F32, "sel"), "tl_sel");
+  EXPECT_THROW(glslDialect().function(Precision::F64, "exp"), std::invalid_argument);
+  Dialect noExp = cudaDialect();
+  noExp.fp32.functions.erase("exp");
+  KernelOptions o;
+  o.precision = Precision::F32;
+  Recorder rec;
+  Var x = rec.input("x", 1.5);
+  rec.output(sqrt(x) * x);
+  EXPECT_NO_THROW(emitKernel(rec.finish(), o, noExp));
+  try {
+    emitKernel(smallTape(), o, noExp);
+    ADD_FAILURE() << "a dialect without exp emitted a kernel calling it";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("`exp`"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("cuda"), std::string::npos) << e.what();
+  }
+}
+
+TEST(CodegenSpelling, ValueOnlyKernelsHaveNoReverseSweep) {
+  const Tape t = smallTape();
+  KernelOptions o;
+  o.precision = Precision::F32;
+  o.greeks = false;
+  const EmittedKernel k = emitKernel(t, o, glslDialect());
+  EXPECT_EQ(k.width, 1);
+  EXPECT_EQ(k.source.find("d0 += "), std::string::npos);
+  o.kind = KernelKind::Register;
+  o.plan = makePlan(t, {0, 9, 17, t.size()}, "test");
+  EXPECT_EQ(emitKernel(t, o, glslDialect()).source.find("tl_rk0"), std::string::npos);
+}
+
+TEST(CodegenSpelling, CheckpointedKernelsReadBookmarksThroughOpq) {
+  const Tape t = smallTape();
+  KernelOptions o;
+  o.precision = Precision::F32;
+  o.kind = KernelKind::Register;
+  o.plan = makePlan(t, {0, 9, 17, t.size()}, "test");
+  const std::string src = emitKernel(t, o, glslDialect()).source;
+  // Every bookmark a segment imports is read through opq, and draws are re-keyed.
+  for (int s = 1; s < o.plan.segments(); ++s)
+    for (int32_t j : segmentImports(t, o.plan, s)) {
+      const std::string opq = "w" + std::to_string(j) + " = tl_opq(v" + std::to_string(j) + ", pc.zero);";
+      EXPECT_NE(src.find(opq), std::string::npos) << opq;
+    }
+  EXPECT_NE(src.find("uint tl_rk0 = pc.seedLo ^ pc.zero;"), std::string::npos);
+  EXPECT_NE(src.find("tl_randn(0u, tl_pathLo, tl_pathHi, tl_rk0, tl_rk1)"), std::string::npos);
+  // One block per segment in the forward sweep, one per segment in the reverse.
+  size_t blocks = 0;
+  for (size_t at = 0; (at = src.find("{  // segment", at)) != std::string::npos; ++at) ++blocks;
+  EXPECT_EQ(blocks, 2u * o.plan.segments());
+}
+
+TEST(CodegenSpelling, MarketsShareDrawsAndCopyMarketValues) {
+  const Tape t = smallTape();
+  KernelOptions o;
+  o.precision = Precision::F32;
+  o.markets = 3;
+  const std::string src = emitKernel(t, o, cudaDialect()).source;
+  // Node 2 is draw 0: one copy. Node 0 is input x: one copy per market.
+  EXPECT_NE(src.find("float v2 = tl_randn(0u"), std::string::npos);
+  EXPECT_EQ(src.find("v2_0"), std::string::npos);
+  for (int m = 0; m < 3; ++m) EXPECT_NE(src.find("float v0_" + std::to_string(m) + " = tl_in" + std::to_string(m) + "_0;"), std::string::npos);
+  o.markets = 9;
+  EXPECT_THROW(emitKernel(t, o, cudaDialect()), std::invalid_argument);
+}
+
+TEST(CodegenSpelling, LiteralsAreExact) {
+  for (double v : {0.0, 1.0, -2.0, 0.1, 1e-30, 3.4e38, -1.1920928955078125e-07, 252.0, 0.02425, 2.938163982698783}) {
+    for (const Dialect* d : {&glslDialect(), &cudaDialect()}) {
+      std::string s = spellLiteral(v, Precision::F32, *d);
+      if (s.front() == '(') s = s.substr(1, s.size() - 2);
+      EXPECT_EQ(std::strtof(s.c_str(), nullptr), static_cast<float>(v)) << s;
+      EXPECT_NE(s.find_first_of(".e"), std::string::npos) << s << " must be a floating literal";
+    }
+    std::string s = spellLiteral(v, Precision::F64, openclDialect());
+    if (s.front() == '(') s = s.substr(1, s.size() - 2);
+    EXPECT_EQ(std::strtod(s.c_str(), nullptr), v) << s;
+  }
+  EXPECT_EQ(spellLiteral(0.5, Precision::F32, cudaDialect()), "0.5f");
+  EXPECT_EQ(spellLiteral(-2.0, Precision::F32, glslDialect()), "(-2.0)");
+  EXPECT_EQ(spellLiteral(0.1, Precision::F64, glslDialect()), "0.1lf");
+}
+
+TEST(CodegenHost, DispatchesCoverEveryPathOnceOnBlockBoundaries) {
+  const Tape t = smallTape();
+  KernelOptions o;
+  o.precision = Precision::F32;
+  const EmittedKernel k = emitKernel(t, o, glslDialect());
+  const uint64_t block = k.pathsPerGroup();
+  for (uint64_t paths : {uint64_t{1}, uint64_t{255}, uint64_t{256}, uint64_t{1000}, uint64_t{1} << 20,
+                         (uint64_t{1} << 33) + 7}) {
+    const uint64_t first = (uint64_t{1} << 32) - 3;
+    const auto ds = planDispatches(k, first, paths, 0x123456789abcdefull, 4096);
+    uint64_t next = first;
+    for (const Dispatch& d : ds) {
+      const uint64_t start = (uint64_t{d.params.pathHi} << 32) | d.params.pathLo;
+      EXPECT_EQ(start, next);
+      EXPECT_EQ((start - first) % block, 0u);
+      EXPECT_LE(d.groups, 4096u);
+      EXPECT_GT(d.params.count, uint64_t(d.groups - 1) * block);
+      EXPECT_LE(d.params.count, uint64_t(d.groups) * block);
+      EXPECT_EQ(d.params.invocations, d.groups * 64u);
+      EXPECT_EQ(d.params.seedLo, 0x89abcdefu);
+      EXPECT_EQ(d.params.seedHi, 0x01234567u);
+      EXPECT_EQ(d.params.zero, 0u);
+      next += d.params.count;
+    }
+    EXPECT_EQ(next - first, paths);
+  }
+}
+
+TEST(CodegenHost, PartialsAreAddedInDoubleInBlockOrder) {
+  const Tape t = smallTape();
+  KernelOptions o;
+  o.precision = Precision::F32;
+  o.markets = 2;
+  const EmittedKernel k = emitKernel(t, o, glslDialect());
+  ASSERT_EQ(k.width, 3);
+  ASSERT_EQ(k.partialsPerGroup(), 12);
+  // Two groups: market 0's value sums 1 and 2^-30 (a float sum would lose the second).
+  std::vector<float> p(24, 0.0f);
+  p[0] = 1.0f;
+  p[12] = std::ldexp(1.0f, -30);
+  p[6 + 1] = 4.0f;   // market 1, sum of d/dx
+  p[6 + 3] = 2.0f;   // market 1, sum of value squares
+  PartialSums sums(k);
+  sums.add(p.data(), 2);
+  const RunResult r = sums.finish(2, 7);
+  ASSERT_EQ(r.markets.size(), 2u);
+  EXPECT_EQ(r.markets[0].value, (1.0 + std::ldexp(1.0, -30)) / 2);
+  EXPECT_EQ(r.markets[1].greeks[0], 2.0);
+  EXPECT_EQ(r.markets[1].greeks.size(), 2u);
+  EXPECT_EQ(packInputs(k, {{1, 2}, {3, 4}}).size(), 16u);
+  EXPECT_THROW(packInputs(k, {{1, 2}}), std::invalid_argument);
+}
+
+// A runner that records what the host loop hands it and returns zero partials.
+struct RecordingRunner final : DispatchRunner {
+  std::vector<Dispatch> seen;
+  uint32_t uploadedGroups = 0;
+  size_t perLaunch = 1;
+  std::vector<size_t> batches;
+  void upload(const std::vector<unsigned char>&, uint32_t maxGroups, size_t) override { uploadedGroups = maxGroups; }
+  size_t dispatchesPerLaunch() const override { return perLaunch; }
+  void launch(std::span<const Dispatch> batch, PartialSums& sums) override {
+    batches.push_back(batch.size());
+    for (const Dispatch& d : batch) {
+      seen.push_back(d);
+      std::vector<float> zeros(size_t(d.groups) * 12, 0.0f);
+      sums.add(zeros.data(), d.groups);
+    }
+  }
+};
+
+TEST(CodegenHost, RunLoopHonoursPathOffsetAndGroupCap) {
+  KernelOptions o;
+  o.precision = Precision::F32;
+  o.markets = 2;
+  const EmittedKernel k = emitKernel(smallTape(), o, glslDialect());
+  const uint64_t block = k.pathsPerGroup();
+  const std::vector<std::vector<double>> in{{1, 2}, {3, 4}};
+  {
+    RecordingRunner r;
+    runDispatches(k, KernelKnobs{}, 4096, in, 10 * block, 1, r);
+    ASSERT_EQ(r.seen.size(), 1u);
+    EXPECT_EQ(r.seen[0].params.pathLo, 0u);
+    EXPECT_EQ(r.uploadedGroups, 10u);
+  }
+  KernelKnobs knobs;
+  knobs.pathOffset = 4294967396u;  // above 2^32
+  knobs.maxGroups = 3;
+  RecordingRunner r;
+  r.perLaunch = 2;
+  const RunResult res = runDispatches(k, knobs, 4096, in, 10 * block, 1, r);
+  ASSERT_EQ(r.seen.size(), 4u);  // 3 + 3 + 3 + 1 groups
+  EXPECT_EQ(r.seen[0].groups, 3u);
+  EXPECT_EQ(r.seen[3].groups, 1u);
+  EXPECT_EQ(r.seen[0].params.pathHi, 1u);
+  EXPECT_EQ(r.seen[0].params.pathLo, 100u);
+  EXPECT_EQ(r.batches, (std::vector<size_t>{2, 2}));
+  EXPECT_EQ(r.uploadedGroups, 3u);
+  EXPECT_EQ(res.markets.size(), 2u);
+  EXPECT_EQ(res.paths, 10 * block);
+  EXPECT_EQ(dispatchGroupCap(4096, 0), 4096u);
+  EXPECT_EQ(dispatchGroupCap(4096, 3), 3u);
+  EXPECT_EQ(dispatchGroupCap(2, 3), 2u);  // never above the engine's own limit
+  EXPECT_THROW(runDispatches(k, knobs, 4096, in, 0, 1, r), std::invalid_argument);
+}
+
+TEST(CodegenHost, ScratchBudgetCapsGroupsPerDispatch) {
+  const Tape t = smallTape();
+  PlanOptions po;
+  po.segLen = 8;
+  KernelOptions o;
+  o.precision = Precision::F32;
+  o.kind = KernelKind::Scratch;
+  o.plan = makeStrategyPlan("uniform", t, po);
+  const EmittedKernel k = emitKernel(t, o, openclDialect());
+  ASSERT_GT(k.scratchSlots, 0);
+  const uint64_t perGroup = uint64_t(k.workgroupSize) * k.scratchSlots * 4;
+  EXPECT_EQ(scratchGroupCap(k, 1000, 5 * perGroup + 1, "X"), 5u);
+  EXPECT_EQ(scratchGroupCap(k, 4, 5 * perGroup, "X"), 4u);
+  try {
+    scratchGroupCap(k, 1000, perGroup - 1, "OpenCL", " on Dev");
+    FAIL() << "a budget below one workgroup's scratch was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("OpenCL: one workgroup's scratch (", 0), 0u) << e.what();
+    EXPECT_NE(std::string(e.what()).find(" on Dev"), std::string::npos) << e.what();
+  }
+  KernelOptions plain;
+  plain.precision = Precision::F32;
+  EXPECT_EQ(scratchGroupCap(emitKernel(t, plain, openclDialect()), 77, 0, "X"), 77u);
+}
+
+TEST(CodegenHost, CompileHelpers) {
+  EXPECT_EQ(logHead("  a  \n\n b\n c\n", 2), "a | b | ...");
+  EXPECT_EQ(logHead("one\r\n", 8), "one");
+  KernelOptions o;
+  EXPECT_TRUE(emitOptionsFor(o).unrollDraws);
+  EXPECT_FALSE(emitOptionsFor(o, false).unrollDraws);
+  o.knobs.unrollDraws = true;
+  o.knobs.opaque = false;
+  EXPECT_TRUE(emitOptionsFor(o, false).unrollDraws);
+  EXPECT_FALSE(emitOptionsFor(o).opaque);
+  CompileOnlyKernel k(KernelStats{}, "why not");
+  try {
+    k.run({}, 1, 1);
+    FAIL();
+  } catch (const EngineUnavailable& e) {
+    EXPECT_STREQ(e.what(), "why not");
+  }
+}
+
+// The fences that keep plain and checkpointed kernels exact on shader compilers
+// (emit.cpp, tests/data/regressions): transcendentals and divisions read
+// their arguments and give their result through opq; a kink's comparison reads
+// fenced operands but selects the unfenced ones (or it is a max again).
+TEST(CodegenFences, ImpreciseOpsAndComparisonsAreFenced) {
+  Recorder rec;
+  Var x = rec.input("x", 1.5), y = rec.input("y", 0.5);
+  Var e = rec.unary(Op::Exp, x);
+  Var q = rec.binary(Op::Div, e, y);
+  rec.output(rec.binary(Op::Max, q, x));
+  const Tape t = rec.finish();
+  KernelOptions o;
+  o.precision = Precision::F32;
+  const std::string src = emitKernel(t, o, glslDialect()).source;
+  EXPECT_NE(src.find("v2 = tl_opq(exp(tl_opq(v0, pc.zero)), pc.zero);"), std::string::npos) << src;
+  EXPECT_NE(src.find("v3 = tl_opq(tl_opq(v2, pc.zero) / tl_opq(v1, pc.zero), pc.zero);"), std::string::npos) << src;
+  EXPECT_NE(src.find("v4 = tl_sel(tl_opq(v3, pc.zero) >= tl_opq(v0, pc.zero), v3, v0);"), std::string::npos) << src;
+  // opq must not cancel when applied twice (an XOR would): it adds zero.
+  EXPECT_NE(src.find("uintBitsToFloat(floatBitsToUint(x) + uint(z))"), std::string::npos);
+}

@@ -1,0 +1,206 @@
+// The cuda engine. Everywhere: NVRTC compiles every kernel kind the emitter
+// makes (plain, register, scratch aos/soa, several markets, fp64) to PTX and
+// SASS for sm_90, with --fmad=false; without a driver the engine is
+// compile-only and says why. On a machine with an NVIDIA GPU: every kind
+// returns plain's bits, markets fused == separate, and agreement with the
+// reference (these skip, with the reason, where there is no driver).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "api/knobs.h"
+#include "gpu/codegen/emit.h"
+#include "gpu/cuda/cuda.h"
+#include "gpu/cuda/nvrtc.h"
+#include "planner/strategies.h"
+#include "tape/products/products.h"
+#include "tape/random_tape.h"
+#include "tests/common/reference_engines.h"
+#include "tests/common/test_util.h"
+
+using namespace tapelab;
+using testutil::expectSameBits;
+using testutil::g17;
+
+namespace {
+
+constexpr uint64_t kPaths = 100000;
+constexpr uint64_t kSeed = 20261129;
+
+KernelOptions optionsFor(const Tape& tape, KernelKind kind, int segLen = 0, ScratchLayout layout = ScratchLayout::SoA,
+                         int markets = 1, Precision precision = Precision::F32) {
+  return testutil::kindOptions(tape, kind, 16, segLen, layout, markets, precision);
+}
+
+struct Variant {
+  std::string name;
+  KernelOptions options;
+};
+
+std::vector<Variant> everyKind(const Tape& t) {
+  return {
+      {"plain", optionsFor(t, KernelKind::Plain)},
+      {"register", optionsFor(t, KernelKind::Register)},
+      {"scratch-aos", optionsFor(t, KernelKind::Scratch, 48, ScratchLayout::AoS)},
+      {"scratch-soa", optionsFor(t, KernelKind::Scratch, 48, ScratchLayout::SoA)},
+      {"plain-4-markets", optionsFor(t, KernelKind::Plain, 0, ScratchLayout::SoA, 4)},
+      {"register-4-markets", optionsFor(t, KernelKind::Register, 0, ScratchLayout::SoA, 4)},
+      {"scratch-soa-4-markets", optionsFor(t, KernelKind::Scratch, 100, ScratchLayout::SoA, 4)},
+      {"scratch-aos-fp64", optionsFor(t, KernelKind::Scratch, 100, ScratchLayout::AoS, 1, Precision::F64)},
+  };
+}
+
+#define REQUIRE_NVRTC()                                      \
+  do {                                                       \
+    std::string why_;                                        \
+    if (!cu::nvrtcAvailable(&why_)) GTEST_SKIP() << why_;    \
+  } while (0)
+
+}  // namespace
+
+TEST(CudaNvrtc, EveryKernelKindCompilesToPtxForSm90) {
+  REQUIRE_NVRTC();
+  const Tape t = products::asianCall(24);
+  for (const Variant& v : everyKind(t)) {
+    const EmittedKernel k = emitKernel(t, v.options, cudaDialect());
+    std::string ptx;
+    ASSERT_NO_THROW(ptx = compilePtx(k.source)) << v.name;
+    EXPECT_NE(ptx.find(".target sm_90"), std::string::npos) << v.name;
+    EXPECT_NE(ptx.find(".entry " + k.entry), std::string::npos) << v.name;
+    // The scratch kernels touch the scratch buffer, the others never do.
+    const bool scratch = v.options.kind == KernelKind::Scratch;
+    EXPECT_EQ(k.scratchSlots > 0, scratch) << v.name;
+  }
+}
+
+TEST(CudaNvrtc, EngineCompilesWithPtxasStatistics) {
+  REQUIRE_NVRTC();
+  auto engine = makeCudaEngine(engineSettingsFromEnvironment());
+  const EngineCaps caps = engine->caps();
+  EXPECT_TRUE(caps.usable || caps.compileOnly) << caps.reason;
+  EXPECT_EQ(caps.defaultPrecision, Precision::F32);
+  EXPECT_EQ(caps.kinds.size(), 3u);
+  // SASS for sm_90 through ptxas: slower than PTX, so four kinds of a short tape.
+  const Tape t = products::asianCall(24);
+  const std::vector<Variant> all = everyKind(t);
+  for (const Variant& v : {all[0], all[1], all[2], all[6]}) {
+    std::unique_ptr<Kernel> k;
+    ASSERT_NO_THROW(k = engine->compile(t, v.options)) << v.name;
+    const KernelStats s = k->stats();
+    EXPECT_GT(s.registers, 0) << v.name << ": ptxas should report registers";
+    EXPECT_GE(s.spillBytes, 0) << v.name;
+    EXPECT_GT(s.compileSeconds, 0) << v.name;
+    EXPECT_NE(s.notes.find("registers"), std::string::npos) << v.name << ": " << s.notes;
+  }
+}
+
+TEST(CudaNvrtc, RandomTapesCompileToPtx) {
+  REQUIRE_NVRTC();
+  RandomTapeOptions ro;
+  ro.nodes = 120;
+  ro.drawIndices = 8;
+  for (uint64_t seed : {11u, 12u}) {
+    const Tape t = randomTape(seed, ro);
+    for (const Variant& v : everyKind(t))
+      EXPECT_NO_THROW(compilePtx(emitKernel(t, v.options, cudaDialect()).source)) << "seed " << seed << " " << v.name;
+  }
+}
+
+TEST(CudaNvrtc, NoFusedMultiplyAdd) {
+  REQUIRE_NVRTC();
+  // --fmad=false: a*b+c stays a multiply and an add (rounded twice), as in every other engine.
+  const std::string ptx = compilePtx(
+      "extern \"C\" __global__ void k(float* x, double* y) { x[0] = x[1] * x[2] + x[3]; y[0] = y[1] * y[2] + y[3]; }");
+  EXPECT_EQ(ptx.find("fma.rn"), std::string::npos) << ptx;
+  EXPECT_EQ(ptx.find("mad."), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find("mul.rn.f32"), std::string::npos) << ptx;
+}
+
+TEST(CudaNvrtc, CompileErrorCarriesTheLog) {
+  REQUIRE_NVRTC();
+  try {
+    compilePtx("extern \"C\" __global__ void k(float* x) { x[0] = undeclared_name; }");
+    FAIL() << "bad source compiled";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("undeclared_name"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("[source: "), std::string::npos) << e.what();
+  }
+}
+
+TEST(CudaNvrtc, DumpsTheSource) {
+  REQUIRE_NVRTC();
+  auto engine = makeCudaEngine(engineSettingsFromEnvironment());
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("tapelab-cuda-dump-" + std::to_string(::getpid()));
+  const Tape t = products::asianCall(8);
+  KernelOptions o = optionsFor(t, KernelKind::Scratch, 20, ScratchLayout::AoS);
+  o.dumpDir = dir.string();
+  const KernelStats s = engine->compile(t, o)->stats();
+  ASSERT_FALSE(s.sourcePath.empty());
+  std::ifstream f(s.sourcePath);
+  const std::string text((std::istreambuf_iterator<char>(f)), {});
+  EXPECT_NE(text.find("__global__"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CudaEngine, CompileOnlyWithoutDriverSaysWhy) {
+  REQUIRE_NVRTC();
+  auto engine = makeCudaEngine(engineSettingsFromEnvironment());
+  const EngineCaps caps = engine->caps();
+  if (caps.usable) GTEST_SKIP() << "a CUDA device is here: " << caps.reason;
+  EXPECT_TRUE(caps.compileOnly);
+  EXPECT_NE(caps.reason.find("compile-only"), std::string::npos) << caps.reason;
+  const Tape t = products::asianCall(8);
+  auto k = engine->compile(t, optionsFor(t, KernelKind::Plain));
+  EXPECT_THROW(k->run({t.inputDefaults}, 1000, kSeed), EngineUnavailable);
+}
+
+class CudaRun : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    engine_ = makeCudaEngine(engineSettingsFromEnvironment());
+    const EngineCaps caps = engine_->caps();
+    if (!caps.usable) GTEST_SKIP() << "cuda cannot run here: " << caps.reason;
+  }
+  std::unique_ptr<Engine> engine_;
+};
+
+TEST_F(CudaRun, Asian120AllKindsBitExact) {
+  const Tape t = products::asianCall(120);
+  const std::vector<std::vector<double>> in{t.inputDefaults};
+  const RunResult plain = engine_->compile(t, optionsFor(t, KernelKind::Plain))->run(in, kPaths, kSeed);
+  expectSameBits(plain, engine_->compile(t, optionsFor(t, KernelKind::Register))->run(in, kPaths, kSeed), "register");
+  for (int len : {24, 48, 100, 300})
+    for (ScratchLayout l : {ScratchLayout::AoS, ScratchLayout::SoA})
+      expectSameBits(plain, engine_->compile(t, optionsFor(t, KernelKind::Scratch, len, l))->run(in, kPaths, kSeed),
+                     std::string("scratch ") + toString(l) + " " + std::to_string(len));
+  // Agreement with the double reference: the fp32 tolerance of test_opencl_kernels.cpp.
+  const RunResult ref = testutil::makeReference("reference")->compile(t, optionsFor(t, KernelKind::Plain))->run(in, 4000, kSeed);
+  const RunResult few = engine_->compile(t, optionsFor(t, KernelKind::Plain))->run(in, 4000, kSeed);
+  EXPECT_NEAR(few.markets[0].value, ref.markets[0].value, 1e-4 * std::abs(ref.markets[0].value));
+  for (size_t k = 0; k < ref.markets[0].greeks.size(); ++k)
+    EXPECT_NEAR(few.markets[0].greeks[k], ref.markets[0].greeks[k],
+                1e-4 * std::max(std::abs(ref.markets[0].greeks[k]), 1e-2 * std::abs(ref.markets[0].value)))
+        << t.inputNames[k];
+}
+
+TEST_F(CudaRun, FusedMarketsEqualSeparateAndRepeatIsExact) {
+  const Tape t = products::asianCall(60);
+  std::vector<std::vector<double>> ladder;
+  for (double spot : {95.0, 100.0, 105.0}) {
+    ladder.push_back(t.inputDefaults);
+    ladder.back()[0] = spot;
+  }
+  auto fused = engine_->compile(t, optionsFor(t, KernelKind::Scratch, 48, ScratchLayout::SoA, 3));
+  const RunResult all = fused->run(ladder, kPaths, kSeed);
+  expectSameBits(all, fused->run(ladder, kPaths, kSeed), "repeat");
+  auto single = engine_->compile(t, optionsFor(t, KernelKind::Scratch, 48, ScratchLayout::SoA, 1));
+  for (size_t m = 0; m < ladder.size(); ++m) {
+    RunResult one = single->run({ladder[m]}, kPaths, kSeed);
+    RunResult part = all;
+    part.markets = {all.markets[m]};
+    expectSameBits(one, part, "market " + std::to_string(m));
+  }
+}

@@ -1,0 +1,212 @@
+// The opencl engine on whatever OpenCL device is here (PoCL in CI): every
+// kernel kind returns the same bits as the plain kernel (both scratch layouts,
+// several segment lengths), fused markets equal separate dispatches, a repeat
+// gives the same bits, chunked launches equal one launch, and the results
+// agree with the double reference within an fp32 tolerance.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+#include "api/knobs.h"
+#include "gpu/codegen/emit.h"
+#include "gpu/opencl/opencl.h"
+#include "planner/strategies.h"
+#include "tape/products/products.h"
+#include "tape/random_tape.h"
+#include "tests/common/reference_engines.h"
+#include "tests/common/test_util.h"
+
+using namespace tapelab;
+using testutil::expectSameBits;
+using testutil::g17;
+
+namespace {
+
+constexpr uint64_t kPaths = 1000;  // not a multiple of the 256-path block: the last group is partial
+constexpr uint64_t kSeed = 20261129;
+
+Engine* openclEngine(std::string* why) {
+  static std::unique_ptr<Engine> engine;
+  static std::string reason;
+  static bool tried = false;
+  if (!tried) {
+    tried = true;
+    const EngineCaps caps = testutil::capsOf(makeOpenCLEngine, engineSettingsFromEnvironment());
+    if (caps.usable) engine = makeOpenCLEngine(engineSettingsFromEnvironment());
+    else reason = caps.reason;
+  }
+  *why = reason;
+  return engine.get();
+}
+
+#define REQUIRE_OPENCL()                                  \
+  std::string why_;                                       \
+  Engine* engine = openclEngine(&why_);                   \
+  if (!engine) GTEST_SKIP() << "opencl unavailable: " << why_
+
+KernelOptions optionsFor(const Tape& tape, KernelKind kind, int segLen = 0, ScratchLayout layout = ScratchLayout::SoA,
+                         int markets = 1) {
+  return testutil::kindOptions(tape, kind, 7, segLen, layout, markets);
+}
+
+RunResult runOne(Engine& engine, const Tape& tape, const KernelOptions& o, const std::vector<std::vector<double>>& in,
+                 uint64_t paths = kPaths) {
+  return engine.compile(tape, o)->run(in, paths, kSeed);
+}
+
+struct ScratchVariant {
+  int segLen;
+  ScratchLayout layout;
+};
+
+// Plain, register and the scratch variants on one tape: all the same bits.
+void checkAllKindsAgree(Engine& engine, const Tape& tape, const std::vector<ScratchVariant>& scratch) {
+  const std::vector<std::vector<double>> in{tape.inputDefaults};
+  const RunResult plain = runOne(engine, tape, optionsFor(tape, KernelKind::Plain), in);
+  ASSERT_TRUE(std::isfinite(plain.markets[0].value));
+  expectSameBits(plain, runOne(engine, tape, optionsFor(tape, KernelKind::Register), in), tape.name + " register");
+  for (const ScratchVariant& v : scratch) {
+    const KernelOptions o = optionsFor(tape, KernelKind::Scratch, v.segLen, v.layout);
+    expectSameBits(plain, runOne(engine, tape, o, in),
+                   tape.name + " scratch " + toString(v.layout) + " seglen " + std::to_string(v.segLen) + " (" +
+                       std::to_string(o.plan.segments()) + " segments, " + std::to_string(o.plan.scratchSlots) +
+                       " slots)");
+  }
+}
+
+}  // namespace
+
+TEST(OpenCLKernels, CapsListEveryKind) {
+  REQUIRE_OPENCL();
+  const EngineCaps c = engine->caps();
+  EXPECT_TRUE(c.usable);
+  EXPECT_EQ(c.defaultPrecision, Precision::F32);
+  EXPECT_EQ(c.kinds.size(), 3u);
+  EXPECT_EQ(c.maxMarkets, 8);
+  EXPECT_FALSE(c.reason.empty());
+}
+
+TEST(OpenCLKernels, Asian120AllKindsBitExact) {
+  REQUIRE_OPENCL();
+  std::vector<ScratchVariant> all;
+  for (int len : {24, 48, 100, 300})
+    for (ScratchLayout layout : {ScratchLayout::AoS, ScratchLayout::SoA}) all.push_back({len, layout});
+  checkAllKindsAgree(*engine, products::asianCall(120), all);
+}
+
+TEST(OpenCLKernels, RandomTapesAllKindsBitExact) {
+  REQUIRE_OPENCL();
+  RandomTapeOptions ro;
+  ro.nodes = 160;
+  ro.draws = 12;
+  ro.drawIndices = 8;  // some draws read twice: a recomputed segment must regenerate them
+  // PoCL compiles each kernel for seconds: each tape gets both layouts, at different lengths.
+  for (uint64_t seed : {1u, 2u}) {
+    Tape t = randomTape(seed, ro);
+    t.name = "random-" + std::to_string(seed);
+    ASSERT_EQ(validate(t), "") << t.name;
+    const ScratchLayout first = seed == 1 ? ScratchLayout::AoS : ScratchLayout::SoA;
+    const ScratchLayout second = seed == 1 ? ScratchLayout::SoA : ScratchLayout::AoS;
+    checkAllKindsAgree(*engine, t, {{13, first}, {48, second}});
+  }
+}
+
+TEST(OpenCLKernels, FusedMarketsEqualSeparateDispatches) {
+  REQUIRE_OPENCL();
+  const Tape tape = products::asianCall(12);
+  std::vector<std::vector<double>> ladder;
+  for (double spot : {95.0, 100.0, 105.0}) {
+    ladder.push_back(tape.inputDefaults);
+    ladder.back()[0] = spot;
+  }
+  for (KernelKind kind : {KernelKind::Plain, KernelKind::Scratch}) {
+    const RunResult fused = runOne(*engine, tape, optionsFor(tape, kind, 30, ScratchLayout::SoA, 3), ladder);
+    ASSERT_EQ(fused.markets.size(), 3u);
+    auto single = engine->compile(tape, optionsFor(tape, kind, 30, ScratchLayout::SoA, 1));
+    for (size_t m = 0; m < ladder.size(); ++m) {
+      RunResult one = single->run({ladder[m]}, kPaths, kSeed);
+      RunResult fusedOne = fused;
+      fusedOne.markets = {fused.markets[m]};
+      expectSameBits(one, fusedOne, std::string(toString(kind)) + " market " + std::to_string(m));
+    }
+  }
+}
+
+TEST(OpenCLKernels, RepeatGivesSameBits) {
+  REQUIRE_OPENCL();
+  const Tape tape = products::asianCall(24);
+  auto k = engine->compile(tape, optionsFor(tape, KernelKind::Scratch, 30, ScratchLayout::AoS));
+  const RunResult a = k->run({tape.inputDefaults}, kPaths, kSeed);
+  const RunResult b = k->run({tape.inputDefaults}, kPaths, kSeed);
+  expectSameBits(a, b, "repeat");
+  const RunResult c = k->run({tape.inputDefaults}, kPaths, kSeed + 1);
+  EXPECT_NE(a.markets[0].value, c.markets[0].value) << "another seed must give other paths";
+}
+
+TEST(OpenCLKernels, ScratchThatDoesNotFitIsChunked) {
+  REQUIRE_OPENCL();
+  const Tape tape = products::asianCall(24);
+  const KernelOptions o = optionsFor(tape, KernelKind::Scratch, 20, ScratchLayout::SoA);
+  auto k = engine->compile(tape, o);
+  const RunResult whole = k->run({tape.inputDefaults}, 5000, kSeed);
+  const int64_t wholeBytes = k->stats().scratchBytes;
+  ASSERT_GT(wholeBytes, 0);
+  // A budget of two workgroups' scratch: 5000 paths need 20 groups, so at least 10 dispatches.
+  const int64_t perGroup = wholeBytes / ((5000 + 255) / 256);
+  KernelOptions small = o;
+  small.knobs.scratchBudget = static_cast<uint64_t>(2 * perGroup);
+  auto chunked = engine->compile(tape, small);
+  const RunResult parts = chunked->run({tape.inputDefaults}, 5000, kSeed);
+  const int64_t chunkBytes = chunked->stats().scratchBytes;
+  EXPECT_LE(chunkBytes, 2 * perGroup);
+  expectSameBits(whole, parts, "chunked launch");
+}
+
+TEST(OpenCLKernels, AgreesWithReferenceWithinFp32Tolerance) {
+  REQUIRE_OPENCL();
+  // Tolerance. The kernel and the reference draw the same uniforms (exact in
+  // fp32) and run the same expression tree; the differences are fp32
+  // rounding: each op adds at most 2^-24 relative error, and a path's value
+  // and adjoints go through at most ~n ops of the 744-node tape, so the
+  // worst-case relative error per path is ~744 * 6e-8 = 4.4e-5 (random
+  // rounding makes it ~sqrt(n) times smaller in practice); fp32 Kahan and
+  // tree sums add O(log2 256) ulps. So 1e-4 relative to the quantity's scale
+  // (its magnitude, or the value's for a near-zero Greek). The payoff's kink
+  // could flip a path sitting within 1e-5 of the strike between fp32 and
+  // double; with 1000 paths none does for this seed, and such a flip would
+  // show here as a failure, not be hidden by the tolerance.
+  const Tape tape = products::asianCall(120);
+  const std::vector<std::vector<double>> in{tape.inputDefaults};
+  const RunResult ref = testutil::makeReference("reference")->compile(tape, optionsFor(tape, KernelKind::Plain))->run(in, kPaths, kSeed);
+  for (KernelKind kind : {KernelKind::Plain, KernelKind::Scratch}) {
+    const RunResult got = runOne(*engine, tape, optionsFor(tape, kind, 100), in);
+    const MarketResult& r = ref.markets[0];
+    const MarketResult& g = got.markets[0];
+    const double scale = std::abs(r.value);
+    EXPECT_NEAR(g.value, r.value, 1e-4 * scale) << "value " << g17(g.value) << " vs reference " << g17(r.value);
+    for (size_t k = 0; k < r.greeks.size(); ++k)
+      EXPECT_NEAR(g.greeks[k], r.greeks[k], 1e-4 * std::max(std::abs(r.greeks[k]), scale * 1e-2))
+          << tape.inputNames[k] << ": " << g17(g.greeks[k]) << " vs reference " << g17(r.greeks[k]);
+  }
+}
+
+TEST(OpenCLKernels, Fp64WhereTheDeviceHasIt) {
+  REQUIRE_OPENCL();
+  const Tape tape = products::asianCall(24);
+  KernelOptions plain = optionsFor(tape, KernelKind::Plain);
+  plain.precision = Precision::F64;
+  if (!engine->caps().fp64) {
+    EXPECT_THROW(engine->compile(tape, plain), std::invalid_argument);
+    GTEST_SKIP() << "device has no fp64";
+  }
+  KernelOptions scratch = optionsFor(tape, KernelKind::Scratch, 30, ScratchLayout::AoS);
+  scratch.precision = Precision::F64;
+  const std::vector<std::vector<double>> in{tape.inputDefaults};
+  const RunResult a = runOne(*engine, tape, plain, in);
+  expectSameBits(a, runOne(*engine, tape, scratch, in), "fp64 scratch");
+  const RunResult ref = testutil::makeReference("reference")->compile(tape, plain)->run(in, kPaths, kSeed);
+  // Same tree in double on both sides; only the sum order differs.
+  EXPECT_NEAR(a.markets[0].value, ref.markets[0].value, 1e-12 * std::abs(ref.markets[0].value));
+}

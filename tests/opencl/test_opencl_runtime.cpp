@@ -1,0 +1,138 @@
+// The OpenCL host plumbing (gpu/opencl/cl_runtime.h) on the device here:
+// device choice by index and name, build errors carrying the log and the
+// dumped source's path, the on-disk binary cache, buffers.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "gpu/opencl/cl_runtime.h"
+#include "tests/common/test_util.h"
+
+using namespace tapelab;
+
+namespace {
+
+bool haveDevice(std::string* why) {
+  try {
+    ocl::listDevices();
+    return true;
+  } catch (const std::exception& e) {
+    *why = e.what();
+    return false;
+  }
+}
+
+#define REQUIRE_DEVICE()                   \
+  std::string why_;                        \
+  if (!haveDevice(&why_)) GTEST_SKIP() << why_
+
+const char* kScale = R"(
+#pragma OPENCL FP_CONTRACT OFF
+__kernel void scale(__global float* x, float a) { size_t i = get_global_id(0); x[i] = x[i] * a + 1.0f; }
+)";
+
+// A fresh cache directory per test, removed afterwards.
+struct TempCache {
+  static std::filesystem::path fresh() {
+    auto dir = std::filesystem::temp_directory_path() /
+               ("tapelab-ocl-test-" + std::to_string(::getpid()) + "-" +
+                ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir);
+    return dir;
+  }
+  std::filesystem::path dir = fresh();
+  ~TempCache() {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+};
+
+}  // namespace
+
+TEST(OpenCLRuntime, ChoosesDevicesByIndexAndName) {
+  REQUIRE_DEVICE();
+  const auto devs = ocl::listDevices();
+  ASSERT_FALSE(devs.empty());
+  EXPECT_EQ(ocl::chooseDevice("0", "TEST").deviceName, devs[0].deviceName);
+  // A substring of the name, in another case, finds it too.
+  const std::string part = devs[0].deviceName.substr(0, 4);
+  std::string upper = part;
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  EXPECT_EQ(ocl::chooseDevice(upper, "TEST").index, ocl::chooseDevice(part, "TEST").index);
+  try {
+    ocl::chooseDevice("99", "TAPELAB_OPENCL_DEVICE");
+    FAIL() << "index 99 accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("TAPELAB_OPENCL_DEVICE"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(devs[0].deviceName), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(ocl::chooseDevice("no-such-device-xyz", "TEST"), std::invalid_argument);
+}
+
+TEST(OpenCLRuntime, BuildsRunsAndCachesBinaries) {
+  REQUIRE_DEVICE();
+  TempCache cache;
+  ocl::Context ctx(ocl::chooseDevice("", "TEST"));
+  ocl::Program first = ocl::buildProgram(ctx, kScale, "-cl-std=CL1.2", "", cache.dir.string());
+  ocl::ProgramHandle keep(first.program);
+  EXPECT_FALSE(first.cacheHit);
+  const bool cached = std::filesystem::exists(cache.dir / "opencl") && !std::filesystem::is_empty(cache.dir / "opencl");
+  ocl::Program second = ocl::buildProgram(ctx, kScale, "-cl-std=CL1.2", "", cache.dir.string());
+  ocl::ProgramHandle keep2(second.program);
+  EXPECT_EQ(second.cacheHit, cached) << "a stored binary must be loaded by the next build";
+  // Other options are another key.
+  ocl::Program third = ocl::buildProgram(ctx, kScale, "-cl-std=CL1.2 -DUNUSED=1", "", cache.dir.string());
+  ocl::ProgramHandle keep3(third.program);
+  EXPECT_FALSE(third.cacheHit);
+
+  // Run the cached program: x -> 2x + 1, exactly.
+  cl_int rc = CL_SUCCESS;
+  cl_kernel k = clCreateKernel(second.program, "scale", &rc);
+  ASSERT_EQ(rc, CL_SUCCESS) << ocl::errorName(rc);
+  std::vector<float> x(256);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = 0.25f * float(i);
+  ocl::Buffer buf(ctx, x.size() * sizeof(float));
+  buf.write(ctx.queue(), x.data(), x.size() * sizeof(float));
+  const cl_mem m = buf.get();
+  const float a = 2.0f;
+  ASSERT_EQ(clSetKernelArg(k, 0, sizeof m, &m), CL_SUCCESS);
+  ASSERT_EQ(clSetKernelArg(k, 1, sizeof a, &a), CL_SUCCESS);
+  const size_t global = x.size();
+  ASSERT_EQ(clEnqueueNDRangeKernel(ctx.queue(), k, 1, nullptr, &global, nullptr, 0, nullptr, nullptr), CL_SUCCESS);
+  std::vector<float> y(x.size());
+  buf.read(ctx.queue(), y.data(), y.size() * sizeof(float));
+  clReleaseKernel(k);
+  for (size_t i = 0; i < x.size(); ++i) ASSERT_EQ(y[i], x[i] * 2.0f + 1.0f) << i;
+}
+
+TEST(OpenCLRuntime, BuildFailureCarriesLogAndSourcePath) {
+  REQUIRE_DEVICE();
+  TempCache cache;
+  ocl::Context ctx(ocl::chooseDevice("", "TEST"));
+  const std::string bad = "__kernel void broken(__global float* x) { x[0] = undeclared_name; }\n";
+  try {
+    ocl::buildProgram(ctx, bad, "-cl-std=CL1.2", "/tmp/dumped/broken.cl", cache.dir.string());
+    FAIL() << "a broken kernel built";
+  } catch (const std::runtime_error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("/tmp/dumped/broken.cl"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("undeclared_name"), std::string::npos) << "the build log should be quoted: " << msg;
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << "one line: " << msg;
+  }
+  // Not dumped by the caller: the error still names a file holding the source.
+  try {
+    ocl::buildProgram(ctx, bad, "-cl-std=CL1.2", "", cache.dir.string());
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    const std::string msg = e.what();
+    const size_t at = msg.find("[source: ");
+    ASSERT_NE(at, std::string::npos) << msg;
+    const std::string path = msg.substr(at + 9, msg.find(']', at) - at - 9);
+    std::ifstream f(path);
+    const std::string text((std::istreambuf_iterator<char>(f)), {});
+    EXPECT_EQ(text, bad) << path;
+    std::filesystem::remove(path);
+  }
+}

@@ -1,0 +1,462 @@
+// The vulkan engine on whatever Vulkan device is here (lavapipe in CI):
+// checkpointed kernels return the plain kernel's bits, a fused 3-market
+// dispatch returns three single-market dispatches' bits, a repeat returns the
+// same bits, and results agree with the double reference within an fp32
+// tolerance, also for path counts that are not a multiple of the block and
+// for path indices beyond 2^32.
+//
+// lavapipe compiles slowly (seconds per kernel of a few hundred nodes), so
+// compiled kernels are shared between the tests of this file.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <future>
+#include <map>
+#include <random>
+
+#include "api/knobs.h"
+#include "gpu/vulkan/vulkan.h"
+#include "planner/strategies.h"
+#include "reference/interpreter.h"
+#include "tape/philox.h"
+#include "tape/products/products.h"
+#include "tape/recorder.h"
+#include "tests/common/reference_engines.h"
+#include "tests/common/test_util.h"
+
+using namespace tapelab;
+using testutil::expectSameBits;
+using testutil::g17;
+
+namespace {
+
+constexpr uint64_t kSeed = 20261129;
+
+Engine* vulkanEngine(std::string* why) {
+  static std::unique_ptr<Engine>& engine = *new std::unique_ptr<Engine>;
+  static std::string reason;
+  static bool tried = false;
+  if (!tried) {
+    tried = true;
+    engine = makeVulkanEngine(engineSettingsFromEnvironment());
+    const EngineCaps caps = engine->caps();
+    if (!caps.usable) {
+      reason = caps.reason;
+      engine.reset();
+    }
+  }
+  *why = reason;
+  return engine.get();
+}
+
+#define REQUIRE_VULKAN()                  \
+  std::string why_;                       \
+  Engine* engine = vulkanEngine(&why_);   \
+  if (!engine) GTEST_SKIP() << "vulkan unavailable: " << why_
+
+KernelOptions options(KernelKind kind, const Plan& plan = {}, int markets = 1, bool greeks = true,
+                      ScratchLayout layout = ScratchLayout::SoA) {
+  KernelOptions o;
+  o.precision = Precision::F32;
+  o.kind = kind;
+  o.plan = plan;
+  o.markets = markets;
+  o.greeks = greeks;
+  o.layout = layout;
+  return o;
+}
+
+// Compiled kernels, shared by the tests (key: a test-chosen name).
+Kernel& kernel(Engine* engine, const std::string& key, const Tape& tape, const KernelOptions& o) {
+  // Never destroyed: at exit the NVIDIA driver may be gone before static
+  // destructors run (the H200 run crashed there with exit 139).
+  static auto& cache = *new std::map<std::string, std::unique_ptr<Kernel>>;
+  auto& k = cache[key];
+  if (!k) k = engine->compile(tape, o);
+  return *k;
+}
+
+const Tape& asian120() {
+  static const Tape t = products::asianCall(120);
+  return t;
+}
+
+Plan window(const Tape& t, int segments) {
+  PlanOptions po;
+  po.segments = segments;
+  return makeStrategyPlan("window", t, po);
+}
+
+// fp32 against the double reference, on the same draws (so Monte-Carlo noise
+// cancels and only rounding remains). Every path value is a chain of a few
+// hundred dependent fp32 operations (about 6 per step) on intermediates up to
+// ~20x the result (the Asian's average of spots near 100 minus a strike near
+// 100 leaves a payoff near 5): relative rounding per path ~ 6e-8 x 720 x 20
+// ~ 1e-3 in the worst case, and a mean of paths is no worse than its worst
+// path. GLSL's exp/log may be a few ulp off on top, still far inside. A
+// kernel that mis-indexes a draw, a path or an adjoint is off by much more.
+constexpr double kF32Rel = 1e-3, kF32Abs = 1e-5;
+
+void expectNearReference(const RunResult& ref, const RunResult& gpu, const std::string& what) {
+  ASSERT_EQ(ref.markets.size(), gpu.markets.size());
+  for (size_t m = 0; m < ref.markets.size(); ++m) {
+    const MarketResult &a = ref.markets[m], &b = gpu.markets[m];
+    EXPECT_NEAR(b.value, a.value, kF32Rel * std::abs(a.value) + kF32Abs) << what << " value";
+    EXPECT_NEAR(b.valueStderr, a.valueStderr, kF32Rel * std::abs(a.valueStderr) + kF32Abs) << what << " value stderr";
+    for (size_t i = 0; i < a.greeks.size(); ++i)
+      EXPECT_NEAR(b.greeks[i], a.greeks[i], kF32Rel * std::abs(a.greeks[i]) + kF32Abs) << what << " greek " << i;
+  }
+}
+
+RunResult reference(const Tape& t, const std::vector<std::vector<double>>& inputs, uint64_t paths, uint64_t seed) {
+  KernelOptions o;
+  o.precision = Precision::F64;
+  return testutil::makeReference("reference")->compile(t, o)->run(inputs, paths, seed);
+}
+
+// A random tape that uses every op and stays finite: values kept in about
+// [0.05, 20] by construction, so log/sqrt/div never see a bad argument.
+Tape randomTape(uint32_t seed, int steps) {
+  std::mt19937 rng(seed);
+  auto pick = [&](const std::vector<Var>& pool) {
+    return pool[std::uniform_int_distribution<size_t>(0, pool.size() - 1)(rng)];
+  };
+  Recorder rec;
+  std::vector<Var> pool;
+  for (int i = 0; i < 3; ++i)
+    pool.push_back(rec.input("x" + std::to_string(i), 0.5 + 1.5 * std::uniform_real_distribution<double>(0, 1)(rng)));
+  uint32_t draws = 0;
+  for (int s = 0; s < steps; ++s) {
+    const Var x = pick(pool), y = pick(pool);
+    Var r;
+    switch (std::uniform_int_distribution<int>(0, 6)(rng)) {
+      case 0: r = exp(rec.randn(draws++) * 0.1) * x; break;
+      case 1: r = sqrt(x * y); break;
+      case 2: r = (x + y) * 0.5; break;
+      case 3: r = sqrt(x / y); break;
+      case 4: r = max(x, y) - min(x, y) * 0.5; break;
+      case 5: r = abs(x - y) + 0.25; break;
+      default: r = exp(-log(x)) * 0.5 + x * 0.5; break;
+    }
+    pool.push_back(r);
+    if (pool.size() > 10) pool.erase(pool.begin() + 3);
+  }
+  Var out = pool.back();
+  for (size_t i = pool.size() - 4; i + 1 < pool.size(); ++i) out = out + pool[i];
+  rec.output(out);
+  Tape t = rec.finish();
+  t.name = "random-" + std::to_string(seed);
+  return t;
+}
+
+// (The H200 run sets VK_DRIVER_FILES itself: ScopedEnv restores it.)
+using testutil::ScopedEnv;
+
+// The same kernel, its runs starting at path `first`.
+KernelOptions fromPath(KernelOptions o, uint64_t first) {
+  o.knobs.pathOffset = first;
+  return o;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- exactness
+
+class VulkanAsian120 : public ::testing::TestWithParam<int> {};
+
+TEST_P(VulkanAsian120, RegisterEqualsPlain) {
+  REQUIRE_VULKAN();
+  const Tape& t = asian120();
+  const uint64_t paths = 1000;  // not a multiple of the 256-path block
+  const RunResult plain = kernel(engine, "asian120-plain", t, options(KernelKind::Plain)).run({t.inputDefaults}, paths, kSeed);
+  const int segments = GetParam();
+  const Plan plan = window(t, segments);
+  ASSERT_EQ(plan.segments(), segments);
+  Kernel& reg = kernel(engine, "asian120-register-" + std::to_string(segments), t, options(KernelKind::Register, plan));
+  expectSameBits(plain, reg.run({t.inputDefaults}, paths, kSeed), "register, " + std::to_string(segments) + " segments");
+}
+
+INSTANTIATE_TEST_SUITE_P(Segments, VulkanAsian120, ::testing::Values(2, 7, 16));
+
+TEST(VulkanExact, ScratchEqualsPlainInBothLayouts) {
+  REQUIRE_VULKAN();
+  const Tape t = products::asianCall(24);
+  const uint64_t paths = 700;
+  const RunResult plain = kernel(engine, "asian24-plain", t, options(KernelKind::Plain)).run({t.inputDefaults}, paths, kSeed);
+  PlanOptions po;
+  po.segLen = 40;
+  const Plan uniform = makeStrategyPlan("uniform", t, po);
+  for (ScratchLayout layout : {ScratchLayout::SoA, ScratchLayout::AoS}) {
+    Kernel& k = kernel(engine, std::string("asian24-scratch-") + toString(layout), t,
+                       options(KernelKind::Scratch, uniform, 1, true, layout));
+    expectSameBits(plain, k.run({t.inputDefaults}, paths, kSeed), std::string("scratch ") + toString(layout));
+  }
+}
+
+TEST(VulkanExact, RandomTapesRegisterAndScratchEqualPlain) {
+  REQUIRE_VULKAN();
+  for (uint32_t seed : {1u, 2u, 3u}) {
+    const Tape t = randomTape(seed, 30);
+    SCOPED_TRACE(t.name + ", " + std::to_string(t.size()) + " nodes");
+    const std::vector<std::vector<double>> in{t.inputDefaults};
+    const uint64_t paths = 300;
+    const RunResult plain = engine->compile(t, options(KernelKind::Plain))->run(in, paths, kSeed + seed);
+    const Plan w = window(t, 2 + static_cast<int>(seed) * 2);
+    expectSameBits(plain, engine->compile(t, options(KernelKind::Register, w))->run(in, paths, kSeed + seed),
+                   "register window");
+    PlanOptions po;
+    po.segLen = 17;
+    const Plan u = makeStrategyPlan("uniform", t, po);
+    expectSameBits(plain, engine->compile(t, options(KernelKind::Scratch, u))->run(in, paths, kSeed + seed),
+                   "scratch uniform");
+  }
+}
+
+TEST(VulkanExact, ThreeMarketsEqualThreeSingleDispatches) {
+  REQUIRE_VULKAN();
+  const Tape t = products::asianCall(24);
+  const Plan plan = window(t, 4);
+  std::vector<std::vector<double>> ladder;
+  for (double spot : {90.0, 100.0, 110.0}) {
+    ladder.push_back(t.inputDefaults);
+    ladder.back()[0] = spot;
+  }
+  const uint64_t paths = 600;
+  for (KernelKind kind : {KernelKind::Register, KernelKind::Plain}) {
+    const std::string name = kind == KernelKind::Register ? "asian24-register-4" : "asian24-plain";
+    const RunResult fused = kernel(engine, name + "-3m", t, options(kind, plan, 3)).run(ladder, paths, kSeed);
+    Kernel& single = kernel(engine, name, t, options(kind, plan));
+    for (size_t m = 0; m < ladder.size(); ++m) {
+      RunResult one = single.run({ladder[m]}, paths, kSeed);
+      RunResult picked = fused;
+      picked.markets = {fused.markets[m]};
+      expectSameBits(one, picked, name + " market " + std::to_string(m));
+    }
+  }
+}
+
+TEST(VulkanExact, ScratchMarketsEqualSingleDispatches) {
+  REQUIRE_VULKAN();
+  const Tape t = randomTape(9, 30);
+  PlanOptions po;
+  po.segLen = 23;
+  const Plan plan = makeStrategyPlan("uniform", t, po);
+  std::vector<std::vector<double>> two{t.inputDefaults, t.inputDefaults};
+  two[1][1] *= 1.25;
+  for (ScratchLayout layout : {ScratchLayout::SoA, ScratchLayout::AoS}) {
+    const RunResult fused = engine->compile(t, options(KernelKind::Scratch, plan, 2, true, layout))->run(two, 400, kSeed);
+    std::unique_ptr<Kernel> single = engine->compile(t, options(KernelKind::Plain));
+    for (size_t m = 0; m < 2; ++m) {
+      RunResult picked = fused;
+      picked.markets = {fused.markets[m]};
+      expectSameBits(single->run({two[m]}, 400, kSeed), picked,
+                     std::string("scratch ") + toString(layout) + " market " + std::to_string(m));
+    }
+  }
+}
+
+TEST(VulkanExact, RepeatGivesTheSameBits) {
+  REQUIRE_VULKAN();
+  const Tape& t = asian120();
+  Kernel& k = kernel(engine, "asian120-register-7", t, options(KernelKind::Register, window(t, 7)));
+  const RunResult a = k.run({t.inputDefaults}, 1000, kSeed);
+  const RunResult b = k.run({t.inputDefaults}, 1000, kSeed);
+  expectSameBits(a, b, "repeat");
+  const RunResult c = k.run({t.inputDefaults}, 1000, kSeed + 1);
+  EXPECT_NE(a.markets[0].value, c.markets[0].value) << "another seed, other draws";
+}
+
+// Kernels of one device built and run on several threads at once (compare
+// builds an engine's kernels in parallel) give the bits they give one at a time.
+TEST(VulkanExact, KernelsBuiltAndRunOnSeveralThreads) {
+  REQUIRE_VULKAN();
+  std::vector<Tape> tapes;
+  for (uint32_t seed : {21u, 22u, 23u, 24u}) tapes.push_back(randomTape(seed, 12));
+  auto optionsFor = [](const Tape& t, size_t i) {
+    return i % 2 ? options(KernelKind::Register, window(t, 3)) : options(KernelKind::Plain);
+  };
+  std::vector<RunResult> serial;
+  for (size_t i = 0; i < tapes.size(); ++i)
+    serial.push_back(engine->compile(tapes[i], optionsFor(tapes[i], i))->run({tapes[i].inputDefaults}, 700, kSeed));
+  std::vector<std::future<RunResult>> parallel;
+  for (size_t i = 0; i < tapes.size(); ++i)
+    parallel.push_back(std::async(std::launch::async, [&, i] {
+      auto k = engine->compile(tapes[i], optionsFor(tapes[i], i));
+      RunResult r = k->run({tapes[i].inputDefaults}, 700, kSeed);
+      EXPECT_EQ(r.paths, 700u);
+      return k->run({tapes[i].inputDefaults}, 700, kSeed);
+    }));
+  for (size_t i = 0; i < tapes.size(); ++i) expectSameBits(serial[i], parallel[i].get(), tapes[i].name + " on its own thread");
+}
+
+TEST(VulkanExact, ValueOnlyKernelGivesTheSameValue) {
+  REQUIRE_VULKAN();
+  const Tape t = products::asianCall(24);
+  const RunResult full = kernel(engine, "asian24-plain", t, options(KernelKind::Plain)).run({t.inputDefaults}, 700, kSeed);
+  const RunResult value =
+      engine->compile(t, options(KernelKind::Plain, {}, 1, false))->run({t.inputDefaults}, 700, kSeed);
+  EXPECT_EQ(value.markets[0].value, full.markets[0].value);
+  for (double g : value.markets[0].greeks) EXPECT_EQ(g, 0.0);
+}
+
+// ---------------------------------------------------------------- reference
+
+TEST(VulkanReference, Asian120AgreesWithDoubleReference) {
+  REQUIRE_VULKAN();
+  const Tape& t = asian120();
+  const uint64_t paths = 1000;
+  const RunResult gpu = kernel(engine, "asian120-plain", t, options(KernelKind::Plain)).run({t.inputDefaults}, paths, kSeed);
+  expectNearReference(reference(t, {t.inputDefaults}, paths, kSeed), gpu, "asian120");
+}
+
+TEST(VulkanReference, RandomTapesAgreeWithDoubleReference) {
+  REQUIRE_VULKAN();
+  for (uint32_t seed : {4u, 5u}) {
+    const Tape t = randomTape(seed, 40);
+    const RunResult gpu = engine->compile(t, options(KernelKind::Register, window(t, 3)))->run({t.inputDefaults}, 500, kSeed);
+    expectNearReference(reference(t, {t.inputDefaults}, 500, kSeed), gpu, t.name);
+  }
+}
+
+// value = x * z0 with z0 a standard normal draw, against reference-f32 (the
+// same fp32 draws as drawNormal<float>; only the summation differs). On the
+// sums, a path counted twice or skipped moves the total by |z| (about 0.8 on
+// average), far more than N draws each within a few ulp (N * 2e-6).
+TEST(VulkanPaths, CountsThatAreNotMultiplesOfTheBlock) {
+  REQUIRE_VULKAN();
+  Recorder rec;
+  Var x = rec.input("x", 1.0);
+  rec.output(x * rec.randn(0));
+  const Tape t = rec.finish();
+  Kernel& k = kernel(engine, "draw", t, options(KernelKind::Plain));
+  KernelOptions f32;
+  f32.precision = Precision::F32;
+  std::unique_ptr<Kernel> ref = testutil::makeReference("reference-f32")->compile(t, f32);
+  for (uint64_t paths : {1, 2, 63, 64, 65, 255, 256, 257, 1000, 3001}) {
+    const RunResult gpu = k.run({{1.0}}, paths, kSeed);
+    const RunResult cpu = ref->run({{1.0}}, paths, kSeed);
+    const double n = static_cast<double>(paths), tol = 2e-6 * n + 1e-6;
+    auto squares = [&](const MarketResult& r) {  // sum of squares back from the standard error
+      return n > 1 ? r.valueStderr * r.valueStderr * n * (n - 1) + n * r.value * r.value : r.value * r.value;
+    };
+    EXPECT_EQ(gpu.paths, paths);
+    EXPECT_NEAR(gpu.markets[0].value * n, cpu.markets[0].value * n, tol) << paths << " paths";
+    EXPECT_NEAR(gpu.markets[0].greeks[0] * n, cpu.markets[0].greeks[0] * n, tol) << paths << " paths";
+    EXPECT_NEAR(squares(gpu.markets[0]), squares(cpu.markets[0]), 10 * tol) << paths << " paths";
+  }
+}
+
+// Paths straddling 2^32 (the carry into the path's high word) and far beyond,
+// against the double interpreter evaluated at the same path indices.
+TEST(VulkanPaths, PathIndicesBeyondTwoToThe32) {
+  REQUIRE_VULKAN();
+  const Tape t = products::asianCall(24);
+  Kernel& k = kernel(engine, "asian24-register-4", t, options(KernelKind::Register, window(t, 4)));
+  for (uint64_t first : {(uint64_t{1} << 32) - 100, (uint64_t{7} << 40) + 12345}) {
+    const uint64_t paths = 300;
+    const RunResult gpu = kernel(engine, "asian24-register-4-from-" + std::to_string(first), t,
+                                 fromPath(options(KernelKind::Register, window(t, 4)), first))
+                              .run({t.inputDefaults}, paths, kSeed);
+    PathInterpreter<double> interp(t, nullptr, true);
+    PathResult<double> one;
+    std::vector<double> sums(1 + t.numInputs(), 0.0), squares(1 + t.numInputs(), 0.0);
+    for (uint64_t p = first; p < first + paths; ++p) {
+      interp.run(t.inputDefaults, kSeed, p, one);
+      sums[0] += one.value;
+      squares[0] += one.value * one.value;
+      for (int i = 0; i < t.numInputs(); ++i) {
+        sums[1 + i] += one.adjoints[i];
+        squares[1 + i] += one.adjoints[i] * one.adjoints[i];
+      }
+    }
+    RunResult ref;
+    ref.markets = {finishMoments(sums, squares, paths)};
+    expectNearReference(ref, gpu, "first path " + std::to_string(first));
+    // and not the paths from 0
+    const RunResult fromZero = k.run({t.inputDefaults}, paths, kSeed);
+    EXPECT_NE(fromZero.markets[0].value, gpu.markets[0].value);
+  }
+}
+
+// Each path's value is one draw: the GPU's draw against tape/philox.h's
+// drawNormal<float>. The Philox words must match exactly (a wrong word gives
+// an unrelated normal); the quantile then differs only by GLSL's log and
+// sqrt, which may be a few ulp from the CPU's.
+TEST(VulkanDraws, MatchDrawNormalFloat) {
+  REQUIRE_VULKAN();
+  Recorder rec;
+  Var x = rec.input("x", 1.0);
+  rec.output(x * rec.randn(0));
+  const Tape t = rec.finish();
+  int exact = 0, total = 0;
+  for (uint64_t path : {uint64_t{0}, uint64_t{1}, uint64_t{77}, (uint64_t{1} << 32) + 5, ~uint64_t{0} - 3}) {
+    Kernel& k = kernel(engine, "draw-from-" + std::to_string(path), t, fromPath(options(KernelKind::Plain), path));
+    for (uint64_t seed : {uint64_t{0}, uint64_t{42}, uint64_t{0xfedcba9876543210ull}}) {
+      const double gpu = k.run({{1.0}}, 1, seed).markets[0].value;
+      const float cpu = drawNormal<float>(seed, path, 0);
+      EXPECT_NEAR(gpu, cpu, 4e-6 * std::max(1.0f, std::abs(cpu))) << "path " << path << " seed " << seed;
+      exact += gpu == static_cast<double>(cpu);
+      ++total;
+    }
+  }
+  RecordProperty("exact_draws", std::to_string(exact) + "/" + std::to_string(total));
+  std::printf("draws equal to drawNormal<float> bit for bit: %d of %d\n", exact, total);
+}
+
+// ---------------------------------------------------------------- plumbing
+
+TEST(VulkanEngine, CapsAndUnknownDevice) {
+  REQUIRE_VULKAN();
+  const EngineCaps caps = engine->caps();
+  EXPECT_EQ(caps.defaultPrecision, Precision::F32);
+  EXPECT_EQ(caps.maxMarkets, 8);
+  EXPECT_FALSE(caps.reason.empty());
+  EngineSettings nowhere = engineSettingsFromEnvironment();
+  nowhere.vulkan.device = "no-such-device-anywhere";
+  const EngineCaps none = makeVulkanEngine(nowhere)->caps();
+  EXPECT_FALSE(none.usable);
+  EXPECT_NE(none.reason.find("TAPELAB_VULKAN_DEVICE"), std::string::npos) << none.reason;
+  // No driver for the loader: unusable, with the reason.
+  EngineCaps noDriver;
+  {
+    ScopedEnv icd("VK_ICD_FILENAMES", "/nonexistent/tapelab-icd.json");
+    ScopedEnv driver("VK_DRIVER_FILES", "/nonexistent/tapelab-icd.json");
+    noDriver = makeVulkanEngine(engineSettingsFromEnvironment())->caps();  // the loader's variables are part of the device's key
+  }
+  EXPECT_FALSE(noDriver.usable);
+  EXPECT_NE(noDriver.reason.find("vulkan:"), std::string::npos) << noDriver.reason;
+  EngineSettings first = engineSettingsFromEnvironment();
+  first.vulkan.device = "0";
+  EXPECT_TRUE(makeVulkanEngine(first)->caps().usable);
+  KernelOptions f64 = options(KernelKind::Plain);
+  f64.precision = Precision::F64;
+  EXPECT_THROW(engine->compile(asian120(), f64), std::invalid_argument);
+  EXPECT_THROW(engine->compile(asian120(), options(KernelKind::Register)), std::invalid_argument) << "no plan";
+}
+
+TEST(VulkanEngine, DumpAndSpirvCache) {
+  REQUIRE_VULKAN();
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("tapelab-vk-test-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  EngineSettings settings = engineSettingsFromEnvironment();
+  settings.cacheDir = (dir / "cache").string();
+  auto fresh = [&] { return makeVulkanEngine(settings); };
+  Recorder rec;
+  Var x = rec.input("x", 2.0);
+  rec.output(exp(x * rec.randn(3)) * 1.5);
+  const Tape t = rec.finish();
+  KernelOptions o = options(KernelKind::Plain);
+  o.dumpDir = (dir / "dump").string();
+  std::unique_ptr<Kernel> first = fresh()->compile(t, o);
+  const KernelStats s1 = first->stats();
+  ASSERT_FALSE(s1.sourcePath.empty());
+  EXPECT_TRUE(std::filesystem::exists(s1.sourcePath));
+  EXPECT_NE(s1.notes.find("spirv compiled"), std::string::npos) << s1.notes;
+  EXPECT_GT(s1.compileSeconds, 0.0);
+  const KernelStats s2 = fresh()->compile(t, o)->stats();
+  EXPECT_NE(s2.notes.find("spirv cached"), std::string::npos) << s2.notes;
+  EXPECT_EQ(first->run({{2.0}}, 100, 1).markets[0].value, fresh()->compile(t, o)->run({{2.0}}, 100, 1).markets[0].value);
+  std::filesystem::remove_all(dir);
+}
