@@ -46,6 +46,7 @@ struct RunConfig {
   ScratchLayout layout = ScratchLayout::SoA;
   std::string dumpDir;
   std::string planFile;                    // a plan file to run instead of a strategy's plan
+  std::optional<Plan> plan;                // a plan given as data (the Python module), likewise; wins over planFile
   int32_t budget = 0;                      // budget strategy: peak_live limit (0: none given)
   int innerSegments = 0;                   // two-level strategy: sub-segments per segment (0: 4)
   KernelKnobs kernelKnobs;                 // into KernelOptions::knobs

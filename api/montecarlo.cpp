@@ -16,13 +16,15 @@ bool hasKind(const EngineCaps& caps, KernelKind kind) {
   return false;
 }
 
-// A plan file replaces the strategy and the segment count: the engine runs exactly that plan
-// (register kind unless --kernel says scratch; a one-segment plan is the plain kernel).
-KernelOptions withPlanFile(const Tape& tape, const RunConfig& c, const EngineCaps& caps, KernelOptions o) {
+// A plan file (or a plan given as data) replaces the strategy and the segment count: the engine runs
+// exactly that plan (register kind unless --kernel says scratch; a one-segment plan is the plain kernel).
+KernelOptions withPlan(const Tape& tape, const RunConfig& c, const EngineCaps& caps, KernelOptions o) {
   if (c.strategy) throw std::invalid_argument("--plan: the file's plan replaces --strategy; give one of them");
   if (c.checkpoint.mode == Checkpoint::Mode::Segments)
     throw std::invalid_argument("--plan: the file's plan replaces --checkpoint; give one of them");
-  Plan plan = readPlanFile(c.planFile, tape);
+  Plan plan = c.plan ? *c.plan : readPlanFile(c.planFile, tape);
+  if (plan.bounds.empty() || plan.bounds.back() != tape.size())
+    throw std::invalid_argument("--plan: the plan is not for this tape of " + std::to_string(tape.size()) + " nodes");
   const KernelKind kind = c.kernel.value_or(plan.segments() > 1 ? KernelKind::Register : KernelKind::Plain);
   if (kind == KernelKind::Plain && plan.segments() > 1)
     throw std::invalid_argument("--plan: a plan of " + std::to_string(plan.segments()) +
@@ -48,7 +50,7 @@ KernelOptions resolveKernel(const Tape& tape, const RunConfig& c, const EngineCa
   o.layout = c.layout;
   o.dumpDir = c.dumpDir;
   o.knobs = c.kernelKnobs;
-  if (!c.planFile.empty()) return withPlanFile(tape, c, caps, std::move(o));
+  if (c.plan || !c.planFile.empty()) return withPlan(tape, c, caps, std::move(o));
 
   // Segments: "off" = 1, "auto" = c.segments when the tape is long enough, N = N.
   int segments = 1;

@@ -1,0 +1,170 @@
+// Plans: a built-in strategy's, or any cuts (flat or nested) read the way plan
+// files are read (planner/planfile.h), so a Python strategy's cuts get the plan
+// file's checks and messages; metrics and plan-file text out.
+#include <pybind11/stl.h>
+
+#include <chrono>
+#include <stdexcept>
+
+#include "planner/metrics.h"
+#include "planner/planfile.h"
+#include "planner/strategies.h"
+#include "python/src/bindings.h"
+#include "util/files.h"
+
+namespace tapelab::python {
+namespace {
+
+std::shared_ptr<PlanHandle> handle(Plan plan, std::shared_ptr<const Tape> tape, int requested, double seconds) {
+  auto h = std::make_shared<PlanHandle>();
+  h->structure = structureHash(*tape);
+  h->plan = std::move(plan);
+  h->tape = std::move(tape);
+  h->requested = requested;
+  h->seconds = seconds;
+  return h;
+}
+
+const PlanMetrics& metricsOf(PlanHandle& h) {
+  if (!h.metrics) h.metrics = planMetrics(*h.tape, h.plan);
+  return *h.metrics;
+}
+
+int positive(std::optional<int> v, const char* flag) {
+  if (v && *v < 1) throw std::invalid_argument(std::string(flag) + ": expected a positive integer");
+  return v.value_or(0);
+}
+
+std::shared_ptr<PlanHandle> strategyPlan(std::shared_ptr<const Tape> tape, const std::string& name, int segments,
+                                         std::optional<int> seglen, std::optional<int> inner,
+                                         std::optional<int> budget) {
+  PlanOptions o;
+  o.segments = segments;
+  o.segLen = positive(seglen, "--seglen");
+  o.innerSegments = positive(inner, "--inner");
+  o.budget = positive(budget, "--budget");
+  Plan plan;
+  double seconds = 0;
+  {
+    py::gil_scoped_release release;  // optimal and budget search take seconds on long tapes
+    const auto t0 = std::chrono::steady_clock::now();
+    plan = makeStrategyPlan(name, *tape, o);
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  return handle(std::move(plan), std::move(tape), segments, seconds);
+}
+
+// The file's "requested_segments" (0 when absent), so that a plan read back writes the same text.
+int requestedIn(const std::string& validPlanText) {
+  const py::object root = py::module_::import("json").attr("loads")(validPlanText);
+  const py::object value = root.attr("get")("requested_segments", 0);
+  return value.cast<int>();
+}
+
+std::vector<int32_t> cutsOf(const Plan& p) { return {p.bounds.begin() + 1, p.bounds.end() - 1}; }
+
+py::dict metricsDict(const PlanMetrics& m) {
+  py::dict d;
+  d["segments"] = m.segments;
+  d["persistent"] = m.persistent;
+  d["peak_live"] = m.peakLive;
+  d["scratch_slots"] = m.scratchSlots;
+  d["recompute_ops"] = m.recomputeOps;
+  d["recompute_cost"] = m.recomputeCost;
+  d["depth"] = m.depth;
+  d["peak_segment"] = m.peakSegment;
+  return d;
+}
+
+}  // namespace
+
+void bindPlans(py::module_& m) {
+  py::class_<PlanMetrics>(m, "Metrics", "What a plan costs (planner/metrics.h); the names of `tapelab plan --json`.")
+      .def_readonly("segments", &PlanMetrics::segments)
+      .def_readonly("persistent", &PlanMetrics::persistent, "values held for the whole kernel")
+      .def_readonly("peak_live", &PlanMetrics::peakLive, "most values live at once: the register-pressure proxy")
+      .def_readonly("scratch_slots", &PlanMetrics::scratchSlots)
+      .def_readonly("recompute_ops", &PlanMetrics::recomputeOps)
+      .def_readonly("recompute_cost", &PlanMetrics::recomputeCost, "recompute_ops weighted by op cost")
+      .def_readonly("depth", &PlanMetrics::depth, "levels of cuts: 0 plain, 1 flat, 2 two-level, ...")
+      .def_readonly("peak_segment", &PlanMetrics::peakSegment, "-1: forward sweep, else the segment holding the peak")
+      .def("to_dict", &metricsDict)
+      .def("__eq__", [](const PlanMetrics& a, const PlanMetrics& b) {
+        return a.segments == b.segments && a.persistent == b.persistent && a.peakLive == b.peakLive &&
+               a.scratchSlots == b.scratchSlots && a.recomputeOps == b.recomputeOps &&
+               a.recomputeCost == b.recomputeCost && a.depth == b.depth && a.peakSegment == b.peakSegment;
+      })
+      .def("__repr__", [](const PlanMetrics& m) { return "Metrics(" + py::repr(metricsDict(m)).cast<std::string>() + ")"; });
+
+  py::class_<PlanHandle, std::shared_ptr<PlanHandle>>(m, "Plan", "Where a tape's kernel cuts it (planner/plan.h).")
+      .def_property_readonly("strategy", [](const PlanHandle& h) { return h.plan.strategy; })
+      .def_property_readonly("segments", [](const PlanHandle& h) { return h.plan.segments(); })
+      .def_property_readonly("depth", [](const PlanHandle& h) { return h.plan.depth(); })
+      .def_property_readonly("nested", [](const PlanHandle& h) { return h.plan.nested(); })
+      .def_property_readonly("bounds", [](const PlanHandle& h) { return h.plan.bounds; })
+      .def_property_readonly("cuts", [](const PlanHandle& h) { return cutsOf(h.plan); }, "the top-level cuts")
+      .def_property_readonly(
+          "inner",
+          [](const PlanHandle& h) -> py::object {
+            if (!h.plan.nested()) return py::none();
+            return py::module_::import("json").attr("loads")(planInnerJson(h.plan));
+          },
+          "None for a flat plan, else the plan file's \"inner\": one entry per segment, None or "
+          "{\"cuts\": [...], \"chain\": bool, \"inner\": [...]}")
+      .def_property_readonly("persistent", [](const PlanHandle& h) { return h.plan.persistent; })
+      .def_property_readonly("crossing", [](const PlanHandle& h) { return h.plan.crossing; })
+      .def_property_readonly("scratch_slots", [](const PlanHandle& h) { return h.plan.scratchSlots; })
+      .def_readonly("requested_segments", &PlanHandle::requested)
+      .def_readonly("seconds", &PlanHandle::seconds, "time the strategy took")
+      .def_property_readonly("tape", [](const PlanHandle& h) { return std::const_pointer_cast<Tape>(h.tape); })
+      .def_property_readonly("metrics", [](PlanHandle& h) { return metricsOf(h); })
+      .def(
+          "to_json", [](const PlanHandle& h) { return planFileText(*h.tape, h.plan, h.requested); },
+          "the plan file's text (tapelab plan --out writes the same)")
+      .def(
+          "write",
+          [](const PlanHandle& h, const std::string& path) {
+            std::string why;
+            if (!writeFileAtomic(path, planFileText(*h.tape, h.plan, h.requested), &why))
+              throw std::runtime_error("--out: cannot write " + path + ": " + why);
+          },
+          py::arg("path"), "write the plan file (run it with plan=tapelab.read_plan(path, tape) or --plan)")
+      .def("same_cuts", [](const PlanHandle& a, const PlanHandle& b) {
+        return a.structure == b.structure && a.plan.bounds == b.plan.bounds && a.plan.inner == b.plan.inner;
+      }, "the same cuts (flat and nested) on the same tape structure, whatever the strategy's name")
+      .def("__repr__", [](PlanHandle& h) {
+        return "<tapelab.Plan " + h.plan.strategy + ": " + std::to_string(h.plan.segments()) + " segments, depth " +
+               std::to_string(h.plan.depth()) + ", peak_live " + std::to_string(metricsOf(h).peakLive) + ">";
+      });
+
+  m.def("_plan_strategy", &strategyPlan, py::arg("tape"), py::arg("name"), py::arg("segments"),
+        py::arg("seglen") = py::none(), py::arg("inner") = py::none(), py::arg("budget") = py::none());
+  m.def(
+      "_plain_plan", [](std::shared_ptr<const Tape> tape) { return handle(plainPlan(*tape), tape, 1, 0); },
+      py::arg("tape"));
+  m.def(
+      "parse_plan",
+      [](const std::string& text, std::shared_ptr<const Tape> tape, const std::string& file, std::optional<int> requested,
+         double seconds) {
+        Plan plan = parsePlanFile(text, *tape, file);
+        return handle(std::move(plan), tape, requested.value_or(requestedIn(text)), seconds);
+      },
+      py::arg("text"), py::arg("tape"), py::arg("file") = "<string>", py::arg("requested") = py::none(),
+      py::arg("seconds") = 0.0, "A plan file's text as a plan for `tape` (ValueError 'tapelab: FILE: field: reason').");
+  m.def(
+      "read_plan",
+      [](const std::string& path, std::shared_ptr<const Tape> tape) {
+        const std::optional<std::string> text = readFile(path);
+        if (!text) throw PlanFileError(path + ": (file): cannot be read");  // readPlanFile's words
+        Plan plan = parsePlanFile(*text, *tape, path);
+        return handle(std::move(plan), tape, requestedIn(*text), 0);
+      },
+      py::arg("path"), py::arg("tape"), "Reads a plan file (tapelab plan --out, Plan.write) for `tape`.");
+  m.def("strategies", [] {
+    py::dict d;
+    for (const StrategyEntry& s : strategies()) d[py::str(s.name)] = s.summary;
+    return d;
+  }, "the built-in strategies by name, with a line each");
+}
+
+}  // namespace tapelab::python

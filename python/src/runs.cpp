@@ -1,0 +1,320 @@
+// Engines, kernels and runs. A run's configuration is resolved as the CLI's:
+// RunConfig from the TAPELAB_* variables (api/knobs.h), then the `knobs`
+// dictionary through the same table, then the keywords (the CLI's flags), so
+// the same call gives the same kernel and the same bits. The GIL is released
+// while a kernel compiles and while it runs.
+#include <pybind11/stl.h>
+
+#include <cmath>
+#include <stdexcept>
+
+#include "api/registry.h"
+#include "planner/planfile.h"
+#include "python/src/bindings.h"
+#include "util/files.h"
+
+namespace tapelab::python {
+namespace {
+
+const char* kindName(KernelKind k) { return toString(k); }
+
+std::vector<std::string> kindNames(const std::vector<KernelKind>& kinds) {
+  std::vector<std::string> out;
+  for (KernelKind k : kinds) out.emplace_back(kindName(k));
+  return out;
+}
+
+// A knob's value as the environment would hold it.
+std::string knobText(const py::handle& v) {
+  if (py::isinstance<py::bool_>(v)) return v.cast<bool>() ? "1" : "0";
+  return py::str(v).cast<std::string>();
+}
+
+// knobs={"TAPELAB_MAX_GROUPS": 4, ...}: each through api/knobs.cpp's table, as if set in the environment.
+void applyKnobs(RunConfig& c, const py::dict& knobs) {
+  for (const auto& [key, value] : knobs) {
+    const std::string name = py::str(key).cast<std::string>();
+    const std::string text = knobText(value);
+    const Knob* knob = nullptr;
+    for (const Knob& k : knobTable())
+      if (name == k.variable) knob = &k;
+    if (!knob) throw std::invalid_argument("knobs: unknown variable '" + name + "' (README.md lists them)");
+    if (name == "TAPELAB_CACHE_DIR") {
+      c.engineSettings.cacheDir = resolveCacheDir(text.c_str(), nullptr, nullptr);
+    } else if (!knob->apply) {
+      throw std::invalid_argument("knobs: " + name + " is not a knob of a run here (paths= and seed= are keywords)");
+    } else {
+      knob->apply(c, text, knob->variable);
+    }
+  }
+}
+
+// --engine auto (cli/cmd_run.cpp's rule): the first usable real GPU, then cpu-jit, then the reference.
+std::string pickEngine(const std::string& requested, const EngineSettings& settings) {
+  if (requested != "auto") return requested;
+  for (const char* name : {"cuda", "vulkan", "opencl"}) {
+    const EngineCaps c = engineCaps(findEngine(name), settings);
+    if (c.usable && !c.cpuDevice) return name;
+  }
+  if (engineCaps(findEngine("cpu-jit"), settings).usable) return "cpu-jit";
+  return "reference";
+}
+
+int positive(const std::optional<int>& v, const char* flag) {
+  if (v && *v < 1) throw std::invalid_argument(std::string(flag) + ": expected a positive integer");
+  return v.value_or(0);
+}
+
+RunConfig runConfig(const std::optional<std::string>& engine, const std::shared_ptr<PlanHandle>& plan,
+                    const std::optional<std::string>& strategy, const py::object& checkpoint,
+                    std::optional<int> ckptNodes, std::optional<int> seglen, std::optional<int> inner,
+                    std::optional<int> budget, const std::optional<std::string>& kernel,
+                    const std::optional<std::string>& layout, const std::optional<std::string>& precision,
+                    bool greeks, const std::optional<std::string>& dump, const py::dict& knobs) {
+  RunConfig c = RunConfig::fromEnvironment();
+  applyKnobs(c, knobs);
+  if (engine) c.engine = *engine;
+  if (!checkpoint.is_none()) c.checkpoint = Checkpoint::parse(knobText(checkpoint), "--checkpoint");
+  if (ckptNodes) c.ckptNodes = positive(ckptNodes, "--ckpt-nodes");
+  if (strategy) c.strategy = *strategy;
+  if (seglen) c.segLen = positive(seglen, "--seglen");
+  if (inner) c.innerSegments = positive(inner, "--inner");
+  if (budget) c.budget = positive(budget, "--budget");
+  if (kernel) c.kernel = parseKernelKind(*kernel, "--kernel");
+  if (layout) c.layout = parseLayout(*layout, "--layout");
+  if (precision) {
+    if (*precision == "fp32") c.precision = Precision::F32;
+    else if (*precision == "fp64") c.precision = Precision::F64;
+    else throw std::invalid_argument("precision: expected fp32 or fp64, got '" + *precision + "'");
+  }
+  c.greeks = greeks;
+  if (dump) c.dumpDir = *dump;
+  if (plan) c.plan = plan->plan;  // wins over a TAPELAB_PLAN file, as a keyword wins over its variable
+  c.engine = pickEngine(c.engine, c.engineSettings);
+  return c;
+}
+
+std::shared_ptr<KernelHandle> compileKernel(std::shared_ptr<const Tape> tape, const std::optional<std::string>& engine,
+                                            std::shared_ptr<PlanHandle> plan, const std::optional<std::string>& strategy,
+                                            const py::object& checkpoint, std::optional<int> ckptNodes,
+                                            std::optional<int> seglen, std::optional<int> inner,
+                                            std::optional<int> budget, const std::optional<std::string>& kernel,
+                                            const std::optional<std::string>& layout,
+                                            const std::optional<std::string>& precision, bool greeks, int markets,
+                                            const std::optional<std::string>& dump, const py::dict& knobs) {
+  if (plan && plan->structure != structureHash(*tape))
+    throw std::invalid_argument("--plan: the plan was made for another tape (" + plan->tape->name + ")");
+  const RunConfig c = runConfig(engine, plan, strategy, checkpoint, ckptNodes, seglen, inner, budget, kernel, layout,
+                                precision, greeks, dump, knobs);
+  auto k = std::make_shared<KernelHandle>();
+  k->tape = tape;
+  k->engine = c.engine;
+  {
+    py::gil_scoped_release release;
+    k->pricer = MonteCarlo::of(*tape).config(c).markets(markets).build();
+  }
+  const Plan& resolved = k->pricer.options().plan;
+  if (plan && resolved.bounds == plan->plan.bounds && resolved.inner == plan->plan.inner) {
+    k->plan = plan;
+  } else {
+    k->plan = std::make_shared<PlanHandle>();
+    k->plan->plan = resolved;
+    k->plan->tape = tape;
+    k->plan->structure = structureHash(*tape);
+    if (!plan && c.checkpoint.mode == Checkpoint::Mode::Segments) k->plan->requested = c.checkpoint.segments;
+  }
+  return k;
+}
+
+std::shared_ptr<ResultHandle> runKernel(KernelHandle& k, const std::vector<std::vector<double>>& sets, uint64_t paths,
+                                        uint64_t seed) {
+  if (sets.empty()) throw std::invalid_argument("no markets to price");
+  for (const auto& s : sets)
+    if (static_cast<int>(s.size()) != k.tape->numInputs())
+      throw std::invalid_argument("a market has " + std::to_string(s.size()) + " inputs; the tape has " +
+                                  std::to_string(k.tape->numInputs()));
+  if (paths < 2) throw std::invalid_argument("--paths: need at least 2 paths for a standard error");
+  auto r = std::make_shared<ResultHandle>();
+  r->plan = k.plan;
+  r->inputSets = sets;
+  py::gil_scoped_release release;
+  std::lock_guard<std::mutex> lock(k.running);
+  r->result = k.pricer.runMarkets(sets, paths, seed);
+  r->stats = k.pricer.stats();
+  return r;
+}
+
+const MarketResult& market(const ResultHandle& r, size_t m) {
+  if (m >= r.result.run.markets.size())
+    throw py::index_error("market " + std::to_string(m) + " of " + std::to_string(r.result.run.markets.size()));
+  return r.result.run.markets[m];
+}
+
+// The JSON number the CLI prints: a finite double, or its text for NaN/Inf.
+py::object number(double v) {
+  if (std::isfinite(v)) return py::float_(v);
+  return py::str(std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
+}
+
+py::dict statsDict(const KernelStats& s) {
+  py::dict d;
+  d["registers"] = s.registers;
+  d["spill_bytes"] = s.spillBytes;
+  d["spill_store_bytes"] = s.spillStoreBytes;
+  d["scratch_bytes"] = s.scratchBytes;
+  d["compile_seconds"] = s.compileSeconds;
+  d["cache_hit"] = s.cacheHit;
+  d["notes"] = s.notes;
+  d["source_path"] = s.sourcePath;
+  return d;
+}
+
+// `tapelab price --json`'s object for one market (cli/cli.cpp resultJson), as a dict.
+py::dict resultDict(const ResultHandle& h, size_t m) {
+  const Result& r = h.result;
+  const MarketResult& mr = market(h, m);
+  py::dict d, greeks, greeksStderr;
+  if (r.kernel.greeks)
+    for (size_t i = 0; i < r.inputNames.size(); ++i) {
+      greeks[py::str(r.inputNames[i])] = number(mr.greeks.at(i));
+      greeksStderr[py::str(r.inputNames[i])] = number(mr.greeksStderr.at(i));
+    }
+  d["engine"] = r.engine;
+  d["kernel"] = r.kernel.kind == KernelKind::Plain ? "plain" : "checkpointed";
+  d["kernel_kind"] = kindName(r.kernel.kind);
+  d["segments"] = r.kernel.plan.segments();
+  d["strategy"] = r.kernel.plan.strategy;
+  d["precision"] = toString(r.kernel.precision);
+  d["paths"] = r.run.paths;
+  d["seed"] = r.run.seed;
+  d["seconds"] = r.run.seconds;
+  d["paths_per_second"] = r.pathsPerSecond();
+  d["value"] = number(mr.value);
+  d["stderr"] = number(mr.valueStderr);
+  if (r.kernel.kind == KernelKind::Scratch) d["layout"] = toString(r.kernel.layout);
+  d["greeks"] = greeks;
+  d["greeks_stderr"] = greeksStderr;
+  py::dict stats;
+  stats["registers"] = h.stats.registers;
+  stats["spill_bytes"] = h.stats.spillBytes;
+  stats["compile_seconds"] = h.stats.compileSeconds;
+  stats["cache_hit"] = h.stats.cacheHit;
+  if (!h.stats.notes.empty()) stats["notes"] = h.stats.notes;
+  d["kernel_stats"] = stats;
+  return d;
+}
+
+py::dict engineDict(const EngineEntry& e, const EngineSettings& settings) {
+  const EngineCaps c = engineCaps(e, settings);
+  py::dict d;
+  d["name"] = e.name;
+  d["summary"] = e.summary;
+  d["usable"] = c.usable;
+  d["compile_only"] = c.compileOnly;
+  d["cpu_device"] = c.cpuDevice;
+  d["reason"] = c.reason;
+  d["kinds"] = kindNames(c.kinds);
+  std::vector<std::string> precisions;
+  if (c.fp32) precisions.emplace_back("fp32");
+  if (c.fp64) precisions.emplace_back("fp64");
+  d["precisions"] = precisions;
+  d["default_precision"] = toString(c.defaultPrecision);
+  d["max_markets"] = c.maxMarkets;
+  return d;
+}
+
+}  // namespace
+
+void bindRuns(py::module_& m) {
+  m.def(
+      "engines",
+      [](const py::dict& knobs) {
+        RunConfig c;
+        c.engineSettings = engineSettingsFromEnvironment();
+        applyKnobs(c, knobs);
+        py::list out;
+        for (const EngineEntry& e : engineRegistry()) out.append(engineDict(e, c.engineSettings));
+        return out;
+      },
+      py::arg("knobs") = py::dict(),
+      "Every engine tapelab knows, usable here or not: name, usable, compile_only, reason, kinds, precisions, ...");
+
+  py::class_<KernelStats>(m, "KernelStats", "What the compiler and driver say about a kernel; -1 = not reported.")
+      .def_readonly("registers", &KernelStats::registers)
+      .def_readonly("spill_bytes", &KernelStats::spillBytes)
+      .def_readonly("spill_store_bytes", &KernelStats::spillStoreBytes)
+      .def_readonly("scratch_bytes", &KernelStats::scratchBytes)
+      .def_readonly("compile_seconds", &KernelStats::compileSeconds)
+      .def_readonly("cache_hit", &KernelStats::cacheHit)
+      .def_readonly("notes", &KernelStats::notes)
+      .def_readonly("source_path", &KernelStats::sourcePath)
+      .def("to_dict", &statsDict)
+      .def("__repr__", [](const KernelStats& s) { return "KernelStats(" + py::repr(statsDict(s)).cast<std::string>() + ")"; });
+
+  py::class_<KernelHandle, std::shared_ptr<KernelHandle>>(m, "Kernel", "A compiled kernel: run it many times.")
+      .def_readonly("engine", &KernelHandle::engine)
+      .def_property_readonly("tape", [](const KernelHandle& k) { return std::const_pointer_cast<Tape>(k.tape); })
+      .def_readonly("plan", &KernelHandle::plan)
+      .def_property_readonly("kind", [](const KernelHandle& k) { return kindName(k.pricer.options().kind); })
+      .def_property_readonly("precision", [](const KernelHandle& k) { return toString(k.pricer.options().precision); })
+      .def_property_readonly("layout", [](const KernelHandle& k) { return toString(k.pricer.options().layout); })
+      .def_property_readonly("greeks", [](const KernelHandle& k) { return k.pricer.options().greeks; })
+      .def_property_readonly("markets", [](const KernelHandle& k) { return k.pricer.options().markets; },
+                             "input sets per dispatch")
+      .def_property_readonly("stats", [](const KernelHandle& k) { return k.pricer.stats(); })
+      .def("_run", &runKernel, py::arg("sets"), py::arg("paths"), py::arg("seed"));
+
+  py::class_<ResultHandle, std::shared_ptr<ResultHandle>>(m, "Result", "One run: a result per market.")
+      .def_property_readonly("engine", [](const ResultHandle& r) { return r.result.engine; })
+      .def_property_readonly("kind", [](const ResultHandle& r) { return kindName(r.result.kernel.kind); })
+      .def_property_readonly("segments", [](const ResultHandle& r) { return r.result.kernel.plan.segments(); })
+      .def_property_readonly("strategy", [](const ResultHandle& r) { return r.result.kernel.plan.strategy; })
+      .def_property_readonly("precision", [](const ResultHandle& r) { return toString(r.result.kernel.precision); })
+      .def_property_readonly("layout", [](const ResultHandle& r) { return toString(r.result.kernel.layout); })
+      .def_property_readonly("has_greeks", [](const ResultHandle& r) { return r.result.kernel.greeks; })
+      .def_property_readonly("paths", [](const ResultHandle& r) { return r.result.run.paths; })
+      .def_property_readonly("seed", [](const ResultHandle& r) { return r.result.run.seed; })
+      .def_property_readonly("seconds", [](const ResultHandle& r) { return r.result.run.seconds; },
+                             "wall time of the run, compile excluded")
+      .def_property_readonly("paths_per_second", [](const ResultHandle& r) { return r.result.pathsPerSecond(); })
+      .def_property_readonly("input_names", [](const ResultHandle& r) { return r.result.inputNames; })
+      .def_readonly("input_sets", &ResultHandle::inputSets, "the markets priced, in order")
+      .def_readonly("kernel_stats", &ResultHandle::stats)
+      .def_readonly("plan", &ResultHandle::plan)
+      .def("__len__", [](const ResultHandle& r) { return r.result.run.markets.size(); })
+      .def("_values", [](const ResultHandle& r) {
+        std::vector<double> v, e;
+        for (const MarketResult& m : r.result.run.markets) {
+          v.push_back(m.value);
+          e.push_back(m.valueStderr);
+        }
+        return std::make_pair(v, e);
+      })
+      .def("_greeks", [](const ResultHandle& r) {
+        std::vector<std::vector<double>> g, e;
+        for (const MarketResult& m : r.result.run.markets) {
+          g.push_back(r.result.kernel.greeks ? m.greeks : std::vector<double>{});
+          e.push_back(r.result.kernel.greeks ? m.greeksStderr : std::vector<double>{});
+        }
+        return std::make_pair(g, e);
+      })
+      .def("to_dict", &resultDict, py::arg("market") = 0,
+           "market `market` as `tapelab price --json` prints it (a list of these with --ladder)");
+
+  m.def("_compile", &compileKernel, py::arg("tape"), py::arg("engine") = py::none(), py::arg("plan") = nullptr,
+        py::arg("strategy") = py::none(), py::arg("checkpoint") = py::none(), py::arg("ckpt_nodes") = py::none(),
+        py::arg("seglen") = py::none(), py::arg("inner") = py::none(), py::arg("budget") = py::none(),
+        py::arg("kernel") = py::none(), py::arg("layout") = py::none(), py::arg("precision") = py::none(),
+        py::arg("greeks") = true, py::arg("markets") = 1, py::arg("dump") = py::none(), py::arg("knobs") = py::dict());
+  m.def("_paths_and_seed", [](std::optional<uint64_t> paths, std::optional<uint64_t> seed) {
+    // The CLI's defaults: the flag, else TAPELAB_PATHS / TAPELAB_SEED, else 100000 and 42.
+    auto pick = [](std::optional<uint64_t> v, const char* variable, uint64_t fallback) {
+      if (v) return *v;
+      const auto text = knobValue(variable);
+      return text ? parseUnsigned(*text, variable) : fallback;
+    };
+    return std::make_pair(pick(paths, "TAPELAB_PATHS", 100000), pick(seed, "TAPELAB_SEED", 42));
+  }, py::arg("paths"), py::arg("seed"));
+}
+
+}  // namespace tapelab::python

@@ -1,0 +1,88 @@
+// Tapes: products and .tape files in, nodes out as byte columns (NumPy views in
+// tapelab/__init__.py), the liveness a strategy writer wants.
+#include <pybind11/stl.h>
+
+#include <stdexcept>
+
+#include "planner/liveness.h"
+#include "planner/planfile.h"
+#include "python/src/bindings.h"
+#include "tape/op.h"
+#include "tape/products/products.h"
+#include "tape/textformat.h"
+
+namespace tapelab::python {
+namespace {
+
+template <typename T>
+py::bytes column(const std::vector<T>& v) {
+  return py::bytes(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+}
+
+// The same checks and messages as the CLI's --product/--steps/--assets.
+std::shared_ptr<Tape> product(const std::string& name, int steps, std::optional<int> assets) {
+  if (steps < 1 || steps > 1000000) throw std::invalid_argument("--steps: expected 1..1000000, got " + std::to_string(steps));
+  if (assets && (*assets < 1 || *assets > 1000))
+    throw std::invalid_argument("--assets: expected 1..1000, got " + std::to_string(*assets));
+  if (assets && name != "basket") throw std::invalid_argument("--assets applies to --product basket only");
+  try {
+    return std::make_shared<Tape>(products::byName(name, steps, assets.value_or(5)));
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("--product: ") + e.what());
+  }
+}
+
+std::shared_ptr<Tape> checked(Tape t, const std::string& file) {
+  const std::string problem = validate(t);
+  if (!problem.empty()) throw std::invalid_argument(file + ": " + problem);
+  return std::make_shared<Tape>(std::move(t));
+}
+
+}  // namespace
+
+void bindTapes(py::module_& m) {
+  py::class_<Tape, std::shared_ptr<Tape>>(m, "Tape",
+                                          "One Monte-Carlo path's arithmetic: a flat list of nodes (tape/tape.h).")
+      .def_readonly("name", &Tape::name)
+      .def_property_readonly("nodes", &Tape::size)
+      .def("__len__", &Tape::size)
+      .def_readonly("inputs", &Tape::inputNames, "input names, in input order")
+      .def_readonly("output", &Tape::output, "the node whose value is priced")
+      .def_property_readonly("draws", &Tape::drawCount, "largest draw index + 1")
+      .def_property_readonly("structure", &structureHash, "XXH3-128 of the structure: what a plan depends on")
+      .def("_column",
+           [](const Tape& t, const std::string& which) -> py::bytes {
+             if (which == "op") return column(t.op);
+             if (which == "a") return column(t.a);
+             if (which == "b") return column(t.b);
+             if (which == "imm") return column(t.imm);
+             if (which == "input_nodes") return column(t.inputNodes);
+             if (which == "defaults") return column(t.inputDefaults);
+             if (which == "last_use") return column(lastUse(t));
+             if (which == "live_across") return column(liveAcross(t, lastUse(t)));
+             if (which == "first_reverse_read") return column(firstReverseRead(t));
+             throw std::invalid_argument("no tape column '" + which + "'");
+           })
+      .def("text", &writeTape, "the tape in the .tape text format")
+      .def("write", &writeTapeFile, py::arg("path"), "write the tape as a .tape file")
+      .def("__repr__", [](const Tape& t) {
+        return "<tapelab.Tape " + t.name + ": " + std::to_string(t.size()) + " nodes, " +
+               std::to_string(t.numInputs()) + " inputs>";
+      });
+
+  m.def("product", &product, py::arg("name"), py::arg("steps") = 252, py::arg("assets") = py::none(),
+        "A product's tape: european, asian or basket (assets: basket only, default 5).");
+  m.def(
+      "read_tape", [](const std::string& path) { return checked(readTapeFile(path), path); }, py::arg("path"),
+      "Reads a .tape file; ValueError 'tapelab: FILE:LINE: reason' when malformed.");
+  m.def(
+      "parse_tape", [](const std::string& text, const std::string& file) { return checked(parseTape(text, file), file); },
+      py::arg("text"), py::arg("file") = "<string>", "Parses .tape text; `file` names it in errors.");
+  m.def("op_names", [] {
+    std::vector<std::string> names;
+    for (const OpInfo& o : kOps) names.emplace_back(o.name);
+    return names;
+  }, "op spellings, indexed by op code (tape/ops.def)");
+}
+
+}  // namespace tapelab::python
