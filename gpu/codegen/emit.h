@@ -97,6 +97,10 @@ struct Dialect {
   const std::string& function(Precision precision, std::string_view identifier) const;
 
   std::string uintType;         // "uint", "unsigned int"
+  // Four U words (one Philox call's output), components .x .y .z .w in every
+  // dialect: the type, and what builds one from four U (then "(a, b, c, d)").
+  std::string uint4Type;        // "uvec4", "uint4"
+  std::string makeUint4;        // "uvec4", "(uint4)", "make_uint4"
   bool cCasts = true;           // (T)(x) rather than T(x)
   std::string mulHi;            // high 32 bits of a 32x32 product: f(a, b)
   std::string precise;          // "precise " in GLSL; "" where contraction is off globally
