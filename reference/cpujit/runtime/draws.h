@@ -66,9 +66,10 @@ inline void tl_mulhilo(std::uint32_t m, const V& a, V& hi, V& lo) {
   lo = V::load_aligned(l);
 }
 
-// Philox4x32-10, word 0, of G independent calls at once (the rounds of one
-// call are a chain of multiplies; G chains interleaved keep the multipliers
-// busy). Call g has counters {c0[g], 0, c2, c3} and key {k0, k1}.
+// Philox4x32-10, all four words, of G independent calls at once (the rounds
+// of one call are a chain of multiplies; G chains interleaved keep the
+// multipliers busy). Call g has counters {c0[g], 0, c2, c3} and key {k0, k1};
+// its words are out[4g .. 4g+3].
 template <std::size_t G>
 inline void tl_philox_words(const U* c0in, const U& c2in, const U& c3in, std::uint32_t k0, std::uint32_t k1, U* out) {
   U c0[G], c1[G], c2[G], c3[G];
@@ -94,13 +95,19 @@ inline void tl_philox_words(const U* c0in, const U& c2in, const U& c3in, std::ui
     }
   }
 #pragma GCC unroll 16
-  for (std::size_t g = 0; g < G; ++g) out[g] = c0[g];
+  for (std::size_t g = 0; g < G; ++g) {
+    out[4 * g] = c0[g];
+    out[4 * g + 1] = c1[g];
+    out[4 * g + 2] = c2[g];
+    out[4 * g + 3] = c3[g];
+  }
 }
 
-// The P/W batches of uniforms u = ((w >> 9) + 0.5) * 2^-23 in one call's
-// words (w >> 9 < 2^23: exact in T); lanes e of call give batch e / W.
+// The P/W batches of uniforms u = ((w >> 9) + 0.5) * 2^-23 in one vector of
+// words (w >> 9 < 2^23: exact in T); lanes e give batch e / W, stored at
+// u[(e / W) * stride].
 template <class BT>  // a template, so the branches for other targets are never instantiated
-inline void tl_uniforms(const U& words, BT* u) {
+inline void tl_uniforms(const U& words, BT* u, std::size_t stride) {
   const U shifted = words >> 9;
   const BT half(T(0.5)), scale(T(1.1920928955078125e-07));
   if constexpr (std::is_same_v<T, float> && P == W) {
@@ -111,7 +118,7 @@ inline void tl_uniforms(const U& words, BT* u) {
   if constexpr (std::is_same_v<T, double> && sizeof(U) == 64 && P == 2 * W) {
     const __m512i x = shifted;
     u[0] = (BT(_mm512_cvtepi32_pd(_mm512_castsi512_si256(x))) + half) * scale;
-    u[1] = (BT(_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(x, 1))) + half) * scale;
+    u[stride] = (BT(_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(x, 1))) + half) * scale;
     return;
   }
 #endif
@@ -119,7 +126,7 @@ inline void tl_uniforms(const U& words, BT* u) {
   if constexpr (std::is_same_v<T, double> && sizeof(U) == 32 && P == 2 * W) {
     const __m256i x = shifted;
     u[0] = (BT(_mm256_cvtepi32_pd(_mm256_castsi256_si128(x))) + half) * scale;
-    u[1] = (BT(_mm256_cvtepi32_pd(_mm256_extracti128_si256(x, 1))) + half) * scale;
+    u[stride] = (BT(_mm256_cvtepi32_pd(_mm256_extracti128_si256(x, 1))) + half) * scale;
     return;
   }
 #endif
@@ -128,7 +135,7 @@ inline void tl_uniforms(const U& words, BT* u) {
   for (std::size_t r = 0; r < P / W; ++r) {
     alignas(64) T t[W];
     for (std::size_t l = 0; l < W; ++l) t[l] = static_cast<T>(static_cast<std::int32_t>(w[r * W + l]));
-    u[r] = (BT::load_aligned(t) + half) * scale;
+    u[r * stride] = (BT::load_aligned(t) + half) * scale;
   }
 }
 
@@ -234,9 +241,11 @@ struct TlTails {
   }
 };
 
-// Counters of Philox calls: lane e is path first + e % W, draw kbase + e / W.
+// Counters of Philox calls: lane e is path first + e % W, group gbase + e / W
+// (draws 4(gbase + e / W) .. +3, one per word: tape/philox.h).
 struct TlCounters {
-  static constexpr std::uint32_t R = static_cast<std::uint32_t>(P / W);  // draws per call
+  static constexpr std::uint32_t R = static_cast<std::uint32_t>(P / W);  // groups per call vector
+  static constexpr std::uint32_t D = tapelab::kDrawsPerCall * R;          // draws per call vector
   U off, plo, phi;
   std::uint32_t k0, k1;
   TlCounters(std::uint64_t seed, std::uint64_t first) {
@@ -253,32 +262,43 @@ struct TlCounters {
     k0 = static_cast<std::uint32_t>(seed);
     k1 = static_cast<std::uint32_t>(seed >> 32);
   }
-  // Uniforms of draws kbase .. kbase + G*R - 1, one batch each.
+  // Uniforms of calls c0[0 .. G-1]: u[(g*R + r)*4 + j] is word j of lanes
+  // r*W .. r*W + W-1 of call g, one batch each.
   template <std::size_t G>
-  void uniforms(std::uint32_t kbase, B* u) const {
-    U c0[G], w[G];
-#pragma GCC unroll 16
-    for (std::size_t g = 0; g < G; ++g) c0[g] = U(kbase + static_cast<std::uint32_t>(g) * R) + off;
+  void uniformsOf(const U* c0, B* u) const {
+    U w[4 * G];
     tl_philox_words<G>(c0, plo, phi, k0, k1, w);
 #pragma GCC unroll 16
-    for (std::size_t g = 0; g < G; ++g) tl_uniforms(w[g], u + g * R);
+    for (std::size_t g = 0; g < G; ++g)
+#pragma GCC unroll 4
+      for (std::size_t j = 0; j < 4; ++j) tl_uniforms(w[4 * g + j], u + g * D + j, 4);
+  }
+  // Uniforms of draws 4*gbase .. 4*gbase + G*D - 1, one batch each, in draw order.
+  template <std::size_t G>
+  void uniforms(std::uint32_t gbase, B* u) const {
+    U c0[G];
+#pragma GCC unroll 16
+    for (std::size_t g = 0; g < G; ++g) c0[g] = U(gbase + static_cast<std::uint32_t>(g) * R) + off;
+    uniformsOf<G>(c0, u);
   }
 };
 
 // The draw cache: z[k], k < count, of paths first .. first + W - 1. Draws
-// past count in the last group are computed and dropped (pure functions).
+// past count in the last step are computed and dropped (pure functions).
 static TL_NOINLINE void tl_fill_draws(B* z, std::uint64_t seed, std::uint64_t first, std::uint32_t count) {
   constexpr std::size_t G = 4;
-  constexpr std::uint32_t R = TlCounters::R;
+  constexpr std::uint32_t D = TlCounters::D, N = G * D;  // draws per call vector, per step
+  constexpr std::size_t C = 8;                           // quantiles in flight (more spill)
+  static_assert(N % C == 0);
   const TlCounters c(seed, first);
   T* zs = reinterpret_cast<T*>(z);  // the cache as scalars, for the tail lanes
   TlTails tails;
-  B u[G * R];
-  for (std::uint32_t kb = 0; kb < count; kb += G * R) {
-    c.uniforms<G>(kb, u);
-    const std::uint32_t m = count - kb < G * R ? count - kb : G * R;
-    B central[G * R];
-    tl_central_n<G * R>(u, central);
+  B u[N];
+  for (std::uint32_t kb = 0; kb < count; kb += N) {
+    c.uniforms<G>(kb / tapelab::kDrawsPerCall, u);
+    const std::uint32_t m = count - kb < N ? count - kb : N;
+    B central[N];
+    for (std::uint32_t r = 0; r < m; r += C) tl_central_n<C>(u + r, central + r);
     for (std::uint32_t r = 0; r < m; ++r) {
       z[kb + r] = central[r];
       const BB t = tl_tails(u[r]);
@@ -288,21 +308,36 @@ static TL_NOINLINE void tl_fill_draws(B* z, std::uint64_t seed, std::uint64_t fi
   tails.flush(zs);
 }
 
-// The draw cache for sparse indices: z[s] is draw ks[s], s < count.
+// The draw cache for sparse indices: z[s] is draw ks[s], s < count (ks
+// ascending, so the draws of one group are neighbours). One call vector
+// serves R groups; each group's call is computed once.
 static TL_NOINLINE void tl_fill_draw_list(B* z, std::uint64_t seed, std::uint64_t first, const std::uint32_t* ks,
                                           std::uint32_t count) {
-  constexpr std::uint32_t R = TlCounters::R;
+  constexpr std::uint32_t R = TlCounters::R, D = TlCounters::D, per = tapelab::kDrawsPerCall;
   const TlCounters c(seed, first);
   T* zs = reinterpret_cast<T*>(z);
   TlTails tails;
-  B u[R];
-  for (std::uint32_t s = 0; s < count; ++s) {
-    const std::uint32_t base = ks[s] / R * R;
-    c.uniforms<1>(base, u);
-    const B& us = u[ks[s] - base];
-    z[s] = tl_central(us);
-    const BB t = tl_tails(us);
-    if (xsimd::any(t)) tails.add(us, t, std::size_t{s} * W, zs);
+  B u[D];
+  for (std::uint32_t s = 0; s < count;) {
+    // The next R groups the list reads (the last one again where fewer are left).
+    alignas(64) std::uint32_t groups[P];
+    std::uint32_t ends[R], n = 0, t = s;
+    while (t < count && n < R) {
+      const std::uint32_t g = ks[t] / per;
+      while (t < count && ks[t] / per == g) ++t;
+      for (std::size_t l = 0; l < W; ++l) groups[n * W + l] = g;
+      ends[n++] = t;
+    }
+    for (std::size_t e = n * W; e < P; ++e) groups[e] = groups[e - W];
+    const U c0 = U::load_aligned(groups);
+    c.uniformsOf<1>(&c0, u);
+    for (std::uint32_t r = 0; r < n; ++r)
+      for (; s < ends[r]; ++s) {
+        const B& us = u[r * per + ks[s] % per];
+        z[s] = tl_central(us);
+        const BB tl = tl_tails(us);
+        if (xsimd::any(tl)) tails.add(us, tl, std::size_t{s} * W, zs);
+      }
   }
   tails.flush(zs);
 }
