@@ -52,6 +52,10 @@
 //   scratch   like register, but the values crossing a cut are stored to the
 //             scratch buffer at the cut and loaded (at an address made opaque
 //             by ^ zero) in the reverse sweep; Plan::storedAt says when.
+// Draws 4g .. 4g+3 are the four words of one Philox call (tape/philox.h):
+// each block of straight-line code (the plain forward sweep, a forward
+// segment, a recompute) computes group g's call once, at the first draw of g
+// it needs, and reads the words for g's later draws.
 // Constants are spelled opq(literal), in every kind, so the compiler cannot
 // fold a constant subexpression in one kernel that another computes at run
 // time. markets = M: draws and values that depend on no input are computed
