@@ -1,14 +1,18 @@
 // Philox4x32-10 (Salmon et al., Random123) and tapelab's draw mapping.
 //
 // A draw is a pure function of (seed, path, k); nothing is stateful, so a
-// recomputed checkpoint segment gets the same dice. The mapping, used
-// bit-identically by every engine:
+// recomputed checkpoint segment gets the same dice. The mapping (version 2 of
+// README's "Random numbers"), used bit-identically by every engine:
 //
-//   counter = { k, 0, path_lo, path_hi }      (path is 64-bit, k is 32-bit)
+//   counter = { k / 4, 0, path_lo, path_hi }  (path is 64-bit, k is 32-bit)
 //   key     = { seed_lo, seed_hi }            (seed is 64-bit)
-//   w       = philox4x32_10(counter, key)[0]
+//   w       = philox4x32_10(counter, key)[k % 4]
 //   u       = ((w >> 9) + 0.5) * 2^-23        exact in float and double, strictly in (0,1)
 //   z       = normalQuantile(u)               Acklam's rational approximation (below)
+//
+// Draws 4g .. 4g+3 are the four words of one call (group g): an engine that
+// needs several of them computes the call once. (Version 1 took word 0 of
+// the call with counter {k, 0, path_lo, path_hi}: one call per draw.)
 //
 // Using 23 bits makes u (a 24-bit odd multiple of 2^-24) exactly
 // representable in fp32, so fp32 and fp64 engines see the *same* uniform;
@@ -46,10 +50,18 @@ constexpr Philox4x32Ctr philox4x32(Philox4x32Ctr c, Philox4x32Key k, int rounds 
   return c;
 }
 
+// Draws per Philox call: draw k is word k % kDrawsPerCall of call (group) k / kDrawsPerCall.
+inline constexpr uint32_t kDrawsPerCall = 4;
+
+// The four words behind draws 4g .. 4g+3 of `path` under `seed`.
+constexpr Philox4x32Ctr drawGroupWords(uint64_t seed, uint64_t path, uint32_t group) {
+  return philox4x32({group, 0u, static_cast<uint32_t>(path), static_cast<uint32_t>(path >> 32)},
+                    {static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32)});
+}
+
 // The 32-bit word behind draw k of `path` under `seed`.
 constexpr uint32_t drawWord(uint64_t seed, uint64_t path, uint32_t k) {
-  return philox4x32({k, 0u, static_cast<uint32_t>(path), static_cast<uint32_t>(path >> 32)},
-                    {static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32)})[0];
+  return drawGroupWords(seed, path, k / kDrawsPerCall)[k % kDrawsPerCall];
 }
 
 // Acklam's coefficients. Central region |u - 1/2| <= 1/2 - kNormalLow.

@@ -51,6 +51,8 @@ Dialect glsl() {
   d.fp64.functions.erase("exp");  // GLSL.std.450's Exp and Log take 16- and 32-bit floats only
   d.fp64.functions.erase("log");
   d.uintType = "uint";
+  d.uint4Type = "uvec4";
+  d.makeUint4 = "uvec4";
   d.cCasts = false;
   d.mulHi = "tl_mulhi";
   d.helpers = "uint tl_mulhi(uint a, uint b) { uint hi, lo; umulExtended(a, b, hi, lo); return hi; }\n";
@@ -109,6 +111,8 @@ Dialect openCL() {
   d.fp64.bitsToFloat = "as_double";
   d.fp64.bitsType = "ulong";
   d.uintType = "uint";
+  d.uint4Type = "uint4";
+  d.makeUint4 = "(uint4)";
   d.mulHi = "mul_hi";
   d.helperQualifier = "static inline ";
   d.kernelBegin = cKernelBegin("__kernel __attribute__((reqd_work_group_size($WG, 1, 1)))\nvoid ", "__global ",
@@ -133,6 +137,8 @@ Dialect cuda() {
   d.fp32.functions["exp"] = "expf";  // fp32 calls C's float functions
   d.fp32.functions["log"] = "logf";
   d.fp32.functions["sqrt"] = "sqrtf";
+  d.uint4Type = "uint4";  // CUDA's (and HIP's) vector type, built by a function
+  d.makeUint4 = "make_uint4";
   d.mulHi = "__umulhi";
   d.helperQualifier = "static __device__ __forceinline__ ";
   d.kernelBegin = cKernelBegin("extern \"C\" __global__ void __launch_bounds__($WG)\n", "", "__restrict__",

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 #include <stdexcept>
 #include <vector>
 
@@ -77,6 +78,9 @@ std::string spellFenced(std::string_view expr, Op op,
 }
 
 namespace {
+
+// The components of a dialect's uint4Type: word j of a Philox call (all four dialects).
+constexpr const char* kWordFields[4] = {"x", "y", "z", "w"};
 
 std::string substitute(std::string text, const std::string& key, const std::string& value) {
   for (size_t pos = 0; (pos = text.find(key, pos)) != std::string::npos; pos += value.size())
@@ -201,7 +205,7 @@ class Emitter {
     });
   }
 
-  std::string forwardExpr(int32_t i, int m, const std::string& prefix, const std::string& key) const {
+  std::string forwardExpr(int32_t i, int m, const std::string& prefix) const {
     switch (tape_.op[i]) {
       case Op::Const: return "tl_opq(" + literal(tape_.imm[i]) + ", " + zeroKey() + ")";
       case Op::Input:
@@ -209,11 +213,28 @@ class Emitter {
         // compiler could merge a segment built from inputs and constants alone.
         if (prefix != "v") return "tl_opq(" + value("v", i, m) + ", " + zeroKey() + ")";
         return "tl_in" + std::to_string(m) + "_" + std::to_string(static_cast<int>(tape_.imm[i]));
-      case Op::Randn:
-        return "tl_randn(" + uintLiteral(static_cast<int64_t>(tape_.imm[i])) + ", tl_pathLo, tl_pathHi, " + key +
-               "0, " + key + "1)";
+      case Op::Randn: {  // the word of its group's call, which drawWords() declared before this line
+        const uint32_t k = static_cast<uint32_t>(tape_.imm[i]);
+        return "tl_normal(" + drawGroupName(prefix, k / kDrawsPerCall) + "." + kWordFields[k % kDrawsPerCall] + ")";
+      }
       default: return fence(spellRule(info(tape_.op[i]).forward, i, m, prefix), fencedResult(tape_.op[i]));
     }
+  }
+
+  // The draws of a block of straight-line code: the first draw of group g that
+  // the block computes declares the four words of g's Philox call
+  // (tape/philox.h), named by the block's value prefix; later draws of g in
+  // the block read them. newDrawScope() at each block's start.
+  std::string drawGroupName(const std::string& prefix, uint32_t group) const {
+    return prefix + "g" + std::to_string(group);
+  }
+  void newDrawScope() { groupsDrawn_.clear(); }
+  void drawWords(int32_t i, const std::string& prefix, const std::string& key) {
+    if (tape_.op[i] != Op::Randn) return;
+    const uint32_t group = static_cast<uint32_t>(tape_.imm[i]) / kDrawsPerCall;
+    if (!groupsDrawn_.insert(group).second) return;
+    line("const " + dialect_.uint4Type + " " + drawGroupName(prefix, group) + " = tl_drawWords(" +
+         uintLiteral(group) + ", tl_pathLo, tl_pathHi, " + key + "0, " + key + "1);");
   }
 
   // Reverse rule of node i: contributions to a, then b, skipping arguments
@@ -279,9 +300,10 @@ class Emitter {
     source_ += qualifier + T + " tl_opq(" + T + " x, " + U + " z) { return " + types_.bitsToFloat + "(" +
                types_.floatToBits + "(x) + " + cast(types_.bitsType, "z") + "); }\n";
     source_ += qualifier + T + " tl_sel(bool c, " + T + " x, " + T + " y) { return c ? x : y; }\n";
-    // Philox4x32-10 word 0 (tape/philox.h): counter {c0, c1, c2, c3}, key {k0, k1}.
-    source_ += "// Philox4x32-10, word 0 (tape/philox.h).\n";
-    source_ += qualifier + U + " tl_philox(" + U + " c0, " + U + " c1, " + U + " c2, " + U + " c3, " + U + " k0, " + U + " k1) {\n";
+    // Philox4x32-10 (tape/philox.h): counter {c0, c1, c2, c3}, key {k0, k1}; its four words.
+    const std::string& U4 = dialect_.uint4Type;
+    source_ += "// Philox4x32-10, its four words (tape/philox.h).\n";
+    source_ += qualifier + U4 + " tl_philox(" + U + " c0, " + U + " c1, " + U + " c2, " + U + " c3, " + U + " k0, " + U + " k1) {\n";
     // A rolled loop keeps kernels with hundreds of draws small where compile
     // time matters more than speed (CPU Vulkan devices); same operations.
     source_ += "  " + (emitOptions_.unrollDraws ? std::string() : dialect_.dontUnroll) + "for (int r = 0; r < 10; ++r) {\n";
@@ -290,7 +312,7 @@ class Emitter {
     source_ += "    " + U + " hi1 = " + dialect_.mulHi + "(0xCD9E8D57u, c2); " + U + " lo1 = 0xCD9E8D57u * c2;\n";
     source_ += "    " + U + " n0 = hi1 ^ c1 ^ k0; " + U + " n2 = hi0 ^ c3 ^ k1;\n";
     source_ += "    c0 = n0; c1 = lo1; c2 = n2; c3 = lo0;\n";
-    source_ += "  }\n  return c0;\n}\n";
+    source_ += "  }\n  return " + dialect_.makeUint4 + "(c0, c1, c2, c3);\n}\n";
     // u and Acklam's quantile, in T, in the reference's order (tape/philox.h).
     const bool f32 = options_.precision == Precision::F32;
     const double low = f32 ? double(float(kNormalLow)) : kNormalLow;
@@ -319,9 +341,9 @@ class Emitter {
     source_ += "  " + precise + T + " z = num / den;\n";
     source_ += "  return z;\n";
     source_ += "}\n";
-    source_ += "// Draw k of path (pathHi:pathLo) under key (k0, k1): counter {k, 0, pathLo, pathHi}.\n";
-    source_ += qualifier + T + " tl_randn(" + U + " k, " + U + " pathLo, " + U + " pathHi, " + U + " k0, " + U + " k1) {\n";
-    source_ += "  return tl_normal(tl_philox(k, 0u, pathLo, pathHi, k0, k1));\n}\n";
+    source_ += "// The words of draws 4g .. 4g+3 of path (pathHi:pathLo) under key (k0, k1): counter {g, 0, pathLo, pathHi}.\n";
+    source_ += qualifier + U4 + " tl_drawWords(" + U + " g, " + U + " pathLo, " + U + " pathHi, " + U + " k0, " + U + " k1) {\n";
+    source_ += "  return tl_philox(g, 0u, pathLo, pathHi, k0, k1);\n}\n";
   }
 
   void body() {
@@ -360,9 +382,12 @@ class Emitter {
 
   void plainPath() {
     line("// forward sweep");
-    for (int32_t i = 0; i < tape_.size(); ++i)
+    newDrawScope();
+    for (int32_t i = 0; i < tape_.size(); ++i) {
+      drawWords(i, "v", "tl_fk");
       for (int m = 0; m < copiesOf(i); ++m)
-        line(scalarDecl() + value("v", i, m) + " = " + forwardExpr(i, m, "v", "tl_fk") + ";");
+        line(scalarDecl() + value("v", i, m) + " = " + forwardExpr(i, m, "v") + ";");
+    }
     if (!options_.greeks) return;
     line("// reverse sweep");
     for (int32_t i = 0; i < tape_.size(); ++i) {
@@ -383,10 +408,13 @@ class Emitter {
     for (int s = 0; s < plan.segments(); ++s) {
       open("{  // segment " + std::to_string(s) + ": nodes [" + std::to_string(plan.begin(s)) + ", " +
            std::to_string(plan.end(s)) + ")");
-      for (int32_t i = plan.begin(s); i < plan.end(s); ++i)
+      newDrawScope();
+      for (int32_t i = plan.begin(s); i < plan.end(s); ++i) {
+        drawWords(i, "v", "tl_fk");
         for (int m = 0; m < copiesOf(i); ++m)
           line((plan.isPersistent[i] ? "" : scalarDecl()) + value("v", i, m) + " = " +
-               forwardExpr(i, m, "v", "tl_fk") + ";");
+               forwardExpr(i, m, "v") + ";");
+      }
       if (scratch && options_.greeks && s + 1 < plan.segments())
         for (int32_t j : plan.storedAt[s])
           for (int m = 0; m < copiesOf(j); ++m)
@@ -480,10 +508,13 @@ class Emitter {
                key + ");");
       }
     }
-    for (int32_t i = b.from; i < to; ++i)
-      if (needed[i])
-        for (int m = 0; m < copiesOf(i); ++m)
-          line(scalarDecl() + value(prefix, i, m) + " = " + forwardExpr(i, m, prefix, "tl_rk") + ";");
+    newDrawScope();
+    for (int32_t i = b.from; i < to; ++i) {
+      if (!needed[i]) continue;
+      drawWords(i, prefix, "tl_rk");
+      for (int m = 0; m < copiesOf(i); ++m)
+        line(scalarDecl() + value(prefix, i, m) + " = " + forwardExpr(i, m, prefix) + ";");
+    }
   }
 
   void declareAdjoints(const ScheduleBlock& b) {
@@ -584,6 +615,7 @@ class Emitter {
   std::string source_;
   int indent_ = 0;
   int blockKeys_ = 0;  // opaque keys of nested blocks made so far
+  std::set<uint32_t> groupsDrawn_;  // draw groups whose words the current block has declared
 };
 
 }  // namespace

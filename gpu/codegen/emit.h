@@ -52,6 +52,10 @@
 //   scratch   like register, but the values crossing a cut are stored to the
 //             scratch buffer at the cut and loaded (at an address made opaque
 //             by ^ zero) in the reverse sweep; Plan::storedAt says when.
+// Draws 4g .. 4g+3 are the four words of one Philox call (tape/philox.h):
+// each block of straight-line code (the plain forward sweep, a forward
+// segment, a recompute) computes group g's call once, at the first draw of g
+// it needs, and reads the words for g's later draws.
 // Constants are spelled opq(literal), in every kind, so the compiler cannot
 // fold a constant subexpression in one kernel that another computes at run
 // time. markets = M: draws and values that depend on no input are computed
@@ -97,6 +101,10 @@ struct Dialect {
   const std::string& function(Precision precision, std::string_view identifier) const;
 
   std::string uintType;         // "uint", "unsigned int"
+  // Four U words (one Philox call's output), components .x .y .z .w in every
+  // dialect: the type, and what builds one from four U (then "(a, b, c, d)").
+  std::string uint4Type;        // "uvec4", "uint4"
+  std::string makeUint4;        // "uvec4", "(uint4)", "make_uint4"
   bool cCasts = true;           // (T)(x) rather than T(x)
   std::string mulHi;            // high 32 bits of a 32x32 product: f(a, b)
   std::string precise;          // "precise " in GLSL; "" where contraction is off globally

@@ -206,7 +206,7 @@ TEST(CodegenSpelling, CheckpointedKernelsReadBookmarksThroughOpq) {
       EXPECT_NE(src.find(opq), std::string::npos) << opq;
     }
   EXPECT_NE(src.find("uint tl_rk0 = pc.seedLo ^ pc.zero;"), std::string::npos);
-  EXPECT_NE(src.find("tl_randn(0u, tl_pathLo, tl_pathHi, tl_rk0, tl_rk1)"), std::string::npos);
+  EXPECT_NE(src.find("wg0 = tl_drawWords(0u, tl_pathLo, tl_pathHi, tl_rk0, tl_rk1);"), std::string::npos);
   // One block per segment in the forward sweep, one per segment in the reverse.
   size_t blocks = 0;
   for (size_t at = 0; (at = src.find("{  // segment", at)) != std::string::npos; ++at) ++blocks;
@@ -220,11 +220,53 @@ TEST(CodegenSpelling, MarketsShareDrawsAndCopyMarketValues) {
   o.markets = 3;
   const std::string src = emitKernel(t, o, cudaDialect()).source;
   // Node 2 is draw 0: one copy. Node 0 is input x: one copy per market.
-  EXPECT_NE(src.find("float v2 = tl_randn(0u"), std::string::npos);
+  EXPECT_NE(src.find("float v2 = tl_normal(vg0.x);"), std::string::npos);
   EXPECT_EQ(src.find("v2_0"), std::string::npos);
   for (int m = 0; m < 3; ++m) EXPECT_NE(src.find("float v0_" + std::to_string(m) + " = tl_in" + std::to_string(m) + "_0;"), std::string::npos);
   o.markets = 9;
   EXPECT_THROW(emitKernel(t, o, cudaDialect()), std::invalid_argument);
+}
+
+namespace {
+size_t occurrences(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = 0; (at = text.find(what, at)) != std::string::npos; at += what.size()) ++n;
+  return n;
+}
+}  // namespace
+
+// Draws 4g .. 4g+3 share one Philox call (tape/philox.h): a block of
+// straight-line code computes group g's words once, at the first draw of g it
+// needs, wherever the tape puts the draws; every block computes its own.
+TEST(CodegenSpelling, EachBlockComputesADrawGroupOnce) {
+  Recorder rec;
+  Var x = rec.input("x", 1.25);
+  Var s = x;
+  for (uint32_t k : {5u, 0u, 4u, 1u, 9u, 7u}) s = s * rec.randn(k) + x;
+  rec.output(s);
+  const Tape t = rec.finish();
+  KernelOptions o;
+  o.precision = Precision::F32;
+  const std::string plain = emitKernel(t, o, cudaDialect()).source;
+  EXPECT_EQ(occurrences(plain, "= tl_drawWords("), 3u);
+  EXPECT_LT(plain.find("vg1 = tl_drawWords(1u"), plain.find("vg0 = tl_drawWords(0u"));
+  EXPECT_NE(plain.find("tl_normal(vg1.y)"), std::string::npos);  // draw 5
+  EXPECT_NE(plain.find("tl_normal(vg2.y)"), std::string::npos);  // draw 9
+  EXPECT_NE(plain.find("tl_normal(vg1.w)"), std::string::npos);  // draw 7
+  // Cut between draws 4 and 1: each segment's forward block and each
+  // segment's recompute draws groups 0 and 1 itself (the recompute re-keyed),
+  // the second segment group 2 too.
+  o.kind = KernelKind::Register;
+  int32_t cut = 0;
+  for (int32_t i = 0, seen = 0; i < t.size(); ++i)
+    if (t.op[i] == Op::Randn && ++seen == 4) cut = i;
+  o.plan = makePlan(t, {0, cut, t.size()}, "test");
+  const std::string reg = emitKernel(t, o, openclDialect()).source;
+  EXPECT_EQ(occurrences(reg, "vg0 = tl_drawWords(0u, tl_pathLo, tl_pathHi, tl_fk0, tl_fk1);"), 2u);
+  EXPECT_EQ(occurrences(reg, "vg1 = tl_drawWords(1u, tl_pathLo, tl_pathHi, tl_fk0, tl_fk1);"), 2u);
+  EXPECT_EQ(occurrences(reg, "wg0 = tl_drawWords(0u, tl_pathLo, tl_pathHi, tl_rk0, tl_rk1);"), 2u);
+  EXPECT_EQ(occurrences(reg, "wg1 = tl_drawWords(1u, tl_pathLo, tl_pathHi, tl_rk0, tl_rk1);"), 2u);
+  EXPECT_EQ(occurrences(reg, "const uint4 "), 10u);
 }
 
 TEST(CodegenSpelling, LiteralsAreExact) {

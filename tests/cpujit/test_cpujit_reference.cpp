@@ -121,13 +121,16 @@ TEST(CpuJitReference, Fp32AgreesWithDoubleWithinFloatRounding) {
 }
 
 // Draw indices far apart (up to 2^32 - 1) use the draw cache's list form: the
-// same draws as the interpreter's, and no cache of 2^32 slots.
+// same draws as the interpreter's, and no cache of 2^32 slots. Draws
+// 4000000000 and 4000000002 share a Philox call (group 10^9), which the list
+// computes once.
 TEST(CpuJitReference, SparseDrawIndices) {
   CPUJIT_REQUIRE();
   Recorder rec;
   const Var x = rec.input("x", 1.5), y = rec.input("y", 0.5);
   const Var a = rec.randn(3), b = rec.randn(4000000000u), c = rec.randn(4294967295u);
-  rec.output(x * a + y * b * c + max(a, c));
+  const Var d = rec.randn(4000000002u);
+  rec.output(x * a + y * b * c + max(a, c) + d * x);
   Tape t = rec.finish();
   t.name = "sparse-draws";
   const RunResult got = jit()->compile(t, KernelOptions{})->run({t.inputDefaults}, 3000, 17);

@@ -4,8 +4,8 @@ uint tl_mulhi(uint a, uint b) { uint hi, lo; umulExtended(a, b, hi, lo); return 
 // opq: the identity on every bit pattern, opaque to the compiler (z is always 0).
 float tl_opq(float x, uint z) { return uintBitsToFloat(floatBitsToUint(x) + uint(z)); }
 float tl_sel(bool c, float x, float y) { return c ? x : y; }
-// Philox4x32-10, word 0 (tape/philox.h).
-uint tl_philox(uint c0, uint c1, uint c2, uint c3, uint k0, uint k1) {
+// Philox4x32-10, its four words (tape/philox.h).
+uvec4 tl_philox(uint c0, uint c1, uint c2, uint c3, uint k0, uint k1) {
   for (int r = 0; r < 10; ++r) {
     if (r > 0) { k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }
     uint hi0 = tl_mulhi(0xD2511F53u, c0); uint lo0 = 0xD2511F53u * c0;
@@ -13,7 +13,7 @@ uint tl_philox(uint c0, uint c1, uint c2, uint c3, uint k0, uint k1) {
     uint n0 = hi1 ^ c1 ^ k0; uint n2 = hi0 ^ c3 ^ k1;
     c0 = n0; c1 = lo1; c2 = n2; c3 = lo0;
   }
-  return c0;
+  return uvec4(c0, c1, c2, c3);
 }
 // Acklam's normal quantile of u = ((w >> 9) + 0.5) * 2^-23 (tape/philox.h).
 float tl_normal(uint w) {
@@ -33,9 +33,9 @@ float tl_normal(uint w) {
   precise float z = num / den;
   return z;
 }
-// Draw k of path (pathHi:pathLo) under key (k0, k1): counter {k, 0, pathLo, pathHi}.
-float tl_randn(uint k, uint pathLo, uint pathHi, uint k0, uint k1) {
-  return tl_normal(tl_philox(k, 0u, pathLo, pathHi, k0, k1));
+// The words of draws 4g .. 4g+3 of path (pathHi:pathLo) under key (k0, k1): counter {g, 0, pathLo, pathHi}.
+uvec4 tl_drawWords(uint g, uint pathLo, uint pathHi, uint k0, uint k1) {
+  return tl_philox(g, 0u, pathLo, pathHi, k0, k1);
 }
 layout(local_size_x = 64) in;
 layout(push_constant) uniform PushConstants {
@@ -66,8 +66,9 @@ void main() {
       // forward sweep
       precise float v0 = tl_in0_0;
       precise float v1 = tl_in0_1;
-      precise float v2 = tl_randn(0u, tl_pathLo, tl_pathHi, tl_fk0, tl_fk1);
-      precise float v3 = tl_randn(1u, tl_pathLo, tl_pathHi, tl_fk0, tl_fk1);
+      const uvec4 vg0 = tl_drawWords(0u, tl_pathLo, tl_pathHi, tl_fk0, tl_fk1);
+      precise float v2 = tl_normal(vg0.x);
+      precise float v3 = tl_normal(vg0.y);
       precise float v4 = tl_opq(sqrt(tl_opq(v1, pc.zero)), pc.zero);
       precise float v5 = v0 * v2;
       precise float v6 = tl_opq(0.5, pc.zero);

@@ -3,8 +3,8 @@
 // opq: the identity on every bit pattern, opaque to the compiler (z is always 0).
 static inline float tl_opq(float x, uint z) { return as_float(as_uint(x) + (uint)(z)); }
 static inline float tl_sel(bool c, float x, float y) { return c ? x : y; }
-// Philox4x32-10, word 0 (tape/philox.h).
-static inline uint tl_philox(uint c0, uint c1, uint c2, uint c3, uint k0, uint k1) {
+// Philox4x32-10, its four words (tape/philox.h).
+static inline uint4 tl_philox(uint c0, uint c1, uint c2, uint c3, uint k0, uint k1) {
   for (int r = 0; r < 10; ++r) {
     if (r > 0) { k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }
     uint hi0 = mul_hi(0xD2511F53u, c0); uint lo0 = 0xD2511F53u * c0;
@@ -12,7 +12,7 @@ static inline uint tl_philox(uint c0, uint c1, uint c2, uint c3, uint k0, uint k
     uint n0 = hi1 ^ c1 ^ k0; uint n2 = hi0 ^ c3 ^ k1;
     c0 = n0; c1 = lo1; c2 = n2; c3 = lo0;
   }
-  return c0;
+  return (uint4)(c0, c1, c2, c3);
 }
 // Acklam's normal quantile of u = ((w >> 9) + 0.5) * 2^-23 (tape/philox.h).
 static inline float tl_normal(uint w) {
@@ -32,9 +32,9 @@ static inline float tl_normal(uint w) {
   float z = num / den;
   return z;
 }
-// Draw k of path (pathHi:pathLo) under key (k0, k1): counter {k, 0, pathLo, pathHi}.
-static inline float tl_randn(uint k, uint pathLo, uint pathHi, uint k0, uint k1) {
-  return tl_normal(tl_philox(k, 0u, pathLo, pathHi, k0, k1));
+// The words of draws 4g .. 4g+3 of path (pathHi:pathLo) under key (k0, k1): counter {g, 0, pathLo, pathHi}.
+static inline uint4 tl_drawWords(uint g, uint pathLo, uint pathHi, uint k0, uint k1) {
+  return tl_philox(g, 0u, pathLo, pathHi, k0, k1);
 }
 __kernel __attribute__((reqd_work_group_size(64, 1, 1)))
 void tapelab_kernel(__global const float* restrict inputs, __global float* restrict partials, __global float* restrict scratch,
@@ -70,8 +70,9 @@ void tapelab_kernel(__global const float* restrict inputs, __global float* restr
       {  // segment 0: nodes [0, 9)
         v0 = tl_in0_0;
         v1 = tl_in0_1;
-        float v2 = tl_randn(0u, tl_pathLo, tl_pathHi, tl_fk0, tl_fk1);
-        v3 = tl_randn(1u, tl_pathLo, tl_pathHi, tl_fk0, tl_fk1);
+        const uint4 vg0 = tl_drawWords(0u, tl_pathLo, tl_pathHi, tl_fk0, tl_fk1);
+        float v2 = tl_normal(vg0.x);
+        v3 = tl_normal(vg0.y);
         v4 = tl_opq(sqrt(tl_opq(v1, zero)), zero);
         float v5 = v0 * v2;
         float v6 = tl_opq(0.5f, zero);
@@ -156,7 +157,8 @@ void tapelab_kernel(__global const float* restrict inputs, __global float* restr
         uint tl_rk0 = seedLo ^ zero; uint tl_rk1 = seedHi ^ zero;
         float w0 = tl_opq(v0, zero);
         float w1 = tl_opq(v1, zero);
-        float w2 = tl_randn(0u, tl_pathLo, tl_pathHi, tl_rk0, tl_rk1);
+        const uint4 wg0 = tl_drawWords(0u, tl_pathLo, tl_pathHi, tl_rk0, tl_rk1);
+        float w2 = tl_normal(wg0.x);
         float w4 = tl_opq(sqrt(tl_opq(w1, zero)), zero);
         float w5 = w0 * w2;
         float w6 = tl_opq(0.5f, zero);

@@ -3,8 +3,8 @@
 // opq: the identity on every bit pattern, opaque to the compiler (z is always 0).
 static __device__ __forceinline__ float tl_opq(float x, unsigned int z) { return __uint_as_float(__float_as_uint(x) + (unsigned int)(z)); }
 static __device__ __forceinline__ float tl_sel(bool c, float x, float y) { return c ? x : y; }
-// Philox4x32-10, word 0 (tape/philox.h).
-static __device__ __forceinline__ unsigned int tl_philox(unsigned int c0, unsigned int c1, unsigned int c2, unsigned int c3, unsigned int k0, unsigned int k1) {
+// Philox4x32-10, its four words (tape/philox.h).
+static __device__ __forceinline__ uint4 tl_philox(unsigned int c0, unsigned int c1, unsigned int c2, unsigned int c3, unsigned int k0, unsigned int k1) {
   for (int r = 0; r < 10; ++r) {
     if (r > 0) { k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }
     unsigned int hi0 = __umulhi(0xD2511F53u, c0); unsigned int lo0 = 0xD2511F53u * c0;
@@ -12,7 +12,7 @@ static __device__ __forceinline__ unsigned int tl_philox(unsigned int c0, unsign
     unsigned int n0 = hi1 ^ c1 ^ k0; unsigned int n2 = hi0 ^ c3 ^ k1;
     c0 = n0; c1 = lo1; c2 = n2; c3 = lo0;
   }
-  return c0;
+  return make_uint4(c0, c1, c2, c3);
 }
 // Acklam's normal quantile of u = ((w >> 9) + 0.5) * 2^-23 (tape/philox.h).
 static __device__ __forceinline__ float tl_normal(unsigned int w) {
@@ -32,9 +32,9 @@ static __device__ __forceinline__ float tl_normal(unsigned int w) {
   float z = num / den;
   return z;
 }
-// Draw k of path (pathHi:pathLo) under key (k0, k1): counter {k, 0, pathLo, pathHi}.
-static __device__ __forceinline__ float tl_randn(unsigned int k, unsigned int pathLo, unsigned int pathHi, unsigned int k0, unsigned int k1) {
-  return tl_normal(tl_philox(k, 0u, pathLo, pathHi, k0, k1));
+// The words of draws 4g .. 4g+3 of path (pathHi:pathLo) under key (k0, k1): counter {g, 0, pathLo, pathHi}.
+static __device__ __forceinline__ uint4 tl_drawWords(unsigned int g, unsigned int pathLo, unsigned int pathHi, unsigned int k0, unsigned int k1) {
+  return tl_philox(g, 0u, pathLo, pathHi, k0, k1);
 }
 extern "C" __global__ void __launch_bounds__(64)
 tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, float* __restrict__ scratch,
@@ -71,8 +71,9 @@ tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, f
       {  // segment 0: nodes [0, 9)
         v0 = tl_in0_0;
         v1 = tl_in0_1;
-        float v2 = tl_randn(0u, tl_pathLo, tl_pathHi, tl_fk0, tl_fk1);
-        v3 = tl_randn(1u, tl_pathLo, tl_pathHi, tl_fk0, tl_fk1);
+        const uint4 vg0 = tl_drawWords(0u, tl_pathLo, tl_pathHi, tl_fk0, tl_fk1);
+        float v2 = tl_normal(vg0.x);
+        v3 = tl_normal(vg0.y);
         v4 = tl_opq(sqrtf(tl_opq(v1, zero)), zero);
         float v5 = v0 * v2;
         float v6 = tl_opq(0.5f, zero);
@@ -162,7 +163,8 @@ tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, f
         unsigned int tl_rk0 = seedLo ^ zero; unsigned int tl_rk1 = seedHi ^ zero;
         float w0 = tl_opq(v0, zero);
         float w1 = tl_opq(v1, zero);
-        float w2 = tl_randn(0u, tl_pathLo, tl_pathHi, tl_rk0, tl_rk1);
+        const uint4 wg0 = tl_drawWords(0u, tl_pathLo, tl_pathHi, tl_rk0, tl_rk1);
+        float w2 = tl_normal(wg0.x);
         float w4 = tl_opq(sqrtf(tl_opq(w1, zero)), zero);
         float w5 = w0 * w2;
         float w6 = tl_opq(0.5f, zero);

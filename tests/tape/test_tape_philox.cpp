@@ -1,4 +1,5 @@
-// Philox4x32-10 against every known-answer line of tests/data/philox_kat.txt.
+// Philox4x32-10 against every known-answer line of tests/data/philox_kat.txt,
+// and the draw mapping (README "Random numbers", version 2) against its own known answers.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -36,4 +37,41 @@ TEST(Philox, UniformsStrictlyInsideUnitInterval) {
   // Same uniform in float and double: the dice are identical across precisions.
   for (uint32_t w : {0u, 1u, 255u, 256u, 0x80000000u, 0xFFFFFFFFu, 0x12345678u})
     EXPECT_EQ(static_cast<double>(uniformFromWord<float>(w)), uniformFromWord<double>(w));
+}
+
+// Version 2's mapping: draw k of path p under seed s is word k % 4 of
+// Philox4x32-10({k / 4, 0, p mod 2^32, p div 2^32}, {s mod 2^32, s div 2^32}).
+// The words below were computed outside tapelab (a separate Philox in Python,
+// checked against Random123's KATs), so a change of the mapping shows here.
+struct DrawKat {
+  uint64_t seed, path;
+  uint32_t words[8];  // draws 0 .. 7
+};
+constexpr DrawKat kDrawKats[] = {
+    {42, 0, {0x9ceaf053, 0x77f5493b, 0x12bf50ad, 0x5742b3d7, 0xfcdb2127, 0x53ba6cfd, 0x838f5a6e, 0x744e06fb}},
+    {42, (uint64_t{1} << 32) + 5,
+     {0xd5eff37b, 0x9931d6c3, 0x820c292a, 0xf062d0f5, 0xd1f26420, 0xd61ad8b1, 0xd27e95a6, 0x0efd00c1}},
+    {0xfedcba9876543210ull, 0,
+     {0xba4b834c, 0x0559bf7f, 0xf35d3e34, 0x349c2ad4, 0x29fcc21d, 0x061121ec, 0x300a371d, 0xcf798377}},
+    {0xfedcba9876543210ull, (uint64_t{1} << 32) + 5,
+     {0xb12916dd, 0x49418bb2, 0x9cd802ac, 0x33c57821, 0x8a4133be, 0xb7d8212a, 0x1deea386, 0xd1dd93f1}},
+};
+
+TEST(Philox, DrawWordKnownAnswers) {
+  for (const DrawKat& kat : kDrawKats)
+    for (uint32_t k = 0; k < 8; ++k)
+      EXPECT_EQ(drawWord(kat.seed, kat.path, k), kat.words[k]) << "seed " << kat.seed << " path " << kat.path << " k " << k;
+}
+
+// The same mapping spelled from raw Philox calls, over indices where k / 4
+// and the path's halves carry (k near 2^32, path near 2^32 and 2^64).
+TEST(Philox, DrawWordIsWordKMod4OfCallKDiv4) {
+  for (uint64_t seed : {uint64_t{0}, uint64_t{42}, uint64_t{0xfedcba9876543210ull}})
+    for (uint64_t path : {uint64_t{0}, uint64_t{1}, (uint64_t{1} << 32) - 1, (uint64_t{1} << 32) + 5, ~uint64_t{0}})
+      for (uint32_t k : {0u, 1u, 2u, 3u, 4u, 7u, 251u, 0xfffffffcu, 0xffffffffu}) {
+        const Philox4x32Ctr call = philox4x32({k >> 2, 0u, uint32_t(path), uint32_t(path >> 32)},
+                                              {uint32_t(seed), uint32_t(seed >> 32)});
+        EXPECT_EQ(drawWord(seed, path, k), call[k & 3u]) << "seed " << seed << " path " << path << " k " << k;
+        EXPECT_EQ(drawGroupWords(seed, path, k / kDrawsPerCall), call);
+      }
 }

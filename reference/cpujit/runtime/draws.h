@@ -66,9 +66,10 @@ inline void tl_mulhilo(std::uint32_t m, const V& a, V& hi, V& lo) {
   lo = V::load_aligned(l);
 }
 
-// Philox4x32-10, word 0, of G independent calls at once (the rounds of one
-// call are a chain of multiplies; G chains interleaved keep the multipliers
-// busy). Call g has counters {c0[g], 0, c2, c3} and key {k0, k1}.
+// Philox4x32-10, all four words, of G independent calls at once (the rounds
+// of one call are a chain of multiplies; G chains interleaved keep the
+// multipliers busy). Call g has counters {c0[g], 0, c2, c3} and key {k0, k1};
+// its words are out[4g .. 4g+3].
 template <std::size_t G>
 inline void tl_philox_words(const U* c0in, const U& c2in, const U& c3in, std::uint32_t k0, std::uint32_t k1, U* out) {
   U c0[G], c1[G], c2[G], c3[G];
@@ -94,13 +95,19 @@ inline void tl_philox_words(const U* c0in, const U& c2in, const U& c3in, std::ui
     }
   }
 #pragma GCC unroll 16
-  for (std::size_t g = 0; g < G; ++g) out[g] = c0[g];
+  for (std::size_t g = 0; g < G; ++g) {
+    out[4 * g] = c0[g];
+    out[4 * g + 1] = c1[g];
+    out[4 * g + 2] = c2[g];
+    out[4 * g + 3] = c3[g];
+  }
 }
 
-// The P/W batches of uniforms u = ((w >> 9) + 0.5) * 2^-23 in one call's
-// words (w >> 9 < 2^23: exact in T); lanes e of call give batch e / W.
+// The P/W batches of uniforms u = ((w >> 9) + 0.5) * 2^-23 in one vector of
+// words (w >> 9 < 2^23: exact in T); lanes e give batch e / W, stored at
+// u[(e / W) * stride].
 template <class BT>  // a template, so the branches for other targets are never instantiated
-inline void tl_uniforms(const U& words, BT* u) {
+inline void tl_uniforms(const U& words, BT* u, std::size_t stride) {
   const U shifted = words >> 9;
   const BT half(T(0.5)), scale(T(1.1920928955078125e-07));
   if constexpr (std::is_same_v<T, float> && P == W) {
@@ -111,7 +118,7 @@ inline void tl_uniforms(const U& words, BT* u) {
   if constexpr (std::is_same_v<T, double> && sizeof(U) == 64 && P == 2 * W) {
     const __m512i x = shifted;
     u[0] = (BT(_mm512_cvtepi32_pd(_mm512_castsi512_si256(x))) + half) * scale;
-    u[1] = (BT(_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(x, 1))) + half) * scale;
+    u[stride] = (BT(_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(x, 1))) + half) * scale;
     return;
   }
 #endif
@@ -119,7 +126,7 @@ inline void tl_uniforms(const U& words, BT* u) {
   if constexpr (std::is_same_v<T, double> && sizeof(U) == 32 && P == 2 * W) {
     const __m256i x = shifted;
     u[0] = (BT(_mm256_cvtepi32_pd(_mm256_castsi256_si128(x))) + half) * scale;
-    u[1] = (BT(_mm256_cvtepi32_pd(_mm256_extracti128_si256(x, 1))) + half) * scale;
+    u[stride] = (BT(_mm256_cvtepi32_pd(_mm256_extracti128_si256(x, 1))) + half) * scale;
     return;
   }
 #endif
@@ -128,7 +135,7 @@ inline void tl_uniforms(const U& words, BT* u) {
   for (std::size_t r = 0; r < P / W; ++r) {
     alignas(64) T t[W];
     for (std::size_t l = 0; l < W; ++l) t[l] = static_cast<T>(static_cast<std::int32_t>(w[r * W + l]));
-    u[r] = (BT::load_aligned(t) + half) * scale;
+    u[r * stride] = (BT::load_aligned(t) + half) * scale;
   }
 }
 
@@ -195,6 +202,12 @@ inline B tl_quantile(const B& u) { return xsimd::select(tl_tails(u), tl_tail(u),
 // Lane l of the mask as bit l.
 template <class M>  // a template, so the branches for other targets are never instantiated
 inline std::uint64_t tl_bits(const M& m) {
+#if XSIMD_WITH_AVX512F
+  // An AVX-512 mask is an integer already (__mmask8, __mmask16); the generic
+  // loop below goes through memory a lane at a time, which cost half the
+  // draw cache's time.
+  if constexpr (sizeof(M) <= 2) return static_cast<std::uint64_t>(static_cast<typename M::register_type>(m));
+#endif
 #if XSIMD_WITH_AVX
   if constexpr (sizeof(M) == 32 && std::is_same_v<T, float>) return static_cast<std::uint32_t>(_mm256_movemask_ps(m));
   if constexpr (sizeof(M) == 32 && std::is_same_v<T, double>) return static_cast<std::uint32_t>(_mm256_movemask_pd(m));
@@ -209,21 +222,59 @@ inline std::uint64_t tl_bits(const M& m) {
 }
 
 // Tail lanes gathered from many draws, W at a time, so the tail's log is
-// paid per W tail lanes rather than per batch with any tail lane.
+// paid per W tail lanes rather than per batch with any tail lane. A third of
+// the batches have a tail lane, at random: with AVX-512 the lanes are
+// compressed onto the list without a branch per batch (a branch mispredicted
+// that often cost more than the compress).
 struct TlTails {
-  alignas(64) T u[W];
-  std::size_t at[W];  // T offset of the lane in the draw cache
-  std::size_t n = 0;
-  void add(const B& uk, BB tails, std::size_t base, T* z) {
+  alignas(64) T u[2 * W];
+  alignas(64) std::size_t at[2 * W];  // T offset of the lane in the draw cache
+  std::size_t n = 0;                  // < W between calls
+  template <class BT>  // a template, so the branches for other targets are never instantiated
+  void add(const BT& uk, const BB& tails, std::size_t base, T* z) {
+#if XSIMD_WITH_AVX512F
+    if constexpr (sizeof(BB) <= 2) {  // the mask is an integer (__mmask8, __mmask16)
+      const auto m = static_cast<typename BB::register_type>(tails);
+      const __m512i iota = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
+      const __m512i idx = _mm512_add_epi64(_mm512_set1_epi64(static_cast<long long>(base)), iota);
+      if constexpr (std::is_same_v<T, double>) {
+        _mm512_storeu_pd(u + n, _mm512_maskz_compress_pd(m, uk));
+        _mm512_storeu_si512(at + n, _mm512_maskz_compress_epi64(m, idx));
+      } else {
+        _mm512_storeu_ps(u + n, _mm512_maskz_compress_ps(m, uk));
+        const __mmask8 lo = static_cast<__mmask8>(m), hi = static_cast<__mmask8>(m >> 8);
+        _mm512_storeu_si512(at + n, _mm512_maskz_compress_epi64(lo, idx));
+        const __m512i idx8 = _mm512_add_epi64(idx, _mm512_set1_epi64(8));
+        _mm512_storeu_si512(at + n + static_cast<std::size_t>(__builtin_popcount(lo)),
+                            _mm512_maskz_compress_epi64(hi, idx8));
+      }
+      n += static_cast<std::size_t>(__builtin_popcount(m));
+      if (n >= W) flushFull(z);
+      return;
+    }
+#endif
+    if (!xsimd::any(tails)) return;
     alignas(64) T lanes[W];
     uk.store_aligned(lanes);
     for (std::uint64_t bits = tl_bits(tails); bits != 0; bits &= bits - 1) {
       const std::size_t l = static_cast<std::size_t>(__builtin_ctzll(bits));
       u[n] = lanes[l];
       at[n] = base + l;
-      if (++n == W) flush(z);
+      if (++n == W) flushFull(z);
     }
   }
+  // The first W lanes of the list; the rest move to its front.
+  void flushFull(T* z) {
+    alignas(64) T x[W];
+    tl_tail(B::load_aligned(u)).store_aligned(x);
+    for (std::size_t l = 0; l < W; ++l) z[at[l]] = x[l];
+    n -= W;
+    for (std::size_t l = 0; l < n; ++l) {
+      u[l] = u[W + l];
+      at[l] = at[W + l];
+    }
+  }
+  // What is left, at the end.
   void flush(T* z) {
     if (n == 0) return;
     for (std::size_t l = n; l < W; ++l) u[l] = T(0.5);
@@ -234,9 +285,11 @@ struct TlTails {
   }
 };
 
-// Counters of Philox calls: lane e is path first + e % W, draw kbase + e / W.
+// Counters of Philox calls: lane e is path first + e % W, group gbase + e / W
+// (draws 4(gbase + e / W) .. +3, one per word: tape/philox.h).
 struct TlCounters {
-  static constexpr std::uint32_t R = static_cast<std::uint32_t>(P / W);  // draws per call
+  static constexpr std::uint32_t R = static_cast<std::uint32_t>(P / W);  // groups per call vector
+  static constexpr std::uint32_t D = tapelab::kDrawsPerCall * R;          // draws per call vector
   U off, plo, phi;
   std::uint32_t k0, k1;
   TlCounters(std::uint64_t seed, std::uint64_t first) {
@@ -253,56 +306,80 @@ struct TlCounters {
     k0 = static_cast<std::uint32_t>(seed);
     k1 = static_cast<std::uint32_t>(seed >> 32);
   }
-  // Uniforms of draws kbase .. kbase + G*R - 1, one batch each.
+  // Uniforms of calls c0[0 .. G-1]: u[(g*R + r)*4 + j] is word j of lanes
+  // r*W .. r*W + W-1 of call g, one batch each.
   template <std::size_t G>
-  void uniforms(std::uint32_t kbase, B* u) const {
-    U c0[G], w[G];
-#pragma GCC unroll 16
-    for (std::size_t g = 0; g < G; ++g) c0[g] = U(kbase + static_cast<std::uint32_t>(g) * R) + off;
+  void uniformsOf(const U* c0, B* u) const {
+    U w[4 * G];
     tl_philox_words<G>(c0, plo, phi, k0, k1, w);
 #pragma GCC unroll 16
-    for (std::size_t g = 0; g < G; ++g) tl_uniforms(w[g], u + g * R);
+    for (std::size_t g = 0; g < G; ++g)
+#pragma GCC unroll 4
+      for (std::size_t j = 0; j < 4; ++j) tl_uniforms(w[4 * g + j], u + g * D + j, 4);
+  }
+  // Uniforms of draws 4*gbase .. 4*gbase + G*D - 1, one batch each, in draw order.
+  template <std::size_t G>
+  void uniforms(std::uint32_t gbase, B* u) const {
+    U c0[G];
+#pragma GCC unroll 16
+    for (std::size_t g = 0; g < G; ++g) c0[g] = U(gbase + static_cast<std::uint32_t>(g) * R) + off;
+    uniformsOf<G>(c0, u);
   }
 };
 
 // The draw cache: z[k], k < count, of paths first .. first + W - 1. Draws
-// past count in the last group are computed and dropped (pure functions).
+// past count in the last step are computed and dropped (pure functions).
 static TL_NOINLINE void tl_fill_draws(B* z, std::uint64_t seed, std::uint64_t first, std::uint32_t count) {
   constexpr std::size_t G = 4;
-  constexpr std::uint32_t R = TlCounters::R;
+  constexpr std::uint32_t D = TlCounters::D, N = G * D;  // draws per call vector, per step
+  constexpr std::size_t C = 8;                           // quantiles in flight (more spill)
+  static_assert(N % C == 0);
   const TlCounters c(seed, first);
   T* zs = reinterpret_cast<T*>(z);  // the cache as scalars, for the tail lanes
   TlTails tails;
-  B u[G * R];
-  for (std::uint32_t kb = 0; kb < count; kb += G * R) {
-    c.uniforms<G>(kb, u);
-    const std::uint32_t m = count - kb < G * R ? count - kb : G * R;
-    B central[G * R];
-    tl_central_n<G * R>(u, central);
+  B u[N];
+  for (std::uint32_t kb = 0; kb < count; kb += N) {
+    c.uniforms<G>(kb / tapelab::kDrawsPerCall, u);
+    const std::uint32_t m = count - kb < N ? count - kb : N;
+    B central[N];
+    for (std::uint32_t r = 0; r < m; r += C) tl_central_n<C>(u + r, central + r);
     for (std::uint32_t r = 0; r < m; ++r) {
       z[kb + r] = central[r];
-      const BB t = tl_tails(u[r]);
-      if (xsimd::any(t)) tails.add(u[r], t, std::size_t{kb + r} * W, zs);
+      tails.add(u[r], tl_tails(u[r]), std::size_t{kb + r} * W, zs);
     }
   }
   tails.flush(zs);
 }
 
-// The draw cache for sparse indices: z[s] is draw ks[s], s < count.
+// The draw cache for sparse indices: z[s] is draw ks[s], s < count (ks
+// ascending, so the draws of one group are neighbours). One call vector
+// serves R groups; each group's call is computed once.
 static TL_NOINLINE void tl_fill_draw_list(B* z, std::uint64_t seed, std::uint64_t first, const std::uint32_t* ks,
                                           std::uint32_t count) {
-  constexpr std::uint32_t R = TlCounters::R;
+  constexpr std::uint32_t R = TlCounters::R, D = TlCounters::D, per = tapelab::kDrawsPerCall;
   const TlCounters c(seed, first);
   T* zs = reinterpret_cast<T*>(z);
   TlTails tails;
-  B u[R];
-  for (std::uint32_t s = 0; s < count; ++s) {
-    const std::uint32_t base = ks[s] / R * R;
-    c.uniforms<1>(base, u);
-    const B& us = u[ks[s] - base];
-    z[s] = tl_central(us);
-    const BB t = tl_tails(us);
-    if (xsimd::any(t)) tails.add(us, t, std::size_t{s} * W, zs);
+  B u[D];
+  for (std::uint32_t s = 0; s < count;) {
+    // The next R groups the list reads (the last one again where fewer are left).
+    alignas(64) std::uint32_t groups[P];
+    std::uint32_t ends[R], n = 0, t = s;
+    while (t < count && n < R) {
+      const std::uint32_t g = ks[t] / per;
+      while (t < count && ks[t] / per == g) ++t;
+      for (std::size_t l = 0; l < W; ++l) groups[n * W + l] = g;
+      ends[n++] = t;
+    }
+    for (std::size_t e = n * W; e < P; ++e) groups[e] = groups[e - W];
+    const U c0 = U::load_aligned(groups);
+    c.uniformsOf<1>(&c0, u);
+    for (std::uint32_t r = 0; r < n; ++r)
+      for (; s < ends[r]; ++s) {
+        const B& us = u[r * per + ks[s] % per];
+        z[s] = tl_central(us);
+        tails.add(us, tl_tails(us), std::size_t{s} * W, zs);
+      }
   }
   tails.flush(zs);
 }

@@ -89,10 +89,9 @@ TL_EXPORT void tapelab_cpujit_block(const tapelab::jitabi::JitBlockArgs* a) {
 
 TL_EXPORT void tapelab_cpujit_draw(std::uint64_t seed, std::uint64_t first, std::uint32_t k, void* u, void* z) {
   const TlCounters c(seed, first);
-  B us[TlCounters::R];
-  const std::uint32_t base = k / TlCounters::R * TlCounters::R;
-  c.uniforms<1>(base, us);
-  const B uk = us[k - base];
+  B us[TlCounters::D];
+  c.uniforms<1>(k / TlCounters::D * TlCounters::R, us);
+  const B uk = us[k % TlCounters::D];
   uk.store_unaligned(static_cast<T*>(u));
   tl_quantile(uk).store_unaligned(static_cast<T*>(z));
 }
