@@ -119,7 +119,11 @@ class Emitter {
     std::string begin = dialect_.kernelBegin;
     const int sums = kahanSums();
     sumsPerReduction_ = std::min(sums, 16);
-    begin = substitute(begin, "$RED", std::to_string(sumsPerReduction_ * emitOptions_.workgroupSize));
+    kahanInLocal_ = emitOptions_.kahanInLocal &&
+                    size_t(2) * size_t(sums) * size_t(emitOptions_.workgroupSize) *
+                            (options_.precision == Precision::F32 ? 4 : 8) <= kMaxKahanLocalBytes;
+    const int localSums = kahanInLocal_ ? 2 * sums : sumsPerReduction_;
+    begin = substitute(begin, "$RED", std::to_string(localSums * emitOptions_.workgroupSize));
     begin = substitute(begin, "$WG", std::to_string(emitOptions_.workgroupSize));
     begin = substitute(begin, "$ENTRY", dialect_.entry);
     begin = substitute(begin, "$T", scalarType_);
@@ -359,9 +363,15 @@ class Emitter {
         line(scalarType_ + " tl_in" + std::to_string(m) + "_" + std::to_string(k) + " = inputs[" +
              uintLiteral(int64_t(m) * tape_.numInputs() + k) + "];");
     line("// Kahan sums per market: value, adjoints, then their squares.");
-    for (int i = 0; i < kahanSums(); ++i)
-      line(scalarDecl() + "tl_s" + std::to_string(i) + " = " + literal(0.0) + "; " + scalarDecl() + "tl_c" +
-           std::to_string(i) + " = " + literal(0.0) + ";");
+    if (kahanInLocal_) {
+      line("// In local memory: sum i of this lane at tl_red[i * WG + lid], its compensation at [(sums + i) * WG + lid].");
+      for (int i = 0; i < 2 * kahanSums(); ++i)
+        line("tl_red[" + uintLiteral(int64_t(i) * emitOptions_.workgroupSize) + " + tl_lid] = " + literal(0.0) + ";");
+    } else {
+      for (int i = 0; i < kahanSums(); ++i)
+        line(scalarDecl() + "tl_s" + std::to_string(i) + " = " + literal(0.0) + "; " + scalarDecl() + "tl_c" +
+             std::to_string(i) + " = " + literal(0.0) + ";");
+    }
     open("for (" + U + " tl_j = 0u; tl_j < " + uintLiteral(emitOptions_.pathsPerLane) + "; ++tl_j) {");
     line(U + " tl_p = tl_g * " + uintLiteral(block) + " + tl_j * " + uintLiteral(wg) + " + tl_lid;");
     open("if (tl_p < " + param("count") + ") {");
@@ -562,10 +572,19 @@ class Emitter {
         else
           x = dependsOnInput_[tape_.inputNodes[k - 1]] ? adjoint(tape_.inputNodes[k - 1], m) : literal(0.0);
         for (int squared = 0; squared < 2; ++squared) {
-          const std::string q = std::to_string(m * 2 * sumsPerMarket_ + squared * sumsPerMarket_ + k);
+          const int index = m * 2 * sumsPerMarket_ + squared * sumsPerMarket_ + k;
+          const std::string q = std::to_string(index);
           const std::string term = squared ? x + " * " + x : x;
-          line("{ " + scalarDecl() + "y = " + term + " - tl_c" + q + "; " + scalarDecl() + "t = tl_s" + q +
-               " + y; tl_c" + q + " = (t - tl_s" + q + ") - y; tl_s" + q + " = t; }");
+          if (kahanInLocal_) {
+            const int64_t wg = emitOptions_.workgroupSize;
+            const std::string sum = "tl_red[" + uintLiteral(index * wg) + " + tl_lid]";
+            const std::string comp = "tl_red[" + uintLiteral((kahanSums() + index) * wg) + " + tl_lid]";
+            line("{ " + scalarDecl() + "s = " + sum + "; " + scalarDecl() + "y = " + term + " - " + comp + "; " +
+                 scalarDecl() + "t = s + y; " + comp + " = (t - s) - y; " + sum + " = t; }");
+          } else {
+            line("{ " + scalarDecl() + "y = " + term + " - tl_c" + q + "; " + scalarDecl() + "t = tl_s" + q +
+                 " + y; tl_c" + q + " = (t - tl_s" + q + ") - y; tl_s" + q + " = t; }");
+          }
         }
       }
     }
@@ -576,6 +595,24 @@ class Emitter {
     const int wg = emitOptions_.workgroupSize;
     const int sums = kahanSums();
     line("// workgroup reduction: a fixed binary tree in local memory, then one partial per sum");
+    if (kahanInLocal_) {  // the sums are in place already: every tree at once
+      line(dialect_.barrier);
+      open("for (" + uintType_ + " tl_st = " + uintLiteral(wg / 2) + "; tl_st > 0u; tl_st >>= 1u) {");
+      open("if (tl_lid < tl_st) {");
+      for (int i = 0; i < sums; ++i) {
+        const std::string at = uintLiteral(int64_t(i) * wg) + " + tl_lid";
+        line("tl_red[" + at + "] = tl_red[" + at + "] + tl_red[" + at + " + tl_st];");
+      }
+      close();
+      line(dialect_.barrier);
+      close();
+      open("if (tl_lid == 0u) {");
+      for (int i = 0; i < sums; ++i)
+        line("partials[tl_g * " + uintLiteral(sums) + " + " + uintLiteral(i) + "] = tl_red[" +
+             uintLiteral(int64_t(i) * wg) + "];");
+      close();
+      return;
+    }
     for (int lo = 0; lo < sums; lo += sumsPerReduction_) {
       const int hi = std::min(sums, lo + sumsPerReduction_);
       for (int i = lo; i < hi; ++i)
@@ -616,6 +653,7 @@ class Emitter {
   int indent_ = 0;
   int blockKeys_ = 0;  // opaque keys of nested blocks made so far
   std::set<uint32_t> groupsDrawn_;  // draw groups whose words the current block has declared
+  bool kahanInLocal_ = false;  // EmitOptions::kahanInLocal, and the sums fit
 };
 
 }  // namespace

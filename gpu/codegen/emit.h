@@ -143,7 +143,15 @@ struct EmitOptions {
   // false: Philox's ten rounds stay a loop (dialect's dontUnroll), for
   // devices where compile time dominates (lavapipe). Same bits either way.
   bool unrollDraws = true;
+  // Keep each lane's Kahan sums (value, adjoints and their squares, per market)
+  // in workgroup-local memory across its paths instead of in registers, when
+  // they fit kMaxKahanLocalBytes: with several markets they were most of the
+  // kernel's registers. The same operations in the same order: same bits.
+  bool kahanInLocal = true;
 };
+
+// Workgroup-local bytes the Kahan sums may take (the local arrays every API allows without opt-in).
+inline constexpr size_t kMaxKahanLocalBytes = 48 * 1024;
 
 struct EmittedKernel {
   std::string source;

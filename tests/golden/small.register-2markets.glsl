@@ -44,7 +44,7 @@ layout(push_constant) uniform PushConstants {
 layout(std430, set = 0, binding = 0) readonly buffer Inputs { float inputs[]; };
 layout(std430, set = 0, binding = 1) writeonly buffer Partials { float partials[]; };
 layout(std430, set = 0, binding = 2) buffer Scratch { float scratch[]; };
-shared float tl_red[768];
+shared float tl_red[1536];
 void main() {
   const uint tl_lid = gl_LocalInvocationID.x;
   const uint tl_g = gl_WorkGroupID.x;
@@ -53,18 +53,31 @@ void main() {
   float tl_in1_0 = inputs[2u];
   float tl_in1_1 = inputs[3u];
   // Kahan sums per market: value, adjoints, then their squares.
-  precise float tl_s0 = 0.0; precise float tl_c0 = 0.0;
-  precise float tl_s1 = 0.0; precise float tl_c1 = 0.0;
-  precise float tl_s2 = 0.0; precise float tl_c2 = 0.0;
-  precise float tl_s3 = 0.0; precise float tl_c3 = 0.0;
-  precise float tl_s4 = 0.0; precise float tl_c4 = 0.0;
-  precise float tl_s5 = 0.0; precise float tl_c5 = 0.0;
-  precise float tl_s6 = 0.0; precise float tl_c6 = 0.0;
-  precise float tl_s7 = 0.0; precise float tl_c7 = 0.0;
-  precise float tl_s8 = 0.0; precise float tl_c8 = 0.0;
-  precise float tl_s9 = 0.0; precise float tl_c9 = 0.0;
-  precise float tl_s10 = 0.0; precise float tl_c10 = 0.0;
-  precise float tl_s11 = 0.0; precise float tl_c11 = 0.0;
+  // In local memory: sum i of this lane at tl_red[i * WG + lid], its compensation at [(sums + i) * WG + lid].
+  tl_red[0u + tl_lid] = 0.0;
+  tl_red[64u + tl_lid] = 0.0;
+  tl_red[128u + tl_lid] = 0.0;
+  tl_red[192u + tl_lid] = 0.0;
+  tl_red[256u + tl_lid] = 0.0;
+  tl_red[320u + tl_lid] = 0.0;
+  tl_red[384u + tl_lid] = 0.0;
+  tl_red[448u + tl_lid] = 0.0;
+  tl_red[512u + tl_lid] = 0.0;
+  tl_red[576u + tl_lid] = 0.0;
+  tl_red[640u + tl_lid] = 0.0;
+  tl_red[704u + tl_lid] = 0.0;
+  tl_red[768u + tl_lid] = 0.0;
+  tl_red[832u + tl_lid] = 0.0;
+  tl_red[896u + tl_lid] = 0.0;
+  tl_red[960u + tl_lid] = 0.0;
+  tl_red[1024u + tl_lid] = 0.0;
+  tl_red[1088u + tl_lid] = 0.0;
+  tl_red[1152u + tl_lid] = 0.0;
+  tl_red[1216u + tl_lid] = 0.0;
+  tl_red[1280u + tl_lid] = 0.0;
+  tl_red[1344u + tl_lid] = 0.0;
+  tl_red[1408u + tl_lid] = 0.0;
+  tl_red[1472u + tl_lid] = 0.0;
   for (uint tl_j = 0u; tl_j < 4u; ++tl_j) {
     uint tl_p = tl_g * 256u + tl_j * 64u + tl_lid;
     if (tl_p < pc.count) {
@@ -274,33 +287,21 @@ void main() {
         d1_0 += d4_0 / (w4_0 + w4_0);
         d1_1 += d4_1 / (w4_1 + w4_1);
       }
-      { precise float y = v20_0 - tl_c0; precise float t = tl_s0 + y; tl_c0 = (t - tl_s0) - y; tl_s0 = t; }
-      { precise float y = v20_0 * v20_0 - tl_c3; precise float t = tl_s3 + y; tl_c3 = (t - tl_s3) - y; tl_s3 = t; }
-      { precise float y = d0_0 - tl_c1; precise float t = tl_s1 + y; tl_c1 = (t - tl_s1) - y; tl_s1 = t; }
-      { precise float y = d0_0 * d0_0 - tl_c4; precise float t = tl_s4 + y; tl_c4 = (t - tl_s4) - y; tl_s4 = t; }
-      { precise float y = d1_0 - tl_c2; precise float t = tl_s2 + y; tl_c2 = (t - tl_s2) - y; tl_s2 = t; }
-      { precise float y = d1_0 * d1_0 - tl_c5; precise float t = tl_s5 + y; tl_c5 = (t - tl_s5) - y; tl_s5 = t; }
-      { precise float y = v20_1 - tl_c6; precise float t = tl_s6 + y; tl_c6 = (t - tl_s6) - y; tl_s6 = t; }
-      { precise float y = v20_1 * v20_1 - tl_c9; precise float t = tl_s9 + y; tl_c9 = (t - tl_s9) - y; tl_s9 = t; }
-      { precise float y = d0_1 - tl_c7; precise float t = tl_s7 + y; tl_c7 = (t - tl_s7) - y; tl_s7 = t; }
-      { precise float y = d0_1 * d0_1 - tl_c10; precise float t = tl_s10 + y; tl_c10 = (t - tl_s10) - y; tl_s10 = t; }
-      { precise float y = d1_1 - tl_c8; precise float t = tl_s8 + y; tl_c8 = (t - tl_s8) - y; tl_s8 = t; }
-      { precise float y = d1_1 * d1_1 - tl_c11; precise float t = tl_s11 + y; tl_c11 = (t - tl_s11) - y; tl_s11 = t; }
+      { precise float s = tl_red[0u + tl_lid]; precise float y = v20_0 - tl_red[768u + tl_lid]; precise float t = s + y; tl_red[768u + tl_lid] = (t - s) - y; tl_red[0u + tl_lid] = t; }
+      { precise float s = tl_red[192u + tl_lid]; precise float y = v20_0 * v20_0 - tl_red[960u + tl_lid]; precise float t = s + y; tl_red[960u + tl_lid] = (t - s) - y; tl_red[192u + tl_lid] = t; }
+      { precise float s = tl_red[64u + tl_lid]; precise float y = d0_0 - tl_red[832u + tl_lid]; precise float t = s + y; tl_red[832u + tl_lid] = (t - s) - y; tl_red[64u + tl_lid] = t; }
+      { precise float s = tl_red[256u + tl_lid]; precise float y = d0_0 * d0_0 - tl_red[1024u + tl_lid]; precise float t = s + y; tl_red[1024u + tl_lid] = (t - s) - y; tl_red[256u + tl_lid] = t; }
+      { precise float s = tl_red[128u + tl_lid]; precise float y = d1_0 - tl_red[896u + tl_lid]; precise float t = s + y; tl_red[896u + tl_lid] = (t - s) - y; tl_red[128u + tl_lid] = t; }
+      { precise float s = tl_red[320u + tl_lid]; precise float y = d1_0 * d1_0 - tl_red[1088u + tl_lid]; precise float t = s + y; tl_red[1088u + tl_lid] = (t - s) - y; tl_red[320u + tl_lid] = t; }
+      { precise float s = tl_red[384u + tl_lid]; precise float y = v20_1 - tl_red[1152u + tl_lid]; precise float t = s + y; tl_red[1152u + tl_lid] = (t - s) - y; tl_red[384u + tl_lid] = t; }
+      { precise float s = tl_red[576u + tl_lid]; precise float y = v20_1 * v20_1 - tl_red[1344u + tl_lid]; precise float t = s + y; tl_red[1344u + tl_lid] = (t - s) - y; tl_red[576u + tl_lid] = t; }
+      { precise float s = tl_red[448u + tl_lid]; precise float y = d0_1 - tl_red[1216u + tl_lid]; precise float t = s + y; tl_red[1216u + tl_lid] = (t - s) - y; tl_red[448u + tl_lid] = t; }
+      { precise float s = tl_red[640u + tl_lid]; precise float y = d0_1 * d0_1 - tl_red[1408u + tl_lid]; precise float t = s + y; tl_red[1408u + tl_lid] = (t - s) - y; tl_red[640u + tl_lid] = t; }
+      { precise float s = tl_red[512u + tl_lid]; precise float y = d1_1 - tl_red[1280u + tl_lid]; precise float t = s + y; tl_red[1280u + tl_lid] = (t - s) - y; tl_red[512u + tl_lid] = t; }
+      { precise float s = tl_red[704u + tl_lid]; precise float y = d1_1 * d1_1 - tl_red[1472u + tl_lid]; precise float t = s + y; tl_red[1472u + tl_lid] = (t - s) - y; tl_red[704u + tl_lid] = t; }
     }
   }
   // workgroup reduction: a fixed binary tree in local memory, then one partial per sum
-  tl_red[0u + tl_lid] = tl_s0;
-  tl_red[64u + tl_lid] = tl_s1;
-  tl_red[128u + tl_lid] = tl_s2;
-  tl_red[192u + tl_lid] = tl_s3;
-  tl_red[256u + tl_lid] = tl_s4;
-  tl_red[320u + tl_lid] = tl_s5;
-  tl_red[384u + tl_lid] = tl_s6;
-  tl_red[448u + tl_lid] = tl_s7;
-  tl_red[512u + tl_lid] = tl_s8;
-  tl_red[576u + tl_lid] = tl_s9;
-  tl_red[640u + tl_lid] = tl_s10;
-  tl_red[704u + tl_lid] = tl_s11;
   barrier();
   for (uint tl_st = 32u; tl_st > 0u; tl_st >>= 1u) {
     if (tl_lid < tl_st) {

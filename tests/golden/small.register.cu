@@ -39,18 +39,25 @@ static __device__ __forceinline__ uint4 tl_drawWords(unsigned int g, unsigned in
 extern "C" __global__ void __launch_bounds__(64)
 tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, float* __restrict__ scratch,
     unsigned int seedLo, unsigned int seedHi, unsigned int pathLo, unsigned int pathHi, unsigned int count, unsigned int zero, unsigned int invocations) {
-  __shared__ float tl_red[384];
+  __shared__ float tl_red[768];
   const unsigned int tl_lid = threadIdx.x;
   const unsigned int tl_g = blockIdx.x;
   float tl_in0_0 = inputs[0u];
   float tl_in0_1 = inputs[1u];
   // Kahan sums per market: value, adjoints, then their squares.
-  float tl_s0 = 0.0f; float tl_c0 = 0.0f;
-  float tl_s1 = 0.0f; float tl_c1 = 0.0f;
-  float tl_s2 = 0.0f; float tl_c2 = 0.0f;
-  float tl_s3 = 0.0f; float tl_c3 = 0.0f;
-  float tl_s4 = 0.0f; float tl_c4 = 0.0f;
-  float tl_s5 = 0.0f; float tl_c5 = 0.0f;
+  // In local memory: sum i of this lane at tl_red[i * WG + lid], its compensation at [(sums + i) * WG + lid].
+  tl_red[0u + tl_lid] = 0.0f;
+  tl_red[64u + tl_lid] = 0.0f;
+  tl_red[128u + tl_lid] = 0.0f;
+  tl_red[192u + tl_lid] = 0.0f;
+  tl_red[256u + tl_lid] = 0.0f;
+  tl_red[320u + tl_lid] = 0.0f;
+  tl_red[384u + tl_lid] = 0.0f;
+  tl_red[448u + tl_lid] = 0.0f;
+  tl_red[512u + tl_lid] = 0.0f;
+  tl_red[576u + tl_lid] = 0.0f;
+  tl_red[640u + tl_lid] = 0.0f;
+  tl_red[704u + tl_lid] = 0.0f;
   for (unsigned int tl_j = 0u; tl_j < 4u; ++tl_j) {
     unsigned int tl_p = tl_g * 256u + tl_j * 64u + tl_lid;
     if (tl_p < count) {
@@ -171,21 +178,15 @@ tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, f
         d0 += d5 * w2;
         d1 += d4 / (w4 + w4);
       }
-      { float y = v20 - tl_c0; float t = tl_s0 + y; tl_c0 = (t - tl_s0) - y; tl_s0 = t; }
-      { float y = v20 * v20 - tl_c3; float t = tl_s3 + y; tl_c3 = (t - tl_s3) - y; tl_s3 = t; }
-      { float y = d0 - tl_c1; float t = tl_s1 + y; tl_c1 = (t - tl_s1) - y; tl_s1 = t; }
-      { float y = d0 * d0 - tl_c4; float t = tl_s4 + y; tl_c4 = (t - tl_s4) - y; tl_s4 = t; }
-      { float y = d1 - tl_c2; float t = tl_s2 + y; tl_c2 = (t - tl_s2) - y; tl_s2 = t; }
-      { float y = d1 * d1 - tl_c5; float t = tl_s5 + y; tl_c5 = (t - tl_s5) - y; tl_s5 = t; }
+      { float s = tl_red[0u + tl_lid]; float y = v20 - tl_red[384u + tl_lid]; float t = s + y; tl_red[384u + tl_lid] = (t - s) - y; tl_red[0u + tl_lid] = t; }
+      { float s = tl_red[192u + tl_lid]; float y = v20 * v20 - tl_red[576u + tl_lid]; float t = s + y; tl_red[576u + tl_lid] = (t - s) - y; tl_red[192u + tl_lid] = t; }
+      { float s = tl_red[64u + tl_lid]; float y = d0 - tl_red[448u + tl_lid]; float t = s + y; tl_red[448u + tl_lid] = (t - s) - y; tl_red[64u + tl_lid] = t; }
+      { float s = tl_red[256u + tl_lid]; float y = d0 * d0 - tl_red[640u + tl_lid]; float t = s + y; tl_red[640u + tl_lid] = (t - s) - y; tl_red[256u + tl_lid] = t; }
+      { float s = tl_red[128u + tl_lid]; float y = d1 - tl_red[512u + tl_lid]; float t = s + y; tl_red[512u + tl_lid] = (t - s) - y; tl_red[128u + tl_lid] = t; }
+      { float s = tl_red[320u + tl_lid]; float y = d1 * d1 - tl_red[704u + tl_lid]; float t = s + y; tl_red[704u + tl_lid] = (t - s) - y; tl_red[320u + tl_lid] = t; }
     }
   }
   // workgroup reduction: a fixed binary tree in local memory, then one partial per sum
-  tl_red[0u + tl_lid] = tl_s0;
-  tl_red[64u + tl_lid] = tl_s1;
-  tl_red[128u + tl_lid] = tl_s2;
-  tl_red[192u + tl_lid] = tl_s3;
-  tl_red[256u + tl_lid] = tl_s4;
-  tl_red[320u + tl_lid] = tl_s5;
   __syncthreads();
   for (unsigned int tl_st = 32u; tl_st > 0u; tl_st >>= 1u) {
     if (tl_lid < tl_st) {

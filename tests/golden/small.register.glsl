@@ -44,19 +44,26 @@ layout(push_constant) uniform PushConstants {
 layout(std430, set = 0, binding = 0) readonly buffer Inputs { float inputs[]; };
 layout(std430, set = 0, binding = 1) writeonly buffer Partials { float partials[]; };
 layout(std430, set = 0, binding = 2) buffer Scratch { float scratch[]; };
-shared float tl_red[384];
+shared float tl_red[768];
 void main() {
   const uint tl_lid = gl_LocalInvocationID.x;
   const uint tl_g = gl_WorkGroupID.x;
   float tl_in0_0 = inputs[0u];
   float tl_in0_1 = inputs[1u];
   // Kahan sums per market: value, adjoints, then their squares.
-  precise float tl_s0 = 0.0; precise float tl_c0 = 0.0;
-  precise float tl_s1 = 0.0; precise float tl_c1 = 0.0;
-  precise float tl_s2 = 0.0; precise float tl_c2 = 0.0;
-  precise float tl_s3 = 0.0; precise float tl_c3 = 0.0;
-  precise float tl_s4 = 0.0; precise float tl_c4 = 0.0;
-  precise float tl_s5 = 0.0; precise float tl_c5 = 0.0;
+  // In local memory: sum i of this lane at tl_red[i * WG + lid], its compensation at [(sums + i) * WG + lid].
+  tl_red[0u + tl_lid] = 0.0;
+  tl_red[64u + tl_lid] = 0.0;
+  tl_red[128u + tl_lid] = 0.0;
+  tl_red[192u + tl_lid] = 0.0;
+  tl_red[256u + tl_lid] = 0.0;
+  tl_red[320u + tl_lid] = 0.0;
+  tl_red[384u + tl_lid] = 0.0;
+  tl_red[448u + tl_lid] = 0.0;
+  tl_red[512u + tl_lid] = 0.0;
+  tl_red[576u + tl_lid] = 0.0;
+  tl_red[640u + tl_lid] = 0.0;
+  tl_red[704u + tl_lid] = 0.0;
   for (uint tl_j = 0u; tl_j < 4u; ++tl_j) {
     uint tl_p = tl_g * 256u + tl_j * 64u + tl_lid;
     if (tl_p < pc.count) {
@@ -177,21 +184,15 @@ void main() {
         d0 += d5 * w2;
         d1 += d4 / (w4 + w4);
       }
-      { precise float y = v20 - tl_c0; precise float t = tl_s0 + y; tl_c0 = (t - tl_s0) - y; tl_s0 = t; }
-      { precise float y = v20 * v20 - tl_c3; precise float t = tl_s3 + y; tl_c3 = (t - tl_s3) - y; tl_s3 = t; }
-      { precise float y = d0 - tl_c1; precise float t = tl_s1 + y; tl_c1 = (t - tl_s1) - y; tl_s1 = t; }
-      { precise float y = d0 * d0 - tl_c4; precise float t = tl_s4 + y; tl_c4 = (t - tl_s4) - y; tl_s4 = t; }
-      { precise float y = d1 - tl_c2; precise float t = tl_s2 + y; tl_c2 = (t - tl_s2) - y; tl_s2 = t; }
-      { precise float y = d1 * d1 - tl_c5; precise float t = tl_s5 + y; tl_c5 = (t - tl_s5) - y; tl_s5 = t; }
+      { precise float s = tl_red[0u + tl_lid]; precise float y = v20 - tl_red[384u + tl_lid]; precise float t = s + y; tl_red[384u + tl_lid] = (t - s) - y; tl_red[0u + tl_lid] = t; }
+      { precise float s = tl_red[192u + tl_lid]; precise float y = v20 * v20 - tl_red[576u + tl_lid]; precise float t = s + y; tl_red[576u + tl_lid] = (t - s) - y; tl_red[192u + tl_lid] = t; }
+      { precise float s = tl_red[64u + tl_lid]; precise float y = d0 - tl_red[448u + tl_lid]; precise float t = s + y; tl_red[448u + tl_lid] = (t - s) - y; tl_red[64u + tl_lid] = t; }
+      { precise float s = tl_red[256u + tl_lid]; precise float y = d0 * d0 - tl_red[640u + tl_lid]; precise float t = s + y; tl_red[640u + tl_lid] = (t - s) - y; tl_red[256u + tl_lid] = t; }
+      { precise float s = tl_red[128u + tl_lid]; precise float y = d1 - tl_red[512u + tl_lid]; precise float t = s + y; tl_red[512u + tl_lid] = (t - s) - y; tl_red[128u + tl_lid] = t; }
+      { precise float s = tl_red[320u + tl_lid]; precise float y = d1 * d1 - tl_red[704u + tl_lid]; precise float t = s + y; tl_red[704u + tl_lid] = (t - s) - y; tl_red[320u + tl_lid] = t; }
     }
   }
   // workgroup reduction: a fixed binary tree in local memory, then one partial per sum
-  tl_red[0u + tl_lid] = tl_s0;
-  tl_red[64u + tl_lid] = tl_s1;
-  tl_red[128u + tl_lid] = tl_s2;
-  tl_red[192u + tl_lid] = tl_s3;
-  tl_red[256u + tl_lid] = tl_s4;
-  tl_red[320u + tl_lid] = tl_s5;
   barrier();
   for (uint tl_st = 32u; tl_st > 0u; tl_st >>= 1u) {
     if (tl_lid < tl_st) {
