@@ -203,6 +203,12 @@ EngineSettings engineSettingsFromEnvironment() {
   return c.engineSettings;
 }
 
+std::optional<std::string> knobValue(const std::string& name) {
+  for (const Knob& k : knobTable())
+    if (name == k.variable) return variable(k.variable);
+  throw std::logic_error("knobValue: " + name + " is not in api/knobs.cpp's table");
+}
+
 uint64_t envUnsigned(const char* name, uint64_t fallback, uint64_t lo, uint64_t hi) {
   const auto v = variable(name);
   return v ? parseUnsigned(*v, name, lo, hi) : fallback;

@@ -75,6 +75,11 @@ struct Knob {
 };
 const std::vector<Knob>& knobTable();
 
+// The text of a variable knobTable() lists; nullopt when unset or empty: for a
+// front end that reads a run knob itself (the Python module's paths and seed).
+// Throws std::logic_error for a variable the table does not list.
+std::optional<std::string> knobValue(const std::string& variable);
+
 // The engine-level part of RunConfig::fromEnvironment() alone (Scope::Engine).
 EngineSettings engineSettingsFromEnvironment();
 

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "api/knobs.h"
 #include "api/registry.h"
 #include "planner/planfile.h"
 #include "python/src/bindings.h"
