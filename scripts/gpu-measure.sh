@@ -17,6 +17,16 @@
 #   props     the long property run, one process per property, engine and seed
 #             (properties/parallel_run.sh; PROPS_SECONDS, PROPS_JOBS, PROPS_NODES tune it,
 #             PROPS_FILTER picks properties by regex, e.g. 'Exact\.')
+#   ladder    the main job's compare (value + 5 Greeks, register kernels) at 1M and 4M paths, 4 and
+#             7 markets per dispatch, in ladder.txt (pair it with peers in one call)
+#   peers     JAX (one market, the ladder by vmap with shared draws, the ladder as 7 calls) at 1M
+#             and 4M, and the hand-written forward-pathwise CUDA kernel (experiments/peers/), in
+#             peers.csv; run it beside tapelab's numbers in one call
+#   candidates  the 7-point ladder at 4M in one 7-market register dispatch, one compare per plan
+#             file in PLANS (default experiments/results/h200-2026-11-30/plans/*.json) on
+#             CAND_ENGINES (default cuda,vulkan), kernels compiled side by side first; candidates.txt
+#   roofline  Nsight Compute counters (speed of light, instruction mix, occupancy, warp stalls)
+#             of the cuda register kernel: 1 market and 7 markets, window 16, 1M paths; roofline.txt
 set -uo pipefail
 out=${OUT:-gpu-out}
 mkdir -p "$out"
@@ -24,7 +34,7 @@ bin=$PWD/build/gpu/bin
 export CPLUS_INCLUDE_PATH=$PWD/build/gpu/include${CPLUS_INCLUDE_PATH:+:$CPLUS_INCLUDE_PATH}
 export TAPELAB_CACHE_DIR=${TAPELAB_CACHE_DIR:-/tmp/tapelab-cache}
 export __GL_SHADER_DISK_CACHE=0   # only our caches count in compile times
-engines=cuda,vulkan,opencl
+engines=${ENGINES:-cuda,vulkan,opencl}   # ENGINES overrides, e.g. cuda,vulkan (OpenCL's cold compiles take minutes)
 say() { echo "=== $*"; }
 
 cmp() {  # cmp FILE ARGS...: one compare, its table in $out/FILE, progress in progress.txt
@@ -32,6 +42,14 @@ cmp() {  # cmp FILE ARGS...: one compare, its table in $out/FILE, progress in pr
   say "compare $* -> $f"
   local t0=$(date +%s)
   "$bin/tapelab" compare --engines $engines "$@" 2>>"$out/progress.txt" | tee "$out/$f"
+  echo "($(( $(date +%s) - t0 )) s)" | tee -a "$out/$f"
+}
+
+cmp_append() {  # cmp_append FILE LABEL ARGS...: like cmp, appending to $out/FILE under LABEL
+  local f=$1 label=$2; shift 2
+  say "compare $label: $*" | tee -a "$out/$f"
+  local t0=$(date +%s)
+  "$bin/tapelab" compare --engines $engines "$@" 2>>"$out/progress.txt" | tee -a "$out/$f"
   echo "($(( $(date +%s) - t0 )) s)" | tee -a "$out/$f"
 }
 
@@ -100,7 +118,57 @@ run_mode() {
     OUT=$out bash properties/parallel_run.sh -b "$bin/tapelab_properties" -e $engines \
         -s "${PROPS_SECONDS:-420}" -j "${PROPS_JOBS:-2}" -n "${PROPS_NODES:-200}" ${PROPS_FILTER:+-p "$PROPS_FILTER"}
     ;;
-  *) echo "gpu-measure.sh: unknown mode '$1' (smoke, tests, compare1, compare2, main, aim, markets, sweeps, props)" >&2; return 2 ;;
+  ladder)
+    for paths in 1000000 4000000; do
+      for m in 4 7; do
+        cmp_append ladder.txt "${paths} paths, $m markets" --kernels register --paths $paths --markets $m
+      done
+    done
+    ;;
+  peers)
+    if python3 -c 'import jax' 2>/dev/null; then
+      say "JAX peers"
+      timeout 420 python3 experiments/peers/jax_peers.py --paths 1000000 4000000 --out "$out/peers.csv" \
+          2>>"$out/progress.txt"
+    else
+      say "JAX peers skipped: python3 has no jax here" | tee -a "$out/peers.csv"
+    fi
+    say "hand-written forward-pathwise kernel"
+    if nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/handwritten_asian experiments/peers/handwritten_asian.cu \
+        2>>"$out/progress.txt"; then
+      /tmp/handwritten_asian --paths 1000000,4000000 | tee -a "$out/peers.csv"
+    fi
+    ;;
+  candidates)
+    CAND_ENGINES=${CAND_ENGINES:-cuda,vulkan}
+    local plans=(${PLANS:-experiments/results/h200-2026-11-30/plans/*.json})
+    local ladder=spot=97,98,99,100,101,102,103   # compare's 7 points: spot * (1 + 0.01 (i - 3))
+    say "compiling ${#plans[@]} candidates side by side"
+    for p in "${plans[@]}"; do
+      for e in ${CAND_ENGINES//,/ }; do
+        "$bin/tapelab" price --product asian --steps 252 --fp32 --engine "$e" --plan "$p" --kernel register \
+            --paths 4096 --ladder $ladder --markets 7 >/dev/null 2>>"$out/progress.txt" &
+        "$bin/tapelab" price --product asian --steps 252 --fp32 --engine "$e" --plan "$p" --kernel register \
+            --paths 4096 >/dev/null 2>>"$out/progress.txt" &
+      done
+    done
+    wait
+    for p in "${plans[@]}"; do
+      engines=${CAND_ENGINES} cmp_append candidates.txt "$p" --kernels register --plan "$p" --markets 7 --paths 4000000
+    done
+    ;;
+  roofline)
+    local sections=(--section SpeedOfLight --section ComputeWorkloadAnalysis --section InstructionStats
+                    --section Occupancy --section LaunchStats --section WarpStateStats --section MemoryWorkloadAnalysis)
+    for m in 1 7; do
+      local extra=(); [ "$m" = 7 ] && extra=(--ladder spot=97,98,99,100,101,102,103 --markets 7)
+      say "ncu: cuda register, $m market(s), window 16, 1M paths" | tee -a "$out/roofline.txt"
+      timeout 240 ncu --clock-control none --launch-count 1 "${sections[@]}" "$bin/tapelab" price --product asian \
+          --steps 252 --fp32 --engine cuda --kernel register --checkpoint 16 --paths 1000000 "${extra[@]}" \
+          >>"$out/roofline.txt" 2>&1
+    done
+    ;;
+  *) echo "gpu-measure.sh: unknown mode '$1' (smoke, tests, compare1, compare2, main, aim, markets, sweeps, props, ladder, peers, candidates, roofline)" >&2; return 2 ;;
   esac
 }
 
