@@ -33,7 +33,7 @@ struct EngineSettings {
   } cuda;
 
   struct Hip {
-    std::string arch = "gfx90a";  // --offload-arch
+    std::string arch = "gfx1103,gfx90a";  // --offload-arch targets, comma-separated: Radeon 780M (RDNA3), MI200 (CDNA2)
   } hip;
 };
 
