@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <mutex>
 #include <regex>
+#include <semaphore>
+#include <thread>
 #include <sstream>
 #include <stdexcept>
 
@@ -157,6 +159,13 @@ bool getBlob(std::istream& in, std::string& s) {
   return static_cast<bool>(in.read(s.data(), static_cast<std::streamsize>(n)));
 }
 
+// hipcc processes at once: one per core. A 1,536-node kernel keeps clang busy
+// for a minute and holds a few hundred MB; `tapelab compare` asks for many at once.
+std::counting_semaphore<>& hipccSlots() {
+  static std::counting_semaphore<> slots(std::max<std::ptrdiff_t>(1, std::thread::hardware_concurrency()));
+  return slots;
+}
+
 int occupancyRemark(const std::string& log) {
   std::smatch m;
   static const std::regex remark(R"(Occupancy \[waves/SIMD\]: (\d+))");
@@ -238,7 +247,9 @@ CodeObject compileHip(const std::string& source, const std::string& target, cons
   argv.push_back((work / "tapelab_kernel.hip").string());
   argv.push_back("-o");
   argv.push_back((work / "tapelab_kernel.co").string());
+  hipccSlots().acquire();
   const ProcessResult r = runProcess(argv);
+  hipccSlots().release();
   out.log = r.output;
   if (r.status == 0) out.bytes = readFile(work / "tapelab_kernel.co").value_or("");
   else if (!r.error.empty()) out.log += (out.log.empty() ? "" : "\n") + tc.hipcc + ": " + r.error;
