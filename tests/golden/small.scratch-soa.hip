@@ -3,8 +3,8 @@
 // opq: the identity on every bit pattern, opaque to the compiler (z is always 0).
 static __device__ __forceinline__ float tl_opq(float x, unsigned int z) { return __uint_as_float(__float_as_uint(x) + (unsigned int)(z)); }
 static __device__ __forceinline__ float tl_sel(bool c, float x, float y) { return c ? x : y; }
-// Philox4x32-10, word 0 (tape/philox.h).
-static __device__ __forceinline__ unsigned int tl_philox(unsigned int c0, unsigned int c1, unsigned int c2, unsigned int c3, unsigned int k0, unsigned int k1) {
+// Philox4x32-10, its four words (tape/philox.h).
+static __device__ __forceinline__ uint4 tl_philox(unsigned int c0, unsigned int c1, unsigned int c2, unsigned int c3, unsigned int k0, unsigned int k1) {
   for (int r = 0; r < 10; ++r) {
     if (r > 0) { k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }
     unsigned int hi0 = __umulhi(0xD2511F53u, c0); unsigned int lo0 = 0xD2511F53u * c0;
@@ -12,7 +12,7 @@ static __device__ __forceinline__ unsigned int tl_philox(unsigned int c0, unsign
     unsigned int n0 = hi1 ^ c1 ^ k0; unsigned int n2 = hi0 ^ c3 ^ k1;
     c0 = n0; c1 = lo1; c2 = n2; c3 = lo0;
   }
-  return c0;
+  return make_uint4(c0, c1, c2, c3);
 }
 // Acklam's normal quantile of u = ((w >> 9) + 0.5) * 2^-23 (tape/philox.h).
 static __device__ __forceinline__ float tl_normal(unsigned int w) {
@@ -32,26 +32,33 @@ static __device__ __forceinline__ float tl_normal(unsigned int w) {
   float z = num / den;
   return z;
 }
-// Draw k of path (pathHi:pathLo) under key (k0, k1): counter {k, 0, pathLo, pathHi}.
-static __device__ __forceinline__ float tl_randn(unsigned int k, unsigned int pathLo, unsigned int pathHi, unsigned int k0, unsigned int k1) {
-  return tl_normal(tl_philox(k, 0u, pathLo, pathHi, k0, k1));
+// The words of draws 4g .. 4g+3 of path (pathHi:pathLo) under key (k0, k1): counter {g, 0, pathLo, pathHi}.
+static __device__ __forceinline__ uint4 tl_drawWords(unsigned int g, unsigned int pathLo, unsigned int pathHi, unsigned int k0, unsigned int k1) {
+  return tl_philox(g, 0u, pathLo, pathHi, k0, k1);
 }
 extern "C" __global__ void __launch_bounds__(64)
 tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, float* __restrict__ scratch,
     unsigned int seedLo, unsigned int seedHi, unsigned int pathLo, unsigned int pathHi, unsigned int count, unsigned int zero, unsigned int invocations) {
-  __shared__ float tl_red[384];
+  __shared__ float tl_red[768];
   const unsigned int tl_lid = threadIdx.x;
   const unsigned int tl_g = blockIdx.x;
   const unsigned int tl_tid = tl_g * 64u + tl_lid;
   float tl_in0_0 = inputs[0u];
   float tl_in0_1 = inputs[1u];
   // Kahan sums per market: value, adjoints, then their squares.
-  float tl_s0 = 0.0f; float tl_c0 = 0.0f;
-  float tl_s1 = 0.0f; float tl_c1 = 0.0f;
-  float tl_s2 = 0.0f; float tl_c2 = 0.0f;
-  float tl_s3 = 0.0f; float tl_c3 = 0.0f;
-  float tl_s4 = 0.0f; float tl_c4 = 0.0f;
-  float tl_s5 = 0.0f; float tl_c5 = 0.0f;
+  // In local memory: sum i of this lane at tl_red[i * WG + lid], its compensation at [(sums + i) * WG + lid].
+  tl_red[0u + tl_lid] = 0.0f;
+  tl_red[64u + tl_lid] = 0.0f;
+  tl_red[128u + tl_lid] = 0.0f;
+  tl_red[192u + tl_lid] = 0.0f;
+  tl_red[256u + tl_lid] = 0.0f;
+  tl_red[320u + tl_lid] = 0.0f;
+  tl_red[384u + tl_lid] = 0.0f;
+  tl_red[448u + tl_lid] = 0.0f;
+  tl_red[512u + tl_lid] = 0.0f;
+  tl_red[576u + tl_lid] = 0.0f;
+  tl_red[640u + tl_lid] = 0.0f;
+  tl_red[704u + tl_lid] = 0.0f;
   for (unsigned int tl_j = 0u; tl_j < 4u; ++tl_j) {
     unsigned int tl_p = tl_g * 256u + tl_j * 64u + tl_lid;
     if (tl_p < count) {
@@ -72,8 +79,9 @@ tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, f
       {  // segment 0: nodes [0, 9)
         v0 = tl_in0_0;
         v1 = tl_in0_1;
-        float v2 = tl_randn(0u, tl_pathLo, tl_pathHi, tl_fk0, tl_fk1);
-        v3 = tl_randn(1u, tl_pathLo, tl_pathHi, tl_fk0, tl_fk1);
+        const uint4 vg0 = tl_drawWords(0u, tl_pathLo, tl_pathHi, tl_fk0, tl_fk1);
+        float v2 = tl_normal(vg0.x);
+        v3 = tl_normal(vg0.y);
         v4 = tl_opq(sqrtf(tl_opq(v1, zero)), zero);
         float v5 = v0 * v2;
         float v6 = tl_opq(0.5f, zero);
@@ -163,7 +171,8 @@ tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, f
         unsigned int tl_rk0 = seedLo ^ zero; unsigned int tl_rk1 = seedHi ^ zero;
         float w0 = tl_opq(v0, zero);
         float w1 = tl_opq(v1, zero);
-        float w2 = tl_randn(0u, tl_pathLo, tl_pathHi, tl_rk0, tl_rk1);
+        const uint4 wg0 = tl_drawWords(0u, tl_pathLo, tl_pathHi, tl_rk0, tl_rk1);
+        float w2 = tl_normal(wg0.x);
         float w4 = tl_opq(sqrtf(tl_opq(w1, zero)), zero);
         float w5 = w0 * w2;
         float w6 = tl_opq(0.5f, zero);
@@ -176,21 +185,15 @@ tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, f
         d0 += d5 * w2;
         d1 += d4 / (w4 + w4);
       }
-      { float y = v20 - tl_c0; float t = tl_s0 + y; tl_c0 = (t - tl_s0) - y; tl_s0 = t; }
-      { float y = v20 * v20 - tl_c3; float t = tl_s3 + y; tl_c3 = (t - tl_s3) - y; tl_s3 = t; }
-      { float y = d0 - tl_c1; float t = tl_s1 + y; tl_c1 = (t - tl_s1) - y; tl_s1 = t; }
-      { float y = d0 * d0 - tl_c4; float t = tl_s4 + y; tl_c4 = (t - tl_s4) - y; tl_s4 = t; }
-      { float y = d1 - tl_c2; float t = tl_s2 + y; tl_c2 = (t - tl_s2) - y; tl_s2 = t; }
-      { float y = d1 * d1 - tl_c5; float t = tl_s5 + y; tl_c5 = (t - tl_s5) - y; tl_s5 = t; }
+      { float s = tl_red[0u + tl_lid]; float y = v20 - tl_red[384u + tl_lid]; float t = s + y; tl_red[384u + tl_lid] = (t - s) - y; tl_red[0u + tl_lid] = t; }
+      { float s = tl_red[192u + tl_lid]; float y = v20 * v20 - tl_red[576u + tl_lid]; float t = s + y; tl_red[576u + tl_lid] = (t - s) - y; tl_red[192u + tl_lid] = t; }
+      { float s = tl_red[64u + tl_lid]; float y = d0 - tl_red[448u + tl_lid]; float t = s + y; tl_red[448u + tl_lid] = (t - s) - y; tl_red[64u + tl_lid] = t; }
+      { float s = tl_red[256u + tl_lid]; float y = d0 * d0 - tl_red[640u + tl_lid]; float t = s + y; tl_red[640u + tl_lid] = (t - s) - y; tl_red[256u + tl_lid] = t; }
+      { float s = tl_red[128u + tl_lid]; float y = d1 - tl_red[512u + tl_lid]; float t = s + y; tl_red[512u + tl_lid] = (t - s) - y; tl_red[128u + tl_lid] = t; }
+      { float s = tl_red[320u + tl_lid]; float y = d1 * d1 - tl_red[704u + tl_lid]; float t = s + y; tl_red[704u + tl_lid] = (t - s) - y; tl_red[320u + tl_lid] = t; }
     }
   }
   // workgroup reduction: a fixed binary tree in local memory, then one partial per sum
-  tl_red[0u + tl_lid] = tl_s0;
-  tl_red[64u + tl_lid] = tl_s1;
-  tl_red[128u + tl_lid] = tl_s2;
-  tl_red[192u + tl_lid] = tl_s3;
-  tl_red[256u + tl_lid] = tl_s4;
-  tl_red[320u + tl_lid] = tl_s5;
   __syncthreads();
   for (unsigned int tl_st = 32u; tl_st > 0u; tl_st >>= 1u) {
     if (tl_lid < tl_st) {
