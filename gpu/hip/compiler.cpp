@@ -186,6 +186,13 @@ const std::vector<std::string>& exactnessFlags() {
   return flags;
 }
 
+bool isGfx11Target(const std::string& target) { return isGfx11(processorOf(target)); }
+
+std::vector<std::string> liftGfx11VgprLimit(const std::string& target) {
+  if (!isGfx11Target(target)) return {};
+  return {"-Xclang", "-mllvm", "-Xclang", "-amdgpu-limit-to-128-vgprs=false"};  // code generation only: lld rejects it
+}
+
 std::vector<std::string> parseTargets(const std::string& list) {
   static const std::regex target(R"(gfx[0-9]{1,2}[0-9a-f]{2}(:[a-z]+[+-])*)");
   std::vector<std::string> out;
@@ -210,12 +217,14 @@ std::vector<std::string> hipccArguments(const std::string& target, const std::st
   return args;
 }
 
-CodeObject compileHip(const std::string& source, const std::string& target, const std::string& cacheDir) {
+CodeObject compileHip(const std::string& source, const std::string& target, const std::string& cacheDir,
+                      const std::vector<std::string>& extra) {
   const auto t0 = std::chrono::steady_clock::now();
   const Toolchain& tc = toolchain();
   CodeObject out;
   out.target = target;
   std::vector<std::string> args = hipccArguments(target, cacheDir);
+  args.insert(args.end(), extra.begin(), extra.end());
   args.push_back("-Rpass-analysis=kernel-resource-usage");  // the compiler's occupancy, in the log
   args.push_back("-c");
   out.syntheticIsaLibrary = needsIsaLibrary(tc, target);

@@ -37,6 +37,15 @@ const std::vector<std::string>& exactnessFlags();
 // (compiler.cpp says why that is sound; made on first use, in the cache).
 std::vector<std::string> hipccArguments(const std::string& target, const std::string& cacheDir);
 
+// Whether `target` (with or without features) is a gfx11 (RDNA3) processor.
+bool isGfx11Target(const std::string& target);
+
+// The hipcc arguments that let LLVM 15 use 256 VGPRs on a gfx11 target instead
+// of its interim 128 (-amdgpu-limit-to-128-vgprs: until its 16-bit operand
+// encoding is done, v128-v255 may be misencoded, so such code objects are for
+// statistics, never run). Empty for other targets.
+std::vector<std::string> liftGfx11VgprLimit(const std::string& target);
+
 // "gfx1103,gfx90a" -> {"gfx1103", "gfx90a"}; a target may carry features
 // ("gfx90a:xnack-"). Throws std::invalid_argument naming TAPELAB_HIP_ARCH for
 // an empty list or an entry that is not gfx<digits/letters>[:feature±...].
@@ -52,9 +61,11 @@ struct CodeObject {
   double seconds = 0;
 };
 
-// Compiles `source` for `target` (cache: cacheDir/hip; "" = none). Never
+// Compiles `source` for `target` (cache: cacheDir/hip; "" = none), with
+// `extra` hipcc arguments after the usual ones (part of the cache key). Never
 // throws for a compile error: bytes is empty and log says why. Throws
 // std::runtime_error when hipcc is missing.
-CodeObject compileHip(const std::string& source, const std::string& target, const std::string& cacheDir);
+CodeObject compileHip(const std::string& source, const std::string& target, const std::string& cacheDir,
+                      const std::vector<std::string>& extra = {});
 
 }  // namespace tapelab::hip

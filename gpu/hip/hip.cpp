@@ -24,6 +24,7 @@ struct TargetBuild {
   hip::CodeObject object;
   hip::KernelResources resources;
   int waves = -1;  // waves per SIMD the registers allow (codeobject.h)
+  bool vgprLimitLifted = false;  // TAPELAB_HIP_GFX11_VGPRS=256: statistics only
 };
 
 std::string joined(const std::vector<std::string>& items) {
@@ -44,16 +45,20 @@ std::string describe(const TargetBuild& b) {
        std::to_string(b.waves) + " waves/SIMD by registers (compiler: " + std::to_string(b.object.compilerOccupancy) +
        ")";
   if (b.object.syntheticIsaLibrary) s += ", device-library ISA file made here";
+  if (b.vgprLimitLifted) s += ", LLVM's 128-VGPR gfx11 limit lifted (statistics only)";
   return s + "; ";
 }
 
 // Builds `source` for every target, in parallel (hipcc runs outside the
 // process), and reads each code object's metadata.
 std::vector<TargetBuild> buildAll(const EmittedKernel& k, const std::vector<std::string>& targets,
-                                  const std::string& cacheDir, const std::string& sourcePath) {
+                                  const EngineSettings& settings, const std::string& sourcePath) {
+  const bool lift = settings.hip.gfx11Vgprs == 256;
   std::vector<std::future<hip::CodeObject>> jobs;
   for (const std::string& t : targets)
-    jobs.push_back(std::async(std::launch::async, [&k, t, &cacheDir] { return hip::compileHip(k.source, t, cacheDir); }));
+    jobs.push_back(std::async(std::launch::async, [&k, t, &settings, lift] {
+      return hip::compileHip(k.source, t, settings.cacheDir, lift ? hip::liftGfx11VgprLimit(t) : std::vector<std::string>{});
+    }));
   std::vector<hip::CodeObject> objects;
   for (auto& j : jobs) objects.push_back(j.get());
   std::vector<TargetBuild> builds;
@@ -72,6 +77,7 @@ std::vector<TargetBuild> buildAll(const EmittedKernel& k, const std::vector<std:
                                " work-items per group, needs " + std::to_string(k.workgroupSize));
     b.resources = *it;
     b.waves = hip::wavesPerSimd(hip::registerFile(o.target, it->wavefrontSize), it->vgprs, it->sgprs);
+    b.vgprLimitLifted = lift && hip::isGfx11Target(o.target);
     b.object = std::move(o);
     builds.push_back(std::move(b));
   }
@@ -271,7 +277,7 @@ class HipEngine final : public Engine {
     if (const hip::Toolchain& tc = hip::toolchain(); !tc.ok)
       throw EngineUnavailable("hip: " + tc.why +
                               (stats.sourcePath.empty() ? "" : " (source written to " + stats.sourcePath + ")"));
-    const std::vector<TargetBuild> builds = buildAll(k, targets, settings_.cacheDir, stats.sourcePath);
+    const std::vector<TargetBuild> builds = buildAll(k, targets, settings_, stats.sourcePath);
     // The first target stands for the kernel in `registers` and `spillBytes`; notes list them all.
     stats.registers = builds.front().resources.vgprs;
     stats.spillBytes = builds.front().resources.scratchBytes;
@@ -280,6 +286,9 @@ class HipEngine final : public Engine {
     stats.compileSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::string noGpu;
     if (!hip::runtime(&noGpu)) return std::make_unique<CompileOnlyKernel>(std::move(stats), "hip: compile-only: " + noGpu);
+    if (std::any_of(builds.begin(), builds.end(), [](const TargetBuild& b) { return b.vgprLimitLifted; }))
+      return std::make_unique<CompileOnlyKernel>(
+          std::move(stats), "hip: TAPELAB_HIP_GFX11_VGPRS=256 builds gfx11 code objects for statistics only, not to run");
     return std::make_unique<HipKernel>(device(), std::move(k), options.knobs, builds, std::move(stats));
   }
 

@@ -196,6 +196,34 @@ INSTANTIATE_TEST_SUITE_P(MainJob, HipMainJob, ::testing::ValuesIn(mainJobKernels
                            return std::string(toString(info.param.kind)) + std::to_string(info.param.markets) + "_" + target;
                          });
 
+// LLVM 15 stops at 128 VGPRs on gfx11 (gfx1030 takes 203 for this kernel);
+// TAPELAB_HIP_GFX11_VGPRS=256 lifts that for the register map, and only there.
+TEST(HipCompile, Gfx11VgprLimitAndItsLifting) {
+  REQUIRE_HIPCC();
+  std::string source = R"(extern "C" __global__ void __launch_bounds__(64) k(float* a) {
+  float v[200]; unsigned i = threadIdx.x;
+#pragma unroll
+  for (int j = 0; j < 200; ++j) v[j] = a[i + 64 * j] * 1.5f;
+  float s = 0;
+#pragma unroll
+  for (int j = 199; j >= 0; --j) s = s * v[j] + v[199 - j];
+  a[i] = s; })";
+  const auto vgprs = [&](const std::string& target, const std::vector<std::string>& extra) {
+    const hip::CodeObject o = hip::compileHip(source, target, cacheDir(), extra);
+    EXPECT_FALSE(o.bytes.empty()) << target << ": " << o.log;
+    return o.bytes.empty() ? hip::KernelResources{} : hip::readCodeObject(o.bytes).kernels.at(0);
+  };
+  const hip::KernelResources limited = vgprs("gfx1103", {});
+  EXPECT_EQ(limited.vgprs, 128);
+  EXPECT_GT(limited.scratchBytes, 0);
+  const hip::KernelResources lifted = vgprs("gfx1103", hip::liftGfx11VgprLimit("gfx1103"));
+  EXPECT_GT(lifted.vgprs, 128);
+  EXPECT_LE(lifted.vgprs, 256);
+  EXPECT_EQ(lifted.scratchBytes, 0);
+  EXPECT_TRUE(hip::liftGfx11VgprLimit("gfx90a").empty());
+  EXPECT_TRUE(hip::liftGfx11VgprLimit("gfx1030").empty());
+}
+
 // -ffp-contract=off keeps a * b + c two roundings (clang's HIP default fuses
 // it into v_fma/v_fmac); division and sqrt are clang's correctly rounded
 // default, not the approximate instructions -fno-hip-fp32-... gives.
