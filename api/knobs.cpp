@@ -151,8 +151,13 @@ const std::vector<Knob>& knobTable() {
       {"TAPELAB_CUDA_DEVICE", "", "CUDA device index", Scope::Engine,
        [](C& c, S& v, const char* n) { c.engineSettings.cuda.device = static_cast<unsigned>(parseUnsigned(v, n, 0, 1024)); }},
       {"TAPELAB_CUDA_ARCH", "", "CUDA target when no driver says (sm_XY; default sm_90)", Scope::Engine, parseCudaArch},
-      {"TAPELAB_HIP_ARCH", "", "HIP target (default gfx90a)", Scope::Engine,
+      {"TAPELAB_HIP_ARCH", "", "HIP targets, comma-separated (default gfx1103,gfx90a)", Scope::Engine,
        [](C& c, S& v, const char*) { c.engineSettings.hip.arch = v; }},
+      {"TAPELAB_HIP_GFX11_VGPRS", "", "128 (LLVM 15's gfx11 limit, default) or 256 (lifted: statistics only)", Scope::Engine,
+       [](C& c, S& v, const char* n) {
+         if (v != "128" && v != "256") throw std::invalid_argument(std::string(n) + ": expected 128 or 256, got '" + v + "'");
+         c.engineSettings.hip.gfx11Vgprs = v == "256" ? 256 : 128;
+       }},
       {"TAPELAB_CXX", "", "cpu-jit's C++ compiler (default c++)", Scope::Engine,
        [](C& c, S& v, const char*) { c.engineSettings.cpuJit.compiler = v; }},
       {"TAPELAB_JIT_PCH", "", "0: no precompiled xsimd header for cpu-jit", Scope::Engine,

@@ -51,9 +51,9 @@ const std::vector<EngineEntry>& engineRegistry() {
     e.push_back({"cuda", "CUDA C via NVRTC and the driver API", nullptr, "built without CUDA (NVRTC not found under /usr/local/cuda at configure time)"});
 #endif
 #ifdef TAPELAB_HAVE_HIP
-    e.push_back({"hip", "HIP C via hipRTC", makeHipEngine, ""});
+    e.push_back({"hip", "HIP C via hipcc to AMD code objects, HIP runtime loaded at run time", makeHipEngine, ""});
 #else
-    e.push_back({"hip", "HIP C via hipRTC", nullptr, "built without HIP"});
+    e.push_back({"hip", "HIP C via hipcc to AMD code objects", nullptr, "built without HIP"});
 #endif
     return e;
   }();

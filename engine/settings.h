@@ -33,7 +33,11 @@ struct EngineSettings {
   } cuda;
 
   struct Hip {
-    std::string arch = "gfx90a";  // --offload-arch
+    std::string arch = "gfx1103,gfx90a";  // --offload-arch targets, comma-separated: Radeon 780M (RDNA3), MI200 (CDNA2)
+    // VGPRs per lane hipcc may use on gfx11: LLVM 15 stops at 128 (an interim
+    // limit of its gfx11 backend, not the hardware's 256); 256 lifts it, for
+    // statistics only (such code objects are not run).
+    int gfx11Vgprs = 128;
   } hip;
 };
 

@@ -17,10 +17,12 @@
 // second), price/delta/vega at spot 100 with 17 digits, and whether the bits
 // equal the plain kernel's. CSV with --out.
 //
-// On a compile-only engine (cuda where NVRTC is installed but no driver) every
-// kernel is compiled and only its statistics are printed (ptxas registers and
-// spills for --arch, default sm_90 via TAPELAB_CUDA_ARCH): the register map of
-// markets x segments, without a GPU.
+// On a compile-only engine (cuda where NVRTC is installed but no driver, hip
+// where hipcc is) every kernel is compiled and only its statistics are printed
+// (ptxas registers and spills for sm_90, or TAPELAB_CUDA_ARCH; for hip, VGPRs,
+// SGPRs, scratch bytes and waves per SIMD of each TAPELAB_HIP_ARCH target in
+// the notes line, the first target's VGPRs and scratch in the columns): the
+// register map of markets x segments, without a GPU.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>

@@ -7,6 +7,7 @@ pkgs=(
   libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev
   libvulkan-dev libvulkan-volk-dev libshaderc-dev glslang-dev spirv-tools glslc mesa-vulkan-drivers vulkan-tools
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
+  hipcc libamdhip64-dev rocm-device-libs
   python3 python3-matplotlib python3-dev python3-numpy python3-pytest python3-venv pybind11-dev
 )
 missing=()

@@ -1,72 +1,236 @@
 #include "gpu/hip/hip.h"
 
-#include <dlfcn.h>
-
+#include <algorithm>
 #include <chrono>
+#include <future>
+#include <mutex>
 #include <stdexcept>
 
 #include "gpu/codegen/emit.h"
+#include "gpu/hip/codeobject.h"
+#include "gpu/hip/compiler.h"
+#include "gpu/hip/runtime.h"
 #include "gpu/host/compile.h"
+#include "gpu/host/dispatch.h"
 
 namespace tapelab {
 namespace {
 
-// hipRTC's C API, declared here (its header comes with ROCm, which Debian 12
-// does not ship): the NVRTC-shaped subset tapelab calls.
-using hiprtcResult = int;
-using hiprtcProgram = struct HiprtcProgramOpaque*;
-struct HipRtc {
-  hiprtcResult (*createProgram)(hiprtcProgram*, const char*, const char*, int, const char**, const char**) = nullptr;
-  hiprtcResult (*compileProgram)(hiprtcProgram, int, const char**) = nullptr;
-  hiprtcResult (*getProgramLogSize)(hiprtcProgram, size_t*) = nullptr;
-  hiprtcResult (*getProgramLog)(hiprtcProgram, char*) = nullptr;
-  hiprtcResult (*getCodeSize)(hiprtcProgram, size_t*) = nullptr;
-  hiprtcResult (*getCode)(hiprtcProgram, char*) = nullptr;
-  hiprtcResult (*destroyProgram)(hiprtcProgram*) = nullptr;
-  std::string library;
+// Longest dispatch, in groups: bounds one launch's run time and partials buffer.
+constexpr uint32_t kMaxGroupsPerDispatch = 1u << 16;
+
+// One target's code object and what its metadata says.
+struct TargetBuild {
+  hip::CodeObject object;
+  hip::KernelResources resources;
+  int waves = -1;  // waves per SIMD the registers allow (codeobject.h)
+  bool vgprLimitLifted = false;  // TAPELAB_HIP_GFX11_VGPRS=256: statistics only
 };
 
-constexpr const char* kNoAmdGpu = "no AMD GPU available to the project";
+std::string joined(const std::vector<std::string>& items) {
+  std::string s;
+  for (const std::string& i : items) s += (s.empty() ? "" : ",") + i;
+  return s;
+}
 
-struct LoadedHipRtc {
-  HipRtc api;
-  bool ok = false;
-  std::string why;
-};
+// "gfx1103 wave32: 102 VGPRs, 24 SGPRs, 0 B scratch/lane (spills: 0 VGPRs, 0 SGPRs),
+// 9 waves/SIMD by registers (compiler: 9); "
+std::string describe(const TargetBuild& b) {
+  const hip::KernelResources& r = b.resources;
+  std::string s = b.object.target + " wave" + std::to_string(r.wavefrontSize) + ": " + std::to_string(r.vgprs) +
+                  " VGPRs";
+  if (r.agprs > 0) s += " (" + std::to_string(r.agprs) + " AGPRs)";
+  s += ", " + std::to_string(r.sgprs) + " SGPRs, " + std::to_string(r.scratchBytes) + " B scratch/lane (spills: " +
+       std::to_string(r.vgprSpills) + " VGPRs, " + std::to_string(r.sgprSpills) + " SGPRs), " +
+       std::to_string(b.waves) + " waves/SIMD by registers (compiler: " + std::to_string(b.object.compilerOccupancy) +
+       ")";
+  if (b.object.syntheticIsaLibrary) s += ", device-library ISA file made here";
+  if (b.vgprLimitLifted) s += ", LLVM's 128-VGPR gfx11 limit lifted (statistics only)";
+  return s + "; ";
+}
 
-LoadedHipRtc loadHipRtc() {
-  LoadedHipRtc l;
-  for (const char* name : {"libhiprtc.so", "libhiprtc.so.6", "libhiprtc.so.5", "/opt/rocm/lib/libhiprtc.so"}) {
-    void* lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (!lib) continue;
-    auto sym = [&](const char* s) { return dlsym(lib, s); };
-    l.api.createProgram = reinterpret_cast<decltype(l.api.createProgram)>(sym("hiprtcCreateProgram"));
-    l.api.compileProgram = reinterpret_cast<decltype(l.api.compileProgram)>(sym("hiprtcCompileProgram"));
-    l.api.getProgramLogSize = reinterpret_cast<decltype(l.api.getProgramLogSize)>(sym("hiprtcGetProgramLogSize"));
-    l.api.getProgramLog = reinterpret_cast<decltype(l.api.getProgramLog)>(sym("hiprtcGetProgramLog"));
-    l.api.getCodeSize = reinterpret_cast<decltype(l.api.getCodeSize)>(sym("hiprtcGetCodeSize"));
-    l.api.getCode = reinterpret_cast<decltype(l.api.getCode)>(sym("hiprtcGetCode"));
-    l.api.destroyProgram = reinterpret_cast<decltype(l.api.destroyProgram)>(sym("hiprtcDestroyProgram"));
-    if (l.api.createProgram && l.api.compileProgram && l.api.getProgramLogSize && l.api.getProgramLog &&
-        l.api.getCodeSize && l.api.getCode && l.api.destroyProgram) {
-      l.api.library = name;
-      l.ok = true;
-      return l;
-    }
-    dlclose(lib);
+// Builds `source` for every target, in parallel (hipcc runs outside the
+// process), and reads each code object's metadata.
+std::vector<TargetBuild> buildAll(const EmittedKernel& k, const std::vector<std::string>& targets,
+                                  const EngineSettings& settings, const std::string& sourcePath) {
+  const bool lift = settings.hip.gfx11Vgprs == 256;
+  std::vector<std::future<hip::CodeObject>> jobs;
+  for (const std::string& t : targets)
+    jobs.push_back(std::async(std::launch::async, [&k, t, &settings, lift] {
+      return hip::compileHip(k.source, t, settings.cacheDir, lift ? hip::liftGfx11VgprLimit(t) : std::vector<std::string>{});
+    }));
+  std::vector<hip::CodeObject> objects;
+  for (auto& j : jobs) objects.push_back(j.get());
+  std::vector<TargetBuild> builds;
+  for (hip::CodeObject& o : objects) {
+    if (o.bytes.empty())
+      throw std::runtime_error("hipcc failed for " + o.target + " [source: " +
+                               sourceForError(sourcePath, "hip", "hip", k.source) + "]: " + logHead(o.log, 8));
+    TargetBuild b;
+    const hip::CodeObjectInfo info = hip::readCodeObject(o.bytes);
+    const auto it = std::find_if(info.kernels.begin(), info.kernels.end(),
+                                 [&](const hip::KernelResources& r) { return r.name == k.entry; });
+    if (it == info.kernels.end())
+      throw std::runtime_error("hip: the " + o.target + " code object has no kernel " + k.entry);
+    if (it->maxWorkgroupSize > 0 && it->maxWorkgroupSize < k.workgroupSize)
+      throw std::runtime_error("hip: " + k.entry + " allows " + std::to_string(it->maxWorkgroupSize) +
+                               " work-items per group, needs " + std::to_string(k.workgroupSize));
+    b.resources = *it;
+    b.waves = hip::wavesPerSimd(hip::registerFile(o.target, it->wavefrontSize), it->vgprs, it->sgprs);
+    b.vgprLimitLifted = lift && hip::isGfx11Target(o.target);
+    b.object = std::move(o);
+    builds.push_back(std::move(b));
   }
-  l.why = std::string("no HIP toolchain on this machine (libhiprtc.so not found); ") + kNoAmdGpu;
-  return l;
+  return builds;
 }
 
-const LoadedHipRtc& hipRtc() {
-  static const LoadedHipRtc loaded = loadHipRtc();
-  return loaded;
-}
+// The device (index 0) for as long as an engine or a kernel uses it.
+class Device {
+ public:
+  explicit Device(const hip::Runtime& rt) : rt_(rt) {
+    bind();
+    char name[256] = {};
+    hip::check(rt_, rt_.hipDeviceGetName(name, sizeof name, 0), "hipDeviceGetName");
+    name_ = name;
+    rt_.hipRuntimeGetVersion(&version_);
+  }
+  void bind() const { hip::check(rt_, rt_.hipSetDevice(0), "hipSetDevice"); }
+  const hip::Runtime& runtime() const { return rt_; }
+  std::string describe() const {
+    return name_ + " (HIP runtime " + std::to_string(version_) + ", " + rt_.library + "; hipcc " +
+           hip::toolchain().version + ")";
+  }
+
+ private:
+  const hip::Runtime& rt_;
+  std::string name_;
+  int version_ = 0;
+};
+
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  ~DeviceBuffer() { reset(); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  void ensure(const Device& dev, size_t bytes) {
+    if (ptr_ && bytes_ >= bytes) return;
+    reset();
+    dev_ = &dev;
+    hip::check(dev.runtime(), dev.runtime().hipMalloc(&ptr_, std::max<size_t>(bytes, 1)),
+               "hipMalloc of " + std::to_string(bytes) + " bytes");
+    bytes_ = bytes;
+  }
+  void* get() const { return ptr_; }
+  size_t bytes() const { return bytes_; }
+
+ private:
+  void reset() {
+    if (ptr_) dev_->runtime().hipFree(ptr_);
+    ptr_ = nullptr;
+    bytes_ = 0;
+  }
+  const Device* dev_ = nullptr;
+  void* ptr_ = nullptr;
+  size_t bytes_ = 0;
+};
+
+// A kernel on an AMD GPU: the first code object the device accepts (the
+// runtime refuses another target's), run through runDispatches.
+class HipKernel final : public Kernel, DispatchRunner {
+ public:
+  HipKernel(std::shared_ptr<Device> dev, EmittedKernel k, KernelKnobs knobs, const std::vector<TargetBuild>& builds,
+            KernelStats stats)
+      : dev_(std::move(dev)), k_(std::move(k)), knobs_(knobs), stats_(std::move(stats)) {
+    const hip::Runtime& rt = dev_->runtime();
+    dev_->bind();
+    std::string refused;
+    for (const TargetBuild& b : builds) {
+      const hip::hipError_t rc = rt.hipModuleLoadData(&module_, b.object.bytes.data());
+      if (rc == 0) {
+        stats_.registers = b.resources.vgprs;
+        stats_.spillBytes = b.resources.scratchBytes;
+        stats_.notes += "loaded the " + b.object.target + " code object; ";
+        break;
+      }
+      module_ = nullptr;
+      refused += " " + b.object.target + " (" + std::string(rt.hipGetErrorName(rc)) + ")";
+    }
+    if (!module_)
+      throw std::runtime_error("HIP: the device takes none of the code objects built:" + refused +
+                               "; set TAPELAB_HIP_ARCH to its target");
+    hip::check(rt, rt.hipModuleGetFunction(&fn_, module_, k_.entry.c_str()), "hipModuleGetFunction " + k_.entry);
+  }
+  ~HipKernel() override {
+    if (module_) {
+      dev_->bind();
+      dev_->runtime().hipModuleUnload(module_);
+    }
+  }
+
+  RunResult run(const std::vector<std::vector<double>>& inputs, uint64_t paths, uint64_t seed) override {
+    dev_->bind();
+    return runDispatches(k_, knobs_, groupLimit(), inputs, paths, seed, *this);
+  }
+
+  KernelStats stats() const override { return stats_; }
+
+ private:
+  void upload(const std::vector<unsigned char>& in, uint32_t groups, size_t) override {
+    const hip::Runtime& rt = dev_->runtime();
+    inputs_.ensure(*dev_, in.size());
+    hip::check(rt, rt.hipMemcpyHtoD(inputs_.get(), const_cast<unsigned char*>(in.data()), in.size()), "hipMemcpyHtoD");
+    const size_t partialBytes = size_t{groups} * k_.partialsPerGroup() * k_.scalarBytes();
+    const size_t scratchBytes = size_t{groups} * k_.workgroupSize * k_.scratchSlots * k_.scalarBytes();
+    partials_.ensure(*dev_, partialBytes);
+    scratch_.ensure(*dev_, scratchBytes);
+    host_.resize(partialBytes);
+    stats_.scratchBytes = k_.kind == KernelKind::Scratch ? static_cast<int64_t>(scratchBytes) : 0;
+  }
+
+  void launch(std::span<const Dispatch> batch, PartialSums& sums) override {
+    const hip::Runtime& rt = dev_->runtime();
+    void* bufs[3] = {inputs_.get(), partials_.get(), scratch_.get()};
+    for (const Dispatch& x : batch) {
+      unsigned int p[7] = {x.params.seedLo, x.params.seedHi, x.params.pathLo,     x.params.pathHi,
+                           x.params.count,  x.params.zero,   x.params.invocations};
+      void* args[10] = {&bufs[0], &bufs[1], &bufs[2], &p[0], &p[1], &p[2], &p[3], &p[4], &p[5], &p[6]};
+      hip::check(rt,
+                 rt.hipModuleLaunchKernel(fn_, x.groups, 1, 1, static_cast<unsigned>(k_.workgroupSize), 1, 1, 0,
+                                          nullptr, args, nullptr),
+                 "hipModuleLaunchKernel");
+      hip::check(rt, rt.hipDeviceSynchronize(), "hipDeviceSynchronize (kernel execution)");
+      const size_t bytes = size_t{x.groups} * k_.partialsPerGroup() * k_.scalarBytes();
+      hip::check(rt, rt.hipMemcpyDtoH(host_.data(), partials_.get(), bytes), "hipMemcpyDtoH");
+      sums.add(host_.data(), x.groups);
+    }
+  }
+
+  // Groups per dispatch: one dispatch's scratch must fit the budget, by default
+  // free device memory (with headroom).
+  uint32_t groupLimit() const {
+    uint64_t budget = knobs_.scratchBudget;
+    if (budget == 0 && k_.scratchSlots > 0) {
+      size_t freeBytes = 0, total = 0;
+      hip::check(dev_->runtime(), dev_->runtime().hipMemGetInfo(&freeBytes, &total), "hipMemGetInfo");
+      budget = freeBytes / 10 * 8 + scratch_.bytes();  // the buffer we hold would be replaced
+    }
+    return scratchGroupCap(k_, kMaxGroupsPerDispatch, budget, "HIP");
+  }
+
+  std::shared_ptr<Device> dev_;
+  EmittedKernel k_;
+  KernelKnobs knobs_;
+  KernelStats stats_;
+  hip::hipModule_t module_ = nullptr;
+  hip::hipFunction_t fn_ = nullptr;
+  DeviceBuffer inputs_, partials_, scratch_;
+  std::vector<unsigned char> host_;  // one dispatch's partials, read back
+};
 
 class HipEngine final : public Engine {
  public:
-  explicit HipEngine(std::string arch) : arch_(std::move(arch)) {}
+  explicit HipEngine(EngineSettings settings) : settings_(std::move(settings)) {}
   std::string name() const override { return "hip"; }
 
   EngineCaps caps() const override {
@@ -75,56 +239,78 @@ class HipEngine final : public Engine {
     c.kinds = {KernelKind::Plain, KernelKind::Register, KernelKind::Scratch};
     c.maxMarkets = 8;
     c.usable = false;
-    const LoadedHipRtc& rtc = hipRtc();
-    c.compileOnly = rtc.ok;
-    c.reason = rtc.ok ? "compile-only: hipRTC (" + rtc.api.library + ") builds for " + arch_ + "; " + kNoAmdGpu
-                      : rtc.why;
+    std::vector<std::string> targets;
+    try {
+      targets = hip::parseTargets(settings_.hip.arch);
+    } catch (const std::invalid_argument& e) {
+      c.reason = e.what();
+      return c;
+    }
+    std::string noGpu;
+    const hip::Runtime* rt = hip::runtime(&noGpu);
+    const hip::Toolchain& tc = hip::toolchain();
+    if (!tc.ok) {
+      c.reason = tc.why + (rt ? "" : "; " + noGpu);
+      return c;
+    }
+    if (!rt) {
+      c.compileOnly = true;
+      c.reason = "compile-only: hipcc (" + tc.version + ") builds code objects for " + joined(targets) + "; " + noGpu;
+      return c;
+    }
+    try {
+      c.reason = device()->describe() + ", code objects for " + joined(targets);
+      c.usable = true;
+    } catch (const std::exception& e) {
+      c.compileOnly = true;
+      c.reason = std::string("compile-only: ") + e.what();
+    }
     return c;
   }
 
   std::unique_ptr<Kernel> compile(const Tape& tape, const KernelOptions& options) override {
     const auto t0 = std::chrono::steady_clock::now();
-    const EmittedKernel k = emitKernel(tape, options, hipDialect(), emitOptionsFor(options));
+    const std::vector<std::string> targets = hip::parseTargets(settings_.hip.arch);
+    EmittedKernel k = emitKernel(tape, options, hipDialect(), emitOptionsFor(options));
     KernelStats stats;
     stats.sourcePath = dumpSource(options.dumpDir, "hip-" + std::string(toString(options.kind)), "hip", k.source);
-    const LoadedHipRtc& rtc = hipRtc();
-    if (!rtc.ok)
-      throw EngineUnavailable("hip: " + rtc.why +
+    if (const hip::Toolchain& tc = hip::toolchain(); !tc.ok)
+      throw EngineUnavailable("hip: " + tc.why +
                               (stats.sourcePath.empty() ? "" : " (source written to " + stats.sourcePath + ")"));
-    const HipRtc& h = rtc.api;
-    hiprtcProgram prog = nullptr;
-    if (h.createProgram(&prog, k.source.c_str(), "tapelab_kernel.hip", 0, nullptr, nullptr) != 0)
-      throw std::runtime_error("hipRTC: hiprtcCreateProgram failed");
-    const std::string arch = "--offload-arch=" + arch_;
-    // Exactness: no contraction, no fast-math (clang's HIP default contracts).
-    const char* opts[] = {arch.c_str(), "-ffp-contract=off", "-fno-fast-math", "-O3"};
-    const hiprtcResult rc = h.compileProgram(prog, 4, opts);
-    size_t n = 0;
-    std::string log;
-    if (h.getProgramLogSize(prog, &n) == 0 && n > 1) {
-      log.resize(n);
-      h.getProgramLog(prog, log.data());
-    }
-    size_t codeSize = 0;
-    if (rc == 0) h.getCodeSize(prog, &codeSize);
-    h.destroyProgram(&prog);
-    if (rc != 0 || codeSize == 0) {
-      const std::string where = sourceForError(stats.sourcePath, "hip", "hip", k.source);
-      throw std::runtime_error("hipRTC failed for " + arch_ + " [source: " + where + "]: " + logHead(log, 8));
-    }
+    const std::vector<TargetBuild> builds = buildAll(k, targets, settings_, stats.sourcePath);
+    // The first target stands for the kernel in `registers` and `spillBytes`; notes list them all.
+    stats.registers = builds.front().resources.vgprs;
+    stats.spillBytes = builds.front().resources.scratchBytes;
+    stats.cacheHit = std::all_of(builds.begin(), builds.end(), [](const TargetBuild& b) { return b.object.cacheHit; });
+    for (const TargetBuild& b : builds) stats.notes += describe(b);
     stats.compileSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    stats.notes = "hipRTC code object " + std::to_string(codeSize) + " bytes for " + arch_ + "; ";
-    return std::make_unique<CompileOnlyKernel>(std::move(stats), std::string("hip: compile-only: ") + kNoAmdGpu);
+    std::string noGpu;
+    if (!hip::runtime(&noGpu)) return std::make_unique<CompileOnlyKernel>(std::move(stats), "hip: compile-only: " + noGpu);
+    if (std::any_of(builds.begin(), builds.end(), [](const TargetBuild& b) { return b.vgprLimitLifted; }))
+      return std::make_unique<CompileOnlyKernel>(
+          std::move(stats), "hip: TAPELAB_HIP_GFX11_VGPRS=256 builds gfx11 code objects for statistics only, not to run");
+    return std::make_unique<HipKernel>(device(), std::move(k), options.knobs, builds, std::move(stats));
   }
 
  private:
-  std::string arch_;
+  std::shared_ptr<Device> device() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!dev_) {
+      std::string why;
+      const hip::Runtime* rt = hip::runtime(&why);
+      if (!rt) throw EngineUnavailable("hip: " + why);
+      dev_ = std::make_shared<Device>(*rt);
+    }
+    return dev_;
+  }
+
+  EngineSettings settings_;
+  mutable std::mutex mu_;
+  mutable std::shared_ptr<Device> dev_;
 };
 
 }  // namespace
 
-std::unique_ptr<Engine> makeHipEngine(const EngineSettings& settings) {
-  return std::make_unique<HipEngine>(settings.hip.arch);
-}
+std::unique_ptr<Engine> makeHipEngine(const EngineSettings& settings) { return std::make_unique<HipEngine>(settings); }
 
 }  // namespace tapelab

@@ -1,8 +1,11 @@
-// The hip engine: the shared emitter's HIP dialect. hipRTC (libhiprtc.so,
-// from ROCm) is looked for at run time: where it is found the engine is
-// compile-only (code objects for settings.hip.arch, default gfx90a, built with
-// -ffp-contract=off); where it is not, caps() says the engine is unavailable
-// and why. No AMD GPU is available to the project, so no HIP kernel runs.
+// The hip engine: the shared emitter's HIP dialect, compiled by hipcc to one
+// AMD code object per target of settings.hip.arch (TAPELAB_HIP_ARCH, comma-
+// separated; default gfx1103,gfx90a: the article's Radeon 780M and a CDNA2
+// MI200), cached under cacheDir/hip. Statistics come from each code object's
+// metadata (gpu/hip/codeobject.h). Kernels run through the HIP runtime
+// (libamdhip64, loaded at run time) on the first target the device takes;
+// without an AMD GPU the engine is compile-only and run() throws
+// EngineUnavailable; without hipcc it is unavailable and caps() says why.
 #pragma once
 #include <memory>
 

@@ -67,6 +67,8 @@ TEST(CodegenGolden, SmallTapeInEveryDialect) {
       {"small.register.cu", "cuda", KernelKind::Register, 1, ScratchLayout::SoA},
       {"small.scratch-aos.cu", "cuda", KernelKind::Scratch, 1, ScratchLayout::AoS},
       {"small.plain.hip", "hip", KernelKind::Plain, 1, ScratchLayout::SoA},
+      {"small.register.hip", "hip", KernelKind::Register, 1, ScratchLayout::SoA},  // tests/hip/test_hip_compile.cpp compiles
+      {"small.scratch-soa.hip", "hip", KernelKind::Scratch, 1, ScratchLayout::SoA},  // the .hip files for AMD targets
   };
   // The source tree's golden files; a copied binary (the H200 runs) finds
   // them relative to the working directory instead.
