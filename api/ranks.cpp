@@ -175,13 +175,13 @@ RunResult runSplit(Kernel& kernel, const std::vector<std::vector<double>>& input
   }
   const auto ownEnd = std::chrono::steady_clock::now();
   agree();
-  t.waitSeconds = since(ownEnd);
 #ifdef TAPELAB_HAVE_MPI
   // Doubles per block: every rank that ran knows it.
   unsigned long long blockSize = std::max<size_t>(kept.blockSize, reduction.sums().size());
   MPI_Allreduce(MPI_IN_PLACE, &blockSize, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
   t.rankSeconds.assign(static_cast<size_t>(w.size), 0.0);
   MPI_Gather(&own, 1, MPI_DOUBLE, t.rankSeconds.data(), 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  t.waitSeconds = since(ownEnd);
   const auto reduceStart = std::chrono::steady_clock::now();
   if (w.rank == 0) {
     std::vector<double> buffer;

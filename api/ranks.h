@@ -56,7 +56,7 @@ void agreeOn(const std::string& what, const std::string& content);
 // Where the time of the last distributed run went (rank 0 has every rank's numbers).
 struct RunTiming {
   std::vector<double> rankSeconds;  // each rank's runBlocks (its paths on its device)
-  double waitSeconds = 0;           // rank 0: from its own part's end to every rank's agreement
+  double waitSeconds = 0;           // rank 0: from its own part's end to every rank's agreement and times
   double reduceSeconds = 0;         // rank 0: receiving the other ranks' partials and adding them
   uint64_t blocks = 0;              // reduction blocks of the run
 };

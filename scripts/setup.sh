@@ -8,6 +8,7 @@ pkgs=(
   libvulkan-dev libvulkan-volk-dev libshaderc-dev glslang-dev spirv-tools glslc mesa-vulkan-drivers vulkan-tools
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
   python3 python3-matplotlib python3-dev python3-numpy python3-pytest python3-venv pybind11-dev
+  libopenmpi-dev openmpi-bin
 )
 missing=()
 for p in "${pkgs[@]}"; do
