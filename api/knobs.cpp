@@ -125,7 +125,7 @@ const std::vector<Knob>& knobTable() {
       {"TAPELAB_INNER", "--inner", "two-level strategy: sub-segments per segment (default 4)", Scope::Run,
        [](C& c, S& v, const char* n) { c.innerSegments = parsePositiveInt(v, n); }},
       // A kernel: how a GPU engine runs it (KernelOptions::knobs).
-      {"TAPELAB_PATH_OFFSET", "", "index of a run's first path (GPU engines)", Scope::Kernel,
+      {"TAPELAB_PATH_OFFSET", "", "index of a run's first path", Scope::Kernel,
        [](C& c, S& v, const char* n) { c.kernelKnobs.pathOffset = parseUnsigned(v, n); }},
       {"TAPELAB_MAX_GROUPS", "", "most workgroups per dispatch (GPU engines; results do not change)", Scope::Kernel,
        [](C& c, S& v, const char* n) { c.kernelKnobs.maxGroups = static_cast<uint32_t>(parseUnsigned(v, n, 1, UINT32_MAX)); }},
@@ -150,6 +150,13 @@ const std::vector<Knob>& knobTable() {
        [](C& c, S& v, const char*) { c.engineSettings.opencl.device = v; }},
       {"TAPELAB_CUDA_DEVICE", "", "CUDA device index", Scope::Engine,
        [](C& c, S& v, const char* n) { c.engineSettings.cuda.device = static_cast<unsigned>(parseUnsigned(v, n, 0, 1024)); }},
+      {"OMPI_COMM_WORLD_SIZE", "", "set by Open MPI's mpirun: the paths are split over its ranks (api/ranks.h)",
+       Scope::Engine, nullptr},
+      {"PMI_SIZE", "", "set by MPICH's mpiexec (Hydra): likewise", Scope::Engine, nullptr},
+      {"PMIX_RANK", "", "set by PMIx launchers (srun, prterun): likewise", Scope::Engine, nullptr},
+      {"OMPI_COMM_WORLD_LOCAL_RANK", "", "set by Open MPI's mpirun: the rank on this host, which GPU it takes "
+       "(EngineSettings::deviceSlot) unless a TAPELAB_*_DEVICE names one", Scope::Engine, nullptr},
+      {"MPI_LOCALRANKID", "", "set by MPICH's mpiexec: likewise", Scope::Engine, nullptr},
       {"TAPELAB_CUDA_ARCH", "", "CUDA target when no driver says (sm_XY; default sm_90)", Scope::Engine, parseCudaArch},
       {"TAPELAB_HIP_ARCH", "", "HIP targets, comma-separated (default gfx1103,gfx90a)", Scope::Engine,
        [](C& c, S& v, const char*) { c.engineSettings.hip.arch = v; }},
@@ -183,6 +190,9 @@ void applyEnvironment(RunConfig& c, std::initializer_list<Scope> scopes) {
   if (!engine) return;
   c.engineSettings.cacheDir =
       resolveCacheDir(std::getenv("TAPELAB_CACHE_DIR"), std::getenv("XDG_CACHE_HOME"), std::getenv("HOME"));
+  // Under a launcher each process of a host takes its own GPU by default (api/ranks.h).
+  for (const char* local : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID"})
+    if (const auto v = variable(local)) c.engineSettings.deviceSlot = static_cast<unsigned>(parseUnsigned(*v, local, 0, 1'000'000));
   // Which drivers the loader sees picks the device as much as our selector does.
   c.engineSettings.vulkan.loaderKey =
       variable("VK_DRIVER_FILES").value_or("") + '\n' + variable("VK_ICD_FILENAMES").value_or("");
@@ -212,6 +222,10 @@ std::optional<std::string> knobValue(const std::string& name) {
   for (const Knob& k : knobTable())
     if (name == k.variable) return variable(k.variable);
   throw std::logic_error("knobValue: " + name + " is not in api/knobs.cpp's table");
+}
+
+bool startedByMpirun() {
+  return variable("OMPI_COMM_WORLD_SIZE") || variable("PMI_SIZE") || variable("PMIX_RANK");
 }
 
 uint64_t envUnsigned(const char* name, uint64_t fallback, uint64_t lo, uint64_t hi) {

@@ -80,6 +80,10 @@ const std::vector<Knob>& knobTable();
 // Throws std::logic_error for a variable the table does not list.
 std::optional<std::string> knobValue(const std::string& variable);
 
+// Whether mpirun/mpiexec started this process (OMPI_COMM_WORLD_SIZE, PMI_SIZE or PMIX_RANK is
+// set): then api/ranks.h starts MPI.
+bool startedByMpirun();
+
 // The engine-level part of RunConfig::fromEnvironment() alone (Scope::Engine).
 EngineSettings engineSettingsFromEnvironment();
 

@@ -2,13 +2,34 @@
 
 #include <stdexcept>
 
+#include "api/ranks.h"
 #include "api/registry.h"
 #include "planner/planfile.h"
 #include "planner/strategies.h"
+#include "tape/textformat.h"
 
 namespace tapelab {
 
 namespace {
+
+// What must match on every rank of a split run (api/ranks.h hashes it): the tape, the plan and
+// what in the kernel's options or the engine changes a result's bits.
+std::string kernelIdentity(const Tape& tape, const KernelOptions& o, const std::string& engine) {
+  std::string text = writeTape(tape) + '\n' + planFileText(tape, o.plan) + '\n' + engine;
+  for (const std::string& field :
+       {std::string(toString(o.precision)), std::string(toString(o.kind)), std::string(toString(o.layout)),
+        std::to_string(o.greeks), std::to_string(o.markets), std::to_string(o.knobs.pathOffset),
+        std::to_string(o.knobs.opaque), o.knobs.unrollDraws ? std::to_string(*o.knobs.unrollDraws) : "-"})
+    text += '\n' + field;
+  return text;
+}
+
+std::string runIdentity(const std::vector<std::vector<double>>& sets, uint64_t paths, uint64_t seed) {
+  std::string bytes = std::to_string(paths) + ' ' + std::to_string(seed);
+  for (const auto& set : sets)
+    bytes.append(reinterpret_cast<const char*>(set.data()), set.size() * sizeof(double));
+  return bytes;
+}
 
 bool hasKind(const EngineCaps& caps, KernelKind kind) {
   for (KernelKind k : caps.kinds)
@@ -108,6 +129,7 @@ double Result::greekStderr(const std::string& input, size_t market) const {
 Result Pricer::run(uint64_t paths, uint64_t seed) { return runMarkets({inputs}, paths, seed); }
 
 Result Pricer::runMarkets(const std::vector<std::vector<double>>& sets, uint64_t paths, uint64_t seed) {
+  if (ranks::size() > 1) ranks::agreeOn("the inputs, paths and seed", runIdentity(sets, paths, seed));
   Result r;
   r.inputNames = tape_.inputNames;
   r.kernel = options_;
@@ -120,7 +142,7 @@ Result Pricer::runMarkets(const std::vector<std::vector<double>>& sets, uint64_t
     // A last group smaller than the kernel's market count is padded with copies of its last set.
     const size_t real = group.size();
     while (group.size() < per) group.push_back(group.back());
-    RunResult part = kernel_->run(group, paths, seed);
+    RunResult part = ranks::size() > 1 ? ranks::runSplit(*kernel_, group, paths, seed) : kernel_->run(group, paths, seed);
     r.run.seconds += part.seconds;
     for (size_t m = 0; m < real; ++m) r.run.markets.push_back(part.markets[m]);
   }
@@ -193,16 +215,26 @@ Pricer MonteCarlo::build() const {
     else if (!product_ || (name != "spot" && name != "strike" && name != "vol" && name != "rate" && name != "maturity"))
       throw std::invalid_argument("the tape has no input named '" + name + "'");
   }
-  const RunConfig config = config_ ? *config_ : RunConfig::fromEnvironment();
-  const EngineEntry& entry = findEngine(config.engine);
-  const EngineCaps caps = engineCaps(entry, config.engineSettings);
-  if (!caps.usable) throw EngineUnavailable("engine '" + entry.name + "' is not usable here: " + caps.reason);
-  if (markets_ < 1 || markets_ > caps.maxMarkets)
-    throw std::invalid_argument("markets per dispatch must be in 1.." + std::to_string(caps.maxMarkets));
-  p.options_ = resolveKernel(p.tape_, config, caps);
-  p.options_.markets = markets_;
-  p.engine_ = entry.name;
-  p.kernel_ = entry.make(config.engineSettings)->compile(p.tape_, p.options_);
+  RunConfig config = config_ ? *config_ : RunConfig::fromEnvironment();
+  // Under mpirun every rank builds the same kernel on its own device; a rank that cannot stops them all.
+  ranks::start();
+  if (ranks::size() > 1) config.engineSettings.deviceSlot = static_cast<unsigned>(ranks::localRank());
+  const bool split = ranks::size() > 1;
+  try {
+    const EngineEntry& entry = findEngine(config.engine);
+    const EngineCaps caps = engineCaps(entry, config.engineSettings);
+    if (!caps.usable) throw EngineUnavailable("engine '" + entry.name + "' is not usable here: " + caps.reason);
+    if (markets_ < 1 || markets_ > caps.maxMarkets)
+      throw std::invalid_argument("markets per dispatch must be in 1.." + std::to_string(caps.maxMarkets));
+    p.options_ = resolveKernel(p.tape_, config, caps);
+    p.options_.markets = markets_;
+    p.engine_ = entry.name;
+    p.kernel_ = entry.make(config.engineSettings)->compile(p.tape_, p.options_);
+  } catch (const std::exception& e) {
+    if (!split || dynamic_cast<const ranks::RankFailure*>(&e)) throw;
+    ranks::agree(ranks::exitCodeOf(e), e.what());
+  }
+  if (split) ranks::agreeOn("the tape, plan and kernel options", kernelIdentity(p.tape_, p.options_, p.engine_));
   return p;
 }
 

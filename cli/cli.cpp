@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "api/ranks.h"
 #include "tape/products/products.h"
 #include "tape/textformat.h"
 
@@ -204,6 +205,18 @@ std::string resultJson(const Result& r, size_t market, const KernelStats* stats)
         .boolean("cache_hit", stats->cacheHit);
     if (!stats->notes.empty()) s.str("notes", stats->notes);
     j.field("kernel_stats", s.done());
+  }
+  if (ranks::size() > 1) {  // where a split run's time went (api/ranks.h); the last run's
+    const ranks::RunTiming& t = ranks::lastRunTiming();
+    std::vector<std::string> each;
+    for (double x : t.rankSeconds) each.push_back(num(x));
+    Json s;
+    s.integer("count", ranks::size())
+        .integer("blocks", static_cast<int64_t>(t.blocks))
+        .field("run_seconds", jsonArray(each))
+        .number("wait_seconds", t.waitSeconds)
+        .number("reduce_seconds", t.reduceSeconds);
+    j.field("ranks", s.done());
   }
   return j.done();
 }

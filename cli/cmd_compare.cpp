@@ -11,6 +11,7 @@
 #include <future>
 #include <memory>
 
+#include "api/ranks.h"
 #include "api/registry.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
@@ -95,6 +96,13 @@ int compare(const Flags& f) {
       if (engineCaps(findEngine(name), cfg.engineSettings).usable) engines.push_back(name);
     if (engines.empty()) engines.push_back("reference");
   }
+  // Split over ranks (api/ranks.h), every rank must compare the same engines in the same order.
+  const bool split = ranks::size() > 1;
+  if (split) {
+    std::string list;
+    for (const auto& e : engines) list += e + ",";
+    ranks::agreeOn("the usable engines (" + list + ")", list);
+  }
   std::vector<KernelKind> kinds;
   for (const auto& k : splitList(*f.textOrDefault("kernels"))) {
     try {
@@ -114,7 +122,9 @@ int compare(const Flags& f) {
   }
   const size_t center = static_cast<size_t>(points / 2);
 
-  auto progress = [](const std::string& s) { std::fprintf(stderr, "compare: %s\n", s.c_str()); };
+  auto progress = [](const std::string& s) {
+    if (ranks::rank() == 0) std::fprintf(stderr, "compare: %s\n", s.c_str());
+  };
   std::vector<Row> rows;
   for (const std::string& engine : engines) {
     const EngineCaps caps = engineCaps(findEngine(engine), cfg.engineSettings);
@@ -156,7 +166,8 @@ int compare(const Flags& f) {
     progress(engine + ": compiling " + std::to_string(jobs.size()) + " kernels");
     std::vector<std::future<Pricer>> built;
     for (const Job& j : jobs)
-      built.push_back(std::async(std::launch::async,
+      // Split, each build agrees with the other ranks: one at a time, in order, on this thread.
+      built.push_back(std::async(split ? std::launch::deferred : std::launch::async,
                                  [&tape, j] { return MonteCarlo::of(tape).config(j.config).markets(j.markets).build(); }));
     for (size_t ji = 0; ji < jobs.size(); ++ji) {
       const std::string& label = jobs[ji].label;

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "api/ranks.h"
 #include "engine/engine.h"
 #include "tape/textformat.h"
 
@@ -295,6 +296,10 @@ std::string helpText(const CLI::App& app) { return app.get_formatter()->make_hel
 
 int runCommandLine(CLI::App& app, int argc, const char* const* argv, const std::function<int()>& body) {
   const std::string program = app.get_name();
+  // Under mpirun (api/ranks.h) every rank runs the command; rank 0 alone prints.
+  ranks::start();
+  if (ranks::rank() != 0 && !std::freopen("/dev/null", "w", stdout)) return kExitFailure;
+  const bool printer = ranks::rank() == 0;
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -304,24 +309,30 @@ int runCommandLine(CLI::App& app, int argc, const char* const* argv, const std::
     std::printf("%s\n", e.what());
     return kExitOk;
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "%s: %s\n", program.c_str(), parseErrorLine(e, app).c_str());
+    if (printer) std::fprintf(stderr, "%s: %s\n", program.c_str(), parseErrorLine(e, app).c_str());
     return kExitInvalid;
   }
+  std::string message;
+  int code = kExitOk;
   try {
-    return body();
-  } catch (const TapeParseError& e) {
-    std::fprintf(stderr, "%s: %s\n", program.c_str(), e.what());
-    return kExitInvalid;
-  } catch (const EngineUnavailable& e) {
-    std::fprintf(stderr, "%s: %s\n", program.c_str(), e.what());
-    return kExitUnavailable;
-  } catch (const std::invalid_argument& e) {  // UsageError, PlanFileError, ...
-    std::fprintf(stderr, "%s: %s\n", program.c_str(), e.what());
-    return kExitInvalid;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s: %s\n", program.c_str(), e.what());
-    return kExitFailure;
+    code = body();
+    // A rank that failed after the run's last agreement stops the others here, not in a hang.
+    if (ranks::size() > 1) ranks::agree();
+    return code;
+  } catch (const std::exception& e) {  // UsageError, PlanFileError, TapeParseError, EngineUnavailable, ...
+    message = e.what();
+    code = ranks::exitCodeOf(e);
+    if (ranks::size() > 1 && !dynamic_cast<const ranks::RankFailure*>(&e)) {
+      try {
+        ranks::agree(code, message);  // the others are at their next agreement: they stop with this
+      } catch (const ranks::RankFailure& f) {
+        message = f.what();
+        code = f.exitCode;
+      }
+    }
   }
+  if (printer) std::fprintf(stderr, "%s: %s\n", program.c_str(), message.c_str());
+  return code;
 }
 
 }  // namespace tapelab::cli

@@ -67,4 +67,31 @@ RunResult finishBlocks(const std::vector<double>& partial, uint64_t blocks, size
   return r;
 }
 
+double Kernel::runBlocks(const std::vector<std::vector<double>>&, uint64_t, uint64_t, uint64_t, BlockSink&) {
+  throw std::runtime_error("this engine's kernels cannot run part of a run (no path blocks to split over processes)");
+}
+
+void BlockReduction::add(const double* partials, uint64_t blocks, size_t blockSize) {
+  if (sums_.empty()) sums_.assign(blockSize, 0.0);
+  if (blockSize != sums_.size()) throw std::logic_error("BlockReduction: blocks of different sizes");
+  for (uint64_t b = 0; b < blocks; ++b)
+    for (size_t i = 0; i < blockSize; ++i) sums_[i] += partials[b * blockSize + i];
+}
+
+RunResult BlockReduction::finish(size_t markets, size_t numInputs, uint64_t paths, uint64_t seed) const {
+  RunResult r;
+  r.paths = paths;
+  r.seed = seed;
+  const size_t width = sums_.size() / (2 * markets);
+  for (size_t m = 0; m < markets; ++m) {
+    const double* base = &sums_[m * 2 * width];
+    MarketResult mr = finishMoments(std::vector<double>(base, base + width),
+                                    std::vector<double>(base + width, base + 2 * width), paths);
+    mr.greeks.resize(numInputs, 0.0);
+    mr.greeksStderr.resize(numInputs, 0.0);
+    r.markets.push_back(std::move(mr));
+  }
+  return r;
+}
+
 }  // namespace tapelab

@@ -84,12 +84,31 @@ struct RunResult {
   double seconds = 0;                 // wall time of run(), compile excluded
 };
 
+// Takes a run's per-block partial sums, unreduced, in block order: `blocks` consecutive
+// blocks of `blockSize` = markets * 2 * width doubles each (value, then each input's adjoint
+// when the kernel computes Greeks: width of them; then their squares), as finishBlocks'
+// `partial` below.
+class BlockSink {
+ public:
+  virtual ~BlockSink() = default;
+  virtual void add(const double* partials, uint64_t blocks, size_t blockSize) = 0;
+};
+
 class Kernel {
  public:
   virtual ~Kernel() = default;
   // inputs.size() == options.markets; each inner vector has tape.numInputs() values.
   virtual RunResult run(const std::vector<std::vector<double>>& inputs, uint64_t paths, uint64_t seed) = 0;
   virtual KernelStats stats() const { return {}; }
+  // Paths per reduction block; 0: this kernel cannot run part of a run (runBlocks throws).
+  virtual uint64_t blockPaths() const { return 0; }
+  // Part of a run, for splitting one over processes (api/ranks.h): paths [first, first + paths)
+  // counted from knobs.pathOffset, `first` a multiple of blockPaths(). Hands the blocks' partial
+  // sums to `sink` in block order: the run over all paths adds exactly these, so partials
+  // concatenated over contiguous parts and reduced in order (BlockReduction) give run()'s bits.
+  // Returns the seconds it took.
+  virtual double runBlocks(const std::vector<std::vector<double>>& inputs, uint64_t first, uint64_t paths,
+                           uint64_t seed, BlockSink& sink);
 };
 
 // What an engine can do here.
@@ -134,5 +153,18 @@ void runOnThreads(uint64_t blocks, unsigned threads, const std::function<void()>
 // in order, so the result does not depend on the thread count.
 RunResult finishBlocks(const std::vector<double>& partial, uint64_t blocks, size_t markets, size_t width,
                        uint64_t paths, uint64_t seed);
+
+// The fixed-order reduction as a sink: adds each block's partials, in the order given, to one
+// double per (market, quantity) starting from 0; finish() is finishBlocks' result for them.
+class BlockReduction final : public BlockSink {
+ public:
+  void add(const double* partials, uint64_t blocks, size_t blockSize) override;
+  std::vector<double>& sums() { return sums_; }  // empty until the first block
+  // One MarketResult per market, Greeks padded with zeros to `numInputs` (value-only kernels).
+  RunResult finish(size_t markets, size_t numInputs, uint64_t paths, uint64_t seed) const;
+
+ private:
+  std::vector<double> sums_;
+};
 
 }  // namespace tapelab

@@ -3,6 +3,7 @@
 // filled at the edge (api/knobs.h: TAPELAB_* variables) or set directly; no
 // engine reads the environment. Per-kernel knobs are KernelOptions::knobs.
 #pragma once
+#include <optional>
 #include <string>
 
 namespace tapelab {
@@ -10,6 +11,10 @@ namespace tapelab {
 struct EngineSettings {
   unsigned threads = 0;  // CPU engines' worker threads; 0 = the hardware's
   std::string cacheDir;  // root of the compiled-kernel caches, each engine in its folder; "" = none
+  // Which of the devices a GPU engine picks by default: under mpirun the process's node-local rank
+  // (api/ranks.h). An engine whose device selector is unset takes the (deviceSlot mod n)-th of the
+  // n devices its default chooses among (0: the default itself).
+  unsigned deviceSlot = 0;
 
   struct CpuJit {
     std::string compiler = "c++";  // run at compile time (PATH lookup)
@@ -19,16 +24,16 @@ struct EngineSettings {
   } cpuJit;
 
   struct Vulkan {
-    std::string device;     // index or name substring; "" = the first discrete GPU, else the first device
+    std::string device;     // index or name substring; "" = the first discrete GPU (else integrated, else any)
     std::string loaderKey;  // which drivers the Vulkan loader sees (VK_DRIVER_FILES, VK_ICD_FILENAMES)
   } vulkan;
 
   struct OpenCL {
-    std::string device;  // index or name substring; "" = the first GPU, else the first device
+    std::string device;  // index or name substring; "" = the first GPU (else the first device)
   } opencl;
 
   struct Cuda {
-    unsigned device = 0;                 // device index
+    std::optional<unsigned> device;      // device index; unset: deviceSlot mod the device count (0)
     int archMajor = 9, archMinor = 0;    // the target when no driver says: sm_90 (the H200)
   } cuda;
 

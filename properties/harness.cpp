@@ -80,10 +80,18 @@ uint64_t envU64(const char* name, uint64_t fallback) {
   }
 }
 
+// Under mpirun (or any launcher that numbers its processes) rank r checks other cases than rank 0:
+// its seed is the base seed + r * 2^32; its GPU is its rank on the host (api/knobs.cpp's deviceSlot).
+uint64_t launcherRank() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"})
+    if (std::getenv(name)) return envU64(name, 0);
+  return 0;
+}
+
 uint64_t baseSeed() {
   const char* rc = std::getenv("RC_PARAMS");
   if (rc && std::strstr(rc, "seed")) return rc::detail::configuration().testParams.seed;
-  return envU64("TAPELAB_PROPERTY_SEED", kDefaultSeed);
+  return envU64("TAPELAB_PROPERTY_SEED", kDefaultSeed) + (launcherRank() << 32);
 }
 
 std::string currentTestName() {
@@ -92,8 +100,9 @@ std::string currentTestName() {
 }
 
 std::filesystem::path failureDir() {
-  if (const char* d = std::getenv("TAPELAB_PROPERTY_FAILURES"); d && *d) return d;
-  return std::filesystem::path(TAPELAB_BINARY_DIR) / "properties" / "failures";
+  std::filesystem::path dir = std::filesystem::path(TAPELAB_BINARY_DIR) / "properties" / "failures";
+  if (const char* d = std::getenv("TAPELAB_PROPERTY_FAILURES"); d && *d) dir = d;
+  return launcherRank() ? dir / ("rank" + std::to_string(launcherRank())) : dir;  // ranks write apart
 }
 
 std::string fileNameOf(std::string s) {
@@ -281,10 +290,11 @@ void checkProperty(const std::string& engine, int cases, const std::function<voi
   char line[512];
   std::snprintf(line, sizeof line,
                 "COUNT %s engine=%s tapes=%d kernels=%" PRId64 " runs=%" PRId64 " compared=%" PRId64
-                " unchecked=%" PRId64 " nanbits=%" PRId64 " seconds=%.1f seed=%" PRIu64 "%s",
+                " unchecked=%" PRId64 " nanbits=%" PRId64 " seconds=%.1f seed=%" PRIu64 "%s%s",
                 test.c_str(), engine.c_str(), passed, gCounters.kernels, gCounters.runs, gCounters.compared,
                 gCounters.unchecked, gCounters.nanBits, secs, params.seed,
-                late ? (" time_limit_skipped=" + std::to_string(late)).c_str() : "");
+                late ? (" time_limit_skipped=" + std::to_string(late)).c_str() : "",
+                launcherRank() ? (" rank=" + std::to_string(launcherRank())).c_str() : "");
   std::cout << line << std::endl;
 
   if (!result || !result->is<rc::detail::SuccessResult>()) {

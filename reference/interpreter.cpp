@@ -159,6 +159,29 @@ class ReferenceKernel final : public Kernel {
 
   RunResult run(const std::vector<std::vector<double>>& inputs, uint64_t paths, uint64_t seed) override {
     const auto t0 = std::chrono::steady_clock::now();
+    const std::vector<double> partial = blockPartials(inputs, 0, paths, seed);
+    RunResult r = finishBlocks(partial, (paths + kBlock - 1) / kBlock, inputs.size(),
+                               1 + static_cast<size_t>(tape_.numInputs()), paths, seed);
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return r;
+  }
+
+  uint64_t blockPaths() const override { return kBlock; }
+
+  double runBlocks(const std::vector<std::vector<double>>& inputs, uint64_t first, uint64_t paths, uint64_t seed,
+                   BlockSink& sink) override {
+    const auto t0 = std::chrono::steady_clock::now();
+    if (first % kBlock) throw std::invalid_argument("runBlocks: the first path is not at a block boundary");
+    const std::vector<double> partial = blockPartials(inputs, first, paths, seed);
+    sink.add(partial.data(), (paths + kBlock - 1) / kBlock, inputs.size() * 2 * (1 + static_cast<size_t>(tape_.numInputs())));
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+
+ private:
+  // Per-block sums of paths [first, first + paths) after knobs.pathOffset (engine/engine.h's layout).
+  std::vector<double> blockPartials(const std::vector<std::vector<double>>& inputs, uint64_t first, uint64_t paths,
+                                    uint64_t seed) {
+    const uint64_t origin = options_.knobs.pathOffset + first;
     const size_t width = 1 + static_cast<size_t>(tape_.numInputs());
     const size_t markets = inputs.size();
     for (const auto& m : inputs)
@@ -187,7 +210,7 @@ class ReferenceKernel final : public Kernel {
             sum[idx] = s;
           };
           for (uint64_t p = lo; p < hi; ++p) {
-            interp.run(in[m], seed, p, res);
+            interp.run(in[m], seed, origin + p, res);
             const double v = static_cast<double>(res.value);
             kahan(0, v);
             kahan(width, v * v);
@@ -202,12 +225,9 @@ class ReferenceKernel final : public Kernel {
       }
     };
     runOnThreads(blocks, threads_, worker);
-    RunResult r = finishBlocks(partial, blocks, markets, width, paths, seed);
-    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    return r;
+    return partial;
   }
 
- private:
   Tape tape_;
   KernelOptions options_;
   unsigned threads_;

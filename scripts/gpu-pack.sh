@@ -14,6 +14,10 @@ for f in "$src"/tests/test_vulkan_* "$src"/tests/test_opencl_* "$src"/tests/test
   [ -f "$f" ] && [ -x "$f" ] && cp "$f" "$dst/bin/"
 done
 strip "$dst"/bin/* 2>/dev/null || true
+# Built with MPI (TAPELAB_MPI), the binaries link Open MPI's libraries: carry them so they start
+# on a machine without Open MPI (mpirun itself comes from .gpu-runtime's debs, gpu-env.sh).
+mkdir -p "$dst/lib"
+for l in $(ldd "$dst/bin/tapelab" | awk '/libmpi|libopen-(rte|pal)|libhwloc|libevent/ { print $3 }'); do cp -L "$l" "$dst/lib/"; done
 cp -r /usr/include/xsimd "$dst/include/" 2>/dev/null || true
 cp -r tests/golden "$dst/" 2>/dev/null || true
 tar cJf build/gpu.tar.xz -C build gpu

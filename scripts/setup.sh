@@ -9,6 +9,7 @@ pkgs=(
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
   hipcc libamdhip64-dev rocm-device-libs
   python3 python3-matplotlib python3-dev python3-numpy python3-pytest python3-venv pybind11-dev
+  libopenmpi-dev openmpi-bin
 )
 missing=()
 for p in "${pkgs[@]}"; do

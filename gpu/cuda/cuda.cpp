@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 
 #include "gpu/codegen/emit.h"
@@ -20,9 +21,10 @@ constexpr uint32_t kMaxGroupsPerDispatch = 1u << 16;
 // The device and its primary context, retained for as long as an engine or a kernel uses it.
 class Device {
  public:
-  Device(const cu::Driver& d, unsigned index) : d_(d) {
+  Device(const cu::Driver& d, std::optional<unsigned> given, unsigned slot) : d_(d) {
     int count = 0;
     cu::check(d_, d_.cuDeviceGetCount(&count), "cuDeviceGetCount");
+    const unsigned index = given ? *given : count > 0 ? slot % static_cast<unsigned>(count) : 0;
     if (index >= static_cast<unsigned>(count))
       throw std::invalid_argument("TAPELAB_CUDA_DEVICE: no CUDA device " + std::to_string(index) + " (" +
                                   std::to_string(count) + " found)");
@@ -145,6 +147,12 @@ class CudaKernel final : public Kernel, DispatchRunner {
     dev_->bind();
     return runDispatches(k_, knobs_, groupLimit(), inputs, paths, seed, *this);
   }
+  uint64_t blockPaths() const override { return k_.pathsPerGroup(); }
+  double runBlocks(const std::vector<std::vector<double>>& inputs, uint64_t first, uint64_t paths, uint64_t seed,
+                   BlockSink& sink) override {
+    dev_->bind();
+    return runDispatchBlocks(k_, knobs_, groupLimit(), inputs, first, paths, seed, *this, sink);
+  }
 
   KernelStats stats() const override { return stats_; }
 
@@ -265,7 +273,7 @@ class CudaEngine final : public Engine {
       std::string why;
       const cu::Driver* d = cu::driver(&why);
       if (!d) throw EngineUnavailable("cuda: " + why);
-      dev_ = std::make_shared<Device>(*d, settings_.cuda.device);
+      dev_ = std::make_shared<Device>(*d, settings_.cuda.device, settings_.deviceSlot);
     }
     return dev_;
   }

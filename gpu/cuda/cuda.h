@@ -2,7 +2,8 @@
 // (--fmad=false, no fast-math) and run through the driver API, which is
 // loaded at run time. Without libcuda.so.1 the engine is compile-only: it
 // compiles every kernel kind (statistics from ptxas) and run() throws
-// EngineUnavailable. Settings: cuda.device (index, default 0), the target when
+// EngineUnavailable. Settings: cuda.device (index; unset: deviceSlot mod the
+// device count, 0 in one process), the target when
 // no driver says otherwise (cuda.archMajor/archMinor: sm_90), cacheDir (cuda/).
 #pragma once
 #include <memory>

@@ -74,13 +74,27 @@ std::vector<unsigned char> packInputs(const EmittedKernel& k, const std::vector<
   return bytes;
 }
 
-PartialSums::PartialSums(const EmittedKernel& k) : shape_(k) {
+PartialSums::PartialSums(const EmittedKernel& k, BlockSink* sink) : shape_(k), sink_(sink) {
   shape_.source.clear();
   sums_.assign(static_cast<size_t>(k.partialsPerGroup()), 0.0);
 }
 
 void PartialSums::add(const void* partials, uint32_t groups) {
   const size_t per = sums_.size();
+  if (sink_) {  // the same values the sums below would add, converted the same way
+    converted_.resize(size_t{groups} * per);
+    for (size_t at = 0; at < converted_.size(); ++at) {
+      if (shape_.precision == Precision::F32) {
+        float f;
+        std::memcpy(&f, static_cast<const unsigned char*>(partials) + at * 4, 4);
+        converted_[at] = static_cast<double>(f);
+      } else {
+        std::memcpy(&converted_[at], static_cast<const unsigned char*>(partials) + at * 8, 8);
+      }
+    }
+    sink_->add(converted_.data(), groups, per);
+    return;
+  }
   for (uint32_t g = 0; g < groups; ++g)
     for (size_t i = 0; i < per; ++i) {
       const size_t at = g * per + i;
@@ -112,24 +126,44 @@ RunResult PartialSums::finish(uint64_t paths, uint64_t seed) const {
   return r;
 }
 
+namespace {
+
+void launchAll(const EmittedKernel& k, const KernelKnobs& knobs, uint32_t groupLimit,
+               const std::vector<std::vector<double>>& inputs, uint64_t first, uint64_t paths, uint64_t seed,
+               DispatchRunner& runner, PartialSums& sums) {
+  if (paths == 0) throw std::invalid_argument("paths must be at least 1");
+  const std::vector<unsigned char> in = packInputs(k, inputs);
+  const std::vector<Dispatch> dispatches =
+      planDispatches(k, knobs.pathOffset + first, paths, seed, dispatchGroupCap(groupLimit, knobs.maxGroups));
+  uint32_t groups = 0;
+  for (const Dispatch& d : dispatches) groups = std::max(groups, d.groups);
+  runner.upload(in, groups, dispatches.size());
+  const size_t per = std::max<size_t>(1, runner.dispatchesPerLaunch());
+  for (size_t lo = 0; lo < dispatches.size(); lo += per)
+    runner.launch(std::span<const Dispatch>(dispatches).subspan(lo, std::min(per, dispatches.size() - lo)), sums);
+}
+
+}  // namespace
+
 RunResult runDispatches(const EmittedKernel& k, const KernelKnobs& knobs, uint32_t groupLimit,
                         const std::vector<std::vector<double>>& inputs, uint64_t paths, uint64_t seed,
                         DispatchRunner& runner) {
   const auto t0 = std::chrono::steady_clock::now();
-  if (paths == 0) throw std::invalid_argument("paths must be at least 1");
-  const std::vector<unsigned char> in = packInputs(k, inputs);
-  const std::vector<Dispatch> dispatches =
-      planDispatches(k, knobs.pathOffset, paths, seed, dispatchGroupCap(groupLimit, knobs.maxGroups));
-  uint32_t groups = 0;
-  for (const Dispatch& d : dispatches) groups = std::max(groups, d.groups);
-  runner.upload(in, groups, dispatches.size());
   PartialSums sums(k);
-  const size_t per = std::max<size_t>(1, runner.dispatchesPerLaunch());
-  for (size_t lo = 0; lo < dispatches.size(); lo += per)
-    runner.launch(std::span<const Dispatch>(dispatches).subspan(lo, std::min(per, dispatches.size() - lo)), sums);
+  launchAll(k, knobs, groupLimit, inputs, 0, paths, seed, runner, sums);
   RunResult r = sums.finish(paths, seed);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
+}
+
+double runDispatchBlocks(const EmittedKernel& k, const KernelKnobs& knobs, uint32_t groupLimit,
+                         const std::vector<std::vector<double>>& inputs, uint64_t first, uint64_t paths,
+                         uint64_t seed, DispatchRunner& runner, BlockSink& sink) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (first % k.pathsPerGroup()) throw std::invalid_argument("runBlocks: the first path is not at a block boundary");
+  PartialSums sums(k, &sink);
+  launchAll(k, knobs, groupLimit, inputs, first, paths, seed, runner, sums);
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 }  // namespace tapelab

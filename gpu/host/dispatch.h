@@ -52,10 +52,11 @@ uint32_t scratchGroupCap(const EmittedKernel& kernel, uint32_t engineLimit, uint
 // precision. Throws std::invalid_argument on a shape mismatch.
 std::vector<unsigned char> packInputs(const EmittedKernel& kernel, const std::vector<std::vector<double>>& inputs);
 
-// Adds group partials in double, in the order they are given (block order).
+// Adds group partials in double, in the order they are given (block order); or, made with a
+// sink, hands them to it as doubles instead (Kernel::runBlocks).
 class PartialSums {
  public:
-  explicit PartialSums(const EmittedKernel& kernel);
+  explicit PartialSums(const EmittedKernel& kernel, BlockSink* sink = nullptr);
   // `partials` holds groups * kernel.partialsPerGroup() values of the kernel's precision.
   void add(const void* partials, uint32_t groups);
   // One MarketResult per market; Greeks are 0 for value-only kernels.
@@ -64,6 +65,8 @@ class PartialSums {
  private:
   EmittedKernel shape_;  // source dropped
   std::vector<double> sums_;  // per market: width sums then width squares
+  BlockSink* sink_;
+  std::vector<double> converted_;  // a launch's partials in double, for the sink
 };
 
 // What a GPU runtime does for a run; runDispatches does the rest.
@@ -86,5 +89,11 @@ class DispatchRunner {
 RunResult runDispatches(const EmittedKernel& kernel, const KernelKnobs& knobs, uint32_t groupLimit,
                         const std::vector<std::vector<double>>& inputs, uint64_t paths, uint64_t seed,
                         DispatchRunner& runner);
+// Part of a run (Kernel::runBlocks): paths [first, first + paths) after knobs.pathOffset, `first`
+// a multiple of the kernel's pathsPerGroup(); the groups' partials go to `sink` in block order.
+// Returns the seconds it took.
+double runDispatchBlocks(const EmittedKernel& kernel, const KernelKnobs& knobs, uint32_t groupLimit,
+                         const std::vector<std::vector<double>>& inputs, uint64_t first, uint64_t paths,
+                         uint64_t seed, DispatchRunner& runner, BlockSink& sink);
 
 }  // namespace tapelab

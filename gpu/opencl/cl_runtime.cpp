@@ -200,14 +200,15 @@ std::vector<DeviceInfo> listDevices() {
   return out;
 }
 
-DeviceInfo chooseDevice(const std::string& selector, const std::string& what) {
+DeviceInfo chooseDevice(const std::string& selector, const std::string& what, unsigned slot) {
   const std::vector<DeviceInfo> devs = listDevices();
   std::string known;
   for (const auto& d : devs) known += (known.empty() ? "" : "; ") + std::to_string(d.index) + ": " + d.deviceName;
   if (selector.empty()) {
+    std::vector<const DeviceInfo*> gpus;
     for (const auto& d : devs)
-      if (d.gpu) return d;
-    return devs.front();
+      if (d.gpu) gpus.push_back(&d);
+    return gpus.empty() ? devs[slot % devs.size()] : *gpus[slot % gpus.size()];
   }
   if (std::all_of(selector.begin(), selector.end(), [](unsigned char c) { return std::isdigit(c); })) {
     const unsigned long i = std::strtoul(selector.c_str(), nullptr, 10);

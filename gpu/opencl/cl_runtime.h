@@ -39,12 +39,13 @@ struct DeviceInfo {
 // loader finds no platform (the message says so).
 std::vector<DeviceInfo> listDevices();
 
-// The device `selector` names: "" = the first GPU, else the first device;
+// The device `selector` names: "" = the (slot mod n)-th of the n GPUs (of every
+// device when there is no GPU; api/ranks.h: slot is the node-local rank);
 // a decimal index into listDevices(); else the first device whose device or
 // platform name contains `selector` (case-insensitive). Throws
 // std::invalid_argument naming `what` (e.g. "TAPELAB_OPENCL_DEVICE") when
 // nothing matches.
-DeviceInfo chooseDevice(const std::string& selector, const std::string& what);
+DeviceInfo chooseDevice(const std::string& selector, const std::string& what, unsigned slot = 0);
 
 // A context and an in-order queue on one device.
 class Context {

@@ -86,6 +86,15 @@ class OpenCLKernel final : public Kernel, DispatchRunner {
     stats_.scratchBytes = k_.kind == KernelKind::Scratch ? static_cast<int64_t>(scratchBytes_) : 0;
     return r;
   }
+  uint64_t blockPaths() const override { return k_.pathsPerGroup(); }
+  double runBlocks(const std::vector<std::vector<double>>& inputs, uint64_t first, uint64_t paths, uint64_t seed,
+                   BlockSink& sink) override {
+    const uint32_t limit = scratchGroupCap(k_, kMaxGroupsPerDispatch, scratchBudget(ctx_->device(), knobs_.scratchBudget),
+                                           "OpenCL", " on " + ctx_->device().deviceName);
+    const double seconds = runDispatchBlocks(k_, knobs_, limit, inputs, first, paths, seed, *this, sink);
+    stats_.scratchBytes = k_.kind == KernelKind::Scratch ? static_cast<int64_t>(scratchBytes_) : 0;
+    return seconds;
+  }
 
   KernelStats stats() const override { return stats_; }
 
@@ -145,7 +154,7 @@ class OpenCLEngine final : public Engine {
     c.kinds = {KernelKind::Plain, KernelKind::Register, KernelKind::Scratch};
     c.maxMarkets = 8;
     try {
-      const DeviceInfo dev = ocl::chooseDevice(settings_.opencl.device, kDeviceVariable);
+      const DeviceInfo dev = ocl::chooseDevice(settings_.opencl.device, kDeviceVariable, settings_.deviceSlot);
       c.usable = true;
       c.reason = dev.describe();
       c.cpuDevice = !dev.gpu;
@@ -190,7 +199,7 @@ class OpenCLEngine final : public Engine {
     if (!ctx_) {
       DeviceInfo dev;
       try {
-        dev = ocl::chooseDevice(settings_.opencl.device, kDeviceVariable);
+        dev = ocl::chooseDevice(settings_.opencl.device, kDeviceVariable, settings_.deviceSlot);
       } catch (const std::invalid_argument&) {
         throw;
       } catch (const std::exception& e) {

@@ -166,10 +166,16 @@ std::shared_ptr<Device> openDeviceUncached(const EngineSettings& settings) {
     }
     if (chosen < 0) throw std::invalid_argument("TAPELAB_VULKAN_DEVICE='" + s + "' matches no device (" + list + ")");
   } else {
+    // The discrete GPUs, else the integrated ones, else every device; the deviceSlot-th of them.
+    std::vector<int> candidates;
     for (VkPhysicalDeviceType want : {VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU, VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU})
-      for (uint32_t i = 0; i < n && chosen < 0; ++i)
-        if (props[i].deviceType == want) chosen = static_cast<int>(i);
-    if (chosen < 0) chosen = 0;
+      for (uint32_t i = 0; i < n && candidates.empty(); ++i)
+        if (props[i].deviceType == want)
+          for (uint32_t j = i; j < n; ++j)
+            if (props[j].deviceType == want) candidates.push_back(static_cast<int>(j));
+    if (candidates.empty())
+      for (uint32_t i = 0; i < n; ++i) candidates.push_back(static_cast<int>(i));
+    chosen = candidates[settings.deviceSlot % candidates.size()];
   }
   dev->phys = phys[chosen];
   dev->props = props[chosen];
@@ -271,7 +277,8 @@ std::shared_ptr<Device> openDevice(const EngineSettings& settings) {
   static std::mutex mutex;
   static auto& open = *new std::map<std::string, std::shared_ptr<Device>>;
   // What picks the device: our selector and the loader's driver list.
-  const std::string key = settings.vulkan.device + '\n' + settings.vulkan.loaderKey;
+  const std::string key =
+      settings.vulkan.device + '\n' + settings.vulkan.loaderKey + '\n' + std::to_string(settings.deviceSlot);
   std::lock_guard<std::mutex> lock(mutex);
   if (auto d = open[key]) return d;
   auto d = openDeviceUncached(settings);

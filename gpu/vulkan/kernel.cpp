@@ -99,6 +99,11 @@ class VulkanKernel final : public Kernel, DispatchRunner {
   RunResult run(const std::vector<std::vector<double>>& inputs, uint64_t paths, uint64_t seed) override {
     return runDispatches(emitted_, knobs_, maxGroups(), inputs, paths, seed, *this);
   }
+  uint64_t blockPaths() const override { return emitted_.pathsPerGroup(); }
+  double runBlocks(const std::vector<std::vector<double>>& inputs, uint64_t first, uint64_t paths, uint64_t seed,
+                   BlockSink& sink) override {
+    return runDispatchBlocks(emitted_, knobs_, maxGroups(), inputs, first, paths, seed, *this, sink);
+  }
 
  private:
   void upload(const std::vector<unsigned char>& in, uint32_t, size_t dispatches) override {

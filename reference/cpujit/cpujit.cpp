@@ -105,10 +105,36 @@ Loaded buildKernel(const Tape& tape, const KernelOptions& o, const EngineSetting
 class CpuJitKernel final : public Kernel {
  public:
   CpuJitKernel(const Tape& tape, const KernelOptions& o, unsigned threads, Loaded k)
-      : numInputs_(tape.numInputs()), precision_(o.precision), threads_(threads), k_(std::move(k)) {}
+      : numInputs_(tape.numInputs()), precision_(o.precision), pathOffset_(o.knobs.pathOffset), threads_(threads),
+        k_(std::move(k)) {}
 
   RunResult run(const std::vector<std::vector<double>>& inputs, uint64_t paths, uint64_t seed) override {
     const auto t0 = std::chrono::steady_clock::now();
+    const std::vector<double> partial = blockPartials(inputs, 0, paths, seed);
+    RunResult r = finishBlocks(partial, (paths + kBlock - 1) / kBlock, inputs.size(),
+                               1 + static_cast<size_t>(numInputs_), paths, seed);
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return r;
+  }
+
+  uint64_t blockPaths() const override { return kBlock; }
+
+  double runBlocks(const std::vector<std::vector<double>>& inputs, uint64_t first, uint64_t paths, uint64_t seed,
+                   BlockSink& sink) override {
+    const auto t0 = std::chrono::steady_clock::now();
+    if (first % kBlock) throw std::invalid_argument("runBlocks: the first path is not at a block boundary");
+    const std::vector<double> partial = blockPartials(inputs, first, paths, seed);
+    sink.add(partial.data(), (paths + kBlock - 1) / kBlock, inputs.size() * 2 * (1 + static_cast<size_t>(numInputs_)));
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+
+  KernelStats stats() const override { return k_.stats; }
+
+ private:
+  // Per-block sums of paths [first, first + paths) after knobs.pathOffset (engine/engine.h's layout).
+  std::vector<double> blockPartials(const std::vector<std::vector<double>>& inputs, uint64_t first, uint64_t paths,
+                                    uint64_t seed) {
+    const uint64_t origin = pathOffset_ + first;
     const size_t markets = inputs.size();
     if (markets < 1 || markets > static_cast<size_t>(kMaxMarkets))
       throw std::invalid_argument("cpu-jit: 1.." + std::to_string(kMaxMarkets) + " markets per call, got " +
@@ -137,8 +163,8 @@ class CpuJitKernel final : public Kernel {
         a.inputs = in;
         a.markets = markets;
         a.seed = seed;
-        a.lo = blk * kBlock;
-        a.hi = std::min(paths, a.lo + kBlock);
+        a.lo = origin + blk * kBlock;
+        a.hi = origin + std::min(paths, blk * kBlock + kBlock);
         a.opaque = 0;
         a.workspace = ws.data();
         a.partial = partial.data() + blk * stride;
@@ -146,16 +172,12 @@ class CpuJitKernel final : public Kernel {
       }
     };
     runOnThreads(blocks, threads_, worker);
-    RunResult r = finishBlocks(partial, blocks, markets, width, paths, seed);
-    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    return r;
+    return partial;
   }
 
-  KernelStats stats() const override { return k_.stats; }
-
- private:
   int numInputs_;
   Precision precision_;
+  uint64_t pathOffset_;
   unsigned threads_;
   Loaded k_;
 };

@@ -1,0 +1,74 @@
+// A run split at block boundaries (Kernel::runBlocks, what api/ranks.h gives each MPI rank)
+// and reduced in block order (BlockReduction) returns run()'s bits on every engine that runs
+// here, plain and checkpointed, value-only and with Greeks, one and several markets, from a
+// path offset: without MPI, so the GPU engines' part is checked wherever they run.
+#include <gtest/gtest.h>
+
+#include "api/registry.h"
+#include "tape/products/products.h"
+#include "tests/common/test_util.h"
+
+using namespace tapelab;
+
+namespace {
+
+class Split : public ::testing::TestWithParam<std::string> {};
+
+// run(paths) against runBlocks over the parts cut at `cuts` (in blocks; the last part runs to the end).
+void expectSplitGivesRunBits(Kernel& kernel, const std::vector<std::vector<double>>& inputs, uint64_t paths,
+                             const std::vector<uint64_t>& cuts, const std::string& what) {
+  const uint64_t block = kernel.blockPaths();
+  ASSERT_GT(block, 0u) << what;
+  BlockReduction reduction;
+  uint64_t first = 0;
+  for (size_t i = 0; i <= cuts.size(); ++i) {
+    const uint64_t end = i < cuts.size() ? std::min(paths, cuts[i] * block) : paths;
+    if (end > first) kernel.runBlocks(inputs, first, end - first, 42, reduction);
+    first = std::max(first, end);
+  }
+  testutil::expectSameBits(reduction.finish(inputs.size(), inputs[0].size(), paths, 42), kernel.run(inputs, paths, 42),
+                           what);
+}
+
+TEST_P(Split, BlocksReducedInOrderGiveRunBits) {
+  const EngineEntry& entry = findEngine(GetParam());
+  const EngineCaps caps = engineCaps(entry);
+  if (!caps.usable || caps.compileOnly) GTEST_SKIP() << entry.name << " cannot run here: " << caps.reason;
+  auto engine = entry.make(engineSettingsFromEnvironment());
+  const Tape tape = products::asianCall().record(12);
+  struct Case {
+    KernelKind kind;
+    bool greeks;
+    int markets;
+  };
+  for (const Case c : {Case{KernelKind::Plain, true, 1}, Case{KernelKind::Register, true, 3},
+                       Case{KernelKind::Plain, false, 2}}) {
+    if (c.markets > caps.maxMarkets) continue;
+    KernelOptions o = testutil::kindOptions(tape, c.kind, 3, 0, ScratchLayout::SoA, c.markets, caps.defaultPrecision);
+    o.greeks = c.greeks;
+    o.knobs.pathOffset = c.markets == 3 ? (uint64_t{1} << 32) - 700 : 0;  // across the 32-bit boundary
+    auto kernel = engine->compile(tape, o);
+    std::vector<std::vector<double>> inputs;
+    for (int m = 0; m < c.markets; ++m) {
+      inputs.push_back(tape.inputDefaults);
+      inputs.back()[0] += m;
+    }
+    const uint64_t block = kernel->blockPaths();
+    const std::string what = entry.name + " " + toString(c.kind) + (c.greeks ? " greeks" : " value") + " markets " +
+                             std::to_string(c.markets);
+    // Uneven parts, an empty one, the last block partial.
+    expectSplitGivesRunBits(*kernel, inputs, 5 * block + 17, {1, 1, 3}, what);
+    expectSplitGivesRunBits(*kernel, inputs, 2 * block, {0, 2}, what + " (whole blocks)");
+  }
+}
+
+std::vector<std::string> engineNames() {
+  std::vector<std::string> out;
+  for (const auto& e : engineRegistry())
+    if (e.name != "reference-mp") out.push_back(e.name);
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, Split, ::testing::ValuesIn(engineNames()), testutil::engineParamName);
+
+}  // namespace
