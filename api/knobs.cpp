@@ -15,7 +15,19 @@ KernelKind parseKernelKind(const std::string& s, const std::string& what) {
   if (s == "plain") return KernelKind::Plain;
   if (s == "register") return KernelKind::Register;
   if (s == "scratch") return KernelKind::Scratch;
-  throw std::invalid_argument(what + ": unknown kernel '" + s + "' (plain, register, scratch)");
+  if (s == "tangent") return KernelKind::Tangent;
+  throw std::invalid_argument(what + ": unknown kernel '" + s + "' (plain, register, scratch, tangent)");
+}
+
+std::vector<std::string> parseNameList(const std::string& s, const std::string& what) {
+  std::vector<std::string> names;
+  size_t start = 0;
+  for (size_t comma; (comma = s.find(',', start)) != std::string::npos; start = comma + 1)
+    names.push_back(s.substr(start, comma - start));
+  names.push_back(s.substr(start));
+  for (const std::string& n : names)
+    if (n.empty()) throw std::invalid_argument(what + ": expected NAME,..., got '" + s + "'");
+  return names;
 }
 
 ScratchLayout parseLayout(const std::string& s, const std::string& what) {
@@ -112,8 +124,10 @@ const std::vector<Knob>& knobTable() {
       {"TAPELAB_STRATEGY", "--strategy", "cut strategy (tapelab plan --help lists them)", Scope::Run, [](C& c, S& v, const char*) { c.strategy = v; }},
       {"TAPELAB_SEGLEN", "--seglen", "scratch / uniform segment length", Scope::Run,
        [](C& c, S& v, const char* n) { c.segLen = parsePositiveInt(v, n); }},
-      {"TAPELAB_KERNEL", "--kernel", "kernel kind: plain, register or scratch", Scope::Run,
+      {"TAPELAB_KERNEL", "--kernel", "kernel kind: plain, register, scratch (checkpointed adjoints) or tangent (vector forward mode)", Scope::Run,
        [](C& c, S& v, const char* n) { c.kernel = parseKernelKind(v, n); }},
+      {"TAPELAB_WRT", "--wrt", "tangent kernel: differentiate by these inputs only (NAME,...; default all)", Scope::Run,
+       [](C& c, S& v, const char* n) { c.wrt = parseNameList(v, n); }},
       {"TAPELAB_SCRATCH_LAYOUT", "--layout", "scratch layout: aos or soa", Scope::Run,
        [](C& c, S& v, const char* n) { c.layout = parseLayout(v, n); }},
       {"TAPELAB_DUMP", "--dump", "write generated kernel source to this directory", Scope::Run,

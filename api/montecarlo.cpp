@@ -1,5 +1,6 @@
 #include "api/montecarlo.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "api/ranks.h"
@@ -56,6 +57,29 @@ KernelOptions withPlan(const Tape& tape, const RunConfig& c, const EngineCaps& c
   return o;
 }
 
+// The tangent kind has no plan: no reverse sweep, nothing to cut. A plan or segment count asked for is an error.
+KernelOptions tangentKernel(const Tape& tape, const RunConfig& c, const EngineCaps& caps, KernelOptions o) {
+  if (c.plan || !c.planFile.empty()) throw std::invalid_argument("--plan: the tangent kernel has no reverse sweep to cut");
+  if (c.checkpoint.mode == Checkpoint::Mode::Segments && c.checkpoint.segments > 1)
+    throw std::invalid_argument("--checkpoint: the tangent kernel has no reverse sweep to cut");
+  if (!hasKind(caps, KernelKind::Tangent)) throw std::invalid_argument("this engine has no tangent kernel");
+  o.kind = KernelKind::Tangent;
+  o.plan = plainPlan(tape);
+  for (const std::string& name : c.wrt) {
+    const int k = tape.inputIndex(name);
+    if (k < 0) {
+      std::string known;
+      for (const std::string& n : tape.inputNames) known += (known.empty() ? "" : ", ") + n;
+      throw std::invalid_argument("--wrt: no input named '" + name + "' (inputs: " + known + ")");
+    }
+    if (std::find(o.wrt.begin(), o.wrt.end(), k) != o.wrt.end())
+      throw std::invalid_argument("--wrt: input '" + name + "' given twice");
+    o.wrt.push_back(k);
+  }
+  std::sort(o.wrt.begin(), o.wrt.end());
+  return o;
+}
+
 }  // namespace
 
 KernelOptions resolveKernel(const Tape& tape, const RunConfig& c, const EngineCaps& caps) {
@@ -71,6 +95,8 @@ KernelOptions resolveKernel(const Tape& tape, const RunConfig& c, const EngineCa
   o.layout = c.layout;
   o.dumpDir = c.dumpDir;
   o.knobs = c.kernelKnobs;
+  if (c.kernel == KernelKind::Tangent) return tangentKernel(tape, c, caps, std::move(o));
+  if (!c.wrt.empty()) throw std::invalid_argument("--wrt: only the tangent kernel differentiates by a subset (--kernel tangent)");
   if (c.plan || !c.planFile.empty()) return withPlan(tape, c, caps, std::move(o));
 
   // Segments: "off" = 1, "auto" = c.segments when the tape is long enough, N = N.
@@ -143,6 +169,7 @@ Result Pricer::runMarkets(const std::vector<std::vector<double>>& sets, uint64_t
     const size_t real = group.size();
     while (group.size() < per) group.push_back(group.back());
     RunResult part = ranks::size() > 1 ? ranks::runSplit(*kernel_, group, paths, seed) : kernel_->run(group, paths, seed);
+    if (ranks::size() > 1) markUncomputedGreeks(part, options_, tape_.numInputs());  // run() does it itself
     r.run.seconds += part.seconds;
     for (size_t m = 0; m < real; ++m) r.run.markets.push_back(part.markets[m]);
   }

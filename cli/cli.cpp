@@ -174,16 +174,22 @@ Tape tapeFrom(const Flags& f) {
 std::string resultJson(const Result& r, size_t market, const KernelStats* stats) {
   const MarketResult& m = r.run.markets.at(market);
   Json g, ge, inputs;
+  const bool tangent = r.kernel.kind == KernelKind::Tangent;
+  auto computed = [&](size_t i) {  // a tangent kernel's --wrt leaves the other inputs out
+    return !tangent || r.kernel.wrt.empty() ||
+           std::find(r.kernel.wrt.begin(), r.kernel.wrt.end(), static_cast<int>(i)) != r.kernel.wrt.end();
+  };
   for (size_t i = 0; i < r.inputNames.size(); ++i) {
+    if (!computed(i)) continue;
     g.number(r.inputNames[i], m.greeks.at(i));
     ge.number(r.inputNames[i], m.greeksStderr.at(i));
   }
   Json j;
   j.str("engine", r.engine)
-      .str("kernel", r.kernel.kind == KernelKind::Plain ? "plain" : "checkpointed")
+      .str("kernel", r.kernel.kind == KernelKind::Plain ? "plain" : tangent ? "tangent" : "checkpointed")
       .str("kernel_kind", toString(r.kernel.kind))
       .integer("segments", r.kernel.plan.segments())
-      .str("strategy", r.kernel.plan.strategy)
+      .str("strategy", tangent ? "none (tangent: no reverse sweep, no plan)" : r.kernel.plan.strategy)
       .str("precision", toString(r.kernel.precision))
       .integer("paths", static_cast<int64_t>(r.run.paths))
       .field("seed", std::to_string(r.run.seed))

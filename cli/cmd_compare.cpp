@@ -54,6 +54,16 @@ bool sameResults(const Result& a, const Result& b) {
   return true;
 }
 
+// The tangent kind promises the plain kernel's value bits only (its Greeks sum in another order).
+bool sameValues(const Result& a, const Result& b) {
+  if (a.run.markets.size() != b.run.markets.size()) return false;
+  for (size_t m = 0; m < a.run.markets.size(); ++m)
+    if (!sameBits(a.run.markets[m].value, b.run.markets[m].value) ||
+        !sameBits(a.run.markets[m].valueStderr, b.run.markets[m].valueStderr))
+      return false;
+  return true;
+}
+
 std::vector<std::string> splitList(const std::string& s) {
   std::vector<std::string> out;
   size_t start = 0;
@@ -136,6 +146,8 @@ int compare(const Flags& f) {
     plain.checkpoint = Checkpoint::off();
     plain.kernel = KernelKind::Plain;
     plain.planFile.clear();  // a plan file cuts the checkpointed kernels only
+    plain.wrt.clear();       // --wrt picks the tangent kernel's inputs only
+    base.wrt.clear();
     variants.push_back({"plain", plain});
     for (KernelKind kind : kinds) {
       if (std::find(caps.kinds.begin(), caps.kinds.end(), kind) == caps.kinds.end()) {
@@ -145,7 +157,11 @@ int compare(const Flags& f) {
       RunConfig c = base;
       c.engine = engine;
       c.kernel = kind;
-      if (c.planFile.empty() && c.checkpoint.mode != Checkpoint::Mode::Segments)  // a plan file sets the cuts
+      if (kind == KernelKind::Tangent) {  // no reverse sweep: no plan, no cuts
+        c.checkpoint = Checkpoint::off();
+        c.planFile.clear();
+        c.wrt = cfg.wrt;
+      } else if (c.planFile.empty() && c.checkpoint.mode != Checkpoint::Mode::Segments)  // a plan file sets the cuts
         c.checkpoint = kind == KernelKind::Scratch && !cfg.strategy ? Checkpoint::automatic() : Checkpoint::count(cfg.segments);
       variants.push_back({toString(kind), c});
     }
@@ -212,6 +228,8 @@ int compare(const Flags& f) {
     for (size_t r = plainRow; r < rows.size(); ++r) {
       if (!rows[r].error.empty() || (rows[r].kernel == "plain" && rows[r].markets == 1) || !plainRowRef.error.empty())
         rows[r].identical = "-";
+      else if (rows[r].kernel == toString(KernelKind::Tangent))
+        rows[r].identical = sameValues(rows[r].result, plainRowRef.result) ? "value" : "NO";
       else rows[r].identical = sameResults(rows[r].result, plainRowRef.result) ? "yes" : "NO";
     }
   }
@@ -263,7 +281,9 @@ int compare(const Flags& f) {
       std::snprintf(ms, sizeof ms, "%.2f", r.medianMs);
       std::snprintf(mps, sizeof mps, "%.2f", callsPaths / (r.medianMs * 1e3));
       std::snprintf(comp, sizeof comp, "%.2f%s", r.stats.compileSeconds, r.stats.cacheHit ? " (cached)" : "");
-      out.push_back({r.engine + " " + toString(r.result.kernel.precision), r.kernel, std::to_string(r.segments), std::to_string(r.markets), ms, mps,
+      const bool tangentRow = r.result.kernel.kind == KernelKind::Tangent;
+      out.push_back({r.engine + " " + toString(r.result.kernel.precision), r.kernel,
+                     tangentRow ? std::string("-") : std::to_string(r.segments), std::to_string(r.markets), ms, mps,
                      num(r.result.run.markets[center].value), greekAt(r, spot), greekAt(r, vega), r.identical,
                      r.stats.registers >= 0 ? std::to_string(r.stats.registers) : "-",
                      r.stats.spillBytes >= 0 ? std::to_string(r.stats.spillBytes) : "-", comp});
@@ -273,7 +293,8 @@ int compare(const Flags& f) {
                             out)
                           .c_str());
     std::printf("price/delta/vega at spot %s; 'same bits': every value, Greek and stderr of the ladder equals the\n"
-                "engine's plain single-market kernel bit for bit.\n",
+                "engine's plain single-market kernel bit for bit ('value': the tangent kernel's values and their\n"
+                "stderrs do; its Greeks are forward-mode sums, equal within rounding; it has no plan: segs '-').\n",
                 num(ladder[center][spot]).c_str());
     for (const std::string& e : errors) std::printf("error: %s\n", e.c_str());
   }
@@ -306,14 +327,14 @@ Runner setupCompare(CLI::App& app) {
   auto f = std::make_shared<Flags>(app);
   addTapeFlags(*f, TapeSource::FileOrProduct, "asian");
   f->value("engines", "A,B,...", "engines to compare (default: every usable GPU engine and cpu-jit)");
-  f->value("kernels", "K,...", "kernels after plain (scratch on engines that have it)", "register");
+  f->value("kernels", "K,...", "kernels after plain: register, scratch, tangent (where the engine has it)", "register");
   f->value("points", "N", "ladder points: spot * (1 + 0.01 (i - N/2))", "7");
   f->value("ladders", "N", "timed ladders; the median is reported", "3");
   f->knob("paths", "N", "300000", "per call");
   f->knob("seed", "S", "42");
   addSetFlag(*f);
   f->value("markets", "M", "markets per fused dispatch", "4");
-  addRunConfigFlags(*f, {"kernel"});
+  addRunConfigFlags(*f, {"kernel"});  // --wrt applies to the tangent rows
   f->option("fp32")->description("single precision (the default here, on every engine)");
   f->flag("json", "print one JSON object with every row");
   return [f] { return compare(*f); };

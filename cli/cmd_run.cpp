@@ -54,7 +54,11 @@ int price(const Flags& f) {
   }
   const KernelOptions& k = r.kernel;
   std::string kernel = toString(k.kind);
-  if (k.kind != KernelKind::Plain)
+  const bool tangent = k.kind == KernelKind::Tangent;
+  if (tangent)
+    kernel += " (vector forward mode, no plan: no reverse sweep to cut; " +
+              std::to_string(differentiatedInputs(k, tape.numInputs()).size()) + " inputs differentiated)";
+  else if (k.kind != KernelKind::Plain)
     kernel += ", " + std::to_string(k.plan.segments()) + " segments (" + k.plan.strategy + ")";
   if (k.kind == KernelKind::Scratch) kernel += std::string(", ") + toString(k.layout);
   char head[512];
@@ -68,8 +72,13 @@ int price(const Flags& f) {
     const MarketResult& m = r.run.markets[0];
     rows.push_back({"value", num(m.value), num(m.valueStderr)});
     if (k.greeks)
-      for (size_t i = 0; i < tape.inputNames.size(); ++i)
+      for (size_t i = 0; i < tape.inputNames.size(); ++i) {
+        if (tangent && !k.wrt.empty() && std::find(k.wrt.begin(), k.wrt.end(), static_cast<int>(i)) == k.wrt.end()) {
+          rows.push_back({"d/d " + tape.inputNames[i], "not computed (--wrt)", ""});
+          continue;
+        }
         rows.push_back({"d/d " + tape.inputNames[i], num(m.greeks[i]), num(m.greeksStderr[i])});
+      }
     std::printf("%s", table({"quantity", "estimate", "stderr"}, rows).c_str());
   } else {
     std::vector<std::string> header{ladderInput, "value", "stderr"};
@@ -94,7 +103,9 @@ int price(const Flags& f) {
 Runner setupPricing(CLI::App& app, TapeSource source) {
   app.footer("Prices the tape's output with Monte-Carlo and reports the adjoint of every input\n"
              "(the Greeks), each with its standard error. --engine auto picks a GPU if there is\n"
-             "one, else cpu-jit, else the reference interpreter.");
+             "one, else cpu-jit, else the reference interpreter. --kernel tangent computes the\n"
+             "Greeks in vector forward mode instead (each node carries d/d every input, or the\n"
+             "--wrt subset; same draws and value bits as plain; checkpointing does not apply).");
   auto f = std::make_shared<Flags>(app);
   addTapeFlags(*f, source);
   f->knob("engine", "NAME", RunConfig().engine, "auto: a GPU, else cpu-jit, else reference");

@@ -150,7 +150,10 @@ void addRunConfigFlags(Flags& f, const std::vector<std::string>& skip) {
   if (wanted("budget")) f.knob("budget", "B", "", "default: window's peak_live at that segment count");
   if (wanted("inner")) f.knob("inner", "N");
   if (wanted("seglen")) f.knob("seglen", "N", "", "default max(48, round(sqrt(nodes)))");
-  if (wanted("kernel")) f.knob("kernel", "plain|register|scratch", "", "default register when checkpointing, else plain");
+  if (wanted("kernel"))
+    f.knob("kernel", "plain|register|scratch|tangent", "",
+           "default register when checkpointing, else plain; tangent carries d/d inputs forward, no plan");
+  if (wanted("wrt")) f.knob("wrt", "NAME,...", "", "with --kernel tangent; Greeks of other inputs are not computed");
   if (wanted("layout")) f.knob("layout", "aos|soa", toString(defaults.layout));
   if (wanted("fp32")) f.flag("fp32", "single precision (default on GPU engines)");
   if (wanted("fp64")) {

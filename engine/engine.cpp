@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -14,10 +15,40 @@ const char* toString(KernelKind k) {
     case KernelKind::Plain: return "plain";
     case KernelKind::Register: return "register";
     case KernelKind::Scratch: return "scratch";
+    case KernelKind::Tangent: return "tangent";
   }
   return "?";
 }
 const char* toString(ScratchLayout l) { return l == ScratchLayout::AoS ? "aos" : "soa"; }
+
+std::vector<int> differentiatedInputs(const KernelOptions& options, int numInputs) {
+  std::vector<int> out;
+  if (!options.greeks) return out;
+  if (options.kind != KernelKind::Tangent || options.wrt.empty()) {
+    for (int k = 0; k < numInputs; ++k) out.push_back(k);
+    return out;
+  }
+  std::vector<uint8_t> seen(static_cast<size_t>(std::max(0, numInputs)), 0);
+  for (int k : options.wrt) {
+    if (k < 0 || k >= numInputs)
+      throw std::invalid_argument("--wrt: input ordinal " + std::to_string(k) + " is not one of the tape's " +
+                                  std::to_string(numInputs) + " inputs");
+    if (seen[k]++) throw std::invalid_argument("--wrt: input ordinal " + std::to_string(k) + " given twice");
+  }
+  for (int k = 0; k < numInputs; ++k)
+    if (seen[k]) out.push_back(k);
+  return out;
+}
+
+void markUncomputedGreeks(RunResult& result, const KernelOptions& options, int numInputs) {
+  if (options.kind != KernelKind::Tangent || options.wrt.empty() || !options.greeks) return;
+  std::vector<uint8_t> computed(static_cast<size_t>(numInputs), 0);
+  for (int k : differentiatedInputs(options, numInputs)) computed[k] = 1;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (MarketResult& m : result.markets)
+    for (size_t k = 0; k < m.greeks.size() && k < computed.size(); ++k)
+      if (!computed[k]) m.greeks[k] = m.greeksStderr[k] = nan;
+}
 
 MarketResult finishMoments(const std::vector<double>& sums, const std::vector<double>& sumSquares,
                            uint64_t paths) {

@@ -31,7 +31,7 @@
 namespace tapelab {
 
 enum class Precision { F32, F64 };
-enum class KernelKind { Plain, Register, Scratch };
+enum class KernelKind { Plain, Register, Scratch, Tangent };
 enum class ScratchLayout { AoS, SoA };
 
 const char* toString(Precision p);
@@ -52,9 +52,12 @@ struct KernelOptions {
   Precision precision = Precision::F64;
   bool greeks = true;             // false: value only, no reverse sweep
   KernelKind kind = KernelKind::Plain;
-  Plan plan;                      // must be set for Register/Scratch; ignored for Plain
+  Plan plan;                      // must be set for Register/Scratch; ignored for Plain and Tangent
   ScratchLayout layout = ScratchLayout::SoA;
   int markets = 1;                // input sets priced per path in one dispatch (1..8)
+  // Tangent kind: the input ordinals whose derivatives the forward sweep carries
+  // (ascending, no repeats; empty: all). The other inputs' Greeks come back NaN.
+  std::vector<int> wrt;
   std::string dumpDir;            // where to write generated source ("" = nowhere)
   KernelKnobs knobs;
 };
@@ -141,6 +144,13 @@ struct EngineUnavailable : std::runtime_error {
 // sums: value, then each input's adjoint; sumSquares likewise.
 MarketResult finishMoments(const std::vector<double>& sums, const std::vector<double>& sumSquares,
                            uint64_t paths);
+
+// The inputs a kernel differentiates by: options.wrt for the tangent kind when given, else all
+// (empty when !greeks). Throws std::invalid_argument for an ordinal out of range or a repeat.
+std::vector<int> differentiatedInputs(const KernelOptions& options, int numInputs);
+// Sets the Greeks (and their standard errors) of the inputs a kernel did not differentiate by
+// to NaN: a tangent kernel with a --wrt subset never computed them.
+void markUncomputedGreeks(RunResult& result, const KernelOptions& options, int numInputs);
 
 // CPU engines. Worker threads for `threads` (EngineSettings::threads): itself, or
 // the hardware's when 0.

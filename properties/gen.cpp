@@ -449,7 +449,7 @@ std::string describePlan(const Plan& p) {
 std::vector<KernelKind> checkpointedKinds(const std::vector<KernelKind>& kinds) {
   std::vector<KernelKind> out;
   for (KernelKind k : kinds)
-    if (k != KernelKind::Plain) out.push_back(k);
+    if (k != KernelKind::Plain && k != KernelKind::Tangent) out.push_back(k);  // tangent: properties/prop_tangent.cpp
   return out;
 }
 

@@ -30,9 +30,15 @@ T quietNaN() {
 }  // namespace
 
 template <class T>
-PathInterpreter<T>::PathInterpreter(const Tape& tape, const Plan* plan, bool greeks)
-    : tape_(tape), plan_(plan && plan->segments() > 1 ? plan : nullptr), greeks_(greeks) {
+PathInterpreter<T>::PathInterpreter(const Tape& tape, const Plan* plan, bool greeks, const TangentSlots* tangents)
+    : tape_(tape), plan_(plan && plan->segments() > 1 && !tangents ? plan : nullptr), greeks_(greeks),
+      tangents_(greeks ? tangents : nullptr) {
   v_.assign(tape.size(), T(0));
+  if (tangents_) {
+    tangentAt_.assign(tape.size() + 1, 0);
+    for (int32_t i = 0; i < tape.size(); ++i) tangentAt_[i + 1] = tangentAt_[i] + tangents_->of[i].size();
+    t_.assign(tangentAt_.back(), T(0));
+  }
   d_.assign(tape.size(), T(0));
   if (plan_) {
     schedule_ = lowerPlan(tape, *plan_);
@@ -92,6 +98,53 @@ void PathInterpreter<T>::forwardNode(int32_t i, const std::vector<T>& inputs, ui
   }
 }
 
+// Node i's tangents: in each of its slots, a's term then b's (tape/tangent.h),
+// each ops.def's adjoint rule with the argument's tangent as d.
+template <class T>
+void PathInterpreter<T>::tangentNode(int32_t i) {
+  using std::exp;
+  using std::log;
+  using std::sqrt;
+  const Tape& t = tape_;
+  const T zero(0);
+  const std::vector<int32_t>& mine = tangents_->of[i];
+  T* out = t_.data() + tangentAt_[i];
+  switch (t.op[i]) {
+    case Op::Const:
+    case Op::Randn: break;
+    case Op::Input:
+      if (!mine.empty()) out[0] = T(1);
+      break;
+#define TAPELAB_OP(Name, text, arity, group, fwd, adjA, adjB)                                \
+  case Op::Name: {                                                                          \
+    [[maybe_unused]] const T a = v_[t.a[i]];                                                \
+    [[maybe_unused]] const T b = arity == 2 ? v_[t.b[i]] : zero;                            \
+    [[maybe_unused]] const T r = v_[i];                                                     \
+    const std::vector<int32_t>& ofA = tangents_->of[t.a[i]];                                \
+    const std::vector<int32_t>& ofB = tangents_->of[arity == 2 ? t.b[i] : t.a[i]];          \
+    const T* ta = t_.data() + tangentAt_[t.a[i]];                                           \
+    const T* tb = t_.data() + tangentAt_[arity == 2 ? t.b[i] : t.a[i]];                     \
+    size_t pa = 0, pb = 0;                                                                  \
+    for (size_t q = 0; q < mine.size(); ++q) {                                              \
+      T sum(0);                                                                             \
+      bool any = false;                                                                     \
+      if (pa < ofA.size() && ofA[pa] == mine[q]) {                                          \
+        const T d = ta[pa++];                                                               \
+        sum = adjA;                                                                         \
+        any = true;                                                                         \
+      }                                                                                     \
+      if constexpr (arity == 2)                                                             \
+        if (pb < ofB.size() && ofB[pb] == mine[q]) {                                        \
+          const T d = tb[pb++];                                                             \
+          sum = any ? T(sum + (adjB)) : T(adjB);                                            \
+        }                                                                                   \
+      out[q] = sum;                                                                         \
+    }                                                                                       \
+  } break;
+#include "tape/ops.def"
+  }
+}
+
 template <class T>
 void PathInterpreter<T>::reverseNode(int32_t i) {
   using std::exp;
@@ -120,6 +173,18 @@ template <class T>
 void PathInterpreter<T>::run(const std::vector<T>& inputs, uint64_t seed, uint64_t path, PathResult<T>& out) {
   const Tape& t = tape_;
   const int32_t n = t.size();
+  if (tangents_) {
+    for (int32_t i = 0; i < n; ++i) {
+      forwardNode(i, inputs, seed, path);
+      tangentNode(i);
+    }
+    out.value = v_[t.output];
+    out.adjoints.assign(t.numInputs(), T(0));
+    const std::vector<int32_t>& slots = tangents_->of[t.output];
+    for (size_t q = 0; q < slots.size(); ++q)
+      out.adjoints[tangents_->inputs[slots[q]]] = t_[tangentAt_[t.output] + q];
+    return;
+  }
   for (int32_t i = 0; i < n; ++i) forwardNode(i, inputs, seed, path);
   out.value = v_[t.output];
   out.adjoints.assign(t.numInputs(), T(0));
@@ -150,7 +215,9 @@ class ReferenceKernel final : public Kernel {
  public:
   ReferenceKernel(const Tape& tape, const KernelOptions& o, unsigned threads)
       : tape_(tape), options_(o), threads_(threads) {
-    if (o.kind != KernelKind::Plain) {
+    if (o.kind == KernelKind::Tangent) {
+      tangents_ = tangentSlots(tape, differentiatedInputs(o, tape.numInputs()));
+    } else if (o.kind != KernelKind::Plain) {
       if (o.plan.bounds.empty() || o.plan.bounds.back() != tape.size())
         throw std::invalid_argument("checkpointed kernel needs a plan for this tape");
       plan_ = o.plan;
@@ -162,6 +229,7 @@ class ReferenceKernel final : public Kernel {
     const std::vector<double> partial = blockPartials(inputs, 0, paths, seed);
     RunResult r = finishBlocks(partial, (paths + kBlock - 1) / kBlock, inputs.size(),
                                1 + static_cast<size_t>(tape_.numInputs()), paths, seed);
+    markUncomputedGreeks(r, options_, tape_.numInputs());
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return r;
   }
@@ -192,7 +260,9 @@ class ReferenceKernel final : public Kernel {
     std::vector<double> partial(blocks * markets * 2 * width, 0.0);
     std::atomic<uint64_t> next{0};
     auto worker = [&] {
-      PathInterpreter<T> interp(tape_, options_.kind == KernelKind::Plain ? nullptr : &plan_, options_.greeks);
+      const bool tangent = options_.kind == KernelKind::Tangent;
+      PathInterpreter<T> interp(tape_, options_.kind == KernelKind::Plain || tangent ? nullptr : &plan_,
+                                options_.greeks, tangent ? &tangents_ : nullptr);
       PathResult<T> res;
       std::vector<std::vector<T>> in(markets);
       for (size_t m = 0; m < markets; ++m)
@@ -232,6 +302,7 @@ class ReferenceKernel final : public Kernel {
   KernelOptions options_;
   unsigned threads_;
   Plan plan_;
+  TangentSlots tangents_;
 };
 
 class ReferenceEngine final : public Engine {
@@ -251,7 +322,7 @@ class ReferenceEngine final : public Engine {
     c.reason = "interpreter on the CPU";
     c.fp32 = scalar_ == ReferenceScalar::Float;
     c.fp64 = scalar_ != ReferenceScalar::Float;
-    c.kinds = {KernelKind::Plain, KernelKind::Register, KernelKind::Scratch};
+    c.kinds = {KernelKind::Plain, KernelKind::Register, KernelKind::Scratch, KernelKind::Tangent};
     c.maxMarkets = 1 << 20;
     return c;
   }

@@ -13,6 +13,7 @@
 #include "engine/engine.h"
 #include "planner/plan.h"
 #include "planner/schedule.h"
+#include "tape/tangent.h"
 #include "tape/tape.h"
 
 namespace tapelab {
@@ -23,16 +24,19 @@ struct PathResult {
   std::vector<T> adjoints;  // per input
 };
 
-// One path, plain (plan == nullptr or one segment) or checkpointed.
-// `inputs` has tape.numInputs() values. Scratch vectors are reused between calls.
+// One path, plain (plan == nullptr or one segment) or checkpointed; or, given
+// `tangents`, in vector forward mode (tape/tangent.h): the same forward sweep,
+// each node's tangents beside its value, no reverse sweep. `inputs` has
+// tape.numInputs() values. Scratch vectors are reused between calls.
 template <class T>
 class PathInterpreter {
  public:
-  PathInterpreter(const Tape& tape, const Plan* plan, bool greeks);
+  PathInterpreter(const Tape& tape, const Plan* plan, bool greeks, const TangentSlots* tangents = nullptr);
   void run(const std::vector<T>& inputs, uint64_t seed, uint64_t path, PathResult<T>& out);
 
  private:
   void forwardNode(int32_t i, const std::vector<T>& inputs, uint64_t seed, uint64_t path);
+  void tangentNode(int32_t i);
   void reverseNode(int32_t i);
   void runBlock(const ScheduleBlock& b, const std::vector<T>& inputs, uint64_t seed, uint64_t path);
   void forget(int32_t lo, int32_t hi);
@@ -42,6 +46,9 @@ class PathInterpreter {
   std::vector<int32_t> held_;  // per node: persistent, or a bookmark of a running block
   bool greeks_;
   std::vector<T> v_, d_;
+  const TangentSlots* tangents_ = nullptr;
+  std::vector<size_t> tangentAt_;  // node i's tangents at t_[tangentAt_[i] ...]
+  std::vector<T> t_;
 };
 
 // The reference engines: "reference" (double), "reference-f32" (float),

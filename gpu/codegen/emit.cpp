@@ -1,5 +1,6 @@
 #include "gpu/codegen/emit.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -11,6 +12,7 @@
 #include "planner/schedule.h"
 #include "tape/philox.h"
 #include "tape/spell.h"
+#include "tape/tangent.h"
 
 namespace tapelab {
 
@@ -102,7 +104,9 @@ class Emitter {
                            (ar >= 2 && dependsOnInput_[tape.b[i]]);
     }
     sumsPerMarket_ = options.greeks ? 1 + tape.numInputs() : 1;
-    checkpointed_ = options.kind != KernelKind::Plain;
+    checkpointed_ = options.kind != KernelKind::Plain && options.kind != KernelKind::Tangent;
+    if (options.kind == KernelKind::Tangent && options.greeks)
+      tangents_ = tangentSlots(tape, differentiatedInputs(options, tape.numInputs()));
     if (options.kind == KernelKind::Scratch) {
       firstScratchSlot_.assign(tape.size(), -1);
       for (const auto& stored : options.plan.storedAt)
@@ -146,6 +150,7 @@ class Emitter {
     k.width = sumsPerMarket_;
     k.scratchSlots = scratchSlots_;
     k.segments = checkpointed_ ? options_.plan.segments() : 1;
+    k.wrt = options_.kind == KernelKind::Tangent ? options_.wrt : std::vector<int>{};
     return k;
   }
 
@@ -198,12 +203,14 @@ class Emitter {
   // Renames the op table's identifiers for node i, market m: variables here,
   // functions by the dialect. Values use the prefix `prefix` ("v" in the
   // forward sweep, "w" in a recomputed segment).
-  std::string spellRule(std::string_view expr, int32_t i, int m, const std::string& prefix) const {
+  // `d` (the tangent kind): what stands for d instead of node i's adjoint.
+  std::string spellRule(std::string_view expr, int32_t i, int m, const std::string& prefix,
+                        const std::string* d = nullptr) const {
     return spellFenced(expr, tape_.op[i], [&](std::string_view id, bool fenced) -> std::string {
       if (id == "a") return fence(value(prefix, tape_.a[i], m), fenced);
       if (id == "b") return fence(value(prefix, tape_.b[i], m), fenced);
       if (id == "r") return value(prefix, i, m);
-      if (id == "d") return adjoint(i, m);
+      if (id == "d") return d ? *d : adjoint(i, m);
       if (id == "zero") return literal(0.0);
       return function(id);
     });
@@ -382,7 +389,12 @@ class Emitter {
     line(U + " tl_pathLo = " + param("pathLo") + " + tl_p;");
     line(U + " tl_pathHi = " + param("pathHi") + " + (tl_pathLo < tl_p ? 1u : 0u);");
     line(U + " tl_fk0 = " + param("seedLo") + "; " + U + " tl_fk1 = " + param("seedHi") + ";");
-    if (checkpointed_) checkpointedPath(); else plainPath();
+    if (checkpointed_)
+      checkpointedPath();
+    else if (tangent())
+      tangentPath();
+    else
+      plainPath();
     addToKahanSums();
     close();
     close();
@@ -407,6 +419,44 @@ class Emitter {
     }
     for (int32_t i = tape_.size() - 1; i >= 0; --i) reverseRule(i, "v");
   }
+
+  // The tangent kind: the plain kernel's forward sweep, line for line, each
+  // value followed by its tangents (tape/tangent.h); no reverse sweep.
+  void tangentPath() {
+    line("// forward sweep, each value followed by its tangents (tape/tangent.h)");
+    newDrawScope();
+    for (int32_t i = 0; i < tape_.size(); ++i) {
+      drawWords(i, "v", "tl_fk");
+      for (int m = 0; m < copiesOf(i); ++m)
+        line(scalarDecl() + value("v", i, m) + " = " + forwardExpr(i, m, "v") + ";");
+      for (int m = 0; m < markets_; ++m)
+        for (int32_t slot : tangents_.of[i])
+          line(scalarDecl() + tangentName(i, slot, m) + " = " + tangentExpr(i, slot, m) + ";");
+    }
+  }
+
+  // Slot `slot` of node i's tangent: a's term, then b's, each ops.def's adjoint rule with the argument's tangent as d.
+  std::string tangentExpr(int32_t i, int32_t slot, int m) const {
+    const Op op = tape_.op[i];
+    if (op == Op::Input) return literal(1.0);
+    auto has = [&](int32_t j) { return std::binary_search(tangents_.of[j].begin(), tangents_.of[j].end(), slot); };
+    std::string expr;
+    if (has(tape_.a[i])) {
+      const std::string d = tangentName(tape_.a[i], slot, m);
+      expr = "(" + spellRule(info(op).adjointA, i, m, "v", &d) + ")";
+    }
+    if (arity(op) == 2 && has(tape_.b[i])) {
+      const std::string d = tangentName(tape_.b[i], slot, m);
+      expr += (expr.empty() ? "(" : " + (") + spellRule(info(op).adjointB, i, m, "v", &d) + ")";
+    }
+    return expr;
+  }
+  std::string tangentName(int32_t j, int32_t slot, int market) const {
+    std::string s = "t" + std::to_string(j) + "_" + std::to_string(slot);
+    if (markets_ > 1) s += "_" + std::to_string(market);
+    return s;
+  }
+  bool tangent() const { return options_.kind == KernelKind::Tangent && options_.greeks; }
 
   void checkpointedPath() {
     const Plan& plan = options_.plan;
@@ -567,7 +617,12 @@ class Emitter {
     for (int m = 0; m < markets_; ++m) {
       for (int k = 0; k < sumsPerMarket_; ++k) {
         std::string x;
-        if (k == 0)
+        if (k > 0 && tangent()) {  // the output's tangent; a slot it lacks stays a sum of nothing (0)
+          const int32_t slot = tangents_.slotOfInput[k - 1];
+          const auto& outSlots = tangents_.of[tape_.output];
+          if (slot < 0 || !std::binary_search(outSlots.begin(), outSlots.end(), slot)) continue;
+          x = tangentName(tape_.output, slot, m);
+        } else if (k == 0)
           x = value("v", tape_.output, m);
         else
           x = dependsOnInput_[tape_.inputNodes[k - 1]] ? adjoint(tape_.inputNodes[k - 1], m) : literal(0.0);
@@ -654,6 +709,7 @@ class Emitter {
   int blockKeys_ = 0;  // opaque keys of nested blocks made so far
   std::set<uint32_t> groupsDrawn_;  // draw groups whose words the current block has declared
   bool kahanInLocal_ = false;  // EmitOptions::kahanInLocal, and the sums fit
+  TangentSlots tangents_;      // the tangent kind's slots per node
 };
 
 }  // namespace
@@ -668,7 +724,8 @@ EmittedKernel emitKernel(const Tape& tape, const KernelOptions& options, const D
   if (emit.workgroupSize < 1 || (emit.workgroupSize & (emit.workgroupSize - 1)) != 0 || emit.workgroupSize > 1024)
     throw std::invalid_argument("workgroup size must be a power of two up to 1024");
   if (emit.pathsPerLane < 1) throw std::invalid_argument("paths per lane must be at least 1");
-  if (options.kind != KernelKind::Plain) {
+  if (options.kind == KernelKind::Tangent) differentiatedInputs(options, tape.numInputs());  // throws on a bad --wrt
+  if (options.kind != KernelKind::Plain && options.kind != KernelKind::Tangent) {
     const Plan& plan = options.plan;
     if (plan.bounds.size() < 2 || plan.bounds.front() != 0 || plan.bounds.back() != tape.size() ||
         plan.isPersistent.size() != static_cast<size_t>(tape.size()))

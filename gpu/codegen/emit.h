@@ -49,6 +49,10 @@
 //             first) from its bookmarks, read through opq(x) =
 //             bits(x) ^ zero, and re-keys Philox through ^ zero, so a compiler
 //             cannot merge the recomputation with the first computation.
+//   tangent   vector forward mode (tape/tangent.h): the plain kernel's forward
+//             sweep, each value followed by its tangents in the inputs of
+//             KernelOptions::wrt (all when empty); no reverse sweep. The sums
+//             are the plain kernel's: an input not differentiated sums nothing.
 //   scratch   like register, but the values crossing a cut are stored to the
 //             scratch buffer at the cut and loaded (at an address made opaque
 //             by ^ zero) in the reverse sweep; Plan::storedAt says when.
@@ -66,6 +70,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "engine/engine.h"
 #include "tape/tape.h"
@@ -167,6 +172,7 @@ struct EmittedKernel {
   int width = 1;         // sums per market: 1 + numInputs with greeks, else 1
   int scratchSlots = 0;  // scratch elements per invocation (scratch kind)
   int segments = 1;
+  std::vector<int> wrt;  // tangent kind: KernelOptions::wrt (the other inputs' Greeks come back NaN)
 
   uint32_t pathsPerGroup() const { return uint32_t(workgroupSize) * uint32_t(pathsPerLane); }
   int partialsPerGroup() const { return markets * 2 * width; }

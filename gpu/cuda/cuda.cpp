@@ -217,7 +217,7 @@ class CudaEngine final : public Engine {
   EngineCaps caps() const override {
     EngineCaps c;
     c.defaultPrecision = Precision::F32;
-    c.kinds = {KernelKind::Plain, KernelKind::Register, KernelKind::Scratch};
+    c.kinds = {KernelKind::Plain, KernelKind::Register, KernelKind::Scratch, KernelKind::Tangent};
     c.maxMarkets = 8;
     std::string why;
     if (!cu::nvrtcAvailable(&why)) {

@@ -236,7 +236,7 @@ class HipEngine final : public Engine {
   EngineCaps caps() const override {
     EngineCaps c;
     c.defaultPrecision = Precision::F32;
-    c.kinds = {KernelKind::Plain, KernelKind::Register, KernelKind::Scratch};
+    c.kinds = {KernelKind::Plain, KernelKind::Register, KernelKind::Scratch, KernelKind::Tangent};
     c.maxMarkets = 8;
     c.usable = false;
     std::vector<std::string> targets;

@@ -123,6 +123,11 @@ RunResult PartialSums::finish(uint64_t paths, uint64_t seed) const {
     mr.greeksStderr.resize(static_cast<size_t>(shape_.numInputs), 0.0);
     r.markets.push_back(std::move(mr));
   }
+  KernelOptions shape;  // what markUncomputedGreeks reads: the tangent kind's inputs
+  shape.kind = shape_.kind;
+  shape.wrt = shape_.wrt;
+  shape.greeks = shape_.width > 1;
+  markUncomputedGreeks(r, shape, shape_.numInputs);
   return r;
 }
 

@@ -151,7 +151,7 @@ class OpenCLEngine final : public Engine {
   EngineCaps caps() const override {
     EngineCaps c;
     c.defaultPrecision = Precision::F32;
-    c.kinds = {KernelKind::Plain, KernelKind::Register, KernelKind::Scratch};
+    c.kinds = {KernelKind::Plain, KernelKind::Register, KernelKind::Scratch, KernelKind::Tangent};
     c.maxMarkets = 8;
     try {
       const DeviceInfo dev = ocl::chooseDevice(settings_.opencl.device, kDeviceVariable, settings_.deviceSlot);

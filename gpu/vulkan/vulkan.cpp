@@ -21,7 +21,7 @@ class VulkanEngine final : public Engine {
     c.fp32 = true;
     c.fp64 = false;
     c.defaultPrecision = Precision::F32;
-    c.kinds = {KernelKind::Plain, KernelKind::Register, KernelKind::Scratch};
+    c.kinds = {KernelKind::Plain, KernelKind::Register, KernelKind::Scratch, KernelKind::Tangent};
     c.maxMarkets = 8;
     try {
       c.reason = device()->description;

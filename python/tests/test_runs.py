@@ -151,4 +151,4 @@ def test_engines_as_the_cli_lists_them(cli):
     for e in got:
         for key in ("usable", "compile_only", "cpu_device", "reason"):
             assert e[key] == want[e["name"]][key], (e["name"], key)
-        assert set(e["kinds"]) <= {"plain", "register", "scratch"} and e["precisions"]
+        assert set(e["kinds"]) <= {"plain", "register", "scratch", "tangent"} and e["precisions"]

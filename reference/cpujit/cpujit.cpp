@@ -23,7 +23,7 @@ constexpr int kMaxMarkets = 8;
 
 std::string hintFor(const Tape& tape, const KernelOptions& o, bool registerKind) {
   std::string h = tape.name.empty() ? "tape" : tape.name;
-  h += registerKind ? "-reg" + std::to_string(o.plan.segments()) : "-plain";
+  h += o.kind == KernelKind::Tangent ? "-tangent" : registerKind ? "-reg" + std::to_string(o.plan.segments()) : "-plain";
   h += o.precision == Precision::F64 ? "-fp64" : "-fp32";
   h += o.greeks ? "-greeks" : "-value";
   return h;
@@ -48,7 +48,7 @@ Loaded buildKernel(const Tape& tape, const KernelOptions& o, const EngineSetting
     throw std::invalid_argument("cpu-jit: markets must be 1.." + std::to_string(kMaxMarkets) + ", got " +
                                 std::to_string(o.markets));
   if (o.kind == KernelKind::Scratch)
-    throw std::invalid_argument("cpu-jit has no scratch kernels (kinds: plain, register)");
+    throw std::invalid_argument("cpu-jit has no scratch kernels (kinds: plain, register, tangent)");
   const bool registerKind = o.kind == KernelKind::Register;
   if (registerKind && (o.plan.bounds.size() < 2 || o.plan.bounds.back() != tape.size()))
     throw std::invalid_argument("cpu-jit: a register kernel needs a plan for this tape");
@@ -57,6 +57,11 @@ Loaded buildKernel(const Tape& tape, const KernelOptions& o, const EngineSetting
   spec.precision = o.precision;
   spec.greeks = o.greeks;
   spec.plan = registerKind ? &o.plan : nullptr;
+  TangentSlots tangents;
+  if (o.kind == KernelKind::Tangent) {
+    tangents = tangentSlots(tape, differentiatedInputs(o, tape.numInputs()));
+    spec.tangents = &tangents;
+  }
   spec.chunkNodes = settings.cpuJit.chunkNodes;
   spec.partNodes = settings.cpuJit.partNodes;
   if (spec.chunkNodes < 1 || spec.partNodes < 1)
@@ -105,14 +110,16 @@ Loaded buildKernel(const Tape& tape, const KernelOptions& o, const EngineSetting
 class CpuJitKernel final : public Kernel {
  public:
   CpuJitKernel(const Tape& tape, const KernelOptions& o, unsigned threads, Loaded k)
-      : numInputs_(tape.numInputs()), precision_(o.precision), pathOffset_(o.knobs.pathOffset), threads_(threads),
-        k_(std::move(k)) {}
+      : numInputs_(tape.numInputs()), options_(o), threads_(threads), k_(std::move(k)) {
+    options_.plan = {};
+  }
 
   RunResult run(const std::vector<std::vector<double>>& inputs, uint64_t paths, uint64_t seed) override {
     const auto t0 = std::chrono::steady_clock::now();
     const std::vector<double> partial = blockPartials(inputs, 0, paths, seed);
     RunResult r = finishBlocks(partial, (paths + kBlock - 1) / kBlock, inputs.size(),
                                1 + static_cast<size_t>(numInputs_), paths, seed);
+    markUncomputedGreeks(r, options_, numInputs_);
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return r;
   }
@@ -134,7 +141,7 @@ class CpuJitKernel final : public Kernel {
   // Per-block sums of paths [first, first + paths) after knobs.pathOffset (engine/engine.h's layout).
   std::vector<double> blockPartials(const std::vector<std::vector<double>>& inputs, uint64_t first, uint64_t paths,
                                     uint64_t seed) {
-    const uint64_t origin = pathOffset_ + first;
+    const uint64_t origin = options_.knobs.pathOffset + first;
     const size_t markets = inputs.size();
     if (markets < 1 || markets > static_cast<size_t>(kMaxMarkets))
       throw std::invalid_argument("cpu-jit: 1.." + std::to_string(kMaxMarkets) + " markets per call, got " +
@@ -147,8 +154,8 @@ class CpuJitKernel final : public Kernel {
     std::vector<double> in64;
     std::vector<float> in32;
     for (const auto& m : inputs)
-      for (double x : m) (precision_ == Precision::F64 ? in64.push_back(x) : in32.push_back(static_cast<float>(x)));
-    const void* in = precision_ == Precision::F64 ? static_cast<const void*>(in64.data()) : in32.data();
+      for (double x : m) (options_.precision == Precision::F64 ? in64.push_back(x) : in32.push_back(static_cast<float>(x)));
+    const void* in = options_.precision == Precision::F64 ? static_cast<const void*>(in64.data()) : in32.data();
 
     const size_t width = 1 + static_cast<size_t>(numInputs_);
     const size_t stride = markets * 2 * width;
@@ -176,8 +183,7 @@ class CpuJitKernel final : public Kernel {
   }
 
   int numInputs_;
-  Precision precision_;
-  uint64_t pathOffset_;
+  KernelOptions options_;
   unsigned threads_;
   Loaded k_;
 };
@@ -195,7 +201,7 @@ class CpuJitEngine final : public Engine {
                         : why;
     c.fp32 = c.fp64 = true;
     c.defaultPrecision = Precision::F64;
-    c.kinds = {KernelKind::Plain, KernelKind::Register};
+    c.kinds = {KernelKind::Plain, KernelKind::Register, KernelKind::Tangent};
     c.maxMarkets = kMaxMarkets;
     return c;
   }

@@ -22,6 +22,10 @@
 //   - Plain and register kernels perform the same float operations in the
 //     same order (ops.def's rules, descending node index, contribution to a
 //     then b), so they return the same bits.
+//   - Tangent kind: the same forward functions, each value followed by its
+//     tangents (ops.def's adjoint rules with the argument's tangent as d,
+//     tape/tangent.h); tangents crossing functions share the value workspace;
+//     the output's tangents go to the adjoint slots the driver sums (IND[k] = k).
 //   - Sums: per-lane Kahan sums (in T) of the value, each adjoint and their
 //     squares over one block of paths; lanes combined in lane order in double.
 //
@@ -34,6 +38,7 @@
 
 #include "engine/engine.h"
 #include "planner/plan.h"
+#include "tape/tangent.h"
 #include "tape/tape.h"
 
 namespace tapelab {
@@ -42,6 +47,9 @@ struct JitSpec {
   Precision precision = Precision::F64;
   bool greeks = true;
   const Plan* plan = nullptr;  // nullptr or one segment: the plain kernel
+  // The tangent kind (tape/tangent.h): forward functions only, each node's tangents
+  // beside its value; the output's tangent in slot s lands in adjoint slot inputs[s].
+  const TangentSlots* tangents = nullptr;
   int chunkNodes = 256;        // most nodes per generated function
   int partNodes = 4096;        // longer tapes: extra translation units of about this many nodes
 };

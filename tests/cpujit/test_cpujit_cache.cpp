@@ -151,7 +151,7 @@ TEST(CpuJitEngine, CapsAndBadRequests) {
   const EngineCaps c = jit()->caps();
   EXPECT_EQ(c.defaultPrecision, Precision::F64);
   EXPECT_TRUE(c.fp32 && c.fp64);
-  EXPECT_EQ(c.kinds, (std::vector<KernelKind>{KernelKind::Plain, KernelKind::Register}));
+  EXPECT_EQ(c.kinds, (std::vector<KernelKind>{KernelKind::Plain, KernelKind::Register, KernelKind::Tangent}));
   EXPECT_EQ(c.maxMarkets, 8);
 
   const Tape t = products::europeanCall(2);

@@ -82,7 +82,7 @@ TEST(CudaNvrtc, EngineCompilesWithPtxasStatistics) {
   const EngineCaps caps = engine->caps();
   EXPECT_TRUE(caps.usable || caps.compileOnly) << caps.reason;
   EXPECT_EQ(caps.defaultPrecision, Precision::F32);
-  EXPECT_EQ(caps.kinds.size(), 3u);
+  EXPECT_EQ(caps.kinds.size(), 4u);  // plain, register, scratch, tangent
   // SASS for sm_90 through ptxas: slower than PTX, so four kinds of a short tape.
   const Tape t = products::asianCall(24);
   const std::vector<Variant> all = everyKind(t);

@@ -83,7 +83,7 @@ TEST(OpenCLKernels, CapsListEveryKind) {
   const EngineCaps c = engine->caps();
   EXPECT_TRUE(c.usable);
   EXPECT_EQ(c.defaultPrecision, Precision::F32);
-  EXPECT_EQ(c.kinds.size(), 3u);
+  EXPECT_EQ(c.kinds.size(), 4u);  // plain, register, scratch, tangent
   EXPECT_EQ(c.maxMarkets, 8);
   EXPECT_FALSE(c.reason.empty());
 }

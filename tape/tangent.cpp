@@ -1,0 +1,40 @@
+#include "tape/tangent.h"
+
+#include <algorithm>
+#include <iterator>
+
+namespace tapelab {
+
+int64_t TangentSlots::total() const {
+  int64_t n = 0;
+  for (const auto& s : of) n += static_cast<int64_t>(s.size());
+  return n;
+}
+
+TangentSlots tangentSlots(const Tape& tape, const std::vector<int>& inputs) {
+  TangentSlots t;
+  t.inputs = inputs;
+  t.slotOfInput.assign(static_cast<size_t>(tape.numInputs()), -1);
+  for (size_t s = 0; s < inputs.size(); ++s) t.slotOfInput[static_cast<size_t>(inputs[s])] = static_cast<int32_t>(s);
+  t.of.resize(static_cast<size_t>(tape.size()));
+  for (int32_t i = 0; i < tape.size(); ++i) {
+    auto& mine = t.of[i];
+    if (tape.op[i] == Op::Input) {
+      const int32_t s = t.slotOfInput[static_cast<size_t>(tape.imm[i])];
+      if (s >= 0) mine.push_back(s);
+      continue;
+    }
+    const int ar = arity(tape.op[i]);
+    if (ar >= 1) mine = t.of[tape.a[i]];
+    if (ar >= 2) {
+      const auto& other = t.of[tape.b[i]];
+      std::vector<int32_t> merged;
+      merged.reserve(mine.size() + other.size());
+      std::set_union(mine.begin(), mine.end(), other.begin(), other.end(), std::back_inserter(merged));
+      mine = std::move(merged);
+    }
+  }
+  return t;
+}
+
+}  // namespace tapelab
