@@ -24,7 +24,8 @@
 #             peers.csv; run it beside tapelab's numbers in one call
 #   candidates  the 7-point ladder at 4M in one 7-market register dispatch, one compare per plan
 #             file in PLANS (default experiments/results/h200-2026-11-30/plans/*.json) on
-#             CAND_ENGINES (default cuda,vulkan), kernels compiled side by side first; candidates.txt
+#             CAND_ENGINES (default cuda,vulkan), kernels compiled side by side first (CAND_COMPILE_ONLY=1:
+#             only that); candidates.txt
 #   roofline  Nsight Compute counters (speed of light, instruction mix, occupancy, warp stalls)
 #             of the cuda register kernel: 1 market and 7 markets, window 16, 1M paths; roofline.txt
 set -uo pipefail
@@ -153,6 +154,7 @@ run_mode() {
       done
     done
     wait
+    [ -n "${CAND_COMPILE_ONLY:-}" ] && return 0   # fill the caches now, time later (another GPU busy meanwhile)
     for p in "${plans[@]}"; do
       engines=${CAND_ENGINES} cmp_append candidates.txt "$p" --kernels register --plan "$p" --markets 7 --paths 4000000
     done

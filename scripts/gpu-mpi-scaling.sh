@@ -23,6 +23,9 @@ bin=${SCALING_BIN:-$PWD/build/gpu/bin}
 export TAPELAB_CACHE_DIR=${TAPELAB_CACHE_DIR:-/tmp/tapelab-cache}
 export __GL_SHADER_DISK_CACHE=0
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# Debian's PMIx 4.2 unpacked on the H200's Ubuntu 24.04 crashed orterun (SIGSEGV in
+# pmix_preg_base_generate_ppn, 2026-11-30); these two components avoid the crashing paths.
+export PMIX_MCA_gds=hash PMIX_MCA_preg=native
 export OMPI_MCA_mca_base_component_show_load_errors=0   # components whose libraries we did not carry (ucx, ofi)
 paths_list=${SCALING_PATHS:-"64000000 1000000000"}
 engines=${SCALING_ENGINES:-"cuda vulkan"}
