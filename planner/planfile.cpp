@@ -38,6 +38,8 @@ class Reader {
       root = Json::parse(text);
     } catch (const Json::parse_error& e) {
       fail("(file)", "not JSON: " + where(text, e.byte) + jsonReason(e.what()));
+    } catch (const Json::exception& e) {  // out_of_range: a number too large for any JSON type
+      fail("(file)", "not JSON: " + jsonReason(e.what()));
     }
     if (!root.is_object()) fail("(file)", "expected a JSON object");
     keys(root, "", {"format", "tape", "strategy", "cuts", "inner", "requested_segments", "metrics",
