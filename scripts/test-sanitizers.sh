@@ -3,7 +3,9 @@
 # tape, planner, reference, cpu-jit, api, cli, the quick properties, the fuzz
 # replays) built by clang with ASan + UBSan (-fno-sanitize-recover), then each
 # libFuzzer harness for FUZZ_SECONDS (default 60). The asan preset builds the
-# fuzzers in the same tree, so the libraries are compiled once for both.
+# fuzzers in the same tree, so the libraries are compiled once for both. Cost on
+# the 2-core dev machine: build about as long as the ci build (summed compile time
+# 3,320 s vs 3,152 s under the same load), ctest 131 s (143 tests), fuzzing 183 s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-60}
