@@ -3,6 +3,7 @@
 // runs it once the command line is parsed.
 #pragma once
 #include <functional>
+#include <string>
 
 #include "cli/options.h"
 
@@ -16,5 +17,9 @@ Runner setupTape(CLI::App& app);
 Runner setupPhilox(CLI::App& app);
 Runner setupCompare(CLI::App& app);
 Runner setupPlan(CLI::App& app);
+
+// The tapelab command (main.cpp). `mayRun` (null: every one) says which parsed subcommands
+// run; the others return 0 after the parse: fuzz/fuzz_cli.cpp parses all, runs the cheap ones.
+int tapelabMain(int argc, const char* const* argv, bool (*mayRun)(const std::string& command));
 
 }  // namespace tapelab::cli

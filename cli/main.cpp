@@ -30,7 +30,7 @@ const Command kCommands[] = {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int tapelab::cli::tapelabMain(int argc, const char* const* argv, bool (*mayRun)(const std::string& command)) {
   CLI::App tapelab("tapelab: adjoint Monte-Carlo tapes on CPUs and GPUs, plain and checkpointed.", "tapelab");
   useTapelabHelp(tapelab);
   tapelab.set_version_flag("--version", "tapelab 0.1", "print the version");
@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
   help->add_option("command", helpFor);
   return runCommandLine(tapelab, argc, argv, [&] {
     for (const auto& [sub, run] : runners)
-      if (sub->parsed()) return run();
+      if (sub->parsed()) return !mayRun || mayRun(sub->get_name()) ? run() : kExitOk;
     if (help->parsed()) {
       const CLI::App* about = &tapelab;
       if (!helpFor.empty()) {
@@ -63,3 +63,7 @@ int main(int argc, char** argv) {
     return kExitInvalid;
   });
 }
+
+#ifndef TAPELAB_CLI_NO_MAIN  // fuzz/fuzz_cli.cpp brings its own
+int main(int argc, char** argv) { return tapelabMain(argc, argv, nullptr); }
+#endif

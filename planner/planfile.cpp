@@ -38,6 +38,8 @@ class Reader {
       root = Json::parse(text);
     } catch (const Json::parse_error& e) {
       fail("(file)", "not JSON: " + where(text, e.byte) + jsonReason(e.what()));
+    } catch (const Json::exception& e) {  // out_of_range: a number too large for any JSON type
+      fail("(file)", "not JSON: " + jsonReason(e.what()));
     }
     if (!root.is_object()) fail("(file)", "expected a JSON object");
     keys(root, "", {"format", "tape", "strategy", "cuts", "inner", "requested_segments", "metrics",
@@ -45,7 +47,7 @@ class Reader {
     const Json& format = need(root, "format", "");
     if (!format.is_string()) fail("format", "expected a string");
     if (format.get<std::string>() != kPlanFormat)
-      fail("format", "'" + format.get<std::string>() + "' is not '" + kPlanFormat + "' (this tapelab reads version 1)");
+      fail("format", "'" + shown(format.get<std::string>()) + "' is not '" + kPlanFormat + "' (this tapelab reads version 1)");
     checkTape(need(root, "tape", ""));
     std::string strategy = "file";
     if (root.contains("strategy")) {
@@ -71,6 +73,21 @@ class Reader {
   }
 
  private:
+  // A string from the file as an error shows it: control bytes escaped, long ones cut, so the error stays one line.
+  static std::string shown(const std::string& s) {
+    std::string out;
+    for (unsigned char c : s.substr(0, 80)) {
+      if (c < 32 || c == 127) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\x%02x", c);
+        out += buf;
+      } else {
+        out += static_cast<char>(c);
+      }
+    }
+    return s.size() > 80 ? out + "..." : out;
+  }
+
   [[noreturn]] void fail(const std::string& field, const std::string& why) const {
     throw PlanFileError(file_ + ": " + field + ": " + why);
   }
@@ -98,7 +115,7 @@ class Reader {
       if (!allowed.count(key)) {
         std::string list;
         for (const auto& k : allowed) list += (list.empty() ? "" : ", ") + k;
-        fail(path + key, "unknown key (known here: " + list + ")");
+        fail(path + shown(key), "unknown key (known here: " + list + ")");
       }
   }
 
@@ -120,7 +137,7 @@ class Reader {
     if (!structure.is_string()) fail("tape.structure", "expected a string of 32 hex digits");
     const std::string want = structureHash(tape_);
     if (structure.get<std::string>() != want)
-      fail("tape.structure", "the plan was made for another tape (" + structure.get<std::string>() +
+      fail("tape.structure", "the plan was made for another tape (" + shown(structure.get<std::string>()) +
                                  "; this tape's structure is " + want + ")");
   }
 

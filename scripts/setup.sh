@@ -5,6 +5,7 @@ pkgs=(
   build-essential cmake ninja-build pkg-config git
   libboost-dev libeigen3-dev libxsimd-dev libxxhash-dev nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev
+  clang libfuzzer-14-dev libclang-rt-14-dev
   libvulkan-dev libvulkan-volk-dev libshaderc-dev glslang-dev spirv-tools glslc mesa-vulkan-drivers vulkan-tools
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
   hipcc libamdhip64-dev rocm-device-libs

@@ -16,6 +16,17 @@ std::optional<std::string> readFile(const std::filesystem::path& path);
 // reason in *error, when it cannot (a cache ignores that; a dump reports it).
 bool writeFileAtomic(const std::filesystem::path& path, std::string_view bytes, std::string* error = nullptr) noexcept;
 
+// A compiled-kernel cache entry: `bytes` then a trailer line holding their length and
+// XXH3-128, written atomically (writeFileAtomic). readCacheEntry returns the bytes
+// only when the trailer is there and matches them, so a truncated, corrupt or
+// foreign entry is a miss (rebuilt and overwritten), never loaded.
+bool writeCacheEntry(const std::filesystem::path& path, std::string_view bytes, std::string* error = nullptr) noexcept;
+std::optional<std::string> readCacheEntry(const std::filesystem::path& path);
+// The trailer alone, for a file that must stay as it is (cpu-jit's .so): kept
+// in `path`.sum; checkCacheSum is true when it matches the file's bytes.
+bool writeCacheSum(const std::filesystem::path& path, std::string* error = nullptr) noexcept;
+bool checkCacheSum(const std::filesystem::path& path);
+
 // ".<pid>.<n>.tmp", unique to this call among the process's threads and the
 // machine's processes: for a temporary file renamed into place afterwards.
 std::string uniqueTempSuffix();

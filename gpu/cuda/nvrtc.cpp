@@ -174,7 +174,7 @@ NvrtcOutput compileCudaCached(const std::string& source, const std::string& file
   // source's hash and length among it), compared on a hit.
   const std::string path = dir.empty() ? "" : (std::filesystem::path(dir) / "cuda" / (contentHash(key) + ".nvrtc")).string();
   if (!path.empty()) {
-    std::istringstream in(readFile(path).value_or(""));
+    std::istringstream in(readCacheEntry(path).value_or(""));  // "" when truncated or corrupt
     std::string header, log, ptx, cubin;
     if (std::getline(in, header) && header == key && getBlob(in, log) && getBlob(in, ptx) && getBlob(in, cubin) &&
         !ptx.empty()) {
@@ -195,7 +195,7 @@ NvrtcOutput compileCudaCached(const std::string& source, const std::string& file
     putBlob(entry, out.log.data(), out.log.size());
     putBlob(entry, out.ptx.data(), out.ptx.size());
     putBlob(entry, out.cubin.data(), out.cubin.size());
-    writeFileAtomic(path, entry);  // an unwritable cache is ignored
+    writeCacheEntry(path, entry);  // an unwritable cache is ignored
   }
   return out;
 }

@@ -66,7 +66,7 @@ std::string cacheKey(const Context& ctx, const std::string& source, const std::s
 }
 
 std::vector<unsigned char> loadCached(const std::string& path, const std::string& key, std::string& log) {
-  const std::optional<std::string> file = readFile(path);
+  const std::optional<std::string> file = readCacheEntry(path);  // nullopt when truncated or corrupt
   if (!file) return {};
   std::istringstream in(*file);
   std::string header, logSize;
@@ -83,7 +83,7 @@ void storeCached(const std::string& path, const std::string& key, const std::str
                  const std::vector<unsigned char>& binary) {
   std::string entry = key + '\n' + std::to_string(log.size()) + '\n' + log;
   entry.append(reinterpret_cast<const char*>(binary.data()), binary.size());
-  writeFileAtomic(path, entry);  // the cache is an optimisation: an unwritable one is ignored
+  writeCacheEntry(path, entry);  // the cache is an optimisation: an unwritable one is ignored
 }
 
 std::vector<unsigned char> programBinary(cl_program prog) {

@@ -65,7 +65,7 @@ void Device::savePipelineCache() const {
   if (vkGetPipelineCacheData(device, cache, &size, nullptr) != VK_SUCCESS || size == 0) return;
   std::vector<char> data(size);
   if (vkGetPipelineCacheData(device, cache, &size, data.data()) != VK_SUCCESS) return;
-  writeFileAtomic(cachePath, std::string_view(data.data(), size));  // an unwritable cache is ignored
+  writeCacheEntry(cachePath, std::string_view(data.data(), size));  // an unwritable cache is ignored
 }
 
 uint32_t Device::memoryType(uint32_t bits, VkMemoryPropertyFlags want, VkMemoryPropertyFlags fallback) const {
@@ -90,6 +90,17 @@ void Buffer::allocate(const std::shared_ptr<Device>& d, VkDeviceSize size, bool 
   release();
   dev = d;
   bytes = std::max<VkDeviceSize>(size, 16);
+  // Before any allocation: a buffer larger than every heap is one line with the bytes, not a driver error.
+  VkDeviceSize largestHeap = 0;
+  for (uint32_t h = 0; h < d->memory.memoryHeapCount; ++h)
+    largestHeap = std::max(largestHeap, d->memory.memoryHeaps[h].size);
+  auto tooLarge = [&](VkDeviceSize need, VkDeviceSize have) {
+    release();
+    throw std::runtime_error("vulkan: a " + std::string(hostVisible ? "host-visible" : "device-local") + " buffer of " +
+                             std::to_string(need) + " bytes exceeds the device's memory heap of " +
+                             std::to_string(have) + " bytes (" + d->description + ")");
+  };
+  if (bytes > largestHeap) tooLarge(bytes, largestHeap);
   VkBufferCreateInfo bci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
   bci.size = bytes;
   bci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
@@ -102,6 +113,8 @@ void Buffer::allocate(const std::shared_ptr<Device>& d, VkDeviceSize size, bool 
   const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
   mai.memoryTypeIndex = hostVisible ? dev->memoryType(req.memoryTypeBits, host | VK_MEMORY_PROPERTY_HOST_CACHED_BIT, host)
                                     : dev->memoryType(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
+  const VkDeviceSize heap = dev->memory.memoryHeaps[dev->memory.memoryTypes[mai.memoryTypeIndex].heapIndex].size;
+  if (req.size > heap) tooLarge(req.size, heap);
   check(vkAllocateMemory(dev->device, &mai, nullptr, &memory), "vkAllocateMemory");
   check(vkBindBufferMemory(dev->device, buffer, memory, 0), "vkBindBufferMemory");
   if (hostVisible) check(vkMapMemory(dev->device, memory, 0, VK_WHOLE_SIZE, 0, &mapped), "vkMapMemory");
@@ -247,7 +260,7 @@ std::shared_ptr<Device> openDeviceUncached(const EngineSettings& settings) {
     std::snprintf(name, sizeof name, "pipelines-%04x-%04x-%08x-%s.bin", dev->props.vendorID, dev->props.deviceID,
                   dev->props.driverVersion, uuid);
     dev->cachePath = std::filesystem::path(dir) / "vulkan" / name;
-    blob = readFile(dev->cachePath).value_or("");
+    blob = readCacheEntry(dev->cachePath).value_or("");  // never a truncated or corrupt blob to the driver
   }
   VkPipelineCacheCreateInfo cci{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
   cci.initialDataSize = blob.size();

@@ -25,7 +25,7 @@ Spirv compileGlsl(const std::string& source, const std::string& sourcePath, cons
   std::filesystem::path cached;
   if (!cacheDir.empty()) {
     cached = std::filesystem::path(cacheDir) / "vulkan" / ("spirv-" + contentHash(key) + ".spv");
-    const std::string entry = readFile(cached).value_or("");
+    const std::string entry = readCacheEntry(cached).value_or("");  // "" when truncated or corrupt
     const size_t eol = entry.find('\n');
     if (eol != std::string::npos && entry.compare(0, eol, key) == 0 && eol + 1 < entry.size() &&
         (entry.size() - eol - 1) % 4 == 0) {
@@ -58,7 +58,7 @@ Spirv compileGlsl(const std::string& source, const std::string& sourcePath, cons
                              " (source: " + sourceForError(sourcePath, "vulkan", "comp", source) + ")");
   }
   if (!cached.empty())  // an unwritable cache is ignored
-    writeFileAtomic(cached, key + '\n' + std::string(reinterpret_cast<const char*>(out.words.data()), out.words.size() * 4));
+    writeCacheEntry(cached, key + '\n' + std::string(reinterpret_cast<const char*>(out.words.data()), out.words.size() * 4));
   return out;
 }
 

@@ -206,8 +206,9 @@ JitLibrary loadJit(const std::vector<std::string>& parts, const std::string& hin
     return true;
   };
   // The name is a hash; the stored sources are compared too, so a collision costs a compile, not a wrong kernel.
+  // The .so's bytes must match its .sum (util/files.h): a truncated or corrupt one is rebuilt, never loaded.
   auto cached = [&] {
-    if (!fs::exists(lib, ec)) return false;
+    if (!fs::exists(lib, ec) || !checkCacheSum(lib)) return false;
     for (size_t i = 0; i < parts.size(); ++i)
       if (readFile(srcs[i]) != parts[i]) return false;
     return true;
@@ -260,7 +261,11 @@ JitLibrary loadJit(const std::vector<std::string>& parts, const std::string& hin
     fs::remove(tmp, ec);
     throw std::runtime_error(failure);
   }
-  fs::rename(tmp, lib, ec);
+  // The sum first: a reader that sees the new .so with an older sum rebuilds, never loads a wrong one.
+  std::string sumError;
+  if (!writeCacheSum(tmp, &sumError)) throw std::runtime_error("cpu-jit: " + sumError);
+  fs::rename(tmp + ".sum", lib.string() + ".sum", ec);
+  if (!ec) fs::rename(tmp, lib, ec);
   if (ec) throw std::runtime_error("cpu-jit: cannot move the compiled object to " + lib.string() + ": " + ec.message());
   if (!open()) {
     const char* e = dlerror();

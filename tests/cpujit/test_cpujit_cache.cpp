@@ -3,13 +3,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "tape/products/products.h"
 #include "tests/cpujit/cpujit_test_util.h"
+#include "util/files.h"
 
 using namespace tapelab;
 using namespace cpujit_test;
@@ -91,6 +94,105 @@ TEST(CpuJitCache, SecondCompileLoadsTheCachedObject) {
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0) << "the second process did not load the cached object";
   EXPECT_EQ(countWithExtension(objects, ".so"), 1);
+}
+
+// Resource faults (README, "Faults"): the cached object is checked against its .sum
+// before dlopen, so a truncated or corrupt one is rebuilt, never loaded.
+TEST(CpuJitCache, CorruptCachedObjectIsRebuilt) {
+  CPUJIT_REQUIRE();
+  const Tape t = products::europeanCall(8);
+  TempDir dir;
+  EngineSettings settings = engineSettingsFromEnvironment();
+  settings.cacheDir = dir.path();
+  settings.cpuJit.precompiledHeader = false;
+  const auto first = jit(settings)->compile(t, KernelOptions{});
+  const RunResult want = first->run({t.inputDefaults}, 2000, 5);
+  const std::string notes = first->stats().notes;
+  const fs::path so = notes.substr(notes.find("object=") + 7, notes.find(' ', notes.find("object=")) - notes.find("object=") - 7);
+  ASSERT_TRUE(fs::exists(so)) << so;
+  const std::string whole = readFile(so).value();
+  const std::vector<std::pair<std::string, std::string>> damages = {
+      {"truncated", whole.substr(0, whole.size() / 2)},
+      {"one byte flipped", [&] { std::string b = whole; b[b.size() / 2] ^= 1; return b; }()},
+      {"empty", ""}};
+  for (const auto& [what, bytes] : damages) {
+    ASSERT_TRUE(writeFileAtomic(so, bytes));
+    const auto again = jit(settings)->compile(t, KernelOptions{});
+    EXPECT_FALSE(again->stats().cacheHit) << what << ": the damaged object was loaded";
+    expectSameBits(want, again->run({t.inputDefaults}, 2000, 5), what);
+    EXPECT_TRUE(checkCacheSum(so)) << what;
+  }
+  fs::remove(so.string() + ".sum");
+  EXPECT_FALSE(jit(settings)->compile(t, KernelOptions{})->stats().cacheHit) << "an object without its .sum was loaded";
+}
+
+// Two processes compile the same kernel into one empty cache at once: both
+// succeed, one valid object remains, and a third compile loads it. Then a
+// process killed (SIGTERM) while compiling leaves no entry that loads: the
+// cache holds only objects whose .sum matches, and the next compile works.
+TEST(CpuJitCache, ConcurrentAndInterruptedCompilesKeepTheCacheValid) {
+  CPUJIT_REQUIRE();
+  const Tape t = products::asianCall(30);
+  if (std::getenv(kChildVar)) {  // a child: compile, run
+    const auto k = jit()->compile(t, KernelOptions{});
+    EXPECT_GT(k->run({t.inputDefaults}, 500, 1).markets.at(0).value, 0.0);
+    return;
+  }
+  TempDir dir;
+  ScopedEnv child(kChildVar, "1");
+  ScopedEnv cache("TAPELAB_CACHE_DIR", dir.path().c_str());
+  ScopedEnv noPch("TAPELAB_JIT_PCH", "0");
+  const std::string filter = "--gtest_filter=CpuJitCache.ConcurrentAndInterruptedCompilesKeepTheCacheValid";
+  auto spawn = [&] {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      execl("/proc/self/exe", "test_cpujit_cache", filter.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    return pid;
+  };
+  auto exitCode = [](pid_t pid) {
+    int status = 0;
+    if (waitpid(pid, &status, 0) != pid) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  };
+  const pid_t a = spawn(), b = spawn();
+  ASSERT_GT(a, 0);
+  ASSERT_GT(b, 0);
+  EXPECT_EQ(exitCode(a), 0);
+  EXPECT_EQ(exitCode(b), 0);
+  const std::string objects = dir.path() + "/cpujit";
+  EXPECT_EQ(countWithExtension(objects, ".so"), 1);
+  for (const auto& e : fs::directory_iterator(objects)) {
+    if (e.path().extension() == ".so") {
+      EXPECT_TRUE(checkCacheSum(e.path())) << e.path();
+    }
+  }
+  EngineSettings settings = engineSettingsFromEnvironment();
+  settings.cacheDir = dir.path();
+  settings.cpuJit.precompiledHeader = false;
+  EXPECT_TRUE(jit(settings)->compile(t, KernelOptions{})->stats().cacheHit);
+
+  // Interrupted: a fresh cache, the child killed while its compiler runs.
+  TempDir dir2;
+  ScopedEnv cache2("TAPELAB_CACHE_DIR", dir2.path().c_str());
+  const pid_t c = spawn();
+  ASSERT_GT(c, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  kill(c, SIGTERM);
+  exitCode(c);
+  std::this_thread::sleep_for(std::chrono::seconds(2));  // let an orphaned compiler finish its temporary file
+  const std::string objects2 = dir2.path() + "/cpujit";
+  if (fs::exists(objects2)) {
+    for (const auto& e : fs::directory_iterator(objects2)) {
+      if (e.path().extension() == ".so") {
+        EXPECT_TRUE(checkCacheSum(e.path())) << "partial entry " << e.path();
+      }
+    }
+  }
+  settings.cacheDir = dir2.path();
+  const auto k = jit(settings)->compile(t, KernelOptions{});
+  EXPECT_GT(k->run({t.inputDefaults}, 500, 1).markets.at(0).value, 0.0);
 }
 
 // A compiler that fails: one line, naming the source it was given (which is there to read).

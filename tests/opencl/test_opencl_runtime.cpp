@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "gpu/opencl/cl_runtime.h"
 #include "tests/common/test_util.h"
@@ -134,5 +135,33 @@ TEST(OpenCLRuntime, BuildFailureCarriesLogAndSourcePath) {
     const std::string text((std::istreambuf_iterator<char>(f)), {});
     EXPECT_EQ(text, bad) << path;
     std::filesystem::remove(path);
+  }
+}
+
+// A cached binary that is truncated or has a byte changed is a miss: built again
+// from source and rewritten whole, never handed to clCreateProgramWithBinary.
+TEST(OpenCLRuntime, CorruptCachedBinaryIsRebuilt) {
+  REQUIRE_DEVICE();
+  TempCache cache;
+  ocl::Context ctx(ocl::chooseDevice("", "TEST"));
+  ocl::ProgramHandle first(ocl::buildProgram(ctx, kScale, "-cl-std=CL1.2", "", cache.dir.string()).program);
+  if (!std::filesystem::exists(cache.dir / "opencl") || std::filesystem::is_empty(cache.dir / "opencl"))
+    GTEST_SKIP() << "this platform hands out no program binaries";
+  std::filesystem::path entry;
+  for (const auto& e : std::filesystem::directory_iterator(cache.dir / "opencl")) entry = e.path();
+  std::string whole;
+  {
+    std::ifstream in(entry, std::ios::binary);
+    whole.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  for (const std::string& bad : {whole.substr(0, whole.size() / 2), whole.substr(0, whole.size() - 1),
+                                 [&] { std::string b = whole; b[whole.size() * 3 / 4] ^= 8; return b; }()}) {
+    std::ofstream(entry, std::ios::binary | std::ios::trunc) << bad;
+    ocl::Program again = ocl::buildProgram(ctx, kScale, "-cl-std=CL1.2", "", cache.dir.string());
+    ocl::ProgramHandle keep(again.program);
+    EXPECT_FALSE(again.cacheHit) << "a damaged binary was loaded";
+    ocl::Program next = ocl::buildProgram(ctx, kScale, "-cl-std=CL1.2", "", cache.dir.string());
+    ocl::ProgramHandle keepNext(next.program);
+    EXPECT_TRUE(next.cacheHit) << "the rebuilt entry was not stored whole";
   }
 }

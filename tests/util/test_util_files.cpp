@@ -85,3 +85,37 @@ TEST(UtilFiles, CacheDirectory) {
   EXPECT_EQ(resolveCacheDir(nullptr, nullptr, "/h"), "/h/.cache/tapelab");
   EXPECT_EQ(resolveCacheDir(nullptr, "", ""), "");
 }
+
+// A cache entry reads back only whole and unchanged: truncated, one byte flipped,
+// an old entry without the trailer or an empty file are misses (rebuilt, never loaded).
+TEST(UtilFiles, CacheEntryDetectsTruncationAndCorruption) {
+  const fs::path d = freshDir();
+  const fs::path p = d / "entry.bin";
+  std::string payload = "key line\n";
+  for (int i = 0; i < 4096; ++i) payload += static_cast<char>(i * 37);
+  ASSERT_TRUE(writeCacheEntry(p, payload));
+  ASSERT_EQ(readCacheEntry(p), payload);
+  const std::string whole = readFile(p).value();
+  for (size_t keep : {size_t{0}, size_t{1}, payload.size() / 2, payload.size(), whole.size() - 1}) {
+    ASSERT_TRUE(writeFileAtomic(p, std::string_view(whole).substr(0, keep)));
+    EXPECT_FALSE(readCacheEntry(p)) << "truncated to " << keep << " bytes";
+  }
+  for (size_t at : {size_t{0}, size_t{100}, payload.size() - 1, whole.size() - 2}) {
+    std::string bad = whole;
+    bad[at] ^= 0x10;
+    ASSERT_TRUE(writeFileAtomic(p, bad));
+    EXPECT_FALSE(readCacheEntry(p)) << "byte " << at << " flipped";
+  }
+  ASSERT_TRUE(writeFileAtomic(p, payload));  // the format before the trailer
+  EXPECT_FALSE(readCacheEntry(p));
+  EXPECT_FALSE(readCacheEntry(d / "missing"));
+  // A sidecar sum for a file that must stay as it is (cpu-jit's .so).
+  const fs::path so = d / "kernel.so";
+  ASSERT_TRUE(writeFileAtomic(so, payload));
+  EXPECT_FALSE(checkCacheSum(so));
+  ASSERT_TRUE(writeCacheSum(so));
+  EXPECT_TRUE(checkCacheSum(so));
+  ASSERT_TRUE(writeFileAtomic(so, payload.substr(0, payload.size() - 3)));
+  EXPECT_FALSE(checkCacheSum(so));
+  fs::remove_all(d);
+}

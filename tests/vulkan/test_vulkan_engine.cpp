@@ -8,6 +8,7 @@
 // lavapipe compiles slowly (seconds per kernel of a few hundred nodes), so
 // compiled kernels are shared between the tests of this file.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -17,6 +18,8 @@
 #include <random>
 
 #include "api/knobs.h"
+#include "gpu/vulkan/device.h"
+#include "gpu/vulkan/spirv.h"
 #include "gpu/vulkan/vulkan.h"
 #include "planner/strategies.h"
 #include "reference/interpreter.h"
@@ -25,6 +28,7 @@
 #include "tape/recorder.h"
 #include "tests/common/reference_engines.h"
 #include "tests/common/test_util.h"
+#include "util/files.h"
 
 using namespace tapelab;
 using testutil::expectSameBits;
@@ -459,4 +463,50 @@ TEST(VulkanEngine, DumpAndSpirvCache) {
   EXPECT_NE(s2.notes.find("spirv cached"), std::string::npos) << s2.notes;
   EXPECT_EQ(first->run({{2.0}}, 100, 1).markets[0].value, fresh()->compile(t, o)->run({{2.0}}, 100, 1).markets[0].value);
   std::filesystem::remove_all(dir);
+}
+
+// ---------------------------------------------------------------- faults (README, "Faults")
+
+// A SPIR-V cache entry that is truncated or has a byte changed is a miss: compiled
+// again (the same words) and rewritten, never handed to the driver.
+TEST(VulkanFaults, CorruptSpirvCacheEntryIsRebuilt) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("tapelab-vulkan-spirv-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  const std::string glsl = "#version 450\nlayout(local_size_x = 1) in;\nvoid main() {}\n";
+  const vulkan::Spirv first = vulkan::compileGlsl(glsl, "", dir.string());
+  ASSERT_FALSE(first.cacheHit);
+  ASSERT_TRUE(vulkan::compileGlsl(glsl, "", dir.string()).cacheHit);
+  std::filesystem::path entry;
+  for (const auto& e : std::filesystem::directory_iterator(dir / "vulkan")) entry = e.path();
+  const std::string whole = readFile(entry).value();
+  for (const std::string& bad : {whole.substr(0, whole.size() - 8), whole.substr(0, whole.size() / 2),
+                                 [&] { std::string b = whole; b[whole.size() / 2] ^= 4; return b; }()}) {
+    ASSERT_TRUE(writeFileAtomic(entry, bad));
+    const vulkan::Spirv again = vulkan::compileGlsl(glsl, "", dir.string());
+    EXPECT_FALSE(again.cacheHit);
+    EXPECT_EQ(again.words, first.words);
+    EXPECT_EQ(readFile(entry), whole);
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// A buffer larger than the device's memory: one line with the bytes needed and
+// what the heap has, before anything is allocated.
+TEST(VulkanFaults, BufferBeyondDeviceMemoryIsOneLineWithTheBytes) {
+  REQUIRE_VULKAN();
+  const std::shared_ptr<vulkan::Device> dev = vulkan::openDevice(engineSettingsFromEnvironment());
+  VkDeviceSize largest = 0;
+  for (uint32_t h = 0; h < dev->memory.memoryHeapCount; ++h) largest = std::max(largest, dev->memory.memoryHeaps[h].size);
+  vulkan::Buffer b;
+  try {
+    b.allocate(dev, largest + 1, false);
+    FAIL() << "a buffer of " << largest + 1 << " bytes was allocated";
+  } catch (const std::runtime_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(std::to_string(largest + 1) + " bytes exceeds the device's memory heap of " +
+                        std::to_string(largest) + " bytes"), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos);
+  }
+  EXPECT_EQ(b.buffer, VK_NULL_HANDLE);
 }
