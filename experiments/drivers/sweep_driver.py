@@ -45,6 +45,7 @@ def parser(name, description):
     ap.add_argument("--machine", default=socket.gethostname(), help="machine name for the header row (default: host name)")
     ap.add_argument("--sweep-bin", default=os.path.join(REPO, "build", "ci", "experiments", "scratch_sweep"),
                     help="the scratch_sweep executable (default: build/ci/experiments/scratch_sweep)")
+    ap.add_argument("--commit", default=None, help="commit for the header row (default: git, else a COMMIT file, else unknown)")
     ap.add_argument("--jobs", type=int, default=None, help="kernels compiled in parallel (scratch_sweep's --jobs)")
     return ap
 
@@ -62,7 +63,11 @@ def finish_args(a, argv):
     return a
 
 
-def commit():
+def commit(given=None):
+    if given:
+        return given
+    if os.path.exists(os.path.join(REPO, "COMMIT")):  # a packed tree without .git (the lent GPU machine)
+        return open(os.path.join(REPO, "COMMIT")).read().strip()
     try:
         return subprocess.run(["git", "-C", REPO, "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True,
                               check=True).stdout.strip()
@@ -75,7 +80,7 @@ class Writer:
 
     def __init__(self, a, driver, coords, argv):
         self.file = open(a.out, "w", newline="") if a.out else sys.stdout
-        self.file.write(f"# machine={a.machine} driver={driver} commit={commit()} args={shlex.join(argv)}\n")
+        self.file.write(f"# machine={a.machine} driver={driver} commit={commit(a.commit)} args={shlex.join(argv)}\n")
         self.coords = coords
         self.header = None
         self.rows = 0
