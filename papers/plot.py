@@ -262,7 +262,30 @@ def fig_peers(data, out):
                   comments, ["paths", "who", "mpath_s"], bars)
 
 
-FIGURES = [fig_cliff, fig_segments, fig_seglen, fig_registers, fig_markets, fig_peers]
+
+
+# Beyond the article: tangent (forward) mode against the adjoint kernels as inputs grow. Rows: every
+# basket row of tangent_crossover-<m>.csv that ran (Mpath/s against inputs, per engine and kind); the
+# Asian rows (5 inputs) in the table only.
+def fig_tangent(data, out):
+    cols = ["engine", "product", "assets", "inputs", "kind", "segments", "registers", "spill_bytes", "mpaths_per_s",
+            "value_bits_equal_plain", "max_greek_dev_stderr"]
+    for machine, path in inputs(data, "tangent_crossover"):
+        comments, rows = read(path)
+        engines = sorted({r["engine"] for r in rows})
+        fig, axes = plt.subplots(1, len(engines), figsize=(5 * len(engines), 4), squeeze=False)
+        for ax, e in zip(axes[0], engines):
+            basket = [r for r in rows if r["engine"] == e and r["product"] == "basket"]
+            lines(ax, series(basket, lambda r: r["kind"], "inputs", lambda r: num(r["mpaths_per_s"])))
+            ax.set(xlabel="inputs (Greeks)", ylabel="Mpath/s", xscale="log", yscale="log",
+                   title=f"tangent vs adjoint: {e} ({machine})")
+            ax.legend(fontsize=7)
+        fig.tight_layout()
+        out.save(fig, f"tangent_crossover-{machine}")
+        out.table(f"tangent_crossover-{machine}", os.path.basename(path), comments, cols, rows)
+
+
+FIGURES = [fig_cliff, fig_segments, fig_seglen, fig_registers, fig_markets, fig_peers, fig_tangent]
 
 
 def main(argv):
