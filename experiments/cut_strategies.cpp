@@ -1,6 +1,8 @@
 // cut_strategies: every cut strategy on every tape of the study, at a ladder of
 // segment counts, with every plan metric (planner/metrics.h) to CSV, then a
-// PNG of peak_live and persistent against segment count per strategy
+// PNG of peak_live and persistent against segment count per strategy, and a
+// Pareto PNG: peak_live against weighted recompute_cost, every strategy (flat,
+// nested, budget) and count one point, the front drawn
 // (experiments/plot_cut_strategies.py, run with /usr/bin/python3).
 //
 //   cut_strategies [--out DIR | --out FILE.csv] [--segments A-B | --segments N,N,...]
@@ -150,11 +152,11 @@ std::string csvRow(const StudyTape& st, const std::string& strategy, int request
   std::string cuts;
   for (int s = 1; s < r.plan.segments(); ++s) cuts += (s > 1 ? " " : "") + std::to_string(r.plan.bounds[s]);
   char buf[512];
-  std::snprintf(buf, sizeof buf, "%s,%s,%d,%d,%d,%s,%d,%d,%d,%d,%d,%lld,%d,%d,%d,%.17g,", st.tape.name.c_str(),
+  std::snprintf(buf, sizeof buf, "%s,%s,%d,%d,%d,%s,%d,%d,%d,%d,%d,%lld,%d,%d,%d,%.17g,%d,%.17g,", st.tape.name.c_str(),
                 st.family.c_str(), st.steps, st.assets, st.tape.size(), strategy.c_str(), requested, r.metrics.segments,
                 r.metrics.persistent, r.metrics.peakLive, r.metrics.scratchSlots,
                 static_cast<long long>(r.metrics.recomputeOps), r.metrics.peakSegment, plain.persistent, plain.peakLive,
-                r.seconds);
+                r.seconds, r.metrics.depth, r.metrics.recomputeCost);
   return std::string(buf) + "\"" + cuts + "\"\n";
 }
 
@@ -249,7 +251,7 @@ int study(const cli::Flags& f) {
     return 1;
   }
   csv << "tape,family,steps,assets,nodes,strategy,requested_segments,segments,persistent,peak_live,scratch_slots,"
-         "recompute_ops,peak_segment,plain_persistent,plain_peak_live,plan_seconds,cuts\n";
+         "recompute_ops,peak_segment,plain_persistent,plain_peak_live,plan_seconds,depth,recompute_cost,cuts\n";
   for (size_t k = 0; k < tapes.size(); ++k) {
     Result p;
     p.plan = plainPlan(tapes[k].tape);

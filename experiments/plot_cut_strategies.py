@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """Plots cut_strategies' CSV: peak_live and persistent against segment count,
 one line per strategy, for a few representative tapes in one PNG (all tapes
-when there are at most six), and one PNG per tape in <png stem>_tapes/.
+when there are at most six), a Pareto PNG of the same tapes (<png stem>_pareto.png:
+peak_live against weighted recompute_cost, every strategy and count a point, the
+front joined), and one PNG per tape in <png stem>_tapes/.
 
 usage: plot_cut_strategies.py CSV PNG
 Exit 3 when matplotlib is missing (the driver then keeps its CSV and says so).
@@ -65,6 +67,33 @@ def draw(ax_peak, ax_pers, name, t):
     ax_peak.legend(fontsize=7)
 
 
+def pareto(ax, name, t):
+    """peak_live against weighted recompute_cost: one point per (strategy, count), the front
+    (no other point both lower and cheaper) joined by a line."""
+    points = []
+    for strategy, series in sorted(t["series"].items()):
+        if "recompute_cost" not in series[0][1]:
+            return False
+        xs = [float(p[1]["recompute_cost"]) for p in series]
+        ys = [int(p[1]["peak_live"]) for p in series]
+        ax.plot(xs, ys, "o", ms=3, alpha=0.7, label=strategy)
+        points += [(x, y, strategy) for x, y in zip(xs, ys)]
+    front, best = [], None
+    for x, y, _ in sorted(points):
+        if best is None or y < best:
+            front.append((x, y))
+            best = y
+    ax.plot([p[0] for p in front], [p[1] for p in front], "k-", lw=1, label="Pareto front")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("weighted recompute cost (planner/costs.h)")
+    ax.set_ylabel("peak_live")
+    ax.set_title("%s (%d nodes): peak_live vs recompute" % (name, t["nodes"]), fontsize=9)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7)
+    return True
+
+
 def main():
     if len(sys.argv) != 3:
         print(__doc__, file=sys.stderr)
@@ -80,6 +109,16 @@ def main():
         draw(axes[i][0], axes[i][1], name, tapes[name])
     fig.tight_layout()
     fig.savefig(png_path, dpi=110)
+    plt.close(fig)
+    cols = 2
+    fig, axes = plt.subplots((len(names) + cols - 1) // cols, cols, figsize=(12, 4 * ((len(names) + 1) // 2)),
+                             squeeze=False)
+    drawn = [pareto(axes[i // cols][i % cols], name, tapes[name]) for i, name in enumerate(names)]
+    for i in range(len(names), axes.size):
+        axes[i // cols][i % cols].axis("off")
+    if all(drawn):
+        fig.tight_layout()
+        fig.savefig(os.path.splitext(png_path)[0] + "_pareto.png", dpi=110)
     plt.close(fig)
     per_tape = os.path.splitext(png_path)[0] + "_tapes"
     os.makedirs(per_tape, exist_ok=True)
