@@ -177,6 +177,11 @@ struct EmittedKernel {
   uint32_t pathsPerGroup() const { return uint32_t(workgroupSize) * uint32_t(pathsPerLane); }
   int partialsPerGroup() const { return markets * 2 * width; }
   size_t scalarBytes() const { return precision == Precision::F32 ? 4 : 8; }
+  // Bytes of `groups` groups' partial sums, and of their scratch buffer (0 without scratch slots).
+  size_t partialBytes(uint64_t groups) const { return groups * size_t(partialsPerGroup()) * scalarBytes(); }
+  size_t scratchBytes(uint64_t groups) const {
+    return groups * size_t(workgroupSize) * size_t(scratchSlots) * scalarBytes();
+  }
 };
 
 // Emits the kernel for `tape` under `options` (kind, plan, precision, greeks,

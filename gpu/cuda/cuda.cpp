@@ -161,8 +161,7 @@ class CudaKernel final : public Kernel, DispatchRunner {
     const cu::Driver& d = dev_->driver();
     inputs_.ensure(*dev_, in.size());
     cu::check(d, d.cuMemcpyHtoD(inputs_.get(), in.data(), in.size()), "cuMemcpyHtoD");
-    const size_t partialBytes = size_t{groups} * k_.partialsPerGroup() * k_.scalarBytes();
-    const size_t scratchBytes = size_t{groups} * k_.workgroupSize * k_.scratchSlots * k_.scalarBytes();
+    const size_t partialBytes = k_.partialBytes(groups), scratchBytes = k_.scratchBytes(groups);
     partials_.ensure(*dev_, partialBytes);
     scratch_.ensure(*dev_, scratchBytes);
     host_.resize(partialBytes);
@@ -173,14 +172,13 @@ class CudaKernel final : public Kernel, DispatchRunner {
     const cu::Driver& d = dev_->driver();
     CUdeviceptr bufs[3] = {inputs_.get(), partials_.get(), scratch_.get()};
     for (const Dispatch& x : batch) {
-      unsigned int p[7] = {x.params.seedLo, x.params.seedHi, x.params.pathLo,     x.params.pathHi,
-                           x.params.count,  x.params.zero,   x.params.invocations};
+      std::array<uint32_t, 7> p = x.params.words();
       void* args[10] = {&bufs[0], &bufs[1], &bufs[2], &p[0], &p[1], &p[2], &p[3], &p[4], &p[5], &p[6]};
       cu::check(d,
                 d.cuLaunchKernel(fn_, x.groups, 1, 1, static_cast<unsigned>(k_.workgroupSize), 1, 1, 0, nullptr, args,
                                  nullptr),
                 "cuLaunchKernel");
-      const size_t bytes = size_t{x.groups} * k_.partialsPerGroup() * k_.scalarBytes();
+      const size_t bytes = k_.partialBytes(x.groups);
       // Synchronous on the default stream: waits for the kernel, surfaces its errors.
       cu::check(d, d.cuMemcpyDtoH(host_.data(), partials_.get(), bytes), "cuMemcpyDtoH (kernel execution)");
       sums.add(host_.data(), x.groups);
@@ -190,12 +188,10 @@ class CudaKernel final : public Kernel, DispatchRunner {
   // Groups per dispatch: one dispatch's scratch must fit the budget, by default
   // free device memory (with headroom).
   uint32_t groupLimit() const {
-    uint64_t budget = knobs_.scratchBudget;
-    if (budget == 0 && k_.scratchSlots > 0) {
-      size_t freeBytes = 0, total = 0;
+    size_t freeBytes = 0, total = 0;
+    if (knobs_.scratchBudget == 0 && k_.scratchSlots > 0)
       cu::check(dev_->driver(), dev_->driver().cuMemGetInfo(&freeBytes, &total), "cuMemGetInfo");
-      budget = freeBytes / 10 * 8 + scratch_.bytes();  // the buffer we hold would be replaced
-    }
+    const uint64_t budget = scratchBudgetFromFree(knobs_.scratchBudget, freeBytes, scratch_.bytes());
     return scratchGroupCap(k_, kMaxGroupsPerDispatch, budget, "CUDA");
   }
 

@@ -40,7 +40,7 @@ uint32_t dispatchGroupCap(uint32_t engineLimit, uint32_t requested) {
 
 uint32_t scratchGroupCap(const EmittedKernel& k, uint32_t engineLimit, uint64_t budget, const std::string& engine,
                          const std::string& where) {
-  const uint64_t perGroup = uint64_t(k.workgroupSize) * k.scratchSlots * k.scalarBytes();
+  const uint64_t perGroup = k.scratchBytes(1);
   if (perGroup == 0) return engineLimit;
   if (perGroup > budget)
     throw std::runtime_error(engine + ": one workgroup's scratch (" + std::to_string(perGroup) +

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <array>
 #include <vector>
 
 #include "engine/engine.h"
@@ -22,6 +23,8 @@ struct KernelParams {
   uint32_t count = 0;               // paths in this dispatch
   uint32_t zero = 0;                // always 0
   uint32_t invocations = 0;         // groups * workgroupSize
+  // The seven words in ABI order, for APIs that take the arguments one by one.
+  std::array<uint32_t, 7> words() const { return {seedLo, seedHi, pathLo, pathHi, count, zero, invocations}; }
 };
 static_assert(sizeof(KernelParams) == 28, "push-constant block is 7 uints");
 
@@ -47,6 +50,13 @@ uint32_t dispatchGroupCap(uint32_t engineLimit, uint32_t requested);
 // (N bytes) exceeds the scratch budget of M bytes<where>" when not even one fits.
 uint32_t scratchGroupCap(const EmittedKernel& kernel, uint32_t engineLimit, uint64_t budgetBytes,
                          const std::string& engine, const std::string& where = "");
+
+// The scratch budget of a runtime that reports free device memory: `requested` when
+// given (KernelKnobs::scratchBudget), else 80% of what is free plus the scratch
+// buffer the kernel already holds (a larger one replaces it).
+inline uint64_t scratchBudgetFromFree(uint64_t requested, uint64_t freeBytes, uint64_t heldBytes) {
+  return requested ? requested : freeBytes / 10 * 8 + heldBytes;
+}
 
 // The inputs buffer: market m's input k at m*numInputs + k, in the kernel's
 // precision. Throws std::invalid_argument on a shape mismatch.

@@ -101,8 +101,7 @@ class OpenCLKernel final : public Kernel, DispatchRunner {
  private:
   // Buffers for dispatches of up to `groups` groups, and the inputs written.
   void upload(const std::vector<unsigned char>& in, uint32_t groups, size_t) override {
-    const size_t partialBytes = size_t{groups} * k_.partialsPerGroup() * k_.scalarBytes();
-    const size_t scratchBytes = size_t{groups} * k_.workgroupSize * k_.scratchSlots * k_.scalarBytes();
+    const size_t partialBytes = k_.partialBytes(groups), scratchBytes = k_.scratchBytes(groups);
     if (inputs_.bytes() < in.size() || !inputs_.get()) inputs_ = Buffer(*ctx_, in.size(), CL_MEM_READ_ONLY);
     if (partials_.bytes() < partialBytes || !partials_.get()) partials_ = Buffer(*ctx_, partialBytes, CL_MEM_WRITE_ONLY);
     if (scratch_.bytes() < scratchBytes || !scratch_.get()) scratch_ = Buffer(*ctx_, scratchBytes);
@@ -123,13 +122,12 @@ class OpenCLKernel final : public Kernel, DispatchRunner {
     const cl_command_queue q = ctx_->queue();
     const cl_mem bufs[3] = {inputs_.get(), partials_.get(), scratch_.get()};
     for (cl_uint i = 0; i < 3; ++i) ocl::check(clSetKernelArg(kernel_, i, sizeof(cl_mem), &bufs[i]), "clSetKernelArg");
-    const cl_uint params[7] = {d.params.seedLo, d.params.seedHi, d.params.pathLo,     d.params.pathHi,
-                               d.params.count,  d.params.zero,   d.params.invocations};
+    const std::array<uint32_t, 7> params = d.params.words();
     for (cl_uint i = 0; i < 7; ++i) ocl::check(clSetKernelArg(kernel_, 3 + i, sizeof(cl_uint), &params[i]), "clSetKernelArg");
     const size_t global = size_t{d.groups} * k_.workgroupSize, local = k_.workgroupSize;
     ocl::check(clEnqueueNDRangeKernel(q, kernel_, 1, nullptr, &global, &local, 0, nullptr, nullptr),
                "clEnqueueNDRangeKernel");
-    partials_.read(q, host_.data(), size_t{d.groups} * k_.partialsPerGroup() * k_.scalarBytes());
+    partials_.read(q, host_.data(), k_.partialBytes(d.groups));
   }
 
   std::shared_ptr<Context> ctx_;

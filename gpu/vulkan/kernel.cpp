@@ -65,7 +65,7 @@ class VulkanKernel final : public Kernel, DispatchRunner {
     stats_.notes += std::string("spirv ") + (spirv.cacheHit ? "cached" : "compiled") + ", pipeline " +
                     (pipelineFeedback_ ? (pipelineCacheHit_ ? "cache hit" : "cache miss") : "cache feedback n/a");
     if (emitted_.kind == KernelKind::Scratch)
-      stats_.scratchBytes = int64_t(emitted_.scratchSlots) * maxGroups() * emitted_.workgroupSize * int64_t(emitted_.scalarBytes());
+      stats_.scratchBytes = static_cast<int64_t>(emitted_.scratchBytes(maxGroups()));
 
     VkCommandBufferAllocateInfo cai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
     cai.commandPool = dev_->pool;
@@ -158,16 +158,16 @@ class VulkanKernel final : public Kernel, DispatchRunner {
     uint64_t g = kMaxGroupsPerDispatch;
     // A descriptor range cannot exceed maxStorageBufferRange.
     const uint64_t range = dev_->props.limits.maxStorageBufferRange;
-    const uint64_t perGroupScratch = uint64_t(emitted_.scratchSlots) * emitted_.workgroupSize * 4;
+    const uint64_t perGroupScratch = emitted_.scratchBytes(1);
     if (perGroupScratch) g = std::min<uint64_t>(g, std::max<uint64_t>(1, range / perGroupScratch));
-    const uint64_t perGroupPartials = uint64_t(emitted_.partialsPerGroup()) * 4;
+    const uint64_t perGroupPartials = emitted_.partialBytes(1);
     g = std::min<uint64_t>(g, std::max<uint64_t>(1, range / perGroupPartials));
     return static_cast<uint32_t>(g);
   }
 
   VkDeviceSize segmentBytes() const {
     const VkDeviceSize align = std::max<VkDeviceSize>(16, dev_->props.limits.minStorageBufferOffsetAlignment);
-    const VkDeviceSize bytes = VkDeviceSize(maxGroups()) * emitted_.partialsPerGroup() * 4;
+    const VkDeviceSize bytes = emitted_.partialBytes(maxGroups());
     return (bytes + align - 1) / align * align;
   }
 
@@ -183,8 +183,7 @@ class VulkanKernel final : public Kernel, DispatchRunner {
       partials_.allocate(dev_, partialBytes, true);
       changed = true;
     }
-    const VkDeviceSize scratchBytes =
-        VkDeviceSize(emitted_.scratchSlots) * maxGroups() * emitted_.workgroupSize * emitted_.scalarBytes();
+    const VkDeviceSize scratchBytes = emitted_.scratchBytes(maxGroups());
     if (!scratch_.buffer || scratch_.bytes < scratchBytes) {
       scratch_.allocate(dev_, scratchBytes, false);
       changed = true;
