@@ -82,7 +82,7 @@ KernelOptions tangentKernel(const Tape& tape, const RunConfig& c, const EngineCa
 
 }  // namespace
 
-KernelOptions resolveKernel(const Tape& tape, const RunConfig& c, const EngineCaps& caps) {
+KernelOptions resolveKernel(const Tape& tape, const RunConfig& c, const EngineCaps& caps, int markets) {
   KernelOptions o;
   o.precision = c.precision.value_or(caps.fp64 && !caps.fp32 ? Precision::F64
                                      : caps.fp32 && !caps.fp64 ? Precision::F32
@@ -132,6 +132,7 @@ KernelOptions resolveKernel(const Tape& tape, const RunConfig& c, const EngineCa
     po.segLen = c.segLen;
     po.budget = c.budget;
     po.innerSegments = c.innerSegments;
+    if (o.kind == KernelKind::Register) po.markets = markets;  // budget's default: from the register file
     const bool scratch = o.kind == KernelKind::Scratch;
     const std::string strategy = c.strategy.value_or(scratch && !explicitSegments ? "uniform" : "window");
     if (scratch && strategy == "uniform" && po.segLen == 0 && !explicitSegments) po.segLen = defaultSegLen(tape.size());
@@ -253,7 +254,7 @@ Pricer MonteCarlo::build() const {
     if (!caps.usable) throw EngineUnavailable("engine '" + entry.name + "' is not usable here: " + caps.reason);
     if (markets_ < 1 || markets_ > caps.maxMarkets)
       throw std::invalid_argument("markets per dispatch must be in 1.." + std::to_string(caps.maxMarkets));
-    p.options_ = resolveKernel(p.tape_, config, caps);
+    p.options_ = resolveKernel(p.tape_, config, caps, markets_);
     p.options_.markets = markets_;
     p.engine_ = entry.name;
     p.kernel_ = entry.make(config.engineSettings)->compile(p.tape_, p.options_);

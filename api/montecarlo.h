@@ -21,8 +21,9 @@
 namespace tapelab {
 
 // The kernel a RunConfig asks for on this tape: kind, plan, precision, and the
-// config's dump directory and kernel knobs.
-KernelOptions resolveKernel(const Tape& tape, const RunConfig& config, const EngineCaps& caps);
+// config's dump directory and kernel knobs. `markets` (per dispatch) sets the
+// budget strategy's default for register kernels (planner: registerBudget).
+KernelOptions resolveKernel(const Tape& tape, const RunConfig& config, const EngineCaps& caps, int markets = 1);
 
 struct Result {
   std::vector<std::string> inputNames;

@@ -146,6 +146,10 @@ int plan(const Flags& f) {
   if (f.given("seglen")) base.segLen = f.positive("seglen");
   if (f.given("inner")) base.innerSegments = f.positive("inner");
   if (f.given("budget")) base.budget = f.positive("budget");
+  if (f.given("markets")) {
+    base.markets = f.positive("markets");
+    if (base.markets > 8) throw UsageError("--markets: expected 1..8, got " + std::to_string(base.markets));
+  }
   std::optional<std::string> onlyStrategy;
   if (f.onCommandLine("strategy") || (!all && f.given("strategy"))) {  // --all ignores TAPELAB_STRATEGY
     onlyStrategy = *f.text("strategy");
@@ -283,7 +287,8 @@ Runner setupPlan(CLI::App& app) {
   f->knob("ckpt-nodes", "N", std::to_string(RunConfig().ckptNodes));
   f->knob("seglen", "N", "", "uniform: N nodes per segment instead of a segment count");
   f->knob("inner", "N");
-  f->knob("budget", "B", "", "default: window's peak_live at that segment count");
+  f->knob("budget", "B", "", "default: with --markets, the register-file default for M markets, else window's peak_live at that segment count");
+  f->value("markets", "M", "budget: derive the default budget for a register kernel of M markets per dispatch (1-8): min(212, 400/M), the sm_90 calibration's spill-free peak_live");
   f->value("out", "FILE", "write the plan to FILE (a plan file: run it with --plan FILE)");
   f->flag("all", "one row per strategy and segment count, with the plain kernel");
   f->value("min-segments", "A", "--all: smallest segment count", "2");

@@ -46,6 +46,7 @@ struct KernelKnobs {
   uint64_t scratchBudget = 0;       // scratch bytes one launch may use; 0 = derived from the device
   bool opaque = true;               // false: drop the opaque identity (experiments; gpu/codegen/emit.h)
   std::optional<bool> unrollDraws;  // Philox rounds unrolled; unset: the engine decides (rolled on a CPU device)
+  bool kahanInLocal = true;         // Kahan sums in workgroup-local memory when they fit (gpu/codegen/emit.h)
 };
 
 struct KernelOptions {

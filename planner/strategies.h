@@ -14,8 +14,18 @@ struct PlanOptions {
   int segments = 16;      // requested segment count (auto chooses its own; revolve: snapshots)
   int segLen = 0;         // uniform: nodes per segment; 0 = derive (see planUniform)
   int innerSegments = 0;  // two-level: sub-segments per segment; 0 = 4
-  int32_t budget = 0;     // budget: the most values live at once (peak_live); 0 = window's at `segments`
+  int32_t budget = 0;     // budget: the most values live at once (peak_live); 0 = the default below
+  // budget with budget 0: > 0 derives it from the register file for this many markets per
+  // dispatch (registerBudget, register kernels); 0 takes window's peak_live at `segments`.
+  int markets = 0;
 };
+
+// The budget strategy's default for a register kernel fusing `markets` markets (1..8): the
+// largest peak_live that the sm_90 calibration (experiments/results/calibration-sm90-*,
+// calibrate_proxy; 255 registers per thread) compiled without spilling, per market:
+// peak_live x markets <= 400 for 2..8 markets, and at most 212 (window 4, the largest single-
+// market peak_live calibrated, 255 registers and no spill) for one. Throws outside 1..8.
+int32_t registerBudget(int markets);
 
 using Strategy = Plan (*)(const Tape&, const PlanOptions&);
 
@@ -55,8 +65,9 @@ Plan planMarginal(const Tape& tape, const PlanOptions& o);
 Plan planAuto(const Tape& tape, const PlanOptions& o);
 
 // Ours: the plan with the least weighted recompute (recompute_cost, planner/
-// costs.h) whose peak_live stays within o.budget (0: window's peak_live at
-// o.segments, i.e. the cheapest schedule no worse than window there), among
+// costs.h) whose peak_live stays within o.budget (0: registerBudget(o.markets)
+// when o.markets > 0, else window's peak_live at o.segments, i.e. the cheapest
+// schedule no worse than window there), among
 // the plain plan, optimal at 2..48 segments, two-level at 2..24 x 2..6 and
 // revolve with 2..32 snapshots; ties to lower peak_live, then fewer segments.
 // Throws naming the least peak_live any of them reaches when none fits.

@@ -14,6 +14,7 @@ EmitOptions emitOptionsFor(const KernelOptions& options, bool unrollByDefault) {
   EmitOptions e;
   e.opaque = options.knobs.opaque;
   e.unrollDraws = options.knobs.unrollDraws.value_or(unrollByDefault);
+  e.kahanInLocal = options.knobs.kahanInLocal;
   return e;
 }
 

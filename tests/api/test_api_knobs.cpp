@@ -55,6 +55,7 @@ const std::vector<Case>& cases() {
       {"TAPELAB_SCRATCH_BUDGET", "4096", [](const RunConfig& c) { return c.kernelKnobs.scratchBudget == 4096u; }, "0"},
       {"TAPELAB_OPAQUE", "0", [](const RunConfig& c) { return !c.kernelKnobs.opaque; }, "no"},
       {"TAPELAB_UNROLL_DRAWS", "1", [](const RunConfig& c) { return c.kernelKnobs.unrollDraws == true; }, "2"},
+      {"TAPELAB_KAHAN_LOCAL", "0", [](const RunConfig& c) { return !c.kernelKnobs.kahanInLocal; }, "yes"},
       {"TAPELAB_THREADS", "3", [](const RunConfig& c) { return c.engineSettings.threads == 3u; }, "two"},
       {"TAPELAB_VULKAN_DEVICE", "llvmpipe", [](const RunConfig& c) { return c.engineSettings.vulkan.device == "llvmpipe"; },
        nullptr},

@@ -10,7 +10,9 @@
 #include <string>
 
 #include "api/montecarlo.h"
+#include "planner/costs.h"
 #include "planner/metrics.h"
+#include "planner/nested.h"
 #include "planner/optimal.h"
 #include "planner/strategies.h"
 #include "tests/planner/planner_test_tapes.h"
@@ -232,6 +234,53 @@ TEST(PlannerStrategies, InvalidKnobsAreRejected) {
   EXPECT_THROW(resolveKernel(asian, RunConfig::fromEnvironment(), caps), std::invalid_argument);
   ::unsetenv("TAPELAB_CKPT");
   ::unsetenv("TAPELAB_STRATEGY");
+}
+
+// The budget strategy: the least weighted recompute within the budget, and for register
+// kernels a default from the register file that shrinks with the markets fused per dispatch.
+TEST(PlannerStrategies, BudgetKeepsPeakLiveAndDefaultsByMarkets) {
+  EXPECT_EQ(registerBudget(1), 212);
+  EXPECT_EQ(registerBudget(2), 200);
+  EXPECT_EQ(registerBudget(7), 57);
+  EXPECT_EQ(registerBudget(8), 50);
+  EXPECT_THROW(registerBudget(0), std::invalid_argument);
+  EXPECT_THROW(registerBudget(9), std::invalid_argument);
+
+  const Tape asian = products::asianCall(252);
+  const CostModel& costs = CostModel::measured();
+  for (int32_t budget : {57, 92, 212}) {
+    PlanOptions o;
+    o.budget = budget;
+    const PlanMetrics m = planMetrics(asian, planBudget(asian, o), costs);
+    EXPECT_LE(m.peakLive, budget);
+    // No cheaper schedule among the ones it searches fits: window and two-level at 8 and 16 here.
+    for (int s : {8, 16}) {
+      PlanOptions w = segments(s);
+      for (const Plan& p : {planWindow(asian, w), planTwoLevel(asian, w), planRevolve(asian, w)}) {
+        const PlanMetrics other = planMetrics(asian, p, costs);
+        if (other.peakLive <= budget) {
+          EXPECT_LE(m.recomputeCost, other.recomputeCost) << p.strategy << " " << s;
+        }
+      }
+    }
+  }
+  PlanOptions tooTight;
+  tooTight.budget = 3;
+  EXPECT_THROW(planBudget(asian, tooTight), std::invalid_argument);
+
+  // Through the API: the 7-market register kernel gets a plan within registerBudget(7); one market a looser one.
+  EngineCaps caps;
+  caps.usable = true;
+  caps.kinds = {KernelKind::Plain, KernelKind::Register, KernelKind::Scratch};
+  RunConfig c;
+  c.strategy = "budget";
+  const KernelOptions seven = resolveKernel(asian, c, caps, 7);
+  const KernelOptions one = resolveKernel(asian, c, caps, 1);
+  EXPECT_EQ(seven.kind, KernelKind::Register);
+  EXPECT_LE(planMetrics(asian, seven.plan).peakLive, 57);
+  EXPECT_LE(planMetrics(asian, one.plan).peakLive, 212);
+  EXPECT_GT(planMetrics(asian, one.plan).peakLive, 57);
+  EXPECT_LT(planMetrics(asian, one.plan, costs).recomputeCost, planMetrics(asian, seven.plan, costs).recomputeCost);
 }
 
 }  // namespace
