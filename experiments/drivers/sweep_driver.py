@@ -1,4 +1,4 @@
-"""Shared part of the paper's drivers (cliff, markets, segments): each point is
+"""Shared part of the paper's drivers (cliff, markets, segments, strategies): each point is
 one run of experiments/scratch_sweep (plain, register and scratch kernels of the
 Asian call, value + 5 Greeks, fp32, bits checked against plain), and its rows are
 appended to the driver's CSV as soon as the point finishes, so a run cut short
@@ -23,6 +23,8 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 QUICK_ENGINES = "cpu-jit,vulkan,opencl"  # the engines CI serves on the CPU (lavapipe, PoCL)
 NOT_OFFERED = "has no scratch kernels"  # an engine without that kind (cpu-jit): its rows are left out, not failures
+SWEEP_HEADER = ("engine,kernel,layout,strategy,seglen,segments,slots,paths,markets,ms,mpath_s,ratio_to_plain,registers,"
+                "spill_bytes,scratch_bytes,compile_s,cache_hit,bit_exact_vs_plain,price,delta,kernel_stats,notes").split(",")
 
 
 def int_list(text, flag):
@@ -101,18 +103,68 @@ class Writer:
             self.rows += 1
         self.file.flush()
 
+    def skip(self, coords, **cells):
+        """A row for a point that did not run (e.g. its compile ran past --point-timeout): its coords and the
+        scratch_sweep columns given (engine, kernel, strategy, markets, notes...), the rest empty."""
+        out = csv.writer(self.file, lineterminator="\n")
+        if self.header is None:
+            self.header = SWEEP_HEADER
+            out.writerow(self.coords + self.header)
+        out.writerow([coords[c] for c in self.coords] + [cells.get(h, "") for h in self.header])
+        self.file.flush()
 
-def run_point(a, w, engine, coords, steps, markets, segments, seglens):
-    """One scratch_sweep run: plain, register (window, `segments`), scratch at each seglen below the tape size."""
-    cmd = [a.sweep_bin, "--engines", engine, "--paths", str(a.paths), "--steps", str(steps), "--markets",
-           str(markets), "--segments", str(segments), "--seglens", ",".join(map(str, seglens)), "--reps", str(a.reps)]
-    if a.jobs:
-        cmd += ["--jobs", str(a.jobs)]
+
+def sweep_command(a, engine, steps, markets, segments, seglens, plan=None, paths=None, reps=None, jobs=None):
+    """scratch_sweep's command line: plain, register (window at `segments`, or `plan`), scratch at each seglen."""
+    cmd = [a.sweep_bin, "--engines", engine, "--paths", str(paths or a.paths), "--steps", str(steps), "--markets",
+           str(markets), "--seglens", ",".join(map(str, seglens)), "--reps", str(reps or a.reps)]
+    cmd += ["--plan", plan] if plan else ["--segments", str(segments)]
+    if jobs or a.jobs:
+        cmd += ["--jobs", str(jobs or a.jobs)]
+    return cmd
+
+
+def precompile(a, label, points, jobs, timeout):
+    """Fills the kernel caches before anything is timed: one tiny scratch_sweep run per point (64 paths, one
+    rep), `jobs` side by side, each cut at `timeout` seconds. points: [(key, command)]. Returns {key: reason}
+    of the points that ran past the limit (their timed run would too) or could not run."""
+    import concurrent.futures as cf
+    failed = {}
+
+    def one(key, cmd):
+        cmd = list(cmd)
+        cmd[cmd.index("--paths") + 1] = "64"
+        cmd[cmd.index("--reps") + 1] = "1"
+        t0 = time.time()
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return key, f"compile ran past {timeout} s", time.time() - t0
+        return key, (f"scratch_sweep exit 2: {p.stderr.strip()[-200:]}" if p.returncode == 2 else None), time.time() - t0
+
     t0 = time.time()
-    p = subprocess.run(cmd, capture_output=True, text=True)
+    with cf.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        for key, why, took in pool.map(lambda kc: one(*kc), points):
+            sys.stderr.write(f"{label}: compiled {key} in {took:.1f} s{' (' + why + ')' if why else ''}\n")
+            if why:
+                failed[key] = why
+    sys.stderr.write(f"{label}: precompiled {len(points)} points in {time.time() - t0:.1f} s, {jobs} at a time\n")
+    return failed
+
+
+def run_point(a, w, engine, coords, steps, markets, segments, seglens, plan=None, timeout=None, label=None):
+    """One scratch_sweep run: plain, register (window, `segments`, or `plan`), scratch at each seglen below
+    the tape size. A run past `timeout` seconds is killed and its point written as a skipped row."""
+    cmd = sweep_command(a, engine, steps, markets, segments, seglens, plan)
+    point = label or (engine + " " + " ".join(f"{k} {v}" for k, v in coords.items()) + f" markets {markets} segments {segments}")
+    t0 = time.time()
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        sys.stderr.write(f"{w.driver}: {point}: killed after {timeout} s (--point-timeout)\n")
+        w.skip(coords, engine=engine, kernel="register", markets=markets, notes=f"skipped: ran past {timeout} s")
+        return 0
     took = time.time() - t0
-    point = engine + " " + " ".join(f"{k} {v}" for k, v in coords.items())
-    point += f" markets {markets} segments {segments}"
     if p.returncode == 2:
         sys.stderr.write(p.stderr)
         raise SystemExit(2)
