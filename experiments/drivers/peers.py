@@ -135,8 +135,6 @@ def main(argv):
     ap.add_argument("--jax-python", default=sys.executable, help="python with jax (default: this one)")
     ap.add_argument("--cuda-arch", default="sm_90", help="nvcc -arch for the hand-written kernel (default sm_90)")
     ap.add_argument("--call-timeout", type=int, default=None, help="seconds per call (default 420; --quick 120)")
-    ap.add_argument("--tapelab-bin", default=os.path.join(sd.REPO, "build", "ci", "cli", "tapelab"),
-                    help="the tapelab executable (default: build/ci/cli/tapelab)")
     for act in ap._actions:  # peers takes a list of path counts
         if act.dest == "paths":
             act.type, act.help = str, "paths per call, a list (default 1000000,4000000; --quick 2048)"

@@ -71,8 +71,6 @@ def main(argv):
                     help="seconds one point's compile or timed run may take (default 300; --quick 120)")
     ap.add_argument("--compile-jobs", type=int, default=None,
                     help="points compiled side by side before timing (default: cores/2; 0: no compile phase)")
-    ap.add_argument("--tapelab-bin", default=os.path.join(sd.REPO, "build", "ci", "cli", "tapelab"),
-                    help="the tapelab executable, for `tapelab plan` (default: build/ci/cli/tapelab)")
     a = sd.finish_args(ap.parse_args(argv), argv)
     if not os.access(a.tapelab_bin, os.X_OK):
         raise SystemExit(f"tapelab: --tapelab-bin: {a.tapelab_bin} is not an executable (build the tapelab target)")
@@ -115,8 +113,8 @@ def main(argv):
         for p in points:
             first.setdefault((p[0], p[1]), p)
         rest = [p for p in points if p not in first.values()]
-        for wave in (list(first.values()), rest):
-            failed = sd.precompile(a, "strategies", [(key(p), command(p, jobs=1)) for p in wave], jobs, timeout)
+        for wave, per_point in ((list(first.values()), 2), (rest, 1)):
+            failed = sd.precompile(a, "strategies", [(key(p), command(p, jobs=per_point)) for p in wave], jobs, timeout)
             compile_failed.update({p: failed[key(p)] for p in wave if key(p) in failed})
 
     for p in points:

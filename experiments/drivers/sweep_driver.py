@@ -47,6 +47,8 @@ def parser(name, description):
     ap.add_argument("--machine", default=socket.gethostname(), help="machine name for the header row (default: host name)")
     ap.add_argument("--sweep-bin", default=os.path.join(REPO, "build", "ci", "experiments", "scratch_sweep"),
                     help="the scratch_sweep executable (default: build/ci/experiments/scratch_sweep)")
+    ap.add_argument("--tapelab-bin", default=os.path.join(REPO, "build", "ci", "cli", "tapelab"),
+                    help="the tapelab executable, for strategies and peers (default: build/ci/cli/tapelab)")
     ap.add_argument("--commit", default=None, help="commit for the header row (default: git, else a COMMIT file, else unknown)")
     ap.add_argument("--jobs", type=int, default=None, help="kernels compiled in parallel (scratch_sweep's --jobs)")
     return ap
@@ -86,6 +88,7 @@ class Writer:
         self.coords = coords
         self.header = None
         self.rows = 0
+        self.skipped = 0
         self.failed = False
         self.driver = driver
 
@@ -112,6 +115,7 @@ class Writer:
             out.writerow(self.coords + self.header)
         out.writerow([coords[c] for c in self.coords] + [cells.get(h, "") for h in self.header])
         self.file.flush()
+        self.skipped += 1
 
 
 def sweep_command(a, engine, steps, markets, segments, seglens, plan=None, paths=None, reps=None, jobs=None):
@@ -188,5 +192,6 @@ def run_point(a, w, engine, coords, steps, markets, segments, seglens, plan=None
 def done(w):
     if w.file is not sys.stdout:
         w.file.close()
-    sys.stderr.write(f"{w.driver}: {w.rows} rows{' (some kernels failed)' if w.failed else ''}\n")
+    sys.stderr.write(f"{w.driver}: {w.rows} rows{f', {w.skipped} points skipped' if w.skipped else ''}"
+                     f"{' (some kernels failed)' if w.failed else ''}\n")
     return 1 if w.failed else 0
