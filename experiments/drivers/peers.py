@@ -135,9 +135,13 @@ def main(argv):
     ap.add_argument("--jax-python", default=sys.executable, help="python with jax (default: this one)")
     ap.add_argument("--cuda-arch", default="sm_90", help="nvcc -arch for the hand-written kernel (default sm_90)")
     ap.add_argument("--call-timeout", type=int, default=None, help="seconds per call (default 420; --quick 120)")
-    for act in ap._actions:  # peers takes a list of path counts
+    for act in ap._actions:  # peers takes a list of path counts; scratch_sweep's flags are accepted, unused
         if act.dest == "paths":
             act.type, act.help = str, "paths per call, a list (default 1000000,4000000; --quick 2048)"
+        elif act.dest in ("sweep_bin", "jobs"):
+            act.help = "unused by peers (accepted so scripts/gpu-drivers.sh passes every driver one set of flags)"
+        elif act.dest == "engines":
+            act.help = "tapelab's engines (default cuda,vulkan; --quick cpu-jit,vulkan,opencl)"
     a = ap.parse_args(argv)
     if a.quick and "--engines" not in argv:
         a.engines = sd.QUICK_ENGINES
@@ -145,13 +149,13 @@ def main(argv):
     a.reps = a.reps or (2 if a.quick else 5)
     paths = sd.int_list(a.paths or ("2048" if a.quick else "1000000,4000000"), "--paths")
     if not os.access(a.tapelab_bin, os.X_OK):
-        raise SystemExit(f"tapelab: --tapelab-bin: {a.tapelab_bin} is not an executable (build the tapelab target)")
+        sd.bad(f"tapelab: --tapelab-bin: {a.tapelab_bin} is not an executable (build the tapelab target)")
     steps = a.steps or (16 if a.quick else 252)
     markets = a.markets or (2 if a.quick else 7)
     points = a.points or (2 if a.quick else 7)
     passes = (a.passes or (GREEKS if a.quick else f"{GREEKS},{PRICE}")).split(",")
     if any(p not in (GREEKS, PRICE) for p in passes):
-        raise SystemExit(f"tapelab: --passes: expected {GREEKS} and/or {PRICE}, got '{a.passes}'")
+        sd.bad(f"tapelab: --passes: expected {GREEKS} and/or {PRICE}, got '{a.passes}'")
     timeout = a.call_timeout or (120 if a.quick else 420)
     rows = Rows(a.out, f"machine={a.machine} driver=peers commit={sd.commit(a.commit)} args=peers.py {' '.join(argv)}")
 

@@ -39,7 +39,7 @@ def make_plan(a, steps, strategy, segments, path):
            "--checkpoint", str(segments), "--out", path, "--json"]
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
-        raise SystemExit(f"tapelab: strategies: {' '.join(cmd[1:])}: {p.stderr.strip() or p.returncode}")
+        sd.bad(f"tapelab: strategies: {' '.join(cmd[1:])}: {p.stderr.strip() or p.returncode}")
     return json.loads(p.stdout)["plan"]["metrics"]
 
 
@@ -53,13 +53,14 @@ def skip_pairs(text):
         try:
             out.add((name, int(m) if m else None))
         except ValueError:
-            raise SystemExit(f"tapelab: --skip: expected STRATEGY[@MARKETS],..., got '{text}'")
+            sd.bad(f"tapelab: --skip: expected STRATEGY[@MARKETS],..., got '{text}'")
     return out
 
 
 def main(argv):
     ap = sd.parser("strategies", __doc__.splitlines()[1])
     ap.set_defaults(engines="cuda,vulkan")
+    next(x for x in ap._actions if x.dest == "engines").help = "engines (default cuda,vulkan; --quick cpu-jit,vulkan,opencl)"
     ap.add_argument("--strategies", default=None,
                     help=f"cut strategies, `tapelab plan --help` lists them (default {DEFAULT_STRATEGIES}; "
                          "--quick window,two-level,revolve)")
@@ -73,7 +74,7 @@ def main(argv):
                     help="points compiled side by side before timing (default: cores/2; 0: no compile phase)")
     a = sd.finish_args(ap.parse_args(argv), argv)
     if not os.access(a.tapelab_bin, os.X_OK):
-        raise SystemExit(f"tapelab: --tapelab-bin: {a.tapelab_bin} is not an executable (build the tapelab target)")
+        sd.bad(f"tapelab: --tapelab-bin: {a.tapelab_bin} is not an executable (build the tapelab target)")
     strategies = [s for s in (a.strategies or ("window,two-level,revolve" if a.quick else DEFAULT_STRATEGIES)).split(",") if s]
     counts = sd.int_list(a.segments or ("4" if a.quick else "8,12,16"), "--segments")
     markets = sd.int_list(a.markets or ("1,2" if a.quick else "1,7"), "--markets")

@@ -27,13 +27,19 @@ SWEEP_HEADER = ("engine,kernel,layout,strategy,seglen,segments,slots,paths,marke
                 "spill_bytes,scratch_bytes,compile_s,cache_hit,bit_exact_vs_plain,price,delta,kernel_stats,notes").split(",")
 
 
+def bad(message):
+    """Bad input: one line on stderr, exit 2."""
+    sys.stderr.write(message + "\n")
+    raise SystemExit(2)
+
+
 def int_list(text, flag):
     try:
         values = [int(v) for v in text.split(",") if v]
     except ValueError:
-        raise SystemExit(f"tapelab: {flag}: expected a comma-separated list of positive integers, got '{text}'")
+        bad(f"tapelab: {flag}: expected a comma-separated list of positive integers, got '{text}'")
     if not values or min(values) <= 0:
-        raise SystemExit(f"tapelab: {flag}: expected a comma-separated list of positive integers, got '{text}'")
+        bad(f"tapelab: {flag}: expected a comma-separated list of positive integers, got '{text}'")
     return values
 
 
@@ -60,9 +66,9 @@ def finish_args(a, argv):
     a.paths = a.paths or (2048 if a.quick else 1000000)
     a.reps = a.reps or (2 if a.quick else 5)
     if a.paths <= 0 or a.reps <= 0:
-        raise SystemExit("tapelab: --paths and --reps must be positive")
+        bad("tapelab: --paths and --reps must be positive")
     if not os.access(a.sweep_bin, os.X_OK):
-        raise SystemExit(f"tapelab: --sweep-bin: {a.sweep_bin} is not an executable (build the scratch_sweep target)")
+        bad(f"tapelab: --sweep-bin: {a.sweep_bin} is not an executable (build the scratch_sweep target)")
     a.engine_list = [e for e in a.engines.split(",") if e]
     return a
 
