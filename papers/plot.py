@@ -51,6 +51,34 @@ def inputs(data, driver):
     return out
 
 
+def cpu_served(machine):
+    return "cpu" in machine or "quick" in machine  # CI writes <driver>-quick.csv
+
+
+def preferred(data, *drivers):
+    """(machine, [paths], caption) of the first driver's GPU CSV (h200 first) when one is in data, else its
+    CPU-served quick CSV; the other drivers' CSVs of that machine join it (e.g. strategies_revolve7)."""
+    found = inputs(data, drivers[0])
+    if not found:
+        return None
+    gpu = sorted((m for m, _ in found if not cpu_served(m)), key=lambda m: (m != "h200", m))
+    machine = gpu[0] if gpu else sorted(m for m, _ in found)[0]
+    paths = [p for m, p in found if m == machine]
+    paths += [p for d in drivers[1:] for m, p in inputs(data, d) if m == machine]
+    caption = (f"{machine.upper() if machine == 'h200' else machine}" if gpu else
+               f"{machine}: CPU-served quick run (lavapipe, PoCL, cpu-jit), not GPU behaviour")
+    return machine, paths, caption
+
+
+def read_all(paths):
+    comments, rows = [], []
+    for p in paths:
+        c, r = read(p)
+        comments += c
+        rows += r
+    return comments, rows
+
+
 class Out:
     def __init__(self, out):
         self.dir = out
@@ -191,18 +219,21 @@ def fig_registers(data, out):
         out.table(f"registers-cuda-{machine}", os.path.basename(path), comments, list(rows[0].keys()), rows)
 
 
-# Markets per dispatch x kernel kind. Rows: every row of markets-<m>.csv that ran; y = mpath_s x markets.
+# Markets per dispatch x kernel kind. Rows: every row of markets-<m>.csv that ran (the H200's when
+# committed, else the CPU-served quick run, named in the title); y = mpath_s x markets. markets.png.
 def fig_markets(data, out):
-    for machine, path in inputs(data, "markets"):
-        comments, rows = read(path)
+    pick = preferred(data, "markets")
+    if pick:
+        machine, paths, caption = pick
+        comments, rows = read_all(paths)
         fig, ax = plt.subplots(figsize=(6.5, 4))
         lines(ax, series(rows, label, "markets",
                          lambda r: num(r["mpath_s"]) * num(r["markets"]) if num(r["mpath_s"]) else None))
-        ax.set(xlabel="markets per dispatch", ylabel="market-paths/s (M)", title=f"markets x kernel kind ({machine})")
+        ax.set(xlabel="markets per dispatch", ylabel="market-paths/s (M)", title=f"markets x kernel kind\n({caption})")
         ax.legend(fontsize=7)
         fig.tight_layout()
-        out.save(fig, f"markets-{machine}")
-        out.table(f"markets-{machine}", os.path.basename(path), comments, SWEEP_COLS, rows)
+        out.save(fig, "markets")
+        out.table("markets", ", ".join(os.path.basename(p) for p in paths), comments, SWEEP_COLS, rows)
     # The converted `tapelab compare` tables: Mpath/s by markets, per engine x kernel, greeks on, per path count.
     for machine, path in inputs(data, "compare"):
         comments, rows = read(path)
@@ -223,45 +254,119 @@ def fig_markets(data, out):
                    "registers", "spill_bytes"], rows)
 
 
-# Peers: JAX (one market, ladder) and the hand-written CUDA kernel beside tapelab's best compare row,
-# value + 5 Greeks, per path count. Rows: peers_jax-<m>.csv (pass value+5greeks), peers_handwritten-<m>.csv
-# (pass value+5greeks), compare-<m>.csv (greeks on, the best Mpath/s per engine).
+# Peers: JAX (one market, vmap ladder, ladder loop), the hand-written CUDA kernel and tapelab (plain and
+# register, one market per dispatch and the ladder in one dispatch), one panel per pass and path count.
+# Rows: every row of peers-<m>.csv (experiments/drivers/peers.py; H200 first, else the CPU quick run).
+PEERS_COLS = ["who", "formulation", "engine", "kernel", "segments", "pass", "paths", "markets", "ladder_points", "ms",
+              "mpath_s", "registers", "spill_bytes", "same_bits"]
+
+
+def peer_label(r):
+    if r["who"] == "tapelab":
+        return f"tapelab {r['engine']} {r['kernel']} {r['formulation']} ({r['markets']}/dispatch)"
+    if r["who"] == "jax":
+        return f"jax {r['formulation']} ({r['markets']}/call)"
+    return f"hand-written cuda {r['formulation']}"
+
+
 def fig_peers(data, out):
-    for machine, path in inputs(data, "peers_jax"):
-        comments, jax = read(path)
-        hw_path = os.path.join(data, f"peers_handwritten-{machine}.csv")
-        cmp_path = os.path.join(data, f"compare-{machine}.csv")
-        hw = read(hw_path)[1] if os.path.exists(hw_path) else []
-        cmp_rows = read(cmp_path)[1] if os.path.exists(cmp_path) else []
-        bars = []
-        for pc in sorted({r["paths"] for r in jax}, key=int):
-            for r in jax:
-                if r["paths"] == pc and r["pass"] == "value+5greeks":
-                    bars.append({"paths": pc, "who": f"jax {r['formulation']} ({r['markets']} mkts)", "mpath_s": r["mpaths_per_s"]})
-            for r in hw:
-                if r["paths"] == pc and r["pass"] == "value+5greeks":
-                    bars.append({"paths": pc, "who": f"hand-written cuda {r['variant']}", "mpath_s": r["mpaths_per_s"]})
-            best = {}
-            for r in cmp_rows:
-                if r["paths"] == pc and r["greeks"] == "on" and num(r["mpath_s"]):
-                    k = f"tapelab {r['engine']} {r['kernel']}"
-                    if k not in best or num(r["mpath_s"]) > num(best[k]["mpath_s"]):
-                        best[k] = r
-            for k, r in sorted(best.items()):
-                bars.append({"paths": pc, "who": f"{k} x{r['markets']}", "mpath_s": r["mpath_s"]})
-        counts = sorted({b["paths"] for b in bars}, key=int)
-        fig, axes = plt.subplots(1, len(counts), figsize=(6 * len(counts), 4.5), squeeze=False)
-        for ax, pc in zip(axes[0], counts):
-            bs = [b for b in bars if b["paths"] == pc]
-            ax.barh([b["who"] for b in bs], [num(b["mpath_s"]) for b in bs])
-            ax.set(xlabel="Mpath/s, value + 5 Greeks", title=f"peers, {int(pc) // 1000000}M paths ({machine})")
-            ax.invert_yaxis()
-        fig.tight_layout()
-        out.save(fig, f"peers-{machine}")
-        out.table(f"peers-{machine}", f"{os.path.basename(path)}, peers_handwritten-{machine}.csv, compare-{machine}.csv",
-                  comments, ["paths", "who", "mpath_s"], bars)
+    pick = preferred(data, "peers")
+    if not pick:
+        return
+    machine, paths, caption = pick
+    comments, rows = read_all(paths)
+    rows = [r for r in rows if num(r.get("mpath_s"))]
+    order = {"jax": 0, "handwritten": 1, "tapelab": 2}
+    panels = sorted({(r["pass"], int(r["paths"])) for r in rows}, key=lambda k: (k[0] != "value+5greeks", k[1]))
+    per = [sorted((r for r in rows if r["pass"] == ps and int(r["paths"]) == pc),
+                  key=lambda r: (order.get(r["who"], 3), peer_label(r))) for ps, pc in panels]
+    fig, axes = plt.subplots(len(panels), 1, figsize=(8, 1.0 + sum(0.9 + 0.16 * len(b) for b in per)), squeeze=False,
+                             gridspec_kw={"height_ratios": [0.9 + 0.16 * len(b) for b in per]})
+    for ax, (ps, pc), bs in zip(axes[:, 0], panels, per):
+        ys = list(range(len(bs)))  # positions, not categories: a label measured twice keeps both bars
+        ax.barh(ys, [num(r["mpath_s"]) for r in bs], color=["C%d" % order.get(r["who"], 3) for r in bs])
+        ax.set_yticks(ys)
+        ax.set_yticklabels([peer_label(r) for r in bs], fontsize=6)
+        for y, r in zip(ys, bs):
+            ax.annotate(f"{num(r['mpath_s']):.1f}", (num(r["mpath_s"]), y), fontsize=6, va="center")
+        ax.set(xlabel=f"Mpath/s (market-paths), {ps}", title=f"peers, {pc:,} paths, {ps} ({caption})")
+        ax.invert_yaxis()
+    fig.tight_layout()
+    out.save(fig, "peers")
+    out.table("peers", ", ".join(os.path.basename(p) for p in paths), comments, PEERS_COLS, rows)
 
 
+# Cut strategies, flat and nested, at equal segment counts: the register kernel's market-paths/s per strategy
+# (bars per requested segment count; registers / spill bytes over each bar), one panel per engine and markets
+# per dispatch, the plain kernel's median as a dotted line. Rows: strategies-<m>.csv (+ strategies_revolve7-<m>.csv),
+# H200 first, else the CPU quick run.
+STRATEGY_COLS = ["engine", "markets", "strategy", "requested_segments", "segments", "depth", "peak_live",
+                 "recompute_cost", "mpath_s", "ratio_to_plain", "registers", "spill_bytes", "bit_exact_vs_plain", "notes"]
+
+
+def median(xs):
+    xs = sorted(xs)
+    return xs[len(xs) // 2] if xs else None
+
+
+def fig_strategies(data, out):
+    pick = preferred(data, "strategies", "strategies_revolve7")
+    if not pick:
+        return
+    machine, paths, caption = pick
+    comments, rows = read_all(paths)
+    reg = [r for r in rows if r["kernel"] == "register"]
+    engines = sorted({r["engine"] for r in reg})
+    markets = sorted({int(r["markets"]) for r in reg if num(r["markets"])})
+    strategies = []
+    for r in reg:  # the order the driver ran them in
+        if r["strategy"] not in strategies:
+            strategies.append(r["strategy"])
+    counts = sorted({int(r["requested_segments"]) for r in reg})
+    fig, axes = plt.subplots(len(engines), len(markets), figsize=(5.5 * len(markets), 3.4 * len(engines)), squeeze=False)
+    width = 0.8 / max(1, len(counts))
+    for i, e in enumerate(engines):
+        for j, m in enumerate(markets):
+            ax = axes[i][j]
+            here = [r for r in rows if r["engine"] == e and num(r["markets"]) == m]
+            for k, n in enumerate(counts):
+                xs, ys, notes = [], [], []
+                for x, s in enumerate(strategies):
+                    r = next((r for r in here if r["kernel"] == "register" and r["strategy"] == s
+                              and int(r["requested_segments"]) == n), None)
+                    if r is None:
+                        continue
+                    y = num(r["mpath_s"]) * m if num(r["mpath_s"]) else 0.0
+                    xs.append(x - 0.4 + width * (k + 0.5))
+                    ys.append(y)
+                    regs, sp = num(r["registers"]), spill(r["spill_bytes"])
+                    notes.append("skip" if not num(r["mpath_s"]) else
+                                 (f"{int(regs)}r" if regs and regs > 0 else "") + (f" {int(sp)}B" if sp else ""))
+                ax.bar(xs, ys, width, label=f"{n} segs")
+                for x, y, t in zip(xs, ys, notes):
+                    if t:
+                        ax.annotate(t, (x, y), fontsize=5, ha="center", va="bottom", rotation=90)
+            plain = median([num(r["mpath_s"]) * m for r in here if r["kernel"] == "plain" and num(r["mpath_s"])])
+            if plain:
+                ax.axhline(plain, ls=":", lw=1, color="grey")
+                ax.annotate("plain (median)", (0.01, plain), xycoords=("axes fraction", "data"), fontsize=6, color="grey")
+            ax.set_xticks(range(len(strategies)))
+            ax.set_xticklabels(strategies, fontsize=7, rotation=20)
+            ax.set(ylabel="market-paths/s (M)", title=f"{e}, {m} market(s) per dispatch", ylim=(0, None))
+            ax.legend(fontsize=6)
+    fig.suptitle(f"register kernel per cut strategy ({caption}); over each bar: registers, spill bytes", fontsize=9)
+    fig.tight_layout()
+    out.save(fig, "strategies")
+    plain_rows = []
+    for e in engines:
+        for m in markets:
+            ps = [r for r in rows if r["engine"] == e and num(r["markets"]) == m and r["kernel"] == "plain"]
+            med = median([num(r["mpath_s"]) for r in ps if num(r["mpath_s"])])
+            if med is not None:
+                plain_rows.append({"engine": e, "markets": m, "strategy": f"plain (median of {len(ps)} runs)",
+                                   "segments": 1, "mpath_s": f"{med:.3f}", "registers": ps[0]["registers"],
+                                   "spill_bytes": ps[0]["spill_bytes"]})
+    out.table("strategies", ", ".join(os.path.basename(p) for p in paths), comments, STRATEGY_COLS, plain_rows + reg)
 
 
 # Beyond the article: tangent (forward) mode against the adjoint kernels as inputs grow. Rows: every
@@ -285,7 +390,7 @@ def fig_tangent(data, out):
         out.table(f"tangent_crossover-{machine}", os.path.basename(path), comments, cols, rows)
 
 
-FIGURES = [fig_cliff, fig_segments, fig_seglen, fig_registers, fig_markets, fig_peers, fig_tangent]
+FIGURES = [fig_cliff, fig_segments, fig_seglen, fig_registers, fig_markets, fig_peers, fig_strategies, fig_tangent]
 
 
 def main(argv):

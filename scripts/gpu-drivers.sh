@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The paper's drivers (issue 15: experiments/drivers/{cliff,markets,segments}.py over scratch_sweep)
-# on the lent H200, within about 8 minutes for all three. Here: build release and pack
+# The paper's drivers (issue 15: experiments/drivers/*.py) on the lent H200: cliff, markets and
+# segments within about 8 minutes together; strategies and peers each want a call of their own
+# (~5 min each; the device tool allows 10 minutes a command). Here: build release and pack
 # (cmake --preset release && cmake --build --preset release && ./scripts/gpu-pack.sh), then one
 # device-tool call, carrying .gpu-runtime and build/gpu.tar.xz:
 #   source scripts/gpu-env.sh; bash scripts/gpu-drivers.sh [MODE...]     (default: cliff markets segments)
@@ -9,10 +10,23 @@
 #   markets   cuda,vulkan; 1,2,4,6,8 markets per dispatch at 252 steps; same kernels. ~170 s cold.
 #   segments  cuda,vulkan; register kernel at 1..64 segments, 252 steps. ~110 s cold.
 #   seglen    scratch_sweep itself (seglen x layout; not in the default: the 2026-11-29 run has it).
-# Each mode runs under its own timeout (CLIFF_S, MARKETS_S, SEGMENTS_S seconds) and writes rows as
-# they finish, so a mode cut short keeps what it measured. Results in $OUT (./gpu-out elsewhere):
-# cliff-h200.csv, markets-h200.csv, segments-h200.csv (copy them to papers/data/ and run
-# papers/build.sh), *-progress.txt (stderr).
+#   strategies  cuda,vulkan; register kernel per cut strategy (window, uniform, optimal, two-level,
+#             revolve, budget) at 8, 12, 16 segments, 1 and 7 markets, 252 steps, 1M paths; revolve at
+#             7 markets left out (NVRTC takes over 4 min per kernel: mode strategies-revolve7). Kernels
+#             compiled 14 side by side first (NVIDIA's shader disk cache on, so Vulkan's compiles carry
+#             to the timed runs), then timed one point at a time. Estimate ~90 s compile + ~150 s
+#             timed, ~4-5 min; STRATEGIES_S (default 560).
+#   strategies-revolve7  revolve 8/12/16 at 7 markets only, cuda,vulkan, each point cut at 420 s;
+#             ~5-7 min, alone in a call (REVOLVE7_S, default 580); strategies_revolve7-h200.csv, which
+#             papers/plot.py draws with strategies-h200.csv.
+#   peers     JAX (one market, vmap ladder with shared draws, ladder loop), the hand-written CUDA
+#             kernel (nvcc) and tapelab compare (cuda,vulkan; plain and register, 1 and 7 markets per
+#             dispatch) at 1M and 4M paths, value + 5 Greeks and price only, in one CSV; JAX skipped
+#             with its reason where python3 has no jax. Estimate JAX ~60 s, nvcc + kernel ~15 s,
+#             compare ~170 s cold: ~4-5 min; PEERS_S (default 560).
+# Each mode runs under its own timeout (CLIFF_S, MARKETS_S, SEGMENTS_S, ... seconds) and writes rows
+# as they finish, so a mode cut short keeps what it measured. Results in $OUT (./gpu-out elsewhere):
+# MODE-h200.csv (copy them to papers/data/ and run papers/build.sh), *-progress.txt (stderr).
 set -uo pipefail
 out=${OUT:-gpu-out}
 mkdir -p "$out"
@@ -22,7 +36,7 @@ export CPLUS_INCLUDE_PATH=$PWD/build/gpu/include${CPLUS_INCLUDE_PATH:+:$CPLUS_IN
 export TAPELAB_CACHE_DIR=${TAPELAB_CACHE_DIR:-/tmp/tapelab-cache}
 export __GL_SHADER_DISK_CACHE=0
 machine=${MACHINE:-h200}
-common=(--machine "$machine" --sweep-bin "$bin/scratch_sweep" --commit "${TAPELAB_COMMIT:-$(cat COMMIT 2>/dev/null || git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)}")
+common=(--machine "$machine" --sweep-bin "$bin/scratch_sweep" --tapelab-bin "$bin/tapelab" --commit "${TAPELAB_COMMIT:-$(cat COMMIT 2>/dev/null || git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)}")
 say() { echo "=== $* ($(date +%T))"; }
 [ $# -eq 0 ] && set -- cliff markets segments
 
@@ -41,11 +55,32 @@ for mode in "$@"; do
     timeout "${SEGMENTS_S:-110}" "$py" experiments/drivers/segments.py "${common[@]}" --engines cuda,vulkan \
       --segments 1,2,4,8,16,32,64 --out "$out/segments-$machine.csv" 2> >(tee "$out/segments-progress.txt" >&2)
     ;;
+  strategies|strategies-revolve7)
+    # Compile times are not what this mode measures: NVIDIA's own shader cache on, so the compile
+    # phase's Vulkan pipelines are hits in the timed runs (tapelab's single pipeline-cache file is
+    # last-writer-wins across processes).
+    export __GL_SHADER_DISK_CACHE=1 __GL_SHADER_DISK_CACHE_SKIP_CLEANUP=1 __GL_SHADER_DISK_CACHE_SIZE=4294967296
+    export __GL_SHADER_DISK_CACHE_PATH=/tmp/tapelab-nv-shader-cache
+    if [ "$mode" = strategies ]; then
+      timeout "${STRATEGIES_S:-560}" "$py" experiments/drivers/strategies.py "${common[@]}" --engines cuda,vulkan \
+        --skip revolve@7 --compile-jobs 14 --point-timeout 300 --out "$out/strategies-$machine.csv" \
+        2> >(tee "$out/strategies-progress.txt" >&2)
+    else
+      timeout "${REVOLVE7_S:-580}" "$py" experiments/drivers/strategies.py "${common[@]}" --engines cuda,vulkan \
+        --strategies revolve --markets 7 --compile-jobs 14 --point-timeout 420 \
+        --out "$out/strategies_revolve7-$machine.csv" 2> >(tee "$out/strategies-revolve7-progress.txt" >&2)
+    fi
+    export __GL_SHADER_DISK_CACHE=0
+    ;;
+  peers)
+    timeout "${PEERS_S:-560}" "$py" experiments/drivers/peers.py "${common[@]}" --engines cuda,vulkan \
+      --paths 1000000,4000000 --out "$out/peers-$machine.csv" 2> >(tee "$out/peers-progress.txt" >&2)
+    ;;
   seglen)
     timeout "${SEGLEN_S:-400}" "$bin/scratch_sweep" --engines cuda,vulkan,opencl \
       --out "$out/scratch_sweep-$machine.csv" 2> >(tee "$out/seglen-progress.txt" >&2)
     ;;
-  *) echo "gpu-drivers.sh: unknown mode '$mode' (cliff, markets, segments, seglen)" >&2; exit 2 ;;
+  *) echo "gpu-drivers.sh: unknown mode '$mode' (cliff, markets, segments, seglen, strategies, strategies-revolve7, peers)" >&2; exit 2 ;;
   esac
   echo "exit $? ($mode)"
 done

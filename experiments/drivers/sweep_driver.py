@@ -1,4 +1,4 @@
-"""Shared part of the paper's drivers (cliff, markets, segments): each point is
+"""Shared part of the paper's drivers (cliff, markets, segments, strategies): each point is
 one run of experiments/scratch_sweep (plain, register and scratch kernels of the
 Asian call, value + 5 Greeks, fp32, bits checked against plain), and its rows are
 appended to the driver's CSV as soon as the point finishes, so a run cut short
@@ -23,15 +23,23 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 QUICK_ENGINES = "cpu-jit,vulkan,opencl"  # the engines CI serves on the CPU (lavapipe, PoCL)
 NOT_OFFERED = "has no scratch kernels"  # an engine without that kind (cpu-jit): its rows are left out, not failures
+SWEEP_HEADER = ("engine,kernel,layout,strategy,seglen,segments,slots,paths,markets,ms,mpath_s,ratio_to_plain,registers,"
+                "spill_bytes,scratch_bytes,compile_s,cache_hit,bit_exact_vs_plain,price,delta,kernel_stats,notes").split(",")
+
+
+def bad(message):
+    """Bad input: one line on stderr, exit 2."""
+    sys.stderr.write(message + "\n")
+    raise SystemExit(2)
 
 
 def int_list(text, flag):
     try:
         values = [int(v) for v in text.split(",") if v]
     except ValueError:
-        raise SystemExit(f"tapelab: {flag}: expected a comma-separated list of positive integers, got '{text}'")
+        bad(f"tapelab: {flag}: expected a comma-separated list of positive integers, got '{text}'")
     if not values or min(values) <= 0:
-        raise SystemExit(f"tapelab: {flag}: expected a comma-separated list of positive integers, got '{text}'")
+        bad(f"tapelab: {flag}: expected a comma-separated list of positive integers, got '{text}'")
     return values
 
 
@@ -45,6 +53,8 @@ def parser(name, description):
     ap.add_argument("--machine", default=socket.gethostname(), help="machine name for the header row (default: host name)")
     ap.add_argument("--sweep-bin", default=os.path.join(REPO, "build", "ci", "experiments", "scratch_sweep"),
                     help="the scratch_sweep executable (default: build/ci/experiments/scratch_sweep)")
+    ap.add_argument("--tapelab-bin", default=os.path.join(REPO, "build", "ci", "cli", "tapelab"),
+                    help="the tapelab executable, for strategies and peers (default: build/ci/cli/tapelab)")
     ap.add_argument("--commit", default=None, help="commit for the header row (default: git, else a COMMIT file, else unknown)")
     ap.add_argument("--jobs", type=int, default=None, help="kernels compiled in parallel (scratch_sweep's --jobs)")
     return ap
@@ -56,9 +66,9 @@ def finish_args(a, argv):
     a.paths = a.paths or (2048 if a.quick else 1000000)
     a.reps = a.reps or (2 if a.quick else 5)
     if a.paths <= 0 or a.reps <= 0:
-        raise SystemExit("tapelab: --paths and --reps must be positive")
+        bad("tapelab: --paths and --reps must be positive")
     if not os.access(a.sweep_bin, os.X_OK):
-        raise SystemExit(f"tapelab: --sweep-bin: {a.sweep_bin} is not an executable (build the scratch_sweep target)")
+        bad(f"tapelab: --sweep-bin: {a.sweep_bin} is not an executable (build the scratch_sweep target)")
     a.engine_list = [e for e in a.engines.split(",") if e]
     return a
 
@@ -84,6 +94,7 @@ class Writer:
         self.coords = coords
         self.header = None
         self.rows = 0
+        self.skipped = 0
         self.failed = False
         self.driver = driver
 
@@ -101,18 +112,69 @@ class Writer:
             self.rows += 1
         self.file.flush()
 
+    def skip(self, coords, **cells):
+        """A row for a point that did not run (e.g. its compile ran past --point-timeout): its coords and the
+        scratch_sweep columns given (engine, kernel, strategy, markets, notes...), the rest empty."""
+        out = csv.writer(self.file, lineterminator="\n")
+        if self.header is None:
+            self.header = SWEEP_HEADER
+            out.writerow(self.coords + self.header)
+        out.writerow([coords[c] for c in self.coords] + [cells.get(h, "") for h in self.header])
+        self.file.flush()
+        self.skipped += 1
 
-def run_point(a, w, engine, coords, steps, markets, segments, seglens):
-    """One scratch_sweep run: plain, register (window, `segments`), scratch at each seglen below the tape size."""
-    cmd = [a.sweep_bin, "--engines", engine, "--paths", str(a.paths), "--steps", str(steps), "--markets",
-           str(markets), "--segments", str(segments), "--seglens", ",".join(map(str, seglens)), "--reps", str(a.reps)]
-    if a.jobs:
-        cmd += ["--jobs", str(a.jobs)]
+
+def sweep_command(a, engine, steps, markets, segments, seglens, plan=None, paths=None, reps=None, jobs=None):
+    """scratch_sweep's command line: plain, register (window at `segments`, or `plan`), scratch at each seglen."""
+    cmd = [a.sweep_bin, "--engines", engine, "--paths", str(paths or a.paths), "--steps", str(steps), "--markets",
+           str(markets), "--seglens", ",".join(map(str, seglens)), "--reps", str(reps or a.reps)]
+    cmd += ["--plan", plan] if plan else ["--segments", str(segments)]
+    if jobs or a.jobs:
+        cmd += ["--jobs", str(jobs or a.jobs)]
+    return cmd
+
+
+def precompile(a, label, points, jobs, timeout):
+    """Fills the kernel caches before anything is timed: one tiny scratch_sweep run per point (64 paths, one
+    rep), `jobs` side by side, each cut at `timeout` seconds. points: [(key, command)]. Returns {key: reason}
+    of the points that ran past the limit (their timed run would too) or could not run."""
+    import concurrent.futures as cf
+    failed = {}
+
+    def one(key, cmd):
+        cmd = list(cmd)
+        cmd[cmd.index("--paths") + 1] = "64"
+        cmd[cmd.index("--reps") + 1] = "1"
+        t0 = time.time()
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return key, f"compile ran past {timeout} s", time.time() - t0
+        return key, (f"scratch_sweep exit 2: {p.stderr.strip()[-200:]}" if p.returncode == 2 else None), time.time() - t0
+
     t0 = time.time()
-    p = subprocess.run(cmd, capture_output=True, text=True)
+    with cf.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        for key, why, took in pool.map(lambda kc: one(*kc), points):
+            sys.stderr.write(f"{label}: compiled {key} in {took:.1f} s{' (' + why + ')' if why else ''}\n")
+            if why:
+                failed[key] = why
+    sys.stderr.write(f"{label}: precompiled {len(points)} points in {time.time() - t0:.1f} s, {jobs} at a time\n")
+    return failed
+
+
+def run_point(a, w, engine, coords, steps, markets, segments, seglens, plan=None, timeout=None, label=None):
+    """One scratch_sweep run: plain, register (window, `segments`, or `plan`), scratch at each seglen below
+    the tape size. A run past `timeout` seconds is killed and its point written as a skipped row."""
+    cmd = sweep_command(a, engine, steps, markets, segments, seglens, plan)
+    point = label or (engine + " " + " ".join(f"{k} {v}" for k, v in coords.items()) + f" markets {markets} segments {segments}")
+    t0 = time.time()
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        sys.stderr.write(f"{w.driver}: {point}: killed after {timeout} s (--point-timeout)\n")
+        w.skip(coords, engine=engine, kernel="register", markets=markets, notes=f"skipped: ran past {timeout} s")
+        return 0
     took = time.time() - t0
-    point = engine + " " + " ".join(f"{k} {v}" for k, v in coords.items())
-    point += f" markets {markets} segments {segments}"
     if p.returncode == 2:
         sys.stderr.write(p.stderr)
         raise SystemExit(2)
@@ -136,5 +198,6 @@ def run_point(a, w, engine, coords, steps, markets, segments, seglens):
 def done(w):
     if w.file is not sys.stdout:
         w.file.close()
-    sys.stderr.write(f"{w.driver}: {w.rows} rows{' (some kernels failed)' if w.failed else ''}\n")
+    sys.stderr.write(f"{w.driver}: {w.rows} rows{f', {w.skipped} points skipped' if w.skipped else ''}"
+                     f"{' (some kernels failed)' if w.failed else ''}\n")
     return 1 if w.failed else 0
