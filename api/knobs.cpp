@@ -173,6 +173,8 @@ const std::vector<Knob>& knobTable() {
       {"OMPI_COMM_WORLD_LOCAL_RANK", "", "set by Open MPI's mpirun: the rank on this host, which GPU it takes "
        "(EngineSettings::deviceSlot) unless a TAPELAB_*_DEVICE names one", Scope::Engine, nullptr},
       {"MPI_LOCALRANKID", "", "set by MPICH's mpiexec: likewise", Scope::Engine, nullptr},
+      {"TAPELAB_MPI_CHUNK_PATHS", "", "under mpirun: paths of the smallest chunk a rank takes (default 2^20; results do not "
+       "depend on it)", Scope::Engine, nullptr},
       {"TAPELAB_CUDA_ARCH", "", "CUDA target when no driver says (sm_XY; default sm_90)", Scope::Engine, parseCudaArch},
       {"TAPELAB_HIP_ARCH", "", "HIP targets, comma-separated (default gfx1103,gfx90a)", Scope::Engine,
        [](C& c, S& v, const char*) { c.engineSettings.hip.arch = v; }},

@@ -3,8 +3,14 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
 
 #include "api/knobs.h"
 #include "tape/textformat.h"
@@ -42,28 +48,152 @@ void finalize() {
   if (!finalized) MPI_Finalize();
 }
 
-// Messages of at most this many doubles (MPI counts are int).
-constexpr uint64_t kChunk = uint64_t{1} << 24;
 #endif
 
-// Rank r's blocks of `blocks`: [lo, hi).
-std::pair<uint64_t, uint64_t> share(uint64_t blocks, int r, int n) {
-  const auto at = [&](int k) {
-    return static_cast<uint64_t>((static_cast<unsigned __int128>(blocks) * static_cast<unsigned>(k)) / static_cast<unsigned>(n));
-  };
-  return {at(r), at(r + 1)};
-}
-
-// Keeps a rank's partials for rank 0 (rank 0 adds its own straight into the reduction).
-class Keep final : public BlockSink {
+// One chunk's per-block partials, filled by the engine thread (a buffer reused across chunks).
+class Fill final : public BlockSink {
  public:
+  Fill(std::vector<double>& into, uint64_t blocks) : into_(into), blocks_(blocks) { into_.clear(); }
   void add(const double* partials, uint64_t blocks, size_t blockSize) override {
+    if (this->blockSize && blockSize != this->blockSize) throw std::logic_error("runBlocks: blocks of different sizes");
+    if (!this->blockSize) into_.reserve(blocks_ * blockSize);  // one allocation (none for a reused buffer)
     this->blockSize = blockSize;
-    values.insert(values.end(), partials, partials + blocks * blockSize);
+    into_.insert(into_.end(), partials, partials + blocks * blockSize);
   }
-  std::vector<double> values;
   size_t blockSize = 0;
+
+ private:
+  std::vector<double>& into_;
+  uint64_t blocks_;
 };
+
+// A finished chunk: its partials, or why it did not run (exitCode != 0; -1: skipped after a failure).
+struct Part {
+  uint64_t chunk = 0;
+  std::vector<double> partials;
+  size_t blockSize = 0;
+  int exitCode = 0;
+  std::string failure;
+};
+
+// The engine thread of one rank: runs the chunks it is given, in order, and hands them back. The
+// MPI calls stay on the calling thread (MPI_THREAD_FUNNELED); this one only runs the kernel.
+class EngineThread {
+ public:
+  using Clock = std::chrono::steady_clock;
+  EngineThread(Kernel& kernel, const std::vector<std::vector<double>>& inputs, const std::vector<uint64_t>& starts,
+               uint64_t blockPaths, uint64_t paths, uint64_t seed, Clock::time_point t0)
+      : kernel_(kernel), inputs_(inputs), starts_(starts), blockPaths_(blockPaths), paths_(paths), seed_(seed), t0_(t0) {}
+  ~EngineThread() { close(); }
+
+  void give(uint64_t chunk) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      todo_.push_back(chunk);
+    }
+    if (!thread_.joinable()) thread_ = std::thread([this] { loop(); });
+    cv_.notify_all();
+  }
+  // Finished chunks, waiting up to `wait` for one when none is.
+  std::vector<Part> take(std::chrono::microseconds wait) {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (done_.empty() && wait.count() > 0) cv_.wait_for(lock, wait, [&] { return !done_.empty(); });
+    std::vector<Part> out(std::make_move_iterator(done_.begin()), std::make_move_iterator(done_.end()));
+    done_.clear();
+    return out;
+  }
+  // Waits up to `wait` for a finished chunk (take() then has it).
+  void await(std::chrono::microseconds wait) {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait_for(lock, wait, [&] { return !done_.empty(); });
+  }
+  void recycle(std::vector<double>&& buffer) {
+    std::lock_guard<std::mutex> lock(mu_);
+    spare_.push_back(std::move(buffer));
+  }
+  std::vector<double> spare() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (spare_.empty()) return {};
+    std::vector<double> b = std::move(spare_.back());
+    spare_.pop_back();
+    return b;
+  }
+  // No more chunks: the thread ends once its queue is empty.
+  void close() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      closed_ = true;
+    }
+    cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+  RankTiming timing;  // read after close()
+
+ private:
+  void loop() {
+    bool failed = false;
+    for (;;) {
+      Part p;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        const auto idle = Clock::now();
+        cv_.wait(lock, [&] { return !todo_.empty() || closed_; });
+        if (todo_.empty()) return;
+        if (timing.chunks) timing.idleSeconds += since(idle);
+        p.chunk = todo_.front();
+        todo_.pop_front();
+        if (!spare_.empty()) {
+          p.partials = std::move(spare_.back());
+          spare_.pop_back();
+        }
+      }
+      if (failed) {
+        p.exitCode = -1;
+      } else {
+        try {
+          const uint64_t first = starts_[p.chunk] * blockPaths_;
+          const uint64_t count = std::min(paths_, starts_[p.chunk + 1] * blockPaths_) - first;
+          Fill fill(p.partials, starts_[p.chunk + 1] - starts_[p.chunk]);
+          timing.busySeconds += kernel_.runBlocks(inputs_, first, count, seed_, fill);
+          p.blockSize = fill.blockSize;
+          timing.chunks += 1;
+          timing.blocks += starts_[p.chunk + 1] - starts_[p.chunk];
+          timing.endSeconds = since(t0_);
+        } catch (const std::exception& e) {
+          failed = true;
+          p.exitCode = exitCodeOf(e);
+          p.failure = e.what();
+        }
+      }
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        done_.push_back(std::move(p));
+      }
+      cv_.notify_all();
+    }
+  }
+
+  Kernel& kernel_;
+  const std::vector<std::vector<double>>& inputs_;
+  const std::vector<uint64_t>& starts_;
+  const uint64_t blockPaths_, paths_, seed_;
+  const Clock::time_point t0_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<uint64_t> todo_;
+  std::deque<Part> done_;
+  std::vector<std::vector<double>> spare_;
+  bool closed_ = false;
+  std::thread thread_;
+};
+
+#ifdef TAPELAB_HAVE_MPI
+// Point-to-point tags of a split run: rank 0's reply to each finished chunk (the next chunk's
+// index, or -1), a chunk that failed ({chunk, exit code}), and chunk c's partials (kTagData + c).
+constexpr int kTagNext = 1, kTagFailed = 2, kTagData = 16;
+// How often the MPI thread looks for messages while its engine runs.
+constexpr std::chrono::microseconds kPoll{100};
+#endif
 
 }  // namespace
 
@@ -153,60 +283,208 @@ void agreeOn(const std::string& what, const std::string& content) {
 #endif
 }
 
+std::vector<uint64_t> chunkStarts(uint64_t blocks, uint64_t granule, int ranks) {
+  granule = std::max<uint64_t>(granule, 1);
+  // Enough granules that the chunks stay within kMaxChunks (the last ~4*ranks are one granule each).
+  const uint64_t fold = static_cast<uint64_t>(std::max(ranks, 1)) * 4;
+  granule = std::max(granule, (blocks + kMaxChunks / 2 - 1) / (kMaxChunks / 2));
+  std::vector<uint64_t> starts{0};
+  for (uint64_t at = 0; at < blocks;) {
+    const uint64_t left = blocks - at;
+    const uint64_t want = std::max<uint64_t>(1, ((left + fold - 1) / fold + granule - 1) / granule) * granule;
+    at += std::min(left, want);
+    starts.push_back(at);
+  }
+  return starts;
+}
+
+uint64_t chunkGranule(uint64_t blockPaths) {
+  const char* name = "TAPELAB_MPI_CHUNK_PATHS";
+  const auto text = knobValue(name);
+  const uint64_t paths = text ? parseUnsigned(*text, name, 1) : uint64_t{1} << 20;
+  blockPaths = std::max<uint64_t>(blockPaths, 1);
+  return std::max<uint64_t>(1, paths / blockPaths + (paths % blockPaths != 0));
+}
+
 RunResult runSplit(Kernel& kernel, const std::vector<std::vector<double>>& inputs, uint64_t paths, uint64_t seed) {
   const auto t0 = std::chrono::steady_clock::now();
   const World& w = world();
   RunTiming& t = timing();
   t = RunTiming{};
   if (paths == 0 || inputs.empty()) throw std::invalid_argument("paths must be at least 1");
-  const uint64_t blockPaths = std::max<uint64_t>(1, kernel.blockPaths());  // 0: runBlocks throws why
-  const uint64_t blocks = (paths + blockPaths - 1) / blockPaths;
-  t.blocks = blocks;
-  const auto [lo, hi] = share(blocks, w.rank, w.size);
-  const uint64_t first = lo * blockPaths, count = std::min(paths, hi * blockPaths) - std::min(paths, first);
-
-  BlockReduction reduction;
-  Keep kept;
-  double own = 0;
+  // Every rank can run part of a run, with the same blocks and chunks.
+  const uint64_t blockPaths = kernel.blockPaths();
+  uint64_t granule = 1;
   try {
-    if (kernel.blockPaths() == 0 || count > 0) own = kernel.runBlocks(inputs, first, count, seed, w.rank == 0 ? static_cast<BlockSink&>(reduction) : kept);
+    if (blockPaths == 0) {
+      std::vector<double> unused;
+      Fill none(unused, 0);
+      kernel.runBlocks(inputs, 0, paths, seed, none);  // throws why
+    }
+    granule = chunkGranule(blockPaths);
   } catch (const std::exception& e) {
     agree(exitCodeOf(e), e.what());
   }
-  const auto ownEnd = std::chrono::steady_clock::now();
-  agree();
+  agreeOn("the kernel's paths per block and TAPELAB_MPI_CHUNK_PATHS",
+          std::to_string(blockPaths) + " " + std::to_string(granule));
+  const uint64_t blocks = (paths + blockPaths - 1) / blockPaths;
+  const std::vector<uint64_t> starts = chunkStarts(blocks, granule, w.size);
+  const uint64_t chunks = starts.size() - 1;
+  t.blocks = blocks;
+  t.chunks = chunks;
+
+  BlockReduction reduction;
+  int failedCode = 0;
+  std::string failure;
 #ifdef TAPELAB_HAVE_MPI
-  // Doubles per block: every rank that ran knows it.
-  unsigned long long blockSize = std::max<size_t>(kept.blockSize, reduction.sums().size());
-  MPI_Allreduce(MPI_IN_PLACE, &blockSize, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
-  t.rankSeconds.assign(static_cast<size_t>(w.size), 0.0);
-  MPI_Gather(&own, 1, MPI_DOUBLE, t.rankSeconds.data(), 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-  t.waitSeconds = since(ownEnd);
-  const auto reduceStart = std::chrono::steady_clock::now();
+  const auto begin = std::chrono::steady_clock::now();
+  EngineThread engine(kernel, inputs, starts, blockPaths, paths, seed, begin);
+  // Rank r starts with chunks r and r + N; each chunk a rank finishes brings it the next one.
+  uint64_t given = 0;
+  for (uint64_t c = static_cast<uint64_t>(w.rank); c < std::min<uint64_t>(chunks, 2 * static_cast<uint64_t>(w.size)); c += static_cast<uint64_t>(w.size)) {
+    engine.give(c);
+    ++given;
+  }
+  const auto noteFailure = [&](int code, const std::string& why) {
+    if (!failedCode && code > 0) failedCode = code, failure = why;
+  };
+  double ownEnd = -1, lastArrival = 0;
   if (w.rank == 0) {
-    std::vector<double> buffer;
-    for (int r = 1; r < w.size; ++r) {
-      const auto [rlo, rhi] = share(blocks, r, w.size);
-      for (uint64_t b = rlo; b < rhi;) {
-        const uint64_t n = std::min<uint64_t>(rhi - b, std::max<uint64_t>(1, kChunk / blockSize));
-        buffer.resize(n * blockSize);
-        MPI_Recv(buffer.data(), static_cast<int>(buffer.size()), MPI_DOUBLE, r, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        reduction.add(buffer.data(), n, blockSize);
-        b += n;
+    uint64_t next = std::min<uint64_t>(chunks, 2 * static_cast<uint64_t>(w.size));
+    uint64_t handedOut = next, reported = 0, reduced = 0;
+    bool stop = false;  // a chunk failed somewhere: hand out no more, add nothing
+    std::map<uint64_t, Part> filed;
+    const auto nextChunk = [&]() -> int64_t {
+      if (stop || next >= chunks) return -1;
+      ++handedOut;
+      return static_cast<int64_t>(next++);
+    };
+    while (reported < handedOut) {
+      bool busy = false;
+      for (Part& p : engine.take(std::chrono::microseconds(0))) {
+        busy = true;
+        ++reported;
+        --given;
+        if (p.exitCode) {
+          stop = true;
+          noteFailure(p.exitCode, p.failure);
+        } else {
+          filed.emplace(p.chunk, std::move(p));
+        }
+        if (const int64_t c = nextChunk(); c >= 0) engine.give(static_cast<uint64_t>(c)), ++given;
+        if (given == 0 && ownEnd < 0) ownEnd = since(begin);
+      }
+      int flag = 0;
+      MPI_Status st;
+      MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
+      if (flag) {
+        busy = true;
+        if (st.MPI_TAG >= kTagData) {
+          Part p;
+          p.chunk = static_cast<uint64_t>(st.MPI_TAG - kTagData);
+          int count = 0;
+          MPI_Get_count(&st, MPI_DOUBLE, &count);
+          p.partials = engine.spare();
+          p.partials.resize(static_cast<size_t>(count));
+          p.blockSize = static_cast<size_t>(count) / (starts[p.chunk + 1] - starts[p.chunk]);
+          MPI_Recv(p.partials.data(), count, MPI_DOUBLE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+          filed.emplace(p.chunk, std::move(p));
+        } else {
+          std::array<int64_t, 2> why{};
+          MPI_Recv(why.data(), 2, MPI_INT64_T, st.MPI_SOURCE, kTagFailed, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+          stop = true;
+        }
+        ++reported;
+        lastArrival = since(begin);
+        int64_t c = nextChunk();
+        MPI_Send(&c, 1, MPI_INT64_T, st.MPI_SOURCE, kTagNext, MPI_COMM_WORLD);
+      }
+      // Every chunk whose predecessors are all in, in block order: the single process's additions.
+      while (!stop && !filed.empty() && filed.begin()->first == reduced) {
+        const auto r0 = std::chrono::steady_clock::now();
+        Part& p = filed.begin()->second;
+        reduction.add(p.partials.data(), starts[p.chunk + 1] - starts[p.chunk], p.blockSize);
+        const double dt = since(r0);
+        t.reduceSeconds += dt;
+        if (ownEnd >= 0) t.tailReduceSeconds += dt;
+        engine.recycle(std::move(p.partials));
+        filed.erase(filed.begin());
+        ++reduced;
+      }
+      if (!busy && reported < handedOut) {
+        // Nothing to do: wait for our engine (or the poll interval) before looking again.
+        engine.await(kPoll);
       }
     }
   } else {
-    for (uint64_t b = 0; b < hi - lo;) {
-      const uint64_t n = std::min<uint64_t>(hi - lo - b, std::max<uint64_t>(1, kChunk / blockSize));
-      MPI_Send(kept.values.data() + b * blockSize, static_cast<int>(n * blockSize), MPI_DOUBLE, 0, 0, MPI_COMM_WORLD);
-      b += n;
+    // Send each finished chunk at once; each send is answered with the next chunk or -1.
+    std::vector<std::pair<MPI_Request, std::vector<double>>> sending;
+    std::vector<std::array<int64_t, 2>> failedNotes;
+    uint64_t sent = 0, answered = 0;
+    int64_t reply = -1;
+    MPI_Request replyRequest = MPI_REQUEST_NULL;
+    while (given > 0 || answered < sent || !sending.empty()) {
+      for (Part& p : engine.take(kPoll)) {
+        --given;
+        if (p.exitCode) noteFailure(p.exitCode, p.failure);
+        const size_t count = p.partials.size();
+        if (!p.exitCode && count > static_cast<size_t>(INT32_MAX)) {
+          p.exitCode = 1;
+          noteFailure(1, "chunk " + std::to_string(p.chunk) + " holds more than 2^31 partial sums; set TAPELAB_MPI_CHUNK_PATHS lower");
+        }
+        if (p.exitCode) {
+          const std::array<int64_t, 2> note{static_cast<int64_t>(p.chunk), p.exitCode};
+          MPI_Send(note.data(), 2, MPI_INT64_T, 0, kTagFailed, MPI_COMM_WORLD);
+          engine.recycle(std::move(p.partials));
+        } else {
+          sending.emplace_back(MPI_REQUEST_NULL, std::move(p.partials));
+          auto& [request, data] = sending.back();
+          MPI_Isend(data.data(), static_cast<int>(count), MPI_DOUBLE, 0, kTagData + static_cast<int>(p.chunk), MPI_COMM_WORLD,
+                    &request);
+        }
+        ++sent;
+      }
+      for (size_t i = 0; i < sending.size();) {
+        int flag = 0;
+        MPI_Test(&sending[i].first, &flag, MPI_STATUS_IGNORE);
+        if (!flag) {
+          ++i;
+          continue;
+        }
+        engine.recycle(std::move(sending[i].second));
+        sending.erase(sending.begin() + static_cast<std::ptrdiff_t>(i));
+      }
+      while (answered < sent) {
+        if (replyRequest == MPI_REQUEST_NULL) MPI_Irecv(&reply, 1, MPI_INT64_T, 0, kTagNext, MPI_COMM_WORLD, &replyRequest);
+        int flag = 0;
+        MPI_Test(&replyRequest, &flag, MPI_STATUS_IGNORE);
+        if (!flag) break;
+        ++answered;
+        if (reply >= 0) engine.give(static_cast<uint64_t>(reply)), ++given;
+      }
     }
   }
+  engine.close();
+  t.waitSeconds = ownEnd >= 0 ? std::max(0.0, lastArrival - ownEnd) : 0;
+  agree(failedCode, failure);
   // Every rank gets rank 0's sums, so every rank's result (and what it does next) is the same.
+  unsigned long long blockSize = reduction.sums().size();
+  MPI_Bcast(&blockSize, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
   std::vector<double>& sums = reduction.sums();
   sums.resize(blockSize, 0.0);
   MPI_Bcast(sums.data(), static_cast<int>(blockSize), MPI_DOUBLE, 0, MPI_COMM_WORLD);
-  t.reduceSeconds = since(reduceStart);
+  if (ownEnd >= 0) t.tailSeconds = since(begin) - ownEnd;
+  const RankTiming& mine = engine.timing;
+  const std::array<double, 5> row{static_cast<double>(mine.chunks), static_cast<double>(mine.blocks), mine.busySeconds,
+                                  mine.idleSeconds, mine.endSeconds};
+  std::vector<double> rows(w.rank == 0 ? row.size() * static_cast<size_t>(w.size) : 0);
+  MPI_Gather(row.data(), static_cast<int>(row.size()), MPI_DOUBLE, rows.data(), static_cast<int>(row.size()), MPI_DOUBLE, 0,
+             MPI_COMM_WORLD);
+  for (size_t r = 0; r + row.size() <= rows.size(); r += row.size())
+    t.ranks.push_back({static_cast<uint64_t>(rows[r]), static_cast<uint64_t>(rows[r + 1]), rows[r + 2], rows[r + 3], rows[r + 4]});
+#else
+  (void)failedCode;
+  throw std::logic_error("runSplit without MPI");
 #endif
   RunResult r = reduction.finish(inputs.size(), inputs[0].size(), paths, seed);
   r.seconds = since(t0);

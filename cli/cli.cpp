@@ -214,14 +214,27 @@ std::string resultJson(const Result& r, size_t market, const KernelStats* stats)
   }
   if (ranks::size() > 1) {  // where a split run's time went (api/ranks.h); the last run's
     const ranks::RunTiming& t = ranks::lastRunTiming();
-    std::vector<std::string> each;
-    for (double x : t.rankSeconds) each.push_back(num(x));
+    std::vector<std::string> chunks, blocks, busy, idle, end;
+    for (const ranks::RankTiming& r : t.ranks) {
+      chunks.push_back(std::to_string(r.chunks));
+      blocks.push_back(std::to_string(r.blocks));
+      busy.push_back(num(r.busySeconds));
+      idle.push_back(num(r.idleSeconds));
+      end.push_back(num(r.endSeconds));
+    }
     Json s;
     s.integer("count", ranks::size())
         .integer("blocks", static_cast<int64_t>(t.blocks))
-        .field("run_seconds", jsonArray(each))
+        .integer("chunks", static_cast<int64_t>(t.chunks))
+        .field("rank_chunks", jsonArray(chunks))
+        .field("rank_blocks", jsonArray(blocks))
+        .field("run_seconds", jsonArray(busy))
+        .field("idle_seconds", jsonArray(idle))
+        .field("end_seconds", jsonArray(end))
         .number("wait_seconds", t.waitSeconds)
-        .number("reduce_seconds", t.reduceSeconds);
+        .number("reduce_seconds", t.reduceSeconds)
+        .number("tail_reduce_seconds", t.tailReduceSeconds)
+        .number("tail_seconds", t.tailSeconds);
     j.field("ranks", s.done());
   }
   return j.done();

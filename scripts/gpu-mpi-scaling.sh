@@ -2,16 +2,18 @@
 # 1 vs 2 GPUs with MPI (issue #16), on a machine with two H200s (device tool kind nvidia-h200-x2):
 # the main job's tape (--product asian --steps 252 --fp32, value + 5 Greeks, the default kernel:
 # register-checkpointed, 16 segments), at 64M and 1G paths, on cuda and vulkan. For each engine
-# and path count: one process (no mpirun), mpirun -np 1 and mpirun -np 2; prints whether the bits
-# (value, Greeks, standard errors) are identical, the speed-up, and where the time goes (each
-# rank's run, rank 0's wait for the slower rank, the reduction, compile, process start).
+# and path count: one process (no mpirun) on each GPU, mpirun -np 1, mpirun -np 2 (chunks taken
+# as the ranks go), -np 2 with the GPUs swapped between the ranks, and -np 2 in fixed halves (the
+# earlier split); prints whether the bits (value, Greeks, standard errors) are identical, the
+# speed-up, and where the time goes (chunks and busy time per rank, when each rank's engine ended,
+# rank 0's wait for the last partials, the block-order additions and the tail after the engines).
 #
 #   Here:  ./scripts/gpu-fetch-runtime.sh   (once: its .debs include Open MPI's runtime)
 #          cmake --preset release && cmake --build --preset release && ./scripts/gpu-pack.sh
 #   There: run(kind=nvidia-h200-x2, carry=[".gpu-runtime", "build/gpu.tar.xz"],
 #              command="source scripts/gpu-env.sh; bash scripts/gpu-mpi-scaling.sh")
 #
-# Results in $OUT: scaling.txt (the table), runs/*.json (every run), log.txt. About 5-7 minutes
+# Results in $OUT: scaling.txt (the table), runs/*.json (every run), log.txt. About 7-9 minutes
 # with cold kernel caches (two compiles per engine: one for the single process, which the ranks
 # then load from the cache). SCALING_PATHS / SCALING_ENGINES override the lists, SCALING_BIN the
 # folder holding tapelab (a CPU check here: SCALING_ENGINES=cpu-jit SCALING_PATHS="200000" SCALING_BIN=build/ci/cli).
@@ -56,13 +58,28 @@ field() { grep -o "\"$2\":[^,}]*" "$1" | head -1 | cut -d: -f2; }
 # The result's numbers: value, stderr, Greeks and their stderrs (what must be identical).
 bits() { sed 's/.*\("value".*\),"kernel_stats".*/\1/' "$1"; }
 
-# run NAME RANKS ENGINE PATHS: one pricing; its JSON in runs/NAME.json, wall seconds in runs/NAME.wall.
+# arr JSON KEY: a JSON array's inside ("1,2"), from the ranks object.
+arr() { grep -o "\"$2\":\[[^]]*\]" "$1" | head -1 | sed 's/.*\[\(.*\)\]/\1/'; }
+# fmt LIST: numbers rounded to 3 decimals, joined by '/'.
+fmt() { tr ',' '\n' <<<"$1" | awk 'NF { printf "%s%.3f", (n++ ? "/" : ""), $1 }'; }
+
+# run NAME RANKS ENGINE PATHS [ENV...]: one pricing; its JSON in runs/NAME.json, wall seconds in
+# runs/NAME.wall. RANKS 0: no mpirun. ENV: VAR=VALUE for every process (after mpirun: -x VAR).
+# RANKS "swap": two ranks, rank 0 on GPU 1 and rank 1 on GPU 0 (tells a slow GPU from a slow rank).
 run() {
   local name=$1 ranks=$2 engine=$3 paths=$4 f=$out/runs/$1.json
+  shift 4
   local cmd=("$bin/tapelab" price $job --engine "$engine" --paths "$paths" --json)
-  [ "$ranks" -gt 0 ] && cmd=("${mpi[@]}" -np "$ranks" "${cmd[@]}")
+  local envs=() xs=()
+  for e in "$@"; do envs+=("$e"); xs+=(-x "$e"); done
+  local dev=TAPELAB_CUDA_DEVICE; [ "$engine" == vulkan ] && dev=TAPELAB_VULKAN_DEVICE
+  if [ "$ranks" == swap ]; then
+    cmd=("${mpi[@]}" "${xs[@]}" -np 1 -x "$dev=1" "${cmd[@]}" : -np 1 -x "$dev=0" "${cmd[@]}")
+  elif [ "$ranks" -gt 0 ]; then
+    cmd=("${mpi[@]}" "${xs[@]}" -np "$ranks" "${cmd[@]}")
+  fi
   local t0=$(date +%s.%N)
-  timeout 240 "${cmd[@]}" >"$f" 2>>"$log"
+  env "${envs[@]}" timeout 240 "${cmd[@]}" >"$f" 2>>"$log"
   local rc=$?
   awk -v a="$(date +%s.%N)" -v b="$t0" 'BEGIN { printf "%.2f\n", a - b }' > "$out/runs/$name.wall"
   echo "--- $name (rc $rc): $(cat "$out/runs/$name.wall") s wall" >>"$log"
@@ -70,10 +87,11 @@ run() {
 }
 
 {
-  printf '%-7s %10s %-9s %10s %10s %9s %8s  %-34s %9s %9s %8s %12s\n' engine paths setup "run s" "wall s" "speed-up" \
-    "compile" "per-rank run s" "wait s" "reduce s" "Mpath/s" "bits"
+  printf '%-7s %10s %-11s %8s %7s %8s %7s %6s  %-9s %-13s %-13s %-13s %6s %6s %6s %6s %7s %9s\n' engine paths setup "run s" \
+    "wall s" speed-up compile chunks "per rank:" "chunks" "busy s" "end s" "idle" "wait" reduce "tail r" "tail s" bits
 } >"$out/scaling.txt"
 for engine in $engines; do
+  dev=TAPELAB_CUDA_DEVICE; [ "$engine" == vulkan ] && dev=TAPELAB_VULKAN_DEVICE
   # Compile once (cached for the runs below) and keep the first-use costs out of the numbers.
   run "$engine-warm" 0 "$engine" 1000000 || continue
   "${mpi[@]}" -np 2 "$bin/tapelab" price $job --engine "$engine" --paths 1000000 --json >/dev/null 2>>"$log"
@@ -81,32 +99,49 @@ for engine in $engines; do
     label=$paths
     base=$engine-$label-single
     run "$base" 0 "$engine" "$paths" || continue
+    setups="single gpu1 np1 np2 swap halves"
+    # The other GPU alone: is one H200 slower than the other?
+    run "$engine-$label-gpu1" 0 "$engine" "$paths" "$dev=1"
     # Which GPU each rank holds, sampled during the 2-rank run.
     (sleep 6; nvidia-smi --query-compute-apps=pid,gpu_bus_id,used_memory --format=csv,noheader >"$out/runs/$engine-$label-np2.gpus" 2>&1) &
     run "$engine-$label-np1" 1 "$engine" "$paths"
     run "$engine-$label-np2" 2 "$engine" "$paths"
     wait
-    for setup in single np1 np2; do
+    # The GPUs swapped between the ranks; and the old fixed halves (one chunk per rank) for comparison.
+    run "$engine-$label-swap" swap "$engine" "$paths"
+    run "$engine-$label-halves" 2 "$engine" "$paths" "TAPELAB_MPI_CHUNK_PATHS=$(( (paths + 1) / 2 ))"
+    for setup in $setups; do
       f=$out/runs/$engine-$label-$setup.json
       [ -s "$f" ] || continue
       secs=$(field "$f" seconds)
       wall=$(cat "$out/runs/$engine-$label-$setup.wall")
       speed=$(awk -v a="$(field "$out/runs/$base.json" seconds)" -v b="$secs" 'BEGIN { printf "%.3f", a / b }')
       same=differ; [ "$(bits "$f")" == "$(bits "$out/runs/$base.json")" ] && same=identical
-      ranks=$(grep -o '"run_seconds":\[[^]]*\]' "$f" | cut -d: -f2)
-      printf '%-7s %10s %-9s %10.4f %10.2f %8sx %8.2f  %-34s %9s %9s %8.1f %12s\n' "$engine" "$label" "$setup" "$secs" "$wall" \
-        "$speed" "$(field "$f" compile_seconds)" "${ranks:--}" "$(field "$f" wait_seconds)" "$(field "$f" reduce_seconds)" \
-        "$(awk -v p="$paths" -v s="$secs" 'BEGIN { print p / s / 1e6 }')" "$same" >>"$out/scaling.txt"
+      if grep -q '"ranks"' "$f"; then
+        printf '%-7s %10s %-11s %8.4f %7.2f %7sx %7.2f %6s  %-9s %-13s %-13s %-13s %6.3f %6.3f %6.3f %6.3f %7.3f %9s\n' "$engine" "$label" \
+          "$setup" "$secs" "$wall" "$speed" "$(field "$f" compile_seconds)" "$(field "$f" chunks)" "" \
+          "$(arr "$f" rank_chunks | tr , /)" "$(fmt "$(arr "$f" run_seconds)")" "$(fmt "$(arr "$f" end_seconds)")" \
+          "$(arr "$f" idle_seconds | tr ',' '\n' | awk '{ s += $1 } END { print s + 0 }')" "$(field "$f" wait_seconds)" \
+          "$(field "$f" reduce_seconds)" "$(field "$f" tail_reduce_seconds)" "$(field "$f" tail_seconds)" "$same" >>"$out/scaling.txt"
+      else
+        printf '%-7s %10s %-11s %8.4f %7.2f %7sx %7.2f %6s  %-9s %-13s %-13s %-13s %6s %6s %6s %6s %7s %9s\n' "$engine" "$label" "$setup" \
+          "$secs" "$wall" "$speed" "$(field "$f" compile_seconds)" - "" - - - - - - - - "$same" >>"$out/scaling.txt"
+      fi
     done
   done
 done
 {
   echo
-  echo "run s: rank 0's run() (compile excluded; with ranks: its part, the wait for every rank's agreement, the"
-  echo "partials sent to rank 0 and added in block order, the sums broadcast). speed-up: single's run s / this run s."
-  echo "per-rank run s: each rank's own paths on its GPU; wait s: rank 0 waiting for the slowest rank; reduce s:"
-  echo "receiving and adding the other ranks' block partials. wall s - compile - run s: process and MPI start-up,"
-  echo "kernel load from the cache. bits: value, Greeks and standard errors against the single process."
+  echo "setups: single: one process on GPU 0 (no mpirun); gpu1: one process on GPU 1; np1: mpirun -np 1; np2: two ranks"
+  echo "taking chunks as they go (api/ranks.h); swap: two ranks, rank 0 on GPU 1 and rank 1 on GPU 0; halves: two ranks"
+  echo "with one chunk each (TAPELAB_MPI_CHUNK_PATHS = paths/2: the earlier fixed split)."
+  echo "run s: rank 0's run() (compile excluded; with ranks: the whole split run up to the sums broadcast)."
+  echo "speed-up: single's run s / this run s. chunks: of the run; per rank: chunks each took, busy s (its runBlocks"
+  echo "calls), end s (when its last chunk ended, from the run's start). idle: engine threads waiting for a chunk,"
+  echo "summed. wait: rank 0 from its own last chunk to the last partials' arrival; reduce: all of rank 0's block-order"
+  echo "additions (mostly while the engines ran); tail r: the part after rank 0's last chunk; tail s: rank 0's last"
+  echo "chunk's end to the sums broadcast (what the split adds after the engines). wall s - compile - run s: process and"
+  echo "MPI start-up, kernel load from the cache. bits: value, Greeks and standard errors against the single process."
   last=${paths_list##* }
   echo "value (single, $last paths): $(for e in $engines; do f=$out/runs/$e-$last-single.json; [ -s "$f" ] && echo "$e $(field "$f" value)"; done)"
 } >>"$out/scaling.txt"

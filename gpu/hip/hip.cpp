@@ -136,7 +136,7 @@ class DeviceBuffer {
 };
 
 // A kernel on an AMD GPU: the first code object the device accepts (the
-// runtime refuses another target's), run through runDispatches.
+// runtime refuses another target's), run through runDispatches (runDispatchBlocks for part of a run).
 class HipKernel final : public Kernel, DispatchRunner {
  public:
   HipKernel(std::shared_ptr<Device> dev, EmittedKernel k, KernelKnobs knobs, const std::vector<TargetBuild>& builds,
@@ -171,6 +171,13 @@ class HipKernel final : public Kernel, DispatchRunner {
   RunResult run(const std::vector<std::vector<double>>& inputs, uint64_t paths, uint64_t seed) override {
     dev_->bind();
     return runDispatches(k_, knobs_, groupLimit(), inputs, paths, seed, *this);
+  }
+  // Part of a run for a split over MPI ranks (api/ranks.h), as the CUDA engine: gpu/host's loop.
+  uint64_t blockPaths() const override { return k_.pathsPerGroup(); }
+  double runBlocks(const std::vector<std::vector<double>>& inputs, uint64_t first, uint64_t paths, uint64_t seed,
+                   BlockSink& sink) override {
+    dev_->bind();
+    return runDispatchBlocks(k_, knobs_, groupLimit(), inputs, first, paths, seed, *this, sink);
   }
 
   KernelStats stats() const override { return stats_; }

@@ -4,6 +4,7 @@
 // path offset: without MPI, so the GPU engines' part is checked wherever they run.
 #include <gtest/gtest.h>
 
+#include "api/ranks.h"
 #include "api/registry.h"
 #include "tape/products/products.h"
 #include "tests/common/test_util.h"
@@ -59,7 +60,40 @@ TEST_P(Split, BlocksReducedInOrderGiveRunBits) {
     // Uneven parts, an empty one, the last block partial.
     expectSplitGivesRunBits(*kernel, inputs, 5 * block + 17, {1, 1, 3}, what);
     expectSplitGivesRunBits(*kernel, inputs, 2 * block, {0, 2}, what + " (whole blocks)");
+    // The chunks a split over ranks hands out (api/ranks.h), one-block granules.
+    const std::vector<uint64_t> starts = ranks::chunkStarts(9, 1, 2);
+    expectSplitGivesRunBits(*kernel, inputs, 8 * block + 5, std::vector<uint64_t>(starts.begin() + 1, starts.end()),
+                            what + " (rank chunks)");
   }
+}
+
+// Chunks cover the blocks in order, whole granules but the last, never growing, at most kMaxChunks;
+// the first a quarter of the blocks over the ranks, the last ones one granule (a short tail).
+TEST(RankChunks, GuidedWholeGranulesCoverEveryBlock) {
+  struct Case {
+    uint64_t blocks, granule;
+    int ranks;
+  };
+  for (const Case c : {Case{1, 1, 1}, Case{5, 1, 3}, Case{293, 1, 2}, Case{3906250, 4096, 2}, Case{250000, 4096, 2},
+                       Case{100, 64, 8}, Case{uint64_t{1} << 40, 1, 2}}) {
+    const std::vector<uint64_t> s = ranks::chunkStarts(c.blocks, c.granule, c.ranks);
+    const std::string what = std::to_string(c.blocks) + " blocks, granule " + std::to_string(c.granule);
+    ASSERT_GE(s.size(), 2u) << what;
+    EXPECT_EQ(s.front(), 0u) << what;
+    EXPECT_EQ(s.back(), c.blocks) << what;
+    EXPECT_LE(s.size() - 1, ranks::kMaxChunks) << what;
+    for (size_t i = 1; i + 1 < s.size(); ++i) {
+      EXPECT_EQ((s[i] - s[i - 1]) % c.granule, 0u) << what << " chunk " << i - 1;
+      EXPECT_GE(s[i] - s[i - 1], s[i + 1] - s[i]) << what << " chunk " << i;
+    }
+  }
+  // 1G paths of 256 on two ranks, 2^20-path granules: a few dozen chunks, an eighth first, 2^20 paths last.
+  const std::vector<uint64_t> s = ranks::chunkStarts(3906250, 4096, 2);
+  EXPECT_LT(s.size(), 80u);
+  EXPECT_EQ(s[1], (3906250 / 8 + 4095) / 4096 * 4096);
+  EXPECT_EQ(s[s.size() - 2] - s[s.size() - 3], 4096u);
+  EXPECT_EQ(ranks::chunkGranule(256), 4096u);
+  EXPECT_EQ(ranks::chunkGranule(1000), 1049u);
 }
 
 std::vector<std::string> engineNames() {

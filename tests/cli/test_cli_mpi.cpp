@@ -1,6 +1,6 @@
 // `mpirun -np N tapelab price|run|compare` (api/ranks.h): the paths split over N ranks give the
 // single-process bits (value, Greeks, standard errors) for N = 1, 2, 3 on the CPU engines (and
-// Vulkan on lavapipe), whatever the blocks per rank (none on some ranks included); ranks that
+// Vulkan on lavapipe), whatever the chunks each rank takes (none on some ranks included); ranks that
 // disagree (another tape, an unusable engine) stop together with one line naming the rank.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -47,31 +47,49 @@ std::vector<std::string> numbers(const std::string& json) {
   return out;
 }
 
-Proc price(int ranks, const std::string& args) {
+// chunkPaths: TAPELAB_MPI_CHUNK_PATHS ("": the default, 2^20 paths: one chunk for these small runs).
+Proc price(int ranks, const std::string& args, const std::string& chunkPaths = "") {
   const std::string command = kTapelab + " price --json " + args;
-  return sh(ranks == 0 ? command : kMpirun + " -np " + std::to_string(ranks) + " " + command);
+  const std::string env = chunkPaths.empty() ? "" : "TAPELAB_MPI_CHUNK_PATHS=" + chunkPaths + " ";
+  return sh(ranks == 0 ? command : env + kMpirun + " -np " + std::to_string(ranks) + " " + command);
 }
 
+// A JSON array's text, e.g. "[2,1,0]" for "rank_chunks".
+std::string jsonArrayText(const std::string& json, const std::string& key) {
+  const size_t at = json.find("\"" + key + "\":[");
+  if (at == std::string::npos) return "";
+  const size_t open = json.find('[', at);
+  return json.substr(open, json.find(']', open) - open + 1);
+}
+
+// Every count of ranks gives the single process's bits, with the default chunks and with
+// one-block granules (many uneven chunks, taken in whatever order the ranks finish).
 void expectSameBitsForEveryRankCount(const std::string& args, const std::vector<int>& counts = {1, 2, 3}) {
   const Proc one = price(0, args);
   ASSERT_EQ(one.code, 0) << one.out;
   const std::vector<std::string> want = numbers(one.out);
   ASSERT_FALSE(want.empty()) << one.out;
-  for (int n : counts) {
-    const Proc split = price(n, args);
-    ASSERT_EQ(split.code, 0) << "-np " << n << ": " << split.out;
-    EXPECT_EQ(numbers(split.out), want) << "-np " << n << " " << args;
-    if (n > 1) {
-      EXPECT_NE(split.out.find("\"ranks\":{\"count\":" + std::to_string(n)), std::string::npos) << split.out;
+  for (int n : counts)
+    for (const std::string chunkPaths : {"", "1"}) {
+      if (n == 1 && !chunkPaths.empty()) continue;  // one rank: no split
+      const Proc split = price(n, args, chunkPaths);
+      const std::string what = "-np " + std::to_string(n) + " chunk paths '" + chunkPaths + "' " + args;
+      ASSERT_EQ(split.code, 0) << what << ": " << split.out;
+      EXPECT_EQ(numbers(split.out), want) << what;
+      if (n > 1) {
+        EXPECT_NE(split.out.find("\"ranks\":{\"count\":" + std::to_string(n)), std::string::npos) << split.out;
+        EXPECT_NE(jsonArrayText(split.out, "rank_chunks"), "") << split.out;
+      }
     }
-  }
 }
 
 TEST(CliMpi, ReferenceSameBitsForOneTwoThreeRanks) {
   // 5000 paths: 5 blocks of 1024 (2/2/1... split 1/2/2 over three ranks, the last one partial).
   expectSameBitsForEveryRankCount("--product asian --steps 16 --paths 5000 --engine reference");
-  // One block: ranks 0 and 1 of three run nothing.
+  // One block: ranks 1 and 2 of three run nothing.
   expectSameBitsForEveryRankCount("--product european --paths 700 --engine reference --seed 7");
+  const Proc lone = price(3, "--product european --paths 700 --engine reference --seed 7");
+  EXPECT_EQ(jsonArrayText(lone.out, "rank_chunks"), "[1,0,0]") << lone.out;
   // Several markets per dispatch, a checkpointed kernel, fp32 interpreter.
   expectSameBitsForEveryRankCount("--product asian --steps 24 --paths 4100 --engine reference-f32 --checkpoint 3 "
                                   "--ladder spot=90,100,110");
