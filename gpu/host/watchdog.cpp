@@ -34,11 +34,12 @@ void DeviceWatch::wait(const std::string& what, const std::function<bool()>& don
   }
   const auto start = Clock::now();
   const auto limit = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds_));
+  const Clock::duration spin = cpuDevice_ ? Clock::duration(200us) : Clock::duration(10ms);
   for (;;) {
     if (done()) return;
     const auto waited = Clock::now() - start;
     if (waited >= limit) timedOut(what);
-    if (waited < 200us) {
+    if (waited < spin) {
       std::this_thread::yield();
     } else {
       const Clock::duration nap = std::clamp<Clock::duration>(waited / 64, 20us, 1ms);

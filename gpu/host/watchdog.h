@@ -20,8 +20,9 @@ class DeviceWatch {
  public:
   // `engine` names the message's first word (vulkan, opencl, cuda, hip); `seconds` the limit of one
   // wait (0 = none); `lost` is the device's flag, shared by its kernels, outliving this watch.
-  DeviceWatch(std::string engine, double seconds, std::shared_ptr<std::atomic<bool>> lost)
-      : engine_(std::move(engine)), seconds_(seconds), lost_(std::move(lost)) {}
+  // `cpuDevice`: the host's own cores run the work (PoCL), so a poll must not spin for long.
+  DeviceWatch(std::string engine, double seconds, std::shared_ptr<std::atomic<bool>> lost, bool cpuDevice = false)
+      : engine_(std::move(engine)), seconds_(seconds), lost_(std::move(lost)), cpuDevice_(cpuDevice) {}
 
   double seconds() const { return seconds_; }
   bool lost() const { return lost_->load(); }
@@ -29,10 +30,11 @@ class DeviceWatch {
   void checkAlive() const;
 
   // Waits until done() says the work is finished: when there is no limit, by block() (the API's own
-  // blocking wait); else by polling done(), yielding for the first 200 us (a GPU dispatch is caught
-  // within microseconds) then sleeping at most 1/64 of the time waited so far (under 2% later than
-  // the work, at most 1 ms). done() and block() throw the API's errors themselves. Past the limit:
-  // timedOut(what).
+  // blocking wait); else by polling done(), yielding between polls for the first 10 ms (200 us on a
+  // CPU device, whose cores do the work) as CUDA's own default wait spins, so that a dispatch is
+  // caught within microseconds; then sleeping 1/64 of the time waited so far (about 2% later than
+  // the work at worst, at most 1 ms). done() and block() throw the API's errors themselves. Past
+  // the limit: timedOut(what).
   void wait(const std::string& what, const std::function<bool()>& done, const std::function<void()>& block) const;
 
   // The limit in nanoseconds for an API with a timed wait (vkWaitForFences); UINT64_MAX when none.
@@ -46,6 +48,7 @@ class DeviceWatch {
   std::string engine_;
   double seconds_;
   std::shared_ptr<std::atomic<bool>> lost_;
+  bool cpuDevice_;
 };
 
 // Gives up ownership of `value` without destroying it: host memory a lost device may still write

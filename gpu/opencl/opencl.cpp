@@ -46,7 +46,7 @@ class OpenCLKernel final : public Kernel, DispatchRunner {
   // `started`: when compile() began; compileSeconds runs to the end of the warm-up launch.
   OpenCLKernel(std::shared_ptr<Context> ctx, EmittedKernel k, KernelKnobs knobs, ocl::Program program,
                KernelStats stats, std::chrono::steady_clock::time_point started, double deviceTimeout)
-      : ctx_(std::move(ctx)), k_(std::move(k)), knobs_(knobs), watch_("opencl", deviceTimeout, ctx_->lost),
+      : ctx_(std::move(ctx)), k_(std::move(k)), knobs_(knobs), watch_("opencl", deviceTimeout, ctx_->lost, !ctx_->device().gpu),
         program_(program.program), stats_(std::move(stats)) {
     cl_int rc = CL_SUCCESS;
     kernel_ = clCreateKernel(program_.get(), k_.entry.c_str(), &rc);
