@@ -61,6 +61,16 @@ uint64_t parseUnsigned(const std::string& s, const std::string& what, uint64_t l
   return x;
 }
 
+double parseSeconds(const std::string& s, const std::string& what) {
+  double v = -1;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  // from_chars reads "-1", "inf" and "nan" too: the range check refuses them (and NaN fails every
+  // comparison). At most 1e9 s (31 years), so that the nanoseconds fit 64 bits.
+  if (ec != std::errc() || end != s.data() + s.size() || !(v >= 0 && v <= 1e9))
+    throw std::invalid_argument(what + ": expected seconds, a decimal from 0 (no limit) to 1e9, got '" + s + "'");
+  return v;
+}
+
 Checkpoint Checkpoint::parse(const std::string& text, const std::string& what) {
   if (text == "off") return off();
   if (text == "auto") return automatic();
@@ -158,6 +168,9 @@ const std::vector<Knob>& knobTable() {
        Scope::Engine, nullptr},
       {"XDG_CACHE_HOME", "", "the cache directory's parent when TAPELAB_CACHE_DIR is unset", Scope::Engine, nullptr},
       {"HOME", "", "~/.cache/tapelab when neither of the above is set", Scope::Engine, nullptr},
+      {"TAPELAB_DEVICE_TIMEOUT", "", "GPU engines: most seconds one device wait may take, then the run fails (exit 1) "
+       "and the device is abandoned; 0 = no limit (default 600)", Scope::Engine,
+       [](C& c, S& v, const char* n) { c.engineSettings.deviceTimeout = parseSeconds(v, n); }},
       {"TAPELAB_VULKAN_DEVICE", "", "Vulkan device: index or name substring", Scope::Engine,
        [](C& c, S& v, const char*) { c.engineSettings.vulkan.device = v; }},
       {"VK_DRIVER_FILES", "", "the Vulkan loader's drivers (part of which device is meant)", Scope::Engine, nullptr},

@@ -101,5 +101,7 @@ std::vector<std::string> parseNameList(const std::string& s, const std::string& 
 int parsePositiveInt(const std::string& s, const std::string& what);
 // Decimal or 0x-hex in [lo, hi]: "what: expected ..., got 's'".
 uint64_t parseUnsigned(const std::string& s, const std::string& what, uint64_t lo = 0, uint64_t hi = UINT64_MAX);
+// Seconds as a decimal ("600", "0.5", "1e-6"), 0 to 1e9 (0 = no limit): "what: expected seconds ..., got 's'".
+double parseSeconds(const std::string& s, const std::string& what);
 
 }  // namespace tapelab

@@ -288,6 +288,16 @@ std::string parseErrorLine(const CLI::ParseError& e, const CLI::App& top) {
   return e.what();  // "--product is required", "--fp64 excludes --fp32"
 }
 
+// After a device missed TAPELAB_DEVICE_TIMEOUT (a failed run, or a failed row of compare) its work
+// may never finish, and a driver's exit handlers (its queue threads joined, its context torn down)
+// could wait for it: the process leaves without them (and, under mpirun, without MPI_Finalize:
+// the other ranks have agreed on the exit code already).
+void leaveAfterDeviceTimeout(int code) {
+  if (!deviceTimedOutInProcess()) return;
+  std::fflush(nullptr);
+  std::_Exit(code);
+}
+
 }  // namespace
 
 void useTapelabHelp(CLI::App& app) {
@@ -321,6 +331,7 @@ int runCommandLine(CLI::App& app, int argc, const char* const* argv, const std::
     code = body();
     // A rank that failed after the run's last agreement stops the others here, not in a hang.
     if (ranks::size() > 1) ranks::agree();
+    leaveAfterDeviceTimeout(code);
     return code;
   } catch (const std::exception& e) {  // UsageError, PlanFileError, TapeParseError, EngineUnavailable, ...
     message = e.what();
@@ -335,6 +346,7 @@ int runCommandLine(CLI::App& app, int argc, const char* const* argv, const std::
     }
   }
   if (printer) std::fprintf(stderr, "%s: %s\n", program.c_str(), message.c_str());
+  leaveAfterDeviceTimeout(code);
   return code;
 }
 

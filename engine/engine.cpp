@@ -1,6 +1,7 @@
 #include "engine/engine.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -49,6 +50,13 @@ void markUncomputedGreeks(RunResult& result, const KernelOptions& options, int n
     for (size_t k = 0; k < m.greeks.size() && k < computed.size(); ++k)
       if (!computed[k]) m.greeks[k] = m.greeksStderr[k] = nan;
 }
+
+namespace {
+std::atomic<bool> deviceTimedOut{false};
+}  // namespace
+
+bool deviceTimedOutInProcess() { return deviceTimedOut.load(); }
+void markDeviceTimedOutInProcess() { deviceTimedOut.store(true); }
 
 MarketResult finishMoments(const std::vector<double>& sums, const std::vector<double>& sumSquares,
                            uint64_t paths) {

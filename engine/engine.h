@@ -141,6 +141,16 @@ struct EngineUnavailable : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Thrown when a device did not finish within EngineSettings::deviceTimeout (TAPELAB_DEVICE_TIMEOUT),
+// and by every later wait on that device, which is then abandoned (the CLI exits 1).
+struct DeviceTimeout : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+// Whether a device of this process timed out (gpu/host/watchdog.h marks it): its work may never
+// finish, so a front end leaves without the drivers' exit handlers, which could wait for it.
+bool deviceTimedOutInProcess();
+void markDeviceTimedOutInProcess();
+
 // Helpers shared by engines: turn per-block sums into a MarketResult.
 // sums: value, then each input's adjoint; sumSquares likewise.
 MarketResult finishMoments(const std::vector<double>& sums, const std::vector<double>& sumSquares,

@@ -15,6 +15,11 @@ struct EngineSettings {
   // (api/ranks.h). An engine whose device selector is unset takes the (deviceSlot mod n)-th of the
   // n devices its default chooses among (0: the default itself).
   unsigned deviceSlot = 0;
+  // GPU engines: the most seconds one wait on the device (a submit, a dispatch and its read-back)
+  // may take; past it the run throws DeviceTimeout and the device is abandoned (gpu/host/watchdog.h).
+  // 0 = no limit (the drivers' own blocking waits). 600 s: a long submit on a CPU-served device
+  // (lavapipe, PoCL) of a long tape takes minutes, a real GPU's dispatches milliseconds.
+  double deviceTimeout = 600;
 
   struct CpuJit {
     std::string compiler = "c++";  // run at compile time (PATH lookup)

@@ -25,9 +25,9 @@ struct Peak {
 // the block's own recomputed values and the adjoints live at that point.
 class ReverseCounter {
  public:
-  ReverseCounter(const Tape& t, const Plan& plan, const CostModel& costs, const std::vector<int32_t>& last,
-                 const std::vector<int32_t>& adjointsLiveAt, Peak& peak, PlanMetrics& m)
-      : tape_(t), plan_(plan), costs_(costs), last_(last), adj_(adjointsLiveAt), peak_(peak), m_(m) {
+  ReverseCounter(const Tape& t, const Plan& plan, const CostModel& costs, const std::vector<int32_t>& adjointsLiveAt,
+                 Peak& peak, PlanMetrics& m)
+      : tape_(t), plan_(plan), costs_(costs), adj_(adjointsLiveAt), peak_(peak), m_(m) {
     const int32_t n = t.size();
     held_.assign(n, 0);
     recomputed_.assign(n, 0);
@@ -179,7 +179,6 @@ class ReverseCounter {
   const Tape& tape_;
   const Plan& plan_;
   const CostModel& costs_;
-  const std::vector<int32_t>& last_;
   const std::vector<int32_t>& adj_;
   Peak& peak_;
   PlanMetrics& m_;
@@ -245,7 +244,7 @@ PlanMetrics planMetrics(const Tape& t, const Plan& plan, const CostModel& costs)
     if (!isP[j]) addRange(j, last[j] - 1);
   for (int32_t i = 0, run = 0; i < n; ++i) peak.see(P + (run += diff[i]), -1);
 
-  ReverseCounter counter(t, plan, costs, last, adj, peak, m);
+  ReverseCounter counter(t, plan, costs, adj, peak, m);
   const Schedule schedule = lowerPlan(t, plan);
   for (size_t k = 0; k < schedule.blocks.size(); ++k)
     counter.visit(schedule.blocks[k], 0, segs - 1 - static_cast<int>(k));

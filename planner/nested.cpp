@@ -46,7 +46,7 @@ constexpr int kMaxRevolveSteps = 4096;
 //               to a split are free): the top level of the plan.
 class RevolveTable {
  public:
-  RevolveTable(int steps, int free) : steps_(steps), free_(free) {
+  RevolveTable(int steps, int free) : free_(free) {
     const size_t cells = size_t(steps + 1) * size_t(free + 1);
     node_.assign(cells, 0);
     nodeSplit_.assign(cells, 0);
@@ -81,7 +81,7 @@ class RevolveTable {
   typename V::value_type& at(V& v, int k, int f) {
     return v[index(k, f)];
   }
-  int steps_, free_;
+  int free_;
   std::vector<int64_t> node_, root_;
   std::vector<int32_t> nodeSplit_, rootSplit_;
 };

@@ -62,8 +62,7 @@ TEST_P(Accuracy, AgreesWithReferenceMp) {
   EngineUnderTest e;
   if (!runnable(GetParam(), e)) GTEST_SKIP() << GetParam() << " is not runnable here";
   if (e.name == "reference-mp") {
-    std::cout << "SKIP reference-mp: it is the reference the others are compared with" << std::endl;
-    GTEST_SKIP();
+    GTEST_SKIP() << "reference-mp: it is the reference the others are compared with";
   }
   const Budget b = budget(e.name, 60);
   checkProperty(e.name, b.cases, [&] {

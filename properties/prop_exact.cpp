@@ -64,8 +64,7 @@ TEST_P(Exact, CheckpointedEqualsPlain) {
   EngineUnderTest e;
   if (!runnable(GetParam(), e)) GTEST_SKIP() << GetParam() << " is not runnable here";
   if (checkpointedKinds(e.caps.kinds).empty()) {
-    std::cout << "SKIP " << e.name << ": caps() lists no checkpointed kernel kind" << std::endl;
-    GTEST_SKIP();
+    GTEST_SKIP() << e.name << ": caps() lists no checkpointed kernel kind";
   }
   const Budget b = budget(e.name, 100);
   // Several checkpointed kernels per plain one: compile time dominates on GPUs.
@@ -92,8 +91,7 @@ TEST_P(Exact, MarketsTogetherEqualAlone) {
   if (!runnable(GetParam(), e)) GTEST_SKIP() << GetParam() << " is not runnable here";
   const int maxMarkets = std::min(8, e.caps.maxMarkets);
   if (maxMarkets < 2) {
-    std::cout << "SKIP " << e.name << ": caps() allows one market per dispatch" << std::endl;
-    GTEST_SKIP();
+    GTEST_SKIP() << e.name << ": caps() allows one market per dispatch";
   }
   const Budget b = budget(e.name, 40);
   checkProperty(e.name, b.cases, [&] {
@@ -198,13 +196,10 @@ TEST_P(Compile, RandomTapesCompile) {
   const EngineEntry& entry = findEngine(GetParam());
   const EngineCaps caps = engineCaps(entry);
   if (caps.usable && !caps.compileOnly) {
-    std::cout << "SKIP " << GetParam() << ": runnable here; the Exact properties compile it" << std::endl;
-    GTEST_SKIP();
+    GTEST_SKIP() << GetParam() << ": runnable here; the Exact properties compile it";
   }
   if (!caps.compileOnly) {
-    std::cout << "SKIP " << GetParam() << ": " << (caps.reason.empty() ? "not usable here" : caps.reason)
-              << std::endl;
-    GTEST_SKIP();
+    GTEST_SKIP() << GetParam() << ": " << (caps.reason.empty() ? "not usable here" : caps.reason);
   }
   EngineUnderTest e{GetParam(), caps, {}};
   if (caps.fp64) e.precisions.push_back(Precision::F64);

@@ -162,8 +162,7 @@ const StrategyEntry* strategyNamed(const std::string& name) {
 TEST(Planner, OptimalNotWorseThanWindow) {
   const StrategyEntry* optimal = strategyNamed("optimal");
   if (!optimal) {
-    std::cout << "SKIP planner: strategies() has no 'optimal'" << std::endl;
-    GTEST_SKIP();
+    GTEST_SKIP() << "planner: strategies() has no 'optimal'";
   }
   const StrategyEntry* persistentOpt = strategyNamed("optimal-persistent");
   checkProperty("planner", 100 * propertyRuns(), [&] {

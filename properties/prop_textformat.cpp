@@ -175,8 +175,7 @@ TEST(Cli, MutatedFilesExitTwo) {
   const std::filesystem::path cli = std::filesystem::path(TAPELAB_BINARY_DIR) / "cli" / "tapelab";
   if (!std::filesystem::exists(std::filesystem::path(TAPELAB_SOURCE_DIR) / "cli" / "cmd_run.cpp") ||
       !std::filesystem::exists(cli)) {
-    std::cout << "SKIP cli: " << cli.string() << " (tapelab run) is not built" << std::endl;
-    GTEST_SKIP();
+    GTEST_SKIP() << "cli: " << cli.string() << " (tapelab run) is not built";
   }
   const std::filesystem::path dir = std::filesystem::path(TAPELAB_BINARY_DIR) / "properties" / "cli-fuzz";
   std::filesystem::create_directories(dir);

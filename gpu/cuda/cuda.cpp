@@ -10,6 +10,7 @@
 #include "gpu/cuda/driver.h"
 #include "gpu/host/compile.h"
 #include "gpu/host/dispatch.h"
+#include "gpu/host/watchdog.h"
 #include "gpu/cuda/nvrtc.h"
 
 namespace tapelab {
@@ -37,9 +38,15 @@ class Device {
     cu::check(d_, d_.cuDevicePrimaryCtxRetain(&ctx_, dev_), "cuDevicePrimaryCtxRetain");
     d_.cuDriverGetVersion(&driverVersion_);
   }
-  ~Device() { d_.cuDevicePrimaryCtxRelease(dev_); }
+  // After a timeout the context's work may never finish: releasing it could wait for it, so it leaks.
+  ~Device() {
+    if (!*lost) d_.cuDevicePrimaryCtxRelease(dev_);
+  }
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;
+
+  // Set when a wait on the device passed TAPELAB_DEVICE_TIMEOUT (gpu/host/watchdog.h).
+  std::shared_ptr<std::atomic<bool>> lost = std::make_shared<std::atomic<bool>>(false);
 
   // Makes the context current on the calling thread.
   void bind() const { cu::check(d_, d_.cuCtxSetCurrent(ctx_), "cuCtxSetCurrent"); }
@@ -80,7 +87,7 @@ class DeviceBuffer {
 
  private:
   void reset() {
-    if (ptr_) dev_->driver().cuMemFree(ptr_);
+    if (ptr_ && !*dev_->lost) dev_->driver().cuMemFree(ptr_);  // cuMemFree may wait for a stuck kernel: leak
     ptr_ = 0;
     bytes_ = 0;
   }
@@ -111,8 +118,9 @@ std::string failureMessage(const cu::NvrtcOutput& out, const std::string& source
 class CudaKernel final : public Kernel, DispatchRunner {
  public:
   CudaKernel(std::shared_ptr<Device> dev, EmittedKernel k, KernelKnobs knobs, const cu::NvrtcOutput& out,
-             KernelStats stats)
-      : dev_(std::move(dev)), k_(std::move(k)), knobs_(knobs), stats_(std::move(stats)) {
+             KernelStats stats, double deviceTimeout)
+      : dev_(std::move(dev)), k_(std::move(k)), knobs_(knobs), stats_(std::move(stats)),
+        watch_("cuda", deviceTimeout, dev_->lost) {
     const cu::Driver& d = dev_->driver();
     dev_->bind();
     // The cubin NVRTC made for this device; the PTX through the driver's JIT if that fails.
@@ -137,7 +145,7 @@ class CudaKernel final : public Kernel, DispatchRunner {
     stats_.notes += "driver: " + std::to_string(regs) + " registers, " + std::to_string(local) + " bytes local; ";
   }
   ~CudaKernel() override {
-    if (module_) {
+    if (module_ && !watch_.lost()) {  // unloading may wait for a stuck kernel: leak it
       dev_->bind();
       dev_->driver().cuModuleUnload(module_);
     }
@@ -159,6 +167,7 @@ class CudaKernel final : public Kernel, DispatchRunner {
  private:
   void upload(const std::vector<unsigned char>& in, uint32_t groups, size_t) override {
     const cu::Driver& d = dev_->driver();
+    watch_.checkAlive();  // the copy below would queue behind a stuck kernel
     inputs_.ensure(*dev_, in.size());
     cu::check(d, d.cuMemcpyHtoD(inputs_.get(), in.data(), in.size()), "cuMemcpyHtoD");
     const size_t partialBytes = k_.partialBytes(groups), scratchBytes = k_.scratchBytes(groups);
@@ -171,6 +180,14 @@ class CudaKernel final : public Kernel, DispatchRunner {
   void launch(std::span<const Dispatch> batch, PartialSums& sums) override {
     const cu::Driver& d = dev_->driver();
     CUdeviceptr bufs[3] = {inputs_.get(), partials_.get(), scratch_.get()};
+    // Polled on the default stream within the device timeout (CUDA has no timed wait); with no
+    // limit the synchronous copy below waits, as it always did.
+    auto finished = [&] {
+      const CUresult rc = d.cuStreamQuery(nullptr);
+      if (rc == CUDA_ERROR_NOT_READY) return false;
+      cu::check(d, rc, "cuStreamQuery (kernel execution)");
+      return true;
+    };
     for (const Dispatch& x : batch) {
       std::array<uint32_t, 7> p = x.params.words();
       void* args[10] = {&bufs[0], &bufs[1], &bufs[2], &p[0], &p[1], &p[2], &p[3], &p[4], &p[5], &p[6]};
@@ -178,8 +195,9 @@ class CudaKernel final : public Kernel, DispatchRunner {
                 d.cuLaunchKernel(fn_, x.groups, 1, 1, static_cast<unsigned>(k_.workgroupSize), 1, 1, 0, nullptr, args,
                                  nullptr),
                 "cuLaunchKernel");
+      watch_.wait("a dispatch of " + std::to_string(x.groups) + " groups on " + dev_->name(), finished, [] {});
       const size_t bytes = k_.partialBytes(x.groups);
-      // Synchronous on the default stream: waits for the kernel, surfaces its errors.
+      // Synchronous on the default stream: waits for the kernel (when not polled), surfaces its errors.
       cu::check(d, d.cuMemcpyDtoH(host_.data(), partials_.get(), bytes), "cuMemcpyDtoH (kernel execution)");
       sums.add(host_.data(), x.groups);
     }
@@ -199,6 +217,7 @@ class CudaKernel final : public Kernel, DispatchRunner {
   EmittedKernel k_;
   KernelKnobs knobs_;
   KernelStats stats_;
+  DeviceWatch watch_;
   CUmodule module_ = nullptr;
   CUfunction fn_ = nullptr;
   DeviceBuffer inputs_, partials_, scratch_;
@@ -259,7 +278,7 @@ class CudaEngine final : public Engine {
         statsFrom(out, sourcePath, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     stats.cacheHit = cacheHit;
     if (!dev) return std::make_unique<CompileOnlyKernel>(std::move(stats), "cuda: " + why);
-    return std::make_unique<CudaKernel>(dev, std::move(k), options.knobs, out, std::move(stats));
+    return std::make_unique<CudaKernel>(dev, std::move(k), options.knobs, out, std::move(stats), settings_.deviceTimeout);
   }
 
  private:

@@ -12,6 +12,7 @@
 #include "gpu/hip/runtime.h"
 #include "gpu/host/compile.h"
 #include "gpu/host/dispatch.h"
+#include "gpu/host/watchdog.h"
 
 namespace tapelab {
 namespace {
@@ -95,7 +96,10 @@ class Device {
     rt_.hipRuntimeGetVersion(&version_);
   }
   void bind() const { hip::check(rt_, rt_.hipSetDevice(0), "hipSetDevice"); }
+  // Set when a wait on the device passed TAPELAB_DEVICE_TIMEOUT (gpu/host/watchdog.h).
+  std::shared_ptr<std::atomic<bool>> lost = std::make_shared<std::atomic<bool>>(false);
   const hip::Runtime& runtime() const { return rt_; }
+  const std::string& name() const { return name_; }
   std::string describe() const {
     return name_ + " (HIP runtime " + std::to_string(version_) + ", " + rt_.library + "; hipcc " +
            hip::toolchain().version + ")";
@@ -126,7 +130,7 @@ class DeviceBuffer {
 
  private:
   void reset() {
-    if (ptr_) dev_->runtime().hipFree(ptr_);
+    if (ptr_ && !*dev_->lost) dev_->runtime().hipFree(ptr_);  // hipFree may wait for a stuck kernel: leak
     ptr_ = nullptr;
     bytes_ = 0;
   }
@@ -140,8 +144,9 @@ class DeviceBuffer {
 class HipKernel final : public Kernel, DispatchRunner {
  public:
   HipKernel(std::shared_ptr<Device> dev, EmittedKernel k, KernelKnobs knobs, const std::vector<TargetBuild>& builds,
-            KernelStats stats)
-      : dev_(std::move(dev)), k_(std::move(k)), knobs_(knobs), stats_(std::move(stats)) {
+            KernelStats stats, double deviceTimeout)
+      : dev_(std::move(dev)), k_(std::move(k)), knobs_(knobs), stats_(std::move(stats)),
+        watch_("hip", deviceTimeout, dev_->lost) {
     const hip::Runtime& rt = dev_->runtime();
     dev_->bind();
     std::string refused;
@@ -162,7 +167,7 @@ class HipKernel final : public Kernel, DispatchRunner {
     hip::check(rt, rt.hipModuleGetFunction(&fn_, module_, k_.entry.c_str()), "hipModuleGetFunction " + k_.entry);
   }
   ~HipKernel() override {
-    if (module_) {
+    if (module_ && !watch_.lost()) {  // unloading may wait for a stuck kernel: leak it
       dev_->bind();
       dev_->runtime().hipModuleUnload(module_);
     }
@@ -185,6 +190,7 @@ class HipKernel final : public Kernel, DispatchRunner {
  private:
   void upload(const std::vector<unsigned char>& in, uint32_t groups, size_t) override {
     const hip::Runtime& rt = dev_->runtime();
+    watch_.checkAlive();  // the copy below would queue behind a stuck kernel
     inputs_.ensure(*dev_, in.size());
     hip::check(rt, rt.hipMemcpyHtoD(inputs_.get(), const_cast<unsigned char*>(in.data()), in.size()), "hipMemcpyHtoD");
     const size_t partialBytes = k_.partialBytes(groups), scratchBytes = k_.scratchBytes(groups);
@@ -197,6 +203,15 @@ class HipKernel final : public Kernel, DispatchRunner {
   void launch(std::span<const Dispatch> batch, PartialSums& sums) override {
     const hip::Runtime& rt = dev_->runtime();
     void* bufs[3] = {inputs_.get(), partials_.get(), scratch_.get()};
+    // Polled on the null stream within the device timeout (as CUDA; HIP has no timed wait either);
+    // with no limit, hipDeviceSynchronize as always.
+    auto finished = [&] {
+      const hip::hipError_t rc = rt.hipStreamQuery(nullptr);
+      if (rc == hip::hipErrorNotReady) return false;
+      hip::check(rt, rc, "hipStreamQuery (kernel execution)");
+      return true;
+    };
+    auto synchronize = [&] { hip::check(rt, rt.hipDeviceSynchronize(), "hipDeviceSynchronize (kernel execution)"); };
     for (const Dispatch& x : batch) {
       std::array<uint32_t, 7> p = x.params.words();
       void* args[10] = {&bufs[0], &bufs[1], &bufs[2], &p[0], &p[1], &p[2], &p[3], &p[4], &p[5], &p[6]};
@@ -204,7 +219,7 @@ class HipKernel final : public Kernel, DispatchRunner {
                  rt.hipModuleLaunchKernel(fn_, x.groups, 1, 1, static_cast<unsigned>(k_.workgroupSize), 1, 1, 0,
                                           nullptr, args, nullptr),
                  "hipModuleLaunchKernel");
-      hip::check(rt, rt.hipDeviceSynchronize(), "hipDeviceSynchronize (kernel execution)");
+      watch_.wait("a dispatch of " + std::to_string(x.groups) + " groups on " + dev_->name(), finished, synchronize);
       const size_t bytes = k_.partialBytes(x.groups);
       hip::check(rt, rt.hipMemcpyDtoH(host_.data(), partials_.get(), bytes), "hipMemcpyDtoH");
       sums.add(host_.data(), x.groups);
@@ -225,6 +240,7 @@ class HipKernel final : public Kernel, DispatchRunner {
   EmittedKernel k_;
   KernelKnobs knobs_;
   KernelStats stats_;
+  DeviceWatch watch_;
   hip::hipModule_t module_ = nullptr;
   hip::hipFunction_t fn_ = nullptr;
   DeviceBuffer inputs_, partials_, scratch_;
@@ -292,7 +308,8 @@ class HipEngine final : public Engine {
     if (std::any_of(builds.begin(), builds.end(), [](const TargetBuild& b) { return b.vgprLimitLifted; }))
       return std::make_unique<CompileOnlyKernel>(
           std::move(stats), "hip: TAPELAB_HIP_GFX11_VGPRS=256 builds gfx11 code objects for statistics only, not to run");
-    return std::make_unique<HipKernel>(device(), std::move(k), options.knobs, builds, std::move(stats));
+    return std::make_unique<HipKernel>(device(), std::move(k), options.knobs, builds, std::move(stats),
+                                       settings_.deviceTimeout);
   }
 
  private:

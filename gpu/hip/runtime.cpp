@@ -50,6 +50,7 @@ Loaded load() {
   resolve(r.hipMemcpyHtoD, "hipMemcpyHtoD");
   resolve(r.hipMemcpyDtoH, "hipMemcpyDtoH");
   resolve(r.hipDeviceSynchronize, "hipDeviceSynchronize");
+  resolve(r.hipStreamQuery, "hipStreamQuery");
   resolve(r.hipModuleLoadData, "hipModuleLoadData");
   resolve(r.hipModuleUnload, "hipModuleUnload");
   resolve(r.hipModuleGetFunction, "hipModuleGetFunction");

@@ -9,6 +9,7 @@
 namespace tapelab::hip {
 
 using hipError_t = int;  // hipSuccess = 0
+inline constexpr hipError_t hipErrorNotReady = 600;  // hipStreamQuery: work still running
 using hipModule_t = struct HipModuleOpaque*;
 using hipFunction_t = struct HipFunctionOpaque*;
 using hipStream_t = struct HipStreamOpaque*;
@@ -28,6 +29,7 @@ struct Runtime {
   hipError_t (*hipMemcpyHtoD)(hipDeviceptr_t, void*, size_t) = nullptr;
   hipError_t (*hipMemcpyDtoH)(void*, hipDeviceptr_t, size_t) = nullptr;
   hipError_t (*hipDeviceSynchronize)() = nullptr;
+  hipError_t (*hipStreamQuery)(hipStream_t) = nullptr;
   hipError_t (*hipModuleLoadData)(hipModule_t*, const void*) = nullptr;
   hipError_t (*hipModuleUnload)(hipModule_t) = nullptr;
   hipError_t (*hipModuleGetFunction)(hipFunction_t*, hipModule_t, const char*) = nullptr;

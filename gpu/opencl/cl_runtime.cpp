@@ -236,6 +236,7 @@ Context::Context(const DeviceInfo& dev) : dev_(dev) {
 }
 
 Context::~Context() {
+  if (*lost) return;  // leaked: see `lost`
   if (queue_) clReleaseCommandQueue(queue_);
   if (ctx_) clReleaseContext(ctx_);
 }
@@ -266,14 +267,29 @@ Buffer& Buffer::operator=(Buffer&& o) noexcept {
   return *this;
 }
 
-void Buffer::write(cl_command_queue q, const void* src, size_t bytes) {
-  if (bytes == 0) return;
-  check(clEnqueueWriteBuffer(q, mem_, CL_TRUE, 0, bytes, src, 0, nullptr, nullptr), "clEnqueueWriteBuffer");
+cl_event Buffer::enqueueWrite(cl_command_queue q, const void* host, size_t bytes) {
+  cl_event e = nullptr;
+  check(clEnqueueWriteBuffer(q, mem_, CL_FALSE, 0, bytes, host, 0, nullptr, &e), "clEnqueueWriteBuffer");
+  return e;
 }
 
-void Buffer::read(cl_command_queue q, void* dst, size_t bytes) const {
-  if (bytes == 0) return;
-  check(clEnqueueReadBuffer(q, mem_, CL_TRUE, 0, bytes, dst, 0, nullptr, nullptr), "clEnqueueReadBuffer");
+cl_event Buffer::enqueueRead(cl_command_queue q, void* host, size_t bytes) const {
+  cl_event e = nullptr;
+  check(clEnqueueReadBuffer(q, mem_, CL_FALSE, 0, bytes, host, 0, nullptr, &e), "clEnqueueReadBuffer");
+  return e;
+}
+
+bool eventDone(cl_event event, const std::string& what) {
+  cl_int status = CL_QUEUED;
+  check(clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr), "clGetEventInfo");
+  if (status < 0) check(status, what);  // the command's own error code
+  return status == CL_COMPLETE;
+}
+
+void waitForEvent(cl_event event, const std::string& what) {
+  const cl_int rc = clWaitForEvents(1, &event);
+  if (rc == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST) eventDone(event, what);  // names the command's error
+  check(rc, "clWaitForEvents (" + what + ")");
 }
 
 void ProgramDeleter::operator()(cl_program p) const {

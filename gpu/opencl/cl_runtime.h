@@ -7,6 +7,7 @@
 #pragma once
 #include <CL/cl.h>
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -57,6 +58,10 @@ class Context {
   cl_context context() const { return ctx_; }
   cl_command_queue queue() const { return queue_; }
   const DeviceInfo& device() const { return dev_; }
+  // Set when a wait on the queue passed TAPELAB_DEVICE_TIMEOUT (gpu/host/watchdog.h): the queue
+  // and context are then never released (a release may finish the queue first, which would not
+  // return), nor anything the stuck commands use.
+  std::shared_ptr<std::atomic<bool>> lost = std::make_shared<std::atomic<bool>>(false);
 
  private:
   DeviceInfo dev_;
@@ -76,13 +81,21 @@ class Buffer {
   Buffer& operator=(const Buffer&) = delete;
   cl_mem get() const { return mem_; }
   size_t bytes() const { return bytes_; }
-  void write(cl_command_queue q, const void* src, size_t bytes);
-  void read(cl_command_queue q, void* dst, size_t bytes) const;
+  // Non-blocking: enqueues the copy and returns its event (the caller waits and releases it);
+  // `host` must stay valid until the event completes.
+  cl_event enqueueWrite(cl_command_queue q, const void* host, size_t bytes);
+  cl_event enqueueRead(cl_command_queue q, void* host, size_t bytes) const;
 
  private:
   cl_mem mem_ = nullptr;
   size_t bytes_ = 0;
 };
+
+// Whether `event` completed: false while it runs; throws std::runtime_error("OpenCL: <what>: <error>")
+// when its command terminated abnormally.
+bool eventDone(cl_event event, const std::string& what);
+// Blocks until `event` completes (clWaitForEvents), throwing likewise.
+void waitForEvent(cl_event event, const std::string& what);
 
 // A built program and what building it took.
 struct Program {

@@ -9,6 +9,7 @@
 #include "gpu/codegen/emit.h"
 #include "gpu/host/compile.h"
 #include "gpu/host/dispatch.h"
+#include "gpu/host/watchdog.h"
 #include "gpu/opencl/cl_runtime.h"
 
 namespace tapelab {
@@ -44,8 +45,9 @@ class OpenCLKernel final : public Kernel, DispatchRunner {
  public:
   // `started`: when compile() began; compileSeconds runs to the end of the warm-up launch.
   OpenCLKernel(std::shared_ptr<Context> ctx, EmittedKernel k, KernelKnobs knobs, ocl::Program program,
-               KernelStats stats, std::chrono::steady_clock::time_point started)
-      : ctx_(std::move(ctx)), k_(std::move(k)), knobs_(knobs), program_(program.program), stats_(std::move(stats)) {
+               KernelStats stats, std::chrono::steady_clock::time_point started, double deviceTimeout)
+      : ctx_(std::move(ctx)), k_(std::move(k)), knobs_(knobs), watch_("opencl", deviceTimeout, ctx_->lost, !ctx_->device().gpu),
+        program_(program.program), stats_(std::move(stats)) {
     cl_int rc = CL_SUCCESS;
     kernel_ = clCreateKernel(program_.get(), k_.entry.c_str(), &rc);
     ocl::check(rc, "clCreateKernel " + k_.entry);
@@ -71,11 +73,17 @@ class OpenCLKernel final : public Kernel, DispatchRunner {
     warm.params.invocations = static_cast<uint32_t>(k_.workgroupSize);
     const std::vector<unsigned char> in = packInputs(k_, std::vector<std::vector<double>>(
                                                              k_.markets, std::vector<double>(k_.numInputs, 1.0)));
-    upload(in, 1, 1);
-    launchOne(warm);
+    try {
+      upload(in, 1, 1);
+      launchOne(warm);
+    } catch (const DeviceTimeout&) {
+      abandonIfLost();  // no destructor runs for a constructor that throws
+      throw;
+    }
     stats_.compileSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   }
   ~OpenCLKernel() override {
+    abandonIfLost();
     if (kernel_) clReleaseKernel(kernel_);
   }
 
@@ -107,7 +115,10 @@ class OpenCLKernel final : public Kernel, DispatchRunner {
     if (scratch_.bytes() < scratchBytes || !scratch_.get()) scratch_ = Buffer(*ctx_, scratchBytes);
     host_.resize(partialBytes);
     scratchBytes_ = scratchBytes;
-    inputs_.write(ctx_->queue(), in.data(), in.size());
+    if (in.empty()) return;  // a tape without inputs
+    inputsHost_ = in;        // the kernel's own copy: a write that times out may still read it
+    await(inputs_.enqueueWrite(ctx_->queue(), inputsHost_.data(), inputsHost_.size()),
+          "the upload of " + std::to_string(in.size()) + " bytes of inputs to " + ctx_->device().deviceName);
   }
 
   void launch(std::span<const Dispatch> batch, PartialSums& sums) override {
@@ -117,7 +128,7 @@ class OpenCLKernel final : public Kernel, DispatchRunner {
     }
   }
 
-  // One dispatch; its group partials land in host_ (blocking read: waits for the kernel).
+  // One dispatch; its group partials land in host_ (the read follows the kernel on the in-order queue).
   void launchOne(const Dispatch& d) {
     const cl_command_queue q = ctx_->queue();
     const cl_mem bufs[3] = {inputs_.get(), partials_.get(), scratch_.get()};
@@ -127,18 +138,38 @@ class OpenCLKernel final : public Kernel, DispatchRunner {
     const size_t global = size_t{d.groups} * k_.workgroupSize, local = k_.workgroupSize;
     ocl::check(clEnqueueNDRangeKernel(q, kernel_, 1, nullptr, &global, &local, 0, nullptr, nullptr),
                "clEnqueueNDRangeKernel");
-    partials_.read(q, host_.data(), k_.partialBytes(d.groups));
+    await(partials_.enqueueRead(q, host_.data(), k_.partialBytes(d.groups)),
+          "the read-back of a dispatch of " + std::to_string(d.groups) + " groups on " + ctx_->device().deviceName);
+  }
+
+  // Waits for `event`, the queue's last command, within the device timeout (polling its status:
+  // OpenCL has no timed wait), then releases it. A command that failed throws its error.
+  void await(cl_event event, const std::string& what) {
+    ocl::check(clFlush(ctx_->queue()), "clFlush");  // a platform may not start the queue for a status query
+    watch_.wait(what, [&] { return ocl::eventDone(event, what); }, [&] { ocl::waitForEvent(event, what); });
+    clReleaseEvent(event);
+  }
+
+  // After a timeout the queue's commands may never finish, or finish late: the memory they read and
+  // write (device buffers, inputsHost_, host_) and the objects they use leak instead.
+  void abandonIfLost() {
+    if (!watch_.lost()) return;
+    abandon(inputs_), abandon(partials_), abandon(scratch_), abandon(inputsHost_), abandon(host_);
+    static_cast<void>(program_.release());
+    kernel_ = nullptr;
   }
 
   std::shared_ptr<Context> ctx_;
   EmittedKernel k_;
   KernelKnobs knobs_;
+  DeviceWatch watch_;
   ocl::ProgramHandle program_;
   cl_kernel kernel_ = nullptr;
   KernelStats stats_;
   Buffer inputs_, partials_, scratch_;
-  std::vector<unsigned char> host_;  // one dispatch's partials, read back
-  size_t scratchBytes_ = 0;          // what the last run's dispatches needed
+  std::vector<unsigned char> inputsHost_;  // the inputs being uploaded
+  std::vector<unsigned char> host_;        // one dispatch's partials, read back
+  size_t scratchBytes_ = 0;                // what the last run's dispatches needed
 };
 
 class OpenCLEngine final : public Engine {
@@ -185,7 +216,8 @@ class OpenCLEngine final : public Engine {
     ocl::Program program = ocl::buildProgram(*ctx, k.source, buildOptions, stats.sourcePath, settings_.cacheDir);
     stats.cacheHit = program.cacheHit;
     if (nvidia) parseVerboseLog(program.buildLog, stats);
-    return std::make_unique<OpenCLKernel>(ctx, std::move(k), options.knobs, std::move(program), std::move(stats), t0);
+    return std::make_unique<OpenCLKernel>(ctx, std::move(k), options.knobs, std::move(program), std::move(stats), t0,
+                                          settings_.deviceTimeout);
   }
 
  private:

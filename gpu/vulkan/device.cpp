@@ -50,6 +50,7 @@ std::string lowerCase(std::string s) {
 }
 
 Device::~Device() {
+  if (*lost) return;  // a stuck queue: vkDeviceWaitIdle would not return; the handles leak
   if (device) {
     vkDeviceWaitIdle(device);
     if (pool) vkDestroyCommandPool(device, pool, nullptr);
@@ -77,6 +78,10 @@ uint32_t Device::memoryType(uint32_t bits, VkMemoryPropertyFlags want, VkMemoryP
 
 void Buffer::release() {
   if (!dev) return;
+  if (*dev->lost) {  // the stuck work may still use the memory: leak it
+    buffer = VK_NULL_HANDLE, memory = VK_NULL_HANDLE, mapped = nullptr, bytes = 0;
+    return;
+  }
   if (mapped) vkUnmapMemory(dev->device, memory);
   if (buffer) vkDestroyBuffer(dev->device, buffer, nullptr);
   if (memory) vkFreeMemory(dev->device, memory, nullptr);
@@ -293,7 +298,7 @@ std::shared_ptr<Device> openDevice(const EngineSettings& settings) {
   const std::string key =
       settings.vulkan.device + '\n' + settings.vulkan.loaderKey + '\n' + std::to_string(settings.deviceSlot);
   std::lock_guard<std::mutex> lock(mutex);
-  if (auto d = open[key]) return d;
+  if (auto d = open[key]; d && !*d->lost) return d;
   auto d = openDeviceUncached(settings);
   open[key] = d;
   return d;

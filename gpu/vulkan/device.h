@@ -4,6 +4,7 @@
 #pragma once
 #include <volk.h>
 
+#include <atomic>
 #include <filesystem>
 #include <memory>
 #include <mutex>
@@ -33,6 +34,9 @@ struct Device {
   std::filesystem::path cachePath;  // "" = no on-disk pipeline cache
   VkCommandPool pool = VK_NULL_HANDLE;
   std::string description;
+  // Set when a wait on this device passed TAPELAB_DEVICE_TIMEOUT (gpu/host/watchdog.h): nothing on it
+  // is waited for or destroyed again (its work may never finish), and openDevice opens another.
+  std::shared_ptr<std::atomic<bool>> lost = std::make_shared<std::atomic<bool>>(false);
   // Vulkan wants the command pool (and the command buffers it made, while they
   // record) and the queue externally synchronized. Kernels of one device may be
   // built and run from several threads (compare builds an engine's kernels in
@@ -69,7 +73,7 @@ struct Buffer {
 // The device settings.vulkan picks (index or name substring; "" = the first
 // discrete GPU, else the first device), with its pipeline cache under
 // settings.cacheDir/vulkan. One per process and selection, never destroyed (see
-// device.cpp). Throws EngineUnavailable with the reason when there is none, and
+// device.cpp; one that was lost is replaced). Throws EngineUnavailable with the reason when there is none, and
 // std::invalid_argument naming TAPELAB_VULKAN_DEVICE when the selector matches none.
 std::shared_ptr<Device> openDevice(const EngineSettings& settings);
 

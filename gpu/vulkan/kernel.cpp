@@ -9,6 +9,7 @@
 #include "gpu/codegen/emit.h"
 #include "gpu/host/compile.h"
 #include "gpu/host/dispatch.h"
+#include "gpu/host/watchdog.h"
 #include "gpu/vulkan/spirv.h"
 
 namespace tapelab::vulkan {
@@ -24,8 +25,9 @@ constexpr size_t kDispatchesPerSubmit = 64;
 
 class VulkanKernel final : public Kernel, DispatchRunner {
  public:
-  VulkanKernel(std::shared_ptr<Device> dev, const Tape& tape, const KernelOptions& options, const std::string& cacheDir)
-      : dev_(std::move(dev)), knobs_(options.knobs) {
+  VulkanKernel(std::shared_ptr<Device> dev, const Tape& tape, const KernelOptions& options, const std::string& cacheDir,
+               double deviceTimeout)
+      : dev_(std::move(dev)), knobs_(options.knobs), watch_("vulkan", deviceTimeout, dev_->lost) {
     // A kernel that fails to build gives its handles back (the device lives on: a
     // long property run or `compare` goes on after a refused kernel).
     try {
@@ -80,6 +82,9 @@ class VulkanKernel final : public Kernel, DispatchRunner {
   }
 
   void release() noexcept {
+    // After a timeout the command buffer may never complete: waiting for the queue would hang, and
+    // destroying what it uses is undefined. The handles leak (and the buffers: Buffer::release).
+    if (watch_.lost()) return;
     VkDevice d = dev_->device;
     {
       std::lock_guard<std::mutex> lock(dev_->mu);
@@ -107,6 +112,7 @@ class VulkanKernel final : public Kernel, DispatchRunner {
 
  private:
   void upload(const std::vector<unsigned char>& in, uint32_t, size_t dispatches) override {
+    watch_.checkAlive();  // a stuck dispatch may still read the inputs
     ensureBuffers(in.size(), dispatches);
     std::memcpy(inputs_.mapped, in.data(), in.size());
   }
@@ -116,6 +122,7 @@ class VulkanKernel final : public Kernel, DispatchRunner {
   // One command buffer: the batch's dispatches, each writing its own segment of
   // the partials buffer; one submit, one wait.
   void launch(std::span<const Dispatch> batch, PartialSums& sums) override {
+    watch_.checkAlive();
     const VkDeviceSize segment = segmentBytes();
     std::unique_lock<std::mutex> lock(dev_->mu);  // recording and submitting; not the wait
     check(vkResetCommandBuffer(cmd_, 0), "vkResetCommandBuffer");
@@ -148,7 +155,12 @@ class VulkanKernel final : public Kernel, DispatchRunner {
     si.pCommandBuffers = &cmd_;
     check(vkQueueSubmit(dev_->queue, 1, &si, fence_), "vkQueueSubmit");
     lock.unlock();
-    check(vkWaitForFences(dev_->device, 1, &fence_, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+    const VkResult waited = vkWaitForFences(dev_->device, 1, &fence_, VK_TRUE, watch_.timeoutNanoseconds());
+    if (waited == VK_TIMEOUT)
+      watch_.timedOut("vkWaitForFences on a submit of " + std::to_string(batch.size()) +
+                      (batch.size() == 1 ? " dispatch on " : " dispatches on ") +
+                      dev_->props.deviceName);
+    check(waited, "vkWaitForFences");
     check(vkResetFences(dev_->device, 1, &fence_), "vkResetFences");
     for (size_t i = 0; i < batch.size(); ++i)
       sums.add(static_cast<const unsigned char*>(partials_.mapped) + i * segment, batch[i].groups);
@@ -322,6 +334,7 @@ class VulkanKernel final : public Kernel, DispatchRunner {
 
   std::shared_ptr<Device> dev_;
   KernelKnobs knobs_;
+  DeviceWatch watch_;
   EmittedKernel emitted_;
   KernelStats stats_;
   bool pipelineFeedback_ = false, pipelineCacheHit_ = false;
@@ -338,8 +351,8 @@ class VulkanKernel final : public Kernel, DispatchRunner {
 }  // namespace
 
 std::unique_ptr<Kernel> makeVulkanKernel(std::shared_ptr<Device> device, const Tape& tape, const KernelOptions& options,
-                                         const std::string& cacheDir) {
-  return std::make_unique<VulkanKernel>(std::move(device), tape, options, cacheDir);
+                                         const std::string& cacheDir, double deviceTimeout) {
+  return std::make_unique<VulkanKernel>(std::move(device), tape, options, cacheDir, deviceTimeout);
 }
 
 }  // namespace tapelab::vulkan

@@ -13,8 +13,9 @@
 namespace tapelab::vulkan {
 
 // Throws std::invalid_argument for what the engine cannot build (fp64, no plan),
-// std::runtime_error naming a file with the GLSL when a compiler refuses it.
+// std::runtime_error naming a file with the GLSL when a compiler refuses it. Its runs wait
+// at most `deviceTimeout` seconds per submit (0 = no limit), else throw DeviceTimeout.
 std::unique_ptr<Kernel> makeVulkanKernel(std::shared_ptr<Device> device, const Tape& tape, const KernelOptions& options,
-                                         const std::string& cacheDir);
+                                         const std::string& cacheDir, double deviceTimeout);
 
 }  // namespace tapelab::vulkan

@@ -35,7 +35,7 @@ class VulkanEngine final : public Engine {
   }
 
   std::unique_ptr<Kernel> compile(const Tape& tape, const KernelOptions& options) override {
-    return vulkan::makeVulkanKernel(device(), tape, options, settings_.cacheDir);
+    return vulkan::makeVulkanKernel(device(), tape, options, settings_.cacheDir, settings_.deviceTimeout);
   }
 
  private:

@@ -57,6 +57,7 @@ const std::vector<Case>& cases() {
       {"TAPELAB_UNROLL_DRAWS", "1", [](const RunConfig& c) { return c.kernelKnobs.unrollDraws == true; }, "2"},
       {"TAPELAB_KAHAN_LOCAL", "0", [](const RunConfig& c) { return !c.kernelKnobs.kahanInLocal; }, "yes"},
       {"TAPELAB_THREADS", "3", [](const RunConfig& c) { return c.engineSettings.threads == 3u; }, "two"},
+      {"TAPELAB_DEVICE_TIMEOUT", "0.25", [](const RunConfig& c) { return c.engineSettings.deviceTimeout == 0.25; }, "-1"},
       {"TAPELAB_VULKAN_DEVICE", "llvmpipe", [](const RunConfig& c) { return c.engineSettings.vulkan.device == "llvmpipe"; },
        nullptr},
       {"TAPELAB_OPENCL_DEVICE", "1", [](const RunConfig& c) { return c.engineSettings.opencl.device == "1"; }, nullptr},
@@ -110,6 +111,27 @@ TEST(ApiKnobs, BadValuesAreOneLineErrorsNamingTheVariable) {
   ScopedEnv threads("TAPELAB_THREADS", "0");
   EXPECT_THROW(engineSettingsFromEnvironment(), std::invalid_argument);
   EXPECT_THROW(RunConfig::fromEnvironmentWithoutRunKnobs(), std::invalid_argument);
+}
+
+// Seconds as a decimal, 0 meaning no limit; anything that is not a finite decimal in [0, 1e9] is refused.
+TEST(ApiKnobs, DeviceTimeoutIsSecondsWithZeroForNoLimit) {
+  CleanKnobs clean;
+  EXPECT_EQ(engineSettingsFromEnvironment().deviceTimeout, 600.0);
+  for (const auto& [text, seconds] : std::vector<std::pair<const char*, double>>{
+           {"0", 0.0}, {"1e-6", 1e-6}, {"0.000001", 1e-6}, {"600", 600.0}, {"1e9", 1e9}}) {
+    ScopedEnv env("TAPELAB_DEVICE_TIMEOUT", text);
+    EXPECT_EQ(engineSettingsFromEnvironment().deviceTimeout, seconds) << text;
+  }
+  for (const char* bad : {"-1", "-0.5", "10s", "inf", "nan", "1e10", " 5", "0x10", "1,5"}) {
+    ScopedEnv env("TAPELAB_DEVICE_TIMEOUT", bad);
+    try {
+      engineSettingsFromEnvironment();
+      ADD_FAILURE() << "TAPELAB_DEVICE_TIMEOUT=" << bad << " accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_EQ(std::string(e.what()), std::string("TAPELAB_DEVICE_TIMEOUT: expected seconds, a decimal from 0 (no limit) "
+                                                   "to 1e9, got '") + bad + "'");
+    }
+  }
 }
 
 TEST(ApiKnobs, TheTableListsEveryCaseOnceAndTheReadmeNamesEveryVariable) {

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <thread>
 
 #include "gpu/opencl/cl_runtime.h"
 #include "tests/common/test_util.h"
@@ -95,7 +96,10 @@ TEST(OpenCLRuntime, BuildsRunsAndCachesBinaries) {
   std::vector<float> x(256);
   for (size_t i = 0; i < x.size(); ++i) x[i] = 0.25f * float(i);
   ocl::Buffer buf(ctx, x.size() * sizeof(float));
-  buf.write(ctx.queue(), x.data(), x.size() * sizeof(float));
+  cl_event wrote = buf.enqueueWrite(ctx.queue(), x.data(), x.size() * sizeof(float));
+  ocl::waitForEvent(wrote, "write");
+  EXPECT_TRUE(ocl::eventDone(wrote, "write"));
+  clReleaseEvent(wrote);
   const cl_mem m = buf.get();
   const float a = 2.0f;
   ASSERT_EQ(clSetKernelArg(k, 0, sizeof m, &m), CL_SUCCESS);
@@ -103,7 +107,10 @@ TEST(OpenCLRuntime, BuildsRunsAndCachesBinaries) {
   const size_t global = x.size();
   ASSERT_EQ(clEnqueueNDRangeKernel(ctx.queue(), k, 1, nullptr, &global, nullptr, 0, nullptr, nullptr), CL_SUCCESS);
   std::vector<float> y(x.size());
-  buf.read(ctx.queue(), y.data(), y.size() * sizeof(float));
+  cl_event read = buf.enqueueRead(ctx.queue(), y.data(), y.size() * sizeof(float));
+  ASSERT_EQ(clFlush(ctx.queue()), CL_SUCCESS);
+  while (!ocl::eventDone(read, "read")) std::this_thread::yield();  // how the engine polls (gpu/host/watchdog.h)
+  clReleaseEvent(read);
   clReleaseKernel(k);
   for (size_t i = 0; i < x.size(); ++i) ASSERT_EQ(y[i], x[i] * 2.0f + 1.0f) << i;
 }
