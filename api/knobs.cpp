@@ -36,6 +36,12 @@ ScratchLayout parseLayout(const std::string& s, const std::string& what) {
   throw std::invalid_argument(what + ": unknown layout '" + s + "' (aos, soa)");
 }
 
+MarketOrder parseMarketOrder(const std::string& s, const std::string& what) {
+  if (s == "joint") return MarketOrder::Joint;
+  if (s == "sequential") return MarketOrder::Sequential;
+  throw std::invalid_argument(what + ": unknown market order '" + s + "' (joint, sequential)");
+}
+
 int parsePositiveInt(const std::string& s, const std::string& what) {
   int v = 0;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
@@ -140,6 +146,11 @@ const std::vector<Knob>& knobTable() {
        [](C& c, S& v, const char* n) { c.wrt = parseNameList(v, n); }},
       {"TAPELAB_SCRATCH_LAYOUT", "--layout", "scratch layout: aos or soa", Scope::Run,
        [](C& c, S& v, const char* n) { c.layout = parseLayout(v, n); }},
+      {"TAPELAB_MARKET_ORDER", "--market-order",
+       "several markets per dispatch, register and scratch kernels: each reverse-sweep segment recomputes and "
+       "reverses every market at once (joint) or one after another over its draws (sequential: registers do "
+       "not grow with the markets); same bits",
+       Scope::Run, [](C& c, S& v, const char* n) { c.marketOrder = parseMarketOrder(v, n); }},
       {"TAPELAB_DUMP", "--dump", "write generated kernel source to this directory", Scope::Run,
        [](C& c, S& v, const char*) { c.dumpDir = v; }},
       {"TAPELAB_PLAN", "--plan", "run the plan in this file (tapelab plan --out) instead of a strategy", Scope::Run,

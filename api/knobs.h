@@ -44,6 +44,7 @@ struct RunConfig {
   int segLen = 0;                          // scratch / uniform: 0 = max(48, round(sqrt(n)))
   std::optional<KernelKind> kernel;        // default: plain, or register when checkpointing
   ScratchLayout layout = ScratchLayout::SoA;
+  MarketOrder marketOrder = MarketOrder::Joint;
   std::vector<std::string> wrt;            // tangent kernel: the inputs to differentiate by (empty: all)
   std::string dumpDir;
   std::string planFile;                    // a plan file to run instead of a strategy's plan
@@ -97,6 +98,7 @@ uint64_t envUnsigned(const char* name, uint64_t fallback, uint64_t lo = 0, uint6
 // Parsers shared by flags and variables; throw std::invalid_argument("what: why").
 KernelKind parseKernelKind(const std::string& s, const std::string& what);
 ScratchLayout parseLayout(const std::string& s, const std::string& what);
+MarketOrder parseMarketOrder(const std::string& s, const std::string& what);
 std::vector<std::string> parseNameList(const std::string& s, const std::string& what);  // "a,b,c"; no empty names
 int parsePositiveInt(const std::string& s, const std::string& what);
 // Decimal or 0x-hex in [lo, hi]: "what: expected ..., got 's'".

@@ -19,6 +19,7 @@ std::string kernelIdentity(const Tape& tape, const KernelOptions& o, const std::
   std::string text = writeTape(tape) + '\n' + planFileText(tape, o.plan) + '\n' + engine;
   for (const std::string& field :
        {std::string(toString(o.precision)), std::string(toString(o.kind)), std::string(toString(o.layout)),
+        std::string(toString(o.marketOrder)),
         std::to_string(o.greeks), std::to_string(o.markets), std::to_string(o.knobs.pathOffset),
         std::to_string(o.knobs.opaque), o.knobs.unrollDraws ? std::to_string(*o.knobs.unrollDraws) : "-"})
     text += '\n' + field;
@@ -93,6 +94,7 @@ KernelOptions resolveKernel(const Tape& tape, const RunConfig& c, const EngineCa
   if (c.strategy) findStrategy(*c.strategy);
   o.greeks = c.greeks;
   o.layout = c.layout;
+  o.marketOrder = c.marketOrder;
   o.dumpDir = c.dumpDir;
   o.knobs = c.kernelKnobs;
   if (c.kernel == KernelKind::Tangent) return tangentKernel(tape, c, caps, std::move(o));

@@ -192,6 +192,8 @@ int compare(const Flags& f) {
       row.engine = engine;
       row.kernel = label;
       row.markets = markets;
+      if (markets > 1 && jobs[ji].config.marketOrder == MarketOrder::Sequential && label != "plain" && label != "tangent")
+        row.kernel += "/seq";  // --market-order sequential: the fused rows' reverse sweep, one market at a time
       // One kernel that fails (a driver that cannot build an 8-market shader, say)
       // costs its row, not the comparison: the error is printed in the row.
       try {

@@ -155,6 +155,7 @@ void addRunConfigFlags(Flags& f, const std::vector<std::string>& skip) {
            "default register when checkpointing, else plain; tangent carries d/d inputs forward, no plan");
   if (wanted("wrt")) f.knob("wrt", "NAME,...", "", "with --kernel tangent; Greeks of other inputs are not computed");
   if (wanted("layout")) f.knob("layout", "aos|soa", toString(defaults.layout));
+  if (wanted("market-order")) f.knob("market-order", "joint|sequential", toString(defaults.marketOrder));
   if (wanted("fp32")) f.flag("fp32", "single precision (default on GPU engines)");
   if (wanted("fp64")) {
     CLI::Option* fp64 = f.flag("fp64", "double precision (default on CPU engines)");

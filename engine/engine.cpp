@@ -21,6 +21,7 @@ const char* toString(KernelKind k) {
   return "?";
 }
 const char* toString(ScratchLayout l) { return l == ScratchLayout::AoS ? "aos" : "soa"; }
+const char* toString(MarketOrder o) { return o == MarketOrder::Joint ? "joint" : "sequential"; }
 
 std::vector<int> differentiatedInputs(const KernelOptions& options, int numInputs) {
   std::vector<int> out;

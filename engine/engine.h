@@ -33,10 +33,15 @@ namespace tapelab {
 enum class Precision { F32, F64 };
 enum class KernelKind { Plain, Register, Scratch, Tangent };
 enum class ScratchLayout { AoS, SoA };
+// Order of a multi-market kernel's reverse sweep inside each leaf block (gpu/codegen/emit.h):
+// every market's recompute and adjoints at once, or one market after another over the block's
+// draws computed once. Same bits either way.
+enum class MarketOrder { Joint, Sequential };
 
 const char* toString(Precision p);
 const char* toString(KernelKind k);
 const char* toString(ScratchLayout l);
+const char* toString(MarketOrder o);
 
 // How a GPU engine runs a kernel; none of these changes a result's bits except
 // pathOffset, which picks the paths. Defaults: the engine's own choices.
@@ -56,6 +61,7 @@ struct KernelOptions {
   Plan plan;                      // must be set for Register/Scratch; ignored for Plain and Tangent
   ScratchLayout layout = ScratchLayout::SoA;
   int markets = 1;                // input sets priced per path in one dispatch (1..8)
+  MarketOrder marketOrder = MarketOrder::Joint;  // register and scratch kinds with markets > 1
   // Tangent kind: the input ordinals whose derivatives the forward sweep carries
   // (ascending, no repeats; empty: all). The other inputs' Greeks come back NaN.
   std::vector<int> wrt;

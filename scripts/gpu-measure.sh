@@ -28,6 +28,12 @@
 #             only that); candidates.txt
 #   roofline  Nsight Compute counters (speed of light, instruction mix, occupancy, warp stalls)
 #             of the cuda register kernel: 1 market and 7 markets, window 16, 1M paths; roofline.txt
+#   mseq      market order (issue 14 item 4): the 7-point ladder in one 7-market dispatch, register
+#             joint (today) against register and scratch sequential (window 16), at 1M and 4M paths on
+#             MSEQ_ENGINES (default cuda,vulkan), kernels compiled side by side first; then Nsight
+#             Compute counters (registers, spills, occupancy) of the cuda kernels x7 (register joint,
+#             register and scratch sequential), 1M paths; mseq.txt, mseq_ncu.txt (~4 min; cold 7-market compiles
+#             take a minute or two each, side by side)
 set -uo pipefail
 out=${OUT:-gpu-out}
 mkdir -p "$out"
@@ -170,7 +176,41 @@ run_mode() {
           >>"$out/roofline.txt" 2>&1
     done
     ;;
-  *) echo "gpu-measure.sh: unknown mode '$1' (smoke, tests, compare1, compare2, main, aim, markets, sweeps, props, ladder, peers, candidates, roofline)" >&2; return 2 ;;
+  mseq)
+    local ladder=spot=97,98,99,100,101,102,103 mengines=${MSEQ_ENGINES:-cuda,vulkan}
+    local common=(--product asian --steps 252 --fp32 --paths 4096)
+    say "compiling the ladder's kernels side by side"
+    local t0=$(date +%s)
+    for e in ${mengines//,/ }; do
+      for spec in "plain 1 joint" "plain 7 joint" "register 1 joint" "register 7 joint" "register 7 sequential" \
+                  "scratch 1 joint" "scratch 7 sequential"; do
+        local kind m order; read -r kind m order <<<"$spec"
+        local ck=(--checkpoint 16); [ "$kind" = plain ] && ck=(--checkpoint off)
+        local lad=(); [ "$m" = 7 ] && lad=(--ladder $ladder --markets 7)
+        "$bin/tapelab" price "${common[@]}" --engine "$e" --kernel "$kind" "${ck[@]}" "${lad[@]}" --market-order "$order" \
+            >/dev/null 2>>"$out/progress.txt" &
+      done
+    done
+    wait
+    echo "compiled in $(( $(date +%s) - t0 )) s" | tee -a "$out/mseq.txt"
+    for paths in 1000000 4000000; do
+      engines=$mengines cmp_append mseq.txt "$paths paths, 7 markets, joint" --kernels register --checkpoint 16 \
+          --paths $paths --markets 7 --market-order joint
+      engines=$mengines cmp_append mseq.txt "$paths paths, 7 markets, sequential" --kernels register,scratch \
+          --checkpoint 16 --paths $paths --markets 7 --market-order sequential
+    done
+    if [[ ,$mengines, == *,cuda,* ]]; then
+      for spec in "register joint" "register sequential" "scratch sequential"; do
+        local kind order; read -r kind order <<<"$spec"
+        say "ncu: cuda $kind, 7 markets, window 16, 1M paths, market order $order" | tee -a "$out/mseq_ncu.txt"
+        timeout 240 ncu --clock-control none --launch-count 1 --section LaunchStats --section Occupancy \
+            --section SpeedOfLight --section InstructionStats --section MemoryWorkloadAnalysis "$bin/tapelab" price \
+            --product asian --steps 252 --fp32 --engine cuda --kernel "$kind" --checkpoint 16 --paths 1000000 \
+            --ladder $ladder --markets 7 --market-order "$order" >>"$out/mseq_ncu.txt" 2>&1
+      done
+    fi
+    ;;
+  *) echo "gpu-measure.sh: unknown mode '$1' (smoke, tests, compare1, compare2, main, aim, markets, sweeps, props, ladder, peers, candidates, roofline, mseq)" >&2; return 2 ;;
   esac
 }
 

@@ -42,6 +42,7 @@ class Emitter {
     }
     sumsPerMarket_ = options.greeks ? 1 + tape.numInputs() : 1;
     checkpointed_ = options.kind != KernelKind::Plain && options.kind != KernelKind::Tangent;
+    sequential_ = checkpointed_ && options.greeks && markets_ > 1 && options.marketOrder == MarketOrder::Sequential;
     if (options.kind == KernelKind::Tangent && options.greeks)
       tangents_ = tangentSlots(tape, differentiatedInputs(options, tape.numInputs()));
     if (options.kind == KernelKind::Scratch) {
@@ -186,11 +187,12 @@ class Emitter {
   }
 
   // Reverse rule of node i: contributions to a, then b, skipping arguments
-  // that depend on no input (their adjoints reach no Greek).
-  void reverseRule(int32_t i, const std::string& prefix) {
+  // that depend on no input (their adjoints reach no Greek); every market, or market `only`.
+  void reverseRule(int32_t i, const std::string& prefix, int only = kAllMarkets) {
     if (!dependsOnInput_[i] || arity(tape_.op[i]) == 0) return;
     const OpInfo& op = info(tape_.op[i]);
     for (int m = 0; m < markets_; ++m) {
+      if (only != kAllMarkets && m != only) continue;
       if (dependsOnInput_[tape_.a[i]])
         line(adjoint(tape_.a[i], m) + " += " + spellRule(op.adjointA, i, m, prefix) + ";");
       if (op.arity == 2 && dependsOnInput_[tape_.b[i]])
@@ -230,6 +232,7 @@ class Emitter {
       source_ += " (" + std::to_string(options_.plan.segments()) + " segments, " + options_.plan.strategy + ")";
     if (options_.kind == KernelKind::Scratch)
       source_ += std::string(", ") + toString(options_.layout) + ", " + std::to_string(scratchSlots_) + " slots";
+    if (sequential_) source_ += ", markets sequential";
     source_ += std::string(", ") + toString(options_.precision) + ", " + std::to_string(markets_) + " market(s), " +
                (options_.greeks ? "value + Greeks" : "value only") + ", dialect " + dialect_.name + "\n";
     source_ += dialect_.helpers;
@@ -452,6 +455,17 @@ class Emitter {
     switch (b.kind) {
       case ScheduleBlock::Kind::Leaf: {
         const std::vector<uint8_t> needed = neededIn(b);
+        if (sequential_) {  // what no market owns (the draws) once, then each market's recompute and reverse
+          recompute(b, needed, b.end, prefix, key, kSharedOnly);
+          for (int m = 0; m < markets_; ++m) {
+            open("{  // market " + std::to_string(m));
+            recompute(b, needed, b.end, prefix, key, m);
+            declareAdjoints(b, m);
+            for (int32_t i = b.end - 1; i >= b.begin; --i) reverseRule(i, prefix, m);
+            close();
+          }
+          break;
+        }
         recompute(b, needed, b.end, prefix, key);
         declareAdjoints(b);
         for (int32_t i = b.end - 1; i >= b.begin; --i) reverseRule(i, prefix);
@@ -484,19 +498,30 @@ class Emitter {
 
   // Recomputes the needed nodes of [b.from, to) from the block's imports: the
   // persistent values (scratch kernels: from the buffer) or an enclosing block's bookmarks.
+  // `which`: every copy (kAllMarkets), only the values no market owns (kSharedOnly: draws,
+  // constants), or only market m's copies of the values that depend on an input (m >= 0).
   void recompute(const ScheduleBlock& b, const std::vector<uint8_t>& needed, int32_t to, const std::string& prefix,
-                 const std::string& key) {
+                 const std::string& key, int which = kAllMarkets) {
     const bool scratch = options_.kind == KernelKind::Scratch;
+    auto wanted = [&](int32_t j) {
+      return needed[j] && (which == kAllMarkets || (which == kSharedOnly) == !dependsOnInput_[j]);
+    };
+    auto copies = [&](int32_t j, int& first, int& last) {  // market copies [first, last) of a wanted value
+      first = which >= 0 ? which : 0;
+      last = which >= 0 ? which + 1 : copiesOf(j);
+    };
     bool draws = false;
-    for (int32_t i = b.from; i < to; ++i) draws = draws || (needed[i] && tape_.op[i] == Op::Randn);
+    for (int32_t i = b.from; i < to; ++i) draws = draws || (wanted(i) && tape_.op[i] == Op::Randn);
     if (draws)
       line(uintType_ + " tl_rk0 = " + param("seedLo") + " ^ " + key + "; " + uintType_ + " tl_rk1 = " +
            param("seedHi") + " ^ " + key + ";");
+    int first = 0, last = 0;
     for (size_t k = 0; k < b.imports.size(); ++k) {
       const int32_t j = b.imports[k];
-      if (!needed[j]) continue;
+      if (!wanted(j)) continue;
       const int holder = b.importDepth[k];
-      for (int m = 0; m < copiesOf(j); ++m) {
+      copies(j, first, last);
+      for (int m = first; m < last; ++m) {
         const std::string declared = scalarDecl() + value(prefix, j, m) + " = ";
         if (holder == 0 && scratch && tape_.op[j] != Op::Input)
           line(declared + "scratch[" + scratchLoad(j, m) + "];");
@@ -507,17 +532,19 @@ class Emitter {
     }
     newDrawScope();
     for (int32_t i = b.from; i < to; ++i) {
-      if (!needed[i]) continue;
+      if (!wanted(i)) continue;
       drawWords(i, prefix, "tl_rk");
-      for (int m = 0; m < copiesOf(i); ++m)
+      copies(i, first, last);
+      for (int m = first; m < last; ++m)
         line(scalarDecl() + value(prefix, i, m) + " = " + forwardExpr(i, m, prefix) + ";");
     }
   }
 
-  void declareAdjoints(const ScheduleBlock& b) {
+  void declareAdjoints(const ScheduleBlock& b, int only = kAllMarkets) {
     for (int32_t i : b.adjoints)
       if (dependsOnInput_[i])
-        for (int m = 0; m < markets_; ++m) line(scalarDecl() + adjoint(i, m) + " = " + literal(0.0) + ";");
+        for (int m = 0; m < markets_; ++m)
+          if (only == kAllMarkets || m == only) line(scalarDecl() + adjoint(i, m) + " = " + literal(0.0) + ";");
   }
 
   // The values a leaf's adjoint rules read, and what recomputing them reads
@@ -641,6 +668,8 @@ class Emitter {
   int sumsPerMarket_ = 1;     // the ABI's width: 1 + numInputs with greeks, else 1
   int sumsPerReduction_ = 1;  // Kahan sums reduced together in local memory
   bool checkpointed_ = false;
+  bool sequential_ = false;  // MarketOrder::Sequential in effect: leaf blocks reverse one market at a time
+  static constexpr int kAllMarkets = -1, kSharedOnly = -2;  // recompute()'s `which` besides a market
   std::string source_;
   int indent_ = 0;
   int blockKeys_ = 0;  // opaque keys of nested blocks made so far

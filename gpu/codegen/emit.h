@@ -64,6 +64,18 @@
 // fold a constant subexpression in one kernel that another computes at run
 // time. markets = M: draws and values that depend on no input are computed
 // once per path; every other value and adjoint has one copy per market.
+// Market order (KernelOptions::marketOrder, register and scratch kinds, M > 1):
+//   joint       every block of the reverse sweep recomputes and reverses all
+//               M markets at once: its live set grows with M.
+//   sequential  each leaf block of the reverse sweep computes what no market
+//               owns (its draws, constants) once, then one `{ }` block per
+//               market: that market's imports, recompute, adjoints and reverse
+//               rules, so a leaf's live set is its draws plus one market's.
+//               What still grows with M: the bookmarks (register kind: in
+//               registers; scratch kind: in the buffer), the adjoints crossing
+//               blocks and the inputs' adjoints, and an inner block's bookmarks
+//               (nested plans; inner blocks stay joint). Each market's
+//               operations and their order are the joint kernel's: same bits.
 #pragma once
 #include <cstdint>
 #include <functional>

@@ -15,7 +15,8 @@ import tapelab
 # Variables that change what a run does; each test starts without them (engine, device and cache
 # settings stay: they pick the machine, not the result).
 RUN_KNOBS = ["TAPELAB_ENGINE", "TAPELAB_PATHS", "TAPELAB_SEED", "TAPELAB_CKPT", "TAPELAB_CKPT_NODES",
-             "TAPELAB_STRATEGY", "TAPELAB_SEGLEN", "TAPELAB_KERNEL", "TAPELAB_SCRATCH_LAYOUT", "TAPELAB_DUMP",
+             "TAPELAB_STRATEGY", "TAPELAB_SEGLEN", "TAPELAB_KERNEL", "TAPELAB_SCRATCH_LAYOUT", "TAPELAB_MARKET_ORDER",
+             "TAPELAB_DUMP",
              "TAPELAB_PLAN", "TAPELAB_BUDGET", "TAPELAB_INNER", "TAPELAB_PATH_OFFSET", "TAPELAB_MAX_GROUPS",
              "TAPELAB_SCRATCH_BUDGET", "TAPELAB_OPAQUE", "TAPELAB_UNROLL_DRAWS"]
 

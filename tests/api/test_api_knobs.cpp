@@ -48,6 +48,8 @@ const std::vector<Case>& cases() {
       {"TAPELAB_SEGLEN", "40", [](const RunConfig& c) { return c.segLen == 40; }, "4x"},
       {"TAPELAB_KERNEL", "scratch", [](const RunConfig& c) { return c.kernel == KernelKind::Scratch; }, "fancy"},
       {"TAPELAB_SCRATCH_LAYOUT", "aos", [](const RunConfig& c) { return c.layout == ScratchLayout::AoS; }, "soaa"},
+      {"TAPELAB_MARKET_ORDER", "sequential", [](const RunConfig& c) { return c.marketOrder == MarketOrder::Sequential; },
+       "serial"},
       {"TAPELAB_DUMP", "/tmp/d", [](const RunConfig& c) { return c.dumpDir == "/tmp/d"; }, nullptr},
       {"TAPELAB_PATH_OFFSET", "4294967396", [](const RunConfig& c) { return c.kernelKnobs.pathOffset == 4294967396u; },
        "12x"},

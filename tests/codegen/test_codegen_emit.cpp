@@ -51,6 +51,7 @@ struct GoldenCase {
   KernelKind kind;
   int markets;
   ScratchLayout layout;
+  MarketOrder order = MarketOrder::Joint;
 };
 
 }  // namespace
@@ -69,6 +70,10 @@ TEST(CodegenGolden, SmallTapeInEveryDialect) {
       {"small.plain.hip", "hip", KernelKind::Plain, 1, ScratchLayout::SoA},
       {"small.register.hip", "hip", KernelKind::Register, 1, ScratchLayout::SoA},  // tests/hip/test_hip_compile.cpp compiles
       {"small.scratch-soa.hip", "hip", KernelKind::Scratch, 1, ScratchLayout::SoA},  // the .hip files for AMD targets
+      {"small.register-2markets-sequential.glsl", "glsl", KernelKind::Register, 2, ScratchLayout::SoA,
+       MarketOrder::Sequential},
+      {"small.scratch-2markets-sequential.cu", "cuda", KernelKind::Scratch, 2, ScratchLayout::SoA,
+       MarketOrder::Sequential},
   };
   // The source tree's golden files; a copied binary (the H200 runs) finds
   // them relative to the working directory instead.
@@ -82,6 +87,7 @@ TEST(CodegenGolden, SmallTapeInEveryDialect) {
     o.plan = plan;
     o.markets = c.markets;
     o.layout = c.layout;
+    o.marketOrder = c.order;
     const std::string source = emitKernel(t, o, dialectByName(c.dialect)).source;
     const std::filesystem::path path = dir / c.file;
     if (update) {

@@ -1,0 +1,170 @@
+// Registers and spills of multi-market kernels by market order, without a GPU.
+//
+//   market_order [--engine cuda] [--steps 252] [--markets 1,2,4,7,8] [--kinds register,scratch]
+//                [--orders joint,sequential] [--checkpoint 16] [--ptx] [--jobs N] [--out FILE.csv] [--quick]
+//
+// For every kind x order x markets per dispatch, the checkpointed kernel of the
+// Asian (value + 5 Greeks, fp32, window strategy) is compiled by the engine (cuda:
+// NVRTC + ptxas for sm_90, compile-only without a driver) and the compiler's
+// registers, local-memory bytes (spills and stack) and spill stores are printed,
+// with the workgroup-local bytes the Kahan sums take (they cap occupancy too) and,
+// with --ptx, the kernel's PTX instruction count (straight-line code: about the
+// instructions per path). One CSV row per kernel. Cold 7-market compiles take
+// a minute or more each; NVRTC output is cached (TAPELAB_CACHE_DIR).
+#include <CLI/CLI.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "api/montecarlo.h"
+#include "api/registry.h"
+#include "gpu/codegen/emit.h"
+#include "gpu/cuda/cuda.h"
+#include "tape/products/products.h"
+
+using namespace tapelab;
+
+namespace {
+
+// Instructions of a PTX text: lines ending in ';' inside the entry's braces, no directives or labels.
+long ptxInstructions(const std::string& ptx) {
+  std::istringstream in(ptx);
+  long count = 0;
+  int depth = 0;
+  for (std::string line; std::getline(in, line);) {
+    const size_t at = line.find_first_not_of(" \t");
+    if (at == std::string::npos) continue;
+    const std::string s = line.substr(at);
+    if (s[0] == '{') ++depth;
+    if (s[0] == '}') --depth;
+    if (depth <= 0 || s[0] == '.' || s[0] == '/' || s[0] == '{' || s[0] == '}' || s.back() == ':') continue;
+    if (s.find(';') != std::string::npos) ++count;
+  }
+  return count;
+}
+
+std::vector<std::string> list(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  for (std::string x; std::getline(in, x, ',');) out.push_back(x);
+  return out;
+}
+
+struct Job {
+  KernelKind kind = KernelKind::Register;
+  MarketOrder order = MarketOrder::Joint;
+  int markets = 1;
+  int registers = -1;
+  int64_t spill = -1, spillStores = -1;
+  size_t kahanLocalBytes = 0;
+  long ptx = -1;
+  double seconds = 0;
+  std::string error;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"market_order: registers and spills of multi-market kernels, joint against sequential"};
+  std::string engineName = "cuda", out, markets = "1,2,4,7,8", kinds = "register,scratch", orders = "joint,sequential";
+  int steps = 252, segments = 16, jobs = 2;
+  bool quick = false, ptx = false;
+  app.add_option("--engine", engineName, "engine whose compiler reports registers (cuda; hip)")->capture_default_str();
+  app.add_option("--steps", steps, "Asian time steps")->capture_default_str();
+  app.add_option("--markets", markets, "markets per dispatch, a list")->capture_default_str();
+  app.add_option("--kinds", kinds, "kernel kinds, a list (register, scratch)")->capture_default_str();
+  app.add_option("--orders", orders, "market orders, a list (joint, sequential)")->capture_default_str();
+  app.add_option("--checkpoint", segments, "segments (window strategy)")->capture_default_str();
+  app.add_flag("--ptx", ptx, "also count PTX instructions (one more NVRTC front-end pass per kernel; cuda)");
+  app.add_option("--jobs", jobs, "kernels compiled at once")->check(CLI::Range(1, 64))->capture_default_str();
+  app.add_option("--out", out, "CSV file (default: standard output)");
+  app.add_flag("--quick", quick, "24 steps, 4 segments, 1 and 2 markets, register (a smoke test)");
+  CLI11_PARSE(app, argc, argv);
+  if (quick) {
+    steps = 24, segments = 4, markets = "1,2", kinds = "register";
+  }
+
+  try {
+    RunConfig config = RunConfig::fromEnvironment();
+    const EngineCaps caps = engineCaps(findEngine(engineName), config.engineSettings);
+    if (!caps.usable && !caps.compileOnly) {
+      std::fprintf(stderr, "market_order: engine %s cannot compile here: %s\n", engineName.c_str(), caps.reason.c_str());
+      return 3;
+    }
+    auto engine = findEngine(engineName).make(config.engineSettings);
+    const Tape tape = products::asianCall(steps);
+    std::vector<Job> work;
+    for (const std::string& k : list(kinds))
+      for (const std::string& o : list(orders))
+        for (const std::string& m : list(markets)) {
+          if (m == "1" && o == "sequential") continue;  // one market: the orders emit the same kernel
+          Job j;
+          j.kind = parseKernelKind(k, "--kinds");
+          j.order = parseMarketOrder(o, "--orders");
+          j.markets = std::stoi(m);
+          work.push_back(j);
+        }
+    std::fprintf(stderr, "market_order: %zu kernels on %s, %d at once\n", work.size(), engineName.c_str(), jobs);
+    std::atomic<size_t> next{0};
+    std::mutex mu;
+    auto worker = [&] {
+      for (size_t i; (i = next++) < work.size();) {
+        Job& j = work[i];
+        try {
+          RunConfig c = config;
+          c.precision = Precision::F32;
+          c.greeks = true;
+          c.kernel = j.kind;
+          c.checkpoint = Checkpoint::count(segments);
+          c.marketOrder = j.order;
+          KernelOptions o = resolveKernel(tape, c, caps);
+          o.markets = j.markets;
+          const auto t0 = std::chrono::steady_clock::now();
+          const KernelStats st = engine->compile(tape, o)->stats();
+          j.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+          j.registers = st.registers;
+          j.spill = st.spillBytes;
+          j.spillStores = st.spillStoreBytes;
+          const EmittedKernel k = emitKernel(tape, o, cudaDialect());
+          const size_t sums = size_t(k.partialsPerGroup());
+          const size_t local = 2 * sums * size_t(k.workgroupSize) * k.scalarBytes();
+          j.kahanLocalBytes = local <= kMaxKahanLocalBytes ? local : 0;
+          if (ptx) j.ptx = ptxInstructions(compilePtx(k.source));
+        } catch (const std::exception& e) {
+          j.error = e.what();
+        }
+        std::lock_guard<std::mutex> lock(mu);
+        std::fprintf(stderr, "  %s %s x%d: %d registers, %lld local bytes, %lld spill stores, %.1f s%s\n",
+                     toString(j.kind), toString(j.order), j.markets, j.registers, static_cast<long long>(j.spill),
+                     static_cast<long long>(j.spillStores), j.seconds, j.error.empty() ? "" : (" ERROR " + j.error).c_str());
+      }
+    };
+    std::vector<std::thread> threads;
+    for (int t = 0; t < jobs; ++t) threads.emplace_back(worker);
+    for (auto& t : threads) t.join();
+
+    std::ostringstream csv;
+    csv << "kind,order,markets,segments,registers,local_bytes,spill_store_bytes,kahan_local_bytes,ptx_instructions,"
+           "compile_seconds,error\n";
+    for (const Job& j : work)
+      csv << toString(j.kind) << ',' << toString(j.order) << ',' << j.markets << ',' << segments << ',' << j.registers
+          << ',' << j.spill << ',' << j.spillStores << ',' << j.kahanLocalBytes << ',' << j.ptx << ',' << j.seconds << ','
+          << '"' << j.error << '"' << '\n';
+    if (out.empty()) {
+      std::fputs(csv.str().c_str(), stdout);
+    } else {
+      std::ofstream(out) << csv.str();
+    }
+    bool failed = false;
+    for (const Job& j : work) failed = failed || !j.error.empty();
+    return failed ? 1 : 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "market_order: %s\n", e.what());
+    return 2;
+  }
+}
