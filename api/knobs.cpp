@@ -170,7 +170,7 @@ const std::vector<Knob>& knobTable() {
        [](C& c, S& v, const char* n) { c.kernelKnobs.opaque = parseSwitch(v, n); }},
       {"TAPELAB_UNROLL_DRAWS", "", "0|1: Philox rounds rolled or unrolled (default: rolled on CPU-served Vulkan)",
        Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.unrollDraws = parseSwitch(v, n); }},
-      {"TAPELAB_KAHAN_LOCAL", "", "0|1: lanes' Kahan sums in registers or in workgroup-local memory (default 1; same bits)",
+      {"TAPELAB_KAHAN_LOCAL", "", "0|1: lanes' Kahan sums in registers or in workgroup-local memory (default: 0 on Vulkan, else 1; same bits)",
        Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.kahanInLocal = parseSwitch(v, n); }},
       // An engine: its factory's EngineSettings.
       {"TAPELAB_THREADS", "", "CPU engines' threads (results do not depend on it)", Scope::Engine,

@@ -44,7 +44,7 @@ struct RunConfig {
   int segLen = 0;                          // scratch / uniform: 0 = max(48, round(sqrt(n)))
   std::optional<KernelKind> kernel;        // default: plain, or register when checkpointing
   ScratchLayout layout = ScratchLayout::SoA;
-  MarketOrder marketOrder = MarketOrder::Joint;
+  MarketOrder marketOrder = MarketOrder::Sequential;  // KernelOptions::marketOrder says why
   std::vector<std::string> wrt;            // tangent kernel: the inputs to differentiate by (empty: all)
   std::string dumpDir;
   std::string planFile;                    // a plan file to run instead of a strategy's plan

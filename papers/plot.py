@@ -11,6 +11,7 @@ Software/date metadata, inputs in sorted order.
 import csv
 import glob
 import os
+import re
 import sys
 
 import matplotlib
@@ -258,12 +259,15 @@ def fig_markets(data, out):
 # register, one market per dispatch and the ladder in one dispatch), one panel per pass and path count.
 # Rows: every row of peers-<m>.csv (experiments/drivers/peers.py; H200 first, else the CPU quick run).
 PEERS_COLS = ["who", "formulation", "engine", "kernel", "segments", "pass", "paths", "markets", "ladder_points", "ms",
-              "mpath_s", "registers", "spill_bytes", "same_bits"]
+              "mpath_s", "registers", "spill_bytes", "same_bits", "notes"]
 
 
 def peer_label(r):
     if r["who"] == "tapelab":
-        return f"tapelab {r['engine']} {r['kernel']} {r['formulation']} ({r['markets']}/dispatch)"
+        # A knob a row was run with (the notes name it) tells apart rows of one kernel and formulation.
+        knob = re.search(r"TAPELAB_[A-Z_]+=\S+?(?=[:;)]|$)", r.get("notes", "") or "")
+        return (f"tapelab {r['engine']} {r['kernel']} {r['formulation']} ({r['markets']}/dispatch)"
+                + (f" {knob.group(0)}" if knob else ""))
     if r["who"] == "jax":
         return f"jax {r['formulation']} ({r['markets']}/call)"
     return f"hand-written cuda {r['formulation']}"

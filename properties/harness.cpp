@@ -170,6 +170,7 @@ std::shared_ptr<Kernel> compileFresh(const std::string& engine, const Tape& tape
                                      const EngineSettings& settings) {
   std::unique_ptr<Engine> eng = makeEngine(engine, settings);
   ++gCounters.kernels;
+  if (o.plan.nested()) ++gCounters.nested;
   return eng->compile(tape, o);
 }
 }  // namespace
@@ -290,9 +291,9 @@ void checkProperty(const std::string& engine, int cases, const std::function<voi
   char line[512];
   std::snprintf(line, sizeof line,
                 "COUNT %s engine=%s tapes=%d kernels=%" PRId64 " runs=%" PRId64 " compared=%" PRId64
-                " unchecked=%" PRId64 " nanbits=%" PRId64 " seconds=%.1f seed=%" PRIu64 "%s%s",
+                " unchecked=%" PRId64 " nanbits=%" PRId64 " nested=%" PRId64 " seconds=%.1f seed=%" PRIu64 "%s%s",
                 test.c_str(), engine.c_str(), passed, gCounters.kernels, gCounters.runs, gCounters.compared,
-                gCounters.unchecked, gCounters.nanBits, secs, params.seed,
+                gCounters.unchecked, gCounters.nanBits, gCounters.nested, secs, params.seed,
                 late ? (" time_limit_skipped=" + std::to_string(late)).c_str() : "",
                 launcherRank() ? (" rank=" + std::to_string(launcherRank())).c_str() : "");
   std::cout << line << std::endl;

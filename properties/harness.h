@@ -72,6 +72,7 @@ bool runnable(const std::string& engine, EngineUnderTest& out);
 struct Counters {
   int64_t tapes = 0;      // property cases that passed
   int64_t kernels = 0;    // kernels compiled
+  int64_t nested = 0;     // of those, kernels of a nested (multi-level) plan
   int64_t runs = 0;       // kernel runs
   int64_t compared = 0;   // numbers compared (bits or tolerance)
   int64_t unchecked = 0;  // numbers whose tolerance was unbounded (weak cases)

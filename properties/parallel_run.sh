@@ -129,11 +129,11 @@ fi
 
 {
   echo "property run: $k processes$([[ $ranks -gt 0 ]] && echo " over $ranks MPI ranks"), ${secs} s each, tapes up to $nodes steps, seeds $seed0..$((seed0 + k - 1)), $(( $(date +%s) - start )) s wall"
-  printf '%-48s %-8s %6s %8s %8s %10s %8s\n' property engine procs tapes kernels compared nanbits
+  printf '%-48s %-8s %6s %8s %8s %8s %10s %8s\n' property engine procs tapes kernels nested compared nanbits
   cat "$work"/logs/*.log | grep '^COUNT ' |
-    sed -E 's/^COUNT ([^ ]+)\/[^ ]+ engine=([^ ]+) tapes=([0-9]+) kernels=([0-9]+) runs=[0-9]+ compared=([0-9]+) unchecked=[0-9]+ nanbits=([0-9]+).*/\1 \2 \3 \4 \5 \6/' |
-    awk '{ k = $1 " " $2; n[k]++; t[k] += $3; kr[k] += $4; c[k] += $5; nb[k] += $6; te[$2] += $3; all += $3 }
-         END { for (k in n) { split(k, a, " "); printf "%-48s %-8s %6d %8d %8d %10d %8d\n", a[1], a[2], n[k], t[k], kr[k], c[k], nb[k] }
+    sed -E 's/^COUNT ([^ ]+)\/[^ ]+ engine=([^ ]+) tapes=([0-9]+) kernels=([0-9]+) runs=[0-9]+ compared=([0-9]+) unchecked=[0-9]+ nanbits=([0-9]+) nested=([0-9]+).*/\1 \2 \3 \4 \5 \6 \7/' |
+    awk '{ k = $1 " " $2; n[k]++; t[k] += $3; kr[k] += $4; c[k] += $5; nb[k] += $6; ne[k] += $7; te[$2] += $3; all += $3 }
+         END { for (k in n) { split(k, a, " "); printf "%-48s %-8s %6d %8d %8d %8d %10d %8d\n", a[1], a[2], n[k], t[k], kr[k], ne[k], c[k], nb[k] }
                for (e in te) printf "total %-42s %-8s %15d\n", "", e, te[e]; printf "total %-42s %-8s %15d\n", "", "all", all }' | sort
   echo "failures:"
   grep -h -E '^\[  FAILED  \] Engines' "$work"/logs/*.log | sort -u || true

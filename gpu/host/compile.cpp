@@ -10,11 +10,11 @@
 
 namespace tapelab {
 
-EmitOptions emitOptionsFor(const KernelOptions& options, bool unrollByDefault) {
+EmitOptions emitOptionsFor(const KernelOptions& options, bool unrollByDefault, bool kahanLocalByDefault) {
   EmitOptions e;
   e.opaque = options.knobs.opaque;
   e.unrollDraws = options.knobs.unrollDraws.value_or(unrollByDefault);
-  e.kahanInLocal = options.knobs.kahanInLocal;
+  e.kahanInLocal = options.knobs.kahanInLocal.value_or(kahanLocalByDefault);
   return e;
 }
 

@@ -11,8 +11,9 @@
 namespace tapelab {
 
 // The emitter's options for `options`: defaults, with the opaque identity and
-// the Philox unrolling from options.knobs (unrollDraws unset: `unrollByDefault`).
-EmitOptions emitOptionsFor(const KernelOptions& options, bool unrollByDefault = true);
+// the Philox unrolling from options.knobs (unrollDraws unset: `unrollByDefault`)
+// and where the Kahan sums live (kahanInLocal unset: `kahanLocalByDefault`).
+EmitOptions emitOptionsFor(const KernelOptions& options, bool unrollByDefault = true, bool kahanLocalByDefault = true);
 
 // Writes `source` to DIR/tapelab-<stem>-<hash>.<ext> (creating DIR) and
 // returns the path; "" when dir is "". Throws std::runtime_error when it
