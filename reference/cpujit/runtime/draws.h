@@ -225,14 +225,49 @@ inline std::uint64_t tl_bits(const M& m) {
 // paid per W tail lanes rather than per batch with any tail lane. A third of
 // the batches have a tail lane, at random: with AVX-512 the lanes are
 // compressed onto the list without a branch per batch (a branch mispredicted
-// that often cost more than the compress).
+// that often cost more than the compress), and for fp64 the list stays in
+// two registers: a list in memory, written lane by lane or by a compress at
+// a varying offset and read back as one vector, stalled every flush on a
+// failed store-to-load forward (a tenth of the whole kernel's time).
 struct TlTails {
+#if XSIMD_WITH_AVX512F
+  static constexpr bool kInRegisters = std::is_same_v<T, double> && sizeof(BB) == 1;
+  __m512d pu = _mm512_set1_pd(0.5);      // kInRegisters: the pending lanes' u, lanes [0, n)
+  __m512i pat = _mm512_setzero_si512();  // and their offsets in the draw cache
+#else
+  static constexpr bool kInRegisters = false;
+#endif
   alignas(64) T u[2 * W];
   alignas(64) std::size_t at[2 * W];  // T offset of the lane in the draw cache
   std::size_t n = 0;                  // < W between calls
   template <class BT>  // a template, so the branches for other targets are never instantiated
   void add(const BT& uk, const BB& tails, std::size_t base, T* z) {
 #if XSIMD_WITH_AVX512F
+    if constexpr (kInRegisters) {
+      const auto m = static_cast<__mmask8>(static_cast<typename BB::register_type>(tails));
+      const __m512i iota = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
+      const __m512i idx = _mm512_add_epi64(_mm512_set1_epi64(static_cast<long long>(base)), iota);
+      const __m512d nu = _mm512_maskz_compress_pd(m, uk);
+      const __m512i nat = _mm512_maskz_compress_epi64(m, idx);
+      // Lane i of the list: pending lane i below n, else new lane i - n (index 8 + i - n);
+      // new lanes that do not fit move down by 8 - n.
+      const __m512i shift = _mm512_set1_epi64(static_cast<long long>(W - n));
+      const __m512i join = _mm512_mask_add_epi64(iota, _mm512_cmpge_epu64_mask(iota, _mm512_set1_epi64(static_cast<long long>(n))), iota, shift);
+      const __m512d ju = _mm512_permutex2var_pd(pu, join, nu);
+      const __m512i jat = _mm512_permutex2var_epi64(pat, join, nat);
+      n += static_cast<std::size_t>(__builtin_popcount(m));
+      if (n < W) {
+        pu = ju;
+        pat = jat;
+        return;
+      }
+      const __m512i rest = _mm512_add_epi64(iota, shift);
+      pu = _mm512_permutexvar_pd(rest, nu);
+      pat = _mm512_permutexvar_epi64(rest, nat);
+      n -= W;
+      _mm512_i64scatter_pd(z, jat, tl_tail(B(ju)), 8);
+      return;
+    }
     if constexpr (sizeof(BB) <= 2) {  // the mask is an integer (__mmask8, __mmask16)
       const auto m = static_cast<typename BB::register_type>(tails);
       const __m512i iota = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
@@ -277,6 +312,14 @@ struct TlTails {
   // What is left, at the end.
   void flush(T* z) {
     if (n == 0) return;
+#if XSIMD_WITH_AVX512F
+    if constexpr (kInRegisters) {
+      const auto live = static_cast<__mmask8>((1u << n) - 1u);
+      _mm512_mask_i64scatter_pd(z, live, pat, tl_tail(B(_mm512_mask_blend_pd(live, _mm512_set1_pd(0.5), pu))), 8);
+      n = 0;
+      return;
+    }
+#endif
     for (std::size_t l = n; l < W; ++l) u[l] = T(0.5);
     alignas(64) T x[W];
     tl_tail(B::load_aligned(u)).store_aligned(x);
