@@ -321,7 +321,7 @@ int compare(const Flags& f) {
         if (match.empty()) pr.push_back({engine, r.kernel, std::to_string(r.markets), mps, "-", "-", "-"});
         for (const PeerRow* p : match) {
           char pm[32], ratio[32];
-          std::snprintf(pm, sizeof pm, "%.2f", p->mpathPerSecond);
+          std::snprintf(pm, sizeof pm, "%.4g", p->mpathPerSecond);
           std::snprintf(ratio, sizeof ratio, "%.2fx", callsPaths / (r.medianMs * 1e3) / p->mpathPerSecond);
           pr.push_back({engine, r.kernel, std::to_string(r.markets), mps,
                         p->who + " " + p->formulation + " (line " + std::to_string(p->line) + ")", pm, ratio});

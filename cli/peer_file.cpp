@@ -86,11 +86,20 @@ std::vector<PeerRow> readPeerFile(const std::string& path) {
       r.ladderPoints = static_cast<int>(integer("ladder_points", 1));
       if (!field("steps").empty()) r.steps = static_cast<int>(integer("steps", 1));
     }
-    const std::string rate = field(jaxLayout ? "mpaths_per_s" : "mpath_s");
-    char* end = nullptr;
-    r.mpathPerSecond = std::strtod(rate.c_str(), &end);
-    if (rate.empty() || *end != '\0' || !std::isfinite(r.mpathPerSecond) || r.mpathPerSecond <= 0)
-      throw bad(std::string(jaxLayout ? "mpaths_per_s" : "mpath_s") + ": expected a positive number, got '" + rate + "'");
+    auto positive = [&](const std::string& c) {
+      const std::string s = field(c);
+      char* end = nullptr;
+      const double v = std::strtod(s.c_str(), &end);
+      if (s.empty() || *end != '\0' || !std::isfinite(v) || v <= 0) throw bad(c + ": expected a positive number, got '" + s + "'");
+      return v;
+    };
+    // Mpath/s from the time where the file has it: its mpath_s column is rounded to 0.01
+    // (JAX on one CPU core: 0.06). Both scripts count markets x paths per timed call.
+    r.mpathPerSecond = positive(jaxLayout ? "mpaths_per_s" : "mpath_s");
+    if (jaxLayout && !field("median_s").empty())
+      r.mpathPerSecond = double(markets) * double(r.paths) / positive("median_s") / 1e6;
+    else if (!jaxLayout && !field("ms").empty())
+      r.mpathPerSecond = double(r.ladderPoints) * double(r.paths) / positive("ms") / 1e3;
     rows.push_back(r);
   }
   if (col.empty()) throw UsageError(path + ": no header line (expected experiments/drivers/peers.py's or jax_peers.py's CSV)");

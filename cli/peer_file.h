@@ -4,7 +4,8 @@
 //     pass, paths, markets, ladder_points, mpath_s (steps optional; more columns ignored)
 //   experiments/peers/jax_peers.py: formulation (one | ladder | ladder-loop), pass,
 //     paths, markets, mpaths_per_s; who is "jax", a ladder's markets its points
-// pass is "price" or "value+5greeks"; Mpath/s counts market-paths.
+// pass is "price" or "value+5greeks"; Mpath/s counts market-paths, taken from the time column
+// (ms: ladder_points x paths per ladder; median_s: markets x paths per call) where there is one.
 #pragma once
 #include <cstdint>
 #include <string>
