@@ -602,7 +602,7 @@ TEST_F(Cli, ComparePeerRatios) {
   const std::string peers = tempPath("peers.csv"), jax = tempPath("jax.csv"), bad = tempPath("bad.csv");
   const std::string head = "who,formulation,engine,kernel,segments,pass,steps,paths,markets,ladder_points,ms,mpath_s,notes\n";
   std::ofstream(peers) << "# machine=test\n" << head
-                       << "jax,ladder-loop,jax-cpu,,,value+5greeks,24,2000,1,2,1,0.5,\"spots 85..115, shared\"\n"
+                       << "jax,ladder-loop,jax-cpu,,,value+5greeks,24,2000,1,2,7.9,0.51,\"spots 85..115, shared\"\n"
                        << "jax,ladder-loop,jax-cpu,,,value+5greeks,24,4000,1,2,1,0.25,other paths\n"
                        << "jax,ladder-loop,jax-cpu,,,value+5greeks,12,2000,1,2,1,0.25,other steps\n"
                        << "jax,ladder,jax-cpu,,,value+5greeks,24,2000,2,2,1,0.25,fused\n"
@@ -622,7 +622,8 @@ TEST_F(Cli, ComparePeerRatios) {
   const std::string peer = row.substr(row.find("\"peers\":[{"));
   EXPECT_EQ(jsonRaw(peer, "who"), "\"jax\"");
   EXPECT_EQ(jsonRaw(peer, "line"), "3");
-  EXPECT_NEAR(std::stod(jsonRaw(peer, "ratio")), mps / 0.5, 1e-9 * mps) << peer;
+  // From the time (2 x 2000 paths in 7.9 ms), not the rounded mpath_s column.
+  EXPECT_NEAR(std::stod(jsonRaw(peer, "ratio")), mps / (4000 / 7.9e3), 1e-9 * mps) << peer;
   // jax_peers.py's own CSV: 'one' is one market per call, a ladder's markets are its points.
   std::ofstream(jax) << "# jax 0.4 on cpu:cpu, fp64, 24 steps, spots [100.0]\n"
                      << "formulation,pass,paths,markets,median_s,mpaths_per_s,value_at_spot100,delta_at_spot100\n"
