@@ -105,7 +105,7 @@ KernelOptions resolveKernel(const Tape& tape, const RunConfig& c, const EngineCa
   int segments = 1;
   const bool explicitSegments = c.checkpoint.mode == Checkpoint::Mode::Segments;
   const bool automatic = c.checkpoint.mode == Checkpoint::Mode::Auto;
-  if (automatic) segments = tape.size() >= c.ckptNodes ? c.segments : 1;
+  if (automatic) segments = caps.autoCheckpoint && tape.size() >= c.ckptNodes ? c.segments : 1;
   if (explicitSegments) {
     if (c.checkpoint.segments < 1)
       throw std::invalid_argument("--checkpoint: expected off, auto or a positive segment count, got '" +

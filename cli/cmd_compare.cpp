@@ -15,6 +15,7 @@
 #include "api/registry.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/peer_file.h"
 #include "planner/planfile.h"
 
 namespace tapelab::cli {
@@ -91,6 +92,10 @@ int compare(const Flags& f) {
   if (fusedMarkets < 1 || fusedMarkets > 8) throw UsageError("--markets: expected 1..8");
   // A bad plan file is bad input, not a failed row: read it once before any kernel.
   if (!cfg.planFile.empty()) readPlanFile(cfg.planFile, tape);
+  // So is a bad peer file.
+  const auto peerPath = f.text("peer");
+  const std::vector<PeerRow> peers = peerPath ? readPeerFile(*peerPath) : std::vector<PeerRow>{};
+  const int steps = f.text("file") ? -1 : f.integer("steps");  // a tape file's steps are unknown
   const int spot = tape.inputIndex("spot");
   if (spot < 0) throw UsageError("compare ladders over an input named 'spot'; this tape has none");
 
@@ -257,6 +262,14 @@ int compare(const Flags& f) {
           .number("mpaths_per_second", callsPaths / (r.medianMs * 1e3))
           .str("identical_to_plain", r.identical)
           .field("result", resultJson(r.result, center, &r.stats));
+      if (peerPath) {
+        std::vector<std::string> ps;
+        for (const PeerRow* p : matchingPeers(peers, cfg.greeks, paths, points, r.markets, steps))
+          ps.push_back(Json().str("who", p->who).str("formulation", p->formulation).integer("line", p->line)
+                           .number("mpaths_per_second", p->mpathPerSecond)
+                           .number("ratio", callsPaths / (r.medianMs * 1e3) / p->mpathPerSecond).done());
+        j.field("peers", jsonArray(ps));
+      }
       items.push_back(j.done());
     }
     Json top;
@@ -299,6 +312,28 @@ int compare(const Flags& f) {
                 "stderrs do; its Greeks are forward-mode sums, equal within rounding; it has no plan: segs '-').\n",
                 num(ladder[center][spot]).c_str());
     for (const std::string& e : errors) std::printf("error: %s\n", e.c_str());
+    if (peerPath) {
+      std::vector<std::vector<std::string>> pr;
+      for (const Row& r : rows) {
+        if (!r.error.empty()) continue;
+        char mps[32];
+        std::snprintf(mps, sizeof mps, "%.2f", callsPaths / (r.medianMs * 1e3));
+        const auto match = matchingPeers(peers, cfg.greeks, paths, points, r.markets, steps);
+        const std::string engine = r.engine + " " + toString(r.result.kernel.precision);
+        if (match.empty()) pr.push_back({engine, r.kernel, std::to_string(r.markets), mps, "-", "-", "-"});
+        for (const PeerRow* p : match) {
+          char pm[32], ratio[32];
+          std::snprintf(pm, sizeof pm, "%.4g", p->mpathPerSecond);
+          std::snprintf(ratio, sizeof ratio, "%.2fx", callsPaths / (r.medianMs * 1e3) / p->mpathPerSecond);
+          pr.push_back({engine, r.kernel, std::to_string(r.markets), mps,
+                        p->who + " " + p->formulation + " (line " + std::to_string(p->line) + ")", pm, ratio});
+        }
+      }
+      std::printf("\nagainst %s: tapelab's Mpath/s / the peer's, rows of the same pass, paths and ladder points,\n"
+                  "fused rows (mkts > 1) against fused peer rows, one-market rows against one market per call:\n%s",
+                  peerPath->c_str(),
+                  table({"engine", "kernel", "mkts", "Mpath/s", "peer", "peer Mpath/s", "ratio"}, pr).c_str());
+    }
   }
   for (const Row& r : rows)
     if (!r.error.empty()) {
@@ -325,7 +360,11 @@ Runner setupCompare(CLI::App& app) {
              "copies of its last point, so 7 points at 4 markets cost two full dispatches).\n"
              "Prints ms per ladder, Mpath/s (points x paths / median ladder time), price,\n"
              "delta and vega with 17 significant digits, kernel statistics, and whether every\n"
-             "checkpointed and fused result is bit-identical to plain. Progress goes to stderr.");
+             "checkpointed and fused result is bit-identical to plain. Progress goes to stderr.\n"
+             "--peer FILE adds a table of each row's Mpath/s over a peer's (JAX, a hand-written\n"
+             "kernel: the CSV of experiments/drivers/peers.py or experiments/peers/jax_peers.py),\n"
+             "matched on pass, paths, ladder points (--points), fused or one market per call, and\n"
+             "steps where the file gives them; a row with no match shows '-'.");
   auto f = std::make_shared<Flags>(app);
   addTapeFlags(*f, TapeSource::FileOrProduct, "asian");
   f->value("engines", "A,B,...", "engines to compare (default: every usable GPU engine and cpu-jit)");
@@ -336,6 +375,8 @@ Runner setupCompare(CLI::App& app) {
   f->knob("seed", "S", "42");
   addSetFlag(*f);
   f->value("markets", "M", "markets per fused dispatch", "4");
+  f->value("peer", "FILE", "also print each row's ratio to the matching rows of this peer CSV "
+                           "(experiments/drivers/peers.py's or experiments/peers/jax_peers.py's)");
   addRunConfigFlags(*f, {"kernel"});  // --wrt applies to the tangent rows
   f->option("fp32")->description("single precision (the default here, on every engine)");
   f->flag("json", "print one JSON object with every row");

@@ -143,7 +143,8 @@ void addRunConfigFlags(Flags& f, const std::vector<std::string>& skip) {
   auto wanted = [&](const char* name) { return std::find(skip.begin(), skip.end(), name) == skip.end(); };
   if (wanted("checkpoint"))
     f.knob("checkpoint", "off|auto|SEGMENTS", defaults.checkpoint.text(),
-           "auto: " + std::to_string(defaults.segments) + " segments on tapes of at least --ckpt-nodes nodes");
+           "auto: " + std::to_string(defaults.segments) +
+               " segments on tapes of at least --ckpt-nodes nodes (cpu-jit: off, its plain kernel is faster)");
   if (wanted("ckpt-nodes")) f.knob("ckpt-nodes", "N", std::to_string(defaults.ckptNodes));
   if (wanted("strategy")) f.knob("strategy", "NAME", "", "default window, uniform for scratch kernels");
   if (wanted("plan")) f.knob("plan", "FILE", "", "replaces --strategy and --checkpoint");

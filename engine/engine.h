@@ -136,6 +136,9 @@ struct EngineCaps {
   bool cpuDevice = false;    // a GPU API served by a CPU (lavapipe, PoCL): usable, but not a GPU
   std::vector<KernelKind> kinds{KernelKind::Plain, KernelKind::Register};
   int maxMarkets = 8;
+  // --checkpoint auto cuts long tapes (to keep a GPU kernel's values in registers). false where the
+  // plain kernel is faster however long the tape: its values fit the caches (cpu-jit).
+  bool autoCheckpoint = true;
 };
 
 class Engine {

@@ -594,3 +594,66 @@ TEST_F(Cli, PlanFilesFromTapelabAndPythonPriceTheSameOnEveryCpuServedEngine) {
   }
   for (const std::string& f : {fromTapelab, fromPython, script}) std::remove(f.c_str());
 }
+
+// compare --peer FILE: each row's Mpath/s over the matching peer rows' (same pass, paths, ladder
+// points, fused or not, steps), from peers.py's CSV and jax_peers.py's; a bad file is one line
+// "tapelab: FILE:LINE: reason" (or "--peer FILE: ..."), exit 2, before any kernel runs.
+TEST_F(Cli, ComparePeerRatios) {
+  const std::string peers = tempPath("peers.csv"), jax = tempPath("jax.csv"), bad = tempPath("bad.csv");
+  const std::string head = "who,formulation,engine,kernel,segments,pass,steps,paths,markets,ladder_points,ms,mpath_s,notes\n";
+  std::ofstream(peers) << "# machine=test\n" << head
+                       << "jax,ladder-loop,jax-cpu,,,value+5greeks,24,2000,1,2,7.9,0.51,\"spots 85..115, shared\"\n"
+                       << "jax,ladder-loop,jax-cpu,,,value+5greeks,24,4000,1,2,1,0.25,other paths\n"
+                       << "jax,ladder-loop,jax-cpu,,,value+5greeks,12,2000,1,2,1,0.25,other steps\n"
+                       << "jax,ladder,jax-cpu,,,value+5greeks,24,2000,2,2,1,0.25,fused\n"
+                       << "tapelab,ladder-loop,cpu-jit,plain,1,value+5greeks,24,2000,1,2,1,9,tapelab's own\n";
+  const std::string compare = "tapelab compare --product asian --steps 24 --paths 2000 --points 2 --ladders 1 "
+                              "--markets 1 --kernels register --engines reference ";
+  const Proc text = sh(compare + "--peer '" + peers + "'");
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_NE(text.out.find("against " + peers + ": "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("jax ladder-loop (line 3)"), std::string::npos) << text.out;
+  for (const char* other : {"(line 4)", "(line 5)", "(line 6)", "(line 7)"})
+    EXPECT_EQ(text.out.find(other), std::string::npos) << other << " should not match: " << text.out;
+  const Proc js = sh(compare + "--json --peer '" + peers + "'");
+  ASSERT_EQ(js.code, 0) << js.err;
+  const std::string row = js.out.substr(js.out.find("\"rows\""));
+  const double mps = std::stod(jsonRaw(row, "mpaths_per_second"));
+  const std::string peer = row.substr(row.find("\"peers\":[{"));
+  EXPECT_EQ(jsonRaw(peer, "who"), "\"jax\"");
+  EXPECT_EQ(jsonRaw(peer, "line"), "3");
+  // From the time (2 x 2000 paths in 7.9 ms), not the rounded mpath_s column.
+  EXPECT_NEAR(std::stod(jsonRaw(peer, "ratio")), mps / (4000 / 7.9e3), 1e-9 * mps) << peer;
+  // jax_peers.py's own CSV: 'one' is one market per call, a ladder's markets are its points.
+  std::ofstream(jax) << "# jax 0.4 on cpu:cpu, fp64, 24 steps, spots [100.0]\n"
+                     << "formulation,pass,paths,markets,median_s,mpaths_per_s,value_at_spot100,delta_at_spot100\n"
+                     << "one,value+5greeks,2000,1,0.01,0.2,5.3,0.56\n"
+                     << "ladder,value+5greeks,2000,2,0.01,0.3,5.3,0.56\n";
+  const Proc one = sh("tapelab compare --product asian --steps 24 --paths 2000 --points 1 --ladders 1 --markets 1 "
+                      "--kernels register --engines reference --json --peer '" + jax + "'");
+  ASSERT_EQ(one.code, 0) << one.err;
+  EXPECT_NE(one.out.find("\"formulation\":\"one\""), std::string::npos) << one.out;
+  EXPECT_EQ(one.out.find("\"formulation\":\"ladder\""), std::string::npos) << one.out;
+
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"", bad + ": no header line (expected experiments/drivers/peers.py's or jax_peers.py's CSV)"},
+      {"who,pass\n", bad + ":1: header has no column 'formulation' (expected experiments/drivers/peers.py's or "
+                           "jax_peers.py's CSV)"},
+      {head + "jax,one\n", bad + ":2: expected 13 fields as in the header, got 2"},
+      {"# c\n" + head + "jax,one,e,,,greeks,24,2000,1,1,1,0.5,\n", bad + ":3: pass: expected price or value+5greeks, got 'greeks'"},
+      {head + "jax,one,e,,,price,24,2k,1,1,1,0.5,\n", bad + ":2: paths: expected an integer >= 1, got '2k'"},
+      {head + "jax,one,e,,,price,24,2000,1,1,1,fast,\n", bad + ":2: mpath_s: expected a positive number, got 'fast'"},
+      {head + "jax,one,e,,,price,24,2000,1,1,1,0,\n", bad + ":2: mpath_s: expected a positive number, got '0'"},
+      {head + "jax,one,e,,,price,24,2000,1,1,1,1,\"open\n", bad + ":2: unterminated quote"},
+  };
+  for (const auto& [content, message] : cases) {
+    std::ofstream(bad) << content;
+    const Proc p = sh(compare + "--peer '" + bad + "'");
+    EXPECT_EQ(p.code, 2) << content;
+    EXPECT_EQ(p.err, "tapelab: " + message + "\n") << content;
+  }
+  const Proc missing = sh(compare + "--peer '" + bad + ".none'");
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_EQ(missing.err, "tapelab: --peer " + bad + ".none: cannot read (No such file or directory)\n");
+  for (const std::string& f : {peers, jax, bad}) std::remove(f.c_str());
+}

@@ -24,46 +24,63 @@ constexpr auto kC = tl_coefficients(tapelab::kNormalC);
 constexpr auto kD = tl_coefficients(tapelab::kNormalD);
 constexpr T kLow = T(tapelab::kNormalLow);
 
-// 32x32 -> 64-bit products per lane: hi words from the even/odd 64-bit
-// products, lo words from the 32-bit multiply.
+// 32x32 -> 64-bit products per lane. 64-bit lanes (fp64): the product of
+// the low halves, hi its top half, lo the whole (only its low half counts).
 template <class V>
 inline void tl_mulhilo(std::uint32_t m, const V& a, V& hi, V& lo) {
+  if constexpr (sizeof(typename V::value_type) == 8) {
 #if XSIMD_WITH_AVX512F
-  if constexpr (sizeof(V) == 64) {
-    const __m512i mm = _mm512_set1_epi64(m), x = a;
-    const __m512i pe = _mm512_mul_epu32(x, mm), po = _mm512_mul_epu32(_mm512_srli_epi64(x, 32), mm);
-    hi = V(_mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(pe, 32), po));
-    lo = V(_mm512_mullo_epi32(x, _mm512_set1_epi32(static_cast<int>(m))));
-    return;
-  }
+    if constexpr (sizeof(V) == 64) lo = V(_mm512_mul_epu32(a, _mm512_set1_epi64(m)));
 #endif
 #if XSIMD_WITH_AVX2
-  if constexpr (sizeof(V) == 32) {
-    const __m256i mm = _mm256_set1_epi64x(m), x = a;
-    const __m256i pe = _mm256_mul_epu32(x, mm), po = _mm256_mul_epu32(_mm256_srli_epi64(x, 32), mm);
-    hi = V(_mm256_blend_epi32(_mm256_srli_epi64(pe, 32), po, 0xAA));
-    lo = V(_mm256_mullo_epi32(x, _mm256_set1_epi32(static_cast<int>(m))));
+    if constexpr (sizeof(V) == 32) lo = V(_mm256_mul_epu32(a, _mm256_set1_epi64x(m)));
+#endif
+#if XSIMD_WITH_SSE2
+    if constexpr (sizeof(V) == 16) lo = V(_mm_mul_epu32(a, _mm_set1_epi64x(m)));
+#endif
+    if constexpr (!(XSIMD_WITH_SSE2 && sizeof(V) == 16) && !(XSIMD_WITH_AVX2 && sizeof(V) == 32) &&
+                  !(XSIMD_WITH_AVX512F && sizeof(V) == 64))
+      lo = (a & V(0xFFFFFFFFu)) * V(m);
+    hi = lo >> 32;
     return;
-  }
+  } else {
+#if XSIMD_WITH_AVX512F
+    if constexpr (sizeof(V) == 64) {
+      const __m512i mm = _mm512_set1_epi64(m), x = a;
+      const __m512i pe = _mm512_mul_epu32(x, mm), po = _mm512_mul_epu32(_mm512_srli_epi64(x, 32), mm);
+      hi = V(_mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(pe, 32), po));
+      lo = V(_mm512_mullo_epi32(x, _mm512_set1_epi32(static_cast<int>(m))));
+      return;
+    }
+#endif
+#if XSIMD_WITH_AVX2
+    if constexpr (sizeof(V) == 32) {
+      const __m256i mm = _mm256_set1_epi64x(m), x = a;
+      const __m256i pe = _mm256_mul_epu32(x, mm), po = _mm256_mul_epu32(_mm256_srli_epi64(x, 32), mm);
+      hi = V(_mm256_blend_epi32(_mm256_srli_epi64(pe, 32), po, 0xAA));
+      lo = V(_mm256_mullo_epi32(x, _mm256_set1_epi32(static_cast<int>(m))));
+      return;
+    }
 #endif
 #if XSIMD_WITH_SSE4_1
-  if constexpr (sizeof(V) == 16) {
-    const __m128i mm = _mm_set1_epi64x(m), x = a;
-    const __m128i pe = _mm_mul_epu32(x, mm), po = _mm_mul_epu32(_mm_srli_epi64(x, 32), mm);
-    hi = V(_mm_blend_epi16(_mm_srli_epi64(pe, 32), po, 0xCC));
-    lo = V(_mm_mullo_epi32(x, _mm_set1_epi32(static_cast<int>(m))));
-    return;
-  }
+    if constexpr (sizeof(V) == 16) {
+      const __m128i mm = _mm_set1_epi64x(m), x = a;
+      const __m128i pe = _mm_mul_epu32(x, mm), po = _mm_mul_epu32(_mm_srli_epi64(x, 32), mm);
+      hi = V(_mm_blend_epi16(_mm_srli_epi64(pe, 32), po, 0xCC));
+      lo = V(_mm_mullo_epi32(x, _mm_set1_epi32(static_cast<int>(m))));
+      return;
+    }
 #endif
-  alignas(64) std::uint32_t av[P], h[P], l[P];
-  a.store_aligned(av);
-  for (std::size_t e = 0; e < P; ++e) {
-    const std::uint64_t prod = std::uint64_t{m} * av[e];
-    h[e] = static_cast<std::uint32_t>(prod >> 32);
-    l[e] = static_cast<std::uint32_t>(prod);
+    alignas(64) std::uint32_t av[V::size], h[V::size], l[V::size];
+    a.store_aligned(av);
+    for (std::size_t e = 0; e < V::size; ++e) {
+      const std::uint64_t prod = std::uint64_t{m} * av[e];
+      h[e] = static_cast<std::uint32_t>(prod >> 32);
+      l[e] = static_cast<std::uint32_t>(prod);
+    }
+    hi = V::load_aligned(h);
+    lo = V::load_aligned(l);
   }
-  hi = V::load_aligned(h);
-  lo = V::load_aligned(l);
 }
 
 // Philox4x32-10, all four words, of G independent calls at once (the rounds
@@ -108,29 +125,20 @@ inline void tl_philox_words(const U* c0in, const U& c2in, const U& c3in, std::ui
 // u[(e / W) * stride].
 template <class BT>  // a template, so the branches for other targets are never instantiated
 inline void tl_uniforms(const U& words, BT* u, std::size_t stride) {
-  const U shifted = words >> 9;
   const BT half(T(0.5)), scale(T(1.1920928955078125e-07));
+  if constexpr (sizeof(UV) == 8) {
+    // (w >> 9) + 0.5 exactly: the 23 bits under 2^52's exponent are 2^52 + (w >> 9), and
+    // 2^52 - 0.5 is a double; the difference is exact. Then the same multiply.
+    const U bits = ((words >> 9) & U(0x7FFFFFu)) | U(0x4330000000000000u);
+    u[0] = (xsimd::bitwise_cast<BT>(bits) - BT(T(4503599627370495.5))) * scale;
+    return;
+  }
+  const U shifted = words >> 9;
   if constexpr (std::is_same_v<T, float> && P == W) {
     u[0] = (xsimd::batch_cast<T>(xsimd::bitwise_cast<xsimd::batch<std::int32_t>>(shifted)) + half) * scale;
     return;
   }
-#if XSIMD_WITH_AVX512F
-  if constexpr (std::is_same_v<T, double> && sizeof(U) == 64 && P == 2 * W) {
-    const __m512i x = shifted;
-    u[0] = (BT(_mm512_cvtepi32_pd(_mm512_castsi512_si256(x))) + half) * scale;
-    u[stride] = (BT(_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(x, 1))) + half) * scale;
-    return;
-  }
-#endif
-#if XSIMD_WITH_AVX2
-  if constexpr (std::is_same_v<T, double> && sizeof(U) == 32 && P == 2 * W) {
-    const __m256i x = shifted;
-    u[0] = (BT(_mm256_cvtepi32_pd(_mm256_castsi256_si128(x))) + half) * scale;
-    u[stride] = (BT(_mm256_cvtepi32_pd(_mm256_extracti128_si256(x, 1))) + half) * scale;
-    return;
-  }
-#endif
-  alignas(64) std::uint32_t w[P];
+  alignas(64) UV w[P];
   shifted.store_aligned(w);
   for (std::size_t r = 0; r < P / W; ++r) {
     alignas(64) T t[W];
@@ -225,14 +233,49 @@ inline std::uint64_t tl_bits(const M& m) {
 // paid per W tail lanes rather than per batch with any tail lane. A third of
 // the batches have a tail lane, at random: with AVX-512 the lanes are
 // compressed onto the list without a branch per batch (a branch mispredicted
-// that often cost more than the compress).
+// that often cost more than the compress), and for fp64 the list stays in
+// two registers: a list in memory, written lane by lane or by a compress at
+// a varying offset and read back as one vector, stalled every flush on a
+// failed store-to-load forward (a tenth of the whole kernel's time).
 struct TlTails {
+#if XSIMD_WITH_AVX512F
+  static constexpr bool kInRegisters = std::is_same_v<T, double> && sizeof(BB) == 1;
+  __m512d pu = _mm512_set1_pd(0.5);      // kInRegisters: the pending lanes' u, lanes [0, n)
+  __m512i pat = _mm512_setzero_si512();  // and their offsets in the draw cache
+#else
+  static constexpr bool kInRegisters = false;
+#endif
   alignas(64) T u[2 * W];
   alignas(64) std::size_t at[2 * W];  // T offset of the lane in the draw cache
   std::size_t n = 0;                  // < W between calls
   template <class BT>  // a template, so the branches for other targets are never instantiated
   void add(const BT& uk, const BB& tails, std::size_t base, T* z) {
 #if XSIMD_WITH_AVX512F
+    if constexpr (kInRegisters) {
+      const auto m = static_cast<__mmask8>(static_cast<typename BB::register_type>(tails));
+      const __m512i iota = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
+      const __m512i idx = _mm512_add_epi64(_mm512_set1_epi64(static_cast<long long>(base)), iota);
+      const __m512d nu = _mm512_maskz_compress_pd(m, uk);
+      const __m512i nat = _mm512_maskz_compress_epi64(m, idx);
+      // Lane i of the list: pending lane i below n, else new lane i - n (index 8 + i - n);
+      // new lanes that do not fit move down by 8 - n.
+      const __m512i shift = _mm512_set1_epi64(static_cast<long long>(W - n));
+      const __m512i join = _mm512_mask_add_epi64(iota, _mm512_cmpge_epu64_mask(iota, _mm512_set1_epi64(static_cast<long long>(n))), iota, shift);
+      const __m512d ju = _mm512_permutex2var_pd(pu, join, nu);
+      const __m512i jat = _mm512_permutex2var_epi64(pat, join, nat);
+      n += static_cast<std::size_t>(__builtin_popcount(m));
+      if (n < W) {
+        pu = ju;
+        pat = jat;
+        return;
+      }
+      const __m512i rest = _mm512_add_epi64(iota, shift);
+      pu = _mm512_permutexvar_pd(rest, nu);
+      pat = _mm512_permutexvar_epi64(rest, nat);
+      n -= W;
+      _mm512_i64scatter_pd(z, jat, tl_tail(BT(ju)), 8);
+      return;
+    }
     if constexpr (sizeof(BB) <= 2) {  // the mask is an integer (__mmask8, __mmask16)
       const auto m = static_cast<typename BB::register_type>(tails);
       const __m512i iota = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
@@ -263,6 +306,21 @@ struct TlTails {
       if (++n == W) flushFull(z);
     }
   }
+  // kInRegisters: one lane, u of the draw cache's entry `at`.
+  template <class BT = B>  // a template, so the branches for other targets are never instantiated
+  void push([[maybe_unused]] T uk, [[maybe_unused]] std::size_t at, [[maybe_unused]] T* z) {
+#if XSIMD_WITH_AVX512F
+    if constexpr (kInRegisters) {
+      const auto k = static_cast<__mmask8>(1u << n);
+      pu = _mm512_mask_broadcastsd_pd(pu, k, _mm_set_sd(uk));
+      pat = _mm512_mask_set1_epi64(pat, k, static_cast<long long>(at));
+      if (++n == W) {
+        _mm512_i64scatter_pd(z, pat, tl_tail(BT(pu)), 8);
+        n = 0;
+      }
+    }
+#endif
+  }
   // The first W lanes of the list; the rest move to its front.
   void flushFull(T* z) {
     alignas(64) T x[W];
@@ -275,8 +333,17 @@ struct TlTails {
     }
   }
   // What is left, at the end.
+  template <class BT = B>  // a template, so the branches for other targets are never instantiated
   void flush(T* z) {
     if (n == 0) return;
+#if XSIMD_WITH_AVX512F
+    if constexpr (kInRegisters) {
+      const auto live = static_cast<__mmask8>((1u << n) - 1u);
+      _mm512_mask_i64scatter_pd(z, live, pat, tl_tail(BT(_mm512_mask_blend_pd(live, _mm512_set1_pd(0.5), pu))), 8);
+      n = 0;
+      return;
+    }
+#endif
     for (std::size_t l = n; l < W; ++l) u[l] = T(0.5);
     alignas(64) T x[W];
     tl_tail(B::load_aligned(u)).store_aligned(x);
@@ -293,7 +360,7 @@ struct TlCounters {
   U off, plo, phi;
   std::uint32_t k0, k1;
   TlCounters(std::uint64_t seed, std::uint64_t first) {
-    alignas(64) std::uint32_t o[P], lo[P], hi[P];
+    alignas(64) UV o[P], lo[P], hi[P];
     for (std::size_t e = 0; e < P; ++e) {
       const std::uint64_t path = first + e % W;
       o[e] = static_cast<std::uint32_t>(e / W);
@@ -343,9 +410,21 @@ static TL_NOINLINE void tl_fill_draws(B* z, std::uint64_t seed, std::uint64_t fi
     const std::uint32_t m = count - kb < N ? count - kb : N;
     B central[N];
     for (std::uint32_t r = 0; r < m; r += C) tl_central_n<C>(u + r, central + r);
-    for (std::uint32_t r = 0; r < m; ++r) {
-      z[kb + r] = central[r];
-      tails.add(u[r], tl_tails(u[r]), std::size_t{kb + r} * W, zs);
+    for (std::uint32_t r = 0; r < m; ++r) z[kb + r] = central[r];
+    if constexpr (TlTails::kInRegisters) {
+      // One bit per lane of the step, then the ~5% set ones lane by lane: cheaper than
+      // compressing every batch, of which two thirds have no tail lane.
+      constexpr std::size_t L = (N * W + 63) / 64;
+      std::uint64_t bits[L] = {};
+      for (std::uint32_t r = 0; r < m; ++r) bits[r * W / 64] |= tl_bits(tl_tails(u[r])) << (r * W % 64);
+      const T* us = reinterpret_cast<const T*>(u);
+      for (std::size_t q = 0; q < L; ++q)
+        for (std::uint64_t b = bits[q]; b != 0; b &= b - 1) {
+          const std::size_t e = q * 64 + static_cast<std::size_t>(__builtin_ctzll(b));
+          tails.push(us[e], std::size_t{kb} * W + e, zs);
+        }
+    } else {
+      for (std::uint32_t r = 0; r < m; ++r) tails.add(u[r], tl_tails(u[r]), std::size_t{kb + r} * W, zs);
     }
   }
   tails.flush(zs);
@@ -363,7 +442,7 @@ static TL_NOINLINE void tl_fill_draw_list(B* z, std::uint64_t seed, std::uint64_
   B u[D];
   for (std::uint32_t s = 0; s < count;) {
     // The next R groups the list reads (the last one again where fewer are left).
-    alignas(64) std::uint32_t groups[P];
+    alignas(64) UV groups[P];
     std::uint32_t ends[R], n = 0, t = s;
     while (t < count && n < R) {
       const std::uint32_t g = ks[t] / per;

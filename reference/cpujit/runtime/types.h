@@ -29,7 +29,11 @@ using tljit::UT;
 using B = xsimd::batch<T>;
 using BB = xsimd::batch_bool<T>;
 using UB = xsimd::batch<UT>;
-using U = xsimd::batch<std::uint32_t>;  // Philox lanes, native width
+// Philox lanes: a 32-bit word per lane; for fp64 in 64-bit lanes (the high
+// halves are don't-care), one path per lane as in B, so a 32x32 -> 64-bit
+// product is one multiply and the words convert to T without a shuffle.
+using U = xsimd::batch<std::conditional_t<std::is_same_v<T, double>, std::uint64_t, std::uint32_t>>;
+using UV = typename U::value_type;
 constexpr std::size_t W = B::size;      // paths per batch
 constexpr std::size_t P = U::size;      // Philox words per call
 static_assert(P % W == 0, "Philox width must be a multiple of the lane count");
