@@ -134,7 +134,9 @@ KernelOptions resolveKernel(const Tape& tape, const RunConfig& c, const EngineCa
     po.segLen = c.segLen;
     po.budget = c.budget;
     po.innerSegments = c.innerSegments;
-    if (o.kind == KernelKind::Register) po.markets = markets;  // budget's default: from the register file
+    // budget's default from the register file, for the markets a GPU dispatch fuses (1..8); more
+    // (the reference engines) keep window's peak_live.
+    if (o.kind == KernelKind::Register && markets <= 8) po.markets = markets;
     const bool scratch = o.kind == KernelKind::Scratch;
     const std::string strategy = c.strategy.value_or(scratch && !explicitSegments ? "uniform" : "window");
     if (scratch && strategy == "uniform" && po.segLen == 0 && !explicitSegments) po.segLen = defaultSegLen(tape.size());

@@ -197,12 +197,12 @@ int compare(const Flags& f) {
       row.engine = engine;
       row.kernel = label;
       row.markets = markets;
-      if (markets > 1 && jobs[ji].config.marketOrder == MarketOrder::Sequential && label != "plain" && label != "tangent")
-        row.kernel += "/seq";  // --market-order sequential: the fused rows' reverse sweep, one market at a time
       // One kernel that fails (a driver that cannot build an 8-market shader, say)
       // costs its row, not the comparison: the error is printed in the row.
       try {
         Pricer pricer = built[ji].get();
+        // The fused rows' reverse sweep one market at a time, where the engine has a market order.
+        if (caps.marketOrder && sequentialMarkets(pricer.options())) row.kernel += "/seq";
         row.segments = pricer.options().plan.segments();
         row.stats = pricer.stats();
         auto runLadder = [&](uint64_t s) {

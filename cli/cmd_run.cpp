@@ -61,7 +61,7 @@ int price(const Flags& f) {
   else if (k.kind != KernelKind::Plain)
     kernel += ", " + std::to_string(k.plan.segments()) + " segments (" + k.plan.strategy + ")";
   if (k.kind == KernelKind::Scratch) kernel += std::string(", ") + toString(k.layout);
-  if (k.markets > 1 && k.marketOrder == MarketOrder::Sequential && !tangent && k.kind != KernelKind::Plain)
+  if (sequentialMarkets(k) && engineCaps(findEngine(r.engine), cfg.engineSettings).marketOrder)
     kernel += ", markets sequential";
   char head[512];
   std::snprintf(head, sizeof head, "%s: %d nodes | engine %s (%s) | kernel %s | %llu paths, seed %llu | %.3f s, %.4g paths/s\n",

@@ -21,6 +21,11 @@ const char* toString(KernelKind k) {
   return "?";
 }
 const char* toString(ScratchLayout l) { return l == ScratchLayout::AoS ? "aos" : "soa"; }
+bool sequentialMarkets(const KernelOptions& o) {
+  return (o.kind == KernelKind::Register || o.kind == KernelKind::Scratch) && o.greeks && o.markets > 1 &&
+         o.marketOrder == MarketOrder::Sequential;
+}
+
 const char* toString(MarketOrder o) { return o == MarketOrder::Joint ? "joint" : "sequential"; }
 
 std::vector<int> differentiatedInputs(const KernelOptions& options, int numInputs) {

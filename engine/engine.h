@@ -139,7 +139,14 @@ struct EngineCaps {
   // --checkpoint auto cuts long tapes (to keep a GPU kernel's values in registers). false where the
   // plain kernel is faster however long the tape: its values fit the caches (cpu-jit).
   bool autoCheckpoint = true;
+  // Fuses several markets into one kernel whose reverse sweep has a market order (the GPU
+  // emitter); false: markets are priced one after another and KernelOptions::marketOrder is moot.
+  bool marketOrder = false;
 };
+
+// Whether `o` asks for the market-sequential reverse sweep and it applies: a checkpointed kind,
+// Greeks, several markets, MarketOrder::Sequential. Engines with caps.marketOrder honour it.
+bool sequentialMarkets(const KernelOptions& o);
 
 class Engine {
  public:

@@ -455,8 +455,12 @@ std::vector<KernelKind> checkpointedKinds(const std::vector<KernelKind>& kinds) 
 
 Gen<CkptSpec> genCkptSpec(const std::vector<KernelKind>& kinds) {
   const std::vector<KernelKind> ck = checkpointedKinds(kinds);
-  return gen::apply([](KernelKind k, PlanSpec p, ScratchLayout l) { return CkptSpec{k, std::move(p), l}; },
-                    gen::elementOf(ck), genPlanSpec(), gen::element(ScratchLayout::SoA, ScratchLayout::AoS));
+  return gen::apply(
+      [](KernelKind k, PlanSpec p, ScratchLayout l, MarketOrder order, bool local) {
+        return CkptSpec{k, std::move(p), l, order, local};
+      },
+      gen::elementOf(ck), genPlanSpec(), gen::element(ScratchLayout::SoA, ScratchLayout::AoS),
+      gen::element(MarketOrder::Joint, MarketOrder::Sequential), gen::arbitrary<bool>());
 }
 
 KernelOptions checkpointedOptions(const Tape& tape, Precision precision, const CkptSpec& spec) {
@@ -465,6 +469,8 @@ KernelOptions checkpointedOptions(const Tape& tape, Precision precision, const C
   o.kind = spec.kind;
   o.plan = buildPlan(tape, spec.plan);
   o.layout = spec.layout;
+  o.marketOrder = spec.order;
+  o.knobs.kahanInLocal = spec.kahanInLocal;
   return o;
 }
 
@@ -472,7 +478,9 @@ std::string describeOptions(const KernelOptions& o) {
   std::string s = std::string(toString(o.kind)) + " kernel, " + toString(o.precision) +
                   (o.greeks ? ", greeks" : ", value only") + ", markets " + std::to_string(o.markets);
   if (o.kind == KernelKind::Scratch) s += std::string(", ") + toString(o.layout);
-  if (o.kind != KernelKind::Plain) s += ", plan " + describePlan(o.plan);
+  if (o.kind != KernelKind::Plain)
+    s += std::string(", markets ") + toString(o.marketOrder) + ", sums in " +
+         (!o.knobs.kahanInLocal ? "the engine's default place" : *o.knobs.kahanInLocal ? "local memory" : "registers") + ", plan " + describePlan(o.plan);
   return s;
 }
 

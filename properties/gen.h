@@ -86,6 +86,10 @@ struct CkptSpec {
   KernelKind kind = KernelKind::Register;
   PlanSpec plan;
   ScratchLayout layout = ScratchLayout::SoA;
+  // Same bits either way, so drawn too: fused markets reversed jointly or one after another, and
+  // the lanes' Kahan sums in workgroup-local memory or in registers (GPU engines).
+  MarketOrder order = MarketOrder::Sequential;
+  bool kahanInLocal = true;
 };
 // Checkpointed kinds among `kinds`; empty when the engine only has plain.
 std::vector<KernelKind> checkpointedKinds(const std::vector<KernelKind>& kinds);

@@ -223,7 +223,10 @@ def convert(files):
     """An earlier call's peers.csv (jax_peers.py's CSV then handwritten_asian's) and its ladder.txt (compare
     tables) as this driver's CSV on stdout."""
     if len(files) < 2:
-        raise SystemExit("usage: peers.py --convert PEERS.csv LADDER.txt [...]")
+        sd.bad("tapelab: peers.py --convert: expected PEERS.csv LADDER.txt [...]")
+    for f in files:
+        if not os.path.isfile(f):
+            sd.bad(f"tapelab: peers.py --convert: {f}: no such file")
     out = csv.DictWriter(sys.stdout, COLUMNS, lineterminator="\n", extrasaction="ignore")
     sys.stdout.write("# machine=h200 driver=peers (converted by peers.py --convert from "
                      + ", ".join("/".join(f.split("/")[-2:]) for f in files) + ")\n")

@@ -42,7 +42,7 @@ class Emitter {
     }
     sumsPerMarket_ = options.greeks ? 1 + tape.numInputs() : 1;
     checkpointed_ = options.kind != KernelKind::Plain && options.kind != KernelKind::Tangent;
-    sequential_ = checkpointed_ && options.greeks && markets_ > 1 && options.marketOrder == MarketOrder::Sequential;
+    sequential_ = sequentialMarkets(options);
     if (options.kind == KernelKind::Tangent && options.greeks)
       tangents_ = tangentSlots(tape, differentiatedInputs(options, tape.numInputs()));
     if (options.kind == KernelKind::Scratch) {

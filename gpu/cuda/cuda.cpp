@@ -233,6 +233,7 @@ class CudaEngine final : public Engine {
     EngineCaps c;
     c.defaultPrecision = Precision::F32;
     c.kinds = {KernelKind::Plain, KernelKind::Register, KernelKind::Scratch, KernelKind::Tangent};
+    c.marketOrder = true;
     c.maxMarkets = 8;
     std::string why;
     if (!cu::nvrtcAvailable(&why)) {

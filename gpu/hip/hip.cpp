@@ -256,6 +256,7 @@ class HipEngine final : public Engine {
     EngineCaps c;
     c.defaultPrecision = Precision::F32;
     c.kinds = {KernelKind::Plain, KernelKind::Register, KernelKind::Scratch, KernelKind::Tangent};
+    c.marketOrder = true;
     c.maxMarkets = 8;
     c.usable = false;
     std::vector<std::string> targets;

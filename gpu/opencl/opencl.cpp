@@ -109,6 +109,9 @@ class OpenCLKernel final : public Kernel, DispatchRunner {
  private:
   // Buffers for dispatches of up to `groups` groups, and the inputs written.
   void upload(const std::vector<unsigned char>& in, uint32_t groups, size_t) override {
+    // First: after a timeout a stuck read-back may still write host_ and a stuck write read
+    // inputsHost_, so neither may be resized or reassigned.
+    watch_.checkAlive();
     const size_t partialBytes = k_.partialBytes(groups), scratchBytes = k_.scratchBytes(groups);
     if (inputs_.bytes() < in.size() || !inputs_.get()) inputs_ = Buffer(*ctx_, in.size(), CL_MEM_READ_ONLY);
     if (partials_.bytes() < partialBytes || !partials_.get()) partials_ = Buffer(*ctx_, partialBytes, CL_MEM_WRITE_ONLY);
@@ -181,6 +184,7 @@ class OpenCLEngine final : public Engine {
     EngineCaps c;
     c.defaultPrecision = Precision::F32;
     c.kinds = {KernelKind::Plain, KernelKind::Register, KernelKind::Scratch, KernelKind::Tangent};
+    c.marketOrder = true;
     c.maxMarkets = 8;
     try {
       const DeviceInfo dev = ocl::chooseDevice(settings_.opencl.device, kDeviceVariable, settings_.deviceSlot);

@@ -22,6 +22,7 @@ class VulkanEngine final : public Engine {
     c.fp64 = false;
     c.defaultPrecision = Precision::F32;
     c.kinds = {KernelKind::Plain, KernelKind::Register, KernelKind::Scratch, KernelKind::Tangent};
+    c.marketOrder = true;
     c.maxMarkets = 8;
     try {
       c.reason = device()->description;

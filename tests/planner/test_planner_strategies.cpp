@@ -281,6 +281,13 @@ TEST(PlannerStrategies, BudgetKeepsPeakLiveAndDefaultsByMarkets) {
   EXPECT_LE(planMetrics(asian, one.plan).peakLive, 212);
   EXPECT_GT(planMetrics(asian, one.plan).peakLive, 57);
   EXPECT_LT(planMetrics(asian, one.plan, costs).recomputeCost, planMetrics(asian, seven.plan, costs).recomputeCost);
+  // More markets than a GPU dispatch fuses (the reference engines): window's peak_live, no error.
+  RunConfig eight = c;
+  eight.checkpoint = Checkpoint::count(8);
+  KernelOptions nine;
+  ASSERT_NO_THROW(nine = resolveKernel(asian, eight, caps, 9));
+  EXPECT_LE(planMetrics(asian, nine.plan).peakLive, planMetrics(asian, planWindow(asian, segments(8))).peakLive);
+  EXPECT_GT(planMetrics(asian, nine.plan).peakLive, 57);
 }
 
 }  // namespace
