@@ -339,130 +339,139 @@ RunResult runSplit(Kernel& kernel, const std::vector<std::vector<double>>& input
 #ifdef TAPELAB_HAVE_MPI
   const auto begin = std::chrono::steady_clock::now();
   EngineThread engine(kernel, inputs, starts, blockPaths, paths, seed, begin);
-  // Rank r starts with chunks r and r + N; each chunk a rank finishes brings it the next one.
-  uint64_t given = 0;
-  for (uint64_t c = static_cast<uint64_t>(w.rank); c < std::min<uint64_t>(chunks, 2 * static_cast<uint64_t>(w.size)); c += static_cast<uint64_t>(w.size)) {
-    engine.give(c);
-    ++given;
-  }
-  const auto noteFailure = [&](int code, const std::string& why) {
-    if (!failedCode && code > 0) failedCode = code, failure = why;
-  };
   double ownEnd = -1, lastArrival = 0;
-  if (w.rank == 0) {
-    uint64_t next = std::min<uint64_t>(chunks, 2 * static_cast<uint64_t>(w.size));
-    uint64_t handedOut = next, reported = 0, reduced = 0;
-    bool stop = false;  // a chunk failed somewhere: hand out no more, add nothing
-    std::map<uint64_t, Part> filed;
-    const auto nextChunk = [&]() -> int64_t {
-      if (stop || next >= chunks) return -1;
-      ++handedOut;
-      return static_cast<int64_t>(next++);
+  // The chunk protocol below cannot be left half-way without leaving other ranks waiting for a
+  // message: an exception in it (a failed allocation, a thread that cannot start) ends the job.
+  try {
+    // Rank r starts with chunks r and r + N; each chunk a rank finishes brings it the next one.
+    uint64_t given = 0;
+    for (uint64_t c = static_cast<uint64_t>(w.rank); c < std::min<uint64_t>(chunks, 2 * static_cast<uint64_t>(w.size)); c += static_cast<uint64_t>(w.size)) {
+      engine.give(c);
+      ++given;
+    }
+    const auto noteFailure = [&](int code, const std::string& why) {
+      if (!failedCode && code > 0) failedCode = code, failure = why;
     };
-    while (reported < handedOut) {
-      bool busy = false;
-      for (Part& p : engine.take(std::chrono::microseconds(0))) {
-        busy = true;
-        ++reported;
-        --given;
-        if (p.exitCode) {
-          stop = true;
-          noteFailure(p.exitCode, p.failure);
-        } else {
-          filed.emplace(p.chunk, std::move(p));
+    if (w.rank == 0) {
+      uint64_t next = std::min<uint64_t>(chunks, 2 * static_cast<uint64_t>(w.size));
+      uint64_t handedOut = next, reported = 0, reduced = 0;
+      bool stop = false;  // a chunk failed somewhere: hand out no more, add nothing
+      std::map<uint64_t, Part> filed;
+      const auto nextChunk = [&]() -> int64_t {
+        if (stop || next >= chunks) return -1;
+        ++handedOut;
+        return static_cast<int64_t>(next++);
+      };
+      while (reported < handedOut) {
+        bool busy = false;
+        for (Part& p : engine.take(std::chrono::microseconds(0))) {
+          busy = true;
+          ++reported;
+          --given;
+          if (p.exitCode) {
+            stop = true;
+            noteFailure(p.exitCode, p.failure);
+          } else {
+            filed.emplace(p.chunk, std::move(p));
+          }
+          if (const int64_t c = nextChunk(); c >= 0) engine.give(static_cast<uint64_t>(c)), ++given;
+          if (given == 0 && ownEnd < 0) ownEnd = since(begin);
         }
-        if (const int64_t c = nextChunk(); c >= 0) engine.give(static_cast<uint64_t>(c)), ++given;
-        if (given == 0 && ownEnd < 0) ownEnd = since(begin);
-      }
-      int flag = 0;
-      MPI_Status st;
-      MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
-      if (flag) {
-        busy = true;
-        if (st.MPI_TAG >= kTagData) {
-          Part p;
-          p.chunk = static_cast<uint64_t>(st.MPI_TAG - kTagData);
-          int count = 0;
-          MPI_Get_count(&st, MPI_DOUBLE, &count);
-          p.partials = engine.spare();
-          p.partials.resize(static_cast<size_t>(count));
-          p.blockSize = static_cast<size_t>(count) / (starts[p.chunk + 1] - starts[p.chunk]);
-          MPI_Recv(p.partials.data(), count, MPI_DOUBLE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-          filed.emplace(p.chunk, std::move(p));
-        } else {
-          std::array<int64_t, 2> why{};
-          MPI_Recv(why.data(), 2, MPI_INT64_T, st.MPI_SOURCE, kTagFailed, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-          stop = true;
+        int flag = 0;
+        MPI_Status st;
+        MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
+        if (flag) {
+          busy = true;
+          if (st.MPI_TAG >= kTagData) {
+            Part p;
+            p.chunk = static_cast<uint64_t>(st.MPI_TAG - kTagData);
+            int count = 0;
+            MPI_Get_count(&st, MPI_DOUBLE, &count);
+            p.partials = engine.spare();
+            p.partials.resize(static_cast<size_t>(count));
+            p.blockSize = static_cast<size_t>(count) / (starts[p.chunk + 1] - starts[p.chunk]);
+            MPI_Recv(p.partials.data(), count, MPI_DOUBLE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            filed.emplace(p.chunk, std::move(p));
+          } else {
+            std::array<int64_t, 2> why{};
+            MPI_Recv(why.data(), 2, MPI_INT64_T, st.MPI_SOURCE, kTagFailed, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            stop = true;
+          }
+          ++reported;
+          lastArrival = since(begin);
+          int64_t c = nextChunk();
+          MPI_Send(&c, 1, MPI_INT64_T, st.MPI_SOURCE, kTagNext, MPI_COMM_WORLD);
         }
-        ++reported;
-        lastArrival = since(begin);
-        int64_t c = nextChunk();
-        MPI_Send(&c, 1, MPI_INT64_T, st.MPI_SOURCE, kTagNext, MPI_COMM_WORLD);
-      }
-      // Every chunk whose predecessors are all in, in block order: the single process's additions.
-      while (!stop && !filed.empty() && filed.begin()->first == reduced) {
-        const auto r0 = std::chrono::steady_clock::now();
-        Part& p = filed.begin()->second;
-        reduction.add(p.partials.data(), starts[p.chunk + 1] - starts[p.chunk], p.blockSize);
-        const double dt = since(r0);
-        t.reduceSeconds += dt;
-        if (ownEnd >= 0) t.tailReduceSeconds += dt;
-        engine.recycle(std::move(p.partials));
-        filed.erase(filed.begin());
-        ++reduced;
-      }
-      if (!busy && reported < handedOut) {
-        // Nothing to do: wait for our engine (or the poll interval) before looking again.
-        engine.await(kPoll);
-      }
-    }
-  } else {
-    // Send each finished chunk at once; each send is answered with the next chunk or -1.
-    std::vector<std::pair<MPI_Request, std::vector<double>>> sending;
-    std::vector<std::array<int64_t, 2>> failedNotes;
-    uint64_t sent = 0, answered = 0;
-    int64_t reply = -1;
-    MPI_Request replyRequest = MPI_REQUEST_NULL;
-    while (given > 0 || answered < sent || !sending.empty()) {
-      for (Part& p : engine.take(kPoll)) {
-        --given;
-        if (p.exitCode) noteFailure(p.exitCode, p.failure);
-        const size_t count = p.partials.size();
-        if (!p.exitCode && count > static_cast<size_t>(INT32_MAX)) {
-          p.exitCode = 1;
-          noteFailure(1, "chunk " + std::to_string(p.chunk) + " holds more than 2^31 partial sums; set TAPELAB_MPI_CHUNK_PATHS lower");
-        }
-        if (p.exitCode) {
-          const std::array<int64_t, 2> note{static_cast<int64_t>(p.chunk), p.exitCode};
-          MPI_Send(note.data(), 2, MPI_INT64_T, 0, kTagFailed, MPI_COMM_WORLD);
+        // Every chunk whose predecessors are all in, in block order: the single process's additions.
+        while (!stop && !filed.empty() && filed.begin()->first == reduced) {
+          const auto r0 = std::chrono::steady_clock::now();
+          Part& p = filed.begin()->second;
+          reduction.add(p.partials.data(), starts[p.chunk + 1] - starts[p.chunk], p.blockSize);
+          const double dt = since(r0);
+          t.reduceSeconds += dt;
+          if (ownEnd >= 0) t.tailReduceSeconds += dt;
           engine.recycle(std::move(p.partials));
-        } else {
-          sending.emplace_back(MPI_REQUEST_NULL, std::move(p.partials));
-          auto& [request, data] = sending.back();
-          MPI_Isend(data.data(), static_cast<int>(count), MPI_DOUBLE, 0, kTagData + static_cast<int>(p.chunk), MPI_COMM_WORLD,
-                    &request);
+          filed.erase(filed.begin());
+          ++reduced;
         }
-        ++sent;
-      }
-      for (size_t i = 0; i < sending.size();) {
-        int flag = 0;
-        MPI_Test(&sending[i].first, &flag, MPI_STATUS_IGNORE);
-        if (!flag) {
-          ++i;
-          continue;
+        if (!busy && reported < handedOut) {
+          // Nothing to do: wait for our engine (or the poll interval) before looking again.
+          engine.await(kPoll);
         }
-        engine.recycle(std::move(sending[i].second));
-        sending.erase(sending.begin() + static_cast<std::ptrdiff_t>(i));
       }
-      while (answered < sent) {
-        if (replyRequest == MPI_REQUEST_NULL) MPI_Irecv(&reply, 1, MPI_INT64_T, 0, kTagNext, MPI_COMM_WORLD, &replyRequest);
-        int flag = 0;
-        MPI_Test(&replyRequest, &flag, MPI_STATUS_IGNORE);
-        if (!flag) break;
-        ++answered;
-        if (reply >= 0) engine.give(static_cast<uint64_t>(reply)), ++given;
+    } else {
+      // Send each finished chunk at once; each send is answered with the next chunk or -1.
+      std::vector<std::pair<MPI_Request, std::vector<double>>> sending;
+      std::vector<std::array<int64_t, 2>> failedNotes;
+      uint64_t sent = 0, answered = 0;
+      int64_t reply = -1;
+      MPI_Request replyRequest = MPI_REQUEST_NULL;
+      while (given > 0 || answered < sent || !sending.empty()) {
+        for (Part& p : engine.take(kPoll)) {
+          --given;
+          if (p.exitCode) noteFailure(p.exitCode, p.failure);
+          const size_t count = p.partials.size();
+          if (!p.exitCode && count > static_cast<size_t>(INT32_MAX)) {
+            p.exitCode = 1;
+            noteFailure(1, "chunk " + std::to_string(p.chunk) + " holds more than 2^31 partial sums; set TAPELAB_MPI_CHUNK_PATHS lower");
+          }
+          if (p.exitCode) {
+            const std::array<int64_t, 2> note{static_cast<int64_t>(p.chunk), p.exitCode};
+            MPI_Send(note.data(), 2, MPI_INT64_T, 0, kTagFailed, MPI_COMM_WORLD);
+            engine.recycle(std::move(p.partials));
+          } else {
+            sending.emplace_back(MPI_REQUEST_NULL, std::move(p.partials));
+            auto& [request, data] = sending.back();
+            MPI_Isend(data.data(), static_cast<int>(count), MPI_DOUBLE, 0, kTagData + static_cast<int>(p.chunk), MPI_COMM_WORLD,
+                      &request);
+          }
+          ++sent;
+        }
+        for (size_t i = 0; i < sending.size();) {
+          int flag = 0;
+          MPI_Test(&sending[i].first, &flag, MPI_STATUS_IGNORE);
+          if (!flag) {
+            ++i;
+            continue;
+          }
+          engine.recycle(std::move(sending[i].second));
+          sending.erase(sending.begin() + static_cast<std::ptrdiff_t>(i));
+        }
+        while (answered < sent) {
+          if (replyRequest == MPI_REQUEST_NULL) MPI_Irecv(&reply, 1, MPI_INT64_T, 0, kTagNext, MPI_COMM_WORLD, &replyRequest);
+          int flag = 0;
+          MPI_Test(&replyRequest, &flag, MPI_STATUS_IGNORE);
+          if (!flag) break;
+          ++answered;
+          if (reply >= 0) engine.give(static_cast<uint64_t>(reply)), ++given;
+        }
       }
     }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tapelab: rank %d: the split run failed inside its chunk exchange: %s; aborting every rank\n",
+                 w.rank, e.what());
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 1);
   }
   engine.close();
   t.waitSeconds = ownEnd >= 0 ? std::max(0.0, lastArrival - ownEnd) : 0;
