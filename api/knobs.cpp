@@ -147,9 +147,9 @@ const std::vector<Knob>& knobTable() {
       {"TAPELAB_SCRATCH_LAYOUT", "--layout", "scratch layout: aos or soa", Scope::Run,
        [](C& c, S& v, const char* n) { c.layout = parseLayout(v, n); }},
       {"TAPELAB_MARKET_ORDER", "--market-order",
-       "several markets per dispatch, register and scratch kernels: each reverse-sweep segment recomputes and "
-       "reverses every market at once (joint) or one after another over its draws (sequential: registers do "
-       "not grow with the markets); same bits",
+       "several markets per dispatch, register and scratch kernels on GPU engines: each reverse-sweep segment "
+       "recomputes and reverses every market at once (joint) or one after another over its draws once "
+       "(sequential: one market's recomputed values live at a time); same bits",
        Scope::Run, [](C& c, S& v, const char* n) { c.marketOrder = parseMarketOrder(v, n); }},
       {"TAPELAB_DUMP", "--dump", "write generated kernel source to this directory", Scope::Run,
        [](C& c, S& v, const char*) { c.dumpDir = v; }},

@@ -288,7 +288,7 @@ Runner setupPlan(CLI::App& app) {
   f->knob("seglen", "N", "", "uniform: N nodes per segment instead of a segment count");
   f->knob("inner", "N");
   f->knob("budget", "B", "", "default: with --markets, the register-file default for M markets, else window's peak_live at that segment count");
-  f->value("markets", "M", "budget: derive the default budget for a register kernel of M markets per dispatch (1-8): min(212, 400/M), the sm_90 calibration's spill-free peak_live");
+  f->value("markets", "M", "budget: derive the default budget for a register kernel of M markets per dispatch (1-8): min(212, 400/M), from the sm_90 calibration (experiments/results)");
   f->value("out", "FILE", "write the plan to FILE (a plan file: run it with --plan FILE)");
   f->flag("all", "one row per strategy and segment count, with the plain kernel");
   f->value("min-segments", "A", "--all: smallest segment count", "2");

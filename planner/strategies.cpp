@@ -260,7 +260,7 @@ const std::vector<StrategyEntry>& strategies() {
       {"auto", planAuto, "chooses the segment count too (least peak_live), then optimal at that count"},
       {"two-level", planTwoLevel, "nested: window, then each segment cut again by window (--inner, default 4)"},
       {"revolve", planRevolve, "nested: Griewank's binomial checkpointing over the time steps; segments = snapshots"},
-      {"budget", planBudget, "least weighted recompute with peak_live <= --budget (default: window's at that count)"},
+      {"budget", planBudget, "least weighted recompute with peak_live <= --budget (default: register file / markets, else window's)"},
   };
   return list;
 }
