@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <set>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "planner/plan.h"
@@ -108,6 +109,10 @@ class Emitter {
   std::string zeroKey() const { return emitOptions_.opaque ? param("zero") : "0u"; }
   // A value has one copy per market when it depends on an input, else one.
   int copiesOf(int32_t j) const { return dependsOnInput_[j] ? markets_ : 1; }
+  // The market copies [first, last) of value j that `which` selects: all of them, or market `which`.
+  std::pair<int, int> copiesIn(int32_t j, int which) const {
+    return which >= 0 ? std::pair{which, which + 1} : std::pair{0, copiesOf(j)};
+  }
   std::string value(const std::string& prefix, int32_t j, int market) const {
     std::string s = prefix + std::to_string(j);
     if (dependsOnInput_[j] && markets_ > 1) s += "_" + std::to_string(market);
@@ -191,8 +196,7 @@ class Emitter {
   void reverseRule(int32_t i, const std::string& prefix, int only = kAllMarkets) {
     if (!dependsOnInput_[i] || arity(tape_.op[i]) == 0) return;
     const OpInfo& op = info(tape_.op[i]);
-    for (int m = 0; m < markets_; ++m) {
-      if (only != kAllMarkets && m != only) continue;
+    for (auto [m, last] = copiesIn(i, only); m < last; ++m) {
       if (dependsOnInput_[tape_.a[i]])
         line(adjoint(tape_.a[i], m) + " += " + spellRule(op.adjointA, i, m, prefix) + ";");
       if (op.arity == 2 && dependsOnInput_[tape_.b[i]])
@@ -506,22 +510,16 @@ class Emitter {
     auto wanted = [&](int32_t j) {
       return needed[j] && (which == kAllMarkets || (which == kSharedOnly) == !dependsOnInput_[j]);
     };
-    auto copies = [&](int32_t j, int& first, int& last) {  // market copies [first, last) of a wanted value
-      first = which >= 0 ? which : 0;
-      last = which >= 0 ? which + 1 : copiesOf(j);
-    };
     bool draws = false;
     for (int32_t i = b.from; i < to; ++i) draws = draws || (wanted(i) && tape_.op[i] == Op::Randn);
     if (draws)
       line(uintType_ + " tl_rk0 = " + param("seedLo") + " ^ " + key + "; " + uintType_ + " tl_rk1 = " +
            param("seedHi") + " ^ " + key + ";");
-    int first = 0, last = 0;
     for (size_t k = 0; k < b.imports.size(); ++k) {
       const int32_t j = b.imports[k];
       if (!wanted(j)) continue;
       const int holder = b.importDepth[k];
-      copies(j, first, last);
-      for (int m = first; m < last; ++m) {
+      for (auto [m, last] = copiesIn(j, which); m < last; ++m) {
         const std::string declared = scalarDecl() + value(prefix, j, m) + " = ";
         if (holder == 0 && scratch && tape_.op[j] != Op::Input)
           line(declared + "scratch[" + scratchLoad(j, m) + "];");
@@ -534,8 +532,7 @@ class Emitter {
     for (int32_t i = b.from; i < to; ++i) {
       if (!wanted(i)) continue;
       drawWords(i, prefix, "tl_rk");
-      copies(i, first, last);
-      for (int m = first; m < last; ++m)
+      for (auto [m, last] = copiesIn(i, which); m < last; ++m)
         line(scalarDecl() + value(prefix, i, m) + " = " + forwardExpr(i, m, prefix) + ";");
     }
   }
@@ -543,8 +540,7 @@ class Emitter {
   void declareAdjoints(const ScheduleBlock& b, int only = kAllMarkets) {
     for (int32_t i : b.adjoints)
       if (dependsOnInput_[i])
-        for (int m = 0; m < markets_; ++m)
-          if (only == kAllMarkets || m == only) line(scalarDecl() + adjoint(i, m) + " = " + literal(0.0) + ";");
+        for (auto [m, last] = copiesIn(i, only); m < last; ++m) line(scalarDecl() + adjoint(i, m) + " = " + literal(0.0) + ";");
   }
 
   // The values a leaf's adjoint rules read, and what recomputing them reads
