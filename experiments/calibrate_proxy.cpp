@@ -170,6 +170,18 @@ int main(int argc, char** argv) {
   std::fprintf(stderr, "calibrate_proxy: %zu kernels on %s (%s), %d at once\n", work.size(), engineName.c_str(),
                caps.reason.c_str(), jobs);
 
+  // Rows are written as kernels finish (completion order), so a run cut short keeps what it compiled.
+  std::ofstream csv;
+  if (!out.empty()) {
+    csv.open(out);
+    if (!csv) {
+      std::fprintf(stderr, "calibrate_proxy: --out %s: cannot write\n", out.c_str());
+      return 2;
+    }
+    csv << "engine,target,steps,strategy,requested,budget,segments,depth,markets,persistent,peak_live,"
+           "peak_live_x_markets,recompute_ops,recompute_cost,registers,local_bytes,spill_store_bytes,compile_s,cache_hit,error\n"
+        << std::flush;
+  }
   std::atomic<size_t> next{0}, done{0};
   std::mutex printing;
   auto worker = [&] {
@@ -192,8 +204,17 @@ int main(int argc, char** argv) {
         j.cacheHit = st.cacheHit;
       } catch (const std::exception& e) {
         j.error = e.what();
+        for (char& c : j.error)  // one CSV field on one line
+          if (c == '"' || c == '\n' || c == '\r') c = c == '"' ? '\'' : ' ';
       }
       std::lock_guard<std::mutex> lock(printing);
+      if (csv.is_open())
+        csv << engineName << ",\"" << caps.reason << "\"," << steps << ',' << j.strategy << ',' << j.requested << ','
+            << j.budget << ',' << j.metrics.segments << ',' << j.metrics.depth << ',' << j.markets << ','
+            << j.metrics.persistent << ',' << j.metrics.peakLive << ',' << j.metrics.peakLive * j.markets << ','
+            << j.metrics.recomputeOps << ',' << j.metrics.recomputeCost << ',' << j.registers << ',' << j.spill << ','
+            << j.spillStores << ',' << j.compileSeconds << ',' << (j.cacheHit ? 1 : 0) << ",\"" << j.error << "\"\n"
+            << std::flush;
       std::fprintf(stderr, "[%zu/%zu] %s %d x%d: peak_live %d, %d registers, %lld B local, %lld B spill stores (%.1f s)%s\n", ++done,
                    work.size(), j.strategy.c_str(), j.requested, j.markets, j.metrics.peakLive, j.registers,
                    static_cast<long long>(j.spill), static_cast<long long>(j.spillStores), j.compileSeconds, j.error.empty() ? "" : (" ERROR " + j.error).c_str());
@@ -203,18 +224,6 @@ int main(int argc, char** argv) {
   for (int i = 1; i < jobs; ++i) pool.emplace_back(worker);
   worker();
   for (auto& t : pool) t.join();
-
-  if (!out.empty()) {
-    std::ofstream f(out);
-    f << "engine,target,steps,strategy,requested,budget,segments,depth,markets,persistent,peak_live,"
-         "peak_live_x_markets,recompute_ops,recompute_cost,registers,local_bytes,spill_store_bytes,compile_s,cache_hit,error\n";
-    for (const Job& j : work)
-      f << engineName << ",\"" << caps.reason << "\"," << steps << ',' << j.strategy << ',' << j.requested << ','
-        << j.budget << ',' << j.metrics.segments << ',' << j.metrics.depth << ',' << j.markets << ','
-        << j.metrics.persistent << ',' << j.metrics.peakLive << ',' << j.metrics.peakLive * j.markets << ','
-        << j.metrics.recomputeOps << ',' << j.metrics.recomputeCost << ',' << j.registers << ',' << j.spill << ',' << j.spillStores << ','
-        << j.compileSeconds << ',' << (j.cacheHit ? 1 : 0) << ",\"" << j.error << "\"\n";
-  }
 
   // Rank correlations and the no-spill line.
   auto report = [&](const std::string& label, const std::vector<const Job*>& rows) {

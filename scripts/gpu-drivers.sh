@@ -24,7 +24,8 @@
 #             dispatch) at 1M and 4M paths, value + 5 Greeks and price only, in one CSV; JAX skipped
 #             with its reason where python3 has no jax. Estimate JAX ~60 s, nvcc + kernel ~15 s,
 #             compare ~170 s cold: ~4-5 min; PEERS_S (default 560).
-# Each mode runs under its own timeout (CLIFF_S, MARKETS_S, SEGMENTS_S, ... seconds) and writes rows
+# Each mode runs under its own timeout (CLIFF_S, MARKETS_S, SEGMENTS_S, ... seconds) and on its own engines
+# (CLIFF_ENGINES, MARKETS_ENGINES, SEGMENTS_ENGINES, STRATEGIES_ENGINES, PEERS_ENGINES), and writes rows
 # as they finish, so a mode cut short keeps what it measured. Results in $OUT (./gpu-out elsewhere):
 # MODE-h200.csv (copy them to papers/data/ and run papers/build.sh), *-progress.txt (stderr).
 set -uo pipefail
@@ -44,15 +45,15 @@ for mode in "$@"; do
   say "$mode"
   case "$mode" in
   cliff)
-    timeout "${CLIFF_S:-210}" "$py" experiments/drivers/cliff.py "${common[@]}" --engines cuda,vulkan,opencl \
+    timeout "${CLIFF_S:-210}" "$py" experiments/drivers/cliff.py "${common[@]}" --engines "${CLIFF_ENGINES:-cuda,vulkan,opencl}" \
       --steps 16,32,64,128,192,252,320,400,504 --out "$out/cliff-$machine.csv" 2> >(tee "$out/cliff-progress.txt" >&2)
     ;;
   markets)
-    timeout "${MARKETS_S:-170}" "$py" experiments/drivers/markets.py "${common[@]}" --engines cuda,vulkan \
+    timeout "${MARKETS_S:-170}" "$py" experiments/drivers/markets.py "${common[@]}" --engines "${MARKETS_ENGINES:-cuda,vulkan}" \
       --markets 1,2,4,6,8 --out "$out/markets-$machine.csv" 2> >(tee "$out/markets-progress.txt" >&2)
     ;;
   segments)
-    timeout "${SEGMENTS_S:-110}" "$py" experiments/drivers/segments.py "${common[@]}" --engines cuda,vulkan \
+    timeout "${SEGMENTS_S:-110}" "$py" experiments/drivers/segments.py "${common[@]}" --engines "${SEGMENTS_ENGINES:-cuda,vulkan}" \
       --segments 1,2,4,8,16,32,64 --out "$out/segments-$machine.csv" 2> >(tee "$out/segments-progress.txt" >&2)
     ;;
   strategies|strategies-revolve7)
@@ -62,7 +63,7 @@ for mode in "$@"; do
     export __GL_SHADER_DISK_CACHE=1 __GL_SHADER_DISK_CACHE_SKIP_CLEANUP=1 __GL_SHADER_DISK_CACHE_SIZE=4294967296
     export __GL_SHADER_DISK_CACHE_PATH=/tmp/tapelab-nv-shader-cache
     if [ "$mode" = strategies ]; then
-      timeout "${STRATEGIES_S:-560}" "$py" experiments/drivers/strategies.py "${common[@]}" --engines cuda,vulkan \
+      timeout "${STRATEGIES_S:-560}" "$py" experiments/drivers/strategies.py "${common[@]}" --engines "${STRATEGIES_ENGINES:-cuda,vulkan}" \
         --skip revolve@7 --compile-jobs 14 --point-timeout 300 --out "$out/strategies-$machine.csv" \
         2> >(tee "$out/strategies-progress.txt" >&2)
     else
@@ -73,7 +74,7 @@ for mode in "$@"; do
     export __GL_SHADER_DISK_CACHE=0
     ;;
   peers)
-    timeout "${PEERS_S:-560}" "$py" experiments/drivers/peers.py "${common[@]}" --engines cuda,vulkan \
+    timeout "${PEERS_S:-560}" "$py" experiments/drivers/peers.py "${common[@]}" --engines "${PEERS_ENGINES:-cuda,vulkan}" \
       --paths 1000000,4000000 --out "$out/peers-$machine.csv" 2> >(tee "$out/peers-progress.txt" >&2)
     ;;
   seglen)
