@@ -17,6 +17,7 @@
 #include "cli/commands.h"
 #include "cli/peer_file.h"
 #include "planner/planfile.h"
+#include "util/warmup.h"
 
 namespace tapelab::cli {
 namespace {
@@ -86,6 +87,10 @@ int compare(const Flags& f) {
   const int points = f.integer("points");
   const int ladders = f.integer("ladders");
   const int fusedMarkets = f.integer("markets");
+  const auto warmupText = f.text("warmup-ms");  // unset: the engine's (timingWarmupMs)
+  const int warmupMs = warmupText ? (*warmupText == "0" ? 0 : f.integer("warmup-ms")) : -1;
+  if (warmupMs < -1 || warmupMs > 600000) throw UsageError("--warmup-ms: expected 0..600000");
+  TimingWarmup warmup(warmupMs);
   if (paths < 2) throw UsageError(f.label("paths") + ": need at least 2");
   if (points < 1 || points > 64) throw UsageError("--points: expected 1..64");
   if (ladders < 1 || ladders > 100) throw UsageError("--ladders: expected 1..100");
@@ -215,13 +220,15 @@ int compare(const Flags& f) {
           }
           return all;
         };
-        runLadder(seed + 1);  // warm-up on another seed: first-use costs stay out of the numbers
+        // Warm-up on another seed: first-use costs stay out of the numbers, and a GPU's clocks climb.
+        warmup.run(caps.gpu, [&] { runLadder(seed + 1); });
         for (int l = 0; l < ladders; ++l) {
           progress(engine + " " + label + ": ladder " + std::to_string(l + 1) + "/" + std::to_string(ladders));
           const auto t0 = std::chrono::steady_clock::now();
           row.result = runLadder(seed);
           row.ladderMs.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
         }
+        warmup.busyUntilNow();
         row.medianMs = median(row.ladderMs);
       } catch (const std::exception& e) {
         row.error = e.what();
@@ -355,7 +362,7 @@ int compare(const Flags& f) {
 Runner setupCompare(CLI::App& app) {
   app.footer("Runs the plain kernel and the checkpointed kernels on each engine, timing a\n"
              "ladder of spot values the article's way (one kernel, one call per point, warm-up\n"
-             "on another seed, median of --ladders ladders), then the same ladder fused into\n"
+             "on another seed (--warmup-ms), median of --ladders ladders), then the same ladder fused into\n"
              "dispatches of --markets markets (a last dispatch with fewer points is padded with\n"
              "copies of its last point, so 7 points at 4 markets cost two full dispatches).\n"
              "Prints ms per ladder, Mpath/s (points x paths / median ladder time), price,\n"
@@ -371,6 +378,9 @@ Runner setupCompare(CLI::App& app) {
   f->value("kernels", "K,...", "kernels after plain: register, scratch, tangent (where the engine has it)", "register");
   f->value("points", "N", "ladder points: spot * (1 + 0.01 (i - N/2))", "7");
   f->value("ladders", "N", "timed ladders; the median is reported", "3");
+  f->value("warmup-ms", "MS", "warm-up ladders (another seed) until this many ms have passed "
+                              "(default: " + std::to_string(TimingWarmup::kGpuMs) + " before the first kernel on a real GPU, whose clocks "
+                              "must climb, and after an idle gap; else one ladder)");
   f->knob("paths", "N", "300000", "per call");
   f->knob("seed", "S", "42");
   addSetFlag(*f);

@@ -134,6 +134,7 @@ struct EngineCaps {
   bool fp32 = true, fp64 = true;
   Precision defaultPrecision = Precision::F64;  // GPUs: F32
   bool cpuDevice = false;    // a GPU API served by a CPU (lavapipe, PoCL): usable, but not a GPU
+  bool gpu = false;  // runs on a real GPU, whose clocks climb under load: timing warms up (util/warmup.h)
   std::vector<KernelKind> kinds{KernelKind::Plain, KernelKind::Register};
   int maxMarkets = 8;
   // --checkpoint auto cuts long tapes (to keep a GPU kernel's values in registers). false where the

@@ -42,6 +42,7 @@
 #include "cli/options.h"
 #include "engine/engine.h"
 #include "planner/planfile.h"
+#include "util/warmup.h"
 #include "planner/strategies.h"
 #include "tape/products/products.h"
 
@@ -55,6 +56,7 @@ struct Options {
   int steps = 0;
   std::vector<int> segLens;
   int reps = 0;
+  int warmupMs = -1;  // warm-up runs go on until this long has passed; -1: TimingWarmup's default
   int registerSegments = 0;  // register checkpointing: window strategy, this many segments
   int markets = 1;
   uint64_t seed = 0;
@@ -93,6 +95,7 @@ Options parse(const cli::Flags& f) {
   o.steps = positive(text("steps", "20"), "--steps", 100000);
   for (const auto& s : splitList(text("seglens", "24,100"))) o.segLens.push_back(positive(s, "--seglens", 1 << 30));
   o.reps = positive(text("reps", "2"), "--reps", 1000);
+  if (const auto warmup = f.text("warmup-ms")) o.warmupMs = *warmup == "0" ? 0 : positive(*warmup, "--warmup-ms", 600000);
   o.registerSegments = f.positive("segments");
   o.markets = positive(*f.textOrDefault("markets"), "--markets", 64);
   o.seed = f.count("seed");
@@ -116,6 +119,7 @@ struct Row {
   int segLen = 0, segments = 1, slots = 0;
   bool ran = false;
   double ms = 0, mpaths = 0, ratio = 0;
+  double msMin = 0, msMax = 0;  // the spread of the timed runs (stderr only; clocks that ramp show here)
   KernelStats stats;
   std::string exact = "n/a";  // yes / NO / n/a
   double price = 0, delta = 0;
@@ -157,6 +161,7 @@ std::string fmt(double v, const char* f = "%.17g") {
 int sweep(const Options& opt) {
   const RunConfig& env = opt.knobs;
   const Tape tape = products::asianCall(opt.steps);
+  TimingWarmup warmup(opt.warmupMs);
   std::optional<Plan> filePlan;
   if (!env.planFile.empty()) filePlan = readPlanFile(env.planFile, tape);  // PlanFileError: FILE: field: reason
   std::vector<std::vector<double>> markets;
@@ -284,7 +289,7 @@ int sweep(const Options& opt) {
         Kernel* kernel = kernels[vi].get();
         row.stats = kernel->stats();
         if (caps.usable) {
-          kernel->run(markets, opt.paths, opt.seed + 1);  // warm-up on another seed
+          warmup.run(caps.gpu, [&] { kernel->run(markets, opt.paths, opt.seed + 1); });  // on another seed
           std::vector<double> ms;
           RunResult first;
           for (int r = 0; r < opt.reps; ++r) {
@@ -300,7 +305,10 @@ int sweep(const Options& opt) {
           }
           row.stats = kernel->stats();  // scratch bytes are known once it ran
           row.ran = true;
+          warmup.busyUntilNow();
           row.ms = median(ms);
+          row.msMin = *std::min_element(ms.begin(), ms.end());
+          row.msMax = *std::max_element(ms.begin(), ms.end());
           row.mpaths = double(opt.paths) / (row.ms * 1e3);
           row.price = first.markets.at(0).value;
           row.delta = first.markets.at(0).greeks.at(0);
@@ -322,9 +330,10 @@ int sweep(const Options& opt) {
         failed = true;
       }
       kernels[vi].reset();  // frees its device buffers before the next one runs
-      std::fprintf(stderr, "    %-8s %-3s seglen %4d segs %4d slots %4d  %10s ms  %8s Mpath/s  x%-6s regs %4d spill %6lld  exact %s %s\n",
+      std::fprintf(stderr, "    %-8s %-3s seglen %4d segs %4d slots %4d  %10s ms %-19s %8s Mpath/s  x%-6s regs %4d spill %6lld  exact %s %s\n",
                    row.kernel.c_str(), row.layout.c_str(), row.segLen, row.segments, row.slots,
-                   row.ran ? fmt(row.ms, "%.3f").c_str() : "-", row.ran ? fmt(row.mpaths, "%.2f").c_str() : "-",
+                   row.ran ? fmt(row.ms, "%.3f").c_str() : "-",
+                   row.ran ? ("(" + fmt(row.msMin, "%.3f") + ".." + fmt(row.msMax, "%.3f") + ")").c_str() : "", row.ran ? fmt(row.mpaths, "%.2f").c_str() : "-",
                    row.ran ? fmt(row.ratio, "%.2f").c_str() : "-", row.stats.registers,
                    static_cast<long long>(row.stats.spillBytes), row.exact.c_str(), row.note.c_str());
       writeRow(row);
@@ -357,6 +366,9 @@ int main(int argc, char** argv) {
   f.value("steps", "N", "time steps of the Asian call (--quick: 20)", "252");
   f.value("seglens", "L,...", "scratch kernels' uniform segment lengths (--quick: 24,100)", "24,48,100,200,300,400,600,800");
   f.value("reps", "N", "timed runs after one warm-up (--quick: 2)", "5");
+  f.value("warmup-ms", "MS", "repeat the warm-up run (another seed) until this many ms have passed (default: " +
+                                 std::to_string(TimingWarmup::kGpuMs) + " before the first kernel on a real GPU, whose clocks must "
+                                 "climb, and after an idle gap; else one run)");
   f.value("segments", "N", "the register kernel: window strategy, this many segments", "16");
   f.knob("plan", "FILE", "", "the register kernel runs it instead of window at --segments");
   f.value("markets", "M", "markets per dispatch: a spot ladder 100, 101, ...", "1");

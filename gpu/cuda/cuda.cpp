@@ -251,6 +251,7 @@ class CudaEngine final : public Engine {
     try {
       c.reason = device()->describe();
       c.usable = true;
+      c.gpu = true;
     } catch (const std::exception& e) {
       c.usable = false;
       c.compileOnly = true;

@@ -281,6 +281,7 @@ class HipEngine final : public Engine {
     try {
       c.reason = device()->describe() + ", code objects for " + joined(targets);
       c.usable = true;
+      c.gpu = true;
     } catch (const std::exception& e) {
       c.compileOnly = true;
       c.reason = std::string("compile-only: ") + e.what();

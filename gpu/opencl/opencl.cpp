@@ -191,6 +191,7 @@ class OpenCLEngine final : public Engine {
       c.usable = true;
       c.reason = dev.describe();
       c.cpuDevice = !dev.gpu;
+      c.gpu = dev.gpu;
       c.fp64 = dev.fp64;
     } catch (const std::exception& e) {
       c.usable = false;

@@ -27,6 +27,7 @@ class VulkanEngine final : public Engine {
     try {
       c.reason = device()->description;
       c.cpuDevice = device()->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+      c.gpu = !c.cpuDevice;
       c.usable = true;
     } catch (const std::exception& e) {
       c.usable = false;
