@@ -29,9 +29,11 @@ places=(${OCC_PLACES:-1 0 global})
 paths=(${OCC_PATHS:-4000000 1000000})
 say() { echo "=== $*"; }
 
-# knobs BLOCKS PLACE: the environment of one combination, for env(1).
+# knobs BLOCKS PLACE: the environment of one combination, for env(1); PLACE global:aos puts the Kahan
+# slots lane-major (TAPELAB_SCRATCH_LAYOUT=aos: one base address per lane) instead of slot-major.
 knobs() {
-  local k=(TAPELAB_KAHAN_LOCAL="$2")
+  local k=(TAPELAB_KAHAN_LOCAL="${2%%:*}")
+  [[ $2 == *:* ]] && k+=(TAPELAB_SCRATCH_LAYOUT="${2#*:}")
   [ "$1" = unset ] || k+=(TAPELAB_CUDA_MIN_BLOCKS="$1")
   echo "${k[@]}"
 }
@@ -58,7 +60,7 @@ compile_all() {
 
 time_all() {
   local summary=$out/occupancy-summary.txt t0=$(date +%s)
-  printf '%-8s %-6s %-7s %9s %9s %5s %8s %9s %9s\n' paths blocks kahan 'x7 Mp/s' 'x1 Mp/s' regs 'spill B' 'same bits' 'as first' \
+  printf '%-8s %-6s %-10s %9s %9s %5s %8s %9s %9s\n' paths blocks kahan 'x7 Mp/s' 'x1 Mp/s' regs 'spill B' 'same bits' 'as first' \
       | tee -a "$summary"
   for n in "${paths[@]}"; do
     local first=""
@@ -75,7 +77,7 @@ time_all() {
         local values; values=$(awk '{print $8, $9, $10}' <<<"$x7")
         [ -n "$first" ] || first=$values
         local same=no; [ -n "$values" ] && [ "$values" = "$first" ] && same=yes
-        printf '%-8s %-6s %-7s %9s %9s %5s %8s %9s %9s\n' "$n" "$b" "$p" "$(awk '{print $7}' <<<"$x7")" \
+        printf '%-8s %-6s %-10s %9s %9s %5s %8s %9s %9s\n' "$n" "$b" "$p" "$(awk '{print $7}' <<<"$x7")" \
             "$(awk '{print $7}' <<<"$x1")" "$(awk '{print $12}' <<<"$x7")" "$(awk '{print $13}' <<<"$x7")" \
             "$(awk '{print $11}' <<<"$x7")" "$same" | tee -a "$summary"
       done

@@ -226,9 +226,8 @@ class Emitter {
       return "(tl_tid * " + uintLiteral(scratchSlots_ + kahanSlots_) + " + " + uintLiteral(slot) + ") ^ " + zeroKey();
     return uintLiteral(slot) + " * (tl_inv ^ " + zeroKey() + ") + tl_tid";
   }
-  // Kahan cell i (sum i, or at kahanSums() + i its compensation): in local memory, or (global) in
-  // the lane's scratch slot after the scratch kind's, SoA addresses through `inv` (tl_inv in the
-  // path loop, so that no slot's address is hoisted out of it: see above).
+  // Kahan cell i (sum i, at kahanSums() + i its compensation) in local memory, or in the lane's scratch slot
+  // after the scratch kind's (SoA: through `inv`, tl_inv in the path loop: see above).
   std::string kahanCell(int i, const std::string& inv) const {
     if (kahanInLocal_) return "tl_red[" + uintLiteral(int64_t(i) * emitOptions_.workgroupSize) + " + tl_lid]";
     const int slot = scratchSlots_ + i;
@@ -322,8 +321,7 @@ class Emitter {
     const std::string& U = uintType_;
     line("const " + U + " tl_lid = " + dialect_.localId + ";");
     line("const " + U + " tl_g = " + dialect_.groupId + ";");
-    if (options_.kind == KernelKind::Scratch || kahanSlots_ > 0)
-      line("const " + U + " tl_tid = tl_g * " + uintLiteral(wg) + " + tl_lid;");
+    if (options_.kind == KernelKind::Scratch || kahanSlots_ > 0) line("const " + U + " tl_tid = tl_g * " + uintLiteral(wg) + " + tl_lid;");
     for (int m = 0; m < markets_; ++m)
       for (int k = 0; k < tape_.numInputs(); ++k)
         line(scalarType_ + " tl_in" + std::to_string(m) + "_" + std::to_string(k) + " = inputs[" +
@@ -334,8 +332,7 @@ class Emitter {
       for (int i = 0; i < 2 * kahanSums(); ++i)
         line("tl_red[" + uintLiteral(int64_t(i) * emitOptions_.workgroupSize) + " + tl_lid] = " + literal(0.0) + ";");
     } else if (kahanSlots_ > 0) {
-      line("// In scratch: sum i of this lane in its slot " + std::to_string(scratchSlots_) + " + i, its compensation in " +
-           std::to_string(scratchSlots_) + " + sums + i.");
+      line("// In scratch: sum i in this lane's slot " + std::to_string(scratchSlots_) + " + i, its compensation + sums.");
       for (int i = 0; i < kahanSlots_; ++i) line(kahanCell(i, param("invocations")) + " = " + literal(0.0) + ";");
     } else {
       for (int i = 0; i < kahanSums(); ++i)

@@ -48,7 +48,7 @@ tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, f
   float tl_in1_0 = inputs[2u];
   float tl_in1_1 = inputs[3u];
   // Kahan sums per market: value, adjoints, then their squares.
-  // In scratch: sum i of this lane in its slot 0 + i, its compensation in 0 + sums + i.
+  // In scratch: sum i in this lane's slot 0 + i, its compensation + sums.
   scratch[0u * invocations + tl_tid] = 0.0f;
   scratch[1u * invocations + tl_tid] = 0.0f;
   scratch[2u * invocations + tl_tid] = 0.0f;

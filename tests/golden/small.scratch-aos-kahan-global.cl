@@ -46,7 +46,7 @@ void tapelab_kernel(__global const float* restrict inputs, __global float* restr
   float tl_in0_0 = inputs[0u];
   float tl_in0_1 = inputs[1u];
   // Kahan sums per market: value, adjoints, then their squares.
-  // In scratch: sum i of this lane in its slot 5 + i, its compensation in 5 + sums + i.
+  // In scratch: sum i in this lane's slot 5 + i, its compensation + sums.
   scratch[tl_tid * 17u + 5u] = 0.0f;
   scratch[tl_tid * 17u + 6u] = 0.0f;
   scratch[tl_tid * 17u + 7u] = 0.0f;
