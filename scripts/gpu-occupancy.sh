@@ -6,15 +6,17 @@
 # build/gpu (scripts/gpu-pack.sh); results land in $OUT (./gpu-out elsewhere).
 #   source scripts/gpu-env.sh; bash scripts/gpu-occupancy.sh [compile] [time]   (default: both)
 #   compile  every combination's kernels (compare's four: plain and register, x1 and x7) built side
-#            by side, OCC_JOBS compares at once (default 8), into TAPELAB_CACHE_DIR (cold: minutes)
+#            by side, OCC_JOBS compares at once (default 6, four NVRTC builds each), into
+#            TAPELAB_CACHE_DIR (cold: several minutes; a call cut short can be repeated, cached
+#            kernels are not built again). Run it in its own call, then `time` in the next.
 #   time     one `tapelab compare --engines cuda --kernels register --paths P --markets 7 --points 7
 #            --fp32` per combination and path count, one after another (~200 s warm); full tables
 #            in occupancy.txt, one line per combination in occupancy-summary.txt: register x7 and
 #            x1 Mpath/s, the x7 kernel's registers and spill bytes, 'same bits' against this
 #            combination's plain kernel, and whether price/delta/vega equal the first combination's
 #            (the defaults: no second launch bound, Kahan sums local) bit for bit.
-# Knob values: OCC_BLOCKS "unset 4 5 6 8" (unset: no second launch bound), OCC_PLACES "1 0 global"
-# (workgroup-local, registers, the scratch buffer), OCC_PATHS "4000000 1000000". A smoke test
+# Knob values: OCC_BLOCKS "unset 4 5 6 8" (unset: no second launch bound), OCC_PLACES "1 0 global global:aos"
+# (workgroup-local, registers, the scratch buffer slot-major, lane-major), OCC_PATHS "4000000 1000000". A smoke test
 # anywhere: OCC_BIN=build/ci/cli OCC_ENGINE=vulkan OCC_EXTRA='--steps 24' OCC_PATHS=20000 (other engines
 # ignore the launch bound).
 set -uo pipefail
@@ -25,7 +27,7 @@ engine=${OCC_ENGINE:-cuda}
 export CPLUS_INCLUDE_PATH=$PWD/build/gpu/include${CPLUS_INCLUDE_PATH:+:$CPLUS_INCLUDE_PATH}
 export TAPELAB_CACHE_DIR=${TAPELAB_CACHE_DIR:-/tmp/tapelab-cache}
 blocks=(${OCC_BLOCKS:-unset 4 5 6 8})
-places=(${OCC_PLACES:-1 0 global})
+places=(${OCC_PLACES:-1 0 global global:aos})
 paths=(${OCC_PATHS:-4000000 1000000})
 say() { echo "=== $*"; }
 
@@ -45,13 +47,13 @@ compare() {  # compare BLOCKS PLACE PATHS [extra compare flags]
 }
 
 compile_all() {
-  say "compiling ${#blocks[@]} x ${#places[@]} combinations' kernels, ${OCC_JOBS:-8} at once" | tee -a "$out/occupancy.txt"
+  say "compiling ${#blocks[@]} x ${#places[@]} combinations' kernels, ${OCC_JOBS:-6} at once" | tee -a "$out/occupancy.txt"
   local t0=$(date +%s) running=0
   for b in "${blocks[@]}"; do
     for p in "${places[@]}"; do
       { compare "$b" "$p" 4096 --ladders 1 >/dev/null 2>>"$out/progress.txt" ||
           echo "compile of TAPELAB_CUDA_MIN_BLOCKS=$b TAPELAB_KAHAN_LOCAL=$p failed (progress.txt)" | tee -a "$out/occupancy.txt"; } &
-      if (( ++running >= ${OCC_JOBS:-8} )); then wait -n; ((running--)); fi
+      if (( ++running >= ${OCC_JOBS:-6} )); then wait -n; ((running--)); fi
     done
   done
   wait

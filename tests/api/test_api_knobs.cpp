@@ -117,6 +117,21 @@ TEST(ApiKnobs, BadValuesAreOneLineErrorsNamingTheVariable) {
   EXPECT_THROW(RunConfig::fromEnvironmentWithoutRunKnobs(), std::invalid_argument);
 }
 
+// TAPELAB_KAHAN_LOCAL keeps its 0|1 and adds global (the words registers and local too).
+TEST(ApiKnobs, KahanPlaceTakesZeroOneAndGlobal) {
+  CleanKnobs clean;
+  EXPECT_FALSE(RunConfig::fromEnvironment().kernelKnobs.kahanPlace.has_value());
+  for (const auto& [text, place] : std::vector<std::pair<const char*, KahanPlace>>{
+           {"0", KahanPlace::Registers}, {"registers", KahanPlace::Registers}, {"1", KahanPlace::Local},
+           {"local", KahanPlace::Local}, {"global", KahanPlace::Global}}) {
+    ScopedEnv env("TAPELAB_KAHAN_LOCAL", text);
+    EXPECT_EQ(RunConfig::fromEnvironment().kernelKnobs.kahanPlace, place) << text;
+  }
+  EXPECT_EQ(RunConfig::fromEnvironment().kernelKnobs.minBlocks, 0);
+  ScopedEnv blocks("TAPELAB_CUDA_MIN_BLOCKS", "0");
+  EXPECT_THROW(RunConfig::fromEnvironment(), std::invalid_argument);
+}
+
 // Seconds as a decimal, 0 meaning no limit; anything that is not a finite decimal in [0, 1e9] is refused.
 TEST(ApiKnobs, DeviceTimeoutIsSecondsWithZeroForNoLimit) {
   CleanKnobs clean;
