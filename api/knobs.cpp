@@ -152,7 +152,7 @@ const std::vector<Knob>& knobTable() {
        [](C& c, S& v, const char* n) { c.kernel = parseKernelKind(v, n); }},
       {"TAPELAB_WRT", "--wrt", "tangent kernel: differentiate by these inputs only (NAME,...; default all)", Scope::Run,
        [](C& c, S& v, const char* n) { c.wrt = parseNameList(v, n); }},
-      {"TAPELAB_SCRATCH_LAYOUT", "--layout", "scratch layout: aos or soa", Scope::Run,
+      {"TAPELAB_SCRATCH_LAYOUT", "--layout", "scratch layout: aos or soa (also of Kahan sums in global memory)", Scope::Run,
        [](C& c, S& v, const char* n) { c.layout = parseLayout(v, n); }},
       {"TAPELAB_MARKET_ORDER", "--market-order",
        "several markets per dispatch, register and scratch kernels on GPU engines: each reverse-sweep segment "
