@@ -105,6 +105,14 @@ std::optional<std::string> variable(const char* name) {
   return std::string(v);
 }
 
+// TAPELAB_KAHAN_LOCAL: 0|1 as before (registers, workgroup-local), or global (the scratch buffer).
+KahanPlace parseKahanPlace(const std::string& v, const char* name) {
+  if (v == "0" || v == "registers") return KahanPlace::Registers;
+  if (v == "1" || v == "local") return KahanPlace::Local;
+  if (v == "global") return KahanPlace::Global;
+  throw std::invalid_argument(std::string(name) + ": expected 0 (registers), 1 (local) or global, got '" + v + "'");
+}
+
 bool parseSwitch(const std::string& v, const char* name) {
   if (v == "0") return false;
   if (v == "1") return true;
@@ -144,7 +152,7 @@ const std::vector<Knob>& knobTable() {
        [](C& c, S& v, const char* n) { c.kernel = parseKernelKind(v, n); }},
       {"TAPELAB_WRT", "--wrt", "tangent kernel: differentiate by these inputs only (NAME,...; default all)", Scope::Run,
        [](C& c, S& v, const char* n) { c.wrt = parseNameList(v, n); }},
-      {"TAPELAB_SCRATCH_LAYOUT", "--layout", "scratch layout: aos or soa", Scope::Run,
+      {"TAPELAB_SCRATCH_LAYOUT", "--layout", "scratch layout: aos or soa (also of Kahan sums in global memory)", Scope::Run,
        [](C& c, S& v, const char* n) { c.layout = parseLayout(v, n); }},
       {"TAPELAB_MARKET_ORDER", "--market-order",
        "several markets per dispatch, register and scratch kernels on GPU engines: each reverse-sweep segment "
@@ -170,8 +178,12 @@ const std::vector<Knob>& knobTable() {
        [](C& c, S& v, const char* n) { c.kernelKnobs.opaque = parseSwitch(v, n); }},
       {"TAPELAB_UNROLL_DRAWS", "", "0|1: Philox rounds rolled or unrolled (default: rolled on CPU-served Vulkan)",
        Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.unrollDraws = parseSwitch(v, n); }},
-      {"TAPELAB_KAHAN_LOCAL", "", "0|1: lanes' Kahan sums in registers or in workgroup-local memory (default: 0 on Vulkan, else 1; same bits)",
-       Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.kahanInLocal = parseSwitch(v, n); }},
+      {"TAPELAB_KAHAN_LOCAL", "", "0|1|global: lanes' Kahan sums in registers, in workgroup-local memory, or in "
+       "per-lane slots of the device scratch buffer (default: 0 on Vulkan, else 1; same bits)",
+       Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.kahanPlace = parseKahanPlace(v, n); }},
+      {"TAPELAB_CUDA_MIN_BLOCKS", "", "1..32, CUDA and HIP kernels: __launch_bounds__(workgroup, N), the compiler "
+       "caps registers to fit N blocks per SM (default: no second bound; same bits)",
+       Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.minBlocks = static_cast<int>(parseUnsigned(v, n, 1, 32)); }},
       // An engine: its factory's EngineSettings.
       {"TAPELAB_THREADS", "", "CPU engines' threads (results do not depend on it)", Scope::Engine,
        [](C& c, S& v, const char* n) { c.engineSettings.threads = static_cast<unsigned>(parseUnsigned(v, n, 1, 100'000)); }},

@@ -37,11 +37,16 @@ enum class ScratchLayout { AoS, SoA };
 // every market's recompute and adjoints at once, or one market after another over the block's
 // draws computed once. Same bits either way.
 enum class MarketOrder { Joint, Sequential };
+// Where a GPU kernel keeps each lane's Kahan sums across its paths (gpu/codegen/emit.h): in
+// registers, in workgroup-local memory, or in the lane's slots of the device scratch buffer
+// (global memory). The same operations in the same order: same bits in every place.
+enum class KahanPlace { Registers, Local, Global };
 
 const char* toString(Precision p);
 const char* toString(KernelKind k);
 const char* toString(ScratchLayout l);
 const char* toString(MarketOrder o);
+const char* toString(KahanPlace p);
 
 // How a GPU engine runs a kernel; none of these changes a result's bits except
 // pathOffset, which picks the paths. Defaults: the engine's own choices.
@@ -51,10 +56,14 @@ struct KernelKnobs {
   uint64_t scratchBudget = 0;       // scratch bytes one launch may use; 0 = derived from the device
   bool opaque = true;               // false: drop the opaque identity (experiments; gpu/codegen/emit.h)
   std::optional<bool> unrollDraws;  // Philox rounds unrolled; unset: the engine decides (rolled on a CPU device)
-  // Kahan sums in workgroup-local memory when they fit (gpu/codegen/emit.h); unset: the engine
-  // decides (Vulkan keeps them in registers: NVIDIA's Vulkan ran the 7-market register kernel at
-  // 229 Mpath/s with them in local memory and 445 without, H200 2026-12-01; CUDA keeps local).
-  std::optional<bool> kahanInLocal;
+  // Where the Kahan sums live (gpu/codegen/emit.h); unset: the engine decides (Vulkan keeps them in
+  // registers: NVIDIA's Vulkan ran the 7-market register kernel at 229 Mpath/s with them in local
+  // memory and 445 without, H200 2026-12-01; the others keep them local).
+  std::optional<KahanPlace> kahanPlace;
+  // CUDA and HIP kernels: __launch_bounds__(workgroup, minBlocks), so the compiler caps registers
+  // to fit that many blocks per SM (HIP reads it as its own occupancy hint); 0: no second bound.
+  // Other engines ignore it. Registers and spills change, arithmetic does not: same bits.
+  int minBlocks = 0;
 };
 
 struct KernelOptions {

@@ -10,7 +10,8 @@
 // with the workgroup-local bytes the Kahan sums take (they cap occupancy too) and,
 // with --ptx, the kernel's PTX instruction count (straight-line code: about the
 // instructions per path). One CSV row per kernel. Cold 7-market compiles take
-// a minute or more each; NVRTC output is cached (TAPELAB_CACHE_DIR).
+// a minute or more each; NVRTC output is cached (TAPELAB_CACHE_DIR). The kernel
+// knobs apply (TAPELAB_KAHAN_LOCAL, TAPELAB_CUDA_MIN_BLOCKS: scripts/gpu-occupancy.sh).
 #include <CLI/CLI.hpp>
 
 #include <atomic>
@@ -133,7 +134,8 @@ int main(int argc, char** argv) {
           const EmittedKernel k = emitKernel(tape, o, cudaDialect());
           const size_t sums = size_t(k.partialsPerGroup());
           const size_t local = 2 * sums * size_t(k.workgroupSize) * k.scalarBytes();
-          j.kahanLocalBytes = local <= kMaxKahanLocalBytes ? local : 0;
+          const bool inLocal = o.knobs.kahanPlace.value_or(KahanPlace::Local) == KahanPlace::Local;  // cuda's default
+          j.kahanLocalBytes = inLocal && local <= kMaxKahanLocalBytes ? local : 0;
           if (ptx) j.ptx = ptxInstructions(compilePtx(k.source));
         } catch (const std::exception& e) {
           j.error = e.what();

@@ -456,11 +456,12 @@ std::vector<KernelKind> checkpointedKinds(const std::vector<KernelKind>& kinds) 
 Gen<CkptSpec> genCkptSpec(const std::vector<KernelKind>& kinds) {
   const std::vector<KernelKind> ck = checkpointedKinds(kinds);
   return gen::apply(
-      [](KernelKind k, PlanSpec p, ScratchLayout l, MarketOrder order, bool local) {
-        return CkptSpec{k, std::move(p), l, order, local};
+      [](KernelKind k, PlanSpec p, ScratchLayout l, MarketOrder order, KahanPlace kahan) {
+        return CkptSpec{k, std::move(p), l, order, kahan};
       },
       gen::elementOf(ck), genPlanSpec(), gen::element(ScratchLayout::SoA, ScratchLayout::AoS),
-      gen::element(MarketOrder::Joint, MarketOrder::Sequential), gen::arbitrary<bool>());
+      gen::element(MarketOrder::Joint, MarketOrder::Sequential),
+      gen::element(KahanPlace::Registers, KahanPlace::Local, KahanPlace::Global));
 }
 
 KernelOptions checkpointedOptions(const Tape& tape, Precision precision, const CkptSpec& spec) {
@@ -470,17 +471,17 @@ KernelOptions checkpointedOptions(const Tape& tape, Precision precision, const C
   o.plan = buildPlan(tape, spec.plan);
   o.layout = spec.layout;
   o.marketOrder = spec.order;
-  o.knobs.kahanInLocal = spec.kahanInLocal;
+  o.knobs.kahanPlace = spec.kahan;
   return o;
 }
 
 std::string describeOptions(const KernelOptions& o) {
   std::string s = std::string(toString(o.kind)) + " kernel, " + toString(o.precision) +
                   (o.greeks ? ", greeks" : ", value only") + ", markets " + std::to_string(o.markets);
-  if (o.kind == KernelKind::Scratch) s += std::string(", ") + toString(o.layout);
+  if (o.kind == KernelKind::Scratch || o.knobs.kahanPlace == KahanPlace::Global) s += std::string(", ") + toString(o.layout);
   if (o.kind != KernelKind::Plain)
-    s += std::string(", markets ") + toString(o.marketOrder) + ", sums in " +
-         (!o.knobs.kahanInLocal ? "the engine's default place" : *o.knobs.kahanInLocal ? "local memory" : "registers") + ", plan " + describePlan(o.plan);
+    s += std::string(", markets ") + toString(o.marketOrder) + ", Kahan sums in " +
+         (o.knobs.kahanPlace ? toString(*o.knobs.kahanPlace) : "the engine's default place") + ", plan " + describePlan(o.plan);
   return s;
 }
 

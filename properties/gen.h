@@ -87,9 +87,9 @@ struct CkptSpec {
   PlanSpec plan;
   ScratchLayout layout = ScratchLayout::SoA;
   // Same bits either way, so drawn too: fused markets reversed jointly or one after another, and
-  // the lanes' Kahan sums in workgroup-local memory or in registers (GPU engines).
+  // where the lanes' Kahan sums live (registers, workgroup-local or global memory; GPU engines).
   MarketOrder order = MarketOrder::Sequential;
-  bool kahanInLocal = true;
+  KahanPlace kahan = KahanPlace::Local;
 };
 // Checkpointed kinds among `kinds`; empty when the engine only has plain.
 std::vector<KernelKind> checkpointedKinds(const std::vector<KernelKind>& kinds);

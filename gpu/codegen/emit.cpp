@@ -54,6 +54,7 @@ class Emitter {
           scratchSlots_ += copiesOf(j);
         }
     }
+    if (emitOptions.kahanPlace == KahanPlace::Global) kahanSlots_ = 2 * kahanSums();  // after the scratch kind's
   }
 
   EmittedKernel run() {
@@ -62,11 +63,12 @@ class Emitter {
     std::string begin = dialect_.kernelBegin;
     const int sums = kahanSums();
     sumsPerReduction_ = std::min(sums, 16);
-    kahanInLocal_ = emitOptions_.kahanInLocal &&
+    kahanInLocal_ = emitOptions_.kahanPlace == KahanPlace::Local &&
                     size_t(2) * size_t(sums) * size_t(emitOptions_.workgroupSize) *
                             (options_.precision == Precision::F32 ? 4 : 8) <= kMaxKahanLocalBytes;
     const int localSums = kahanInLocal_ ? 2 * sums : sumsPerReduction_;
     begin = substitute(begin, "$RED", std::to_string(localSums * emitOptions_.workgroupSize));
+    begin = substitute(begin, "$MINBLOCKS", emitOptions_.minBlocks > 0 ? ", " + std::to_string(emitOptions_.minBlocks) : "");
     begin = substitute(begin, "$WG", std::to_string(emitOptions_.workgroupSize));
     begin = substitute(begin, "$ENTRY", dialect_.entry);
     begin = substitute(begin, "$T", scalarType_);
@@ -87,7 +89,8 @@ class Emitter {
     k.markets = markets_;
     k.numInputs = tape_.numInputs();
     k.width = sumsPerMarket_;
-    k.scratchSlots = scratchSlots_;
+    k.scratchSlots = scratchSlots_ + kahanSlots_;
+    k.kahanSlots = kahanSlots_;
     k.segments = checkpointed_ ? options_.plan.segments() : 1;
     k.wrt = options_.kind == KernelKind::Tangent ? options_.wrt : std::vector<int>{};
     return k;
@@ -214,14 +217,23 @@ class Emitter {
   std::string scratchStore(int32_t j, int m) const {
     const int slot = firstScratchSlot_[j] + (dependsOnInput_[j] ? m : 0);
     if (options_.layout == ScratchLayout::AoS)
-      return "tl_tid * " + uintLiteral(scratchSlots_) + " + " + uintLiteral(slot);
+      return "tl_tid * " + uintLiteral(scratchSlots_ + kahanSlots_) + " + " + uintLiteral(slot);
     return uintLiteral(slot) + " * tl_inv + tl_tid";
   }
   std::string scratchLoad(int32_t j, int m) const {
     const int slot = firstScratchSlot_[j] + (dependsOnInput_[j] ? m : 0);
     if (options_.layout == ScratchLayout::AoS)
-      return "(tl_tid * " + uintLiteral(scratchSlots_) + " + " + uintLiteral(slot) + ") ^ " + zeroKey();
+      return "(tl_tid * " + uintLiteral(scratchSlots_ + kahanSlots_) + " + " + uintLiteral(slot) + ") ^ " + zeroKey();
     return uintLiteral(slot) + " * (tl_inv ^ " + zeroKey() + ") + tl_tid";
+  }
+  // Kahan cell i (sum i, at kahanSums() + i its compensation) in local memory, or in the lane's scratch slot
+  // after the scratch kind's (SoA: through `inv`, tl_inv in the path loop: see above).
+  std::string kahanCell(int i, const std::string& inv) const {
+    if (kahanInLocal_) return "tl_red[" + uintLiteral(int64_t(i) * emitOptions_.workgroupSize) + " + tl_lid]";
+    const int slot = scratchSlots_ + i;
+    if (options_.layout == ScratchLayout::AoS)
+      return "scratch[tl_tid * " + uintLiteral(scratchSlots_ + kahanSlots_) + " + " + uintLiteral(slot) + "]";
+    return "scratch[" + uintLiteral(slot) + " * " + inv + " + tl_tid]";
   }
 
   // ---- the text
@@ -237,6 +249,7 @@ class Emitter {
     if (options_.kind == KernelKind::Scratch)
       source_ += std::string(", ") + toString(options_.layout) + ", " + std::to_string(scratchSlots_) + " slots";
     if (sequential_) source_ += ", markets sequential";
+    if (kahanSlots_ > 0) source_ += ", Kahan sums in scratch";
     source_ += std::string(", ") + toString(options_.precision) + ", " + std::to_string(markets_) + " market(s), " +
                (options_.greeks ? "value + Greeks" : "value only") + ", dialect " + dialect_.name + "\n";
     source_ += dialect_.helpers;
@@ -308,7 +321,7 @@ class Emitter {
     const std::string& U = uintType_;
     line("const " + U + " tl_lid = " + dialect_.localId + ";");
     line("const " + U + " tl_g = " + dialect_.groupId + ";");
-    if (options_.kind == KernelKind::Scratch) line("const " + U + " tl_tid = tl_g * " + uintLiteral(wg) + " + tl_lid;");
+    if (options_.kind == KernelKind::Scratch || kahanSlots_ > 0) line("const " + U + " tl_tid = tl_g * " + uintLiteral(wg) + " + tl_lid;");
     for (int m = 0; m < markets_; ++m)
       for (int k = 0; k < tape_.numInputs(); ++k)
         line(scalarType_ + " tl_in" + std::to_string(m) + "_" + std::to_string(k) + " = inputs[" +
@@ -318,6 +331,9 @@ class Emitter {
       line("// In local memory: sum i of this lane at tl_red[i * WG + lid], its compensation at [(sums + i) * WG + lid].");
       for (int i = 0; i < 2 * kahanSums(); ++i)
         line("tl_red[" + uintLiteral(int64_t(i) * emitOptions_.workgroupSize) + " + tl_lid] = " + literal(0.0) + ";");
+    } else if (kahanSlots_ > 0) {
+      line("// In scratch: sum i in this lane's slot " + std::to_string(scratchSlots_) + " + i, its compensation + sums.");
+      for (int i = 0; i < kahanSlots_; ++i) line(kahanCell(i, param("invocations")) + " = " + literal(0.0) + ";");
     } else {
       for (int i = 0; i < kahanSums(); ++i)
         line(scalarDecl() + "tl_s" + std::to_string(i) + " = " + literal(0.0) + "; " + scalarDecl() + "tl_c" +
@@ -326,8 +342,8 @@ class Emitter {
     open("for (" + U + " tl_j = 0u; tl_j < " + uintLiteral(emitOptions_.pathsPerLane) + "; ++tl_j) {");
     line(U + " tl_p = tl_g * " + uintLiteral(block) + " + tl_j * " + uintLiteral(wg) + " + tl_lid;");
     open("if (tl_p < " + param("count") + ") {");
-    if (options_.kind == KernelKind::Scratch && options_.layout == ScratchLayout::SoA && options_.greeks &&
-        options_.plan.segments() > 1)
+    if (options_.layout == ScratchLayout::SoA &&
+        ((options_.kind == KernelKind::Scratch && options_.greeks && options_.plan.segments() > 1) || kahanSlots_ > 0))
       line(U + " tl_inv = " + param("invocations") + " + (tl_j & " + zeroKey() +
            ");  // loop-variant: see scratchStore");
     line(U + " tl_pathLo = " + param("pathLo") + " + tl_p;");
@@ -590,10 +606,8 @@ class Emitter {
           const int index = m * 2 * sumsPerMarket_ + squared * sumsPerMarket_ + k;
           const std::string q = std::to_string(index);
           const std::string term = squared ? x + " * " + x : x;
-          if (kahanInLocal_) {
-            const int64_t wg = emitOptions_.workgroupSize;
-            const std::string sum = "tl_red[" + uintLiteral(index * wg) + " + tl_lid]";
-            const std::string comp = "tl_red[" + uintLiteral((kahanSums() + index) * wg) + " + tl_lid]";
+          if (kahanInLocal_ || kahanSlots_ > 0) {
+            const std::string sum = kahanCell(index, "tl_inv"), comp = kahanCell(kahanSums() + index, "tl_inv");
             line("{ " + scalarDecl() + "s = " + sum + "; " + scalarDecl() + "y = " + term + " - " + comp + "; " +
                  scalarDecl() + "t = s + y; " + comp + " = (t - s) - y; " + sum + " = t; }");
           } else {
@@ -605,33 +619,17 @@ class Emitter {
     }
   }
 
-  // Fixed-order tree over the workgroup's lanes, sumsPerReduction_ sums at a time.
+  // Fixed-order tree over the workgroup's lanes, sumsPerReduction_ sums at a time (local: the sums
+  // are in place already, every tree at once).
   void reduceWorkgroup() {
     const int wg = emitOptions_.workgroupSize;
-    const int sums = kahanSums();
+    const int sums = kahanSums(), chunk = kahanInLocal_ ? sums : sumsPerReduction_;
     line("// workgroup reduction: a fixed binary tree in local memory, then one partial per sum");
-    if (kahanInLocal_) {  // the sums are in place already: every tree at once
-      line(dialect_.barrier);
-      open("for (" + uintType_ + " tl_st = " + uintLiteral(wg / 2) + "; tl_st > 0u; tl_st >>= 1u) {");
-      open("if (tl_lid < tl_st) {");
-      for (int i = 0; i < sums; ++i) {
-        const std::string at = uintLiteral(int64_t(i) * wg) + " + tl_lid";
-        line("tl_red[" + at + "] = tl_red[" + at + "] + tl_red[" + at + " + tl_st];");
-      }
-      close();
-      line(dialect_.barrier);
-      close();
-      open("if (tl_lid == 0u) {");
-      for (int i = 0; i < sums; ++i)
-        line("partials[tl_g * " + uintLiteral(sums) + " + " + uintLiteral(i) + "] = tl_red[" +
-             uintLiteral(int64_t(i) * wg) + "];");
-      close();
-      return;
-    }
-    for (int lo = 0; lo < sums; lo += sumsPerReduction_) {
-      const int hi = std::min(sums, lo + sumsPerReduction_);
-      for (int i = lo; i < hi; ++i)
-        line("tl_red[" + uintLiteral(int64_t(i - lo) * wg) + " + tl_lid] = tl_s" + std::to_string(i) + ";");
+    for (int lo = 0; lo < sums; lo += chunk) {
+      const int hi = std::min(sums, lo + chunk);
+      for (int i = lo; i < hi && !kahanInLocal_; ++i)
+        line("tl_red[" + uintLiteral(int64_t(i - lo) * wg) + " + tl_lid] = " +
+             (kahanSlots_ > 0 ? kahanCell(i, param("invocations")) : "tl_s" + std::to_string(i)) + ";");
       line(dialect_.barrier);
       open("for (" + uintType_ + " tl_st = " + uintLiteral(wg / 2) + "; tl_st > 0u; tl_st >>= 1u) {");
       open("if (tl_lid < tl_st) {");
@@ -661,6 +659,7 @@ class Emitter {
   std::vector<uint8_t> dependsOnInput_;  // per node: computed from an input (one copy per market, an adjoint)
   std::vector<int32_t> firstScratchSlot_;  // per stored node: its first slot in scratch, else -1
   int scratchSlots_ = 0;
+  int kahanSlots_ = 0;  // KahanPlace::Global: the Kahan sums' and compensations' slots, after scratchSlots_
   int sumsPerMarket_ = 1;     // the ABI's width: 1 + numInputs with greeks, else 1
   int sumsPerReduction_ = 1;  // Kahan sums reduced together in local memory
   bool checkpointed_ = false;
@@ -670,7 +669,7 @@ class Emitter {
   int indent_ = 0;
   int blockKeys_ = 0;  // opaque keys of nested blocks made so far
   std::set<uint32_t> groupsDrawn_;  // draw groups whose words the current block has declared
-  bool kahanInLocal_ = false;  // EmitOptions::kahanInLocal, and the sums fit
+  bool kahanInLocal_ = false;  // EmitOptions::kahanPlace is Local, and the sums fit
   TangentSlots tangents_;      // the tangent kind's slots per node
 };
 

@@ -23,9 +23,11 @@
 //            market m, at (g*markets + m)*2*width: `width` sums (value, then
 //            d value/d input k in input order when greeks), then the same
 //            `width` sums of squares. width = 1 + numInputs with greeks, else 1.
-//   scratch  T[scratchSlots * invocations] (scratch kind; any 1-element buffer
-//            otherwise): slot s of invocation tid = g*workgroupSize + lid at
-//            aos tid*scratchSlots + s, soa s*invocations + tid.
+//   scratch  T[scratchSlots * invocations] (scratch kind or Kahan sums in global
+//            memory; any 1-element buffer otherwise): slot s of invocation
+//            tid = g*workgroupSize + lid at aos tid*scratchSlots + s, soa
+//            s*invocations + tid. The last kahanSlots slots (KahanPlace::Global)
+//            hold the lane's Kahan sums, then their compensations.
 // Launch: `groups` workgroups of workgroupSize lanes (1-D). Group g of a
 // dispatch prices the block of paths [g*B, (g+1)*B) of that dispatch, where
 // B = workgroupSize * pathsPerLane; lane lid takes paths g*B + j*workgroupSize
@@ -129,7 +131,8 @@ struct Dialect {
   std::string helpers;          // dialect-only helpers (GLSL: tl_mulhi over umulExtended)
 
   // The kernel's frame, with $T (scalar), $U (uint), $WG (workgroup size),
-  // $RED (local reduction array length) and $ENTRY substituted. kernelBegin
+  // $RED (local reduction array length), $MINBLOCKS ("" or ", N": the launch
+  // bound's minimum blocks, EmitOptions::minBlocks) and $ENTRY substituted. kernelBegin
   // declares the ABI's parameters and buffers, the local array `tl_red`, and
   // opens the body; kernelEnd closes it.
   std::string kernelBegin, kernelEnd;
@@ -160,11 +163,16 @@ struct EmitOptions {
   // false: Philox's ten rounds stay a loop (dialect's dontUnroll), for
   // devices where compile time dominates (lavapipe). Same bits either way.
   bool unrollDraws = true;
-  // Keep each lane's Kahan sums (value, adjoints and their squares, per market)
-  // in workgroup-local memory across its paths instead of in registers, when
-  // they fit kMaxKahanLocalBytes: with several markets they were most of the
-  // kernel's registers. The same operations in the same order: same bits.
-  bool kahanInLocal = true;
+  // Where each lane keeps its Kahan sums (value, adjoints and their squares,
+  // per market) across its paths: with several markets they were most of the
+  // kernel's registers. Local: workgroup-local memory when they fit
+  // kMaxKahanLocalBytes (else registers). Global: slots of the scratch buffer
+  // after the scratch kind's own (EmittedKernel::kahanSlots), read and written
+  // once per path. The same operations in the same order: same bits.
+  KahanPlace kahanPlace = KahanPlace::Local;
+  // > 0: C dialects with a launch bound ($MINBLOCKS in kernelBegin: CUDA, HIP)
+  // write __launch_bounds__(workgroupSize, minBlocks); others ignore it.
+  int minBlocks = 0;
 };
 
 // Workgroup-local bytes the Kahan sums may take (the local arrays every API allows without opt-in).
@@ -182,7 +190,8 @@ struct EmittedKernel {
   int markets = 1;
   int numInputs = 0;
   int width = 1;         // sums per market: 1 + numInputs with greeks, else 1
-  int scratchSlots = 0;  // scratch elements per invocation (scratch kind)
+  int scratchSlots = 0;  // scratch elements per invocation (scratch kind; and the Kahan slots)
+  int kahanSlots = 0;    // of which Kahan sums and compensations (KahanPlace::Global), the last ones
   int segments = 1;
   std::vector<int> wrt;  // tangent kind: KernelOptions::wrt (the other inputs' Greeks come back NaN)
 

@@ -10,11 +10,12 @@
 
 namespace tapelab {
 
-EmitOptions emitOptionsFor(const KernelOptions& options, bool unrollByDefault, bool kahanLocalByDefault) {
+EmitOptions emitOptionsFor(const KernelOptions& options, bool unrollByDefault, KahanPlace kahanByDefault) {
   EmitOptions e;
   e.opaque = options.knobs.opaque;
   e.unrollDraws = options.knobs.unrollDraws.value_or(unrollByDefault);
-  e.kahanInLocal = options.knobs.kahanInLocal.value_or(kahanLocalByDefault);
+  e.kahanPlace = options.knobs.kahanPlace.value_or(kahanByDefault);
+  e.minBlocks = options.knobs.minBlocks;
   return e;
 }
 

@@ -11,9 +11,10 @@
 namespace tapelab {
 
 // The emitter's options for `options`: defaults, with the opaque identity and
-// the Philox unrolling from options.knobs (unrollDraws unset: `unrollByDefault`)
-// and where the Kahan sums live (kahanInLocal unset: `kahanLocalByDefault`).
-EmitOptions emitOptionsFor(const KernelOptions& options, bool unrollByDefault = true, bool kahanLocalByDefault = true);
+// the Philox unrolling from options.knobs (unrollDraws unset: `unrollByDefault`),
+// where the Kahan sums live (kahanPlace unset: `kahanByDefault`) and the launch bound.
+EmitOptions emitOptionsFor(const KernelOptions& options, bool unrollByDefault = true,
+                           KahanPlace kahanByDefault = KahanPlace::Local);
 
 // Writes `source` to DIR/tapelab-<stem>-<hash>.<ext> (creating DIR) and
 // returns the path; "" when dir is "". Throws std::runtime_error when it

@@ -49,7 +49,7 @@ class VulkanKernel final : public Kernel, DispatchRunner {
       throw std::invalid_argument("vulkan: fp64 kernels are not supported (GLSL has no double exp/log); use fp32");
     // On a CPU device (lavapipe) compile time dominates: Philox stays rolled unless asked.
     const bool cpuDevice = dev_->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
-    emitted_ = emitKernel(tape, options, glslDialect(), emitOptionsFor(options, !cpuDevice, /*kahanLocalByDefault=*/false));
+    emitted_ = emitKernel(tape, options, glslDialect(), emitOptionsFor(options, !cpuDevice, KahanPlace::Registers));
     stats_.sourcePath =
         dumpSource(options.dumpDir, std::string("vulkan-") + toString(options.kind), "comp", emitted_.source);
     const Spirv spirv = compileGlsl(emitted_.source, stats_.sourcePath, cacheDir);

@@ -57,7 +57,9 @@ const std::vector<Case>& cases() {
       {"TAPELAB_SCRATCH_BUDGET", "4096", [](const RunConfig& c) { return c.kernelKnobs.scratchBudget == 4096u; }, "0"},
       {"TAPELAB_OPAQUE", "0", [](const RunConfig& c) { return !c.kernelKnobs.opaque; }, "no"},
       {"TAPELAB_UNROLL_DRAWS", "1", [](const RunConfig& c) { return c.kernelKnobs.unrollDraws == true; }, "2"},
-      {"TAPELAB_KAHAN_LOCAL", "0", [](const RunConfig& c) { return c.kernelKnobs.kahanInLocal == false; }, "yes"},
+      {"TAPELAB_KAHAN_LOCAL", "global", [](const RunConfig& c) { return c.kernelKnobs.kahanPlace == KahanPlace::Global; },
+       "yes"},
+      {"TAPELAB_CUDA_MIN_BLOCKS", "4", [](const RunConfig& c) { return c.kernelKnobs.minBlocks == 4; }, "33"},
       {"TAPELAB_THREADS", "3", [](const RunConfig& c) { return c.engineSettings.threads == 3u; }, "two"},
       {"TAPELAB_DEVICE_TIMEOUT", "0.25", [](const RunConfig& c) { return c.engineSettings.deviceTimeout == 0.25; }, "-1"},
       {"TAPELAB_VULKAN_DEVICE", "llvmpipe", [](const RunConfig& c) { return c.engineSettings.vulkan.device == "llvmpipe"; },
@@ -113,6 +115,21 @@ TEST(ApiKnobs, BadValuesAreOneLineErrorsNamingTheVariable) {
   ScopedEnv threads("TAPELAB_THREADS", "0");
   EXPECT_THROW(engineSettingsFromEnvironment(), std::invalid_argument);
   EXPECT_THROW(RunConfig::fromEnvironmentWithoutRunKnobs(), std::invalid_argument);
+}
+
+// TAPELAB_KAHAN_LOCAL keeps its 0|1 and adds global (the words registers and local too).
+TEST(ApiKnobs, KahanPlaceTakesZeroOneAndGlobal) {
+  CleanKnobs clean;
+  EXPECT_FALSE(RunConfig::fromEnvironment().kernelKnobs.kahanPlace.has_value());
+  for (const auto& [text, place] : std::vector<std::pair<const char*, KahanPlace>>{
+           {"0", KahanPlace::Registers}, {"registers", KahanPlace::Registers}, {"1", KahanPlace::Local},
+           {"local", KahanPlace::Local}, {"global", KahanPlace::Global}}) {
+    ScopedEnv env("TAPELAB_KAHAN_LOCAL", text);
+    EXPECT_EQ(RunConfig::fromEnvironment().kernelKnobs.kahanPlace, place) << text;
+  }
+  EXPECT_EQ(RunConfig::fromEnvironment().kernelKnobs.minBlocks, 0);
+  ScopedEnv blocks("TAPELAB_CUDA_MIN_BLOCKS", "0");
+  EXPECT_THROW(RunConfig::fromEnvironment(), std::invalid_argument);
 }
 
 // Seconds as a decimal, 0 meaning no limit; anything that is not a finite decimal in [0, 1e9] is refused.

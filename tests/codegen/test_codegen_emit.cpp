@@ -52,7 +52,15 @@ struct GoldenCase {
   int markets;
   ScratchLayout layout;
   MarketOrder order = MarketOrder::Joint;
+  EmitOptions emit = {};
 };
+
+EmitOptions kahanGlobalMinBlocks(int minBlocks) {
+  EmitOptions e;
+  e.kahanPlace = KahanPlace::Global;
+  e.minBlocks = minBlocks;
+  return e;
+}
 
 }  // namespace
 
@@ -74,6 +82,11 @@ TEST(CodegenGolden, SmallTapeInEveryDialect) {
        MarketOrder::Sequential},
       {"small.scratch-2markets-sequential.cu", "cuda", KernelKind::Scratch, 2, ScratchLayout::SoA,
        MarketOrder::Sequential},
+      // Research knobs (same bits): Kahan sums in global memory, a second launch bound.
+      {"small.register-2markets-kahan-global-minblocks.cu", "cuda", KernelKind::Register, 2, ScratchLayout::SoA,
+       MarketOrder::Sequential, kahanGlobalMinBlocks(6)},
+      {"small.scratch-aos-kahan-global.cl", "opencl", KernelKind::Scratch, 1, ScratchLayout::AoS, MarketOrder::Joint,
+       kahanGlobalMinBlocks(0)},
   };
   // The source tree's golden files; a copied binary (the H200 runs) finds
   // them relative to the working directory instead.
@@ -88,7 +101,7 @@ TEST(CodegenGolden, SmallTapeInEveryDialect) {
     o.markets = c.markets;
     o.layout = c.layout;
     o.marketOrder = c.order;
-    const std::string source = emitKernel(t, o, dialectByName(c.dialect)).source;
+    const std::string source = emitKernel(t, o, dialectByName(c.dialect), c.emit).source;
     const std::filesystem::path path = dir / c.file;
     if (update) {
       std::filesystem::create_directories(dir);
@@ -98,6 +111,53 @@ TEST(CodegenGolden, SmallTapeInEveryDialect) {
     ASSERT_TRUE(std::filesystem::exists(path)) << path << " missing: run with TAPELAB_UPDATE_GOLDEN=1";
     EXPECT_EQ(source, readText(path)) << c.file << " differs from the generated kernel; if the change is "
                                       << "intended, regenerate with TAPELAB_UPDATE_GOLDEN=1 and review the diff";
+  }
+}
+
+// TAPELAB_CUDA_MIN_BLOCKS: a second launch bound in CUDA and HIP only, and nothing else changes.
+TEST(CodegenSpelling, MinBlocksIsASecondLaunchBoundInCudaAndHip) {
+  const Tape t = smallTape();
+  KernelOptions o;
+  o.precision = Precision::F32;
+  EmitOptions bounded;
+  bounded.minBlocks = 5;
+  for (const char* name : {"cuda", "hip", "glsl", "opencl"}) {
+    const std::string plain = emitKernel(t, o, dialectByName(name)).source;
+    const std::string withBound = emitKernel(t, o, dialectByName(name), bounded).source;
+    EXPECT_EQ(plain.find("$MINBLOCKS"), std::string::npos) << name;
+    if (std::string(name) == "cuda" || std::string(name) == "hip") {
+      ASSERT_NE(plain.find("__launch_bounds__(64)\n"), std::string::npos) << name;
+      std::string expected = plain;
+      expected.replace(expected.find("__launch_bounds__(64)"), 21, "__launch_bounds__(64, 5)");
+      EXPECT_EQ(withBound, expected) << name;
+    } else {
+      EXPECT_EQ(withBound, plain) << name;
+    }
+  }
+}
+
+// KahanPlace::Global: the sums and compensations take the last scratch slots, no registers and no
+// local array beyond one reduction chunk; SoA addresses in the path loop go through tl_inv.
+TEST(CodegenSpelling, KahanSumsInGlobalTakeTheLastScratchSlots) {
+  const Tape t = smallTape();  // two inputs: width 3
+  PlanOptions po;
+  po.segLen = 8;
+  EmitOptions global;
+  global.kahanPlace = KahanPlace::Global;
+  for (KernelKind kind : {KernelKind::Register, KernelKind::Scratch}) {
+    KernelOptions o;
+    o.precision = Precision::F32;
+    o.kind = kind;
+    o.markets = 2;
+    o.plan = makeStrategyPlan("uniform", t, po);
+    const EmittedKernel local = emitKernel(t, o, cudaDialect());
+    const EmittedKernel k = emitKernel(t, o, cudaDialect(), global);
+    EXPECT_EQ(k.kahanSlots, 2 * 2 * 2 * 3) << toString(kind);
+    EXPECT_EQ(k.scratchSlots, local.scratchSlots + k.kahanSlots) << toString(kind);
+    EXPECT_EQ(k.source.find("tl_s0"), std::string::npos);
+    EXPECT_NE(k.source.find("tl_red[768]"), std::string::npos) << "12 sums (one chunk) x 64 lanes, no compensations";
+    const std::string firstSum = "scratch[" + std::to_string(local.scratchSlots) + "u * tl_inv + tl_tid]";
+    EXPECT_NE(k.source.find("{ float s = " + firstSum + ";"), std::string::npos) << k.source;
   }
 }
 
@@ -435,6 +495,13 @@ TEST(CodegenHost, CompileHelpers) {
   o.knobs.opaque = false;
   EXPECT_TRUE(emitOptionsFor(o, false).unrollDraws);
   EXPECT_FALSE(emitOptionsFor(o).opaque);
+  EXPECT_EQ(emitOptionsFor(o).kahanPlace, KahanPlace::Local);
+  EXPECT_EQ(emitOptionsFor(o, true, KahanPlace::Registers).kahanPlace, KahanPlace::Registers);
+  EXPECT_EQ(emitOptionsFor(o).minBlocks, 0);
+  o.knobs.kahanPlace = KahanPlace::Global;
+  o.knobs.minBlocks = 6;
+  EXPECT_EQ(emitOptionsFor(o, true, KahanPlace::Registers).kahanPlace, KahanPlace::Global);
+  EXPECT_EQ(emitOptionsFor(o).minBlocks, 6);
   CompileOnlyKernel k(KernelStats{}, "why not");
   try {
     k.run({}, 1, 1);

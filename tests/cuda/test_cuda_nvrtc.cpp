@@ -204,3 +204,38 @@ TEST_F(CudaRun, FusedMarketsEqualSeparateAndRepeatIsExact) {
     expectSameBits(one, part, "market " + std::to_string(m));
   }
 }
+
+// The occupancy knobs reach ptxas: TAPELAB_CUDA_MIN_BLOCKS=8 caps a 64-lane block's registers at
+// 65536 / (8 * 64) = 128, and Kahan sums in global memory compile (the bits: CudaRun below).
+TEST(CudaNvrtc, MinBlocksCapsRegistersAndGlobalKahanSumsCompile) {
+  REQUIRE_NVRTC();
+  auto engine = makeCudaEngine(engineSettingsFromEnvironment());
+  const Tape t = products::asianCall(24);
+  KernelOptions o = optionsFor(t, KernelKind::Register, 0, ScratchLayout::SoA, 4);
+  o.knobs.minBlocks = 8;
+  o.knobs.kahanPlace = KahanPlace::Global;
+  const KernelStats s = engine->compile(t, o)->stats();
+  EXPECT_GT(s.registers, 0) << s.notes;
+  EXPECT_LE(s.registers, 128) << s.notes;
+}
+
+TEST_F(CudaRun, KahanPlacesAndLaunchBoundsGiveTheSameBits) {
+  const Tape t = products::asianCall(60);
+  std::vector<std::vector<double>> ladder{t.inputDefaults, t.inputDefaults, t.inputDefaults};
+  ladder[0][0] = 95.0;
+  ladder[2][0] = 105.0;
+  for (auto [kind, layout] : {std::pair{KernelKind::Register, ScratchLayout::SoA},
+                              std::pair{KernelKind::Scratch, ScratchLayout::AoS}}) {
+    const KernelOptions base = optionsFor(t, kind, 48, layout, 3);
+    const RunResult local = engine_->compile(t, base)->run(ladder, kPaths, kSeed);
+    for (KahanPlace place : {KahanPlace::Registers, KahanPlace::Global})
+      for (int minBlocks : {0, 6}) {
+        KernelOptions o = base;
+        o.knobs.kahanPlace = place;
+        o.knobs.minBlocks = minBlocks;
+        expectSameBits(local, engine_->compile(t, o)->run(ladder, kPaths, kSeed),
+                       std::string(toString(kind)) + ", sums in " + toString(place) + ", min blocks " +
+                           std::to_string(minBlocks));
+      }
+  }
+}

@@ -134,6 +134,27 @@ TEST(OpenCLKernels, FusedMarketsEqualSeparateDispatches) {
   }
 }
 
+// Where the lanes' Kahan sums live (registers, workgroup-local, the scratch buffer) moves values, never
+// operations: the same bits, for fused markets in a register kernel (global slots slot-major) and in
+// a scratch AoS kernel (the Kahan slots share each lane's stride with the stored values).
+TEST(OpenCLKernels, KahanPlacesGiveTheSameBits) {
+  REQUIRE_OPENCL();
+  const Tape tape = products::asianCall(12);
+  std::vector<std::vector<double>> ladder{tape.inputDefaults, tape.inputDefaults};
+  ladder[1][0] = 95.0;
+  for (auto [kind, layout] : {std::pair{KernelKind::Register, ScratchLayout::SoA},
+                              std::pair{KernelKind::Scratch, ScratchLayout::AoS}}) {
+    const KernelOptions base = optionsFor(tape, kind, 30, layout, 2);
+    const RunResult local = runOne(*engine, tape, base, ladder);  // OpenCL's default: local
+    for (KahanPlace place : {KahanPlace::Registers, KahanPlace::Global}) {
+      KernelOptions o = base;
+      o.knobs.kahanPlace = place;
+      expectSameBits(local, runOne(*engine, tape, o, ladder),
+                     std::string(toString(kind)) + " " + toString(layout) + ", sums in " + toString(place));
+    }
+  }
+}
+
 TEST(OpenCLKernels, RepeatGivesSameBits) {
   REQUIRE_OPENCL();
   const Tape tape = products::asianCall(24);

@@ -241,6 +241,32 @@ TEST(VulkanExact, ThreeMarketsEqualThreeSingleDispatches) {
   }
 }
 
+// Where the lanes' Kahan sums live (registers, workgroup-local, the scratch buffer) moves values, never
+// operations: the same bits. A fused register kernel, and a scratch AoS kernel whose own slots share
+// each lane's stride with the Kahan slots.
+TEST(VulkanExact, KahanPlacesGiveTheSameBits) {
+  REQUIRE_VULKAN();
+  const Tape t = products::asianCall(24);
+  std::vector<std::vector<double>> ladder{t.inputDefaults, t.inputDefaults, t.inputDefaults};
+  ladder[1][0] = 90.0;
+  ladder[2][0] = 110.0;
+  const RunResult registers =
+      kernel(engine, "asian24-register-4-3m", t, options(KernelKind::Register, window(t, 4), 3)).run(ladder, 600, kSeed);
+  for (KahanPlace place : {KahanPlace::Local, KahanPlace::Global}) {
+    KernelOptions o = options(KernelKind::Register, window(t, 4), 3);
+    o.knobs.kahanPlace = place;
+    expectSameBits(registers, engine->compile(t, o)->run(ladder, 600, kSeed), std::string("register, ") + toString(place));
+  }
+  const Tape r = randomTape(9, 30);
+  PlanOptions po;
+  po.segLen = 23;
+  const Plan plan = makeStrategyPlan("uniform", r, po);
+  const RunResult plain = engine->compile(r, options(KernelKind::Plain))->run({r.inputDefaults}, 400, kSeed);
+  KernelOptions o = options(KernelKind::Scratch, plan, 1, true, ScratchLayout::AoS);
+  o.knobs.kahanPlace = KahanPlace::Global;
+  expectSameBits(plain, engine->compile(r, o)->run({r.inputDefaults}, 400, kSeed), "scratch aos, global");
+}
+
 TEST(VulkanExact, ScratchMarketsEqualSingleDispatches) {
   REQUIRE_VULKAN();
   const Tape t = randomTape(9, 30);

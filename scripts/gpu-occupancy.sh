@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Occupancy knobs on the lent H200 (issue 14, "many markets without spills"): the 7-point ladder in
+# one 7-market register dispatch (252-step Asian, fp32, value + 5 Greeks, compare's defaults: window
+# 16 segments, sequential market order) on cuda, for every TAPELAB_CUDA_MIN_BLOCKS in OCC_BLOCKS x
+# TAPELAB_KAHAN_LOCAL in OCC_PLACES, at each path count in OCC_PATHS. Carry .gpu-runtime and
+# build/gpu (scripts/gpu-pack.sh); results land in $OUT (./gpu-out elsewhere).
+#   source scripts/gpu-env.sh; bash scripts/gpu-occupancy.sh [compile] [time]   (default: both)
+#   compile  every combination's kernels (compare's four: plain and register, x1 and x7) built side
+#            by side, OCC_JOBS compares at once (default 6, four NVRTC builds each), into
+#            TAPELAB_CACHE_DIR (cold: several minutes; a call cut short can be repeated, cached
+#            kernels are not built again). Run it in its own call, then `time` in the next.
+#   time     one `tapelab compare --engines cuda --kernels register --paths P --markets 7 --points 7
+#            --fp32` per combination and path count, one after another (~200 s warm); full tables
+#            in occupancy.txt, one line per combination in occupancy-summary.txt: register x7 and
+#            x1 Mpath/s, the x7 kernel's registers and spill bytes, 'same bits' against this
+#            combination's plain kernel, and whether price/delta/vega equal the first combination's
+#            (the defaults: no second launch bound, Kahan sums local) bit for bit.
+# Knob values: OCC_BLOCKS "unset 4 5 6 8" (unset: no second launch bound), OCC_PLACES "1 0 global global:aos"
+# (workgroup-local, registers, the scratch buffer slot-major, lane-major), OCC_PATHS "4000000 1000000". A smoke test
+# anywhere: OCC_BIN=build/ci/cli OCC_ENGINE=vulkan OCC_EXTRA='--steps 24' OCC_PATHS=20000 (other engines
+# ignore the launch bound).
+set -uo pipefail
+out=${OUT:-gpu-out}
+mkdir -p "$out"
+bin=${OCC_BIN:-$PWD/build/gpu/bin}
+engine=${OCC_ENGINE:-cuda}
+export CPLUS_INCLUDE_PATH=$PWD/build/gpu/include${CPLUS_INCLUDE_PATH:+:$CPLUS_INCLUDE_PATH}
+export TAPELAB_CACHE_DIR=${TAPELAB_CACHE_DIR:-/tmp/tapelab-cache}
+blocks=(${OCC_BLOCKS:-unset 4 5 6 8})
+places=(${OCC_PLACES:-1 0 global global:aos})
+paths=(${OCC_PATHS:-4000000 1000000})
+say() { echo "=== $*"; }
+
+# knobs BLOCKS PLACE: the environment of one combination, for env(1); PLACE global:aos puts the Kahan
+# slots lane-major (TAPELAB_SCRATCH_LAYOUT=aos: one base address per lane) instead of slot-major.
+knobs() {
+  local k=(TAPELAB_KAHAN_LOCAL="${2%%:*}")
+  [[ $2 == *:* ]] && k+=(TAPELAB_SCRATCH_LAYOUT="${2#*:}")
+  [ "$1" = unset ] || k+=(TAPELAB_CUDA_MIN_BLOCKS="$1")
+  echo "${k[@]}"
+}
+
+compare() {  # compare BLOCKS PLACE PATHS [extra compare flags]
+  local b=$1 p=$2 n=$3; shift 3
+  env $(knobs "$b" "$p") "$bin/tapelab" compare --engines "$engine" --kernels register --paths "$n" --markets 7 \
+      --points 7 --fp32 ${OCC_EXTRA:-} "$@"
+}
+
+compile_all() {
+  say "compiling ${#blocks[@]} x ${#places[@]} combinations' kernels, ${OCC_JOBS:-6} at once" | tee -a "$out/occupancy.txt"
+  local t0=$(date +%s) running=0
+  for b in "${blocks[@]}"; do
+    for p in "${places[@]}"; do
+      { compare "$b" "$p" 4096 --ladders 1 >/dev/null 2>>"$out/progress.txt" ||
+          echo "compile of TAPELAB_CUDA_MIN_BLOCKS=$b TAPELAB_KAHAN_LOCAL=$p failed (progress.txt)" | tee -a "$out/occupancy.txt"; } &
+      if (( ++running >= ${OCC_JOBS:-6} )); then wait -n; ((running--)); fi
+    done
+  done
+  wait
+  echo "compiled in $(( $(date +%s) - t0 )) s" | tee -a "$out/occupancy.txt"
+}
+
+time_all() {
+  local summary=$out/occupancy-summary.txt t0=$(date +%s)
+  printf '%-8s %-6s %-10s %9s %9s %5s %8s %9s %9s\n' paths blocks kahan 'x7 Mp/s' 'x1 Mp/s' regs 'spill B' 'same bits' 'as first' \
+      | tee -a "$summary"
+  for n in "${paths[@]}"; do
+    local first=""
+    for b in "${blocks[@]}"; do
+      for p in "${places[@]}"; do
+        local table
+        say "$n paths, TAPELAB_CUDA_MIN_BLOCKS=$b TAPELAB_KAHAN_LOCAL=$p" >>"$out/occupancy.txt"
+        table=$(compare "$b" "$p" "$n" 2>>"$out/progress.txt")
+        echo "$table" >>"$out/occupancy.txt"
+        # Columns: engine (2 words), kernel, segs, mkts, ms/ladder, Mpath/s, price, delta, vega, same bits, regs, spill B.
+        local x7 x1
+        x7=$(awk -v e="$engine" '$1 == e && $3 ~ /^register/ && $5 == 7' <<<"$table")
+        x1=$(awk -v e="$engine" '$1 == e && $3 ~ /^register/ && $5 == 1' <<<"$table")
+        local values; values=$(awk '{print $8, $9, $10}' <<<"$x7")
+        [ -n "$first" ] || first=$values
+        local same=no; [ -n "$values" ] && [ "$values" = "$first" ] && same=yes
+        printf '%-8s %-6s %-10s %9s %9s %5s %8s %9s %9s\n' "$n" "$b" "$p" "$(awk '{print $7}' <<<"$x7")" \
+            "$(awk '{print $7}' <<<"$x1")" "$(awk '{print $12}' <<<"$x7")" "$(awk '{print $13}' <<<"$x7")" \
+            "$(awk '{print $11}' <<<"$x7")" "$same" | tee -a "$summary"
+      done
+    done
+  done
+  echo "timed in $(( $(date +%s) - t0 )) s" | tee -a "$summary"
+}
+
+[ $# -gt 0 ] || set -- compile time
+for m in "$@"; do
+  case "$m" in
+    compile) compile_all ;;
+    time) time_all ;;
+    *) echo "gpu-occupancy.sh: unknown mode '$m' (compile, time)" >&2; exit 2 ;;
+  esac
+done

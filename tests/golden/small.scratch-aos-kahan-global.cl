@@ -1,0 +1,222 @@
+#pragma OPENCL FP_CONTRACT OFF
+// tapelab kernel: tape golden-small, 21 nodes, scratch (3 segments, golden), aos, 5 slots, Kahan sums in scratch, fp32, 1 market(s), value + Greeks, dialect opencl
+// opq: the identity on every bit pattern, opaque to the compiler (z is always 0).
+static inline float tl_opq(float x, uint z) { return as_float(as_uint(x) + (uint)(z)); }
+static inline float tl_sel(bool c, float x, float y) { return c ? x : y; }
+// Philox4x32-10, its four words (tape/philox.h).
+static inline uint4 tl_philox(uint c0, uint c1, uint c2, uint c3, uint k0, uint k1) {
+  for (int r = 0; r < 10; ++r) {
+    if (r > 0) { k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }
+    uint hi0 = mul_hi(0xD2511F53u, c0); uint lo0 = 0xD2511F53u * c0;
+    uint hi1 = mul_hi(0xCD9E8D57u, c2); uint lo1 = 0xCD9E8D57u * c2;
+    uint n0 = hi1 ^ c1 ^ k0; uint n2 = hi0 ^ c3 ^ k1;
+    c0 = n0; c1 = lo1; c2 = n2; c3 = lo0;
+  }
+  return (uint4)(c0, c1, c2, c3);
+}
+// Acklam's normal quantile of u = ((w >> 9) + 0.5) * 2^-23 (tape/philox.h).
+static inline float tl_normal(uint w) {
+  float u = ((float)(w >> 9u) + 0.5f) * 1.1920929e-07f;
+  if (u < 0.02425f || u > 0.97574997f) {
+    float tail = u < 0.02425f ? u : 1.0f - u;
+    float q = sqrt((-2.0f) * log(tail));
+    float num = ((((((-0.007784894f) * q + (-0.32239646f)) * q + (-2.4007583f)) * q + (-2.5497324f)) * q + 4.3746643f) * q + 2.938164f);
+    float den = ((((0.007784696f * q + 0.32246712f) * q + 2.4451342f) * q + 3.7544086f) * q + 1.0f);
+    float x = num / den;
+    return u < 0.02425f ? x : -x;
+  }
+  float q = u - 0.5f;
+  float r = q * q;
+  float num = ((((((-39.69683f) * r + 220.9461f) * r + (-275.9285f)) * r + 138.35776f) * r + (-30.664799f)) * r + 2.5066283f) * q;
+  float den = ((((((-54.476097f) * r + 161.58583f) * r + (-155.69897f)) * r + 66.801315f) * r + (-13.280682f)) * r + 1.0f);
+  float z = num / den;
+  return z;
+}
+// The words of draws 4g .. 4g+3 of path (pathHi:pathLo) under key (k0, k1): counter {g, 0, pathLo, pathHi}.
+static inline uint4 tl_drawWords(uint g, uint pathLo, uint pathHi, uint k0, uint k1) {
+  return tl_philox(g, 0u, pathLo, pathHi, k0, k1);
+}
+__kernel __attribute__((reqd_work_group_size(64, 1, 1)))
+void tapelab_kernel(__global const float* restrict inputs, __global float* restrict partials, __global float* restrict scratch,
+    uint seedLo, uint seedHi, uint pathLo, uint pathHi, uint count, uint zero, uint invocations) {
+  __local float tl_red[384];
+  const uint tl_lid = (uint)get_local_id(0);
+  const uint tl_g = (uint)get_group_id(0);
+  const uint tl_tid = tl_g * 64u + tl_lid;
+  float tl_in0_0 = inputs[0u];
+  float tl_in0_1 = inputs[1u];
+  // Kahan sums per market: value, adjoints, then their squares.
+  // In scratch: sum i in this lane's slot 5 + i, its compensation + sums.
+  scratch[tl_tid * 17u + 5u] = 0.0f;
+  scratch[tl_tid * 17u + 6u] = 0.0f;
+  scratch[tl_tid * 17u + 7u] = 0.0f;
+  scratch[tl_tid * 17u + 8u] = 0.0f;
+  scratch[tl_tid * 17u + 9u] = 0.0f;
+  scratch[tl_tid * 17u + 10u] = 0.0f;
+  scratch[tl_tid * 17u + 11u] = 0.0f;
+  scratch[tl_tid * 17u + 12u] = 0.0f;
+  scratch[tl_tid * 17u + 13u] = 0.0f;
+  scratch[tl_tid * 17u + 14u] = 0.0f;
+  scratch[tl_tid * 17u + 15u] = 0.0f;
+  scratch[tl_tid * 17u + 16u] = 0.0f;
+  for (uint tl_j = 0u; tl_j < 4u; ++tl_j) {
+    uint tl_p = tl_g * 256u + tl_j * 64u + tl_lid;
+    if (tl_p < count) {
+      uint tl_pathLo = pathLo + tl_p;
+      uint tl_pathHi = pathHi + (tl_pathLo < tl_p ? 1u : 0u);
+      uint tl_fk0 = seedLo; uint tl_fk1 = seedHi;
+      // persistent values: bookmarks, inputs, output
+      float v0;
+      float v1;
+      float v3;
+      float v4;
+      float v8;
+      float v9;
+      float v16;
+      float v20;
+      // forward sweep, one block per segment
+      {  // segment 0: nodes [0, 9)
+        v0 = tl_in0_0;
+        v1 = tl_in0_1;
+        const uint4 vg0 = tl_drawWords(0u, tl_pathLo, tl_pathHi, tl_fk0, tl_fk1);
+        float v2 = tl_normal(vg0.x);
+        v3 = tl_normal(vg0.y);
+        v4 = tl_opq(sqrt(tl_opq(v1, zero)), zero);
+        float v5 = v0 * v2;
+        float v6 = tl_opq(0.5f, zero);
+        float v7 = v5 * v6;
+        v8 = tl_opq(exp(tl_opq(v7, zero)), zero);
+        scratch[tl_tid * 17u + 0u] = v3;
+        scratch[tl_tid * 17u + 1u] = v4;
+        scratch[tl_tid * 17u + 2u] = v8;
+      }
+      {  // segment 1: nodes [9, 17)
+        v9 = v8 + v4;
+        float v10 = tl_opq(tl_opq(v1, zero) / tl_opq(v0, zero), zero);
+        float v11 = tl_opq(log(tl_opq(v9, zero)), zero);
+        float v12 = v11 - v10;
+        float v13 = tl_sel(tl_opq(v3, zero) <= tl_opq(v1, zero), v3, v1);
+        float v14 = -v9;
+        float v15 = tl_sel(tl_opq(v12, zero) >= tl_opq(v14, zero), v12, v14);
+        v16 = v15 * v13;
+        scratch[tl_tid * 17u + 3u] = v9;
+        scratch[tl_tid * 17u + 4u] = v16;
+      }
+      {  // segment 2: nodes [17, 21)
+        float v17 = -v16;
+        float v18 = tl_sel(tl_opq(v17, zero) < 0.0f, -v17, v17);
+        float v19 = v18 + v0;
+        v20 = v19 * v9;
+      }
+      // reverse sweep: segments last to first, each recomputed from its bookmarks
+      float d0 = 0.0f;
+      float d1 = 0.0f;
+      float d4 = 0.0f;
+      float d8 = 0.0f;
+      float d9 = 0.0f;
+      float d16 = 0.0f;
+      float d20 = 1.0f;
+      {  // segment 2
+        float w0 = tl_opq(v0, zero);
+        float w9 = scratch[(tl_tid * 17u + 3u) ^ zero];
+        float w16 = scratch[(tl_tid * 17u + 4u) ^ zero];
+        float w17 = -w16;
+        float w18 = tl_sel(tl_opq(w17, zero) < 0.0f, -w17, w17);
+        float w19 = w18 + w0;
+        float d17 = 0.0f;
+        float d18 = 0.0f;
+        float d19 = 0.0f;
+        d19 += d20 * w9;
+        d9 += d20 * w19;
+        d18 += d19;
+        d0 += d19;
+        d17 += tl_sel(tl_opq(w17, zero) < 0.0f, -d18, d18);
+        d16 += -d17;
+      }
+      {  // segment 1
+        float w0 = tl_opq(v0, zero);
+        float w1 = tl_opq(v1, zero);
+        float w3 = scratch[(tl_tid * 17u + 0u) ^ zero];
+        float w4 = scratch[(tl_tid * 17u + 1u) ^ zero];
+        float w8 = scratch[(tl_tid * 17u + 2u) ^ zero];
+        float w9 = w8 + w4;
+        float w10 = tl_opq(tl_opq(w1, zero) / tl_opq(w0, zero), zero);
+        float w11 = tl_opq(log(tl_opq(w9, zero)), zero);
+        float w12 = w11 - w10;
+        float w13 = tl_sel(tl_opq(w3, zero) <= tl_opq(w1, zero), w3, w1);
+        float w14 = -w9;
+        float w15 = tl_sel(tl_opq(w12, zero) >= tl_opq(w14, zero), w12, w14);
+        float d10 = 0.0f;
+        float d11 = 0.0f;
+        float d12 = 0.0f;
+        float d13 = 0.0f;
+        float d14 = 0.0f;
+        float d15 = 0.0f;
+        d15 += d16 * w13;
+        d13 += d16 * w15;
+        d12 += tl_sel(tl_opq(w12, zero) >= tl_opq(w14, zero), d15, 0.0f);
+        d14 += tl_sel(tl_opq(w12, zero) >= tl_opq(w14, zero), 0.0f, d15);
+        d9 += -d14;
+        d1 += tl_sel(tl_opq(w3, zero) <= tl_opq(w1, zero), 0.0f, d13);
+        d11 += d12;
+        d10 += -d12;
+        d9 += d11 / tl_opq(w9, zero);
+        d1 += d10 / tl_opq(w0, zero);
+        d0 += -(d10 * w10) / tl_opq(w0, zero);
+        d8 += d9;
+        d4 += d9;
+      }
+      {  // segment 0
+        uint tl_rk0 = seedLo ^ zero; uint tl_rk1 = seedHi ^ zero;
+        float w0 = tl_opq(v0, zero);
+        float w1 = tl_opq(v1, zero);
+        const uint4 wg0 = tl_drawWords(0u, tl_pathLo, tl_pathHi, tl_rk0, tl_rk1);
+        float w2 = tl_normal(wg0.x);
+        float w4 = tl_opq(sqrt(tl_opq(w1, zero)), zero);
+        float w5 = w0 * w2;
+        float w6 = tl_opq(0.5f, zero);
+        float w7 = w5 * w6;
+        float w8 = tl_opq(exp(tl_opq(w7, zero)), zero);
+        float d5 = 0.0f;
+        float d7 = 0.0f;
+        d7 += d8 * w8;
+        d5 += d7 * w6;
+        d0 += d5 * w2;
+        d1 += d4 / (w4 + w4);
+      }
+      { float s = scratch[tl_tid * 17u + 5u]; float y = v20 - scratch[tl_tid * 17u + 11u]; float t = s + y; scratch[tl_tid * 17u + 11u] = (t - s) - y; scratch[tl_tid * 17u + 5u] = t; }
+      { float s = scratch[tl_tid * 17u + 8u]; float y = v20 * v20 - scratch[tl_tid * 17u + 14u]; float t = s + y; scratch[tl_tid * 17u + 14u] = (t - s) - y; scratch[tl_tid * 17u + 8u] = t; }
+      { float s = scratch[tl_tid * 17u + 6u]; float y = d0 - scratch[tl_tid * 17u + 12u]; float t = s + y; scratch[tl_tid * 17u + 12u] = (t - s) - y; scratch[tl_tid * 17u + 6u] = t; }
+      { float s = scratch[tl_tid * 17u + 9u]; float y = d0 * d0 - scratch[tl_tid * 17u + 15u]; float t = s + y; scratch[tl_tid * 17u + 15u] = (t - s) - y; scratch[tl_tid * 17u + 9u] = t; }
+      { float s = scratch[tl_tid * 17u + 7u]; float y = d1 - scratch[tl_tid * 17u + 13u]; float t = s + y; scratch[tl_tid * 17u + 13u] = (t - s) - y; scratch[tl_tid * 17u + 7u] = t; }
+      { float s = scratch[tl_tid * 17u + 10u]; float y = d1 * d1 - scratch[tl_tid * 17u + 16u]; float t = s + y; scratch[tl_tid * 17u + 16u] = (t - s) - y; scratch[tl_tid * 17u + 10u] = t; }
+    }
+  }
+  // workgroup reduction: a fixed binary tree in local memory, then one partial per sum
+  tl_red[0u + tl_lid] = scratch[tl_tid * 17u + 5u];
+  tl_red[64u + tl_lid] = scratch[tl_tid * 17u + 6u];
+  tl_red[128u + tl_lid] = scratch[tl_tid * 17u + 7u];
+  tl_red[192u + tl_lid] = scratch[tl_tid * 17u + 8u];
+  tl_red[256u + tl_lid] = scratch[tl_tid * 17u + 9u];
+  tl_red[320u + tl_lid] = scratch[tl_tid * 17u + 10u];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint tl_st = 32u; tl_st > 0u; tl_st >>= 1u) {
+    if (tl_lid < tl_st) {
+      tl_red[0u + tl_lid] = tl_red[0u + tl_lid] + tl_red[0u + tl_lid + tl_st];
+      tl_red[64u + tl_lid] = tl_red[64u + tl_lid] + tl_red[64u + tl_lid + tl_st];
+      tl_red[128u + tl_lid] = tl_red[128u + tl_lid] + tl_red[128u + tl_lid + tl_st];
+      tl_red[192u + tl_lid] = tl_red[192u + tl_lid] + tl_red[192u + tl_lid + tl_st];
+      tl_red[256u + tl_lid] = tl_red[256u + tl_lid] + tl_red[256u + tl_lid + tl_st];
+      tl_red[320u + tl_lid] = tl_red[320u + tl_lid] + tl_red[320u + tl_lid + tl_st];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (tl_lid == 0u) {
+    partials[tl_g * 6u + 0u] = tl_red[0u];
+    partials[tl_g * 6u + 1u] = tl_red[64u];
+    partials[tl_g * 6u + 2u] = tl_red[128u];
+    partials[tl_g * 6u + 3u] = tl_red[192u];
+    partials[tl_g * 6u + 4u] = tl_red[256u];
+    partials[tl_g * 6u + 5u] = tl_red[320u];
+  }
+}
