@@ -74,8 +74,13 @@ for mode in "$@"; do
     export __GL_SHADER_DISK_CACHE=0
     ;;
   peers)
+    # Compile times are not measured here either: NVIDIA's shader cache on, so the Vulkan pipelines of
+    # the first compare serve the later ones (7-market pipelines take about a minute each to build).
+    export __GL_SHADER_DISK_CACHE=1 __GL_SHADER_DISK_CACHE_SKIP_CLEANUP=1 __GL_SHADER_DISK_CACHE_SIZE=4294967296
+    export __GL_SHADER_DISK_CACHE_PATH=/tmp/tapelab-nv-shader-cache
     timeout "${PEERS_S:-560}" "$py" experiments/drivers/peers.py "${common[@]}" --engines "${PEERS_ENGINES:-cuda,vulkan}" \
       --paths 1000000,4000000 --out "$out/peers-$machine.csv" 2> >(tee "$out/peers-progress.txt" >&2)
+    export __GL_SHADER_DISK_CACHE=0
     ;;
   seglen)
     timeout "${SEGLEN_S:-400}" "$bin/scratch_sweep" --engines cuda,vulkan,opencl \
