@@ -37,7 +37,7 @@ export CPLUS_INCLUDE_PATH=$PWD/build/gpu/include${CPLUS_INCLUDE_PATH:+:$CPLUS_IN
 export TAPELAB_CACHE_DIR=${TAPELAB_CACHE_DIR:-/tmp/tapelab-cache}
 export __GL_SHADER_DISK_CACHE=0
 machine=${MACHINE:-h200}
-common=(--machine "$machine" --sweep-bin "$bin/scratch_sweep" --tapelab-bin "$bin/tapelab" --commit "${TAPELAB_COMMIT:-$(cat COMMIT 2>/dev/null || git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)}")
+common=(--machine "$machine" --sweep-bin "$bin/scratch_sweep" --tapelab-bin "$bin/tapelab" --commit "${TAPELAB_COMMIT:-$(cat build/gpu/COMMIT 2>/dev/null || cat COMMIT 2>/dev/null || git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)}")
 say() { echo "=== $* ($(date +%T))"; }
 [ $# -eq 0 ] && set -- cliff markets segments
 

@@ -21,5 +21,7 @@ mkdir -p "$dst/lib"
 for l in $(ldd "$dst/bin/tapelab" | awk '/libmpi|libopen-(rte|pal)|libhwloc|libevent/ { print $3 }'); do cp -L "$l" "$dst/lib/"; done
 cp -r /usr/include/xsimd "$dst/include/" 2>/dev/null || true
 cp -r tests/golden "$dst/" 2>/dev/null || true
+# The device's checkout is this session's starting commit, not the one built: the pack says which.
+echo "$(git rev-parse --short=12 HEAD)$(git diff --quiet HEAD -- . ':!*.csv' ':!*.txt' 2>/dev/null || echo -dirty)" > "$dst/COMMIT"
 tar cJf build/gpu.tar.xz -C build gpu
 ls -l build/gpu.tar.xz; ls "$dst/bin"
