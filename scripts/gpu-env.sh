@@ -12,6 +12,8 @@ echo /usr/local/nvidia/lib64/libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 export TAPELAB_SOURCE_DIR=$PWD   # tests that read tests/data find this checkout
 export TAPELAB_CACHE_DIR=${TAPELAB_CACHE_DIR:-/tmp/tapelab-cache}
+# NVRTC kernels compiled beforehand on the build machine (scripts/gpu-cache-pack.sh), when carried.
+[ -f build/cuda-cache.tar.xz ] && mkdir -p "$TAPELAB_CACHE_DIR" && tar xJf build/cuda-cache.tar.xz -C "$TAPELAB_CACHE_DIR"
 export LD_LIBRARY_PATH=$PWD/build/gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}   # Open MPI's libraries (gpu-pack.sh)
 # mpirun (Open MPI from .gpu-runtime: /usr/bin/orterun) as root, quiet about components not carried.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mca_base_component_show_load_errors=0
