@@ -253,6 +253,8 @@ int compare(const Flags& f) {
     return idx >= 0 && r.result.kernel.greeks ? num(r.result.run.markets[center].greeks[idx]) : std::string("-");
   };
   const double callsPaths = static_cast<double>(paths) * points;
+  // Mpath/s of a row: market-paths of one ladder (points x paths) over its median time.
+  const auto mpathPerSecond = [&](const Row& r) { return callsPaths / (r.medianMs * 1e3); };
   if (f.given("json")) {
     std::vector<std::string> items;
     for (const Row& r : rows) {
@@ -266,7 +268,7 @@ int compare(const Flags& f) {
       Json j;
       j.str("engine", r.engine).str("kernel", r.kernel).integer("segments", r.segments).integer("markets", r.markets)
           .number("ms_per_ladder", r.medianMs).field("ms_ladders", jsonArray(ms))
-          .number("mpaths_per_second", callsPaths / (r.medianMs * 1e3))
+          .number("mpaths_per_second", mpathPerSecond(r))
           .str("identical_to_plain", r.identical)
           .field("result", resultJson(r.result, center, &r.stats));
       if (peerPath) {
@@ -274,7 +276,7 @@ int compare(const Flags& f) {
         for (const PeerRow* p : matchingPeers(peers, cfg.greeks, paths, points, r.markets, steps))
           ps.push_back(Json().str("who", p->who).str("formulation", p->formulation).integer("line", p->line)
                            .number("mpaths_per_second", p->mpathPerSecond)
-                           .number("ratio", callsPaths / (r.medianMs * 1e3) / p->mpathPerSecond).done());
+                           .number("ratio", mpathPerSecond(r) / p->mpathPerSecond).done());
         j.field("peers", jsonArray(ps));
       }
       items.push_back(j.done());
@@ -301,7 +303,7 @@ int compare(const Flags& f) {
       }
       char ms[32], mps[32], comp[32];
       std::snprintf(ms, sizeof ms, "%.2f", r.medianMs);
-      std::snprintf(mps, sizeof mps, "%.2f", callsPaths / (r.medianMs * 1e3));
+      std::snprintf(mps, sizeof mps, "%.2f", mpathPerSecond(r));
       std::snprintf(comp, sizeof comp, "%.2f%s", r.stats.compileSeconds, r.stats.cacheHit ? " (cached)" : "");
       const bool tangentRow = r.result.kernel.kind == KernelKind::Tangent;
       out.push_back({r.engine + " " + toString(r.result.kernel.precision), r.kernel,
@@ -324,14 +326,14 @@ int compare(const Flags& f) {
       for (const Row& r : rows) {
         if (!r.error.empty()) continue;
         char mps[32];
-        std::snprintf(mps, sizeof mps, "%.2f", callsPaths / (r.medianMs * 1e3));
+        std::snprintf(mps, sizeof mps, "%.2f", mpathPerSecond(r));
         const auto match = matchingPeers(peers, cfg.greeks, paths, points, r.markets, steps);
         const std::string engine = r.engine + " " + toString(r.result.kernel.precision);
         if (match.empty()) pr.push_back({engine, r.kernel, std::to_string(r.markets), mps, "-", "-", "-"});
         for (const PeerRow* p : match) {
           char pm[32], ratio[32];
           std::snprintf(pm, sizeof pm, "%.4g", p->mpathPerSecond);
-          std::snprintf(ratio, sizeof ratio, "%.2fx", callsPaths / (r.medianMs * 1e3) / p->mpathPerSecond);
+          std::snprintf(ratio, sizeof ratio, "%.2fx", mpathPerSecond(r) / p->mpathPerSecond);
           pr.push_back({engine, r.kernel, std::to_string(r.markets), mps,
                         p->who + " " + p->formulation + " (line " + std::to_string(p->line) + ")", pm, ratio});
         }
