@@ -23,6 +23,7 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 QUICK_ENGINES = "cpu-jit,vulkan,opencl"  # the engines CI serves on the CPU (lavapipe, PoCL)
 NOT_OFFERED = "has no scratch kernels"  # an engine without that kind (cpu-jit): its rows are left out, not failures
+# scratch_sweep's CSV header (experiment_sweep_driver_header checks they agree)
 SWEEP_HEADER = ("engine,kernel,layout,strategy,seglen,segments,slots,paths,markets,ms,mpath_s,ratio_to_plain,registers,"
                 "spill_bytes,scratch_bytes,compile_s,cache_hit,bit_exact_vs_plain,price,delta,kernel_stats,notes").split(",")
 
