@@ -42,9 +42,9 @@
 #include "cli/options.h"
 #include "engine/engine.h"
 #include "planner/planfile.h"
-#include "util/warmup.h"
 #include "planner/strategies.h"
 #include "tape/products/products.h"
+#include "util/warmup.h"
 
 using namespace tapelab;
 
