@@ -89,7 +89,7 @@ class Emitter {
     k.markets = markets_;
     k.numInputs = tape_.numInputs();
     k.width = sumsPerMarket_;
-    k.scratchSlots = scratchSlots_ + kahanSlots_;
+    k.scratchSlots = laneSlots();
     k.kahanSlots = kahanSlots_;
     k.segments = checkpointed_ ? options_.plan.segments() : 1;
     k.wrt = options_.kind == KernelKind::Tangent ? options_.wrt : std::vector<int>{};
@@ -110,6 +110,8 @@ class Emitter {
   // The opaque identity's key: the run-time `zero`, or a literal 0 when the
   // experiment switches the trick off (the compiler may then merge).
   std::string zeroKey() const { return emitOptions_.opaque ? param("zero") : "0u"; }
+  // A lane's scratch slots: the scratch kind's stored values, then the Kahan slots (KahanPlace::Global).
+  int laneSlots() const { return scratchSlots_ + kahanSlots_; }
   // A value has one copy per market when it depends on an input, else one.
   int copiesOf(int32_t j) const { return dependsOnInput_[j] ? markets_ : 1; }
   // The market copies [first, last) of value j that `which` selects: all of them, or market `which`.
@@ -217,13 +219,13 @@ class Emitter {
   std::string scratchStore(int32_t j, int m) const {
     const int slot = firstScratchSlot_[j] + (dependsOnInput_[j] ? m : 0);
     if (options_.layout == ScratchLayout::AoS)
-      return "tl_tid * " + uintLiteral(scratchSlots_ + kahanSlots_) + " + " + uintLiteral(slot);
+      return "tl_tid * " + uintLiteral(laneSlots()) + " + " + uintLiteral(slot);
     return uintLiteral(slot) + " * tl_inv + tl_tid";
   }
   std::string scratchLoad(int32_t j, int m) const {
     const int slot = firstScratchSlot_[j] + (dependsOnInput_[j] ? m : 0);
     if (options_.layout == ScratchLayout::AoS)
-      return "(tl_tid * " + uintLiteral(scratchSlots_ + kahanSlots_) + " + " + uintLiteral(slot) + ") ^ " + zeroKey();
+      return "(tl_tid * " + uintLiteral(laneSlots()) + " + " + uintLiteral(slot) + ") ^ " + zeroKey();
     return uintLiteral(slot) + " * (tl_inv ^ " + zeroKey() + ") + tl_tid";
   }
   // Kahan cell i (sum i, at kahanSums() + i its compensation) in local memory, or in the lane's scratch slot
@@ -232,7 +234,7 @@ class Emitter {
     if (kahanInLocal_) return "tl_red[" + uintLiteral(int64_t(i) * emitOptions_.workgroupSize) + " + tl_lid]";
     const int slot = scratchSlots_ + i;
     if (options_.layout == ScratchLayout::AoS)
-      return "scratch[tl_tid * " + uintLiteral(scratchSlots_ + kahanSlots_) + " + " + uintLiteral(slot) + "]";
+      return "scratch[tl_tid * " + uintLiteral(laneSlots()) + " + " + uintLiteral(slot) + "]";
     return "scratch[" + uintLiteral(slot) + " * " + inv + " + tl_tid]";
   }
 

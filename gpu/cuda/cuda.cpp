@@ -46,7 +46,7 @@ class Device {
   Device& operator=(const Device&) = delete;
 
   // Set when a wait on the device passed TAPELAB_DEVICE_TIMEOUT (gpu/host/watchdog.h).
-  std::shared_ptr<std::atomic<bool>> lost = std::make_shared<std::atomic<bool>>(false);
+  DeviceLostFlag lost = makeDeviceLostFlag();
 
   // Makes the context current on the calling thread.
   void bind() const { cu::check(d_, d_.cuCtxSetCurrent(ctx_), "cuCtxSetCurrent"); }

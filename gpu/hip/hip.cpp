@@ -97,7 +97,7 @@ class Device {
   }
   void bind() const { hip::check(rt_, rt_.hipSetDevice(0), "hipSetDevice"); }
   // Set when a wait on the device passed TAPELAB_DEVICE_TIMEOUT (gpu/host/watchdog.h).
-  std::shared_ptr<std::atomic<bool>> lost = std::make_shared<std::atomic<bool>>(false);
+  DeviceLostFlag lost = makeDeviceLostFlag();
   const hip::Runtime& runtime() const { return rt_; }
   const std::string& name() const { return name_; }
   std::string describe() const {

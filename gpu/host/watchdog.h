@@ -16,12 +16,17 @@
 
 namespace tapelab {
 
+// A device's "lost" flag: set when a wait on it passed the limit, shared by the device and its
+// kernels' watches (it outlives them). Every GPU runtime's device holds one.
+using DeviceLostFlag = std::shared_ptr<std::atomic<bool>>;
+inline DeviceLostFlag makeDeviceLostFlag() { return std::make_shared<std::atomic<bool>>(false); }
+
 class DeviceWatch {
  public:
   // `engine` names the message's first word (vulkan, opencl, cuda, hip); `seconds` the limit of one
   // wait (0 = none); `lost` is the device's flag, shared by its kernels, outliving this watch.
   // `cpuDevice`: the host's own cores run the work (PoCL), so a poll must not spin for long.
-  DeviceWatch(std::string engine, double seconds, std::shared_ptr<std::atomic<bool>> lost, bool cpuDevice = false)
+  DeviceWatch(std::string engine, double seconds, DeviceLostFlag lost, bool cpuDevice = false)
       : engine_(std::move(engine)), seconds_(seconds), lost_(std::move(lost)), cpuDevice_(cpuDevice) {}
 
   double seconds() const { return seconds_; }
@@ -47,7 +52,7 @@ class DeviceWatch {
  private:
   std::string engine_;
   double seconds_;
-  std::shared_ptr<std::atomic<bool>> lost_;
+  DeviceLostFlag lost_;
   bool cpuDevice_;
 };
 

@@ -7,12 +7,13 @@
 #pragma once
 #include <CL/cl.h>
 
-#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "gpu/host/watchdog.h"
 
 namespace tapelab::ocl {
 
@@ -61,7 +62,7 @@ class Context {
   // Set when a wait on the queue passed TAPELAB_DEVICE_TIMEOUT (gpu/host/watchdog.h): the queue
   // and context are then never released (a release may finish the queue first, which would not
   // return), nor anything the stuck commands use.
-  std::shared_ptr<std::atomic<bool>> lost = std::make_shared<std::atomic<bool>>(false);
+  DeviceLostFlag lost = makeDeviceLostFlag();
 
  private:
   DeviceInfo dev_;

@@ -4,7 +4,6 @@
 #pragma once
 #include <volk.h>
 
-#include <atomic>
 #include <filesystem>
 #include <memory>
 #include <mutex>
@@ -12,6 +11,7 @@
 #include <vector>
 
 #include "engine/settings.h"
+#include "gpu/host/watchdog.h"
 
 namespace tapelab::vulkan {
 
@@ -36,7 +36,7 @@ struct Device {
   std::string description;
   // Set when a wait on this device passed TAPELAB_DEVICE_TIMEOUT (gpu/host/watchdog.h): nothing on it
   // is waited for or destroyed again (its work may never finish), and openDevice opens another.
-  std::shared_ptr<std::atomic<bool>> lost = std::make_shared<std::atomic<bool>>(false);
+  DeviceLostFlag lost = makeDeviceLostFlag();
   // Vulkan wants the command pool (and the command buffers it made, while they
   // record) and the queue externally synchronized. Kernels of one device may be
   // built and run from several threads (compare builds an engine's kernels in
