@@ -87,7 +87,7 @@ int compare(const Flags& f) {
   const int points = f.integer("points");
   const int ladders = f.integer("ladders");
   const int fusedMarkets = f.integer("markets");
-  const auto warmupText = f.text("warmup-ms");  // unset: the engine's (timingWarmupMs)
+  const auto warmupText = f.text("warmup-ms");  // unset: TimingWarmup decides (util/warmup.h)
   const int warmupMs = warmupText ? (*warmupText == "0" ? 0 : f.integer("warmup-ms")) : -1;
   if (warmupMs < -1 || warmupMs > 600000) throw UsageError("--warmup-ms: expected 0..600000");
   TimingWarmup warmup(warmupMs);
