@@ -184,6 +184,13 @@ const std::vector<Knob>& knobTable() {
       {"TAPELAB_CUDA_MIN_BLOCKS", "", "1..32, CUDA and HIP kernels: __launch_bounds__(workgroup, N), the compiler "
        "caps registers to fit N blocks per SM (default: no second bound; same bits)",
        Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.minBlocks = static_cast<int>(parseUnsigned(v, n, 1, 32)); }},
+      {"TAPELAB_PATHS_PER_LANE", "", "1..64, GPU kernels: paths each lane prices per dispatch (default 4); the sums' "
+       "rounding follows it, so kernels compared for bits must share it",
+       Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.pathsPerLane = static_cast<int>(parseUnsigned(v, n, 1, 64)); }},
+      {"TAPELAB_CUDA_APPROX_MATH", "", "0|1, CUDA and HIP fp32 kernels: exp, log and the normal quantile's division "
+       "by the hardware's approximate instructions (__expf, __logf, __fdividef), GLSL's accuracy; other bits than "
+       "the default, plain and checkpointed still equal (default 0)",
+       Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.approxMath = parseSwitch(v, n); }},
       // An engine: its factory's EngineSettings.
       {"TAPELAB_THREADS", "", "CPU engines' threads (results do not depend on it)", Scope::Engine,
        [](C& c, S& v, const char* n) { c.engineSettings.threads = static_cast<unsigned>(parseUnsigned(v, n, 1, 100'000)); }},

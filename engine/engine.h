@@ -64,6 +64,14 @@ struct KernelKnobs {
   // to fit that many blocks per SM (HIP reads it as its own occupancy hint); 0: no second bound.
   // Other engines ignore it. Registers and spills change, arithmetic does not: same bits.
   int minBlocks = 0;
+  // GPU kernels: paths each lane prices per dispatch (the block is workgroup x this many paths);
+  // 0: the emitter's default (EmitOptions::pathsPerLane). The blocks' composition changes, so the
+  // sums' rounding does: compare kernels run with the same value (plain and checkpointed still equal).
+  int pathsPerLane = 0;
+  // CUDA and HIP fp32 kernels: exp, log and the normal quantile's division with the hardware's
+  // approximate instructions (__expf, __logf, __fdividef), the accuracy GLSL allows Vulkan drivers.
+  // Different bits from the default (other functions); plain and checkpointed still agree.
+  bool approxMath = false;
 };
 
 struct KernelOptions {

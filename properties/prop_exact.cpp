@@ -72,12 +72,17 @@ TEST_P(Exact, CheckpointedEqualsPlain) {
   checkProperty(e.name, b.cases, [&] {
     const auto [spec, tape, prec, markets, paths, seed] = drawCase(e, b);
     noteRun(paths, seed, markets);
+    // Paths per lane changes the sums' rounding, so plain and checkpointed share it (GPU engines read it).
+    const int pathsPerLane = *gen::element(0, 1, 3);
+    logCase("paths per lane: ", pathsPerLane ? std::to_string(pathsPerLane) : std::string("the default"));
     KernelOptions plain;
     plain.precision = prec;
+    plain.knobs.pathsPerLane = pathsPerLane;
     auto kp = compileOn(e.name, tape, plain);
     const RunResult rp = runKernel(*kp, markets, paths, seed);
     for (int j = 0; j < perCase; ++j) {
-      const KernelOptions o = checkpointedOptions(tape, prec, *genCkptSpec(e.caps.kinds));
+      KernelOptions o = checkpointedOptions(tape, prec, *genCkptSpec(e.caps.kinds));
+      o.knobs.pathsPerLane = pathsPerLane;
       logCase("kernel ", j, ": ", describeOptions(o));
       auto kc = compileOn(e.name, tape, o);
       assertSameBits(rp, runKernel(*kc, markets, paths, seed), "plain kernel then " + describeOptions(o));

@@ -19,6 +19,13 @@
 # (workgroup-local, registers, the scratch buffer slot-major, lane-major), OCC_PATHS "4000000 1000000". A smoke test
 # anywhere: OCC_BIN=build/ci/cli OCC_ENGINE=vulkan OCC_EXTRA='--steps 24' OCC_PATHS=20000 (other engines
 # ignore the launch bound).
+# OCC_SETS instead of OCC_BLOCKS x OCC_PLACES: combinations of any knobs, space-separated, each a '+'-joined
+# list of NAME=VALUE without the TAPELAB_ prefix, or '-' for the defaults, e.g.
+#   OCC_SETS='- PATHS_PER_LANE=1+KAHAN_LOCAL=0 PATHS_PER_LANE=1+KAHAN_LOCAL=0+CUDA_APPROX_MATH=1'
+# (the summary's blocks/kahan columns then show the set). Knobs that change the bits (paths per lane,
+# approximate math) make 'as first' no; 'same bits' (against the set's own plain kernel) must stay yes.
+# OCC_NOGREEKS=1 adds a price-only compare per set and path count (occupancy.txt; the summary's
+# 'price x7' and 'price x1': the plain kernel fused and one market per call, Mpath/s).
 set -uo pipefail
 out=${OUT:-gpu-out}
 mkdir -p "$out"
@@ -34,6 +41,10 @@ say() { echo "=== $*"; }
 # knobs BLOCKS PLACE: the environment of one combination, for env(1); PLACE global:aos puts the Kahan
 # slots lane-major (TAPELAB_SCRATCH_LAYOUT=aos: one base address per lane) instead of slot-major.
 knobs() {
+  if [ "$2" = set ]; then  # knobs SET set: OCC_SETS's form
+    [ "$1" = - ] || tr '+' '\n' <<<"$1" | sed 's/^/TAPELAB_/' | tr '\n' ' '
+    return
+  fi
   local k=(TAPELAB_KAHAN_LOCAL="${2%%:*}")
   [[ $2 == *:* ]] && k+=(TAPELAB_SCRATCH_LAYOUT="${2#*:}")
   [ "$1" = unset ] || k+=(TAPELAB_CUDA_MIN_BLOCKS="$1")
@@ -46,13 +57,22 @@ compare() {  # compare BLOCKS PLACE PATHS [extra compare flags]
       --points 7 --fp32 ${OCC_EXTRA:-} "$@"
 }
 
+# The combinations as BLOCKS PLACE pairs: OCC_SETS's sets (PLACE 'set'), else OCC_BLOCKS x OCC_PLACES.
+combos=()
+if [ -n "${OCC_SETS:-}" ]; then
+  for s in $OCC_SETS; do combos+=("$s set"); done
+else
+  for b in "${blocks[@]}"; do for p in "${places[@]}"; do combos+=("$b $p"); done; done
+fi
+
 compile_all() {
-  say "compiling ${#blocks[@]} x ${#places[@]} combinations' kernels, ${OCC_JOBS:-6} at once" | tee -a "$out/occupancy.txt"
-  local t0=$(date +%s) running=0
-  for b in "${blocks[@]}"; do
-    for p in "${places[@]}"; do
-      { compare "$b" "$p" 4096 --ladders 1 >/dev/null 2>>"$out/progress.txt" ||
-          echo "compile of TAPELAB_CUDA_MIN_BLOCKS=$b TAPELAB_KAHAN_LOCAL=$p failed (progress.txt)" | tee -a "$out/occupancy.txt"; } &
+  say "compiling ${#combos[@]} combinations' kernels, ${OCC_JOBS:-6} at once" | tee -a "$out/occupancy.txt"
+  local t0=$(date +%s) running=0 c b p
+  for c in "${combos[@]}"; do
+    read -r b p <<<"$c"
+    for g in "" ${OCC_NOGREEKS:+--no-greeks}; do
+      { compare "$b" "$p" 4096 --ladders 1 $g >/dev/null 2>>"$out/progress.txt" ||
+          echo "compile of $(knobs "$b" "$p") $g failed (progress.txt)" | tee -a "$out/occupancy.txt"; } &
       if (( ++running >= ${OCC_JOBS:-6} )); then wait -n; ((running--)); fi
     done
   done
@@ -62,15 +82,23 @@ compile_all() {
 
 time_all() {
   local summary=$out/occupancy-summary.txt t0=$(date +%s)
-  printf '%-8s %-6s %-10s %9s %9s %5s %8s %9s %9s\n' paths blocks kahan 'x7 Mp/s' 'x1 Mp/s' regs 'spill B' 'same bits' 'as first' \
-      | tee -a "$summary"
+  printf '%-8s %-6s %-10s %9s %9s %5s %8s %9s %9s %9s %9s\n' paths blocks kahan 'x7 Mp/s' 'x1 Mp/s' regs 'spill B' \
+      'same bits' 'as first' 'price x7' 'price x1' | tee -a "$summary"
+  local c b p
   for n in "${paths[@]}"; do
     local first=""
-    for b in "${blocks[@]}"; do
-      for p in "${places[@]}"; do
-        local table
-        say "$n paths, TAPELAB_CUDA_MIN_BLOCKS=$b TAPELAB_KAHAN_LOCAL=$p" >>"$out/occupancy.txt"
+    for c in "${combos[@]}"; do
+        read -r b p <<<"$c"
+        local table ptable="" px7=- px1=-
+        say "$n paths, $(knobs "$b" "$p")" >>"$out/occupancy.txt"
         table=$(compare "$b" "$p" "$n" 2>>"$out/progress.txt")
+        if [ -n "${OCC_NOGREEKS:-}" ]; then
+          say "$n paths, price only, $(knobs "$b" "$p")" >>"$out/occupancy.txt"
+          ptable=$(compare "$b" "$p" "$n" --no-greeks 2>>"$out/progress.txt")
+          echo "$ptable" >>"$out/occupancy.txt"
+          px7=$(awk -v e="$engine" '$1 == e && $3 == "plain" && $5 == 7 {print $7}' <<<"$ptable")
+          px1=$(awk -v e="$engine" '$1 == e && $3 == "plain" && $5 == 1 {print $7}' <<<"$ptable")
+        fi
         echo "$table" >>"$out/occupancy.txt"
         # Columns: engine (2 words), kernel, segs, mkts, ms/ladder, Mpath/s, price, delta, vega, same bits, regs, spill B.
         local x7 x1
@@ -79,10 +107,9 @@ time_all() {
         local values; values=$(awk '{print $8, $9, $10}' <<<"$x7")
         [ -n "$first" ] || first=$values
         local same=no; [ -n "$values" ] && [ "$values" = "$first" ] && same=yes
-        printf '%-8s %-6s %-10s %9s %9s %5s %8s %9s %9s\n' "$n" "$b" "$p" "$(awk '{print $7}' <<<"$x7")" \
+        printf '%-8s %-6s %-10s %9s %9s %5s %8s %9s %9s %9s %9s\n' "$n" "$b" "$p" "$(awk '{print $7}' <<<"$x7")" \
             "$(awk '{print $7}' <<<"$x1")" "$(awk '{print $12}' <<<"$x7")" "$(awk '{print $13}' <<<"$x7")" \
-            "$(awk '{print $11}' <<<"$x7")" "$same" | tee -a "$summary"
-      done
+            "$(awk '{print $11}' <<<"$x7")" "$same" "${px7:--}" "${px1:--}" | tee -a "$summary"
     done
   done
   echo "timed in $(( $(date +%s) - t0 )) s" | tee -a "$summary"

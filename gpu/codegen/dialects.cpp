@@ -45,9 +45,11 @@ Dialect glsl() {
   d.hasFp64 = false;
   d.prologue = "#version 450\n";
   d.fp32 = {.scalar = "float", .literalSuffix = "", .floatToBits = "floatBitsToUint",
-            .bitsToFloat = "uintBitsToFloat", .bitsType = "uint", .functions = standardFunctions()};
+            .bitsToFloat = "uintBitsToFloat", .bitsType = "uint", .functions = standardFunctions(),
+            .approxFunctions = {}, .approxDivide = ""};
   d.fp64 = {.scalar = "double", .literalSuffix = "lf", .floatToBits = "unpackDouble2x32",
-            .bitsToFloat = "packDouble2x32", .bitsType = "uvec2", .functions = standardFunctions()};
+            .bitsToFloat = "packDouble2x32", .bitsType = "uvec2", .functions = standardFunctions(),
+            .approxFunctions = {}, .approxDivide = ""};
   d.fp64.functions.erase("exp");  // GLSL.std.450's Exp and Log take 16- and 32-bit floats only
   d.fp64.functions.erase("log");
   d.uintType = "uint";
@@ -137,6 +139,10 @@ Dialect cuda() {
   d.fp32.functions["exp"] = "expf";  // fp32 calls C's float functions
   d.fp32.functions["log"] = "logf";
   d.fp32.functions["sqrt"] = "sqrtf";
+  // The special-function unit's approximations (CUDA C Programming Guide, intrinsic functions);
+  // sqrt stays sqrtf (IEEE): an approximate one is x * rsqrt(x), NaN at 0.
+  d.fp32.approxFunctions = {{"exp", "__expf"}, {"log", "__logf"}};
+  d.fp32.approxDivide = "__fdividef";
   d.uint4Type = "uint4";  // CUDA's (and HIP's) vector type, built by a function
   d.makeUint4 = "make_uint4";
   d.mulHi = "__umulhi";

@@ -101,7 +101,18 @@ class Emitter {
   std::string literal(double v) const { return spellLiteral(v, options_.precision, dialect_); }
   std::string uintLiteral(int64_t v) const { return std::to_string(v) + "u"; }
   std::string param(const char* name) const { return dialect_.paramPrefix + name; }
-  std::string function(std::string_view identifier) const { return dialect_.function(options_.precision, identifier); }
+  std::string function(std::string_view identifier) const {
+    if (emitOptions_.approxMath) {
+      const auto& approx = dialect_.spelling(options_.precision).approxFunctions;
+      if (const auto it = approx.find(identifier); it != approx.end()) return it->second;
+    }
+    return dialect_.function(options_.precision, identifier);
+  }
+  // num / den in the normal quantile, approximate where EmitOptions::approxMath asks and the dialect can.
+  std::string quotient(const std::string& num, const std::string& den) const {
+    const std::string& approx = dialect_.spelling(options_.precision).approxDivide;
+    return emitOptions_.approxMath && !approx.empty() ? approx + "(" + num + ", " + den + ")" : num + " / " + den;
+  }
   std::string cast(const std::string& type, const std::string& x) const {
     return dialect_.cCasts ? "(" + type + ")(" + x + ")" : type + "(" + x + ")";
   }
@@ -301,14 +312,14 @@ class Emitter {
     source_ += "    " + precise + T + " q = " + function("sqrt") + "(" + literal(-2.0) + " * " + function("log") + "(tail));\n";
     source_ += "    " + precise + T + " num = " + horner(kNormalC, 6, "q", false) + ";\n";
     source_ += "    " + precise + T + " den = " + horner(kNormalD, 4, "q", true) + ";\n";
-    source_ += "    " + precise + T + " x = num / den;\n";
+    source_ += "    " + precise + T + " x = " + quotient("num", "den") + ";\n";
     source_ += "    return u < " + literal(low) + " ? x : -x;\n";
     source_ += "  }\n";
     source_ += "  " + precise + T + " q = u - " + literal(0.5) + ";\n";
     source_ += "  " + precise + T + " r = q * q;\n";
     source_ += "  " + precise + T + " num = " + horner(kNormalA, 6, "r", false) + " * q;\n";
     source_ += "  " + precise + T + " den = " + horner(kNormalB, 5, "r", true) + ";\n";
-    source_ += "  " + precise + T + " z = num / den;\n";
+    source_ += "  " + precise + T + " z = " + quotient("num", "den") + ";\n";
     source_ += "  return z;\n";
     source_ += "}\n";
     source_ += "// The words of draws 4g .. 4g+3 of path (pathHi:pathLo) under key (k0, k1): counter {g, 0, pathLo, pathHi}.\n";

@@ -101,6 +101,11 @@ struct PrecisionSpelling {
   // The functions tape/ops.def's rules call, keyed by their identifier there
   // (exp, log, sqrt, sel): a rule calling one missing here fails at emit time.
   std::map<std::string, std::string, std::less<>> functions;
+  // EmitOptions::approxMath: the hardware's approximate spellings of some of those functions and of
+  // the normal quantile's division, f(num, den) (CUDA and HIP fp32: __expf, __logf, __fdividef);
+  // empty where the dialect has none or is approximate already (GLSL's exp, log and division are).
+  std::map<std::string, std::string, std::less<>> approxFunctions;
+  std::string approxDivide;
 };
 
 // A target language as a table of spellings (dialects.cpp builds the C
@@ -152,10 +157,17 @@ const Dialect& hipDialect();     // HIP for hipRTC
 const Dialect& dialectByName(const std::string& name);
 
 // Work-split knobs. A result depends on them (they fix the blocks), so an
-// engine keeps them constant rather than tuning them per device.
+// engine keeps them constant rather than tuning them per device; pathsPerLane
+// can be set for a run (KernelKnobs::pathsPerLane), for all its kernels alike.
 struct EmitOptions {
   int workgroupSize = 64;  // power of two
   int pathsPerLane = 4;
+  // true: fp32 exp, log and the quantile's division in the dialect's approximate spellings
+  // (PrecisionSpelling::approxFunctions; CUDA and HIP), the accuracy GLSL allows Vulkan drivers.
+  // A different definition of those functions, so different bits from the default; every kernel
+  // built with it spells them alike, so plain and checkpointed still agree. No contraction, no
+  // flush-to-zero either way.
+  bool approxMath = false;
   // false (experiments only): key the opaque identity and the re-keyed draws
   // with a literal 0 instead of the run-time `zero`, so the compiler is free
   // to merge the recomputation with the first computation. Same bits either way.

@@ -16,6 +16,8 @@ EmitOptions emitOptionsFor(const KernelOptions& options, bool unrollByDefault, K
   e.unrollDraws = options.knobs.unrollDraws.value_or(unrollByDefault);
   e.kahanPlace = options.knobs.kahanPlace.value_or(kahanByDefault);
   e.minBlocks = options.knobs.minBlocks;
+  if (options.knobs.pathsPerLane > 0) e.pathsPerLane = options.knobs.pathsPerLane;
+  e.approxMath = options.knobs.approxMath;
   return e;
 }
 

@@ -95,19 +95,25 @@ void PartialSums::add(const void* partials, uint32_t groups) {
     sink_->add(converted_.data(), groups, per);
     return;
   }
-  for (uint32_t g = 0; g < groups; ++g)
-    for (size_t i = 0; i < per; ++i) {
-      const size_t at = g * per + i;
-      if (shape_.precision == Precision::F32) {
+  // Group after group, each sum in its own order; the loop over the sums has no dependence, so the
+  // compiler vectorises it (one path per lane makes 4x the groups: TAPELAB_PATHS_PER_LANE=1).
+  const auto* bytes = static_cast<const unsigned char*>(partials);
+  double* sums = sums_.data();
+  if (shape_.precision == Precision::F32) {
+    for (uint32_t g = 0; g < groups; ++g, bytes += per * 4)
+      for (size_t i = 0; i < per; ++i) {
         float f;
-        std::memcpy(&f, static_cast<const unsigned char*>(partials) + at * 4, 4);
-        sums_[i] += static_cast<double>(f);
-      } else {
-        double x;
-        std::memcpy(&x, static_cast<const unsigned char*>(partials) + at * 8, 8);
-        sums_[i] += x;
+        std::memcpy(&f, bytes + i * 4, 4);
+        sums[i] += static_cast<double>(f);
       }
-    }
+  } else {
+    for (uint32_t g = 0; g < groups; ++g, bytes += per * 8)
+      for (size_t i = 0; i < per; ++i) {
+        double x;
+        std::memcpy(&x, bytes + i * 8, 8);
+        sums[i] += x;
+      }
+  }
 }
 
 RunResult PartialSums::finish(uint64_t paths, uint64_t seed) const {

@@ -136,6 +136,38 @@ TEST(CodegenSpelling, MinBlocksIsASecondLaunchBoundInCudaAndHip) {
   }
 }
 
+// TAPELAB_CUDA_APPROX_MATH: CUDA and HIP fp32 kernels call __expf / __logf and divide the quantile
+// with __fdividef, and nothing else changes; GLSL, OpenCL and fp64 kernels are untouched.
+TEST(CodegenSpelling, ApproxMathRespellsExpLogAndTheQuantileDivisionInCudaAndHip) {
+  const Tape t = smallTape();
+  EmitOptions approx;
+  approx.approxMath = true;
+  for (Precision precision : {Precision::F32, Precision::F64})
+    for (const char* name : {"cuda", "hip", "glsl", "opencl"}) {
+      if (precision == Precision::F64 && std::string(name) == "glsl") continue;
+      KernelOptions o;
+      o.precision = precision;
+      const std::string exact = emitKernel(t, o, dialectByName(name)).source;
+      const std::string fast = emitKernel(t, o, dialectByName(name), approx).source;
+      const bool respelt = precision == Precision::F32 && (std::string(name) == "cuda" || std::string(name) == "hip");
+      if (!respelt) {
+        EXPECT_EQ(fast, exact) << name << " " << toString(precision);
+        continue;
+      }
+      std::string expected = exact;
+      auto replaceAll = [&](const std::string& from, const std::string& to) {
+        int n = 0;
+        for (size_t at = expected.find(from); at != std::string::npos; at = expected.find(from, at + to.size()), ++n)
+          expected.replace(at, from.size(), to);
+        return n;
+      };
+      EXPECT_GT(replaceAll("expf(", "__expf("), 0) << name;
+      EXPECT_GT(replaceAll("logf(", "__logf("), 0) << name;
+      EXPECT_EQ(replaceAll("num / den", "__fdividef(num, den)"), 2) << name;
+      EXPECT_EQ(fast, expected) << name;
+    }
+}
+
 // KahanPlace::Global: the sums and compensations take the last scratch slots, no registers and no
 // local array beyond one reduction chunk; SoA addresses in the path loop go through tl_inv.
 TEST(CodegenSpelling, KahanSumsInGlobalTakeTheLastScratchSlots) {
@@ -502,6 +534,9 @@ TEST(CodegenHost, CompileHelpers) {
   o.knobs.minBlocks = 6;
   EXPECT_EQ(emitOptionsFor(o, true, KahanPlace::Registers).kahanPlace, KahanPlace::Global);
   EXPECT_EQ(emitOptionsFor(o).minBlocks, 6);
+  EXPECT_EQ(emitOptionsFor(o).pathsPerLane, EmitOptions{}.pathsPerLane);
+  o.knobs.pathsPerLane = 1;
+  EXPECT_EQ(emitOptionsFor(o).pathsPerLane, 1);
   CompileOnlyKernel k(KernelStats{}, "why not");
   try {
     k.run({}, 1, 1);

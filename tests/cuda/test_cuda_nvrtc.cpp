@@ -219,6 +219,26 @@ TEST(CudaNvrtc, MinBlocksCapsRegistersAndGlobalKahanSumsCompile) {
   EXPECT_LE(s.registers, 128) << s.notes;
 }
 
+// One path per lane lets the compiler drop the lanes' Kahan sums kept in registers: at 7 markets
+// the register kernel needs fewer registers plus spill bytes than with four paths per lane. The
+// approximate math compiles.
+TEST(CudaNvrtc, OnePathPerLaneNeedsLessStateAndApproxMathCompiles) {
+  REQUIRE_NVRTC();
+  auto engine = makeCudaEngine(engineSettingsFromEnvironment());
+  const Tape t = products::asianCall(24);
+  KernelOptions o = optionsFor(t, KernelKind::Register, 0, ScratchLayout::SoA, 7);
+  o.knobs.kahanPlace = KahanPlace::Registers;
+  const KernelStats four = engine->compile(t, o)->stats();
+  o.knobs.pathsPerLane = 1;
+  const KernelStats one = engine->compile(t, o)->stats();
+  ASSERT_GT(four.registers, 0) << four.notes;
+  ASSERT_GT(one.registers, 0) << one.notes;
+  EXPECT_LT(one.registers * 4 + one.spillStoreBytes, four.registers * 4 + four.spillStoreBytes)
+      << "one path per lane: " << one.notes << "; four: " << four.notes;
+  o.knobs.approxMath = true;
+  EXPECT_GT(engine->compile(t, o)->stats().registers, 0);
+}
+
 TEST_F(CudaRun, KahanPlacesAndLaunchBoundsGiveTheSameBits) {
   const Tape t = products::asianCall(60);
   std::vector<std::vector<double>> ladder{t.inputDefaults, t.inputDefaults, t.inputDefaults};

@@ -267,6 +267,32 @@ TEST(VulkanExact, KahanPlacesGiveTheSameBits) {
   expectSameBits(plain, engine->compile(r, o)->run({r.inputDefaults}, 400, kSeed), "scratch aos, global");
 }
 
+// TAPELAB_PATHS_PER_LANE: one path per lane changes the blocks (so the sums' rounding), not the
+// promise: plain, register and a fused 3-market register kernel built with it give the same bits,
+// and the price is the default's to rounding.
+TEST(VulkanExact, OnePathPerLaneKeepsThePromise) {
+  REQUIRE_VULKAN();
+  const Tape t = products::asianCall(24);
+  std::vector<std::vector<double>> ladder{t.inputDefaults, t.inputDefaults, t.inputDefaults};
+  ladder[1][0] = 90.0;
+  ladder[2][0] = 110.0;
+  const uint64_t paths = 1000;
+  auto onePerLane = [&](KernelKind kind, int markets) {
+    KernelOptions o = options(kind, kind == KernelKind::Plain ? Plan{} : window(t, 4), markets);
+    o.knobs.pathsPerLane = 1;
+    return o;
+  };
+  const RunResult plain = engine->compile(t, onePerLane(KernelKind::Plain, 1))->run({ladder[0]}, paths, kSeed);
+  const RunResult reg = engine->compile(t, onePerLane(KernelKind::Register, 1))->run({ladder[0]}, paths, kSeed);
+  expectSameBits(plain, reg, "one path per lane: plain then register");
+  const RunResult fused = engine->compile(t, onePerLane(KernelKind::Register, 3))->run(ladder, paths, kSeed);
+  RunResult first = fused;
+  first.markets = {fused.markets[0]};
+  expectSameBits(plain, first, "one path per lane: plain then the fused kernel's market 0");
+  const RunResult usual = kernel(engine, "asian24-plain", t, options(KernelKind::Plain)).run({ladder[0]}, paths, kSeed);
+  EXPECT_NEAR(plain.markets[0].value, usual.markets[0].value, 1e-5 * std::abs(usual.markets[0].value));
+}
+
 TEST(VulkanExact, ScratchMarketsEqualSingleDispatches) {
   REQUIRE_VULKAN();
   const Tape t = randomTape(9, 30);
