@@ -187,8 +187,8 @@ const std::vector<Knob>& knobTable() {
       {"TAPELAB_PATHS_PER_LANE", "", "1..64, GPU kernels: paths each lane prices per dispatch (default 4); the sums' "
        "rounding follows it, so kernels compared for bits must share it",
        Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.pathsPerLane = static_cast<int>(parseUnsigned(v, n, 1, 64)); }},
-      {"TAPELAB_CUDA_APPROX_MATH", "", "0|1, CUDA and HIP fp32 kernels: exp, log and the normal quantile's division "
-       "by the hardware's approximate instructions (__expf, __logf, __fdividef), GLSL's accuracy; other bits than "
+      {"TAPELAB_CUDA_APPROX_MATH", "", "0|1, CUDA and HIP fp32 kernels: exp, log, sqrt (CUDA) and the normal quantile's division "
+       "by the hardware's approximate instructions (__expf, __logf, sqrt.approx, __fdividef), GLSL's accuracy; other bits than "
        "the default, plain and checkpointed still equal (default 0)",
        Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.approxMath = parseSwitch(v, n); }},
       // An engine: its factory's EngineSettings.

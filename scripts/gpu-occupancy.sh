@@ -24,6 +24,8 @@
 #   OCC_SETS='- PATHS_PER_LANE=1+KAHAN_LOCAL=0 PATHS_PER_LANE=1+KAHAN_LOCAL=0+CUDA_APPROX_MATH=1'
 # (the summary's blocks/kahan columns then show the set). Knobs that change the bits (paths per lane,
 # approximate math) make 'as first' no; 'same bits' (against the set's own plain kernel) must stay yes.
+# OCC_KERNELS (default register) is compare's --kernels: e.g. register,scratch puts the scratch rows in
+# occupancy.txt (the summary stays the register kernel's).
 # OCC_NOGREEKS=1 adds a price-only compare per set and path count (occupancy.txt; the summary's
 # 'price x7' and 'price x1': the plain kernel fused and one market per call, Mpath/s).
 set -uo pipefail
@@ -53,7 +55,7 @@ knobs() {
 
 compare() {  # compare BLOCKS PLACE PATHS [extra compare flags]
   local b=$1 p=$2 n=$3; shift 3
-  env $(knobs "$b" "$p") "$bin/tapelab" compare --engines "$engine" --kernels register --paths "$n" --markets 7 \
+  env $(knobs "$b" "$p") "$bin/tapelab" compare --engines "$engine" --kernels "${OCC_KERNELS:-register}" --paths "$n" --markets 7 \
       --points 7 --fp32 ${OCC_EXTRA:-} "$@"
 }
 

@@ -46,10 +46,10 @@ Dialect glsl() {
   d.prologue = "#version 450\n";
   d.fp32 = {.scalar = "float", .literalSuffix = "", .floatToBits = "floatBitsToUint",
             .bitsToFloat = "uintBitsToFloat", .bitsType = "uint", .functions = standardFunctions(),
-            .approxFunctions = {}, .approxDivide = ""};
+            .approxFunctions = {}, .approxDivide = "", .approxHelpers = ""};
   d.fp64 = {.scalar = "double", .literalSuffix = "lf", .floatToBits = "unpackDouble2x32",
             .bitsToFloat = "packDouble2x32", .bitsType = "uvec2", .functions = standardFunctions(),
-            .approxFunctions = {}, .approxDivide = ""};
+            .approxFunctions = {}, .approxDivide = "", .approxHelpers = ""};
   d.fp64.functions.erase("exp");  // GLSL.std.450's Exp and Log take 16- and 32-bit floats only
   d.fp64.functions.erase("log");
   d.uintType = "uint";
@@ -139,10 +139,14 @@ Dialect cuda() {
   d.fp32.functions["exp"] = "expf";  // fp32 calls C's float functions
   d.fp32.functions["log"] = "logf";
   d.fp32.functions["sqrt"] = "sqrtf";
-  // The special-function unit's approximations (CUDA C Programming Guide, intrinsic functions);
-  // sqrt stays sqrtf (IEEE): an approximate one is x * rsqrt(x), NaN at 0.
-  d.fp32.approxFunctions = {{"exp", "__expf"}, {"log", "__logf"}};
+  // The special-function unit's approximations (CUDA C Programming Guide, intrinsic functions); CUDA
+  // has no intrinsic for an approximate square root, so PTX's sqrt.approx.f32 (what --prec-sqrt=false
+  // gives) is written inline.
+  d.fp32.approxFunctions = {{"exp", "__expf"}, {"log", "__logf"}, {"sqrt", "tl_sqrt_approx"}};
   d.fp32.approxDivide = "__fdividef";
+  d.fp32.approxHelpers =
+      "static __device__ __forceinline__ float tl_sqrt_approx(float x) { float r; "
+      "asm(\"sqrt.approx.f32 %0, %1;\" : \"=f\"(r) : \"f\"(x)); return r; }\n";
   d.uint4Type = "uint4";  // CUDA's (and HIP's) vector type, built by a function
   d.makeUint4 = "make_uint4";
   d.mulHi = "__umulhi";
@@ -160,6 +164,8 @@ Dialect hip() {
   Dialect d = cuda();  // HIP spells kernels as CUDA does; only its name and note differ
   d.name = "hip";
   d.prologue = "// HIP for hipRTC: compile with -ffp-contract=off, without -ffast-math.\n";
+  d.fp32.approxFunctions.erase("sqrt");  // no PTX here: HIP's approximate math keeps sqrtf
+  d.fp32.approxHelpers.clear();
   return d;
 }
 

@@ -266,6 +266,7 @@ class Emitter {
     source_ += std::string(", ") + toString(options_.precision) + ", " + std::to_string(markets_) + " market(s), " +
                (options_.greeks ? "value + Greeks" : "value only") + ", dialect " + dialect_.name + "\n";
     source_ += dialect_.helpers;
+    if (emitOptions_.approxMath) source_ += dialect_.spelling(options_.precision).approxHelpers;
   }
 
   // The helper functions every kernel defines: opq, sel, Philox, the normal quantile, randn.

@@ -106,6 +106,7 @@ struct PrecisionSpelling {
   // empty where the dialect has none or is approximate already (GLSL's exp, log and division are).
   std::map<std::string, std::string, std::less<>> approxFunctions;
   std::string approxDivide;
+  std::string approxHelpers;  // helper functions those spellings call, in the prelude of such kernels only
 };
 
 // A target language as a table of spellings (dialects.cpp builds the C
@@ -162,8 +163,9 @@ const Dialect& dialectByName(const std::string& name);
 struct EmitOptions {
   int workgroupSize = 64;  // power of two
   int pathsPerLane = 4;
-  // true: fp32 exp, log and the quantile's division in the dialect's approximate spellings
-  // (PrecisionSpelling::approxFunctions; CUDA and HIP), the accuracy GLSL allows Vulkan drivers.
+  // true: fp32 exp, log, sqrt and the quantile's division in the dialect's approximate spellings
+  // (PrecisionSpelling::approxFunctions; CUDA and HIP, HIP without sqrt), the accuracy GLSL allows
+  // Vulkan drivers.
   // A different definition of those functions, so different bits from the default; every kernel
   // built with it spells them alike, so plain and checkpointed still agree. No contraction, no
   // flush-to-zero either way.

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "api/knobs.h"
+#include "gpu/codegen/emit.h"
 #include "gpu/hip/hip.h"
 #include "engine/settings.h"
 #include "gpu/hip/codeobject.h"
@@ -142,6 +143,23 @@ TEST(HipCompile, EveryGoldenKernelForEveryTarget) {
     }
   }
   EXPECT_GE(kernels, 3 * static_cast<int>(defaultTargets().size()));
+}
+
+// TAPELAB_CUDA_APPROX_MATH in HIP: __expf, __logf and __fdividef compile for every target (the
+// engine builds the same source; its tests run it where a GPU is).
+TEST(HipCompile, ApproxMathCompilesForEveryTarget) {
+  REQUIRE_HIPCC();
+  const Tape t = products::asianCall(8);
+  KernelOptions o;
+  o.precision = Precision::F32;
+  EmitOptions e;
+  e.approxMath = true;
+  const std::string source = emitKernel(t, o, hipDialect(), e).source;
+  ASSERT_NE(source.find("__logf("), std::string::npos);
+  for (const std::string& target : defaultTargets()) {
+    const hip::CodeObject c = hip::compileHip(source, target, cacheDir());
+    EXPECT_FALSE(c.bytes.empty()) << target << ": " << c.log;
+  }
 }
 
 // The main job's kernels (`tapelab compare`: the 252-step Asian, value + 5
