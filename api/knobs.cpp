@@ -191,6 +191,12 @@ const std::vector<Knob>& knobTable() {
        "by the hardware's approximate instructions (__expf, __logf, sqrt.approx, __fdividef), GLSL's accuracy; other bits than "
        "the default, plain and checkpointed still equal (default 0)",
        Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.approxMath = parseSwitch(v, n); }},
+      {"TAPELAB_QUANTILE_SELECT", "", "0|1, GPU kernels: the normal quantile as one rational function with per-lane "
+       "coefficients instead of a branch on the tails (default 0; same bits)",
+       Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.selectQuantile = parseSwitch(v, n); }},
+      {"TAPELAB_CUDA_OUTLINE_DRAWS", "", "0|1, CUDA and HIP kernels: Philox and the normal quantile as functions "
+       "not inlined, one copy in the kernel instead of one per draw (default 0; same bits)",
+       Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.outlineDraws = parseSwitch(v, n); }},
       // An engine: its factory's EngineSettings.
       {"TAPELAB_THREADS", "", "CPU engines' threads (results do not depend on it)", Scope::Engine,
        [](C& c, S& v, const char* n) { c.engineSettings.threads = static_cast<unsigned>(parseUnsigned(v, n, 1, 100'000)); }},

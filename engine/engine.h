@@ -73,6 +73,10 @@ struct KernelKnobs {
   // GLSL allows Vulkan drivers.
   // Different bits from the default (other functions); plain and checkpointed still agree.
   bool approxMath = false;
+  // GPU kernels: the normal quantile without a branch (EmitOptions::selectQuantile); same bits.
+  bool selectQuantile = false;
+  // CUDA and HIP kernels: Philox and the quantile not inlined (EmitOptions::outlineDraws); same bits.
+  bool outlineDraws = false;
 };
 
 struct KernelOptions {

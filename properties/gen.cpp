@@ -479,6 +479,9 @@ std::string describeOptions(const KernelOptions& o) {
   std::string s = std::string(toString(o.kind)) + " kernel, " + toString(o.precision) +
                   (o.greeks ? ", greeks" : ", value only") + ", markets " + std::to_string(o.markets);
   if (o.kind == KernelKind::Scratch || o.knobs.kahanPlace == KahanPlace::Global) s += std::string(", ") + toString(o.layout);
+  if (o.knobs.pathsPerLane) s += ", " + std::to_string(o.knobs.pathsPerLane) + " paths per lane";
+  if (o.knobs.selectQuantile) s += ", quantile by selection";
+  if (o.knobs.outlineDraws) s += ", draws out of line";
   if (o.kind != KernelKind::Plain)
     s += std::string(", markets ") + toString(o.marketOrder) + ", Kahan sums in " +
          (o.knobs.kahanPlace ? toString(*o.knobs.kahanPlace) : "the engine's default place") + ", plan " + describePlan(o.plan);

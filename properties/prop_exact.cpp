@@ -83,6 +83,9 @@ TEST_P(Exact, CheckpointedEqualsPlain) {
     for (int j = 0; j < perCase; ++j) {
       KernelOptions o = checkpointedOptions(tape, prec, *genCkptSpec(e.caps.kinds));
       o.knobs.pathsPerLane = pathsPerLane;
+      // Code-shape knobs with the same bits: the plain kernel keeps the defaults.
+      o.knobs.selectQuantile = *gen::arbitrary<bool>();
+      o.knobs.outlineDraws = *gen::arbitrary<bool>();
       logCase("kernel ", j, ": ", describeOptions(o));
       auto kc = compileOn(e.name, tape, o);
       assertSameBits(rp, runKernel(*kc, markets, paths, seed), "plain kernel then " + describeOptions(o));

@@ -151,6 +151,7 @@ Dialect cuda() {
   d.makeUint4 = "make_uint4";
   d.mulHi = "__umulhi";
   d.helperQualifier = "static __device__ __forceinline__ ";
+  d.outlineQualifier = "static __device__ __noinline__ ";
   d.kernelBegin = cKernelBegin("extern \"C\" __global__ void __launch_bounds__($WG$MINBLOCKS)\n", "", "__restrict__",
                                "__shared__ ");
   d.localId = "threadIdx.x";

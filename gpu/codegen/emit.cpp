@@ -285,7 +285,10 @@ class Emitter {
     // Philox4x32-10 (tape/philox.h): counter {c0, c1, c2, c3}, key {k0, k1}; its four words.
     const std::string& U4 = dialect_.uint4Type;
     source_ += "// Philox4x32-10, its four words (tape/philox.h).\n";
-    source_ += qualifier + U4 + " tl_philox(" + U + " c0, " + U + " c1, " + U + " c2, " + U + " c3, " + U + " k0, " + U + " k1) {\n";
+    // EmitOptions::outlineDraws: the dialect's not-inlined helpers for Philox and the quantile.
+    const std::string& drawQualifier =
+        emitOptions_.outlineDraws && !dialect_.outlineQualifier.empty() ? dialect_.outlineQualifier : qualifier;
+    source_ += drawQualifier + U4 + " tl_philox(" + U + " c0, " + U + " c1, " + U + " c2, " + U + " c3, " + U + " k0, " + U + " k1) {\n";
     // A rolled loop keeps kernels with hundreds of draws small where compile
     // time matters more than speed (CPU Vulkan devices); same operations.
     source_ += "  " + (emitOptions_.unrollDraws ? std::string() : dialect_.dontUnroll) + "for (int r = 0; r < 10; ++r) {\n";
@@ -306,8 +309,37 @@ class Emitter {
       return s;
     };
     source_ += "// Acklam's normal quantile of u = ((w >> 9) + 0.5) * 2^-23 (tape/philox.h).\n";
-    source_ += qualifier + T + " tl_normal(" + U + " w) {\n";
+    source_ += drawQualifier + T + " tl_normal(" + U + " w) {\n";
     source_ += "  " + precise + T + " u = (" + cast(T, "w >> 9u") + " + " + literal(0.5) + ") * " + literal(1.1920928955078125e-07) + ";\n";
+    if (emitOptions_.selectQuantile) {
+      // Both regions' operands, then one rational function whose coefficients each lane selects:
+      // the tail's denominator has one coefficient fewer, padded with a leading 0 (0 * q + d0 is
+      // d0 exactly, q being finite), and the tail's numerator is multiplied by 1 where the central
+      // one is multiplied by q. So each lane performs its region's operations of the branching form
+      // in the same order: the same bits, without divergence.
+      auto selected = [&](const double* c, int n, const double* t, int m, const std::string& x, bool endsWithOne) {
+        auto coef = [&](int i) {  // central c[i], tail t[i - (n - m)] (leading zeros pad the tail)
+          const int j = i - (n - m);
+          return "(tl_t ? " + literal(j >= 0 ? t[j] : 0.0) + " : " + literal(c[i]) + ")";
+        };
+        std::string s = coef(0);
+        for (int i = 1; i < n; ++i) s = "(" + s + " * " + x + " + " + coef(i) + ")";
+        if (endsWithOne) s = "(" + s + " * " + x + " + " + literal(1.0) + ")";
+        return s;
+      };
+      source_ += "  bool tl_t = u < " + literal(low) + " || u > " + literal(high) + ";\n";
+      source_ += "  " + precise + T + " tail = u < " + literal(low) + " ? u : " + literal(1.0) + " - u;\n";
+      source_ += "  " + precise + T + " qt = " + function("sqrt") + "(" + literal(-2.0) + " * " + function("log") + "(tail));\n";
+      source_ += "  " + precise + T + " q = u - " + literal(0.5) + ";\n";
+      source_ += "  " + precise + T + " r = q * q;\n";
+      source_ += "  " + precise + T + " x = tl_t ? qt : r;\n";
+      source_ += "  " + precise + T + " num = " + selected(kNormalA, 6, kNormalC, 6, "x", false) + " * (tl_t ? " +
+                 literal(1.0) + " : q);\n";
+      source_ += "  " + precise + T + " den = " + selected(kNormalB, 5, kNormalD, 4, "x", true) + ";\n";
+      source_ += "  " + precise + T + " z = " + quotient("num", "den") + ";\n";
+      source_ += "  return u > " + literal(high) + " ? -z : z;\n";
+      source_ += "}\n";
+    } else {
     source_ += "  if (u < " + literal(low) + " || u > " + literal(high) + ") {\n";
     source_ += "    " + precise + T + " tail = u < " + literal(low) + " ? u : " + literal(1.0) + " - u;\n";
     source_ += "    " + precise + T + " q = " + function("sqrt") + "(" + literal(-2.0) + " * " + function("log") + "(tail));\n";
@@ -323,6 +355,7 @@ class Emitter {
     source_ += "  " + precise + T + " z = " + quotient("num", "den") + ";\n";
     source_ += "  return z;\n";
     source_ += "}\n";
+    }
     source_ += "// The words of draws 4g .. 4g+3 of path (pathHi:pathLo) under key (k0, k1): counter {g, 0, pathLo, pathHi}.\n";
     source_ += qualifier + U4 + " tl_drawWords(" + U + " g, " + U + " pathLo, " + U + " pathHi, " + U + " k0, " + U + " k1) {\n";
     source_ += "  return tl_philox(g, 0u, pathLo, pathHi, k0, k1);\n}\n";

@@ -134,6 +134,7 @@ struct Dialect {
   std::string mulHi;            // high 32 bits of a 32x32 product: f(a, b)
   std::string precise;          // "precise " in GLSL; "" where contraction is off globally
   std::string helperQualifier;  // helper functions: "", "static inline ", "static __device__ __forceinline__ "
+  std::string outlineQualifier;  // helpers kept out of line (EmitOptions::outlineDraws): CUDA/HIP __noinline__; "" = none
   std::string helpers;          // dialect-only helpers (GLSL: tl_mulhi over umulExtended)
 
   // The kernel's frame, with $T (scalar), $U (uint), $WG (workgroup size),
@@ -170,6 +171,14 @@ struct EmitOptions {
   // built with it spells them alike, so plain and checkpointed still agree. No contraction, no
   // flush-to-zero either way.
   bool approxMath = false;
+  // true: the normal quantile evaluates both regions' operands and one rational function with
+  // per-lane coefficients instead of branching on the tail (no divergence; each lane performs its
+  // region's operations in the branching form's order: the same bits).
+  bool selectQuantile = false;
+  // true: Philox and the quantile are functions the compiler must not inline (dialects with an
+  // outlineQualifier: CUDA, HIP), so the straight-line kernel holds one copy of each instead of one
+  // per draw. The same operations: the same bits.
+  bool outlineDraws = false;
   // false (experiments only): key the opaque identity and the re-keyed draws
   // with a literal 0 instead of the run-time `zero`, so the compiler is free
   // to merge the recomputation with the first computation. Same bits either way.

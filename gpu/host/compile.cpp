@@ -18,6 +18,8 @@ EmitOptions emitOptionsFor(const KernelOptions& options, bool unrollByDefault, K
   e.minBlocks = options.knobs.minBlocks;
   if (options.knobs.pathsPerLane > 0) e.pathsPerLane = options.knobs.pathsPerLane;
   e.approxMath = options.knobs.approxMath;
+  e.selectQuantile = options.knobs.selectQuantile;
+  e.outlineDraws = options.knobs.outlineDraws;
   return e;
 }
 

@@ -293,6 +293,16 @@ TEST(VulkanExact, OnePathPerLaneKeepsThePromise) {
   EXPECT_NEAR(plain.markets[0].value, usual.markets[0].value, 1e-5 * std::abs(usual.markets[0].value));
 }
 
+// TAPELAB_QUANTILE_SELECT on GLSL: the same bits as the branching quantile (OpenCL's test covers fp64).
+TEST(VulkanExact, SelectQuantileGivesTheSameBits) {
+  REQUIRE_VULKAN();
+  const Tape t = products::asianCall(24);
+  const RunResult branching = kernel(engine, "asian24-plain", t, options(KernelKind::Plain)).run({t.inputDefaults}, 20000, kSeed);
+  KernelOptions o = options(KernelKind::Register, window(t, 4));
+  o.knobs.selectQuantile = true;
+  expectSameBits(branching, engine->compile(t, o)->run({t.inputDefaults}, 20000, kSeed), "register, quantile by selection");
+}
+
 TEST(VulkanExact, ScratchMarketsEqualSingleDispatches) {
   REQUIRE_VULKAN();
   const Tape t = randomTape(9, 30);
