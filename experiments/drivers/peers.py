@@ -157,7 +157,7 @@ def main(argv):
     if any(p not in (GREEKS, PRICE) for p in passes):
         sd.bad(f"tapelab: --passes: expected {GREEKS} and/or {PRICE}, got '{a.passes}'")
     timeout = a.call_timeout or (120 if a.quick else 420)
-    rows = Rows(a.out, f"machine={a.machine} driver=peers commit={sd.commit(a.commit)} args=peers.py {' '.join(argv)}")
+    rows = Rows(a.out, f"machine={a.machine} driver=peers commit={sd.commit(a.commit)} args=peers.py {' '.join(argv)}{sd.knobs_note()}")
 
     # JAX first (it takes the GPU's memory as it likes; its process ends before tapelab's start).
     if a.no_jax:

@@ -86,12 +86,23 @@ def commit(given=None):
         return "unknown"
 
 
+# TAPELAB_* variables that locate things rather than change a kernel: not recorded as knobs.
+_NOT_KNOBS = {"TAPELAB_CACHE_DIR", "TAPELAB_SOURCE_DIR", "TAPELAB_DUMP"}
+
+
+def knobs_note():
+    """' knobs=A=1,B=2' for the TAPELAB_* knobs set in this environment (they reach every tapelab run
+    a driver starts, and some change the bits or the speed), or '' when none is set."""
+    set_ = sorted(f"{k}={v}" for k, v in os.environ.items() if k.startswith("TAPELAB_") and k not in _NOT_KNOBS)
+    return f" knobs={','.join(set_)}" if set_ else ""
+
+
 class Writer:
     """Header comment row, CSV header, then rows flushed one point at a time."""
 
     def __init__(self, a, driver, coords, argv):
         self.file = open(a.out, "w", newline="") if a.out else sys.stdout
-        self.file.write(f"# machine={a.machine} driver={driver} commit={commit(a.commit)} args={shlex.join(argv)}\n")
+        self.file.write(f"# machine={a.machine} driver={driver} commit={commit(a.commit)} args={shlex.join(argv)}{knobs_note()}\n")
         self.coords = coords
         self.header = None
         self.rows = 0
