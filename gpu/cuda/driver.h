@@ -17,7 +17,8 @@ struct Driver {
   X(cuDeviceGetName) X(cuDeviceGetAttribute) X(cuDeviceTotalMem) X(cuDevicePrimaryCtxRetain)              \
   X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent) X(cuCtxSynchronize) X(cuMemGetInfo) X(cuMemAlloc)       \
   X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuModuleLoadDataEx) X(cuModuleUnload)                    \
-  X(cuModuleGetFunction) X(cuFuncGetAttribute) X(cuLaunchKernel) X(cuStreamQuery)
+  X(cuModuleGetFunction) X(cuFuncGetAttribute) X(cuLaunchKernel) X(cuStreamQuery) X(cuMemAllocHost)       \
+  X(cuMemFreeHost)
 #define TAPELAB_CU_DECLARE(fn) decltype(&::fn) fn = nullptr;
   TAPELAB_CU_FUNCTIONS(TAPELAB_CU_DECLARE)
 #undef TAPELAB_CU_DECLARE

@@ -72,6 +72,12 @@ class PartialSums {
   // One MarketResult per market; Greeks are 0 for value-only kernels.
   RunResult finish(uint64_t paths, uint64_t seed) const;
 
+  // sums[i] += column i of `groups` rows of `per` values (rows in order), for i in [first, last);
+  // split over threads by columns when large (kParallelValues), the same bits either way. Public for tests.
+  static void addColumns(const void* partials, uint32_t groups, double* sums, size_t first, size_t last, size_t per,
+                         Precision precision);
+  static constexpr size_t kParallelValues = size_t{1} << 19;
+
  private:
   EmittedKernel shape_;  // source dropped
   std::vector<double> sums_;  // per market: width sums then width squares

@@ -447,6 +447,32 @@ TEST(CodegenHost, PartialsAreAddedInDoubleInBlockOrder) {
   EXPECT_THROW(packInputs(k, {{1, 2}}), std::invalid_argument);
 }
 
+// Large blocks of partials are added by several threads, each over its own sums: every sum still
+// group after group, so the same bits as one loop (floats and doubles of mixed magnitudes, where
+// another order would round differently).
+TEST(CodegenHost, ThreadedPartialSumsEqualOneLoop) {
+  const size_t per = 84;
+  const uint32_t groups = uint32_t(2 * PartialSums::kParallelValues / per + 3);
+  std::vector<float> f(groups * per);
+  std::vector<double> d(groups * per);
+  uint64_t x = 88172645463325252ull;
+  for (size_t i = 0; i < f.size(); ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    const double v = std::ldexp(double(x % 1000003) - 500000.0, int(x % 41) - 20);
+    d[i] = v;
+    f[i] = float(v);
+  }
+  for (Precision precision : {Precision::F32, Precision::F64}) {
+    const void* data = precision == Precision::F32 ? static_cast<const void*>(f.data()) : d.data();
+    std::vector<double> oneLoop(per, 0.25), threaded(per, 0.25);
+    for (uint32_t g = 0; g < groups; ++g)
+      for (size_t i = 0; i < per; ++i)
+        oneLoop[i] += precision == Precision::F32 ? double(f[g * per + i]) : d[g * per + i];
+    PartialSums::addColumns(data, groups, threaded.data(), 0, per, per, precision);
+    for (size_t i = 0; i < per; ++i) EXPECT_EQ(threaded[i], oneLoop[i]) << "sum " << i << " " << toString(precision);
+  }
+}
+
 // A runner that records what the host loop hands it and returns zero partials.
 struct RecordingRunner final : DispatchRunner {
   std::vector<Dispatch> seen;
