@@ -25,11 +25,18 @@ SPILL_UNKNOWN = 1 << 35  # NVIDIA's Vulkan driver reports 2^36 + n for spills: n
 
 
 def read(path):
-    """(comment rows, list of dict rows) of one CSV with leading '#' rows."""
+    """(comment rows, list of dict rows) of one CSV with leading '#' rows. A header row's knobs=A=1,B=2
+    (the TAPELAB_* knobs a driver ran with, experiments/drivers/sweep_driver.py) goes into each row's
+    'knobs' as 'A=1 B=2'."""
     comments, lines = [], []
     for line in open(path, encoding="utf-8"):
         (comments if line.startswith("#") else lines).append(line)
-    return [c.strip("# \n") for c in comments], list(csv.DictReader(lines))
+    rows = list(csv.DictReader(lines))
+    knobs = [m.group(1) for c in comments for m in [re.search(r"\bknobs=(\S+)", c)] if m]
+    for r in rows:  # tapelab's rows only: JAX and the hand-written kernel read no TAPELAB_* knob
+        if knobs and r.get("who", "tapelab") == "tapelab":
+            r.setdefault("knobs", " ".join(knobs[0].split(",")))
+    return [c.strip("# \n") for c in comments], rows
 
 
 def num(v):
@@ -259,22 +266,25 @@ def fig_markets(data, out):
 # register, one market per dispatch and the ladder in one dispatch), one panel per pass and path count.
 # Rows: every row of peers-<m>.csv (experiments/drivers/peers.py; H200 first, else the CPU quick run).
 PEERS_COLS = ["who", "formulation", "engine", "kernel", "segments", "pass", "paths", "markets", "ladder_points", "ms",
-              "mpath_s", "registers", "spill_bytes", "same_bits", "notes"]
+              "mpath_s", "registers", "spill_bytes", "same_bits", "notes", "knobs"]
 
 
 def peer_label(r):
     if r["who"] == "tapelab":
         # A knob a row was run with (the notes name it) tells apart rows of one kernel and formulation.
         knob = re.search(r"TAPELAB_[A-Z_]+=\S+?(?=[:;)]|$)", r.get("notes", "") or "")
+        run_knobs = (r.get("knobs") or "").split()  # the run's knobs (CSV header): one named, more counted
+        extra = (f" {run_knobs[0]}" if len(run_knobs) == 1 else
+                 f" +{len(run_knobs)} knobs" if run_knobs else "")
         return (f"tapelab {r['engine']} {r['kernel']} {r['formulation']} ({r['markets']}/dispatch)"
-                + (f" {knob.group(0)}" if knob else ""))
+                + (f" {knob.group(0)}" if knob else "") + extra)
     if r["who"] == "jax":
         return f"jax {r['formulation']} ({r['markets']}/call)"
     return f"hand-written cuda {r['formulation']}"
 
 
 def fig_peers(data, out):
-    pick = preferred(data, "peers")
+    pick = preferred(data, "peers", "peers_vulkan")  # peers_vulkan: Vulkan run apart when cuda ran with knobs
     if not pick:
         return
     machine, paths, caption = pick

@@ -23,7 +23,9 @@
 #             kernel (nvcc) and tapelab compare (cuda,vulkan; plain and register, 1 and 7 markets per
 #             dispatch) at 1M and 4M paths, value + 5 Greeks and price only, in one CSV; JAX skipped
 #             with its reason where python3 has no jax. Estimate JAX ~60 s, nvcc + kernel ~15 s,
-#             compare ~170 s cold: ~4-5 min; PEERS_S (default 560).
+#             compare ~170 s cold: ~4-5 min; PEERS_S (default 560). PEERS_CUDA_KNOBS='TAPELAB_A=1 ...' runs cuda
+#             with those knobs (peers-M.csv, with JAX and the hand-written kernel) and Vulkan with its defaults
+#             (peers_vulkan-M.csv) in the same call; 2026-12-01c's was ~60 s with warm kernel caches.
 # Each mode runs under its own timeout (CLIFF_S, MARKETS_S, SEGMENTS_S, ... seconds) and on its own engines
 # (CLIFF_ENGINES, MARKETS_ENGINES, SEGMENTS_ENGINES, STRATEGIES_ENGINES, PEERS_ENGINES), and writes rows
 # as they finish, so a mode cut short keeps what it measured. Results in $OUT (./gpu-out elsewhere):
@@ -78,8 +80,17 @@ for mode in "$@"; do
     # the first compare serve the later ones (7-market pipelines take about a minute each to build).
     export __GL_SHADER_DISK_CACHE=1 __GL_SHADER_DISK_CACHE_SKIP_CLEANUP=1 __GL_SHADER_DISK_CACHE_SIZE=4294967296
     export __GL_SHADER_DISK_CACHE_PATH=/tmp/tapelab-nv-shader-cache
-    timeout "${PEERS_S:-560}" "$py" experiments/drivers/peers.py "${common[@]}" --engines "${PEERS_ENGINES:-cuda,vulkan}" \
-      --paths 1000000,4000000 --out "$out/peers-$machine.csv" 2> >(tee "$out/peers-progress.txt" >&2)
+    if [ -n "${PEERS_CUDA_KNOBS:-}" ]; then
+      # cuda with knobs (e.g. its fastest set, README), JAX and the hand-written kernel in peers-M.csv (the
+      # header's knobs= names them); Vulkan with its defaults in peers_vulkan-M.csv; same call.
+      env $PEERS_CUDA_KNOBS timeout "${PEERS_S:-560}" "$py" experiments/drivers/peers.py "${common[@]}" --engines cuda \
+        --paths 1000000,4000000 --out "$out/peers-$machine.csv" 2> >(tee "$out/peers-progress.txt" >&2)
+      timeout 200 "$py" experiments/drivers/peers.py "${common[@]}" --engines vulkan --no-jax --no-handwritten \
+        --paths 1000000,4000000 --out "$out/peers_vulkan-$machine.csv" 2> >(tee -a "$out/peers-progress.txt" >&2)
+    else
+      timeout "${PEERS_S:-560}" "$py" experiments/drivers/peers.py "${common[@]}" --engines "${PEERS_ENGINES:-cuda,vulkan}" \
+        --paths 1000000,4000000 --out "$out/peers-$machine.csv" 2> >(tee "$out/peers-progress.txt" >&2)
+    fi
     export __GL_SHADER_DISK_CACHE=0
     ;;
   seglen)
