@@ -21,7 +21,9 @@ std::string kernelIdentity(const Tape& tape, const KernelOptions& o, const std::
        {std::string(toString(o.precision)), std::string(toString(o.kind)), std::string(toString(o.layout)),
         std::string(toString(o.marketOrder)),
         std::to_string(o.greeks), std::to_string(o.markets), std::to_string(o.knobs.pathOffset),
-        std::to_string(o.knobs.opaque), o.knobs.unrollDraws ? std::to_string(*o.knobs.unrollDraws) : "-"})
+        std::to_string(o.knobs.opaque), o.knobs.unrollDraws ? std::to_string(*o.knobs.unrollDraws) : "-",
+        // These two change the sums' rounding or the functions themselves (KernelKnobs).
+        std::to_string(o.knobs.pathsPerLane), std::to_string(o.knobs.approxMath)})
     text += '\n' + field;
   return text;
 }

@@ -25,9 +25,9 @@ SPILL_UNKNOWN = 1 << 35  # NVIDIA's Vulkan driver reports 2^36 + n for spills: n
 
 
 def read(path):
-    """(comment rows, list of dict rows) of one CSV with leading '#' rows. A header row's knobs=A=1,B=2
-    (the TAPELAB_* knobs a driver ran with, experiments/drivers/sweep_driver.py) goes into each row's
-    'knobs' as 'A=1 B=2'."""
+    """(comment rows, list of dict rows) of one CSV with leading '#' rows. A header row's knobs=A=1;B=2
+    (the TAPELAB_* knobs a driver ran with, experiments/drivers/sweep_driver.py; ',' in files before
+    2026-12-01c's last calls) goes into each tapelab row's 'knobs' as 'A=1 B=2'."""
     comments, lines = [], []
     for line in open(path, encoding="utf-8"):
         (comments if line.startswith("#") else lines).append(line)
@@ -35,7 +35,7 @@ def read(path):
     knobs = [m.group(1) for c in comments for m in [re.search(r"\bknobs=(\S+)", c)] if m]
     for r in rows:  # tapelab's rows only: JAX and the hand-written kernel read no TAPELAB_* knob
         if knobs and r.get("who", "tapelab") == "tapelab":
-            r.setdefault("knobs", " ".join(knobs[0].split(",")))
+            r.setdefault("knobs", " ".join(knobs[0].split(";" if ";" in knobs[0] else ",")))
     return [c.strip("# \n") for c in comments], rows
 
 

@@ -480,6 +480,7 @@ std::string describeOptions(const KernelOptions& o) {
                   (o.greeks ? ", greeks" : ", value only") + ", markets " + std::to_string(o.markets);
   if (o.kind == KernelKind::Scratch || o.knobs.kahanPlace == KahanPlace::Global) s += std::string(", ") + toString(o.layout);
   if (o.knobs.pathsPerLane) s += ", " + std::to_string(o.knobs.pathsPerLane) + " paths per lane";
+  if (o.knobs.approxMath) s += ", approximate math";
   if (o.knobs.selectQuantile) s += ", quantile by selection";
   if (o.knobs.outlineDraws) s += ", draws out of line";
   if (o.kind != KernelKind::Plain)

@@ -74,15 +74,20 @@ TEST_P(Exact, CheckpointedEqualsPlain) {
     noteRun(paths, seed, markets);
     // Paths per lane changes the sums' rounding, so plain and checkpointed share it (GPU engines read it).
     const int pathsPerLane = *gen::element(0, 1, 3);
-    logCase("paths per lane: ", pathsPerLane ? std::to_string(pathsPerLane) : std::string("the default"));
+    // Approximate math (CUDA and HIP; other engines ignore it) defines other functions: shared too.
+    const bool approxMath = *gen::arbitrary<bool>();
+    logCase("paths per lane: ", pathsPerLane ? std::to_string(pathsPerLane) : std::string("the default"),
+            approxMath ? ", approximate math" : "");
     KernelOptions plain;
     plain.precision = prec;
     plain.knobs.pathsPerLane = pathsPerLane;
+    plain.knobs.approxMath = approxMath;
     auto kp = compileOn(e.name, tape, plain);
     const RunResult rp = runKernel(*kp, markets, paths, seed);
     for (int j = 0; j < perCase; ++j) {
       KernelOptions o = checkpointedOptions(tape, prec, *genCkptSpec(e.caps.kinds));
       o.knobs.pathsPerLane = pathsPerLane;
+      o.knobs.approxMath = approxMath;
       // Code-shape knobs with the same bits: the plain kernel keeps the defaults.
       o.knobs.selectQuantile = *gen::arbitrary<bool>();
       o.knobs.outlineDraws = *gen::arbitrary<bool>();

@@ -82,10 +82,15 @@ for mode in "$@"; do
     export __GL_SHADER_DISK_CACHE_PATH=/tmp/tapelab-nv-shader-cache
     if [ -n "${PEERS_CUDA_KNOBS:-}" ]; then
       # cuda with knobs (e.g. its fastest set, README), JAX and the hand-written kernel in peers-M.csv (the
-      # header's knobs= names them); Vulkan with its defaults in peers_vulkan-M.csv; same call.
-      env $PEERS_CUDA_KNOBS timeout "${PEERS_S:-560}" "$py" experiments/drivers/peers.py "${common[@]}" --engines cuda \
+      # header's knobs= names them); Vulkan with its defaults in peers_vulkan-M.csv; same call, PEERS_S
+      # shared (two thirds, one third). PEERS_ENGINES does not apply here.
+      for k in $PEERS_CUDA_KNOBS; do
+        [[ $k == TAPELAB_*=* ]] || { echo "gpu-drivers.sh: PEERS_CUDA_KNOBS: '$k' is not TAPELAB_NAME=VALUE" >&2; exit 2; }
+      done
+      total=${PEERS_S:-560}
+      env $PEERS_CUDA_KNOBS timeout $(( total * 2 / 3 )) "$py" experiments/drivers/peers.py "${common[@]}" --engines cuda \
         --paths 1000000,4000000 --out "$out/peers-$machine.csv" 2> >(tee "$out/peers-progress.txt" >&2)
-      timeout 200 "$py" experiments/drivers/peers.py "${common[@]}" --engines vulkan --no-jax --no-handwritten \
+      timeout $(( total / 3 )) "$py" experiments/drivers/peers.py "${common[@]}" --engines vulkan --no-jax --no-handwritten \
         --paths 1000000,4000000 --out "$out/peers_vulkan-$machine.csv" 2> >(tee -a "$out/peers-progress.txt" >&2)
     else
       timeout "${PEERS_S:-560}" "$py" experiments/drivers/peers.py "${common[@]}" --engines "${PEERS_ENGINES:-cuda,vulkan}" \

@@ -22,11 +22,11 @@
 # OCC_SETS instead of OCC_BLOCKS x OCC_PLACES: combinations of any knobs, space-separated, each a '+'-joined
 # list of NAME=VALUE without the TAPELAB_ prefix, or '-' for the defaults, e.g.
 #   OCC_SETS='- PATHS_PER_LANE=1+KAHAN_LOCAL=0 PATHS_PER_LANE=1+KAHAN_LOCAL=0+CUDA_APPROX_MATH=1'
-# (the summary's blocks/kahan columns then show the set). Knobs that change the bits (paths per lane,
+# (the summary's blocks column then shows the set, its kahan column the word 'set'). Knobs that change the bits (paths per lane,
 # approximate math) make 'as first' no; 'same bits' (against the set's own plain kernel) must stay yes.
 # OCC_KERNELS (default register) is compare's --kernels: e.g. register,scratch puts the scratch rows in
 # occupancy.txt (the summary stays the register kernel's).
-# OCC_NOGREEKS=1 adds a price-only compare per set and path count (occupancy.txt; the summary's
+# OCC_NOGREEKS=1 (1 only) adds a price-only compare per set and path count (occupancy.txt; the summary's
 # 'price x7' and 'price x1': the plain kernel fused and one market per call, Mpath/s).
 set -uo pipefail
 out=${OUT:-gpu-out}
@@ -72,7 +72,8 @@ compile_all() {
   local t0=$(date +%s) running=0 c b p
   for c in "${combos[@]}"; do
     read -r b p <<<"$c"
-    for g in "" ${OCC_NOGREEKS:+--no-greeks}; do
+    local passes=(""); [ "${OCC_NOGREEKS:-0}" = 1 ] && passes+=(--no-greeks)
+    for g in "${passes[@]}"; do
       { compare "$b" "$p" 4096 --ladders 1 $g >/dev/null 2>>"$out/progress.txt" ||
           echo "compile of $(knobs "$b" "$p") $g failed (progress.txt)" | tee -a "$out/occupancy.txt"; } &
       if (( ++running >= ${OCC_JOBS:-6} )); then wait -n; ((running--)); fi
@@ -94,7 +95,7 @@ time_all() {
         local table ptable="" px7=- px1=-
         say "$n paths, $(knobs "$b" "$p")" >>"$out/occupancy.txt"
         table=$(compare "$b" "$p" "$n" 2>>"$out/progress.txt")
-        if [ -n "${OCC_NOGREEKS:-}" ]; then
+        if [ "${OCC_NOGREEKS:-0}" = 1 ]; then
           say "$n paths, price only, $(knobs "$b" "$p")" >>"$out/occupancy.txt"
           ptable=$(compare "$b" "$p" "$n" --no-greeks 2>>"$out/progress.txt")
           echo "$ptable" >>"$out/occupancy.txt"

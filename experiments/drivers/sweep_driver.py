@@ -87,14 +87,16 @@ def commit(given=None):
 
 
 # TAPELAB_* variables that locate things rather than change a kernel: not recorded as knobs.
-_NOT_KNOBS = {"TAPELAB_CACHE_DIR", "TAPELAB_SOURCE_DIR", "TAPELAB_DUMP"}
+_NOT_KNOBS = {"TAPELAB_CACHE_DIR", "TAPELAB_SOURCE_DIR", "TAPELAB_DUMP", "TAPELAB_COMMIT"}
 
 
 def knobs_note():
-    """' knobs=A=1,B=2' for the TAPELAB_* knobs set in this environment (they reach every tapelab run
-    a driver starts, and some change the bits or the speed), or '' when none is set."""
-    set_ = sorted(f"{k}={v}" for k, v in os.environ.items() if k.startswith("TAPELAB_") and k not in _NOT_KNOBS)
-    return f" knobs={','.join(set_)}" if set_ else ""
+    """' knobs=A=1;B=2' for the TAPELAB_* knobs set in this environment (they reach every tapelab run
+    a driver starts, and some change the bits or the speed), or '' when none is set. ';' because a value
+    may hold commas (TAPELAB_HIP_ARCH); spaces in a value become '_'."""
+    set_ = sorted(f"{k}={v}".replace(" ", "_") for k, v in os.environ.items()
+                  if k.startswith("TAPELAB_") and k not in _NOT_KNOBS)
+    return f" knobs={';'.join(set_)}" if set_ else ""
 
 
 class Writer:

@@ -340,21 +340,21 @@ class Emitter {
       source_ += "  return u > " + literal(high) + " ? -z : z;\n";
       source_ += "}\n";
     } else {
-    source_ += "  if (u < " + literal(low) + " || u > " + literal(high) + ") {\n";
-    source_ += "    " + precise + T + " tail = u < " + literal(low) + " ? u : " + literal(1.0) + " - u;\n";
-    source_ += "    " + precise + T + " q = " + function("sqrt") + "(" + literal(-2.0) + " * " + function("log") + "(tail));\n";
-    source_ += "    " + precise + T + " num = " + horner(kNormalC, 6, "q", false) + ";\n";
-    source_ += "    " + precise + T + " den = " + horner(kNormalD, 4, "q", true) + ";\n";
-    source_ += "    " + precise + T + " x = " + quotient("num", "den") + ";\n";
-    source_ += "    return u < " + literal(low) + " ? x : -x;\n";
-    source_ += "  }\n";
-    source_ += "  " + precise + T + " q = u - " + literal(0.5) + ";\n";
-    source_ += "  " + precise + T + " r = q * q;\n";
-    source_ += "  " + precise + T + " num = " + horner(kNormalA, 6, "r", false) + " * q;\n";
-    source_ += "  " + precise + T + " den = " + horner(kNormalB, 5, "r", true) + ";\n";
-    source_ += "  " + precise + T + " z = " + quotient("num", "den") + ";\n";
-    source_ += "  return z;\n";
-    source_ += "}\n";
+      source_ += "  if (u < " + literal(low) + " || u > " + literal(high) + ") {\n";
+      source_ += "    " + precise + T + " tail = u < " + literal(low) + " ? u : " + literal(1.0) + " - u;\n";
+      source_ += "    " + precise + T + " q = " + function("sqrt") + "(" + literal(-2.0) + " * " + function("log") + "(tail));\n";
+      source_ += "    " + precise + T + " num = " + horner(kNormalC, 6, "q", false) + ";\n";
+      source_ += "    " + precise + T + " den = " + horner(kNormalD, 4, "q", true) + ";\n";
+      source_ += "    " + precise + T + " x = " + quotient("num", "den") + ";\n";
+      source_ += "    return u < " + literal(low) + " ? x : -x;\n";
+      source_ += "  }\n";
+      source_ += "  " + precise + T + " q = u - " + literal(0.5) + ";\n";
+      source_ += "  " + precise + T + " r = q * q;\n";
+      source_ += "  " + precise + T + " num = " + horner(kNormalA, 6, "r", false) + " * q;\n";
+      source_ += "  " + precise + T + " den = " + horner(kNormalB, 5, "r", true) + ";\n";
+      source_ += "  " + precise + T + " z = " + quotient("num", "den") + ";\n";
+      source_ += "  return z;\n";
+      source_ += "}\n";
     }
     source_ += "// The words of draws 4g .. 4g+3 of path (pathHi:pathLo) under key (k0, k1): counter {g, 0, pathLo, pathHi}.\n";
     source_ += qualifier + U4 + " tl_drawWords(" + U + " g, " + U + " pathLo, " + U + " pathHi, " + U + " k0, " + U + " k1) {\n";

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -109,9 +110,15 @@ void PartialSums::addColumns(const void* partials, uint32_t groups, double* sums
   // group after group, in the same order, so the bits do not change.
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   const size_t threads = size_t{groups} * width >= kParallelValues ? std::min<size_t>({cores, width, 8}) : 1;
-  auto run = [&](size_t lo, size_t hi) {
-    std::vector<double> acc(sums + lo, sums + hi);  // private: no false sharing between threads
-    const size_t n = hi - lo;
+  // Thread t adds columns [bound[t], bound[t + 1]) into its own accumulators (no false sharing), all
+  // allocated before any thread starts, so a worker allocates nothing.
+  std::vector<size_t> bound(threads + 1);
+  for (size_t t = 0; t <= threads; ++t) bound[t] = first + width * t / threads;
+  std::vector<std::vector<double>> accs(threads);
+  for (size_t t = 0; t < threads; ++t) accs[t].assign(sums + bound[t], sums + bound[t + 1]);
+  auto run = [&](size_t t) noexcept {
+    std::vector<double>& acc = accs[t];
+    const size_t lo = bound[t], n = bound[t + 1] - lo;
     const auto* bytes = static_cast<const unsigned char*>(partials);
     if (precision == Precision::F32) {
       bytes += lo * 4;
@@ -132,16 +139,18 @@ void PartialSums::addColumns(const void* partials, uint32_t groups, double* sums
     }
     std::copy(acc.begin(), acc.end(), sums + lo);
   };
-  if (threads <= 1) {
-    run(first, last);
-    return;
+  size_t started = 1;  // ranges 1 .. started-1 run on threads; the rest here
+  {
+    std::vector<std::jthread> pool;  // joined on every exit
+    pool.reserve(threads);
+    try {
+      for (; started < threads; ++started) pool.emplace_back(run, started);
+    } catch (const std::system_error&) {
+      // No thread to be had: the ranges not started are added here, one after another (same bits).
+    }
+    run(0);
+    for (size_t t = started; t < threads; ++t) run(t);
   }
-  std::vector<std::thread> pool;
-  pool.reserve(threads - 1);
-  for (size_t t = 1; t < threads; ++t)
-    pool.emplace_back(run, first + width * t / threads, first + width * (t + 1) / threads);
-  run(first, first + width / threads);
-  for (std::thread& th : pool) th.join();
 }
 
 RunResult PartialSums::finish(uint64_t paths, uint64_t seed) const {

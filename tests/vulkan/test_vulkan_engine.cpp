@@ -241,15 +241,23 @@ TEST(VulkanExact, ThreeMarketsEqualThreeSingleDispatches) {
   }
 }
 
+namespace {
+// Three markets: the tape's defaults with spot 100 (its default), 90 and 110.
+std::vector<std::vector<double>> spotLadder(const Tape& t) {
+  std::vector<std::vector<double>> ladder{t.inputDefaults, t.inputDefaults, t.inputDefaults};
+  ladder[1][0] = 90.0;
+  ladder[2][0] = 110.0;
+  return ladder;
+}
+}  // namespace
+
 // Where the lanes' Kahan sums live (registers, workgroup-local, the scratch buffer) moves values, never
 // operations: the same bits. A fused register kernel, and a scratch AoS kernel whose own slots share
 // each lane's stride with the Kahan slots.
 TEST(VulkanExact, KahanPlacesGiveTheSameBits) {
   REQUIRE_VULKAN();
   const Tape t = products::asianCall(24);
-  std::vector<std::vector<double>> ladder{t.inputDefaults, t.inputDefaults, t.inputDefaults};
-  ladder[1][0] = 90.0;
-  ladder[2][0] = 110.0;
+  const std::vector<std::vector<double>> ladder = spotLadder(t);
   const RunResult registers =
       kernel(engine, "asian24-register-4-3m", t, options(KernelKind::Register, window(t, 4), 3)).run(ladder, 600, kSeed);
   for (KahanPlace place : {KahanPlace::Local, KahanPlace::Global}) {
@@ -273,9 +281,7 @@ TEST(VulkanExact, KahanPlacesGiveTheSameBits) {
 TEST(VulkanExact, OnePathPerLaneKeepsThePromise) {
   REQUIRE_VULKAN();
   const Tape t = products::asianCall(24);
-  std::vector<std::vector<double>> ladder{t.inputDefaults, t.inputDefaults, t.inputDefaults};
-  ladder[1][0] = 90.0;
-  ladder[2][0] = 110.0;
+  const std::vector<std::vector<double>> ladder = spotLadder(t);
   const uint64_t paths = 1000;
   auto onePerLane = [&](KernelKind kind, int markets) {
     KernelOptions o = options(kind, kind == KernelKind::Plain ? Plan{} : window(t, 4), markets);
