@@ -197,6 +197,9 @@ const std::vector<Knob>& knobTable() {
       {"TAPELAB_CUDA_OUTLINE_DRAWS", "", "0|1, CUDA and HIP kernels: Philox and the normal quantile as functions "
        "not inlined, one copy in the kernel instead of one per draw (default 0; same bits)",
        Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.outlineDraws = parseSwitch(v, n); }},
+      {"TAPELAB_STORE_DRAWS", "", "0|1, GPU checkpointed kernels: each draw stored in the scratch buffer by the forward "
+       "sweep and read back by the recompute instead of drawn again (4 bytes a draw per lane; default 0; same bits)",
+       Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.storeDraws = parseSwitch(v, n); }},
       // An engine: its factory's EngineSettings.
       {"TAPELAB_THREADS", "", "CPU engines' threads (results do not depend on it)", Scope::Engine,
        [](C& c, S& v, const char* n) { c.engineSettings.threads = static_cast<unsigned>(parseUnsigned(v, n, 1, 100'000)); }},

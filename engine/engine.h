@@ -77,6 +77,8 @@ struct KernelKnobs {
   bool selectQuantile = false;
   // CUDA and HIP kernels: Philox and the quantile not inlined (EmitOptions::outlineDraws); same bits.
   bool outlineDraws = false;
+  // GPU checkpointed kernels: draws stored in the scratch buffer, not redrawn (EmitOptions::storeDraws); same bits.
+  bool storeDraws = false;
 };
 
 struct KernelOptions {

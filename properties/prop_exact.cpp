@@ -91,6 +91,7 @@ TEST_P(Exact, CheckpointedEqualsPlain) {
       // Code-shape knobs with the same bits: the plain kernel keeps the defaults.
       o.knobs.selectQuantile = *gen::arbitrary<bool>();
       o.knobs.outlineDraws = *gen::arbitrary<bool>();
+      o.knobs.storeDraws = *gen::arbitrary<bool>();
       logCase("kernel ", j, ": ", describeOptions(o));
       auto kc = compileOn(e.name, tape, o);
       assertSameBits(rp, runKernel(*kc, markets, paths, seed), "plain kernel then " + describeOptions(o));

@@ -54,6 +54,12 @@ class Emitter {
           scratchSlots_ += copiesOf(j);
         }
     }
+    // EmitOptions::storeDraws: each draw's slot after the scratch kind's own, before the Kahan slots.
+    if (emitOptions.storeDraws && checkpointed_ && options.greeks) {
+      drawSlot_.assign(tape.size(), -1);
+      for (int32_t i = 0; i < tape.size(); ++i)
+        if (tape.op[i] == Op::Randn) drawSlot_[i] = scratchSlots_ + drawSlots_++;
+    }
     if (emitOptions.kahanPlace == KahanPlace::Global) kahanSlots_ = 2 * kahanSums();  // after the scratch kind's
   }
 
@@ -122,7 +128,9 @@ class Emitter {
   // experiment switches the trick off (the compiler may then merge).
   std::string zeroKey() const { return emitOptions_.opaque ? param("zero") : "0u"; }
   // A lane's scratch slots: the scratch kind's stored values, then the Kahan slots (KahanPlace::Global).
-  int laneSlots() const { return scratchSlots_ + kahanSlots_; }
+  int laneSlots() const { return scratchSlots_ + drawSlots_ + kahanSlots_; }
+  // Node i's slot when EmitOptions::storeDraws keeps it in the scratch buffer, else -1.
+  int drawSlot(int32_t i) const { return drawSlot_.empty() ? -1 : drawSlot_[i]; }
   // A value has one copy per market when it depends on an input, else one.
   int copiesOf(int32_t j) const { return dependsOnInput_[j] ? markets_ : 1; }
   // The market copies [first, last) of value j that `which` selects: all of them, or market `which`.
@@ -227,14 +235,14 @@ class Emitter {
   // hoists them all out of the path loop (one 64-bit address per slot,
   // 191 at the 252-step Asian's seglen 24) and spills them (nvcc sm_90:
   // 96 registers + 2 KB stack; with tl_inv: 72 registers, no stack, as AoS).
-  std::string scratchStore(int32_t j, int m) const {
-    const int slot = firstScratchSlot_[j] + (dependsOnInput_[j] ? m : 0);
+  std::string scratchStore(int32_t j, int m) const { return slotStore(firstScratchSlot_[j] + (dependsOnInput_[j] ? m : 0)); }
+  std::string scratchLoad(int32_t j, int m) const { return slotLoad(firstScratchSlot_[j] + (dependsOnInput_[j] ? m : 0)); }
+  std::string slotStore(int slot) const {
     if (options_.layout == ScratchLayout::AoS)
       return "tl_tid * " + uintLiteral(laneSlots()) + " + " + uintLiteral(slot);
     return uintLiteral(slot) + " * tl_inv + tl_tid";
   }
-  std::string scratchLoad(int32_t j, int m) const {
-    const int slot = firstScratchSlot_[j] + (dependsOnInput_[j] ? m : 0);
+  std::string slotLoad(int slot) const {
     if (options_.layout == ScratchLayout::AoS)
       return "(tl_tid * " + uintLiteral(laneSlots()) + " + " + uintLiteral(slot) + ") ^ " + zeroKey();
     return uintLiteral(slot) + " * (tl_inv ^ " + zeroKey() + ") + tl_tid";
@@ -243,7 +251,7 @@ class Emitter {
   // after the scratch kind's (SoA: through `inv`, tl_inv in the path loop: see above).
   std::string kahanCell(int i, const std::string& inv) const {
     if (kahanInLocal_) return "tl_red[" + uintLiteral(int64_t(i) * emitOptions_.workgroupSize) + " + tl_lid]";
-    const int slot = scratchSlots_ + i;
+    const int slot = scratchSlots_ + drawSlots_ + i;
     if (options_.layout == ScratchLayout::AoS)
       return "scratch[tl_tid * " + uintLiteral(laneSlots()) + " + " + uintLiteral(slot) + "]";
     return "scratch[" + uintLiteral(slot) + " * " + inv + " + tl_tid]";
@@ -263,6 +271,7 @@ class Emitter {
       source_ += std::string(", ") + toString(options_.layout) + ", " + std::to_string(scratchSlots_) + " slots";
     if (sequential_) source_ += ", markets sequential";
     if (kahanSlots_ > 0) source_ += ", Kahan sums in scratch";
+    if (drawSlots_ > 0) source_ += ", draws stored in scratch";
     source_ += std::string(", ") + toString(options_.precision) + ", " + std::to_string(markets_) + " market(s), " +
                (options_.greeks ? "value + Greeks" : "value only") + ", dialect " + dialect_.name + "\n";
     source_ += dialect_.helpers;
@@ -368,7 +377,7 @@ class Emitter {
     const std::string& U = uintType_;
     line("const " + U + " tl_lid = " + dialect_.localId + ";");
     line("const " + U + " tl_g = " + dialect_.groupId + ";");
-    if (options_.kind == KernelKind::Scratch || kahanSlots_ > 0) line("const " + U + " tl_tid = tl_g * " + uintLiteral(wg) + " + tl_lid;");
+    if (options_.kind == KernelKind::Scratch || kahanSlots_ > 0 || drawSlots_ > 0) line("const " + U + " tl_tid = tl_g * " + uintLiteral(wg) + " + tl_lid;");
     for (int m = 0; m < markets_; ++m)
       for (int k = 0; k < tape_.numInputs(); ++k)
         line(scalarType_ + " tl_in" + std::to_string(m) + "_" + std::to_string(k) + " = inputs[" +
@@ -390,7 +399,8 @@ class Emitter {
     line(U + " tl_p = tl_g * " + uintLiteral(block) + " + tl_j * " + uintLiteral(wg) + " + tl_lid;");
     open("if (tl_p < " + param("count") + ") {");
     if (options_.layout == ScratchLayout::SoA &&
-        ((options_.kind == KernelKind::Scratch && options_.greeks && options_.plan.segments() > 1) || kahanSlots_ > 0))
+        ((options_.kind == KernelKind::Scratch && options_.greeks && options_.plan.segments() > 1) || kahanSlots_ > 0 ||
+         drawSlots_ > 0))
       line(U + " tl_inv = " + param("invocations") + " + (tl_j & " + zeroKey() +
            ");  // loop-variant: see scratchStore");
     line(U + " tl_pathLo = " + param("pathLo") + " + tl_p;");
@@ -481,6 +491,7 @@ class Emitter {
         for (int m = 0; m < copiesOf(i); ++m)
           line((plan.isPersistent[i] ? "" : scalarDecl()) + value("v", i, m) + " = " +
                forwardExpr(i, m, "v") + ";");
+        if (drawSlot(i) >= 0) line("scratch[" + slotStore(drawSlot(i)) + "] = " + value("v", i, 0) + ";");
       }
       if (scratch && options_.greeks && s + 1 < plan.segments())
         for (int32_t j : plan.storedAt[s])
@@ -574,7 +585,7 @@ class Emitter {
       return needed[j] && (which == kAllMarkets || (which == kSharedOnly) == !dependsOnInput_[j]);
     };
     bool draws = false;
-    for (int32_t i = b.from; i < to; ++i) draws = draws || (wanted(i) && tape_.op[i] == Op::Randn);
+    for (int32_t i = b.from; i < to; ++i) draws = draws || (wanted(i) && tape_.op[i] == Op::Randn && drawSlot(i) < 0);
     if (draws)
       line(uintType_ + " tl_rk0 = " + param("seedLo") + " ^ " + key + "; " + uintType_ + " tl_rk1 = " +
            param("seedHi") + " ^ " + key + ";");
@@ -594,6 +605,10 @@ class Emitter {
     newDrawScope();
     for (int32_t i = b.from; i < to; ++i) {
       if (!wanted(i)) continue;
+      if (drawSlot(i) >= 0) {  // the forward sweep's draw, read back (an opaque address: not forwarded)
+        line(scalarDecl() + value(prefix, i, 0) + " = scratch[" + slotLoad(drawSlot(i)) + "];");
+        continue;
+      }
       drawWords(i, prefix, "tl_rk");
       for (auto [m, last] = copiesIn(i, which); m < last; ++m)
         line(scalarDecl() + value(prefix, i, m) + " = " + forwardExpr(i, m, prefix) + ";");
@@ -706,6 +721,8 @@ class Emitter {
   std::vector<uint8_t> dependsOnInput_;  // per node: computed from an input (one copy per market, an adjoint)
   std::vector<int32_t> firstScratchSlot_;  // per stored node: its first slot in scratch, else -1
   int scratchSlots_ = 0;
+  std::vector<int32_t> drawSlot_;  // EmitOptions::storeDraws: per node, its draw's slot, else -1 (empty: off)
+  int drawSlots_ = 0;
   int kahanSlots_ = 0;  // KahanPlace::Global: the Kahan sums' and compensations' slots, after scratchSlots_
   int sumsPerMarket_ = 1;     // the ABI's width: 1 + numInputs with greeks, else 1
   int sumsPerReduction_ = 1;  // Kahan sums reduced together in local memory

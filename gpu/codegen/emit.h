@@ -23,11 +23,12 @@
 //            market m, at (g*markets + m)*2*width: `width` sums (value, then
 //            d value/d input k in input order when greeks), then the same
 //            `width` sums of squares. width = 1 + numInputs with greeks, else 1.
-//   scratch  T[scratchSlots * invocations] (scratch kind or Kahan sums in global
-//            memory; any 1-element buffer otherwise): slot s of invocation
+//   scratch  T[scratchSlots * invocations] (scratch kind, stored draws or Kahan sums
+//            in global memory; any 1-element buffer otherwise): slot s of invocation
 //            tid = g*workgroupSize + lid at aos tid*scratchSlots + s, soa
-//            s*invocations + tid. The last kahanSlots slots (KahanPlace::Global)
-//            hold the lane's Kahan sums, then their compensations.
+//            s*invocations + tid. The scratch kind's values first, then one slot per
+//            draw (EmitOptions::storeDraws); the last kahanSlots slots
+//            (KahanPlace::Global) hold the lane's Kahan sums, then their compensations.
 // Launch: `groups` workgroups of workgroupSize lanes (1-D). Group g of a
 // dispatch prices the block of paths [g*B, (g+1)*B) of that dispatch, where
 // B = workgroupSize * pathsPerLane; lane lid takes paths g*B + j*workgroupSize
@@ -179,6 +180,10 @@ struct EmitOptions {
   // outlineQualifier: CUDA, HIP), so the straight-line kernel holds one copy of each instead of one
   // per draw. The same operations: the same bits.
   bool outlineDraws = false;
+  // true (checkpointed kinds with Greeks): the forward sweep stores each draw in the scratch buffer
+  // (one slot per draw, after the scratch kind's slots and before the Kahan slots) and recomputed
+  // segments read it back instead of drawing again. The same value: the same bits.
+  bool storeDraws = false;
   // false (experiments only): key the opaque identity and the re-keyed draws
   // with a literal 0 instead of the run-time `zero`, so the compiler is free
   // to merge the recomputation with the first computation. Same bits either way.

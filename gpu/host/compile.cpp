@@ -20,6 +20,7 @@ EmitOptions emitOptionsFor(const KernelOptions& options, bool unrollByDefault, K
   e.approxMath = options.knobs.approxMath;
   e.selectQuantile = options.knobs.selectQuantile;
   e.outlineDraws = options.knobs.outlineDraws;
+  e.storeDraws = options.knobs.storeDraws;
   return e;
 }
 

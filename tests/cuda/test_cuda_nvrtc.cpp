@@ -237,6 +237,8 @@ TEST(CudaNvrtc, OnePathPerLaneNeedsLessStateAndApproxMathCompiles) {
       << "one path per lane: " << one.notes << "; four: " << four.notes;
   o.knobs.approxMath = true;
   EXPECT_GT(engine->compile(t, o)->stats().registers, 0);
+  o.knobs.storeDraws = true;  // draws in the scratch buffer: compiles, reports its scratch bytes
+  EXPECT_GT(engine->compile(t, o)->stats().registers, 0);
 }
 
 TEST_F(CudaRun, KahanPlacesAndLaunchBoundsGiveTheSameBits) {

@@ -172,6 +172,35 @@ TEST(OpenCLKernels, SelectQuantileGivesTheSameBits) {
     }
 }
 
+// TAPELAB_STORE_DRAWS: recomputed segments read the forward sweep's draws from the scratch buffer
+// instead of drawing again: the plain kernel's bits, with the draw slots beside the scratch kind's own
+// and the Kahan slots (AoS, global sums, 2 markets) and in a nested plan.
+TEST(OpenCLKernels, StoredDrawsGiveTheSameBits) {
+  REQUIRE_OPENCL();
+  const Tape tape = products::asianCall(12);
+  std::vector<std::vector<double>> ladder{tape.inputDefaults, tape.inputDefaults};
+  ladder[1][0] = 95.0;
+  KernelOptions plainOptions = optionsFor(tape, KernelKind::Plain, 0, ScratchLayout::SoA, 2);
+  const RunResult plain = runOne(*engine, tape, plainOptions, ladder);
+  KernelOptions scratch = optionsFor(tape, KernelKind::Scratch, 30, ScratchLayout::AoS, 2);
+  scratch.knobs.storeDraws = true;
+  scratch.knobs.kahanPlace = KahanPlace::Global;
+  expectSameBits(plain, runOne(*engine, tape, scratch, ladder), "scratch aos, global sums, draws stored");
+  KernelOptions nested = optionsFor(tape, KernelKind::Register, 0, ScratchLayout::SoA, 2);
+  PlanOptions po;
+  po.segments = 3;
+  po.innerSegments = 2;
+  nested.plan = makeStrategyPlan("two-level", tape, po);
+  nested.knobs.storeDraws = true;
+  expectSameBits(plain, runOne(*engine, tape, nested, ladder), "register, two-level plan, draws stored");
+  EmitOptions stored;
+  stored.storeDraws = true;
+  EXPECT_EQ(emitKernel(tape, nested, openclDialect(), stored).scratchSlots, 12) << "one slot per draw";
+  KernelOptions valueOnly = nested;
+  valueOnly.greeks = false;
+  EXPECT_EQ(emitKernel(tape, valueOnly, openclDialect(), stored).scratchSlots, 0) << "no reverse sweep, nothing to store";
+}
+
 TEST(OpenCLKernels, RepeatGivesSameBits) {
   REQUIRE_OPENCL();
   const Tape tape = products::asianCall(24);
