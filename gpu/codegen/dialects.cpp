@@ -8,11 +8,20 @@
 
 namespace tapelab {
 
-const std::string& Dialect::function(Precision precision, std::string_view identifier) const {
+const std::string& Dialect::function(Precision precision, std::string_view identifier, bool approx) const {
+  if (approx) {
+    const auto& fast = spelling(precision).approxFunctions;
+    if (const auto it = fast.find(identifier); it != fast.end()) return it->second;
+  }
   const auto& functions = spelling(precision).functions;
   if (const auto it = functions.find(identifier); it != functions.end()) return it->second;
   throw std::invalid_argument("the " + name + " dialect has no " + toString(precision) + " spelling of `" +
                               std::string(identifier) + "` (a function in tape/ops.def's rules)");
+}
+
+std::string Dialect::divide(Precision precision, const std::string& num, const std::string& den, bool approx) const {
+  const std::string& fast = spelling(precision).approxDivide;
+  return approx && !fast.empty() ? fast + "(" + num + ", " + den + ")" : num + " / " + den;
 }
 
 namespace {

@@ -108,16 +108,7 @@ class Emitter {
   std::string uintLiteral(int64_t v) const { return std::to_string(v) + "u"; }
   std::string param(const char* name) const { return dialect_.paramPrefix + name; }
   std::string function(std::string_view identifier) const {
-    if (emitOptions_.approxMath) {
-      const auto& approx = dialect_.spelling(options_.precision).approxFunctions;
-      if (const auto it = approx.find(identifier); it != approx.end()) return it->second;
-    }
-    return dialect_.function(options_.precision, identifier);
-  }
-  // num / den in the normal quantile, approximate where EmitOptions::approxMath asks and the dialect can.
-  std::string quotient(const std::string& num, const std::string& den) const {
-    const std::string& approx = dialect_.spelling(options_.precision).approxDivide;
-    return emitOptions_.approxMath && !approx.empty() ? approx + "(" + num + ", " + den + ")" : num + " / " + den;
+    return dialect_.function(options_.precision, identifier, emitOptions_.approxMath);
   }
   std::string cast(const std::string& type, const std::string& x) const {
     return dialect_.cCasts ? "(" + type + ")(" + x + ")" : type + "(" + x + ")";
@@ -278,10 +269,9 @@ class Emitter {
     if (emitOptions_.approxMath) source_ += dialect_.spelling(options_.precision).approxHelpers;
   }
 
-  // The helper functions every kernel defines: opq, sel, Philox, the normal quantile, randn.
+  // The helper functions every kernel defines: opq, sel, then Philox and the normal quantile (draws.cpp).
   void prelude() {
     const std::string& qualifier = dialect_.helperQualifier;
-    const std::string& precise = dialect_.precise;
     const std::string& T = scalarType_;  // the ABI's T and U (emit.h), short in this text-heavy code
     const std::string& U = uintType_;
     // An add, not an XOR: opq(opq(x)) must stay opaque. With XOR the two cancel
@@ -291,83 +281,7 @@ class Emitter {
     source_ += qualifier + T + " tl_opq(" + T + " x, " + U + " z) { return " + types_.bitsToFloat + "(" +
                types_.floatToBits + "(x) + " + cast(types_.bitsType, "z") + "); }\n";
     source_ += qualifier + T + " tl_sel(bool c, " + T + " x, " + T + " y) { return c ? x : y; }\n";
-    // Philox4x32-10 (tape/philox.h): counter {c0, c1, c2, c3}, key {k0, k1}; its four words.
-    const std::string& U4 = dialect_.uint4Type;
-    source_ += "// Philox4x32-10, its four words (tape/philox.h).\n";
-    // EmitOptions::outlineDraws: the dialect's not-inlined helpers for Philox and the quantile.
-    const std::string& drawQualifier =
-        emitOptions_.outlineDraws && !dialect_.outlineQualifier.empty() ? dialect_.outlineQualifier : qualifier;
-    source_ += drawQualifier + U4 + " tl_philox(" + U + " c0, " + U + " c1, " + U + " c2, " + U + " c3, " + U + " k0, " + U + " k1) {\n";
-    // A rolled loop keeps kernels with hundreds of draws small where compile
-    // time matters more than speed (CPU Vulkan devices); same operations.
-    source_ += "  " + (emitOptions_.unrollDraws ? std::string() : dialect_.dontUnroll) + "for (int r = 0; r < 10; ++r) {\n";
-    source_ += "    if (r > 0) { k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }\n";
-    source_ += "    " + U + " hi0 = " + dialect_.mulHi + "(0xD2511F53u, c0); " + U + " lo0 = 0xD2511F53u * c0;\n";
-    source_ += "    " + U + " hi1 = " + dialect_.mulHi + "(0xCD9E8D57u, c2); " + U + " lo1 = 0xCD9E8D57u * c2;\n";
-    source_ += "    " + U + " n0 = hi1 ^ c1 ^ k0; " + U + " n2 = hi0 ^ c3 ^ k1;\n";
-    source_ += "    c0 = n0; c1 = lo1; c2 = n2; c3 = lo0;\n";
-    source_ += "  }\n  return " + dialect_.makeUint4 + "(c0, c1, c2, c3);\n}\n";
-    // u and Acklam's quantile, in T, in the reference's order (tape/philox.h).
-    const bool f32 = options_.precision == Precision::F32;
-    const double low = f32 ? double(float(kNormalLow)) : kNormalLow;
-    const double high = f32 ? double(1.0f - float(kNormalLow)) : 1.0 - kNormalLow;
-    auto horner = [&](const double* c, int n, const std::string& x, bool endsWithOne) {
-      std::string s = literal(c[0]);
-      for (int i = 1; i < n; ++i) s = "(" + s + " * " + x + " + " + literal(c[i]) + ")";
-      if (endsWithOne) s = "(" + s + " * " + x + " + " + literal(1.0) + ")";
-      return s;
-    };
-    source_ += "// Acklam's normal quantile of u = ((w >> 9) + 0.5) * 2^-23 (tape/philox.h).\n";
-    source_ += drawQualifier + T + " tl_normal(" + U + " w) {\n";
-    source_ += "  " + precise + T + " u = (" + cast(T, "w >> 9u") + " + " + literal(0.5) + ") * " + literal(1.1920928955078125e-07) + ";\n";
-    if (emitOptions_.selectQuantile) {
-      // Both regions' operands, then one rational function whose coefficients each lane selects:
-      // the tail's denominator has one coefficient fewer, padded with a leading 0 (0 * q + d0 is
-      // d0 exactly, q being finite), and the tail's numerator is multiplied by 1 where the central
-      // one is multiplied by q. So each lane performs its region's operations of the branching form
-      // in the same order: the same bits, without divergence.
-      auto selected = [&](const double* c, int n, const double* t, int m, const std::string& x, bool endsWithOne) {
-        auto coef = [&](int i) {  // central c[i], tail t[i - (n - m)] (leading zeros pad the tail)
-          const int j = i - (n - m);
-          return "(tl_t ? " + literal(j >= 0 ? t[j] : 0.0) + " : " + literal(c[i]) + ")";
-        };
-        std::string s = coef(0);
-        for (int i = 1; i < n; ++i) s = "(" + s + " * " + x + " + " + coef(i) + ")";
-        if (endsWithOne) s = "(" + s + " * " + x + " + " + literal(1.0) + ")";
-        return s;
-      };
-      source_ += "  bool tl_t = u < " + literal(low) + " || u > " + literal(high) + ";\n";
-      source_ += "  " + precise + T + " tail = u < " + literal(low) + " ? u : " + literal(1.0) + " - u;\n";
-      source_ += "  " + precise + T + " qt = " + function("sqrt") + "(" + literal(-2.0) + " * " + function("log") + "(tail));\n";
-      source_ += "  " + precise + T + " q = u - " + literal(0.5) + ";\n";
-      source_ += "  " + precise + T + " r = q * q;\n";
-      source_ += "  " + precise + T + " x = tl_t ? qt : r;\n";
-      source_ += "  " + precise + T + " num = " + selected(kNormalA, 6, kNormalC, 6, "x", false) + " * (tl_t ? " +
-                 literal(1.0) + " : q);\n";
-      source_ += "  " + precise + T + " den = " + selected(kNormalB, 5, kNormalD, 4, "x", true) + ";\n";
-      source_ += "  " + precise + T + " z = " + quotient("num", "den") + ";\n";
-      source_ += "  return u > " + literal(high) + " ? -z : z;\n";
-      source_ += "}\n";
-    } else {
-      source_ += "  if (u < " + literal(low) + " || u > " + literal(high) + ") {\n";
-      source_ += "    " + precise + T + " tail = u < " + literal(low) + " ? u : " + literal(1.0) + " - u;\n";
-      source_ += "    " + precise + T + " q = " + function("sqrt") + "(" + literal(-2.0) + " * " + function("log") + "(tail));\n";
-      source_ += "    " + precise + T + " num = " + horner(kNormalC, 6, "q", false) + ";\n";
-      source_ += "    " + precise + T + " den = " + horner(kNormalD, 4, "q", true) + ";\n";
-      source_ += "    " + precise + T + " x = " + quotient("num", "den") + ";\n";
-      source_ += "    return u < " + literal(low) + " ? x : -x;\n";
-      source_ += "  }\n";
-      source_ += "  " + precise + T + " q = u - " + literal(0.5) + ";\n";
-      source_ += "  " + precise + T + " r = q * q;\n";
-      source_ += "  " + precise + T + " num = " + horner(kNormalA, 6, "r", false) + " * q;\n";
-      source_ += "  " + precise + T + " den = " + horner(kNormalB, 5, "r", true) + ";\n";
-      source_ += "  " + precise + T + " z = " + quotient("num", "den") + ";\n";
-      source_ += "  return z;\n";
-      source_ += "}\n";
-    }
-    source_ += "// The words of draws 4g .. 4g+3 of path (pathHi:pathLo) under key (k0, k1): counter {g, 0, pathLo, pathHi}.\n";
-    source_ += qualifier + U4 + " tl_drawWords(" + U + " g, " + U + " pathLo, " + U + " pathHi, " + U + " k0, " + U + " k1) {\n";
-    source_ += "  return tl_philox(g, 0u, pathLo, pathHi, k0, k1);\n}\n";
+    source_ += drawHelpers(dialect_, options_.precision, emitOptions_);  // Philox, the quantile (draws.cpp)
   }
 
   void body() {

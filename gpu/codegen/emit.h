@@ -122,9 +122,12 @@ struct Dialect {
   const PrecisionSpelling& spelling(Precision precision) const {
     return precision == Precision::F32 ? fp32 : fp64;
   }
-  // The name of ops.def's function `identifier` in `precision`; throws
-  // std::invalid_argument naming both when the dialect has none.
-  const std::string& function(Precision precision, std::string_view identifier) const;
+  // The name of ops.def's function `identifier` in `precision` (`approx`: its approxFunctions
+  // spelling where it has one, EmitOptions::approxMath); throws std::invalid_argument naming both
+  // when the dialect has none.
+  const std::string& function(Precision precision, std::string_view identifier, bool approx = false) const;
+  // num / den, by approxDivide where `approx` asks and the dialect has one.
+  std::string divide(Precision precision, const std::string& num, const std::string& den, bool approx) const;
 
   std::string uintType;         // "uint", "unsigned int"
   // Four U words (one Philox call's output), components .x .y .z .w in every
@@ -239,6 +242,10 @@ struct EmittedKernel {
 // a dialect without it. options.dumpDir is not used here (runtimes dump).
 EmittedKernel emitKernel(const Tape& tape, const KernelOptions& options, const Dialect& dialect,
                          const EmitOptions& emit = {});
+
+// The draw helpers every kernel defines (draws.cpp): tl_philox, tl_normal (branching or, with
+// emit.selectQuantile, by per-lane selection; out of line with emit.outlineDraws) and tl_drawWords.
+std::string drawHelpers(const Dialect& dialect, Precision precision, const EmitOptions& emit);
 
 // A literal of `value` rounded to the precision, exact when parsed (used for
 // constants; exposed for tests).

@@ -98,22 +98,24 @@ void PartialSums::add(const void* partials, uint32_t groups) {
     sink_->add(converted_.data(), groups, per);
     return;
   }
-  addColumns(partials, groups, sums_.data(), 0, per, per, shape_.precision);
+  addColumns(partials, groups, sums_.data(), per, shape_.precision);
 }
 
-void PartialSums::addColumns(const void* partials, uint32_t groups, double* sums, size_t first, size_t last,
-                             size_t per, Precision precision) {
-  const size_t width = last - first, columns = per;
-  if (width == 0) return;
+void PartialSums::addColumns(const void* partials, uint32_t groups, double* sums, size_t per, Precision precision,
+                             size_t threads) {
+  if (per == 0) return;
   // Large blocks of partials (one path per lane makes 4x the groups: TAPELAB_PATHS_PER_LANE=1; 7
   // markets at 4M paths are 5M values) are split by columns over threads: each sum is still added
   // group after group, in the same order, so the bits do not change.
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  const size_t threads = size_t{groups} * width >= kParallelValues ? std::min<size_t>({cores, width, 8}) : 1;
+  if (threads == 0) {
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    threads = size_t{groups} * per >= kParallelValues ? std::min<size_t>({cores, per, 8}) : 1;
+  }
+  threads = std::min(threads, per);
   // Thread t adds columns [bound[t], bound[t + 1]) into its own accumulators (no false sharing), all
   // allocated before any thread starts, so a worker allocates nothing.
   std::vector<size_t> bound(threads + 1);
-  for (size_t t = 0; t <= threads; ++t) bound[t] = first + width * t / threads;
+  for (size_t t = 0; t <= threads; ++t) bound[t] = per * t / threads;
   std::vector<std::vector<double>> accs(threads);
   for (size_t t = 0; t < threads; ++t) accs[t].assign(sums + bound[t], sums + bound[t + 1]);
   auto run = [&](size_t t) noexcept {
@@ -122,7 +124,7 @@ void PartialSums::addColumns(const void* partials, uint32_t groups, double* sums
     const auto* bytes = static_cast<const unsigned char*>(partials);
     if (precision == Precision::F32) {
       bytes += lo * 4;
-      for (uint32_t g = 0; g < groups; ++g, bytes += columns * 4)
+      for (uint32_t g = 0; g < groups; ++g, bytes += per * 4)
         for (size_t i = 0; i < n; ++i) {  // no dependence across i: vectorised
           float f;
           std::memcpy(&f, bytes + i * 4, 4);
@@ -130,7 +132,7 @@ void PartialSums::addColumns(const void* partials, uint32_t groups, double* sums
         }
     } else {
       bytes += lo * 8;
-      for (uint32_t g = 0; g < groups; ++g, bytes += columns * 8)
+      for (uint32_t g = 0; g < groups; ++g, bytes += per * 8)
         for (size_t i = 0; i < n; ++i) {
           double x;
           std::memcpy(&x, bytes + i * 8, 8);

@@ -72,10 +72,11 @@ class PartialSums {
   // One MarketResult per market; Greeks are 0 for value-only kernels.
   RunResult finish(uint64_t paths, uint64_t seed) const;
 
-  // sums[i] += column i of `groups` rows of `per` values (rows in order), for i in [first, last);
-  // split over threads by columns when large (kParallelValues), the same bits either way. Public for tests.
-  static void addColumns(const void* partials, uint32_t groups, double* sums, size_t first, size_t last, size_t per,
-                         Precision precision);
+  // sums[i] += column i of `groups` rows of `per` values, row after row; split by columns over
+  // `threads` threads (0: several when there are kParallelValues or more, else one), the same bits
+  // either way. Public for tests.
+  static void addColumns(const void* partials, uint32_t groups, double* sums, size_t per, Precision precision,
+                         size_t threads = 0);
   static constexpr size_t kParallelValues = size_t{1} << 19;
 
  private:

@@ -464,12 +464,21 @@ TEST(CodegenHost, ThreadedPartialSumsEqualOneLoop) {
   }
   for (Precision precision : {Precision::F32, Precision::F64}) {
     const void* data = precision == Precision::F32 ? static_cast<const void*>(f.data()) : d.data();
-    std::vector<double> oneLoop(per, 0.25), threaded(per, 0.25);
+    std::vector<double> oneLoop(per, 0.25);
     for (uint32_t g = 0; g < groups; ++g)
       for (size_t i = 0; i < per; ++i)
         oneLoop[i] += precision == Precision::F32 ? double(f[g * per + i]) : d[g * per + i];
-    PartialSums::addColumns(data, groups, threaded.data(), 0, per, per, precision);
-    for (size_t i = 0; i < per; ++i) EXPECT_EQ(threaded[i], oneLoop[i]) << "sum " << i << " " << toString(precision);
+    // The machine's own choice, then 7 threads whatever the cores (uneven column ranges), then one.
+    for (size_t threads : {size_t{0}, size_t{7}, size_t{1}}) {
+      std::vector<double> sums(per, 0.25);
+      PartialSums::addColumns(data, groups, sums.data(), per, precision, threads);
+      for (size_t i = 0; i < per; ++i)
+        ASSERT_EQ(sums[i], oneLoop[i]) << "sum " << i << " " << toString(precision) << ", threads " << threads;
+    }
+    // Another order of the same values rounds differently: the comparison above can fail.
+    double reversed = 0.25;
+    for (uint32_t g = groups; g-- > 0;) reversed += precision == Precision::F32 ? double(f[g * per]) : d[g * per];
+    EXPECT_NE(reversed, oneLoop[0]) << toString(precision);
   }
 }
 

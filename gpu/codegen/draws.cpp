@@ -1,0 +1,102 @@
+// The draw helpers every kernel defines (tape/philox.h's definition, spelled per dialect):
+// Philox4x32-10, Acklam's normal quantile (branching on the tails, or by per-lane selection) and
+// the four words of a draw group. The emitter (emit.cpp) calls them; EmitOptions picks the shape.
+#include <functional>
+#include <string>
+
+#include "gpu/codegen/emit.h"
+#include "tape/philox.h"
+
+namespace tapelab {
+
+std::string drawHelpers(const Dialect& dialect, Precision precision, const EmitOptions& emit) {
+  const PrecisionSpelling& types = dialect.spelling(precision);
+  const std::string& T = types.scalar;  // the ABI's T and U (emit.h), short in this text-heavy code
+  const std::string& U = dialect.uintType;
+  const std::string& U4 = dialect.uint4Type;
+  const std::string& precise = dialect.precise;
+  const std::string& qualifier = dialect.helperQualifier;
+  // EmitOptions::outlineDraws: the dialect's not-inlined helpers for Philox and the quantile.
+  const std::string& drawQualifier =
+      emit.outlineDraws && !dialect.outlineQualifier.empty() ? dialect.outlineQualifier : qualifier;
+  auto literal = [&](double v) { return spellLiteral(v, precision, dialect); };
+  auto function = [&](const char* id) { return dialect.function(precision, id, emit.approxMath); };
+  const std::string quotient = dialect.divide(precision, "num", "den", emit.approxMath);
+  std::string s;
+
+  // Philox4x32-10 (tape/philox.h): counter {c0, c1, c2, c3}, key {k0, k1}; its four words.
+  s += "// Philox4x32-10, its four words (tape/philox.h).\n";
+  s += drawQualifier + U4 + " tl_philox(" + U + " c0, " + U + " c1, " + U + " c2, " + U + " c3, " + U + " k0, " + U + " k1) {\n";
+  // A rolled loop keeps kernels with hundreds of draws small where compile
+  // time matters more than speed (CPU Vulkan devices); same operations.
+  s += "  " + (emit.unrollDraws ? std::string() : dialect.dontUnroll) + "for (int r = 0; r < 10; ++r) {\n";
+  s += "    if (r > 0) { k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }\n";
+  s += "    " + U + " hi0 = " + dialect.mulHi + "(0xD2511F53u, c0); " + U + " lo0 = 0xD2511F53u * c0;\n";
+  s += "    " + U + " hi1 = " + dialect.mulHi + "(0xCD9E8D57u, c2); " + U + " lo1 = 0xCD9E8D57u * c2;\n";
+  s += "    " + U + " n0 = hi1 ^ c1 ^ k0; " + U + " n2 = hi0 ^ c3 ^ k1;\n";
+  s += "    c0 = n0; c1 = lo1; c2 = n2; c3 = lo0;\n";
+  s += "  }\n  return " + dialect.makeUint4 + "(c0, c1, c2, c3);\n}\n";
+
+  // u and Acklam's quantile, in T, in the reference's order (tape/philox.h).
+  const bool f32 = precision == Precision::F32;
+  const double low = f32 ? double(float(kNormalLow)) : kNormalLow;
+  const double high = f32 ? double(1.0f - float(kNormalLow)) : 1.0 - kNormalLow;
+  // Horner's scheme over n coefficients spelled by coef(i), in x, then "* x + 1" when endsWithOne.
+  auto horner = [&](int n, const std::function<std::string(int)>& coef, const std::string& x, bool endsWithOne) {
+    std::string h = coef(0);
+    for (int i = 1; i < n; ++i) h = "(" + h + " * " + x + " + " + coef(i) + ")";
+    if (endsWithOne) h = "(" + h + " * " + x + " + " + literal(1.0) + ")";
+    return h;
+  };
+  auto fixed = [&](const double* c) { return [&, c](int i) { return literal(c[i]); }; };
+  const std::string cast = dialect.cCasts ? "(" + T + ")(w >> 9u)" : T + "(w >> 9u)";
+  s += "// Acklam's normal quantile of u = ((w >> 9) + 0.5) * 2^-23 (tape/philox.h).\n";
+  s += drawQualifier + T + " tl_normal(" + U + " w) {\n";
+  s += "  " + precise + T + " u = (" + cast + " + " + literal(0.5) + ") * " + literal(1.1920928955078125e-07) + ";\n";
+  if (emit.selectQuantile) {
+    // Both regions' operands, then one rational function whose coefficients each lane selects:
+    // the tail's denominator has one coefficient fewer, padded with a leading 0 (0 * q + d0 is
+    // d0 exactly, q being finite), and the tail's numerator is multiplied by 1 where the central
+    // one is multiplied by q. So each lane performs its region's operations of the branching form
+    // in the same order: the same bits, without divergence.
+    auto selected = [&](const double* central, int n, const double* tail, int m) {
+      return [&, central, n, tail, m](int i) {  // tail[i - (n - m)], leading zeros padding it
+        const int j = i - (n - m);
+        return "(tl_t ? " + literal(j >= 0 ? tail[j] : 0.0) + " : " + literal(central[i]) + ")";
+      };
+    };
+    s += "  bool tl_t = u < " + literal(low) + " || u > " + literal(high) + ";\n";
+    s += "  " + precise + T + " tail = u < " + literal(low) + " ? u : " + literal(1.0) + " - u;\n";
+    s += "  " + precise + T + " qt = " + function("sqrt") + "(" + literal(-2.0) + " * " + function("log") + "(tail));\n";
+    s += "  " + precise + T + " q = u - " + literal(0.5) + ";\n";
+    s += "  " + precise + T + " r = q * q;\n";
+    s += "  " + precise + T + " x = tl_t ? qt : r;\n";
+    s += "  " + precise + T + " num = " + horner(6, selected(kNormalA, 6, kNormalC, 6), "x", false) + " * (tl_t ? " +
+         literal(1.0) + " : q);\n";
+    s += "  " + precise + T + " den = " + horner(5, selected(kNormalB, 5, kNormalD, 4), "x", true) + ";\n";
+    s += "  " + precise + T + " z = " + quotient + ";\n";
+    s += "  return u > " + literal(high) + " ? -z : z;\n";
+  } else {
+    s += "  if (u < " + literal(low) + " || u > " + literal(high) + ") {\n";
+    s += "    " + precise + T + " tail = u < " + literal(low) + " ? u : " + literal(1.0) + " - u;\n";
+    s += "    " + precise + T + " q = " + function("sqrt") + "(" + literal(-2.0) + " * " + function("log") + "(tail));\n";
+    s += "    " + precise + T + " num = " + horner(6, fixed(kNormalC), "q", false) + ";\n";
+    s += "    " + precise + T + " den = " + horner(4, fixed(kNormalD), "q", true) + ";\n";
+    s += "    " + precise + T + " x = " + quotient + ";\n";
+    s += "    return u < " + literal(low) + " ? x : -x;\n";
+    s += "  }\n";
+    s += "  " + precise + T + " q = u - " + literal(0.5) + ";\n";
+    s += "  " + precise + T + " r = q * q;\n";
+    s += "  " + precise + T + " num = " + horner(6, fixed(kNormalA), "r", false) + " * q;\n";
+    s += "  " + precise + T + " den = " + horner(5, fixed(kNormalB), "r", true) + ";\n";
+    s += "  " + precise + T + " z = " + quotient + ";\n";
+    s += "  return z;\n";
+  }
+  s += "}\n";
+  s += "// The words of draws 4g .. 4g+3 of path (pathHi:pathLo) under key (k0, k1): counter {g, 0, pathLo, pathHi}.\n";
+  s += qualifier + U4 + " tl_drawWords(" + U + " g, " + U + " pathLo, " + U + " pathHi, " + U + " k0, " + U + " k1) {\n";
+  s += "  return tl_philox(g, 0u, pathLo, pathHi, k0, k1);\n}\n";
+  return s;
+}
+
+}  // namespace tapelab
