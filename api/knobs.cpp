@@ -187,9 +187,12 @@ const std::vector<Knob>& knobTable() {
       {"TAPELAB_PATHS_PER_LANE", "", "1..64, GPU kernels: paths each lane prices per dispatch (default 4); the sums' "
        "rounding follows it, so kernels compared for bits must share it",
        Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.pathsPerLane = static_cast<int>(parseUnsigned(v, n, 1, 64)); }},
-      {"TAPELAB_CUDA_APPROX_MATH", "", "0|1, CUDA and HIP fp32 kernels: exp, log, sqrt (CUDA) and the normal quantile's division "
-       "by the hardware's approximate instructions (__expf, __logf, sqrt.approx, __fdividef), GLSL's accuracy; other bits than "
-       "the default, plain and checkpointed still equal (default 0)",
+      {"TAPELAB_CUDA_APPROX_MATH", "", "older name of TAPELAB_APPROX_MATH (results before 2026-12-02 record it; "
+       "TAPELAB_APPROX_MATH wins where both are set)",
+       Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.approxMath = parseSwitch(v, n); }},
+      {"TAPELAB_APPROX_MATH", "", "0|1, CUDA, HIP and OpenCL fp32 kernels: exp, log, sqrt (not HIP) and the normal quantile's "
+       "division by the hardware's approximate instructions (__expf, __logf, sqrt.approx, __fdividef; OpenCL's native_*), "
+       "GLSL's accuracy; other bits than the default, plain and checkpointed still equal (default 0)",
        Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.approxMath = parseSwitch(v, n); }},
       {"TAPELAB_QUANTILE_SELECT", "", "0|1, GPU kernels: the normal quantile as one rational function with per-lane "
        "coefficients instead of a branch on the tails (default 0; same bits)",

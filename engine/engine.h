@@ -68,9 +68,9 @@ struct KernelKnobs {
   // 0: the emitter's default (EmitOptions::pathsPerLane). The blocks' composition changes, so the
   // sums' rounding does: compare kernels run with the same value (plain and checkpointed still equal).
   int pathsPerLane = 0;
-  // CUDA and HIP fp32 kernels: exp, log, sqrt (CUDA only) and the normal quantile's division with the
-  // hardware's approximate instructions (__expf, __logf, PTX sqrt.approx, __fdividef), the accuracy
-  // GLSL allows Vulkan drivers.
+  // CUDA, HIP and OpenCL fp32 kernels: exp, log, sqrt (not HIP) and the normal quantile's division with
+  // the hardware's approximate instructions (__expf, __logf, PTX sqrt.approx, __fdividef; OpenCL's
+  // native_*), the accuracy GLSL allows Vulkan drivers (TAPELAB_APPROX_MATH).
   // Different bits from the default (other functions); plain and checkpointed still agree.
   bool approxMath = false;
   // GPU kernels: the normal quantile without a branch (EmitOptions::selectQuantile); same bits.

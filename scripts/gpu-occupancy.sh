@@ -21,7 +21,7 @@
 # ignore the launch bound).
 # OCC_SETS instead of OCC_BLOCKS x OCC_PLACES: combinations of any knobs, space-separated, each a '+'-joined
 # list of NAME=VALUE without the TAPELAB_ prefix, or '-' for the defaults, e.g.
-#   OCC_SETS='- PATHS_PER_LANE=1+KAHAN_LOCAL=0 PATHS_PER_LANE=1+KAHAN_LOCAL=0+CUDA_APPROX_MATH=1'
+#   OCC_SETS='- PATHS_PER_LANE=1+KAHAN_LOCAL=0 PATHS_PER_LANE=1+KAHAN_LOCAL=0+APPROX_MATH=1'
 # (the summary's blocks column then shows the set, its kahan column the word 'set'). Knobs that change the bits (paths per lane,
 # approximate math) make 'as first' no; 'same bits' (against the set's own plain kernel) must stay yes.
 # OCC_KERNELS (default register) is compare's --kernels: e.g. register,scratch puts the scratch rows in

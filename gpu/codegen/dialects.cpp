@@ -132,6 +132,10 @@ Dialect openCL() {
   d.groupId = "(uint)get_group_id(0)";
   d.barrier = "barrier(CLK_LOCAL_MEM_FENCE);";
   d.dontUnroll = "__attribute__((opencl_unroll_hint(1))) ";
+  // OpenCL C's native_* functions: implementation-defined accuracy, on NVIDIA the same special-function
+  // unit instructions as CUDA's __expf, __logf, sqrt.approx and __fdividef (OpenCL C 3.0, 6.15.2).
+  d.fp32.approxFunctions = {{"exp", "native_exp"}, {"log", "native_log"}, {"sqrt", "native_sqrt"}};
+  d.fp32.approxDivide = "native_divide";
   return d;
 }
 

@@ -103,7 +103,8 @@ struct PrecisionSpelling {
   // (exp, log, sqrt, sel): a rule calling one missing here fails at emit time.
   std::map<std::string, std::string, std::less<>> functions;
   // EmitOptions::approxMath: the hardware's approximate spellings of some of those functions and of
-  // the normal quantile's division, f(num, den) (CUDA and HIP fp32: __expf, __logf, __fdividef);
+  // the normal quantile's division, f(num, den) (CUDA and HIP fp32: __expf, __logf, __fdividef;
+  // OpenCL fp32: native_exp, native_log, native_sqrt, native_divide);
   // empty where the dialect has none or is approximate already (GLSL's exp, log and division are).
   std::map<std::string, std::string, std::less<>> approxFunctions;
   std::string approxDivide;
@@ -169,7 +170,7 @@ struct EmitOptions {
   int workgroupSize = 64;  // power of two
   int pathsPerLane = 4;
   // true: fp32 exp, log, sqrt and the quantile's division in the dialect's approximate spellings
-  // (PrecisionSpelling::approxFunctions; CUDA and HIP, HIP without sqrt), the accuracy GLSL allows
+  // (PrecisionSpelling::approxFunctions; CUDA, HIP without sqrt, OpenCL), the accuracy GLSL allows
   // Vulkan drivers.
   // A different definition of those functions, so different bits from the default; every kernel
   // built with it spells them alike, so plain and checkpointed still agree. No contraction, no

@@ -62,6 +62,7 @@ const std::vector<Case>& cases() {
       {"TAPELAB_CUDA_MIN_BLOCKS", "4", [](const RunConfig& c) { return c.kernelKnobs.minBlocks == 4; }, "33"},
       {"TAPELAB_PATHS_PER_LANE", "1", [](const RunConfig& c) { return c.kernelKnobs.pathsPerLane == 1; }, "65"},
       {"TAPELAB_CUDA_APPROX_MATH", "1", [](const RunConfig& c) { return c.kernelKnobs.approxMath; }, "fast"},
+      {"TAPELAB_APPROX_MATH", "1", [](const RunConfig& c) { return c.kernelKnobs.approxMath; }, "fast"},
       {"TAPELAB_QUANTILE_SELECT", "1", [](const RunConfig& c) { return c.kernelKnobs.selectQuantile; }, "sel"},
       {"TAPELAB_CUDA_OUTLINE_DRAWS", "1", [](const RunConfig& c) { return c.kernelKnobs.outlineDraws; }, "2"},
       {"TAPELAB_STORE_DRAWS", "1", [](const RunConfig& c) { return c.kernelKnobs.storeDraws; }, "yes"},
@@ -135,6 +136,16 @@ TEST(ApiKnobs, KahanPlaceTakesZeroOneAndGlobal) {
   EXPECT_EQ(RunConfig::fromEnvironment().kernelKnobs.minBlocks, 0);
   ScopedEnv blocks("TAPELAB_CUDA_MIN_BLOCKS", "0");
   EXPECT_THROW(RunConfig::fromEnvironment(), std::invalid_argument);
+}
+
+// TAPELAB_CUDA_APPROX_MATH is the older name of TAPELAB_APPROX_MATH: either sets it, the new name wins.
+TEST(ApiKnobs, ApproxMathTakesItsOlderNameAndTheNewOneWins) {
+  CleanKnobs clean;
+  EXPECT_FALSE(RunConfig::fromEnvironment().kernelKnobs.approxMath);
+  ScopedEnv older("TAPELAB_CUDA_APPROX_MATH", "1");
+  EXPECT_TRUE(RunConfig::fromEnvironment().kernelKnobs.approxMath);
+  ScopedEnv newer("TAPELAB_APPROX_MATH", "0");
+  EXPECT_FALSE(RunConfig::fromEnvironment().kernelKnobs.approxMath);
 }
 
 // Seconds as a decimal, 0 meaning no limit; anything that is not a finite decimal in [0, 1e9] is refused.

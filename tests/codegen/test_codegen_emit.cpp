@@ -136,9 +136,10 @@ TEST(CodegenSpelling, MinBlocksIsASecondLaunchBoundInCudaAndHip) {
   }
 }
 
-// TAPELAB_CUDA_APPROX_MATH: CUDA and HIP fp32 kernels call __expf / __logf and divide the quantile
-// with __fdividef, and nothing else changes; GLSL, OpenCL and fp64 kernels are untouched.
-TEST(CodegenSpelling, ApproxMathRespellsExpLogAndTheQuantileDivisionInCudaAndHip) {
+// TAPELAB_APPROX_MATH: CUDA and HIP fp32 kernels call __expf / __logf and divide the quantile with
+// __fdividef, OpenCL fp32 kernels native_exp / native_log / native_divide, and nothing else changes;
+// GLSL and fp64 kernels are untouched.
+TEST(CodegenSpelling, ApproxMathRespellsExpLogAndTheQuantileDivisionInCudaHipAndOpenCL) {
   const Tape t = smallTape();
   EmitOptions approx;
   approx.approxMath = true;
@@ -149,7 +150,7 @@ TEST(CodegenSpelling, ApproxMathRespellsExpLogAndTheQuantileDivisionInCudaAndHip
       o.precision = precision;
       const std::string exact = emitKernel(t, o, dialectByName(name)).source;
       const std::string fast = emitKernel(t, o, dialectByName(name), approx).source;
-      const bool respelt = precision == Precision::F32 && (std::string(name) == "cuda" || std::string(name) == "hip");
+      const bool respelt = precision == Precision::F32 && std::string(name) != "glsl";
       if (!respelt) {
         EXPECT_EQ(fast, exact) << name << " " << toString(precision);
         continue;
@@ -161,6 +162,14 @@ TEST(CodegenSpelling, ApproxMathRespellsExpLogAndTheQuantileDivisionInCudaAndHip
           expected.replace(at, from.size(), to);
         return n;
       };
+      if (std::string(name) == "opencl") {  // OpenCL C's overloaded exp/log/sqrt take the native_ prefix
+        EXPECT_GT(replaceAll("exp(", "native_exp("), 0) << name;
+        EXPECT_GT(replaceAll("log(", "native_log("), 0) << name;
+        EXPECT_GT(replaceAll("sqrt(", "native_sqrt("), 0) << name;
+        EXPECT_EQ(replaceAll("num / den", "native_divide(num, den)"), 2) << name;
+        EXPECT_EQ(fast, expected) << name;
+        continue;
+      }
       EXPECT_GT(replaceAll("expf(", "__expf("), 0) << name;
       EXPECT_GT(replaceAll("logf(", "__logf("), 0) << name;
       EXPECT_EQ(replaceAll("num / den", "__fdividef(num, den)"), 2) << name;

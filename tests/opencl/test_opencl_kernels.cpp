@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -170,6 +171,27 @@ TEST(OpenCLKernels, SelectQuantileGivesTheSameBits) {
       expectSameBits(branching, runOne(*engine, tape, o, in, 20000),
                      std::string(toString(kind)) + " " + toString(precision) + ", quantile by selection");
     }
+}
+
+// TAPELAB_APPROX_MATH on OpenCL: native_exp, native_log, native_sqrt and native_divide in every
+// kernel alike, so the checkpointed kernels keep the plain kernel's bits (fp32; fp64 is untouched).
+TEST(OpenCLKernels, ApproxMathKeepsPlainAndCheckpointedEqual) {
+  REQUIRE_OPENCL();
+  const Tape tape = products::asianCall(12);
+  const std::vector<std::vector<double>> in{tape.inputDefaults};
+  KernelOptions plainOptions = optionsFor(tape, KernelKind::Plain, 0, ScratchLayout::SoA, 1);
+  plainOptions.knobs.approxMath = true;
+  const RunResult plain = runOne(*engine, tape, plainOptions, in, 20000);
+  for (auto [kind, layout] : {std::pair{KernelKind::Register, ScratchLayout::SoA},
+                              std::pair{KernelKind::Scratch, ScratchLayout::AoS}}) {
+    KernelOptions o = optionsFor(tape, kind, 30, layout, 1);
+    o.knobs.approxMath = true;
+    expectSameBits(plain, runOne(*engine, tape, o, in, 20000), std::string(toString(kind)) + ", approximate math");
+  }
+  plainOptions.knobs.approxMath = false;
+  const RunResult exact = runOne(*engine, tape, plainOptions, in, 20000);
+  std::printf("OpenCL approximate math %s the default's price here\n",
+              exact.markets[0].value == plain.markets[0].value ? "gives" : "moves");
 }
 
 // TAPELAB_STORE_DRAWS: recomputed segments read the forward sweep's draws from the scratch buffer
