@@ -135,8 +135,9 @@ class VulkanKernel final : public Kernel, DispatchRunner {
       vkCmdBindDescriptorSets(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, layout_, 0, 1, &set_, 1, &offset);
       vkCmdPushConstants(cmd_, layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(KernelParams), &batch[i].params);
       vkCmdDispatch(cmd_, batch[i].groups, 1, 1);
-      if (emitted_.kind == KernelKind::Scratch && i + 1 < batch.size()) {
-        // The next dispatch reuses the scratch buffer.
+      if (emitted_.scratchSlots > 0 && i + 1 < batch.size()) {
+        // The next dispatch reuses the scratch buffer (the scratch kind's values, stored draws, Kahan
+        // slots: any kernel with scratch slots; without the barrier NVIDIA overlaps the dispatches).
         VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
         mb.srcAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
         mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
