@@ -1,18 +1,20 @@
 // Philox4x32-10 (Salmon et al., Random123) and tapelab's draw mapping.
 //
 // A draw is a pure function of (seed, path, k); nothing is stateful, so a
-// recomputed checkpoint segment gets the same dice. The mapping (version 2 of
+// recomputed checkpoint segment gets the same dice. The mapping (version 3 of
 // README's "Random numbers"), used bit-identically by every engine:
 //
 //   counter = { k / 4, 0, path_lo, path_hi }  (path is 64-bit, k is 32-bit)
 //   key     = { seed_lo, seed_hi }            (seed is 64-bit)
 //   w       = philox4x32_10(counter, key)[k % 4]
 //   u       = ((w >> 9) + 0.5) * 2^-23        exact in float and double, strictly in (0,1)
-//   z       = normalQuantile(u)               Acklam's rational approximation (below)
+//   z       = normalQuantile(u)               Acklam's rational approximation (below),
+//                                             its polynomials by fused multiply-adds
 //
 // Draws 4g .. 4g+3 are the four words of one call (group g): an engine that
 // needs several of them computes the call once. (Version 1 took word 0 of
-// the call with counter {k, 0, path_lo, path_hi}: one call per draw.)
+// the call with counter {k, 0, path_lo, path_hi}: one call per draw. Version
+// 2 evaluated the quantile's polynomials by separate multiplies and adds.)
 //
 // Using 23 bits makes u (a 24-bit odd multiple of 2^-24) exactly
 // representable in fp32, so fp32 and fp64 engines see the *same* uniform;
@@ -23,6 +25,7 @@
 #pragma once
 #include <array>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 
 namespace tapelab {
@@ -84,8 +87,18 @@ T uniformFromWord(uint32_t w) {
   return (static_cast<T>(w >> 9) + T(0.5)) * T(1.1920928955078125e-07);  // 2^-23
 }
 
+// Horner's scheme over c[0..N), in x: c[0] x^(N-1) + ... + c[N-1], each step one fused
+// multiply-add (one rounding), then "* x + 1" when endsWithOne (version 3 of the draws).
+template <class T, std::size_t N>
+T hornerFma(const double (&c)[N], T x, bool endsWithOne) {
+  using std::fma;
+  T h = T(c[0]);
+  for (std::size_t i = 1; i < N; ++i) h = fma(h, x, T(c[i]));
+  return endsWithOne ? fma(h, x, T(1)) : h;
+}
+
 // The standard normal quantile, evaluated in T in exactly the order every
-// engine's generated code uses (Horner, no fused multiply-add).
+// engine's generated code uses (Horner by fused multiply-adds, then one division).
 template <class T>
 T normalQuantile(T u) {
   using std::log;
@@ -95,19 +108,12 @@ T normalQuantile(T u) {
   if (u < low || u > high) {
     const T tail = u < low ? u : T(1) - u;
     const T q = sqrt(T(-2) * log(tail));
-    const T num = ((((T(kNormalC[0]) * q + T(kNormalC[1])) * q + T(kNormalC[2])) * q + T(kNormalC[3])) * q +
-                   T(kNormalC[4])) * q + T(kNormalC[5]);
-    const T den = (((T(kNormalD[0]) * q + T(kNormalD[1])) * q + T(kNormalD[2])) * q + T(kNormalD[3])) * q + T(1);
-    const T x = num / den;
+    const T x = hornerFma(kNormalC, q, false) / hornerFma(kNormalD, q, true);
     return u < low ? x : -x;
   }
   const T q = u - T(0.5);
   const T r = q * q;
-  const T num = (((((T(kNormalA[0]) * r + T(kNormalA[1])) * r + T(kNormalA[2])) * r + T(kNormalA[3])) * r +
-                  T(kNormalA[4])) * r + T(kNormalA[5])) * q;
-  const T den = ((((T(kNormalB[0]) * r + T(kNormalB[1])) * r + T(kNormalB[2])) * r + T(kNormalB[3])) * r +
-                 T(kNormalB[4])) * r + T(1);
-  return num / den;
+  return hornerFma(kNormalA, r, false) * q / hornerFma(kNormalB, r, true);
 }
 
 template <class T>

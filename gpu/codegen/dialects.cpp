@@ -26,11 +26,11 @@ std::string Dialect::divide(Precision precision, const std::string& num, const s
 
 namespace {
 
-// tape/ops.def's functions under their standard names; sel is the helper
-// tl_sel (c ? x : y) that every kernel's prelude defines. A function, not a
-// global: a dialect may be built during another file's static initialisation.
+// tape/ops.def's functions under their standard names, and fma (one rounding: the normal quantile's
+// Horner steps, draws.cpp); sel is the helper tl_sel (c ? x : y) that every kernel's prelude defines.
+// A function, not a global: a dialect may be built during another file's static initialisation.
 std::map<std::string, std::string, std::less<>> standardFunctions() {
-  return {{"exp", "exp"}, {"log", "log"}, {"sqrt", "sqrt"}, {"sel", "tl_sel"}};
+  return {{"exp", "exp"}, {"log", "log"}, {"sqrt", "sqrt"}, {"fma", "fma"}, {"sel", "tl_sel"}};
 }
 
 // The ABI's scalar parameters, in order, for the C dialects.
@@ -152,6 +152,7 @@ Dialect cuda() {
   d.fp32.functions["exp"] = "expf";  // fp32 calls C's float functions
   d.fp32.functions["log"] = "logf";
   d.fp32.functions["sqrt"] = "sqrtf";
+  d.fp32.functions["fma"] = "fmaf";
   // The special-function unit's approximations (CUDA C Programming Guide, intrinsic functions); CUDA
   // has no intrinsic for an approximate square root, so PTX's sqrt.approx.f32 (what --prec-sqrt=false
   // gives) is written inline.

@@ -41,18 +41,22 @@ std::string drawHelpers(const Dialect& dialect, Precision precision, const EmitO
   const bool f32 = precision == Precision::F32;
   const double low = f32 ? double(float(kNormalLow)) : kNormalLow;
   const double high = f32 ? double(1.0f - float(kNormalLow)) : 1.0 - kNormalLow;
-  // Horner's scheme over n coefficients spelled by coef(i), in x, then "* x + 1" when endsWithOne.
+  // Horner's scheme over n coefficients spelled by coef(i), in x, then "* x + 1" when endsWithOne;
+  // each step one fused multiply-add (version 3 of the draws: tape/philox.h).
+  const std::string& fma = dialect.function(precision, "fma");
   auto horner = [&](int n, const std::function<std::string(int)>& coef, const std::string& x, bool endsWithOne) {
     std::string h = coef(0);
-    for (int i = 1; i < n; ++i) h = "(" + h + " * " + x + " + " + coef(i) + ")";
-    if (endsWithOne) h = "(" + h + " * " + x + " + " + literal(1.0) + ")";
+    for (int i = 1; i < n; ++i) h = fma + "(" + h + ", " + x + ", " + coef(i) + ")";
+    if (endsWithOne) h = fma + "(" + h + ", " + x + ", " + literal(1.0) + ")";
     return h;
   };
   auto fixed = [&](const double* c) { return [&, c](int i) { return literal(c[i]); }; };
   const std::string cast = dialect.cCasts ? "(" + T + ")(w >> 9u)" : T + "(w >> 9u)";
   s += "// Acklam's normal quantile of u = ((w >> 9) + 0.5) * 2^-23 (tape/philox.h).\n";
   s += drawQualifier + T + " tl_normal(" + U + " w) {\n";
-  s += "  " + precise + T + " u = (" + cast + " + " + literal(0.5) + ") * " + literal(1.1920928955078125e-07) + ";\n";
+  // (a + 0.5) * 2^-23 as a * 2^-23 + 2^-24 in one fma: every step exact (a < 2^23), the same u.
+  s += "  " + precise + T + " u = " + fma + "(" + cast + ", " + literal(1.1920928955078125e-07) + ", " +
+       literal(5.9604644775390625e-08) + ");\n";
   if (emit.selectQuantile) {
     // Both regions' operands, then one rational function whose coefficients each lane selects:
     // the tail's denominator has one coefficient fewer, padded with a leading 0 (0 * q + d0 is

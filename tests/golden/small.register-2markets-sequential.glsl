@@ -17,19 +17,19 @@ uvec4 tl_philox(uint c0, uint c1, uint c2, uint c3, uint k0, uint k1) {
 }
 // Acklam's normal quantile of u = ((w >> 9) + 0.5) * 2^-23 (tape/philox.h).
 float tl_normal(uint w) {
-  precise float u = (float(w >> 9u) + 0.5) * 1.1920929e-07;
+  precise float u = fma(float(w >> 9u), 1.1920929e-07, 5.9604645e-08);
   if (u < 0.02425 || u > 0.97574997) {
     precise float tail = u < 0.02425 ? u : 1.0 - u;
     precise float q = sqrt((-2.0) * log(tail));
-    precise float num = ((((((-0.007784894) * q + (-0.32239646)) * q + (-2.4007583)) * q + (-2.5497324)) * q + 4.3746643) * q + 2.938164);
-    precise float den = ((((0.007784696 * q + 0.32246712) * q + 2.4451342) * q + 3.7544086) * q + 1.0);
+    precise float num = fma(fma(fma(fma(fma((-0.007784894), q, (-0.32239646)), q, (-2.4007583)), q, (-2.5497324)), q, 4.3746643), q, 2.938164);
+    precise float den = fma(fma(fma(fma(0.007784696, q, 0.32246712), q, 2.4451342), q, 3.7544086), q, 1.0);
     precise float x = num / den;
     return u < 0.02425 ? x : -x;
   }
   precise float q = u - 0.5;
   precise float r = q * q;
-  precise float num = ((((((-39.69683) * r + 220.9461) * r + (-275.9285)) * r + 138.35776) * r + (-30.664799)) * r + 2.5066283) * q;
-  precise float den = ((((((-54.476097) * r + 161.58583) * r + (-155.69897)) * r + 66.801315) * r + (-13.280682)) * r + 1.0);
+  precise float num = fma(fma(fma(fma(fma((-39.69683), r, 220.9461), r, (-275.9285)), r, 138.35776), r, (-30.664799)), r, 2.5066283) * q;
+  precise float den = fma(fma(fma(fma(fma((-54.476097), r, 161.58583), r, (-155.69897)), r, 66.801315), r, (-13.280682)), r, 1.0);
   precise float z = num / den;
   return z;
 }

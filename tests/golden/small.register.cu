@@ -16,19 +16,19 @@ static __device__ __forceinline__ uint4 tl_philox(unsigned int c0, unsigned int 
 }
 // Acklam's normal quantile of u = ((w >> 9) + 0.5) * 2^-23 (tape/philox.h).
 static __device__ __forceinline__ float tl_normal(unsigned int w) {
-  float u = ((float)(w >> 9u) + 0.5f) * 1.1920929e-07f;
+  float u = fmaf((float)(w >> 9u), 1.1920929e-07f, 5.9604645e-08f);
   if (u < 0.02425f || u > 0.97574997f) {
     float tail = u < 0.02425f ? u : 1.0f - u;
     float q = sqrtf((-2.0f) * logf(tail));
-    float num = ((((((-0.007784894f) * q + (-0.32239646f)) * q + (-2.4007583f)) * q + (-2.5497324f)) * q + 4.3746643f) * q + 2.938164f);
-    float den = ((((0.007784696f * q + 0.32246712f) * q + 2.4451342f) * q + 3.7544086f) * q + 1.0f);
+    float num = fmaf(fmaf(fmaf(fmaf(fmaf((-0.007784894f), q, (-0.32239646f)), q, (-2.4007583f)), q, (-2.5497324f)), q, 4.3746643f), q, 2.938164f);
+    float den = fmaf(fmaf(fmaf(fmaf(0.007784696f, q, 0.32246712f), q, 2.4451342f), q, 3.7544086f), q, 1.0f);
     float x = num / den;
     return u < 0.02425f ? x : -x;
   }
   float q = u - 0.5f;
   float r = q * q;
-  float num = ((((((-39.69683f) * r + 220.9461f) * r + (-275.9285f)) * r + 138.35776f) * r + (-30.664799f)) * r + 2.5066283f) * q;
-  float den = ((((((-54.476097f) * r + 161.58583f) * r + (-155.69897f)) * r + 66.801315f) * r + (-13.280682f)) * r + 1.0f);
+  float num = fmaf(fmaf(fmaf(fmaf(fmaf((-39.69683f), r, 220.9461f), r, (-275.9285f)), r, 138.35776f), r, (-30.664799f)), r, 2.5066283f) * q;
+  float den = fmaf(fmaf(fmaf(fmaf(fmaf((-54.476097f), r, 161.58583f), r, (-155.69897f)), r, 66.801315f), r, (-13.280682f)), r, 1.0f);
   float z = num / den;
   return z;
 }

@@ -3,6 +3,7 @@
 // constants and in its order of operations, and the per-batch draw cache.
 #pragma once
 #include <array>
+#include <cmath>
 
 #include "reference/cpujit/runtime/math.h"
 #include "tape/philox.h"
@@ -23,6 +24,30 @@ constexpr auto kB = tl_coefficients(tapelab::kNormalB);
 constexpr auto kC = tl_coefficients(tapelab::kNormalC);
 constexpr auto kD = tl_coefficients(tapelab::kNormalD);
 constexpr T kLow = T(tapelab::kNormalLow);
+
+// x * y + z with one rounding (tape/philox.h's std::fma): the FMA instruction where the target has
+// one, else std::fma per lane (correctly rounded by libm, if slowly). Not xsimd::fma: Debian 12's
+// xsimd computes x * y + z, two roundings, on avx512bw and on targets without FMA.
+template <class BT>  // a template, so the branches for other targets are never instantiated
+inline BT tl_fma(const BT& x, const BT& y, const BT& z) {
+  using V = typename BT::value_type;
+#if XSIMD_WITH_AVX512F
+  if constexpr (sizeof(BT) == 64 && std::is_same_v<V, double>) return BT(_mm512_fmadd_pd(x, y, z));
+  if constexpr (sizeof(BT) == 64 && std::is_same_v<V, float>) return BT(_mm512_fmadd_ps(x, y, z));
+#endif
+#if defined(__FMA__)
+  if constexpr (sizeof(BT) == 32 && std::is_same_v<V, double>) return BT(_mm256_fmadd_pd(x, y, z));
+  if constexpr (sizeof(BT) == 32 && std::is_same_v<V, float>) return BT(_mm256_fmadd_ps(x, y, z));
+  if constexpr (sizeof(BT) == 16 && std::is_same_v<V, double>) return BT(_mm_fmadd_pd(x, y, z));
+  if constexpr (sizeof(BT) == 16 && std::is_same_v<V, float>) return BT(_mm_fmadd_ps(x, y, z));
+#endif
+  alignas(64) V a[BT::size], b[BT::size], c[BT::size];
+  x.store_aligned(a);
+  y.store_aligned(b);
+  z.store_aligned(c);
+  for (std::size_t l = 0; l < BT::size; ++l) a[l] = std::fma(a[l], b[l], c[l]);
+  return BT::load_aligned(a);
+}
 
 // 32x32 -> 64-bit products per lane. 64-bit lanes (fp64): the product of
 // the low halves, hi its top half, lo the whole (only its low half counts).
@@ -153,8 +178,10 @@ inline void tl_uniforms(const U& words, BT* u, std::size_t stride) {
 inline B tl_central(const B& u) {
   const B q = u - B(T(0.5));
   const B r = q * q;
-  const B num = (((((B(kA[0]) * r + B(kA[1])) * r + B(kA[2])) * r + B(kA[3])) * r + B(kA[4])) * r + B(kA[5])) * q;
-  const B den = ((((B(kB[0]) * r + B(kB[1])) * r + B(kB[2])) * r + B(kB[3])) * r + B(kB[4])) * r + B(T(1));
+  const B num =
+      tl_fma(tl_fma(tl_fma(tl_fma(tl_fma(B(kA[0]), r, B(kA[1])), r, B(kA[2])), r, B(kA[3])), r, B(kA[4])), r, B(kA[5])) * q;
+  const B den =
+      tl_fma(tl_fma(tl_fma(tl_fma(tl_fma(B(kB[0]), r, B(kB[1])), r, B(kB[2])), r, B(kB[3])), r, B(kB[4])), r, B(T(1)));
   return num / den;
 }
 // tl_central of N batches, step by step across the batches: N independent
@@ -166,28 +193,23 @@ inline void tl_central_n(const B* u, B* z) {
   for (std::size_t i = 0; i < N; ++i) {
     q[i] = u[i] - B(T(0.5));
     r[i] = q[i] * q[i];
-    num[i] = B(kA[0]) * r[i];
-    den[i] = B(kB[0]) * r[i];
+    num[i] = tl_fma(B(kA[0]), r[i], B(kA[1]));
+    den[i] = tl_fma(B(kB[0]), r[i], B(kB[1]));
   }
 #pragma GCC unroll 16
   for (std::size_t i = 0; i < N; ++i) {
-    num[i] = (num[i] + B(kA[1])) * r[i];
-    den[i] = (den[i] + B(kB[1])) * r[i];
+    num[i] = tl_fma(num[i], r[i], B(kA[2]));
+    den[i] = tl_fma(den[i], r[i], B(kB[2]));
   }
 #pragma GCC unroll 16
   for (std::size_t i = 0; i < N; ++i) {
-    num[i] = (num[i] + B(kA[2])) * r[i];
-    den[i] = (den[i] + B(kB[2])) * r[i];
+    num[i] = tl_fma(num[i], r[i], B(kA[3]));
+    den[i] = tl_fma(den[i], r[i], B(kB[3]));
   }
 #pragma GCC unroll 16
   for (std::size_t i = 0; i < N; ++i) {
-    num[i] = (num[i] + B(kA[3])) * r[i];
-    den[i] = (den[i] + B(kB[3])) * r[i];
-  }
-#pragma GCC unroll 16
-  for (std::size_t i = 0; i < N; ++i) {
-    num[i] = ((num[i] + B(kA[4])) * r[i] + B(kA[5])) * q[i];
-    den[i] = (den[i] + B(kB[4])) * r[i] + B(T(1));
+    num[i] = tl_fma(tl_fma(num[i], r[i], B(kA[4])), r[i], B(kA[5])) * q[i];
+    den[i] = tl_fma(tl_fma(den[i], r[i], B(kB[4])), r[i], B(T(1)));
     z[i] = num[i] / den[i];
   }
 }
@@ -200,8 +222,9 @@ inline B tl_tail(const B& u) {
   const BB lower = u < B(kLow);
   const B tail = xsimd::select(lower, u, B(T(1)) - u);
   const B qt = xsimd::sqrt(B(T(-2)) * tl_log(tail));
-  const B tn = ((((B(kC[0]) * qt + B(kC[1])) * qt + B(kC[2])) * qt + B(kC[3])) * qt + B(kC[4])) * qt + B(kC[5]);
-  const B td = (((B(kD[0]) * qt + B(kD[1])) * qt + B(kD[2])) * qt + B(kD[3])) * qt + B(T(1));
+  const B tn =
+      tl_fma(tl_fma(tl_fma(tl_fma(tl_fma(B(kC[0]), qt, B(kC[1])), qt, B(kC[2])), qt, B(kC[3])), qt, B(kC[4])), qt, B(kC[5]));
+  const B td = tl_fma(tl_fma(tl_fma(tl_fma(B(kD[0]), qt, B(kD[1])), qt, B(kD[2])), qt, B(kD[3])), qt, B(T(1)));
   const B x = tn / td;
   return xsimd::select(lower, x, -x);
 }
