@@ -1,6 +1,7 @@
 #include "gpu/cuda/cuda.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <mutex>
 #include <optional>
@@ -18,6 +19,12 @@ namespace {
 
 // Longest dispatch, in groups: bounds one launch's run time and partials buffer.
 constexpr uint32_t kMaxGroupsPerDispatch = 1u << 16;
+// Dispatches in flight: each writes its own slice of the partials buffer, copied back asynchronously
+// behind it, so the host adds one dispatch's partials while the next ones run.
+constexpr size_t kPipelineDepth = 4;
+// A run is cut into up to kPipelineDepth dispatches only where each still fills this many waves
+// (groups resident on all SMs at once): the partly filled last wave of each then costs little.
+constexpr uint64_t kMinWavesPerDispatch = 4;
 
 // The device and its primary context, retained for as long as an engine or a kernel uses it.
 class Device {
@@ -35,6 +42,7 @@ class Device {
     name_ = name;
     cu::check(d_, d_.cuDeviceGetAttribute(&major_, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev_), "cuDeviceGetAttribute");
     cu::check(d_, d_.cuDeviceGetAttribute(&minor_, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev_), "cuDeviceGetAttribute");
+    cu::check(d_, d_.cuDeviceGetAttribute(&sms_, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev_), "cuDeviceGetAttribute");
     cu::check(d_, d_.cuDevicePrimaryCtxRetain(&ctx_, dev_), "cuDevicePrimaryCtxRetain");
     d_.cuDriverGetVersion(&driverVersion_);
   }
@@ -52,6 +60,7 @@ class Device {
   void bind() const { cu::check(d_, d_.cuCtxSetCurrent(ctx_), "cuCtxSetCurrent"); }
   const cu::Driver& driver() const { return d_; }
   int major() const { return major_; }
+  int multiprocessors() const { return sms_; }
   int minor() const { return minor_; }
   const std::string& name() const { return name_; }
   std::string describe() const {
@@ -65,7 +74,7 @@ class Device {
   CUdevice dev_ = 0;
   CUcontext ctx_ = nullptr;
   std::string name_;
-  int major_ = 0, minor_ = 0, driverVersion_ = 0;
+  int major_ = 0, minor_ = 0, sms_ = 0, driverVersion_ = 0;
 };
 
 class DeviceBuffer {
@@ -179,64 +188,100 @@ class CudaKernel final : public Kernel, DispatchRunner {
                                std::to_string(k_.workgroupSize));
     }
     stats_.notes += "driver: " + std::to_string(regs) + " registers, " + std::to_string(local) + " bytes local; ";
+    int perSm = 0;
+    if (d.cuOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, fn_, k_.workgroupSize, 0) == CUDA_SUCCESS && perSm > 0)
+      wave_ = static_cast<uint64_t>(perSm) * static_cast<uint64_t>(std::max(1, dev_->multiprocessors()));
+    for (CUevent& e : done_) {
+      const CUresult made = d.cuEventCreate(&e, CU_EVENT_DISABLE_TIMING);
+      if (made == CUDA_SUCCESS) continue;
+      for (CUevent f : done_)
+        if (f) d.cuEventDestroy(f);
+      d.cuModuleUnload(module_);
+      cu::check(d, made, "cuEventCreate");
+    }
   }
   ~CudaKernel() override {
     if (module_ && !watch_.lost()) {  // unloading may wait for a stuck kernel: leak it
       dev_->bind();
+      for (CUevent e : done_)
+        if (e) dev_->driver().cuEventDestroy(e);
       dev_->driver().cuModuleUnload(module_);
     }
   }
 
   RunResult run(const std::vector<std::vector<double>>& inputs, uint64_t paths, uint64_t seed) override {
     dev_->bind();
-    return runDispatches(k_, knobs_, groupLimit(), inputs, paths, seed, *this);
+    return runDispatches(k_, knobs_, pipelinedLimit(paths), inputs, paths, seed, *this);
   }
   uint64_t blockPaths() const override { return k_.pathsPerGroup(); }
   double runBlocks(const std::vector<std::vector<double>>& inputs, uint64_t first, uint64_t paths, uint64_t seed,
                    BlockSink& sink) override {
     dev_->bind();
-    return runDispatchBlocks(k_, knobs_, groupLimit(), inputs, first, paths, seed, *this, sink);
+    return runDispatchBlocks(k_, knobs_, pipelinedLimit(paths), inputs, first, paths, seed, *this, sink);
   }
 
   KernelStats stats() const override { return stats_; }
 
  private:
-  void upload(const std::vector<unsigned char>& in, uint32_t groups, size_t) override {
+  void upload(const std::vector<unsigned char>& in, uint32_t groups, size_t dispatches) override {
     const cu::Driver& d = dev_->driver();
     watch_.checkAlive();  // the copy below would queue behind a stuck kernel
     inputs_.ensure(*dev_, in.size());
     cu::check(d, d.cuMemcpyHtoD(inputs_.get(), in.data(), in.size()), "cuMemcpyHtoD");
-    const size_t partialBytes = k_.partialBytes(groups), scratchBytes = k_.scratchBytes(groups);
-    partials_.ensure(*dev_, partialBytes);
+    const size_t slices = std::clamp<size_t>(dispatches, 1, kPipelineDepth);
+    slice_ = k_.partialBytes(groups);
+    const size_t scratchBytes = k_.scratchBytes(groups);
+    partials_.ensure(*dev_, slice_ * slices);
     scratch_.ensure(*dev_, scratchBytes);
-    host_.ensure(*dev_, partialBytes);
+    host_.ensure(*dev_, slice_ * slices);
     stats_.scratchBytes = k_.kind == KernelKind::Scratch ? static_cast<int64_t>(scratchBytes) : 0;
   }
 
+  size_t dispatchesPerLaunch() const override { return kPipelineDepth; }
+
+  // The batch's kernels one after another on the default stream (dispatches that share the scratch
+  // buffer so never overlap), each followed by the asynchronous copy of its slice of partials and an
+  // event; then each dispatch's partials added as its event completes, in order, while the later
+  // dispatches still run.
   void launch(std::span<const Dispatch> batch, PartialSums& sums) override {
     const cu::Driver& d = dev_->driver();
-    CUdeviceptr bufs[3] = {inputs_.get(), partials_.get(), scratch_.get()};
-    // Polled on the default stream within the device timeout (CUDA has no timed wait); with no
-    // limit the synchronous copy below waits, as it always did.
-    auto finished = [&] {
-      const CUresult rc = d.cuStreamQuery(nullptr);
-      if (rc == CUDA_ERROR_NOT_READY) return false;
-      cu::check(d, rc, "cuStreamQuery (kernel execution)");
-      return true;
-    };
-    for (const Dispatch& x : batch) {
+    for (size_t i = 0; i < batch.size(); ++i) {
+      const Dispatch& x = batch[i];
+      CUdeviceptr bufs[3] = {inputs_.get(), partials_.get() + i * slice_, scratch_.get()};
       std::array<uint32_t, 7> p = x.params.words();
       void* args[10] = {&bufs[0], &bufs[1], &bufs[2], &p[0], &p[1], &p[2], &p[3], &p[4], &p[5], &p[6]};
       cu::check(d,
                 d.cuLaunchKernel(fn_, x.groups, 1, 1, static_cast<unsigned>(k_.workgroupSize), 1, 1, 0, nullptr, args,
                                  nullptr),
                 "cuLaunchKernel");
-      watch_.wait("a dispatch of " + std::to_string(x.groups) + " groups on " + dev_->name(), finished, [] {});
-      const size_t bytes = k_.partialBytes(x.groups);
-      // Synchronous on the default stream: waits for the kernel (when not polled), surfaces its errors.
-      cu::check(d, d.cuMemcpyDtoH(host_.data(), partials_.get(), bytes), "cuMemcpyDtoH (kernel execution)");
-      sums.add(host_.data(), x.groups);
+      cu::check(d, d.cuMemcpyDtoHAsync(host_.data() + i * slice_, partials_.get() + i * slice_, k_.partialBytes(x.groups), nullptr),
+                "cuMemcpyDtoHAsync");
+      cu::check(d, d.cuEventRecord(done_[i], nullptr), "cuEventRecord");
     }
+    for (size_t i = 0; i < batch.size(); ++i) {
+      // Polled within the device timeout (CUDA has no timed wait); with no limit, a blocking wait.
+      // Either surfaces the kernel's errors.
+      auto finished = [&] {
+        const CUresult rc = d.cuEventQuery(done_[i]);
+        if (rc == CUDA_ERROR_NOT_READY) return false;
+        cu::check(d, rc, "cuEventQuery (kernel execution)");
+        return true;
+      };
+      watch_.wait("a dispatch of " + std::to_string(batch[i].groups) + " groups on " + dev_->name(), finished,
+                  [&] { cu::check(d, d.cuEventSynchronize(done_[i]), "cuEventSynchronize (kernel execution)"); });
+      sums.add(host_.data() + i * slice_, batch[i].groups);
+    }
+  }
+
+  // Groups per dispatch for a run of `paths`: groupLimit(), lowered so that the run makes up to
+  // kPipelineDepth dispatches of at least kMinWavesPerDispatch waves each (results do not depend on
+  // it: the blocks stay where they are). Unknown occupancy: groupLimit().
+  uint32_t pipelinedLimit(uint64_t paths) const {
+    const uint32_t limit = groupLimit();
+    const uint64_t groups = (paths + k_.pathsPerGroup() - 1) / k_.pathsPerGroup();
+    if (wave_ == 0 || groups < 2 * kMinWavesPerDispatch * wave_) return limit;
+    const uint64_t per = std::max((groups + kPipelineDepth - 1) / kPipelineDepth, kMinWavesPerDispatch * wave_);
+    return static_cast<uint32_t>(std::min<uint64_t>(limit, per));
   }
 
   // Groups per dispatch: one dispatch's scratch must fit the budget, by default
@@ -257,7 +302,10 @@ class CudaKernel final : public Kernel, DispatchRunner {
   CUmodule module_ = nullptr;
   CUfunction fn_ = nullptr;
   DeviceBuffer inputs_, partials_, scratch_;
-  HostBuffer host_;  // one dispatch's partials, read back (declared after dev_: freed before the device)
+  HostBuffer host_;  // a batch's partials, read back (declared after dev_: freed before the device)
+  size_t slice_ = 0;  // bytes of one dispatch's partials in partials_ and host_
+  uint64_t wave_ = 0;  // groups resident on the whole device at once (0: unknown)
+  std::array<CUevent, kPipelineDepth> done_{};  // each slice's copy finished
 };
 
 class CudaEngine final : public Engine {

@@ -18,7 +18,8 @@ struct Driver {
   X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent) X(cuCtxSynchronize) X(cuMemGetInfo) X(cuMemAlloc)       \
   X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuModuleLoadDataEx) X(cuModuleUnload)                    \
   X(cuModuleGetFunction) X(cuFuncGetAttribute) X(cuLaunchKernel) X(cuStreamQuery) X(cuMemAllocHost)       \
-  X(cuMemFreeHost)
+  X(cuMemFreeHost) X(cuMemcpyDtoHAsync) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventQuery)  \
+  X(cuEventSynchronize) X(cuOccupancyMaxActiveBlocksPerMultiprocessor)
 #define TAPELAB_CU_DECLARE(fn) decltype(&::fn) fn = nullptr;
   TAPELAB_CU_FUNCTIONS(TAPELAB_CU_DECLARE)
 #undef TAPELAB_CU_DECLARE
