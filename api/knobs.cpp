@@ -187,7 +187,7 @@ const std::vector<Knob>& knobTable() {
       {"TAPELAB_PATHS_PER_LANE", "", "1..64, GPU kernels: paths each lane prices per dispatch (default 4); the sums' "
        "rounding follows it, so kernels compared for bits must share it",
        Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.pathsPerLane = static_cast<int>(parseUnsigned(v, n, 1, 64)); }},
-      {"TAPELAB_CUDA_APPROX_MATH", "", "older name of TAPELAB_APPROX_MATH (results before 2026-12-02 record it; "
+      {"TAPELAB_CUDA_APPROX_MATH", "", "older name of TAPELAB_APPROX_MATH (results up to 2026-12-01c record it; "
        "TAPELAB_APPROX_MATH wins where both are set)",
        Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.approxMath = parseSwitch(v, n); }},
       {"TAPELAB_APPROX_MATH", "", "0|1, CUDA, HIP and OpenCL fp32 kernels: exp, log, sqrt (not HIP) and the normal quantile's "

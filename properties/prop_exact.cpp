@@ -74,7 +74,7 @@ TEST_P(Exact, CheckpointedEqualsPlain) {
     noteRun(paths, seed, markets);
     // Paths per lane changes the sums' rounding, so plain and checkpointed share it (GPU engines read it).
     const int pathsPerLane = *gen::element(0, 1, 3);
-    // Approximate math (CUDA and HIP; other engines ignore it) defines other functions: shared too.
+    // Approximate math (CUDA, HIP and OpenCL; other engines ignore it) defines other functions: shared too.
     const bool approxMath = *gen::arbitrary<bool>();
     logCase("paths per lane: ", pathsPerLane ? std::to_string(pathsPerLane) : std::string("the default"),
             approxMath ? ", approximate math" : "");

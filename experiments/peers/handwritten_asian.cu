@@ -2,8 +2,10 @@
 // arithmetic Asian call, fp32, value + 5 Greeks) as a forward-pathwise CUDA
 // kernel: one path per thread, the five Greeks carried as tangents along the
 // forward sweep (no reverse sweep, no stored values), contraction allowed
-// (nvcc's default), tapelab's draw definition (Philox4x32-10, u = ((w >> 9) +
-// 0.5) 2^-23, Acklam's quantile in the same order).
+// (nvcc's default), tapelab's draw mapping (Philox4x32-10, u = ((w >> 9) +
+// 0.5) 2^-23, Acklam's quantile in Horner order; nvcc contracts its steps into
+// fused multiply-adds, which tapelab's version 3 writes explicitly: close to
+// version 3's bits, not promised equal).
 //
 //   nvcc -O3 -arch=sm_90 -o handwritten_asian experiments/peers/handwritten_asian.cu
 //   ./handwritten_asian [--paths 1000000,4000000] [--steps 252] [--repeats 5]

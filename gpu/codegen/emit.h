@@ -100,7 +100,8 @@ struct PrecisionSpelling {
   // integer type; fp64 in GLSL goes through uvec2 (unpackDouble2x32).
   std::string floatToBits, bitsToFloat, bitsType;
   // The functions tape/ops.def's rules call, keyed by their identifier there
-  // (exp, log, sqrt, sel): a rule calling one missing here fails at emit time.
+  // (exp, log, sqrt, sel), and fma (the draws' quantile): a rule calling one
+  // missing here fails at emit time.
   std::map<std::string, std::string, std::less<>> functions;
   // EmitOptions::approxMath: the hardware's approximate spellings of some of those functions and of
   // the normal quantile's division, f(num, den) (CUDA and HIP fp32: __expf, __logf, __fdividef;

@@ -17,7 +17,7 @@
 namespace tapelab {
 namespace {
 
-// Longest dispatch, in groups: bounds one launch's run time and partials buffer.
+// Longest dispatch, in groups: bounds one dispatch's run time and its slice of the partials buffers.
 constexpr uint32_t kMaxGroupsPerDispatch = 1u << 16;
 // Dispatches in flight: each writes its own slice of the partials buffer, copied back asynchronously
 // behind it, so the host adds one dispatch's partials while the next ones run.
@@ -127,6 +127,8 @@ class HostBuffer {
     bytes_ = bytes;
   }
   unsigned char* data() { return pinned_ ? static_cast<unsigned char*>(pinned_) : fallback_.data(); }
+  // Page-locked: an asynchronous copy into it returns at once (into the fallback it would block).
+  bool pinned() const { return pinned_ != nullptr; }
 
  private:
   void reset() {
@@ -242,25 +244,29 @@ class CudaKernel final : public Kernel, DispatchRunner {
   // The batch's kernels one after another on the default stream (dispatches that share the scratch
   // buffer so never overlap), each followed by the asynchronous copy of its slice of partials and an
   // event; then each dispatch's partials added as its event completes, in order, while the later
-  // dispatches still run.
+  // dispatches still run. Without page-locked memory a copy would block the host before the device
+  // timeout could bound it: there each dispatch runs, is waited for, then copied, one at a time.
   void launch(std::span<const Dispatch> batch, PartialSums& sums) override {
     const cu::Driver& d = dev_->driver();
-    for (size_t i = 0; i < batch.size(); ++i) {
+    const bool pipelined = host_.pinned();
+    auto start = [&](size_t i) {
       const Dispatch& x = batch[i];
-      CUdeviceptr bufs[3] = {inputs_.get(), partials_.get() + i * slice_, scratch_.get()};
+      const size_t at = pipelined ? i * slice_ : 0;
+      CUdeviceptr bufs[3] = {inputs_.get(), partials_.get() + at, scratch_.get()};
       std::array<uint32_t, 7> p = x.params.words();
       void* args[10] = {&bufs[0], &bufs[1], &bufs[2], &p[0], &p[1], &p[2], &p[3], &p[4], &p[5], &p[6]};
       cu::check(d,
                 d.cuLaunchKernel(fn_, x.groups, 1, 1, static_cast<unsigned>(k_.workgroupSize), 1, 1, 0, nullptr, args,
                                  nullptr),
                 "cuLaunchKernel");
-      cu::check(d, d.cuMemcpyDtoHAsync(host_.data() + i * slice_, partials_.get() + i * slice_, k_.partialBytes(x.groups), nullptr),
-                "cuMemcpyDtoHAsync");
+      if (pipelined)
+        cu::check(d, d.cuMemcpyDtoHAsync(host_.data() + at, partials_.get() + at, k_.partialBytes(x.groups), nullptr),
+                  "cuMemcpyDtoHAsync");
       cu::check(d, d.cuEventRecord(done_[i], nullptr), "cuEventRecord");
-    }
-    for (size_t i = 0; i < batch.size(); ++i) {
-      // Polled within the device timeout (CUDA has no timed wait); with no limit, a blocking wait.
-      // Either surfaces the kernel's errors.
+    };
+    // Polled within the device timeout (CUDA has no timed wait); with no limit, a blocking wait.
+    // Either surfaces the kernel's errors.
+    auto await = [&](size_t i) {
       auto finished = [&] {
         const CUresult rc = d.cuEventQuery(done_[i]);
         if (rc == CUDA_ERROR_NOT_READY) return false;
@@ -269,7 +275,29 @@ class CudaKernel final : public Kernel, DispatchRunner {
       };
       watch_.wait("a dispatch of " + std::to_string(batch[i].groups) + " groups on " + dev_->name(), finished,
                   [&] { cu::check(d, d.cuEventSynchronize(done_[i]), "cuEventSynchronize (kernel execution)"); });
-      sums.add(host_.data() + i * slice_, batch[i].groups);
+    };
+    if (!pipelined) {
+      for (size_t i = 0; i < batch.size(); ++i) {
+        start(i);
+        await(i);
+        cu::check(d, d.cuMemcpyDtoH(host_.data(), partials_.get(), k_.partialBytes(batch[i].groups)), "cuMemcpyDtoH");
+        sums.add(host_.data(), batch[i].groups);
+      }
+      return;
+    }
+    size_t started = 0, i = 0;
+    try {
+      for (; started < batch.size(); ++started) start(started);
+      for (; i < batch.size(); ++i) {
+        await(i);
+        sums.add(host_.data() + i * slice_, batch[i].groups);
+      }
+    } catch (...) {
+      // The copies still in flight write into host_: let them land before anything frees or reuses it
+      // (not on a lost device, where they may never finish and host_ leaks instead).
+      if (!watch_.lost())
+        for (size_t j = i; j < started; ++j) d.cuEventSynchronize(done_[j]);
+      throw;
     }
   }
 

@@ -137,7 +137,7 @@ TEST(CodegenSpelling, MinBlocksIsASecondLaunchBoundInCudaAndHip) {
 }
 
 // TAPELAB_APPROX_MATH: CUDA and HIP fp32 kernels call __expf / __logf and divide the quantile with
-// __fdividef, OpenCL fp32 kernels native_exp / native_log / native_divide, and nothing else changes;
+// __fdividef, OpenCL fp32 kernels native_exp / native_log / native_sqrt / native_divide, and nothing else changes;
 // GLSL and fp64 kernels are untouched.
 TEST(CodegenSpelling, ApproxMathRespellsExpLogAndTheQuantileDivisionInCudaHipAndOpenCL) {
   const Tape t = smallTape();

@@ -65,7 +65,8 @@ void expectRegisterEqualsPlain(const std::vector<std::pair<const Tape*, std::vec
 }  // namespace
 
 // u is exact in both precisions, so it must be the very same number; z in the
-// central region uses only + * / (same order, no contraction): the same bits;
+// central region uses only fma, - * / (same order, fused where the definition
+// says, nothing contracted): the same bits;
 // in the tails it goes through xsimd's log instead of libm's, a few ulp apart.
 TEST(CpuJitDraws, SameUniformsAndNormalsAsPhilox) {
   CPUJIT_REQUIRE();

@@ -145,7 +145,7 @@ TEST(HipCompile, EveryGoldenKernelForEveryTarget) {
   EXPECT_GE(kernels, 3 * static_cast<int>(defaultTargets().size()));
 }
 
-// TAPELAB_CUDA_APPROX_MATH in HIP: __expf, __logf and __fdividef compile for every target (the
+// TAPELAB_APPROX_MATH in HIP: __expf, __logf and __fdividef compile for every target (the
 // engine builds the same source; its tests run it where a GPU is).
 TEST(HipCompile, ApproxMathCompilesForEveryTarget) {
   REQUIRE_HIPCC();

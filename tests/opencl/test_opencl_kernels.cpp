@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 
 #include "api/knobs.h"
 #include "gpu/codegen/emit.h"
@@ -188,6 +190,15 @@ TEST(OpenCLKernels, ApproxMathKeepsPlainAndCheckpointedEqual) {
     o.knobs.approxMath = true;
     expectSameBits(plain, runOne(*engine, tape, o, in, 20000), std::string(toString(kind)) + ", approximate math");
   }
+  // The runtime passed the knob to the emitter: its dumped source spells the native functions.
+  const std::string dir = testing::TempDir() + "tapelab-opencl-approx";
+  KernelOptions dumped = plainOptions;
+  dumped.dumpDir = dir;
+  const KernelStats stats = engine->compile(tape, dumped)->stats();
+  ASSERT_FALSE(stats.sourcePath.empty());
+  std::ifstream source(stats.sourcePath);
+  const std::string text((std::istreambuf_iterator<char>(source)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("native_exp("), std::string::npos) << stats.sourcePath;
   plainOptions.knobs.approxMath = false;
   const RunResult exact = runOne(*engine, tape, plainOptions, in, 20000);
   std::printf("OpenCL approximate math %s the default's price here\n",

@@ -455,8 +455,9 @@ TEST(VulkanReference, RandomTapesAgreeWithDoubleReference) {
   }
 }
 
-// value = x * z0 with z0 a standard normal draw, against reference-f32 (the
-// same fp32 draws as drawNormal<float>; only the summation differs). On the
+// value = x * z0 with z0 a standard normal draw, against the host's sum of the
+// same fp32 draws in the form this device computes them (drawAsDevice; only
+// the summation differs). On the
 // sums, a path counted twice or skipped moves the total by |z| (about 0.8 on
 // average), far more than N draws each within a few ulp (N * 2e-6).
 TEST(VulkanPaths, CountsThatAreNotMultiplesOfTheBlock) {
