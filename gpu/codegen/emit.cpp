@@ -44,6 +44,13 @@ class Emitter {
     sumsPerMarket_ = options.greeks ? 1 + tape.numInputs() : 1;
     checkpointed_ = options.kind != KernelKind::Plain && options.kind != KernelKind::Tangent;
     sequential_ = sequentialMarkets(options);
+    // EmitOptions::marketLoop: register kernels whose markets reverse one after another.
+    marketLoop_ = emitOptions.marketLoop && sequential_ && options.kind == KernelKind::Register && markets_ > 1 &&
+                  options.greeks;
+    if (marketLoop_) {
+      persistentPerMarket_.assign(tape.size(), 0);
+      for (int32_t j : options.plan.persistent) persistentPerMarket_[j] = dependsOnInput_[j];
+    }
     if (options.kind == KernelKind::Tangent && options.greeks)
       tangents_ = tangentSlots(tape, differentiatedInputs(options, tape.numInputs()));
     if (options.kind == KernelKind::Scratch) {
@@ -126,18 +133,25 @@ class Emitter {
   int copiesOf(int32_t j) const { return dependsOnInput_[j] ? markets_ : 1; }
   // The market copies [first, last) of value j that `which` selects: all of them, or market `which`.
   std::pair<int, int> copiesIn(int32_t j, int which) const {
-    return which >= 0 ? std::pair{which, which + 1} : std::pair{0, copiesOf(j)};
+    return which >= 0 || which == kLoopMarket ? std::pair{which, which + 1} : std::pair{0, copiesOf(j)};
   }
+  // Market `market` of value j: v17_3; in the market loop (EmitOptions::marketLoop) a persistent
+  // per-market value is an array element, v17[3] or v17[tl_m], and inside the loop's body
+  // (market kLoopMarket) the others have no market suffix (w17: this iteration's market).
   std::string value(const std::string& prefix, int32_t j, int market) const {
     std::string s = prefix + std::to_string(j);
-    if (dependsOnInput_[j] && markets_ > 1) s += "_" + std::to_string(market);
-    return s;
+    if (!dependsOnInput_[j] || markets_ == 1) return s;
+    if (prefix == "v" && inArray(j)) return s + "[" + marketIndex(market) + "]";
+    return market == kLoopMarket ? s : s + "_" + std::to_string(market);
   }
   std::string adjoint(int32_t j, int market) const {
     std::string s = "d" + std::to_string(j);
-    if (markets_ > 1) s += "_" + std::to_string(market);
-    return s;
+    if (markets_ == 1) return s;
+    if (inArray(j)) return s + "[" + marketIndex(market) + "]";
+    return market == kLoopMarket ? s : s + "_" + std::to_string(market);
   }
+  bool inArray(int32_t j) const { return marketLoop_ && persistentPerMarket_[j]; }
+  std::string marketIndex(int market) const { return market == kLoopMarket ? "tl_m" : std::to_string(market); }
   // Kahan sums per lane (and partials per group): value and adjoints, and their squares, per market.
   int kahanSums() const { return markets_ * 2 * sumsPerMarket_; }
 
@@ -252,7 +266,7 @@ class Emitter {
   void header() {
     source_ += dialect_.prologue;
     if (options_.precision == Precision::F64) source_ += dialect_.fp64Prologue;
-    if (!emitOptions_.unrollDraws) source_ += dialect_.dontUnrollPrologue;
+    if (!emitOptions_.unrollDraws || marketLoop_) source_ += dialect_.dontUnrollPrologue;
     const std::string name = tape_.name.empty() ? "(unnamed)" : tape_.name;
     source_ += "// tapelab kernel: tape " + name + ", " + std::to_string(tape_.size()) + " nodes, " +
                toString(options_.kind);
@@ -393,19 +407,41 @@ class Emitter {
     const Plan& plan = options_.plan;
     const bool scratch = options_.kind == KernelKind::Scratch;
     line("// persistent values: bookmarks, inputs, output");
-    for (int32_t j : plan.persistent)
+    for (int32_t j : plan.persistent) {
+      if (inArray(j)) {  // the market loop indexes them
+        line(scalarDecl() + "v" + std::to_string(j) + "[" + std::to_string(markets_) + "];");
+        continue;
+      }
       for (int m = 0; m < copiesOf(j); ++m) line(scalarDecl() + value("v", j, m) + ";");
+    }
     line("// forward sweep, one block per segment");
     for (int s = 0; s < plan.segments(); ++s) {
       open("{  // segment " + std::to_string(s) + ": nodes [" + std::to_string(plan.begin(s)) + ", " +
            std::to_string(plan.end(s)) + ")");
       newDrawScope();
+      // The market loop: what no market owns (draws, constants) and the inputs first, then each market's
+      // nodes in a rolled loop (no shared node reads a market's, so the order is the same per market).
+      auto looped = [&](int32_t i) { return marketLoop_ && dependsOnInput_[i] && tape_.op[i] != Op::Input; };
+      bool anyLooped = false;
       for (int32_t i = plan.begin(s); i < plan.end(s); ++i) {
+        if (looped(i)) {
+          anyLooped = true;
+          continue;
+        }
         drawWords(i, "v", "tl_fk");
         for (int m = 0; m < copiesOf(i); ++m)
           line((plan.isPersistent[i] ? "" : scalarDecl()) + value("v", i, m) + " = " +
                forwardExpr(i, m, "v") + ";");
         if (drawSlot(i) >= 0) line("scratch[" + slotStore(drawSlot(i)) + "] = " + value("v", i, 0) + ";");
+      }
+      if (anyLooped) {
+        open(dialect_.dontUnroll + "for (int tl_m = 0; tl_m < " + std::to_string(markets_) +
+             "; ++tl_m) {  // markets, one at a time");
+        for (int32_t i = plan.begin(s); i < plan.end(s); ++i)
+          if (looped(i))
+            line((plan.isPersistent[i] ? "" : scalarDecl()) + value("v", i, kLoopMarket) + " = " +
+                 forwardExpr(i, kLoopMarket, "v") + ";");
+        close();
       }
       if (scratch && options_.greeks && s + 1 < plan.segments())
         for (int32_t j : plan.storedAt[s])
@@ -417,8 +453,10 @@ class Emitter {
     line("// reverse sweep: segments last to first, each recomputed from its bookmarks");
     for (int32_t j : plan.persistent) {
       if (!dependsOnInput_[j]) continue;
+      if (inArray(j)) line(scalarDecl() + "d" + std::to_string(j) + "[" + std::to_string(markets_) + "];");
       for (int m = 0; m < markets_; ++m)
-        line(scalarDecl() + adjoint(j, m) + " = " + literal(j == tape_.output ? 1.0 : 0.0) + ";");
+        line((inArray(j) ? std::string() : scalarDecl()) + adjoint(j, m) + " = " +
+             literal(j == tape_.output ? 1.0 : 0.0) + ";");
     }
     const Schedule schedule = lowerPlan(tape_, plan);
     int segment = plan.segments();
@@ -447,6 +485,16 @@ class Emitter {
     switch (b.kind) {
       case ScheduleBlock::Kind::Leaf: {
         const std::vector<uint8_t> needed = neededIn(b);
+        if (sequential_ && marketLoop_ && b.depth == 1) {  // the same, the markets a rolled loop
+          recompute(b, needed, b.end, prefix, key, kSharedOnly);
+          open(dialect_.dontUnroll + "for (int tl_m = 0; tl_m < " + std::to_string(markets_) +
+               "; ++tl_m) {  // markets, one at a time");
+          recompute(b, needed, b.end, prefix, key, kLoopMarket);
+          declareAdjoints(b, kLoopMarket);
+          for (int32_t i = b.end - 1; i >= b.begin; --i) reverseRule(i, prefix, kLoopMarket);
+          close();
+          break;
+        }
         if (sequential_) {  // what no market owns (the draws) once, then each market's recompute and reverse
           recompute(b, needed, b.end, prefix, key, kSharedOnly);
           for (int m = 0; m < markets_; ++m) {
@@ -643,6 +691,9 @@ class Emitter {
   bool checkpointed_ = false;
   bool sequential_ = false;  // MarketOrder::Sequential in effect: leaf blocks reverse one market at a time
   static constexpr int kAllMarkets = -1, kSharedOnly = -2;  // recompute()'s `which` besides a market
+  static constexpr int kLoopMarket = -3;  // the market loop's current market, tl_m (EmitOptions::marketLoop)
+  bool marketLoop_ = false;                  // EmitOptions::marketLoop in effect
+  std::vector<uint8_t> persistentPerMarket_;  // market loop: per node, a persistent value with a copy per market
   std::string source_;
   int indent_ = 0;
   int blockKeys_ = 0;  // opaque keys of nested blocks made so far

@@ -189,6 +189,12 @@ struct EmitOptions {
   // (one slot per draw, after the scratch kind's slots and before the Kahan slots) and recomputed
   // segments read it back instead of drawing again. The same value: the same bits.
   bool storeDraws = false;
+  // true (register kernels, several markets in sequential order): each top-level reverse segment runs
+  // its markets in a loop kept rolled (dialect's dontUnroll) over one copy of the market's recompute
+  // and reverse, instead of one copy per market: code 1/markets the size, for the instruction cache.
+  // Each market's persistent values and their adjoints become arrays indexed by the loop (local
+  // memory where the compiler cannot keep them in registers). The same operations: the same bits.
+  bool marketLoop = false;
   // false (experiments only): key the opaque identity and the re-keyed draws
   // with a literal 0 instead of the run-time `zero`, so the compiler is free
   // to merge the recomputation with the first computation. Same bits either way.

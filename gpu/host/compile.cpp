@@ -21,6 +21,7 @@ EmitOptions emitOptionsFor(const KernelOptions& options, bool unrollByDefault, K
   e.selectQuantile = options.knobs.selectQuantile;
   e.outlineDraws = options.knobs.outlineDraws;
   e.storeDraws = options.knobs.storeDraws;
+  e.marketLoop = options.knobs.marketLoop;
   return e;
 }
 

@@ -62,6 +62,12 @@ EmitOptions kahanGlobalMinBlocks(int minBlocks) {
   return e;
 }
 
+EmitOptions marketLoop() {
+  EmitOptions e;
+  e.marketLoop = true;
+  return e;
+}
+
 }  // namespace
 
 TEST(CodegenGolden, SmallTapeInEveryDialect) {
@@ -87,6 +93,9 @@ TEST(CodegenGolden, SmallTapeInEveryDialect) {
        MarketOrder::Sequential, kahanGlobalMinBlocks(6)},
       {"small.scratch-aos-kahan-global.cl", "opencl", KernelKind::Scratch, 1, ScratchLayout::AoS, MarketOrder::Joint,
        kahanGlobalMinBlocks(0)},
+      // The markets' forward and reverse as rolled loops over arrays (TAPELAB_MARKET_LOOP).
+      {"small.register-2markets-loop.cu", "cuda", KernelKind::Register, 2, ScratchLayout::SoA, MarketOrder::Sequential,
+       marketLoop()},
   };
   // The source tree's golden files; a copied binary (the H200 runs) finds
   // them relative to the working directory instead.

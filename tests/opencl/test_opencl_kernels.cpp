@@ -205,6 +205,44 @@ TEST(OpenCLKernels, ApproxMathKeepsPlainAndCheckpointedEqual) {
               exact.markets[0].value == plain.markets[0].value ? "gives" : "moves");
 }
 
+// TAPELAB_MARKET_LOOP: a register kernel whose reverse segments loop over the markets (one copy of the
+// code; persistent values and their adjoints in arrays the loop indexes) gives each market the bits
+// of its own single-market kernel, with a flat plan and with a two-level one (whose inner leaves stay
+// unrolled); the source has the loop, and kernels it does not apply to are unchanged.
+TEST(OpenCLKernels, MarketLoopGivesTheSameBits) {
+  REQUIRE_OPENCL();
+  const Tape tape = products::asianCall(12);
+  std::vector<std::vector<double>> ladder{tape.inputDefaults, tape.inputDefaults, tape.inputDefaults};
+  ladder[1][0] = 95.0;
+  ladder[2][0] = 105.0;
+  KernelOptions flat = optionsFor(tape, KernelKind::Register, 3, ScratchLayout::SoA, 3);
+  KernelOptions nested = flat;
+  PlanOptions po;
+  po.segments = 3;
+  po.innerSegments = 2;
+  nested.plan = makeStrategyPlan("two-level", tape, po);
+  for (KernelOptions o : {flat, nested}) {
+    o.knobs.marketLoop = true;
+    const RunResult looped = runOne(*engine, tape, o, ladder);
+    KernelOptions single = o;
+    single.markets = 1;
+    for (size_t m = 0; m < ladder.size(); ++m) {
+      RunResult one = runOne(*engine, tape, single, {ladder[m]});
+      RunResult fromLoop = looped;
+      fromLoop.markets = {looped.markets[m]};
+      expectSameBits(one, fromLoop, "market loop, plan " + o.plan.strategy + ", market " + std::to_string(m));
+    }
+  }
+  EmitOptions loop;
+  loop.marketLoop = true;
+  EXPECT_NE(emitKernel(tape, flat, openclDialect(), loop).source.find("for (int tl_m = 0; tl_m < 3; ++tl_m)"),
+            std::string::npos);
+  KernelOptions joint = flat;
+  joint.marketOrder = MarketOrder::Joint;
+  EXPECT_EQ(emitKernel(tape, joint, openclDialect(), loop).source, emitKernel(tape, joint, openclDialect()).source)
+      << "joint order: no loop";
+}
+
 // TAPELAB_STORE_DRAWS: recomputed segments read the forward sweep's draws from the scratch buffer
 // instead of drawing again: the plain kernel's bits, with the draw slots beside the scratch kind's own
 // and the Kahan slots (AoS, global sums, 2 markets) and in a nested plan.

@@ -362,6 +362,24 @@ TEST(VulkanExact, StoredDrawsOverSeveralDispatchesGiveTheSameBits) {
   expectSameBits(plain, first, "register, 3 markets, draws stored, 2 groups a dispatch");
 }
 
+// TAPELAB_MARKET_LOOP on GLSL: the markets' reverse as a rolled loop ([[dont_unroll]]) over arrays
+// gives each market the bits of its single-market kernel (OpenCL's test covers a nested plan).
+TEST(VulkanExact, MarketLoopGivesTheSameBits) {
+  REQUIRE_VULKAN();
+  const Tape t = products::asianCall(24);
+  const std::vector<std::vector<double>> ladder = spotLadder(t);
+  KernelOptions o = options(KernelKind::Register, window(t, 4), 3);
+  o.knobs.marketLoop = true;
+  o.knobs.unrollDraws = true;  // as on a GPU: the loop's [[dont_unroll]] needs its extension by itself
+  const RunResult looped = engine->compile(t, o)->run(ladder, 600, kSeed);
+  Kernel& single = kernel(engine, "asian24-register-4", t, options(KernelKind::Register, window(t, 4)));
+  for (size_t m = 0; m < ladder.size(); ++m) {
+    RunResult fromLoop = looped;
+    fromLoop.markets = {looped.markets[m]};
+    expectSameBits(single.run({ladder[m]}, 600, kSeed), fromLoop, "market loop, market " + std::to_string(m));
+  }
+}
+
 // TAPELAB_QUANTILE_SELECT on GLSL: the same bits as the branching quantile (OpenCL's test covers fp64).
 TEST(VulkanExact, SelectQuantileGivesTheSameBits) {
   REQUIRE_VULKAN();

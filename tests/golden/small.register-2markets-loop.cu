@@ -1,0 +1,282 @@
+// CUDA C++ for NVRTC: compile with --fmad=false, without --use_fast_math.
+// tapelab kernel: tape golden-small, 21 nodes, register (3 segments, golden), markets sequential, fp32, 2 market(s), value + Greeks, dialect cuda
+// opq: the identity on every bit pattern, opaque to the compiler (z is always 0).
+static __device__ __forceinline__ float tl_opq(float x, unsigned int z) { return __uint_as_float(__float_as_uint(x) + (unsigned int)(z)); }
+static __device__ __forceinline__ float tl_sel(bool c, float x, float y) { return c ? x : y; }
+// Philox4x32-10, its four words (tape/philox.h).
+static __device__ __forceinline__ uint4 tl_philox(unsigned int c0, unsigned int c1, unsigned int c2, unsigned int c3, unsigned int k0, unsigned int k1) {
+  for (int r = 0; r < 10; ++r) {
+    if (r > 0) { k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }
+    unsigned int hi0 = __umulhi(0xD2511F53u, c0); unsigned int lo0 = 0xD2511F53u * c0;
+    unsigned int hi1 = __umulhi(0xCD9E8D57u, c2); unsigned int lo1 = 0xCD9E8D57u * c2;
+    unsigned int n0 = hi1 ^ c1 ^ k0; unsigned int n2 = hi0 ^ c3 ^ k1;
+    c0 = n0; c1 = lo1; c2 = n2; c3 = lo0;
+  }
+  return make_uint4(c0, c1, c2, c3);
+}
+// Acklam's normal quantile of u = ((w >> 9) + 0.5) * 2^-23 (tape/philox.h).
+static __device__ __forceinline__ float tl_normal(unsigned int w) {
+  float u = fmaf((float)(w >> 9u), 1.1920929e-07f, 5.9604645e-08f);
+  if (u < 0.02425f || u > 0.97574997f) {
+    float tail = u < 0.02425f ? u : 1.0f - u;
+    float q = sqrtf((-2.0f) * logf(tail));
+    float num = fmaf(fmaf(fmaf(fmaf(fmaf((-0.007784894f), q, (-0.32239646f)), q, (-2.4007583f)), q, (-2.5497324f)), q, 4.3746643f), q, 2.938164f);
+    float den = fmaf(fmaf(fmaf(fmaf(0.007784696f, q, 0.32246712f), q, 2.4451342f), q, 3.7544086f), q, 1.0f);
+    float x = num / den;
+    return u < 0.02425f ? x : -x;
+  }
+  float q = u - 0.5f;
+  float r = q * q;
+  float num = fmaf(fmaf(fmaf(fmaf(fmaf((-39.69683f), r, 220.9461f), r, (-275.9285f)), r, 138.35776f), r, (-30.664799f)), r, 2.5066283f) * q;
+  float den = fmaf(fmaf(fmaf(fmaf(fmaf((-54.476097f), r, 161.58583f), r, (-155.69897f)), r, 66.801315f), r, (-13.280682f)), r, 1.0f);
+  float z = num / den;
+  return z;
+}
+// The words of draws 4g .. 4g+3 of path (pathHi:pathLo) under key (k0, k1): counter {g, 0, pathLo, pathHi}.
+static __device__ __forceinline__ uint4 tl_drawWords(unsigned int g, unsigned int pathLo, unsigned int pathHi, unsigned int k0, unsigned int k1) {
+  return tl_philox(g, 0u, pathLo, pathHi, k0, k1);
+}
+extern "C" __global__ void __launch_bounds__(64)
+tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, float* __restrict__ scratch,
+    unsigned int seedLo, unsigned int seedHi, unsigned int pathLo, unsigned int pathHi, unsigned int count, unsigned int zero, unsigned int invocations) {
+  __shared__ float tl_red[1536];
+  const unsigned int tl_lid = threadIdx.x;
+  const unsigned int tl_g = blockIdx.x;
+  float tl_in0_0 = inputs[0u];
+  float tl_in0_1 = inputs[1u];
+  float tl_in1_0 = inputs[2u];
+  float tl_in1_1 = inputs[3u];
+  // Kahan sums per market: value, adjoints, then their squares.
+  // In local memory: sum i of this lane at tl_red[i * WG + lid], its compensation at [(sums + i) * WG + lid].
+  tl_red[0u + tl_lid] = 0.0f;
+  tl_red[64u + tl_lid] = 0.0f;
+  tl_red[128u + tl_lid] = 0.0f;
+  tl_red[192u + tl_lid] = 0.0f;
+  tl_red[256u + tl_lid] = 0.0f;
+  tl_red[320u + tl_lid] = 0.0f;
+  tl_red[384u + tl_lid] = 0.0f;
+  tl_red[448u + tl_lid] = 0.0f;
+  tl_red[512u + tl_lid] = 0.0f;
+  tl_red[576u + tl_lid] = 0.0f;
+  tl_red[640u + tl_lid] = 0.0f;
+  tl_red[704u + tl_lid] = 0.0f;
+  tl_red[768u + tl_lid] = 0.0f;
+  tl_red[832u + tl_lid] = 0.0f;
+  tl_red[896u + tl_lid] = 0.0f;
+  tl_red[960u + tl_lid] = 0.0f;
+  tl_red[1024u + tl_lid] = 0.0f;
+  tl_red[1088u + tl_lid] = 0.0f;
+  tl_red[1152u + tl_lid] = 0.0f;
+  tl_red[1216u + tl_lid] = 0.0f;
+  tl_red[1280u + tl_lid] = 0.0f;
+  tl_red[1344u + tl_lid] = 0.0f;
+  tl_red[1408u + tl_lid] = 0.0f;
+  tl_red[1472u + tl_lid] = 0.0f;
+  for (unsigned int tl_j = 0u; tl_j < 4u; ++tl_j) {
+    unsigned int tl_p = tl_g * 256u + tl_j * 64u + tl_lid;
+    if (tl_p < count) {
+      unsigned int tl_pathLo = pathLo + tl_p;
+      unsigned int tl_pathHi = pathHi + (tl_pathLo < tl_p ? 1u : 0u);
+      unsigned int tl_fk0 = seedLo; unsigned int tl_fk1 = seedHi;
+      // persistent values: bookmarks, inputs, output
+      float v0[2];
+      float v1[2];
+      float v3;
+      float v4[2];
+      float v8[2];
+      float v9[2];
+      float v16[2];
+      float v20[2];
+      // forward sweep, one block per segment
+      {  // segment 0: nodes [0, 9)
+        v0[0] = tl_in0_0;
+        v0[1] = tl_in1_0;
+        v1[0] = tl_in0_1;
+        v1[1] = tl_in1_1;
+        const uint4 vg0 = tl_drawWords(0u, tl_pathLo, tl_pathHi, tl_fk0, tl_fk1);
+        float v2 = tl_normal(vg0.x);
+        v3 = tl_normal(vg0.y);
+        float v6 = tl_opq(0.5f, zero);
+        
+#pragma unroll 1
+  for (int tl_m = 0; tl_m < 2; ++tl_m) {  // markets, one at a time
+          v4[tl_m] = tl_opq(sqrtf(tl_opq(v1[tl_m], zero)), zero);
+          float v5 = v0[tl_m] * v2;
+          float v7 = v5 * v6;
+          v8[tl_m] = tl_opq(expf(tl_opq(v7, zero)), zero);
+        }
+      }
+      {  // segment 1: nodes [9, 17)
+        
+#pragma unroll 1
+  for (int tl_m = 0; tl_m < 2; ++tl_m) {  // markets, one at a time
+          v9[tl_m] = v8[tl_m] + v4[tl_m];
+          float v10 = tl_opq(tl_opq(v1[tl_m], zero) / tl_opq(v0[tl_m], zero), zero);
+          float v11 = tl_opq(logf(tl_opq(v9[tl_m], zero)), zero);
+          float v12 = v11 - v10;
+          float v13 = tl_sel(tl_opq(v3, zero) <= tl_opq(v1[tl_m], zero), v3, v1[tl_m]);
+          float v14 = -v9[tl_m];
+          float v15 = tl_sel(tl_opq(v12, zero) >= tl_opq(v14, zero), v12, v14);
+          v16[tl_m] = v15 * v13;
+        }
+      }
+      {  // segment 2: nodes [17, 21)
+        
+#pragma unroll 1
+  for (int tl_m = 0; tl_m < 2; ++tl_m) {  // markets, one at a time
+          float v17 = -v16[tl_m];
+          float v18 = tl_sel(tl_opq(v17, zero) < 0.0f, -v17, v17);
+          float v19 = v18 + v0[tl_m];
+          v20[tl_m] = v19 * v9[tl_m];
+        }
+      }
+      // reverse sweep: segments last to first, each recomputed from its bookmarks
+      float d0[2];
+      d0[0] = 0.0f;
+      d0[1] = 0.0f;
+      float d1[2];
+      d1[0] = 0.0f;
+      d1[1] = 0.0f;
+      float d4[2];
+      d4[0] = 0.0f;
+      d4[1] = 0.0f;
+      float d8[2];
+      d8[0] = 0.0f;
+      d8[1] = 0.0f;
+      float d9[2];
+      d9[0] = 0.0f;
+      d9[1] = 0.0f;
+      float d16[2];
+      d16[0] = 0.0f;
+      d16[1] = 0.0f;
+      float d20[2];
+      d20[0] = 1.0f;
+      d20[1] = 1.0f;
+      {  // segment 2
+        
+#pragma unroll 1
+  for (int tl_m = 0; tl_m < 2; ++tl_m) {  // markets, one at a time
+          float w0 = tl_opq(v0[tl_m], zero);
+          float w9 = tl_opq(v9[tl_m], zero);
+          float w16 = tl_opq(v16[tl_m], zero);
+          float w17 = -w16;
+          float w18 = tl_sel(tl_opq(w17, zero) < 0.0f, -w17, w17);
+          float w19 = w18 + w0;
+          float d17 = 0.0f;
+          float d18 = 0.0f;
+          float d19 = 0.0f;
+          d19 += d20[tl_m] * w9;
+          d9[tl_m] += d20[tl_m] * w19;
+          d18 += d19;
+          d0[tl_m] += d19;
+          d17 += tl_sel(tl_opq(w17, zero) < 0.0f, -d18, d18);
+          d16[tl_m] += -d17;
+        }
+      }
+      {  // segment 1
+        float w3 = tl_opq(v3, zero);
+        
+#pragma unroll 1
+  for (int tl_m = 0; tl_m < 2; ++tl_m) {  // markets, one at a time
+          float w0 = tl_opq(v0[tl_m], zero);
+          float w1 = tl_opq(v1[tl_m], zero);
+          float w4 = tl_opq(v4[tl_m], zero);
+          float w8 = tl_opq(v8[tl_m], zero);
+          float w9 = w8 + w4;
+          float w10 = tl_opq(tl_opq(w1, zero) / tl_opq(w0, zero), zero);
+          float w11 = tl_opq(logf(tl_opq(w9, zero)), zero);
+          float w12 = w11 - w10;
+          float w13 = tl_sel(tl_opq(w3, zero) <= tl_opq(w1, zero), w3, w1);
+          float w14 = -w9;
+          float w15 = tl_sel(tl_opq(w12, zero) >= tl_opq(w14, zero), w12, w14);
+          float d10 = 0.0f;
+          float d11 = 0.0f;
+          float d12 = 0.0f;
+          float d13 = 0.0f;
+          float d14 = 0.0f;
+          float d15 = 0.0f;
+          d15 += d16[tl_m] * w13;
+          d13 += d16[tl_m] * w15;
+          d12 += tl_sel(tl_opq(w12, zero) >= tl_opq(w14, zero), d15, 0.0f);
+          d14 += tl_sel(tl_opq(w12, zero) >= tl_opq(w14, zero), 0.0f, d15);
+          d9[tl_m] += -d14;
+          d1[tl_m] += tl_sel(tl_opq(w3, zero) <= tl_opq(w1, zero), 0.0f, d13);
+          d11 += d12;
+          d10 += -d12;
+          d9[tl_m] += d11 / tl_opq(w9, zero);
+          d1[tl_m] += d10 / tl_opq(w0, zero);
+          d0[tl_m] += -(d10 * w10) / tl_opq(w0, zero);
+          d8[tl_m] += d9[tl_m];
+          d4[tl_m] += d9[tl_m];
+        }
+      }
+      {  // segment 0
+        unsigned int tl_rk0 = seedLo ^ zero; unsigned int tl_rk1 = seedHi ^ zero;
+        const uint4 wg0 = tl_drawWords(0u, tl_pathLo, tl_pathHi, tl_rk0, tl_rk1);
+        float w2 = tl_normal(wg0.x);
+        float w6 = tl_opq(0.5f, zero);
+        
+#pragma unroll 1
+  for (int tl_m = 0; tl_m < 2; ++tl_m) {  // markets, one at a time
+          float w0 = tl_opq(v0[tl_m], zero);
+          float w1 = tl_opq(v1[tl_m], zero);
+          float w4 = tl_opq(sqrtf(tl_opq(w1, zero)), zero);
+          float w5 = w0 * w2;
+          float w7 = w5 * w6;
+          float w8 = tl_opq(expf(tl_opq(w7, zero)), zero);
+          float d5 = 0.0f;
+          float d7 = 0.0f;
+          d7 += d8[tl_m] * w8;
+          d5 += d7 * w6;
+          d0[tl_m] += d5 * w2;
+          d1[tl_m] += d4[tl_m] / (w4 + w4);
+        }
+      }
+      { float s = tl_red[0u + tl_lid]; float y = v20[0] - tl_red[768u + tl_lid]; float t = s + y; tl_red[768u + tl_lid] = (t - s) - y; tl_red[0u + tl_lid] = t; }
+      { float s = tl_red[192u + tl_lid]; float y = v20[0] * v20[0] - tl_red[960u + tl_lid]; float t = s + y; tl_red[960u + tl_lid] = (t - s) - y; tl_red[192u + tl_lid] = t; }
+      { float s = tl_red[64u + tl_lid]; float y = d0[0] - tl_red[832u + tl_lid]; float t = s + y; tl_red[832u + tl_lid] = (t - s) - y; tl_red[64u + tl_lid] = t; }
+      { float s = tl_red[256u + tl_lid]; float y = d0[0] * d0[0] - tl_red[1024u + tl_lid]; float t = s + y; tl_red[1024u + tl_lid] = (t - s) - y; tl_red[256u + tl_lid] = t; }
+      { float s = tl_red[128u + tl_lid]; float y = d1[0] - tl_red[896u + tl_lid]; float t = s + y; tl_red[896u + tl_lid] = (t - s) - y; tl_red[128u + tl_lid] = t; }
+      { float s = tl_red[320u + tl_lid]; float y = d1[0] * d1[0] - tl_red[1088u + tl_lid]; float t = s + y; tl_red[1088u + tl_lid] = (t - s) - y; tl_red[320u + tl_lid] = t; }
+      { float s = tl_red[384u + tl_lid]; float y = v20[1] - tl_red[1152u + tl_lid]; float t = s + y; tl_red[1152u + tl_lid] = (t - s) - y; tl_red[384u + tl_lid] = t; }
+      { float s = tl_red[576u + tl_lid]; float y = v20[1] * v20[1] - tl_red[1344u + tl_lid]; float t = s + y; tl_red[1344u + tl_lid] = (t - s) - y; tl_red[576u + tl_lid] = t; }
+      { float s = tl_red[448u + tl_lid]; float y = d0[1] - tl_red[1216u + tl_lid]; float t = s + y; tl_red[1216u + tl_lid] = (t - s) - y; tl_red[448u + tl_lid] = t; }
+      { float s = tl_red[640u + tl_lid]; float y = d0[1] * d0[1] - tl_red[1408u + tl_lid]; float t = s + y; tl_red[1408u + tl_lid] = (t - s) - y; tl_red[640u + tl_lid] = t; }
+      { float s = tl_red[512u + tl_lid]; float y = d1[1] - tl_red[1280u + tl_lid]; float t = s + y; tl_red[1280u + tl_lid] = (t - s) - y; tl_red[512u + tl_lid] = t; }
+      { float s = tl_red[704u + tl_lid]; float y = d1[1] * d1[1] - tl_red[1472u + tl_lid]; float t = s + y; tl_red[1472u + tl_lid] = (t - s) - y; tl_red[704u + tl_lid] = t; }
+    }
+  }
+  // workgroup reduction: a fixed binary tree in local memory, then one partial per sum
+  __syncthreads();
+  for (unsigned int tl_st = 32u; tl_st > 0u; tl_st >>= 1u) {
+    if (tl_lid < tl_st) {
+      tl_red[0u + tl_lid] = tl_red[0u + tl_lid] + tl_red[0u + tl_lid + tl_st];
+      tl_red[64u + tl_lid] = tl_red[64u + tl_lid] + tl_red[64u + tl_lid + tl_st];
+      tl_red[128u + tl_lid] = tl_red[128u + tl_lid] + tl_red[128u + tl_lid + tl_st];
+      tl_red[192u + tl_lid] = tl_red[192u + tl_lid] + tl_red[192u + tl_lid + tl_st];
+      tl_red[256u + tl_lid] = tl_red[256u + tl_lid] + tl_red[256u + tl_lid + tl_st];
+      tl_red[320u + tl_lid] = tl_red[320u + tl_lid] + tl_red[320u + tl_lid + tl_st];
+      tl_red[384u + tl_lid] = tl_red[384u + tl_lid] + tl_red[384u + tl_lid + tl_st];
+      tl_red[448u + tl_lid] = tl_red[448u + tl_lid] + tl_red[448u + tl_lid + tl_st];
+      tl_red[512u + tl_lid] = tl_red[512u + tl_lid] + tl_red[512u + tl_lid + tl_st];
+      tl_red[576u + tl_lid] = tl_red[576u + tl_lid] + tl_red[576u + tl_lid + tl_st];
+      tl_red[640u + tl_lid] = tl_red[640u + tl_lid] + tl_red[640u + tl_lid + tl_st];
+      tl_red[704u + tl_lid] = tl_red[704u + tl_lid] + tl_red[704u + tl_lid + tl_st];
+    }
+    __syncthreads();
+  }
+  if (tl_lid == 0u) {
+    partials[tl_g * 12u + 0u] = tl_red[0u];
+    partials[tl_g * 12u + 1u] = tl_red[64u];
+    partials[tl_g * 12u + 2u] = tl_red[128u];
+    partials[tl_g * 12u + 3u] = tl_red[192u];
+    partials[tl_g * 12u + 4u] = tl_red[256u];
+    partials[tl_g * 12u + 5u] = tl_red[320u];
+    partials[tl_g * 12u + 6u] = tl_red[384u];
+    partials[tl_g * 12u + 7u] = tl_red[448u];
+    partials[tl_g * 12u + 8u] = tl_red[512u];
+    partials[tl_g * 12u + 9u] = tl_red[576u];
+    partials[tl_g * 12u + 10u] = tl_red[640u];
+    partials[tl_g * 12u + 11u] = tl_red[704u];
+  }
+}
