@@ -203,9 +203,9 @@ const std::vector<Knob>& knobTable() {
       {"TAPELAB_STORE_DRAWS", "", "0|1, GPU checkpointed kernels: each draw stored in the scratch buffer by the forward "
        "sweep and read back by the recompute instead of drawn again (4 bytes a draw per lane; default 0; same bits)",
        Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.storeDraws = parseSwitch(v, n); }},
-      {"TAPELAB_MARKET_LOOP", "", "0|1, GPU register kernels with several markets in sequential order: each reverse "
-       "segment loops over the markets (one copy of the code, not one per market; per-market persistent values in "
-       "arrays); default 0; same bits",
+      {"TAPELAB_MARKET_LOOP", "", "0|1, GPU register kernels with several markets in sequential order: each segment "
+       "runs its markets, forward and reverse, as a loop (one copy of the code, not one per market; the persistent "
+       "values that depend on an input in arrays); default 0; same bits",
        Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.marketLoop = parseSwitch(v, n); }},
       // An engine: its factory's EngineSettings.
       {"TAPELAB_THREADS", "", "CPU engines' threads (results do not depend on it)", Scope::Engine,

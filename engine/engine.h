@@ -79,8 +79,8 @@ struct KernelKnobs {
   bool outlineDraws = false;
   // GPU checkpointed kernels: draws stored in the scratch buffer, not redrawn (EmitOptions::storeDraws); same bits.
   bool storeDraws = false;
-  // GPU register kernels with several markets in sequential order: each reverse segment loops over the
-  // markets instead of one copy per market (EmitOptions::marketLoop); same bits.
+  // GPU register kernels with several markets in sequential order: each segment runs its markets,
+  // forward and reverse, as a loop instead of one copy per market (EmitOptions::marketLoop); same bits.
   bool marketLoop = false;
 };
 

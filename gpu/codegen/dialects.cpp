@@ -131,7 +131,9 @@ Dialect openCL() {
   d.localId = "(uint)get_local_id(0)";
   d.groupId = "(uint)get_group_id(0)";
   d.barrier = "barrier(CLK_LOCAL_MEM_FENCE);";
-  d.dontUnroll = "__attribute__((opencl_unroll_hint(1))) ";
+  // `#pragma unroll 1`, not OpenCL 2.0's opencl_unroll_hint: kernels build as OpenCL C 1.2, and NVIDIA
+  // documents the pragma (cl_nv_pragma_unroll); clang (PoCL) takes it too.
+  d.dontUnroll = "\n#pragma unroll 1\n  ";
   // OpenCL C's native_* functions: implementation-defined accuracy, on NVIDIA the same special-function
   // unit instructions as CUDA's __expf, __logf, sqrt.approx and __fdividef (OpenCL C 3.0, 6.15.2).
   d.fp32.approxFunctions = {{"exp", "native_exp"}, {"log", "native_log"}, {"sqrt", "native_sqrt"}};

@@ -169,6 +169,19 @@ class Emitter {
     line(s);
   }
 
+  // The market loop's header (EmitOptions::marketLoop), kept rolled: the dialect's prefix, a pragma on
+  // its own line where the dialect's is one.
+  void openMarketLoop() {
+    std::string rolled = dialect_.dontUnroll;
+    const size_t pragma = rolled.find("#pragma");
+    if (pragma != std::string::npos) {
+      const size_t end = rolled.find('\n', pragma);
+      line(rolled.substr(pragma, end == std::string::npos ? std::string::npos : end - pragma));
+      rolled.clear();
+    }
+    open(rolled + "for (int tl_m = 0; tl_m < " + std::to_string(markets_) + "; ++tl_m) {  // markets, one at a time");
+  }
+
   std::string fence(const std::string& x, bool on) const {
     return on ? "tl_opq(" + x + ", " + zeroKey() + ")" : x;
   }
@@ -435,8 +448,7 @@ class Emitter {
         if (drawSlot(i) >= 0) line("scratch[" + slotStore(drawSlot(i)) + "] = " + value("v", i, 0) + ";");
       }
       if (anyLooped) {
-        open(dialect_.dontUnroll + "for (int tl_m = 0; tl_m < " + std::to_string(markets_) +
-             "; ++tl_m) {  // markets, one at a time");
+        openMarketLoop();
         for (int32_t i = plan.begin(s); i < plan.end(s); ++i)
           if (looped(i))
             line((plan.isPersistent[i] ? "" : scalarDecl()) + value("v", i, kLoopMarket) + " = " +
@@ -487,8 +499,7 @@ class Emitter {
         const std::vector<uint8_t> needed = neededIn(b);
         if (sequential_ && marketLoop_ && b.depth == 1) {  // the same, the markets a rolled loop
           recompute(b, needed, b.end, prefix, key, kSharedOnly);
-          open(dialect_.dontUnroll + "for (int tl_m = 0; tl_m < " + std::to_string(markets_) +
-               "; ++tl_m) {  // markets, one at a time");
+          openMarketLoop();
           recompute(b, needed, b.end, prefix, key, kLoopMarket);
           declareAdjoints(b, kLoopMarket);
           for (int32_t i = b.end - 1; i >= b.begin; --i) reverseRule(i, prefix, kLoopMarket);

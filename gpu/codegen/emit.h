@@ -189,11 +189,13 @@ struct EmitOptions {
   // (one slot per draw, after the scratch kind's slots and before the Kahan slots) and recomputed
   // segments read it back instead of drawing again. The same value: the same bits.
   bool storeDraws = false;
-  // true (register kernels, several markets in sequential order): each top-level reverse segment runs
-  // its markets in a loop kept rolled (dialect's dontUnroll) over one copy of the market's recompute
-  // and reverse, instead of one copy per market: code 1/markets the size, for the instruction cache.
-  // Each market's persistent values and their adjoints become arrays indexed by the loop (local
-  // memory where the compiler cannot keep them in registers). The same operations: the same bits.
+  // true (register kernels with Greeks, several markets in sequential order): each segment of the
+  // forward sweep, and each top-level segment of the reverse sweep, runs its markets in a loop kept
+  // rolled (dialect's dontUnroll) over one copy of a market's code instead of one copy per market
+  // (what no market owns, the draws, stays outside, once): smaller code, for the instruction cache.
+  // The persistent values that depend on an input, and their adjoints, become arrays indexed by the
+  // loop (local memory where the compiler cannot keep them in registers). The same operations per
+  // market: the same bits.
   bool marketLoop = false;
   // false (experiments only): key the opaque identity and the re-keyed draws
   // with a literal 0 instead of the run-time `zero`, so the compiler is free

@@ -97,9 +97,8 @@ tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, f
         float v2 = tl_normal(vg0.x);
         v3 = tl_normal(vg0.y);
         float v6 = tl_opq(0.5f, zero);
-        
-#pragma unroll 1
-  for (int tl_m = 0; tl_m < 2; ++tl_m) {  // markets, one at a time
+        #pragma unroll 1
+        for (int tl_m = 0; tl_m < 2; ++tl_m) {  // markets, one at a time
           v4[tl_m] = tl_opq(sqrtf(tl_opq(v1[tl_m], zero)), zero);
           float v5 = v0[tl_m] * v2;
           float v7 = v5 * v6;
@@ -107,9 +106,8 @@ tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, f
         }
       }
       {  // segment 1: nodes [9, 17)
-        
-#pragma unroll 1
-  for (int tl_m = 0; tl_m < 2; ++tl_m) {  // markets, one at a time
+        #pragma unroll 1
+        for (int tl_m = 0; tl_m < 2; ++tl_m) {  // markets, one at a time
           v9[tl_m] = v8[tl_m] + v4[tl_m];
           float v10 = tl_opq(tl_opq(v1[tl_m], zero) / tl_opq(v0[tl_m], zero), zero);
           float v11 = tl_opq(logf(tl_opq(v9[tl_m], zero)), zero);
@@ -121,9 +119,8 @@ tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, f
         }
       }
       {  // segment 2: nodes [17, 21)
-        
-#pragma unroll 1
-  for (int tl_m = 0; tl_m < 2; ++tl_m) {  // markets, one at a time
+        #pragma unroll 1
+        for (int tl_m = 0; tl_m < 2; ++tl_m) {  // markets, one at a time
           float v17 = -v16[tl_m];
           float v18 = tl_sel(tl_opq(v17, zero) < 0.0f, -v17, v17);
           float v19 = v18 + v0[tl_m];
@@ -153,9 +150,8 @@ tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, f
       d20[0] = 1.0f;
       d20[1] = 1.0f;
       {  // segment 2
-        
-#pragma unroll 1
-  for (int tl_m = 0; tl_m < 2; ++tl_m) {  // markets, one at a time
+        #pragma unroll 1
+        for (int tl_m = 0; tl_m < 2; ++tl_m) {  // markets, one at a time
           float w0 = tl_opq(v0[tl_m], zero);
           float w9 = tl_opq(v9[tl_m], zero);
           float w16 = tl_opq(v16[tl_m], zero);
@@ -175,9 +171,8 @@ tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, f
       }
       {  // segment 1
         float w3 = tl_opq(v3, zero);
-        
-#pragma unroll 1
-  for (int tl_m = 0; tl_m < 2; ++tl_m) {  // markets, one at a time
+        #pragma unroll 1
+        for (int tl_m = 0; tl_m < 2; ++tl_m) {  // markets, one at a time
           float w0 = tl_opq(v0[tl_m], zero);
           float w1 = tl_opq(v1[tl_m], zero);
           float w4 = tl_opq(v4[tl_m], zero);
@@ -215,9 +210,8 @@ tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, f
         const uint4 wg0 = tl_drawWords(0u, tl_pathLo, tl_pathHi, tl_rk0, tl_rk1);
         float w2 = tl_normal(wg0.x);
         float w6 = tl_opq(0.5f, zero);
-        
-#pragma unroll 1
-  for (int tl_m = 0; tl_m < 2; ++tl_m) {  // markets, one at a time
+        #pragma unroll 1
+        for (int tl_m = 0; tl_m < 2; ++tl_m) {  // markets, one at a time
           float w0 = tl_opq(v0[tl_m], zero);
           float w1 = tl_opq(v1[tl_m], zero);
           float w4 = tl_opq(sqrtf(tl_opq(w1, zero)), zero);
