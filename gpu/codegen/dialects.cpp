@@ -84,7 +84,7 @@ Dialect glsl() {
   d.localId = "gl_LocalInvocationID.x";
   d.groupId = "gl_WorkGroupID.x";
   d.barrier = "barrier();";
-  d.dontUnroll = "[[dont_unroll]] ";
+  d.dontUnrollAttribute = "[[dont_unroll]] ";
   d.dontUnrollPrologue = "#extension GL_EXT_control_flow_attributes : require\n";
   return d;
 }
@@ -104,6 +104,7 @@ Dialect cStyle() {
   d.uintType = "unsigned int";
   d.cCasts = true;
   d.precise = "";
+  d.dontUnrollPragma = "#pragma unroll 1";
   d.kernelEnd = "}\n";
   d.entry = "tapelab_kernel";
   d.paramPrefix = "";
@@ -131,9 +132,7 @@ Dialect openCL() {
   d.localId = "(uint)get_local_id(0)";
   d.groupId = "(uint)get_group_id(0)";
   d.barrier = "barrier(CLK_LOCAL_MEM_FENCE);";
-  // `#pragma unroll 1`, not OpenCL 2.0's opencl_unroll_hint: kernels build as OpenCL C 1.2, and NVIDIA
-  // documents the pragma (cl_nv_pragma_unroll); clang (PoCL) takes it too.
-  d.dontUnroll = "\n#pragma unroll 1\n  ";
+  // Not OpenCL 2.0's opencl_unroll_hint: kernels build as OpenCL C 1.2 (cStyle's pragma: emit.h).
   // OpenCL C's native_* functions: implementation-defined accuracy, on NVIDIA the same special-function
   // unit instructions as CUDA's __expf, __logf, sqrt.approx and __fdividef (OpenCL C 3.0, 6.15.2).
   d.fp32.approxFunctions = {{"exp", "native_exp"}, {"log", "native_log"}, {"sqrt", "native_sqrt"}};
@@ -173,7 +172,7 @@ Dialect cuda() {
   d.localId = "threadIdx.x";
   d.groupId = "blockIdx.x";
   d.barrier = "__syncthreads();";
-  d.dontUnroll = "\n#pragma unroll 1\n  ";
+
   return d;
 }
 

@@ -29,7 +29,8 @@ std::string drawHelpers(const Dialect& dialect, Precision precision, const EmitO
   s += drawQualifier + U4 + " tl_philox(" + U + " c0, " + U + " c1, " + U + " c2, " + U + " c3, " + U + " k0, " + U + " k1) {\n";
   // A rolled loop keeps kernels with hundreds of draws small where compile
   // time matters more than speed (CPU Vulkan devices); same operations.
-  s += "  " + (emit.unrollDraws ? std::string() : dialect.dontUnroll) + "for (int r = 0; r < 10; ++r) {\n";
+  if (!emit.unrollDraws && !dialect.dontUnrollPragma.empty()) s += "  " + dialect.dontUnrollPragma + "\n";
+  s += "  " + (emit.unrollDraws ? std::string() : dialect.dontUnrollAttribute) + "for (int r = 0; r < 10; ++r) {\n";
   s += "    if (r > 0) { k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }\n";
   s += "    " + U + " hi0 = " + dialect.mulHi + "(0xD2511F53u, c0); " + U + " lo0 = 0xD2511F53u * c0;\n";
   s += "    " + U + " hi1 = " + dialect.mulHi + "(0xCD9E8D57u, c2); " + U + " lo1 = 0xCD9E8D57u * c2;\n";

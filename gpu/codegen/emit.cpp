@@ -44,13 +44,9 @@ class Emitter {
     sumsPerMarket_ = options.greeks ? 1 + tape.numInputs() : 1;
     checkpointed_ = options.kind != KernelKind::Plain && options.kind != KernelKind::Tangent;
     sequential_ = sequentialMarkets(options);
-    // EmitOptions::marketLoop: register kernels whose markets reverse one after another.
-    marketLoop_ = emitOptions.marketLoop && sequential_ && options.kind == KernelKind::Register && markets_ > 1 &&
-                  options.greeks;
-    if (marketLoop_) {
-      persistentPerMarket_.assign(tape.size(), 0);
-      for (int32_t j : options.plan.persistent) persistentPerMarket_[j] = dependsOnInput_[j];
-    }
+    // EmitOptions::marketLoop: register kernels whose markets go one after another (sequential: with
+    // Greeks, several markets).
+    marketLoop_ = emitOptions.marketLoop && sequential_ && options.kind == KernelKind::Register;
     if (options.kind == KernelKind::Tangent && options.greeks)
       tangents_ = tangentSlots(tape, differentiatedInputs(options, tape.numInputs()));
     if (options.kind == KernelKind::Scratch) {
@@ -150,7 +146,8 @@ class Emitter {
     if (inArray(j)) return s + "[" + marketIndex(market) + "]";
     return market == kLoopMarket ? s : s + "_" + std::to_string(market);
   }
-  bool inArray(int32_t j) const { return marketLoop_ && persistentPerMarket_[j]; }
+  // The market loop's arrays: the persistent values with a copy per market.
+  bool inArray(int32_t j) const { return marketLoop_ && dependsOnInput_[j] && options_.plan.isPersistent[j]; }
   std::string marketIndex(int market) const { return market == kLoopMarket ? "tl_m" : std::to_string(market); }
   // Kahan sums per lane (and partials per group): value and adjoints, and their squares, per market.
   int kahanSums() const { return markets_ * 2 * sumsPerMarket_; }
@@ -169,17 +166,11 @@ class Emitter {
     line(s);
   }
 
-  // The market loop's header (EmitOptions::marketLoop), kept rolled: the dialect's prefix, a pragma on
-  // its own line where the dialect's is one.
+  // The market loop's header (EmitOptions::marketLoop), kept rolled.
   void openMarketLoop() {
-    std::string rolled = dialect_.dontUnroll;
-    const size_t pragma = rolled.find("#pragma");
-    if (pragma != std::string::npos) {
-      const size_t end = rolled.find('\n', pragma);
-      line(rolled.substr(pragma, end == std::string::npos ? std::string::npos : end - pragma));
-      rolled.clear();
-    }
-    open(rolled + "for (int tl_m = 0; tl_m < " + std::to_string(markets_) + "; ++tl_m) {  // markets, one at a time");
+    if (!dialect_.dontUnrollPragma.empty()) line(dialect_.dontUnrollPragma);
+    open(dialect_.dontUnrollAttribute + "for (int tl_m = 0; tl_m < " + std::to_string(markets_) +
+         "; ++tl_m) {  // markets, one at a time");
   }
 
   std::string fence(const std::string& x, bool on) const {
@@ -255,10 +246,11 @@ class Emitter {
   // 96 registers + 2 KB stack; with tl_inv: 72 registers, no stack, as AoS).
   std::string scratchStore(int32_t j, int m) const { return slotStore(firstScratchSlot_[j] + (dependsOnInput_[j] ? m : 0)); }
   std::string scratchLoad(int32_t j, int m) const { return slotLoad(firstScratchSlot_[j] + (dependsOnInput_[j] ? m : 0)); }
-  std::string slotStore(int slot) const {
+  // Slot `slot` of this lane (SoA: through `inv`, the invocations; tl_inv in the path loop).
+  std::string slotStore(int slot, const std::string& inv = "tl_inv") const {
     if (options_.layout == ScratchLayout::AoS)
       return "tl_tid * " + uintLiteral(laneSlots()) + " + " + uintLiteral(slot);
-    return uintLiteral(slot) + " * tl_inv + tl_tid";
+    return uintLiteral(slot) + " * " + inv + " + tl_tid";
   }
   std::string slotLoad(int slot) const {
     if (options_.layout == ScratchLayout::AoS)
@@ -266,13 +258,10 @@ class Emitter {
     return uintLiteral(slot) + " * (tl_inv ^ " + zeroKey() + ") + tl_tid";
   }
   // Kahan cell i (sum i, at kahanSums() + i its compensation) in local memory, or in the lane's scratch slot
-  // after the scratch kind's (SoA: through `inv`, tl_inv in the path loop: see above).
+  // after the scratch kind's and the draws' (SoA: through `inv`).
   std::string kahanCell(int i, const std::string& inv) const {
     if (kahanInLocal_) return "tl_red[" + uintLiteral(int64_t(i) * emitOptions_.workgroupSize) + " + tl_lid]";
-    const int slot = scratchSlots_ + drawSlots_ + i;
-    if (options_.layout == ScratchLayout::AoS)
-      return "scratch[tl_tid * " + uintLiteral(laneSlots()) + " + " + uintLiteral(slot) + "]";
-    return "scratch[" + uintLiteral(slot) + " * " + inv + " + tl_tid]";
+    return "scratch[" + slotStore(scratchSlots_ + drawSlots_ + i, inv) + "]";
   }
 
   // ---- the text
@@ -497,7 +486,7 @@ class Emitter {
     switch (b.kind) {
       case ScheduleBlock::Kind::Leaf: {
         const std::vector<uint8_t> needed = neededIn(b);
-        if (sequential_ && marketLoop_ && b.depth == 1) {  // the same, the markets a rolled loop
+        if (marketLoop_ && b.depth == 1) {  // as below, the markets a rolled loop
           recompute(b, needed, b.end, prefix, key, kSharedOnly);
           openMarketLoop();
           recompute(b, needed, b.end, prefix, key, kLoopMarket);
@@ -703,8 +692,7 @@ class Emitter {
   bool sequential_ = false;  // MarketOrder::Sequential in effect: leaf blocks reverse one market at a time
   static constexpr int kAllMarkets = -1, kSharedOnly = -2;  // recompute()'s `which` besides a market
   static constexpr int kLoopMarket = -3;  // the market loop's current market, tl_m (EmitOptions::marketLoop)
-  bool marketLoop_ = false;                  // EmitOptions::marketLoop in effect
-  std::vector<uint8_t> persistentPerMarket_;  // market loop: per node, a persistent value with a copy per market
+  bool marketLoop_ = false;  // EmitOptions::marketLoop in effect
   std::string source_;
   int indent_ = 0;
   int blockKeys_ = 0;  // opaque keys of nested blocks made so far

@@ -153,8 +153,12 @@ struct Dialect {
   std::string paramPrefix;      // before a scalar parameter's name: "pc." or ""
   std::string localId, groupId; // as U expressions
   std::string barrier;          // workgroup barrier with local-memory fence, a statement
-  std::string dontUnroll;       // loop prefix asking the compiler to keep the loop rolled
-  std::string dontUnrollPrologue;  // what dontUnroll needs (GLSL: an extension)
+  // Asking the compiler to keep a loop rolled: a line before the loop (C dialects: "#pragma unroll 1",
+  // which OpenCL C 1.2 takes as NVIDIA's cl_nv_pragma_unroll and clang does too), or an attribute
+  // before its `for` (GLSL: "[[dont_unroll]] "); and what either needs (GLSL: an extension).
+  std::string dontUnrollPragma;
+  std::string dontUnrollAttribute;
+  std::string dontUnrollPrologue;
 };
 
 const Dialect& glslDialect();    // Vulkan GLSL 450, compiled by shaderc
@@ -191,7 +195,7 @@ struct EmitOptions {
   bool storeDraws = false;
   // true (register kernels with Greeks, several markets in sequential order): each segment of the
   // forward sweep, and each top-level segment of the reverse sweep, runs its markets in a loop kept
-  // rolled (dialect's dontUnroll) over one copy of a market's code instead of one copy per market
+  // rolled (the dialect's dontUnroll spellings) over one copy of a market's code instead of one copy per market
   // (what no market owns, the draws, stays outside, once): smaller code, for the instruction cache.
   // The persistent values that depend on an input, and their adjoints, become arrays indexed by the
   // loop (local memory where the compiler cannot keep them in registers). The same operations per
@@ -201,7 +205,7 @@ struct EmitOptions {
   // with a literal 0 instead of the run-time `zero`, so the compiler is free
   // to merge the recomputation with the first computation. Same bits either way.
   bool opaque = true;
-  // false: Philox's ten rounds stay a loop (dialect's dontUnroll), for
+  // false: Philox's ten rounds stay a loop (the dialect's dontUnroll spellings), for
   // devices where compile time dominates (lavapipe). Same bits either way.
   bool unrollDraws = true;
   // Where each lane keeps its Kahan sums (value, adjoints and their squares,

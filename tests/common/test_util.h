@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <fstream>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <utility>
@@ -106,6 +108,16 @@ inline void expectSameMarket(const MarketResult& a, const MarketResult& b, const
 }
 
 // Every market of two runs.
+// Compiles `o` on `engine` with its source dumped under the test's temporary directory (folder
+// `name`) and returns that source; empty, with a failure, when the engine wrote none.
+inline std::string dumpedSource(Engine& engine, const Tape& tape, KernelOptions o, const std::string& name) {
+  o.dumpDir = ::testing::TempDir() + name;
+  const std::string path = engine.compile(tape, o)->stats().sourcePath;
+  EXPECT_FALSE(path.empty()) << name << ": the engine dumped no source";
+  std::ifstream f(path);
+  return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
+
 inline void expectSameBits(const RunResult& x, const RunResult& y, const std::string& what) {
   ASSERT_EQ(x.markets.size(), y.markets.size()) << what;
   for (size_t m = 0; m < x.markets.size(); ++m)

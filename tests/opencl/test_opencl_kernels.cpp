@@ -9,8 +9,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 
 #include "api/knobs.h"
 #include "gpu/codegen/emit.h"
@@ -191,22 +189,16 @@ TEST(OpenCLKernels, ApproxMathKeepsPlainAndCheckpointedEqual) {
     expectSameBits(plain, runOne(*engine, tape, o, in, 20000), std::string(toString(kind)) + ", approximate math");
   }
   // The runtime passed the knob to the emitter: its dumped source spells the native functions.
-  const std::string dir = testing::TempDir() + "tapelab-opencl-approx";
-  KernelOptions dumped = plainOptions;
-  dumped.dumpDir = dir;
-  const KernelStats stats = engine->compile(tape, dumped)->stats();
-  ASSERT_FALSE(stats.sourcePath.empty());
-  std::ifstream source(stats.sourcePath);
-  const std::string text((std::istreambuf_iterator<char>(source)), std::istreambuf_iterator<char>());
-  EXPECT_NE(text.find("native_exp("), std::string::npos) << stats.sourcePath;
+  EXPECT_NE(testutil::dumpedSource(*engine, tape, plainOptions, "tapelab-opencl-approx").find("native_exp("),
+            std::string::npos);
   plainOptions.knobs.approxMath = false;
   const RunResult exact = runOne(*engine, tape, plainOptions, in, 20000);
   std::printf("OpenCL approximate math %s the default's price here\n",
               exact.markets[0].value == plain.markets[0].value ? "gives" : "moves");
 }
 
-// TAPELAB_MARKET_LOOP: a register kernel whose reverse segments loop over the markets (one copy of the
-// code; persistent values and their adjoints in arrays the loop indexes) gives each market the bits
+// TAPELAB_MARKET_LOOP: a register kernel whose segments loop over the markets, forward and reverse (one
+// copy of the code; the persistent per-market values and their adjoints in arrays the loop indexes) gives each market the bits
 // of its own single-market kernel, with a flat plan and with a two-level one (whose inner leaves stay
 // unrolled); the source has the loop, and kernels it does not apply to are unchanged.
 TEST(OpenCLKernels, MarketLoopGivesTheSameBits) {

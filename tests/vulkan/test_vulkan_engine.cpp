@@ -13,9 +13,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <future>
-#include <iterator>
 #include <map>
 #include <random>
 
@@ -373,13 +371,10 @@ TEST(VulkanExact, MarketLoopGivesTheSameBits) {
   KernelOptions o = options(KernelKind::Register, window(t, 4), 3);
   o.knobs.marketLoop = true;
   o.knobs.unrollDraws = true;  // as on a GPU: the loop's [[dont_unroll]] needs its extension by itself
-  o.dumpDir = testing::TempDir() + "tapelab-vulkan-market-loop";
-  std::unique_ptr<Kernel> k = engine->compile(t, o);
-  std::ifstream dumped(k->stats().sourcePath);
-  const std::string source((std::istreambuf_iterator<char>(dumped)), std::istreambuf_iterator<char>());
-  EXPECT_NE(source.find("[[dont_unroll]] for (int tl_m = 0; tl_m < 3; ++tl_m)"), std::string::npos) << k->stats().sourcePath;
-  EXPECT_NE(source.find("GL_EXT_control_flow_attributes"), std::string::npos) << k->stats().sourcePath;
-  const RunResult looped = k->run(ladder, 600, kSeed);
+  const std::string source = testutil::dumpedSource(*engine, t, o, "tapelab-vulkan-market-loop");
+  EXPECT_NE(source.find("[[dont_unroll]] for (int tl_m = 0; tl_m < 3; ++tl_m)"), std::string::npos);
+  EXPECT_NE(source.find("GL_EXT_control_flow_attributes"), std::string::npos);
+  const RunResult looped = engine->compile(t, o)->run(ladder, 600, kSeed);
   Kernel& single = kernel(engine, "asian24-register-4", t, options(KernelKind::Register, window(t, 4)));
   for (size_t m = 0; m < ladder.size(); ++m) {
     RunResult fromLoop = looped;
