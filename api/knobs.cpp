@@ -207,6 +207,10 @@ const std::vector<Knob>& knobTable() {
        "runs its markets, forward and reverse, as a loop (one copy of the code, not one per market; the persistent "
        "values that depend on an input in arrays); default 0; same bits",
        Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.marketLoop = parseSwitch(v, n); }},
+      {"TAPELAB_DRAW_LOOP", "", "0|1, GPU checkpointed kernels: each segment's draws (forward and recomputed) by a "
+       "loop over their Philox calls into an array, one copy of the draw code instead of one per draw; default 0; "
+       "same bits",
+       Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.drawLoop = parseSwitch(v, n); }},
       // An engine: its factory's EngineSettings.
       {"TAPELAB_THREADS", "", "CPU engines' threads (results do not depend on it)", Scope::Engine,
        [](C& c, S& v, const char* n) { c.engineSettings.threads = static_cast<unsigned>(parseUnsigned(v, n, 1, 100'000)); }},

@@ -92,6 +92,7 @@ TEST_P(Exact, CheckpointedEqualsPlain) {
       o.knobs.selectQuantile = *gen::arbitrary<bool>();
       o.knobs.outlineDraws = *gen::arbitrary<bool>();
       o.knobs.storeDraws = *gen::arbitrary<bool>();
+      o.knobs.drawLoop = *gen::arbitrary<bool>();
       logCase("kernel ", j, ": ", describeOptions(o));
       auto kc = compileOn(e.name, tape, o);
       assertSameBits(rp, runKernel(*kc, markets, paths, seed), "plain kernel then " + describeOptions(o));
@@ -116,6 +117,7 @@ TEST_P(Exact, MarketsTogetherEqualAlone) {
     KernelOptions together = o;
     together.markets = count;
     together.knobs.marketLoop = *gen::arbitrary<bool>();  // the markets as a loop, forward and reverse: same bits
+    together.knobs.drawLoop = *gen::arbitrary<bool>();  // each block's draws by a loop: same bits
     noteRun(paths, seed, markets, describeOptions(together));
     auto kt = compileOn(e.name, tape, together);
     const RunResult rt = runKernel(*kt, markets, paths, seed);

@@ -202,6 +202,7 @@ class Emitter {
         return "tl_in" + std::to_string(m) + "_" + std::to_string(static_cast<int>(tape_.imm[i]));
       case Op::Randn: {  // the word of its group's call, which drawWords() declared before this line
         const uint32_t k = static_cast<uint32_t>(tape_.imm[i]);
+        if (drawLoop_.covers(k)) return drawLoop_.array + "[" + uintLiteral(k - drawLoop_.first) + "]";
         return "tl_normal(" + drawGroupName(prefix, k / kDrawsPerCall) + "." + kWordFields[k % kDrawsPerCall] + ")";
       }
       default: return fence(spellRule(info(tape_.op[i]).forward, i, m, prefix), fencedResult(tape_.op[i]));
@@ -215,13 +216,53 @@ class Emitter {
   std::string drawGroupName(const std::string& prefix, uint32_t group) const {
     return prefix + "g" + std::to_string(group);
   }
-  void newDrawScope() { groupsDrawn_.clear(); }
+  void newDrawScope() {
+    groupsDrawn_.clear();
+    drawLoop_ = {};
+  }
   void drawWords(int32_t i, const std::string& prefix, const std::string& key) {
-    if (tape_.op[i] != Op::Randn) return;
+    if (tape_.op[i] != Op::Randn || drawLoop_.covers(static_cast<uint32_t>(tape_.imm[i]))) return;
     const uint32_t group = static_cast<uint32_t>(tape_.imm[i]) / kDrawsPerCall;
     if (!groupsDrawn_.insert(group).second) return;
     line("const " + dialect_.uint4Type + " " + drawGroupName(prefix, group) + " = tl_drawWords(" +
          uintLiteral(group) + ", tl_pathLo, tl_pathHi, " + key + "0, " + key + "1);");
+  }
+
+  // EmitOptions::drawLoop, at a checkpointed block's start (after newDrawScope()): when the draws the
+  // block computes (nodes of [from, to) that `wanted` selects, not stored in scratch) are the
+  // contiguous draws [first, end), at least kMinLoopedDraws of them, a rolled loop over their Philox
+  // calls writes them into an array (prefix + "z", element k - first), which the block's draw nodes
+  // then read (forwardExpr); else nothing, and drawWords() spells each call out.
+  template <class Wanted>
+  void loopDraws(int32_t from, int32_t to, Wanted wanted, const std::string& prefix, const std::string& key) {
+    if (!emitOptions_.drawLoop) return;
+    std::vector<uint32_t> k;
+    for (int32_t i = from; i < to; ++i)
+      if (tape_.op[i] == Op::Randn && wanted(i) && drawSlot(i) < 0) k.push_back(static_cast<uint32_t>(tape_.imm[i]));
+    if (k.size() < kMinLoopedDraws) return;
+    std::sort(k.begin(), k.end());
+    if (std::adjacent_find(k.begin(), k.end()) != k.end() || k.back() - k.front() + 1 != k.size()) return;
+    drawLoop_ = {k.front(), k.back() + 1, prefix + "z"};
+    const uint32_t first = drawLoop_.first, end = drawLoop_.end;
+    line(scalarDecl() + drawLoop_.array + "[" + std::to_string(end - first) + "];  // draws [" +
+         std::to_string(first) + ", " + std::to_string(end) + "), by a rolled loop over their Philox calls");
+    if (!dialect_.dontUnrollPragma.empty()) line(dialect_.dontUnrollPragma);
+    open(dialect_.dontUnrollAttribute + "for (" + uintType_ + " tl_dg = " + uintLiteral(first / kDrawsPerCall) +
+         "; tl_dg < " + uintLiteral((end + kDrawsPerCall - 1) / kDrawsPerCall) + "; ++tl_dg) {");
+    line("const " + dialect_.uint4Type + " tl_dw = tl_drawWords(tl_dg, tl_pathLo, tl_pathHi, " + key + "0, " + key +
+         "1);");
+    // Only the first and last calls can hold draws outside [first, end): a uniform test where they do.
+    for (uint32_t w = 0; w < kDrawsPerCall; ++w) {
+      const std::string draw = "tl_dg * " + uintLiteral(kDrawsPerCall) + " + " + uintLiteral(w);
+      std::vector<std::string> tests;
+      if (first % kDrawsPerCall != 0) tests.push_back(draw + " >= " + uintLiteral(first));
+      if (end % kDrawsPerCall != 0) tests.push_back(draw + " < " + uintLiteral(end));
+      std::string store = drawLoop_.array + "[" + draw + (first > 0 ? " - " + uintLiteral(first) : "") +
+                          "] = tl_normal(tl_dw." + kWordFields[w] + ");";
+      if (!tests.empty()) store = "if (" + tests.front() + (tests.size() > 1 ? " && " + tests.back() : "") + ") " + store;
+      line(store);
+    }
+    close();
   }
 
   // Reverse rule of node i: contributions to a, then b, skipping arguments
@@ -268,7 +309,8 @@ class Emitter {
   void header() {
     source_ += dialect_.prologue;
     if (options_.precision == Precision::F64) source_ += dialect_.fp64Prologue;
-    if (!emitOptions_.unrollDraws || marketLoop_) source_ += dialect_.dontUnrollPrologue;
+    if (!emitOptions_.unrollDraws || marketLoop_ || (emitOptions_.drawLoop && checkpointed_))
+      source_ += dialect_.dontUnrollPrologue;
     const std::string name = tape_.name.empty() ? "(unnamed)" : tape_.name;
     source_ += "// tapelab kernel: tape " + name + ", " + std::to_string(tape_.size()) + " nodes, " +
                toString(options_.kind);
@@ -421,6 +463,7 @@ class Emitter {
       open("{  // segment " + std::to_string(s) + ": nodes [" + std::to_string(plan.begin(s)) + ", " +
            std::to_string(plan.end(s)) + ")");
       newDrawScope();
+      loopDraws(plan.begin(s), plan.end(s), [](int32_t) { return true; }, "v", "tl_fk");
       // The market loop: what no market owns (draws, constants) and the inputs first, then each market's
       // nodes in a rolled loop (no shared node reads a market's, so the order is the same per market).
       auto looped = [&](int32_t i) { return marketLoop_ && dependsOnInput_[i] && tape_.op[i] != Op::Input; };
@@ -565,6 +608,7 @@ class Emitter {
       }
     }
     newDrawScope();
+    loopDraws(b.from, to, wanted, prefix, "tl_rk");
     for (int32_t i = b.from; i < to; ++i) {
       if (!wanted(i)) continue;
       if (drawSlot(i) >= 0) {  // the forward sweep's draw, read back (an opaque address: not forwarded)
@@ -697,6 +741,14 @@ class Emitter {
   int indent_ = 0;
   int blockKeys_ = 0;  // opaque keys of nested blocks made so far
   std::set<uint32_t> groupsDrawn_;  // draw groups whose words the current block has declared
+  // The current block's draw loop (EmitOptions::drawLoop): draws [first, end) in `array`; empty: none.
+  struct DrawLoop {
+    uint32_t first = 0, end = 0;
+    std::string array;
+    bool covers(uint32_t k) const { return !array.empty() && k >= first && k < end; }
+  };
+  DrawLoop drawLoop_;
+  static constexpr size_t kMinLoopedDraws = 2 * kDrawsPerCall;  // fewer: the calls spelled out
   bool kahanInLocal_ = false;  // EmitOptions::kahanPlace is Local, and the sums fit
   TangentSlots tangents_;      // the tangent kind's slots per node
 };

@@ -201,6 +201,12 @@ struct EmitOptions {
   // loop (local memory where the compiler cannot keep them in registers). The same operations per
   // market: the same bits.
   bool marketLoop = false;
+  // true (checkpointed kinds): a block (a forward segment, a recomputed one) whose draws are contiguous,
+  // at least eight, computes them by a loop kept rolled over their Philox calls into an array that
+  // the block then reads, instead of one inlined Philox call and quantile per four draws and per
+  // draw: a fraction of the code, for the instruction cache (the array in local memory where the
+  // compiler cannot keep it in registers). The same operations per draw: the same bits.
+  bool drawLoop = false;
   // false (experiments only): key the opaque identity and the re-keyed draws
   // with a literal 0 instead of the run-time `zero`, so the compiler is free
   // to merge the recomputation with the first computation. Same bits either way.

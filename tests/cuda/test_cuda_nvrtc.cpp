@@ -239,6 +239,28 @@ TEST(CudaNvrtc, OnePathPerLaneNeedsLessStateAndApproxMathCompiles) {
   EXPECT_GT(engine->compile(t, o)->stats().registers, 0);
   o.knobs.storeDraws = true;  // draws in the scratch buffer: compiles, reports its scratch bytes
   EXPECT_GT(engine->compile(t, o)->stats().registers, 0);
+  o.knobs.storeDraws = false;
+  o.knobs.drawLoop = true;  // each segment's draws by a rolled loop, with the markets' loop
+  o.knobs.marketLoop = true;
+  EXPECT_GT(engine->compile(t, o)->stats().registers, 0);
+}
+
+// TAPELAB_DRAW_LOOP with and without the market loop and out-of-line draws: the plain kernel's bits.
+TEST_F(CudaRun, DrawLoopGivesTheSameBits) {
+  const Tape t = products::asianCall(60);
+  std::vector<std::vector<double>> ladder{t.inputDefaults, t.inputDefaults, t.inputDefaults};
+  ladder[0][0] = 95.0;
+  ladder[2][0] = 105.0;
+  const RunResult plain = engine_->compile(t, optionsFor(t, KernelKind::Plain, 0, ScratchLayout::SoA, 3))->run(ladder, kPaths, kSeed);
+  for (int variant = 0; variant < 3; ++variant) {
+    KernelOptions o = testutil::kindOptions(t, KernelKind::Register, 4, 0, ScratchLayout::SoA, 3);
+    o.knobs.drawLoop = true;
+    o.knobs.marketLoop = variant >= 1;
+    o.knobs.outlineDraws = variant == 2;
+    expectSameBits(plain, engine_->compile(t, o)->run(ladder, kPaths, kSeed),
+                   "register, 4 segments, draws in a loop" + std::string(variant >= 1 ? ", markets in a loop" : "") +
+                       (variant == 2 ? ", draws out of line" : ""));
+  }
 }
 
 TEST_F(CudaRun, KahanPlacesAndLaunchBoundsGiveTheSameBits) {

@@ -235,6 +235,48 @@ TEST(OpenCLKernels, MarketLoopGivesTheSameBits) {
       << "joint order: no loop";
 }
 
+// TAPELAB_DRAW_LOOP: each checkpointed block's draws by a rolled loop over their Philox calls into an
+// array give the plain kernel's bits: register kernels with whole and partial calls per segment (2 and
+// 3 segments of the 24 draws), in the market loop, in a two-level plan, and the scratch kind; a block
+// with fewer than eight draws keeps them spelled out, and the plain kernel is unchanged.
+TEST(OpenCLKernels, DrawLoopGivesTheSameBits) {
+  REQUIRE_OPENCL();
+  const Tape tape = products::asianCall(24);
+  std::vector<std::vector<double>> ladder{tape.inputDefaults, tape.inputDefaults, tape.inputDefaults};
+  ladder[1][0] = 95.0;
+  ladder[2][0] = 105.0;
+  const RunResult plain = runOne(*engine, tape, optionsFor(tape, KernelKind::Plain, 0, ScratchLayout::SoA, 3), ladder);
+  std::vector<std::pair<std::string, KernelOptions>> kernels;
+  for (int segments : {2, 3})
+    kernels.emplace_back("register, " + std::to_string(segments) + " segments",
+                         testutil::kindOptions(tape, KernelKind::Register, segments, 0, ScratchLayout::SoA, 3));
+  kernels.emplace_back("register, 2 segments, markets in a loop", kernels.front().second);
+  kernels.back().second.knobs.marketLoop = true;
+  KernelOptions nested = kernels.front().second;
+  PlanOptions po;
+  po.segments = 2;
+  po.innerSegments = 2;
+  nested.plan = makeStrategyPlan("two-level", tape, po);
+  kernels.emplace_back("register, two-level plan", nested);
+  kernels.emplace_back("scratch aos", optionsFor(tape, KernelKind::Scratch, 40, ScratchLayout::AoS, 3));
+  EmitOptions loop;
+  loop.drawLoop = true;
+  for (auto& [name, o] : kernels) {
+    o.knobs.drawLoop = true;
+    expectSameBits(plain, runOne(*engine, tape, o, ladder), name + ", draws in a loop");
+  }
+  const std::string looped = emitKernel(tape, kernels.front().second, openclDialect(), loop).source;
+  EXPECT_NE(looped.find("for (uint tl_dg = 0u; tl_dg < 3u; ++tl_dg)"), std::string::npos) << looped;
+  EXPECT_NE(looped.find("#pragma unroll 1"), std::string::npos);
+  EXPECT_EQ(looped.find("tl_drawWords(0u,"), std::string::npos) << "no call spelled out where the loop draws";
+  const KernelOptions short_ = testutil::kindOptions(tape, KernelKind::Register, 6, 0, ScratchLayout::SoA, 3);
+  EXPECT_EQ(emitKernel(tape, short_, openclDialect(), loop).source.find("tl_dg"), std::string::npos)
+      << "four draws a segment: spelled out";
+  const KernelOptions plainOptions = optionsFor(tape, KernelKind::Plain, 0, ScratchLayout::SoA, 3);
+  EXPECT_EQ(emitKernel(tape, plainOptions, openclDialect(), loop).source,
+            emitKernel(tape, plainOptions, openclDialect()).source) << "the plain kernel has no blocks to loop in";
+}
+
 // TAPELAB_STORE_DRAWS: recomputed segments read the forward sweep's draws from the scratch buffer
 // instead of drawing again: the plain kernel's bits, with the draw slots beside the scratch kind's own
 // and the Kahan slots (AoS, global sums, 2 markets) and in a nested plan.

@@ -383,6 +383,28 @@ TEST(VulkanExact, MarketLoopGivesTheSameBits) {
   }
 }
 
+// TAPELAB_DRAW_LOOP on GLSL: each segment's twelve draws by a [[dont_unroll]] loop into an array, with
+// the market loop too: each market the bits of its single-market kernel (OpenCL's test covers more plans).
+TEST(VulkanExact, DrawLoopGivesTheSameBits) {
+  REQUIRE_VULKAN();
+  const Tape t = products::asianCall(24);
+  const std::vector<std::vector<double>> ladder = spotLadder(t);
+  KernelOptions o = options(KernelKind::Register, window(t, 2), 3);
+  o.knobs.drawLoop = true;
+  o.knobs.marketLoop = true;
+  o.knobs.unrollDraws = true;  // as on a GPU: the loop's [[dont_unroll]] needs its extension by itself
+  const std::string source = testutil::dumpedSource(*engine, t, o, "tapelab-vulkan-draw-loop");
+  EXPECT_NE(source.find("[[dont_unroll]] for (uint tl_dg = 0u; tl_dg < 3u; ++tl_dg)"), std::string::npos);
+  EXPECT_NE(source.find("GL_EXT_control_flow_attributes"), std::string::npos);
+  const RunResult looped = engine->compile(t, o)->run(ladder, 600, kSeed);
+  Kernel& single = kernel(engine, "asian24-register-2", t, options(KernelKind::Register, window(t, 2)));
+  for (size_t m = 0; m < ladder.size(); ++m) {
+    RunResult fromLoop = looped;
+    fromLoop.markets = {looped.markets[m]};
+    expectSameBits(single.run({ladder[m]}, 600, kSeed), fromLoop, "draw loop, market " + std::to_string(m));
+  }
+}
+
 // TAPELAB_QUANTILE_SELECT on GLSL: the same bits as the branching quantile (OpenCL's test covers fp64).
 TEST(VulkanExact, SelectQuantileGivesTheSameBits) {
   REQUIRE_VULKAN();
