@@ -141,6 +141,8 @@ class Emitter {
     return market == kLoopMarket ? s : s + "_" + std::to_string(market);
   }
   std::string adjoint(int32_t j, int market) const {
+    if (!adjointSlot_.empty() && adjointSlot_[j] >= 0)
+      return "ds" + std::to_string(adjointSlot_[j]) + "[" + marketIndex(market) + "]";
     std::string s = "d" + std::to_string(j);
     if (markets_ == 1) return s;
     if (inArray(j)) return s + "[" + marketIndex(market) + "]";
@@ -229,16 +231,16 @@ class Emitter {
   }
 
   // EmitOptions::drawLoop, at a checkpointed block's start (after newDrawScope()): when the draws the
-  // block computes (nodes of [from, to) that `wanted` selects, not stored in scratch) are the
-  // contiguous draws [first, end), at least kMinLoopedDraws of them, a rolled loop over their Philox
-  // calls writes them into an array (prefix + "z", element k - first), which the block's draw nodes
-  // then read (forwardExpr); else nothing, and drawWords() spells each call out.
-  template <class Wanted>
-  void loopDraws(int32_t from, int32_t to, Wanted wanted, const std::string& prefix, const std::string& key) {
+  // block computes (nodes of [from, to) that `drawn` selects) are the contiguous draws [first, end), at
+  // least kMinLoopedDraws of them, a rolled loop over their Philox calls writes them into an array
+  // (prefix + "z", element k - first), which the block's draw nodes then read (forwardExpr); else
+  // nothing, and drawWords() spells each call out.
+  template <class Drawn>
+  void loopDraws(int32_t from, int32_t to, Drawn drawn, const std::string& prefix, const std::string& key) {
     if (!emitOptions_.drawLoop) return;
     std::vector<uint32_t> k;
     for (int32_t i = from; i < to; ++i)
-      if (tape_.op[i] == Op::Randn && wanted(i) && drawSlot(i) < 0) k.push_back(static_cast<uint32_t>(tape_.imm[i]));
+      if (tape_.op[i] == Op::Randn && drawn(i)) k.push_back(static_cast<uint32_t>(tape_.imm[i]));
     if (k.size() < kMinLoopedDraws) return;
     std::sort(k.begin(), k.end());
     if (std::adjacent_find(k.begin(), k.end()) != k.end() || k.back() - k.front() + 1 != k.size()) return;
@@ -463,6 +465,7 @@ class Emitter {
       open("{  // segment " + std::to_string(s) + ": nodes [" + std::to_string(plan.begin(s)) + ", " +
            std::to_string(plan.end(s)) + ")");
       newDrawScope();
+      // Every draw of the segment (a stored one too: it is stored from its variable, below).
       loopDraws(plan.begin(s), plan.end(s), [](int32_t) { return true; }, "v", "tl_fk");
       // The market loop: what no market owns (draws, constants) and the inputs first, then each market's
       // nodes in a rolled loop (no shared node reads a market's, so the order is the same per market).
@@ -495,14 +498,17 @@ class Emitter {
     }
     if (!options_.greeks) return;
     line("// reverse sweep: segments last to first, each recomputed from its bookmarks");
+    const Schedule schedule = lowerPlan(tape_, plan);
+    if (marketLoop_ && schedule.depth == 1) shareAdjointArrays();
+    for (int k = 0; k < adjointSlots_; ++k)
+      line(scalarDecl() + "ds" + std::to_string(k) + "[" + std::to_string(markets_) + "];  // set where first written");
     for (int32_t j : plan.persistent) {
-      if (!dependsOnInput_[j]) continue;
+      if (!dependsOnInput_[j] || (!adjointSlot_.empty() && adjointSlot_[j] >= 0)) continue;
       if (inArray(j)) line(scalarDecl() + "d" + std::to_string(j) + "[" + std::to_string(markets_) + "];");
       for (int m = 0; m < markets_; ++m)
         line((inArray(j) ? std::string() : scalarDecl()) + adjoint(j, m) + " = " +
              literal(j == tape_.output ? 1.0 : 0.0) + ";");
     }
-    const Schedule schedule = lowerPlan(tape_, plan);
     int segment = plan.segments();
     for (const ScheduleBlock& b : schedule.blocks) reverseBlock(b, "segment " + std::to_string(--segment));
   }
@@ -532,6 +538,8 @@ class Emitter {
         if (marketLoop_ && b.depth == 1) {  // as below, the markets a rolled loop
           recompute(b, needed, b.end, prefix, key, kSharedOnly);
           openMarketLoop();
+          for (int32_t j : adjointsFirstWrittenIn(b))  // a shared adjoint array taken over here (shareAdjointArrays)
+            line(adjoint(j, kLoopMarket) + " = " + literal(j == tape_.output ? 1.0 : 0.0) + ";");
           recompute(b, needed, b.end, prefix, key, kLoopMarket);
           declareAdjoints(b, kLoopMarket);
           for (int32_t i = b.end - 1; i >= b.begin; --i) reverseRule(i, prefix, kLoopMarket);
@@ -608,7 +616,7 @@ class Emitter {
       }
     }
     newDrawScope();
-    loopDraws(b.from, to, wanted, prefix, "tl_rk");
+    loopDraws(b.from, to, [&](int32_t j) { return wanted(j) && drawSlot(j) < 0; }, prefix, "tl_rk");  // not read back
     for (int32_t i = b.from; i < to; ++i) {
       if (!wanted(i)) continue;
       if (drawSlot(i) >= 0) {  // the forward sweep's draw, read back (an opaque address: not forwarded)
@@ -619,6 +627,51 @@ class Emitter {
       for (auto [m, last] = copiesIn(i, which); m < last; ++m)
         line(scalarDecl() + value(prefix, i, m) + " = " + forwardExpr(i, m, prefix) + ";");
     }
+  }
+
+  // The market loop over a flat plan: the persistent values' adjoints, arrays the loop indexes, share
+  // arrays wherever their lives in the reverse sweep do not overlap (from the first segment, in reverse
+  // order, that adds to one to the segment that computes the value, where its rule reads it last), so
+  // that a bookmark's adjoint takes only the local memory of the segments it joins. Each is set (0, or
+  // 1 for the output) in its first segment's loop instead of at the sweep's start: the same additions
+  // in the same order, the same bits.
+  void shareAdjointArrays() {
+    const Plan& plan = options_.plan;
+    std::vector<int> segmentOf(tape_.size());
+    for (int s = 0; s < plan.segments(); ++s)
+      for (int32_t i = plan.begin(s); i < plan.end(s); ++i) segmentOf[i] = s;
+    std::vector<int> first(tape_.size(), -1), last(tape_.size(), plan.segments());
+    auto touch = [&](int32_t j, int s) {
+      first[j] = std::max(first[j], s);
+      last[j] = std::min(last[j], s);
+    };
+    for (int32_t j : plan.persistent)
+      if (dependsOnInput_[j]) touch(j, segmentOf[j]);
+    for (int32_t i = 0; i < tape_.size(); ++i) {  // the segments whose rules add to a persistent adjoint
+      if (!dependsOnInput_[i] || arity(tape_.op[i]) == 0) continue;
+      for (int32_t arg : {tape_.a[i], arity(tape_.op[i]) == 2 ? tape_.b[i] : -1})
+        if (arg >= 0 && dependsOnInput_[arg] && plan.isPersistent[arg]) touch(arg, segmentOf[i]);
+    }
+    adjointSlot_.assign(tape_.size(), -1);
+    firstWrittenIn_.assign(plan.segments(), {});
+    std::vector<int> free;
+    for (int s = plan.segments() - 1; s >= 0; --s) {  // the reverse sweep's order
+      for (int32_t j : plan.persistent) {
+        if (!dependsOnInput_[j] || first[j] != s) continue;
+        if (free.empty()) free.push_back(adjointSlots_++);
+        adjointSlot_[j] = free.back();
+        free.pop_back();
+        firstWrittenIn_[s].push_back(j);
+      }
+      for (int32_t j : plan.persistent)  // free after segment s: not reused within it
+        if (dependsOnInput_[j] && last[j] == s && s > 0) free.push_back(adjointSlot_[j]);
+    }
+  }
+  std::vector<int32_t> adjointsFirstWrittenIn(const ScheduleBlock& b) const {
+    if (firstWrittenIn_.empty()) return {};
+    const auto& bounds = options_.plan.bounds;
+    const int s = static_cast<int>(std::lower_bound(bounds.begin(), bounds.end(), b.begin) - bounds.begin());
+    return firstWrittenIn_[s];
   }
 
   void declareAdjoints(const ScheduleBlock& b, int only = kAllMarkets) {
@@ -749,6 +802,11 @@ class Emitter {
   };
   DrawLoop drawLoop_;
   static constexpr size_t kMinLoopedDraws = 2 * kDrawsPerCall;  // fewer: the calls spelled out
+  // shareAdjointArrays(): per node, the shared array holding its adjoint (-1: its own; empty: none
+  // shared); per segment, the adjoints whose arrays it takes over.
+  std::vector<int> adjointSlot_;
+  int adjointSlots_ = 0;
+  std::vector<std::vector<int32_t>> firstWrittenIn_;
   bool kahanInLocal_ = false;  // EmitOptions::kahanPlace is Local, and the sums fit
   TangentSlots tangents_;      // the tangent kind's slots per node
 };

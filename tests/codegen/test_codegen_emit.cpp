@@ -15,6 +15,7 @@
 #include "gpu/host/compile.h"
 #include "gpu/host/dispatch.h"
 #include "planner/strategies.h"
+#include "tape/products/products.h"
 #include "tape/recorder.h"
 #include "tape/spell.h"
 #include "tests/common/test_util.h"
@@ -121,6 +122,25 @@ TEST(CodegenGolden, SmallTapeInEveryDialect) {
     EXPECT_EQ(source, readText(path)) << c.file << " differs from the generated kernel; if the change is "
                                       << "intended, regenerate with TAPELAB_UPDATE_GOLDEN=1 and review the diff";
   }
+}
+
+// TAPELAB_DRAW_LOOP alone (no market loop, Philox unrolled): GLSL's [[dont_unroll]] still gets its
+// extension, and a block with enough draws gets the loop in every dialect.
+TEST(CodegenSpelling, DrawLoopSpellsItsRolledLoopInEveryDialect) {
+  const Tape t = products::asianCall(24);
+  KernelOptions o;
+  o.precision = Precision::F32;
+  o.kind = KernelKind::Register;
+  o.plan = makePlan(t, {0, t.size() / 2, t.size()}, "halves");
+  EmitOptions e;
+  e.drawLoop = true;
+  const std::string glsl = emitKernel(t, o, glslDialect(), e).source;
+  EXPECT_NE(glsl.find("GL_EXT_control_flow_attributes"), std::string::npos);
+  EXPECT_NE(glsl.find("[[dont_unroll]] for (uint tl_dg = "), std::string::npos);
+  EXPECT_EQ(emitKernel(t, o, glslDialect()).source.find("GL_EXT_control_flow_attributes"), std::string::npos)
+      << "without the loop, no extension";
+  EXPECT_NE(emitKernel(t, o, cudaDialect(), e).source.find("#pragma unroll 1\n"), std::string::npos);
+  EXPECT_NE(emitKernel(t, o, hipDialect(), e).source.find("for (unsigned int tl_dg = "), std::string::npos);
 }
 
 // TAPELAB_CUDA_MIN_BLOCKS: a second launch bound in CUDA and HIP only, and nothing else changes.

@@ -13,6 +13,7 @@
 
 #include "api/knobs.h"
 #include "gpu/codegen/emit.h"
+#include "gpu/host/compile.h"
 #include "gpu/cuda/cuda.h"
 #include "gpu/cuda/nvrtc.h"
 #include "planner/strategies.h"
@@ -239,10 +240,14 @@ TEST(CudaNvrtc, OnePathPerLaneNeedsLessStateAndApproxMathCompiles) {
   EXPECT_GT(engine->compile(t, o)->stats().registers, 0);
   o.knobs.storeDraws = true;  // draws in the scratch buffer: compiles, reports its scratch bytes
   EXPECT_GT(engine->compile(t, o)->stats().registers, 0);
-  o.knobs.storeDraws = false;
-  o.knobs.drawLoop = true;  // each segment's draws by a rolled loop, with the markets' loop
-  o.knobs.marketLoop = true;
-  EXPECT_GT(engine->compile(t, o)->stats().registers, 0);
+  // Each segment's draws by a rolled loop (three segments: 8-9 draws each), with the markets' loop.
+  KernelOptions looped = testutil::kindOptions(t, KernelKind::Register, 3, 0, ScratchLayout::SoA, 7);
+  looped.knobs.drawLoop = true;
+  looped.knobs.marketLoop = true;
+  looped.knobs.pathsPerLane = 1;
+  EXPECT_NE(emitKernel(t, looped, cudaDialect(), emitOptionsFor(looped)).source.find("for (unsigned int tl_dg = "),
+            std::string::npos);
+  EXPECT_GT(engine->compile(t, looped)->stats().registers, 0);
 }
 
 // TAPELAB_DRAW_LOOP with and without the market loop and out-of-line draws: the plain kernel's bits.

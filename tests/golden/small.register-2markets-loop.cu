@@ -128,30 +128,19 @@ tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, f
         }
       }
       // reverse sweep: segments last to first, each recomputed from its bookmarks
-      float d0[2];
-      d0[0] = 0.0f;
-      d0[1] = 0.0f;
-      float d1[2];
-      d1[0] = 0.0f;
-      d1[1] = 0.0f;
-      float d4[2];
-      d4[0] = 0.0f;
-      d4[1] = 0.0f;
-      float d8[2];
-      d8[0] = 0.0f;
-      d8[1] = 0.0f;
-      float d9[2];
-      d9[0] = 0.0f;
-      d9[1] = 0.0f;
-      float d16[2];
-      d16[0] = 0.0f;
-      d16[1] = 0.0f;
-      float d20[2];
-      d20[0] = 1.0f;
-      d20[1] = 1.0f;
+      float ds0[2];  // set where first written
+      float ds1[2];  // set where first written
+      float ds2[2];  // set where first written
+      float ds3[2];  // set where first written
+      float ds4[2];  // set where first written
+      float ds5[2];  // set where first written
       {  // segment 2
         #pragma unroll 1
         for (int tl_m = 0; tl_m < 2; ++tl_m) {  // markets, one at a time
+          ds0[tl_m] = 0.0f;
+          ds1[tl_m] = 0.0f;
+          ds2[tl_m] = 0.0f;
+          ds3[tl_m] = 1.0f;
           float w0 = tl_opq(v0[tl_m], zero);
           float w9 = tl_opq(v9[tl_m], zero);
           float w16 = tl_opq(v16[tl_m], zero);
@@ -161,18 +150,21 @@ tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, f
           float d17 = 0.0f;
           float d18 = 0.0f;
           float d19 = 0.0f;
-          d19 += d20[tl_m] * w9;
-          d9[tl_m] += d20[tl_m] * w19;
+          d19 += ds3[tl_m] * w9;
+          ds1[tl_m] += ds3[tl_m] * w19;
           d18 += d19;
-          d0[tl_m] += d19;
+          ds0[tl_m] += d19;
           d17 += tl_sel(tl_opq(w17, zero) < 0.0f, -d18, d18);
-          d16[tl_m] += -d17;
+          ds2[tl_m] += -d17;
         }
       }
       {  // segment 1
         float w3 = tl_opq(v3, zero);
         #pragma unroll 1
         for (int tl_m = 0; tl_m < 2; ++tl_m) {  // markets, one at a time
+          ds3[tl_m] = 0.0f;
+          ds4[tl_m] = 0.0f;
+          ds5[tl_m] = 0.0f;
           float w0 = tl_opq(v0[tl_m], zero);
           float w1 = tl_opq(v1[tl_m], zero);
           float w4 = tl_opq(v4[tl_m], zero);
@@ -190,19 +182,19 @@ tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, f
           float d13 = 0.0f;
           float d14 = 0.0f;
           float d15 = 0.0f;
-          d15 += d16[tl_m] * w13;
-          d13 += d16[tl_m] * w15;
+          d15 += ds2[tl_m] * w13;
+          d13 += ds2[tl_m] * w15;
           d12 += tl_sel(tl_opq(w12, zero) >= tl_opq(w14, zero), d15, 0.0f);
           d14 += tl_sel(tl_opq(w12, zero) >= tl_opq(w14, zero), 0.0f, d15);
-          d9[tl_m] += -d14;
-          d1[tl_m] += tl_sel(tl_opq(w3, zero) <= tl_opq(w1, zero), 0.0f, d13);
+          ds1[tl_m] += -d14;
+          ds3[tl_m] += tl_sel(tl_opq(w3, zero) <= tl_opq(w1, zero), 0.0f, d13);
           d11 += d12;
           d10 += -d12;
-          d9[tl_m] += d11 / tl_opq(w9, zero);
-          d1[tl_m] += d10 / tl_opq(w0, zero);
-          d0[tl_m] += -(d10 * w10) / tl_opq(w0, zero);
-          d8[tl_m] += d9[tl_m];
-          d4[tl_m] += d9[tl_m];
+          ds1[tl_m] += d11 / tl_opq(w9, zero);
+          ds3[tl_m] += d10 / tl_opq(w0, zero);
+          ds0[tl_m] += -(d10 * w10) / tl_opq(w0, zero);
+          ds5[tl_m] += ds1[tl_m];
+          ds4[tl_m] += ds1[tl_m];
         }
       }
       {  // segment 0
@@ -220,24 +212,24 @@ tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, f
           float w8 = tl_opq(expf(tl_opq(w7, zero)), zero);
           float d5 = 0.0f;
           float d7 = 0.0f;
-          d7 += d8[tl_m] * w8;
+          d7 += ds5[tl_m] * w8;
           d5 += d7 * w6;
-          d0[tl_m] += d5 * w2;
-          d1[tl_m] += d4[tl_m] / (w4 + w4);
+          ds0[tl_m] += d5 * w2;
+          ds3[tl_m] += ds4[tl_m] / (w4 + w4);
         }
       }
       { float s = tl_red[0u + tl_lid]; float y = v20[0] - tl_red[768u + tl_lid]; float t = s + y; tl_red[768u + tl_lid] = (t - s) - y; tl_red[0u + tl_lid] = t; }
       { float s = tl_red[192u + tl_lid]; float y = v20[0] * v20[0] - tl_red[960u + tl_lid]; float t = s + y; tl_red[960u + tl_lid] = (t - s) - y; tl_red[192u + tl_lid] = t; }
-      { float s = tl_red[64u + tl_lid]; float y = d0[0] - tl_red[832u + tl_lid]; float t = s + y; tl_red[832u + tl_lid] = (t - s) - y; tl_red[64u + tl_lid] = t; }
-      { float s = tl_red[256u + tl_lid]; float y = d0[0] * d0[0] - tl_red[1024u + tl_lid]; float t = s + y; tl_red[1024u + tl_lid] = (t - s) - y; tl_red[256u + tl_lid] = t; }
-      { float s = tl_red[128u + tl_lid]; float y = d1[0] - tl_red[896u + tl_lid]; float t = s + y; tl_red[896u + tl_lid] = (t - s) - y; tl_red[128u + tl_lid] = t; }
-      { float s = tl_red[320u + tl_lid]; float y = d1[0] * d1[0] - tl_red[1088u + tl_lid]; float t = s + y; tl_red[1088u + tl_lid] = (t - s) - y; tl_red[320u + tl_lid] = t; }
+      { float s = tl_red[64u + tl_lid]; float y = ds0[0] - tl_red[832u + tl_lid]; float t = s + y; tl_red[832u + tl_lid] = (t - s) - y; tl_red[64u + tl_lid] = t; }
+      { float s = tl_red[256u + tl_lid]; float y = ds0[0] * ds0[0] - tl_red[1024u + tl_lid]; float t = s + y; tl_red[1024u + tl_lid] = (t - s) - y; tl_red[256u + tl_lid] = t; }
+      { float s = tl_red[128u + tl_lid]; float y = ds3[0] - tl_red[896u + tl_lid]; float t = s + y; tl_red[896u + tl_lid] = (t - s) - y; tl_red[128u + tl_lid] = t; }
+      { float s = tl_red[320u + tl_lid]; float y = ds3[0] * ds3[0] - tl_red[1088u + tl_lid]; float t = s + y; tl_red[1088u + tl_lid] = (t - s) - y; tl_red[320u + tl_lid] = t; }
       { float s = tl_red[384u + tl_lid]; float y = v20[1] - tl_red[1152u + tl_lid]; float t = s + y; tl_red[1152u + tl_lid] = (t - s) - y; tl_red[384u + tl_lid] = t; }
       { float s = tl_red[576u + tl_lid]; float y = v20[1] * v20[1] - tl_red[1344u + tl_lid]; float t = s + y; tl_red[1344u + tl_lid] = (t - s) - y; tl_red[576u + tl_lid] = t; }
-      { float s = tl_red[448u + tl_lid]; float y = d0[1] - tl_red[1216u + tl_lid]; float t = s + y; tl_red[1216u + tl_lid] = (t - s) - y; tl_red[448u + tl_lid] = t; }
-      { float s = tl_red[640u + tl_lid]; float y = d0[1] * d0[1] - tl_red[1408u + tl_lid]; float t = s + y; tl_red[1408u + tl_lid] = (t - s) - y; tl_red[640u + tl_lid] = t; }
-      { float s = tl_red[512u + tl_lid]; float y = d1[1] - tl_red[1280u + tl_lid]; float t = s + y; tl_red[1280u + tl_lid] = (t - s) - y; tl_red[512u + tl_lid] = t; }
-      { float s = tl_red[704u + tl_lid]; float y = d1[1] * d1[1] - tl_red[1472u + tl_lid]; float t = s + y; tl_red[1472u + tl_lid] = (t - s) - y; tl_red[704u + tl_lid] = t; }
+      { float s = tl_red[448u + tl_lid]; float y = ds0[1] - tl_red[1216u + tl_lid]; float t = s + y; tl_red[1216u + tl_lid] = (t - s) - y; tl_red[448u + tl_lid] = t; }
+      { float s = tl_red[640u + tl_lid]; float y = ds0[1] * ds0[1] - tl_red[1408u + tl_lid]; float t = s + y; tl_red[1408u + tl_lid] = (t - s) - y; tl_red[640u + tl_lid] = t; }
+      { float s = tl_red[512u + tl_lid]; float y = ds3[1] - tl_red[1280u + tl_lid]; float t = s + y; tl_red[1280u + tl_lid] = (t - s) - y; tl_red[512u + tl_lid] = t; }
+      { float s = tl_red[704u + tl_lid]; float y = ds3[1] * ds3[1] - tl_red[1472u + tl_lid]; float t = s + y; tl_red[1472u + tl_lid] = (t - s) - y; tl_red[704u + tl_lid] = t; }
     }
   }
   // workgroup reduction: a fixed binary tree in local memory, then one partial per sum

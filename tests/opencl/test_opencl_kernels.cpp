@@ -12,6 +12,7 @@
 
 #include "api/knobs.h"
 #include "gpu/codegen/emit.h"
+#include "gpu/host/compile.h"
 #include "gpu/opencl/opencl.h"
 #include "planner/strategies.h"
 #include "tape/products/products.h"
@@ -236,41 +237,52 @@ TEST(OpenCLKernels, MarketLoopGivesTheSameBits) {
 }
 
 // TAPELAB_DRAW_LOOP: each checkpointed block's draws by a rolled loop over their Philox calls into an
-// array give the plain kernel's bits: register kernels with whole and partial calls per segment (2 and
-// 3 segments of the 24 draws), in the market loop, in a two-level plan, and the scratch kind; a block
-// with fewer than eight draws keeps them spelled out, and the plain kernel is unchanged.
+// array give the plain kernel's bits, in every kernel shape that loops: register kernels whose blocks
+// start and end on and off a call's four draws, in the market loop, with stored draws (the forward
+// sweep loops and stores, the recompute reads back), a two-level plan (the inner blocks loop too) and
+// the scratch kind. Each case's source has the loop; a block with fewer than eight draws keeps them
+// spelled out, and the plain kernel is unchanged.
 TEST(OpenCLKernels, DrawLoopGivesTheSameBits) {
   REQUIRE_OPENCL();
-  const Tape tape = products::asianCall(24);
+  const Tape tape = products::asianCall(48);
   std::vector<std::vector<double>> ladder{tape.inputDefaults, tape.inputDefaults, tape.inputDefaults};
   ladder[1][0] = 95.0;
   ladder[2][0] = 105.0;
   const RunResult plain = runOne(*engine, tape, optionsFor(tape, KernelKind::Plain, 0, ScratchLayout::SoA, 3), ladder);
-  std::vector<std::pair<std::string, KernelOptions>> kernels;
-  for (int segments : {2, 3})
-    kernels.emplace_back("register, " + std::to_string(segments) + " segments",
-                         testutil::kindOptions(tape, KernelKind::Register, segments, 0, ScratchLayout::SoA, 3));
-  kernels.emplace_back("register, 2 segments, markets in a loop", kernels.front().second);
-  kernels.back().second.knobs.marketLoop = true;
-  KernelOptions nested = kernels.front().second;
+  auto registerKernel = [&](int segments) {
+    return testutil::kindOptions(tape, KernelKind::Register, segments, 0, ScratchLayout::SoA, 3);
+  };
+  struct Case {
+    std::string name;
+    KernelOptions options;
+    std::string mustHave;  // in the emitted source besides the loop
+  };
+  std::vector<Case> cases{{"register, 2 segments", registerKernel(2), ""},
+                          {"register, 5 segments", registerKernel(5), " && tl_dg * 4u + 3u < "},  // both ends off a call
+                          {"register, 2 segments, markets in a loop", registerKernel(2), "tl_m"},
+                          {"register, 5 segments, draws stored", registerKernel(5), "scratch["}};
+  cases[2].options.knobs.marketLoop = true;
+  cases[3].options.knobs.storeDraws = true;
+  KernelOptions nested = registerKernel(2);
   PlanOptions po;
   po.segments = 2;
   po.innerSegments = 2;
   nested.plan = makeStrategyPlan("two-level", tape, po);
-  kernels.emplace_back("register, two-level plan", nested);
-  kernels.emplace_back("scratch aos", optionsFor(tape, KernelKind::Scratch, 40, ScratchLayout::AoS, 3));
+  cases.push_back({"register, two-level plan", nested, "w2_z["});
+  cases.push_back({"scratch aos", optionsFor(tape, KernelKind::Scratch, 80, ScratchLayout::AoS, 3), "wz["});
+  for (Case& c : cases) {
+    c.options.knobs.drawLoop = true;
+    const std::string source = emitKernel(tape, c.options, openclDialect(), emitOptionsFor(c.options)).source;
+    EXPECT_NE(source.find("for (uint tl_dg = "), std::string::npos) << c.name << ": no draw loop";
+    EXPECT_NE(source.find(c.mustHave), std::string::npos) << c.name << ": no '" << c.mustHave << "'";
+    expectSameBits(plain, runOne(*engine, tape, c.options, ladder), c.name + ", draws in a loop");
+  }
   EmitOptions loop;
   loop.drawLoop = true;
-  for (auto& [name, o] : kernels) {
-    o.knobs.drawLoop = true;
-    expectSameBits(plain, runOne(*engine, tape, o, ladder), name + ", draws in a loop");
-  }
-  const std::string looped = emitKernel(tape, kernels.front().second, openclDialect(), loop).source;
-  EXPECT_NE(looped.find("for (uint tl_dg = 0u; tl_dg < 3u; ++tl_dg)"), std::string::npos) << looped;
-  EXPECT_NE(looped.find("#pragma unroll 1"), std::string::npos);
-  EXPECT_EQ(looped.find("tl_drawWords(0u,"), std::string::npos) << "no call spelled out where the loop draws";
-  const KernelOptions short_ = testutil::kindOptions(tape, KernelKind::Register, 6, 0, ScratchLayout::SoA, 3);
-  EXPECT_EQ(emitKernel(tape, short_, openclDialect(), loop).source.find("tl_dg"), std::string::npos)
+  EXPECT_NE(emitKernel(tape, registerKernel(2), openclDialect(), loop).source.find("#pragma unroll 1"), std::string::npos);
+  EXPECT_EQ(emitKernel(tape, registerKernel(2), openclDialect(), loop).source.find("tl_drawWords(0u,"), std::string::npos)
+      << "no call spelled out where the loop draws";
+  EXPECT_EQ(emitKernel(tape, registerKernel(12), openclDialect(), loop).source.find("tl_dg"), std::string::npos)
       << "four draws a segment: spelled out";
   const KernelOptions plainOptions = optionsFor(tape, KernelKind::Plain, 0, ScratchLayout::SoA, 3);
   EXPECT_EQ(emitKernel(tape, plainOptions, openclDialect(), loop).source,
