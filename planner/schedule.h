@@ -19,7 +19,9 @@
 //             leaves that each recompute from X's start.
 // Each block declares the adjoints whose whole life (from the last reader's
 // reversal to the node's own) falls inside it and not inside one child; the
-// persistent values' adjoints (and the Greeks) live for the whole kernel.
+// persistent values' adjoints (and the Greeks) live for the whole kernel, as far as
+// the schedule says: an emitter may give two of them one storage where it can
+// show their uses do not overlap (the GPU emitter's market loop does).
 // A flat plan lowers to one leaf per segment: the kernels checkpointing has
 // always had.
 //

@@ -663,8 +663,9 @@ class Emitter {
         free.pop_back();
         firstWrittenIn_[s].push_back(j);
       }
-      for (int32_t j : plan.persistent)  // free after segment s: not reused within it
-        if (dependsOnInput_[j] && last[j] == s && s > 0) free.push_back(adjointSlot_[j]);
+      // Free after segment s (not reused within it); never an input's: the Greeks are read after the sweep.
+      for (int32_t j : plan.persistent)
+        if (dependsOnInput_[j] && last[j] == s && s > 0 && tape_.op[j] != Op::Input) free.push_back(adjointSlot_[j]);
     }
   }
   std::vector<int32_t> adjointsFirstWrittenIn(const ScheduleBlock& b) const {

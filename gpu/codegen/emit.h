@@ -198,8 +198,9 @@ struct EmitOptions {
   // rolled (the dialect's dontUnroll spellings) over one copy of a market's code instead of one copy per market
   // (what no market owns, the draws, stays outside, once): smaller code, for the instruction cache.
   // The persistent values that depend on an input, and their adjoints, become arrays indexed by the
-  // loop (local memory where the compiler cannot keep them in registers). The same operations per
-  // market: the same bits.
+  // loop (local memory where the compiler cannot keep them in registers); over a flat plan the
+  // adjoints' arrays share storage where their lives in the reverse sweep do not overlap. The same
+  // operations per market: the same bits.
   bool marketLoop = false;
   // true (checkpointed kinds): a block (a forward segment, a recomputed one) whose draws are contiguous,
   // at least eight, computes them by a loop kept rolled over their Philox calls into an array that

@@ -17,6 +17,7 @@
 #include "planner/strategies.h"
 #include "tape/products/products.h"
 #include "tape/random_tape.h"
+#include "tape/recorder.h"
 #include "tests/common/reference_engines.h"
 #include "tests/common/test_util.h"
 
@@ -234,6 +235,40 @@ TEST(OpenCLKernels, MarketLoopGivesTheSameBits) {
   joint.marketOrder = MarketOrder::Joint;
   EXPECT_EQ(emitKernel(tape, joint, openclDialect(), loop).source, emitKernel(tape, joint, openclDialect()).source)
       << "joint order: no loop";
+}
+
+// The market loop's shared adjoint arrays: an input recorded mid-tape (its adjoint first written in
+// segment 2, last in segment 1) must keep its array after its segments, for the Greeks read after the
+// sweep, though two inputs used only in segment 0 then need arrays too. The Greeks equal the plain kernel's.
+TEST(OpenCLKernels, MarketLoopKeepsALateInputsAdjoint) {
+  REQUIRE_OPENCL();
+  Recorder rec;
+  Var x = rec.input("x", 1.25), w = rec.input("w", 0.5);
+  Var z0 = rec.randn(0);
+  Var a = exp(x * z0 * 0.25);
+  Var b = a * a + x * w;
+  Var c = sqrt(b);
+  Var y = rec.input("y", 0.75);
+  Var d = c * y + z0;
+  Var e = log(abs(d) + 2.0);
+  Var f = e * y + c;
+  rec.output(abs(f) * e);
+  const Tape tape = rec.finish();
+  const int32_t yAt = y.node();
+  KernelOptions o;
+  o.precision = Precision::F32;
+  o.kind = KernelKind::Register;
+  o.markets = 2;
+  o.plan = makePlan(tape, {0, yAt, yAt + 3, tape.size()}, "late input");
+  o.knobs.marketLoop = true;
+  const std::vector<std::vector<double>> markets{{1.25, 0.5, 0.75}, {1.1, 0.6, 0.8}};
+  KernelOptions plain = optionsFor(tape, KernelKind::Plain, 0, ScratchLayout::SoA, 2);
+  expectSameBits(runOne(*engine, tape, plain, markets, 3000), runOne(*engine, tape, o, markets, 3000),
+                 "market loop, an input in segment 1");
+  EmitOptions loop;
+  loop.marketLoop = true;
+  EXPECT_NE(emitKernel(tape, o, openclDialect(), loop).source.find("float ds0[2];"), std::string::npos)
+      << "the adjoint arrays are shared";
 }
 
 // TAPELAB_DRAW_LOOP: each checkpointed block's draws by a rolled loop over their Philox calls into an
