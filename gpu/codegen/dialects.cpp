@@ -172,7 +172,6 @@ Dialect cuda() {
   d.localId = "threadIdx.x";
   d.groupId = "blockIdx.x";
   d.barrier = "__syncthreads();";
-
   return d;
 }
 

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "gpu/codegen/adjoint_arrays.h"
 #include "planner/plan.h"
 #include "planner/schedule.h"
 #include "tape/philox.h"
@@ -141,8 +142,7 @@ class Emitter {
     return market == kLoopMarket ? s : s + "_" + std::to_string(market);
   }
   std::string adjoint(int32_t j, int market) const {
-    if (!adjointSlot_.empty() && adjointSlot_[j] >= 0)
-      return "ds" + std::to_string(adjointSlot_[j]) + "[" + marketIndex(market) + "]";
+    if (sharedArray(j) >= 0) return "ds" + std::to_string(sharedArray(j)) + "[" + marketIndex(market) + "]";
     std::string s = "d" + std::to_string(j);
     if (markets_ == 1) return s;
     if (inArray(j)) return s + "[" + marketIndex(market) + "]";
@@ -150,6 +150,10 @@ class Emitter {
   }
   // The market loop's arrays: the persistent values with a copy per market.
   bool inArray(int32_t j) const { return marketLoop_ && dependsOnInput_[j] && options_.plan.isPersistent[j]; }
+  // The shared array holding j's adjoint (shareAdjointArrays: the market loop over a flat plan), else -1.
+  int sharedArray(int32_t j) const { return shared_.arrayOf.empty() ? -1 : shared_.arrayOf[j]; }
+  // What a persistent adjoint starts from: 1 for the output, else 0.
+  std::string adjointSeed(int32_t j) const { return literal(j == tape_.output ? 1.0 : 0.0); }
   std::string marketIndex(int market) const { return market == kLoopMarket ? "tl_m" : std::to_string(market); }
   // Kahan sums per lane (and partials per group): value and adjoints, and their squares, per market.
   int kahanSums() const { return markets_ * 2 * sumsPerMarket_; }
@@ -168,11 +172,14 @@ class Emitter {
     line(s);
   }
 
-  // The market loop's header (EmitOptions::marketLoop), kept rolled.
-  void openMarketLoop() {
+  // A loop kept rolled (the dialect's dontUnroll spellings): `header` is "for (...) {".
+  void openRolledLoop(const std::string& header) {
     if (!dialect_.dontUnrollPragma.empty()) line(dialect_.dontUnrollPragma);
-    open(dialect_.dontUnrollAttribute + "for (int tl_m = 0; tl_m < " + std::to_string(markets_) +
-         "; ++tl_m) {  // markets, one at a time");
+    open(dialect_.dontUnrollAttribute + header);
+  }
+  // The market loop's header (EmitOptions::marketLoop).
+  void openMarketLoop() {
+    openRolledLoop("for (int tl_m = 0; tl_m < " + std::to_string(markets_) + "; ++tl_m) {  // markets, one at a time");
   }
 
   std::string fence(const std::string& x, bool on) const {
@@ -248,9 +255,8 @@ class Emitter {
     const uint32_t first = drawLoop_.first, end = drawLoop_.end;
     line(scalarDecl() + drawLoop_.array + "[" + std::to_string(end - first) + "];  // draws [" +
          std::to_string(first) + ", " + std::to_string(end) + "), by a rolled loop over their Philox calls");
-    if (!dialect_.dontUnrollPragma.empty()) line(dialect_.dontUnrollPragma);
-    open(dialect_.dontUnrollAttribute + "for (" + uintType_ + " tl_dg = " + uintLiteral(first / kDrawsPerCall) +
-         "; tl_dg < " + uintLiteral((end + kDrawsPerCall - 1) / kDrawsPerCall) + "; ++tl_dg) {");
+    openRolledLoop("for (" + uintType_ + " tl_dg = " + uintLiteral(first / kDrawsPerCall) + "; tl_dg < " +
+                   uintLiteral((end + kDrawsPerCall - 1) / kDrawsPerCall) + "; ++tl_dg) {");
     line("const " + dialect_.uint4Type + " tl_dw = tl_drawWords(tl_dg, tl_pathLo, tl_pathHi, " + key + "0, " + key +
          "1);");
     // Only the first and last calls can hold draws outside [first, end): a uniform test where they do.
@@ -499,15 +505,14 @@ class Emitter {
     if (!options_.greeks) return;
     line("// reverse sweep: segments last to first, each recomputed from its bookmarks");
     const Schedule schedule = lowerPlan(tape_, plan);
-    if (marketLoop_ && schedule.depth == 1) shareAdjointArrays();
-    for (int k = 0; k < adjointSlots_; ++k)
+    if (marketLoop_ && schedule.depth == 1) shared_ = shareAdjointArrays(tape_, plan, dependsOnInput_);
+    for (int k = 0; k < shared_.arrays; ++k)
       line(scalarDecl() + "ds" + std::to_string(k) + "[" + std::to_string(markets_) + "];  // set where first written");
     for (int32_t j : plan.persistent) {
-      if (!dependsOnInput_[j] || (!adjointSlot_.empty() && adjointSlot_[j] >= 0)) continue;
+      if (!dependsOnInput_[j] || sharedArray(j) >= 0) continue;
       if (inArray(j)) line(scalarDecl() + "d" + std::to_string(j) + "[" + std::to_string(markets_) + "];");
       for (int m = 0; m < markets_; ++m)
-        line((inArray(j) ? std::string() : scalarDecl()) + adjoint(j, m) + " = " +
-             literal(j == tape_.output ? 1.0 : 0.0) + ";");
+        line((inArray(j) ? std::string() : scalarDecl()) + adjoint(j, m) + " = " + adjointSeed(j) + ";");
     }
     int segment = plan.segments();
     for (const ScheduleBlock& b : schedule.blocks) reverseBlock(b, "segment " + std::to_string(--segment));
@@ -535,24 +540,20 @@ class Emitter {
     switch (b.kind) {
       case ScheduleBlock::Kind::Leaf: {
         const std::vector<uint8_t> needed = neededIn(b);
-        if (marketLoop_ && b.depth == 1) {  // as below, the markets a rolled loop
-          recompute(b, needed, b.end, prefix, key, kSharedOnly);
-          openMarketLoop();
-          for (int32_t j : adjointsFirstWrittenIn(b))  // a shared adjoint array taken over here (shareAdjointArrays)
-            line(adjoint(j, kLoopMarket) + " = " + literal(j == tape_.output ? 1.0 : 0.0) + ";");
-          recompute(b, needed, b.end, prefix, key, kLoopMarket);
-          declareAdjoints(b, kLoopMarket);
-          for (int32_t i = b.end - 1; i >= b.begin; --i) reverseRule(i, prefix, kLoopMarket);
-          close();
-          break;
-        }
         if (sequential_) {  // what no market owns (the draws) once, then each market's recompute and reverse
           recompute(b, needed, b.end, prefix, key, kSharedOnly);
-          for (int m = 0; m < markets_; ++m) {
-            open("{  // market " + std::to_string(m));
-            recompute(b, needed, b.end, prefix, key, m);
-            declareAdjoints(b, m);
-            for (int32_t i = b.end - 1; i >= b.begin; --i) reverseRule(i, prefix, m);
+          const bool loop = marketLoop_ && b.depth == 1;  // the markets as one rolled loop (top-level leaves)
+          for (int m = 0; m < (loop ? 1 : markets_); ++m) {
+            const int market = loop ? kLoopMarket : m;
+            if (loop) {
+              openMarketLoop();
+              for (int32_t j : adjointsFirstWrittenIn(b)) line(adjoint(j, market) + " = " + adjointSeed(j) + ";");
+            } else {
+              open("{  // market " + std::to_string(m));
+            }
+            recompute(b, needed, b.end, prefix, key, market);
+            declareAdjoints(b, market);
+            for (int32_t i = b.end - 1; i >= b.begin; --i) reverseRule(i, prefix, market);
             close();
           }
           break;
@@ -629,50 +630,11 @@ class Emitter {
     }
   }
 
-  // The market loop over a flat plan: the persistent values' adjoints, arrays the loop indexes, share
-  // arrays wherever their lives in the reverse sweep do not overlap (from the first segment, in reverse
-  // order, that adds to one to the segment that computes the value, where its rule reads it last), so
-  // that a bookmark's adjoint takes only the local memory of the segments it joins. Each is set (0, or
-  // 1 for the output) in its first segment's loop instead of at the sweep's start: the same additions
-  // in the same order, the same bits.
-  void shareAdjointArrays() {
-    const Plan& plan = options_.plan;
-    std::vector<int> segmentOf(tape_.size());
-    for (int s = 0; s < plan.segments(); ++s)
-      for (int32_t i = plan.begin(s); i < plan.end(s); ++i) segmentOf[i] = s;
-    std::vector<int> first(tape_.size(), -1), last(tape_.size(), plan.segments());
-    auto touch = [&](int32_t j, int s) {
-      first[j] = std::max(first[j], s);
-      last[j] = std::min(last[j], s);
-    };
-    for (int32_t j : plan.persistent)
-      if (dependsOnInput_[j]) touch(j, segmentOf[j]);
-    for (int32_t i = 0; i < tape_.size(); ++i) {  // the segments whose rules add to a persistent adjoint
-      if (!dependsOnInput_[i] || arity(tape_.op[i]) == 0) continue;
-      for (int32_t arg : {tape_.a[i], arity(tape_.op[i]) == 2 ? tape_.b[i] : -1})
-        if (arg >= 0 && dependsOnInput_[arg] && plan.isPersistent[arg]) touch(arg, segmentOf[i]);
-    }
-    adjointSlot_.assign(tape_.size(), -1);
-    firstWrittenIn_.assign(plan.segments(), {});
-    std::vector<int> free;
-    for (int s = plan.segments() - 1; s >= 0; --s) {  // the reverse sweep's order
-      for (int32_t j : plan.persistent) {
-        if (!dependsOnInput_[j] || first[j] != s) continue;
-        if (free.empty()) free.push_back(adjointSlots_++);
-        adjointSlot_[j] = free.back();
-        free.pop_back();
-        firstWrittenIn_[s].push_back(j);
-      }
-      // Free after segment s (not reused within it); never an input's: the Greeks are read after the sweep.
-      for (int32_t j : plan.persistent)
-        if (dependsOnInput_[j] && last[j] == s && s > 0 && tape_.op[j] != Op::Input) free.push_back(adjointSlot_[j]);
-    }
-  }
+  // The shared adjoint arrays top-level segment b sets before its first addition (adjoint_arrays.h).
   std::vector<int32_t> adjointsFirstWrittenIn(const ScheduleBlock& b) const {
-    if (firstWrittenIn_.empty()) return {};
+    if (shared_.firstWrittenIn.empty()) return {};
     const auto& bounds = options_.plan.bounds;
-    const int s = static_cast<int>(std::lower_bound(bounds.begin(), bounds.end(), b.begin) - bounds.begin());
-    return firstWrittenIn_[s];
+    return shared_.firstWrittenIn[std::lower_bound(bounds.begin(), bounds.end(), b.begin) - bounds.begin()];
   }
 
   void declareAdjoints(const ScheduleBlock& b, int only = kAllMarkets) {
@@ -803,11 +765,7 @@ class Emitter {
   };
   DrawLoop drawLoop_;
   static constexpr size_t kMinLoopedDraws = 2 * kDrawsPerCall;  // fewer: the calls spelled out
-  // shareAdjointArrays(): per node, the shared array holding its adjoint (-1: its own; empty: none
-  // shared); per segment, the adjoints whose arrays it takes over.
-  std::vector<int> adjointSlot_;
-  int adjointSlots_ = 0;
-  std::vector<std::vector<int32_t>> firstWrittenIn_;
+  SharedAdjointArrays shared_;  // the market loop over a flat plan (adjoint_arrays.h); else empty
   bool kahanInLocal_ = false;  // EmitOptions::kahanPlace is Local, and the sums fit
   TangentSlots tangents_;      // the tangent kind's slots per node
 };

@@ -15,9 +15,9 @@ struct Driver {
 #define TAPELAB_CU_FUNCTIONS(X)                                                                            \
   X(cuInit) X(cuDriverGetVersion) X(cuGetErrorName) X(cuGetErrorString) X(cuDeviceGetCount) X(cuDeviceGet) \
   X(cuDeviceGetName) X(cuDeviceGetAttribute) X(cuDeviceTotalMem) X(cuDevicePrimaryCtxRetain)              \
-  X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent) X(cuCtxSynchronize) X(cuMemGetInfo) X(cuMemAlloc)       \
+  X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent) X(cuMemGetInfo) X(cuMemAlloc)       \
   X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuModuleLoadDataEx) X(cuModuleUnload)                    \
-  X(cuModuleGetFunction) X(cuFuncGetAttribute) X(cuLaunchKernel) X(cuStreamQuery) X(cuMemAllocHost)       \
+  X(cuModuleGetFunction) X(cuFuncGetAttribute) X(cuLaunchKernel) X(cuMemAllocHost)       \
   X(cuMemFreeHost) X(cuMemcpyDtoHAsync) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventQuery)  \
   X(cuEventSynchronize) X(cuOccupancyMaxActiveBlocksPerMultiprocessor)
 #define TAPELAB_CU_DECLARE(fn) decltype(&::fn) fn = nullptr;

@@ -362,47 +362,45 @@ TEST(VulkanExact, StoredDrawsOverSeveralDispatchesGiveTheSameBits) {
   expectSameBits(plain, first, "register, 3 markets, draws stored, 2 groups a dispatch");
 }
 
-// TAPELAB_MARKET_LOOP on GLSL: the markets' reverse as a rolled loop ([[dont_unroll]]) over arrays
-// gives each market the bits of its single-market kernel (OpenCL's test covers a nested plan).
-TEST(VulkanExact, MarketLoopGivesTheSameBits) {
-  REQUIRE_VULKAN();
+// A register kernel over `segments` windows of asian24 with 3 markets and `o`'s loop knobs: its dumped
+// GLSL holds `loopHeader` and the extension [[dont_unroll]] needs (Philox unrolled, as on a GPU, so the
+// loop must ask for it itself), and each market has the bits of the single-market kernel.
+static void expectLoopedMarketsAsAlone(Engine* engine, KernelOptions o, int segments, const std::string& name, const std::string& loopHeader) {
   const Tape t = products::asianCall(24);
   const std::vector<std::vector<double>> ladder = spotLadder(t);
-  KernelOptions o = options(KernelKind::Register, window(t, 4), 3);
-  o.knobs.marketLoop = true;
-  o.knobs.unrollDraws = true;  // as on a GPU: the loop's [[dont_unroll]] needs its extension by itself
-  const std::string source = testutil::dumpedSource(*engine, t, o, "tapelab-vulkan-market-loop");
-  EXPECT_NE(source.find("[[dont_unroll]] for (int tl_m = 0; tl_m < 3; ++tl_m)"), std::string::npos);
-  EXPECT_NE(source.find("GL_EXT_control_flow_attributes"), std::string::npos);
+  o.plan = window(t, segments);
+  o.markets = 3;
+  o.knobs.unrollDraws = true;
+  const std::string source = testutil::dumpedSource(*engine, t, o, "tapelab-vulkan-" + name);
+  EXPECT_NE(source.find(loopHeader), std::string::npos) << name;
+  EXPECT_NE(source.find("GL_EXT_control_flow_attributes"), std::string::npos) << name;
   const RunResult looped = engine->compile(t, o)->run(ladder, 600, kSeed);
-  Kernel& single = kernel(engine, "asian24-register-4", t, options(KernelKind::Register, window(t, 4)));
+  Kernel& single = kernel(engine, "asian24-register-" + std::to_string(segments), t,
+                          options(KernelKind::Register, window(t, segments)));
   for (size_t m = 0; m < ladder.size(); ++m) {
     RunResult fromLoop = looped;
     fromLoop.markets = {looped.markets[m]};
-    expectSameBits(single.run({ladder[m]}, 600, kSeed), fromLoop, "market loop, market " + std::to_string(m));
+    expectSameBits(single.run({ladder[m]}, 600, kSeed), fromLoop, name + ", market " + std::to_string(m));
   }
 }
 
-// TAPELAB_DRAW_LOOP on GLSL: each segment's twelve draws by a [[dont_unroll]] loop into an array, with
-// the market loop too: each market the bits of its single-market kernel (OpenCL's test covers more plans).
+// TAPELAB_MARKET_LOOP on GLSL: the markets' forward and reverse as a rolled loop over arrays (OpenCL's
+// test covers a nested plan and an input recorded mid-tape).
+TEST(VulkanExact, MarketLoopGivesTheSameBits) {
+  REQUIRE_VULKAN();
+  KernelOptions o = options(KernelKind::Register);
+  o.knobs.marketLoop = true;
+  expectLoopedMarketsAsAlone(engine, o, 4, "market-loop", "[[dont_unroll]] for (int tl_m = 0; tl_m < 3; ++tl_m)");
+}
+
+// TAPELAB_DRAW_LOOP on GLSL: each segment's twelve draws by a rolled loop into an array, with the market
+// loop too (OpenCL's test covers more plans and kinds).
 TEST(VulkanExact, DrawLoopGivesTheSameBits) {
   REQUIRE_VULKAN();
-  const Tape t = products::asianCall(24);
-  const std::vector<std::vector<double>> ladder = spotLadder(t);
-  KernelOptions o = options(KernelKind::Register, window(t, 2), 3);
+  KernelOptions o = options(KernelKind::Register);
   o.knobs.drawLoop = true;
   o.knobs.marketLoop = true;
-  o.knobs.unrollDraws = true;  // as on a GPU: the loop's [[dont_unroll]] needs its extension by itself
-  const std::string source = testutil::dumpedSource(*engine, t, o, "tapelab-vulkan-draw-loop");
-  EXPECT_NE(source.find("[[dont_unroll]] for (uint tl_dg = 0u; tl_dg < 3u; ++tl_dg)"), std::string::npos);
-  EXPECT_NE(source.find("GL_EXT_control_flow_attributes"), std::string::npos);
-  const RunResult looped = engine->compile(t, o)->run(ladder, 600, kSeed);
-  Kernel& single = kernel(engine, "asian24-register-2", t, options(KernelKind::Register, window(t, 2)));
-  for (size_t m = 0; m < ladder.size(); ++m) {
-    RunResult fromLoop = looped;
-    fromLoop.markets = {looped.markets[m]};
-    expectSameBits(single.run({ladder[m]}, 600, kSeed), fromLoop, "draw loop, market " + std::to_string(m));
-  }
+  expectLoopedMarketsAsAlone(engine, o, 2, "draw-loop", "[[dont_unroll]] for (uint tl_dg = 0u; tl_dg < 3u; ++tl_dg)");
 }
 
 // TAPELAB_QUANTILE_SELECT on GLSL: the same bits as the branching quantile (OpenCL's test covers fp64).
