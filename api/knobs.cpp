@@ -211,6 +211,10 @@ const std::vector<Knob>& knobTable() {
        "loop over their Philox calls into an array, one copy of the draw code instead of one per draw; default 0; "
        "same bits",
        Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.drawLoop = parseSwitch(v, n); }},
+      {"TAPELAB_TIMELINE", "", "0|1, CUDA: each dispatch's kernel timed between device timestamps; price prints "
+       "the dispatches (groups, partials ready, host sum, kernel, gap to the previous kernel) and --json has them "
+       "under \"dispatches\" (default 0; same bits)",
+       Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.timeline = parseSwitch(v, n); }},
       // An engine: its factory's EngineSettings.
       {"TAPELAB_THREADS", "", "CPU engines' threads (results do not depend on it)", Scope::Engine,
        [](C& c, S& v, const char* n) { c.engineSettings.threads = static_cast<unsigned>(parseUnsigned(v, n, 1, 100'000)); }},

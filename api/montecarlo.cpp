@@ -178,6 +178,8 @@ Result Pricer::runMarkets(const std::vector<std::vector<double>>& sets, uint64_t
     RunResult part = ranks::size() > 1 ? ranks::runSplit(*kernel_, group, paths, seed) : kernel_->run(group, paths, seed);
     if (ranks::size() > 1) markUncomputedGreeks(part, options_, tape_.numInputs());  // run() does it itself
     r.run.seconds += part.seconds;
+    r.run.setupSeconds += part.setupSeconds;  // several groups: their dispatches one after another
+    r.run.dispatches.insert(r.run.dispatches.end(), part.dispatches.begin(), part.dispatches.end());
     for (size_t m = 0; m < real; ++m) r.run.markets.push_back(part.markets[m]);
   }
   return r;

@@ -203,6 +203,17 @@ std::string resultJson(const Result& r, size_t market, const KernelStats* stats)
   } else {
     j.field("greeks", "{}").field("greeks_stderr", "{}");
   }
+  if (!r.run.dispatches.empty()) {  // where a GPU run's time went (engine.h DispatchTiming)
+    std::vector<std::string> ds;
+    for (const DispatchTiming& d : r.run.dispatches) {
+      Json x;
+      x.integer("groups", d.groups).number("ready_seconds", d.readySeconds).number("sum_seconds", d.sumSeconds);
+      if (d.kernelSeconds >= 0) x.number("kernel_seconds", d.kernelSeconds);
+      if (d.gapSeconds >= 0) x.number("gap_seconds", d.gapSeconds);
+      ds.push_back(x.done());
+    }
+    j.number("setup_seconds", r.run.setupSeconds).field("dispatches", jsonArray(ds));
+  }
   if (stats) {
     Json s;
     s.integer("registers", stats->registers)

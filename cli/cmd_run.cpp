@@ -22,6 +22,25 @@ std::string pickEngine(const std::string& requested, const EngineSettings& setti
   return "reference";
 }
 
+// TAPELAB_TIMELINE=1: one line per dispatch, where the run's time went (engine.h DispatchTiming).
+void printTimeline(const RunResult& run) {
+  const bool timed = std::any_of(run.dispatches.begin(), run.dispatches.end(),
+                                 [](const DispatchTiming& d) { return d.kernelSeconds >= 0; });
+  if (!timed) return;
+  double kernels = 0;
+  for (const DispatchTiming& d : run.dispatches) kernels += std::max(0.0, d.kernelSeconds);
+  std::printf("timeline: setup %.3f ms, %zu dispatches, kernels %.3f ms of %.3f ms (%.1f%%)\n", run.setupSeconds * 1e3,
+              run.dispatches.size(), kernels * 1e3, run.seconds * 1e3, run.seconds > 0 ? 100 * kernels / run.seconds : 0.0);
+  std::vector<std::vector<std::string>> rows;
+  auto ms = [](double s) { return s < 0 ? std::string("-") : num(s * 1e3); };
+  for (size_t i = 0; i < run.dispatches.size(); ++i) {
+    const DispatchTiming& d = run.dispatches[i];
+    rows.push_back({std::to_string(i), std::to_string(d.groups), ms(d.gapSeconds), ms(d.kernelSeconds), ms(d.readySeconds),
+                    ms(d.sumSeconds)});
+  }
+  std::printf("%s", table({"dispatch", "groups", "gap ms", "kernel ms", "partials on host at ms", "host sum ms"}, rows).c_str());
+}
+
 int price(const Flags& f) {
   const Tape tape = tapeFrom(f);
   RunConfig cfg = runConfigFrom(f);
@@ -69,6 +88,7 @@ int price(const Flags& f) {
                 static_cast<unsigned long long>(paths), static_cast<unsigned long long>(seed), r.run.seconds,
                 r.pathsPerSecond());
   std::printf("%s", head);
+  printTimeline(r.run);
   if (!ladder) {
     std::vector<std::vector<std::string>> rows;
     const MarketResult& m = r.run.markets[0];

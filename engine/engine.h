@@ -85,6 +85,10 @@ struct KernelKnobs {
   // GPU checkpointed kernels: each block's draws by a rolled loop into an array instead of inlined
   // one by one (EmitOptions::drawLoop); same bits.
   bool drawLoop = false;
+  // GPU engines that can (CUDA): each dispatch's kernel timed between device timestamps, so a run
+  // says how much of its time the kernels took (RunResult::dispatches); off by default, since timed
+  // events cost a little. Same bits.
+  bool timeline = false;
 };
 
 struct KernelOptions {
@@ -122,11 +126,23 @@ struct MarketResult {
   std::vector<double> greeks, greeksStderr;
 };
 
+// One dispatch of a GPU run (gpu/host/dispatch.h): where its share of run()'s time went.
+struct DispatchTiming {
+  uint32_t groups = 0;
+  double readySeconds = 0;     // its partials on the host, since run() began
+  double sumSeconds = 0;       // the host adding them
+  double kernelSeconds = -1;   // the kernel alone, between device timestamps (KernelKnobs::timeline); -1: not timed
+  double gapSeconds = -1;      // device time from the previous kernel's end to this one's start; -1: not timed, or
+                               // the first of a launch (dispatchesPerLaunch)
+};
+
 struct RunResult {
   std::vector<MarketResult> markets;  // one per input set, in the order given
   uint64_t paths = 0;
   uint64_t seed = 0;
   double seconds = 0;                 // wall time of run(), compile excluded
+  double setupSeconds = 0;            // GPU engines: packing and uploading the inputs, before the first dispatch
+  std::vector<DispatchTiming> dispatches;  // GPU engines, in order; empty elsewhere
 };
 
 // Takes a run's per-block partial sums, unreduced, in block order: `blocks` consecutive

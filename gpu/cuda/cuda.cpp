@@ -5,6 +5,8 @@
 #include <chrono>
 #include <mutex>
 #include <optional>
+#include <utility>
+#include <vector>
 #include <stdexcept>
 
 #include "gpu/codegen/emit.h"
@@ -193,21 +195,24 @@ class CudaKernel final : public Kernel, DispatchRunner {
     int perSm = 0;
     if (d.cuOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, fn_, k_.workgroupSize, 0) == CUDA_SUCCESS && perSm > 0)
       wave_ = static_cast<uint64_t>(perSm) * static_cast<uint64_t>(std::max(1, dev_->multiprocessors()));
-    for (CUevent& e : done_) {
-      const CUresult made = d.cuEventCreate(&e, CU_EVENT_DISABLE_TIMING);
-      if (made == CUDA_SUCCESS) continue;
-      for (CUevent f : done_)
-        if (f) d.cuEventDestroy(f);
-      d.cuModuleUnload(module_);
-      cu::check(d, made, "cuEventCreate");
+    timed_ = knobs_.timeline && d.cuEventElapsedTime;
+    if (knobs_.timeline && !timed_) stats_.notes += "timeline: the driver lacks cuEventElapsedTime; ";
+    const unsigned endFlags = timed_ ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING;
+    CUresult made = d.cuStreamCreate(&copy_, CU_STREAM_NON_BLOCKING);
+    for (size_t i = 0; i < kPipelineDepth && made == CUDA_SUCCESS; ++i) {
+      made = d.cuEventCreate(&done_[i], CU_EVENT_DISABLE_TIMING);
+      if (made == CUDA_SUCCESS) made = d.cuEventCreate(&kernelEnd_[i], endFlags);
+      if (made == CUDA_SUCCESS && timed_) made = d.cuEventCreate(&kernelBegin_[i], CU_EVENT_DEFAULT);
+    }
+    if (made != CUDA_SUCCESS) {
+      release();
+      cu::check(d, made, "cuStreamCreate / cuEventCreate");
     }
   }
   ~CudaKernel() override {
     if (module_ && !watch_.lost()) {  // unloading may wait for a stuck kernel: leak it
       dev_->bind();
-      for (CUevent e : done_)
-        if (e) dev_->driver().cuEventDestroy(e);
-      dev_->driver().cuModuleUnload(module_);
+      release();
     }
   }
 
@@ -236,16 +241,18 @@ class CudaKernel final : public Kernel, DispatchRunner {
     partials_.ensure(*dev_, slice_ * slices);
     scratch_.ensure(*dev_, scratchBytes);
     host_.ensure(*dev_, slice_ * slices);
+    deviceTimes_.clear();
     stats_.scratchBytes = k_.kind == KernelKind::Scratch ? static_cast<int64_t>(scratchBytes) : 0;
   }
 
   size_t dispatchesPerLaunch() const override { return kPipelineDepth; }
 
   // The batch's kernels one after another on the default stream (dispatches that share the scratch
-  // buffer so never overlap), each followed by the asynchronous copy of its slice of partials and an
-  // event; then each dispatch's partials added as its event completes, in order, while the later
-  // dispatches still run. Without page-locked memory a copy would block the host before the device
-  // timeout could bound it: there each dispatch runs, is waited for, then copied, one at a time.
+  // buffer so never overlap); each one's slice of partials copied back on a second stream once it
+  // ends, so the copy overlaps the next kernel instead of delaying it; then each dispatch's partials
+  // added as its copy completes, in order, while the later dispatches still run. Without
+  // page-locked memory a copy would block the host before the device timeout could bound it: there
+  // each dispatch runs, is waited for, then copied, one at a time.
   void launch(std::span<const Dispatch> batch, PartialSums& sums) override {
     const cu::Driver& d = dev_->driver();
     const bool pipelined = host_.pinned();
@@ -255,17 +262,23 @@ class CudaKernel final : public Kernel, DispatchRunner {
       CUdeviceptr bufs[3] = {inputs_.get(), partials_.get() + at, scratch_.get()};
       std::array<uint32_t, 7> p = x.params.words();
       void* args[10] = {&bufs[0], &bufs[1], &bufs[2], &p[0], &p[1], &p[2], &p[3], &p[4], &p[5], &p[6]};
+      if (timed_) cu::check(d, d.cuEventRecord(kernelBegin_[i], nullptr), "cuEventRecord");
       cu::check(d,
                 d.cuLaunchKernel(fn_, x.groups, 1, 1, static_cast<unsigned>(k_.workgroupSize), 1, 1, 0, nullptr, args,
                                  nullptr),
                 "cuLaunchKernel");
-      if (pipelined)
-        cu::check(d, d.cuMemcpyDtoHAsync(host_.data() + at, partials_.get() + at, k_.partialBytes(x.groups), nullptr),
-                  "cuMemcpyDtoHAsync");
-      cu::check(d, d.cuEventRecord(done_[i], nullptr), "cuEventRecord");
+      cu::check(d, d.cuEventRecord(kernelEnd_[i], nullptr), "cuEventRecord");
+      if (!pipelined) {
+        cu::check(d, d.cuEventRecord(done_[i], nullptr), "cuEventRecord");
+        return;
+      }
+      cu::check(d, d.cuStreamWaitEvent(copy_, kernelEnd_[i], 0), "cuStreamWaitEvent");
+      cu::check(d, d.cuMemcpyDtoHAsync(host_.data() + at, partials_.get() + at, k_.partialBytes(x.groups), copy_),
+                "cuMemcpyDtoHAsync");
+      cu::check(d, d.cuEventRecord(done_[i], copy_), "cuEventRecord");
     };
     // Polled within the device timeout (CUDA has no timed wait); with no limit, a blocking wait.
-    // Either surfaces the kernel's errors.
+    // Either surfaces the kernel's errors. Then, with the timeline on, the kernel's device times.
     auto await = [&](size_t i) {
       auto finished = [&] {
         const CUresult rc = d.cuEventQuery(done_[i]);
@@ -275,6 +288,11 @@ class CudaKernel final : public Kernel, DispatchRunner {
       };
       watch_.wait("a dispatch of " + std::to_string(batch[i].groups) + " groups on " + dev_->name(), finished,
                   [&] { cu::check(d, d.cuEventSynchronize(done_[i]), "cuEventSynchronize (kernel execution)"); });
+      if (!timed_) return;
+      float kernelMs = -1, gapMs = -1;
+      cu::check(d, d.cuEventElapsedTime(&kernelMs, kernelBegin_[i], kernelEnd_[i]), "cuEventElapsedTime");
+      if (i > 0) cu::check(d, d.cuEventElapsedTime(&gapMs, kernelEnd_[i - 1], kernelBegin_[i]), "cuEventElapsedTime");
+      deviceTimes_.push_back({kernelMs * 1e-3, i > 0 ? gapMs * 1e-3 : -1.0});
     };
     if (!pipelined) {
       for (size_t i = 0; i < batch.size(); ++i) {
@@ -299,6 +317,22 @@ class CudaKernel final : public Kernel, DispatchRunner {
         for (size_t j = i; j < started; ++j) d.cuEventSynchronize(done_[j]);
       throw;
     }
+  }
+
+  void deviceTimes(std::vector<DispatchTiming>& dispatches) const override {
+    for (size_t i = 0; i < dispatches.size() && i < deviceTimes_.size(); ++i) {
+      dispatches[i].kernelSeconds = deviceTimes_[i].first;
+      dispatches[i].gapSeconds = deviceTimes_[i].second;
+    }
+  }
+
+  void release() {
+    const cu::Driver& d = dev_->driver();
+    for (auto* events : {&done_, &kernelEnd_, &kernelBegin_})
+      for (CUevent& e : *events)
+        if (e) d.cuEventDestroy(std::exchange(e, nullptr));
+    if (copy_) d.cuStreamDestroy(std::exchange(copy_, nullptr));
+    if (module_) d.cuModuleUnload(std::exchange(module_, nullptr));
   }
 
   // Groups per dispatch for a run of `paths`: groupLimit(), lowered so that the run makes up to
@@ -334,6 +368,11 @@ class CudaKernel final : public Kernel, DispatchRunner {
   size_t slice_ = 0;  // bytes of one dispatch's partials in partials_ and host_
   uint64_t wave_ = 0;  // groups resident on the whole device at once (0: unknown)
   std::array<CUevent, kPipelineDepth> done_{};  // each slice's copy finished
+  std::array<CUevent, kPipelineDepth> kernelEnd_{};  // each dispatch's kernel finished (the copy waits for it)
+  std::array<CUevent, kPipelineDepth> kernelBegin_{};  // with the timeline: each kernel's start
+  CUstream copy_ = nullptr;  // the copies back, off the kernels' stream
+  bool timed_ = false;  // KernelKnobs::timeline, and the driver can time events
+  std::vector<std::pair<double, double>> deviceTimes_;  // per dispatch since upload(): kernel, gap seconds
 };
 
 class CudaEngine final : public Engine {

@@ -30,6 +30,9 @@ Loaded load() {
   if (!l.d.fn) missing += std::string(missing.empty() ? "" : ", ") + TAPELAB_CU_STR(fn);
   TAPELAB_CU_FUNCTIONS(TAPELAB_CU_RESOLVE)
 #undef TAPELAB_CU_RESOLVE
+#define TAPELAB_CU_RESOLVE_OPTIONAL(fn) l.d.fn = reinterpret_cast<decltype(l.d.fn)>(dlsym(lib, TAPELAB_CU_STR(fn)));
+  TAPELAB_CU_OPTIONAL_FUNCTIONS(TAPELAB_CU_RESOLVE_OPTIONAL)
+#undef TAPELAB_CU_RESOLVE_OPTIONAL
   if (!missing.empty()) {
     l.why = "compile-only: libcuda.so.1 lacks " + missing + " (driver too old)";
     return l;

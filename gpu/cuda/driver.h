@@ -19,9 +19,14 @@ struct Driver {
   X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuModuleLoadDataEx) X(cuModuleUnload)                    \
   X(cuModuleGetFunction) X(cuFuncGetAttribute) X(cuLaunchKernel) X(cuMemAllocHost)       \
   X(cuMemFreeHost) X(cuMemcpyDtoHAsync) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventQuery)  \
-  X(cuEventSynchronize) X(cuOccupancyMaxActiveBlocksPerMultiprocessor)
+  X(cuEventSynchronize) X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuStreamCreate) X(cuStreamDestroy)    \
+  X(cuStreamWaitEvent)
+// Resolved where the driver has them, else left null: cuEventElapsedTime is cuEventElapsedTime_v2
+// in cuda.h 12.8 and later, which older drivers lack (only KernelKnobs::timeline uses it).
+#define TAPELAB_CU_OPTIONAL_FUNCTIONS(X) X(cuEventElapsedTime)
 #define TAPELAB_CU_DECLARE(fn) decltype(&::fn) fn = nullptr;
   TAPELAB_CU_FUNCTIONS(TAPELAB_CU_DECLARE)
+  TAPELAB_CU_OPTIONAL_FUNCTIONS(TAPELAB_CU_DECLARE)
 #undef TAPELAB_CU_DECLARE
 };
 

@@ -82,7 +82,21 @@ PartialSums::PartialSums(const EmittedKernel& k, BlockSink* sink) : shape_(k), s
   sums_.assign(static_cast<size_t>(k.partialsPerGroup()), 0.0);
 }
 
+void PartialSums::markSetupDone() {
+  setupSeconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
 void PartialSums::add(const void* partials, uint32_t groups) {
+  const auto ready = std::chrono::steady_clock::now();
+  DispatchTiming t;
+  t.groups = groups;
+  t.readySeconds = std::chrono::duration<double>(ready - start_).count();
+  addNow(partials, groups);
+  t.sumSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - ready).count();
+  timeline_.push_back(t);
+}
+
+void PartialSums::addNow(const void* partials, uint32_t groups) {
   const size_t per = sums_.size();
   if (sink_) {  // the same values the sums below would add, converted the same way
     converted_.resize(size_t{groups} * per);
@@ -188,6 +202,7 @@ void launchAll(const EmittedKernel& k, const KernelKnobs& knobs, uint32_t groupL
   uint32_t groups = 0;
   for (const Dispatch& d : dispatches) groups = std::max(groups, d.groups);
   runner.upload(in, groups, dispatches.size());
+  sums.markSetupDone();
   const size_t per = std::max<size_t>(1, runner.dispatchesPerLaunch());
   for (size_t lo = 0; lo < dispatches.size(); lo += per)
     runner.launch(std::span<const Dispatch>(dispatches).subspan(lo, std::min(per, dispatches.size() - lo)), sums);
@@ -202,6 +217,9 @@ RunResult runDispatches(const EmittedKernel& k, const KernelKnobs& knobs, uint32
   PartialSums sums(k);
   launchAll(k, knobs, groupLimit, inputs, 0, paths, seed, runner, sums);
   RunResult r = sums.finish(paths, seed);
+  r.setupSeconds = sums.setupSeconds();
+  r.dispatches = sums.timeline();
+  runner.deviceTimes(r.dispatches);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }

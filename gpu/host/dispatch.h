@@ -4,6 +4,7 @@
 // partials, and the run loop itself. A runtime supplies only its API calls
 // (DispatchRunner below).
 #pragma once
+#include <chrono>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -63,12 +64,18 @@ inline uint64_t scratchBudgetFromFree(uint64_t requested, uint64_t freeBytes, ui
 std::vector<unsigned char> packInputs(const EmittedKernel& kernel, const std::vector<std::vector<double>>& inputs);
 
 // Adds group partials in double, in the order they are given (block order); or, made with a
-// sink, hands them to it as doubles instead (Kernel::runBlocks).
+// sink, hands them to it as doubles instead (Kernel::runBlocks). Records when each dispatch's
+// partials arrived and how long adding them took, from its construction (RunResult::dispatches).
 class PartialSums {
  public:
   explicit PartialSums(const EmittedKernel& kernel, BlockSink* sink = nullptr);
   // `partials` holds groups * kernel.partialsPerGroup() values of the kernel's precision.
   void add(const void* partials, uint32_t groups);
+  // The inputs are on the device: the setup's end (RunResult::setupSeconds).
+  void markSetupDone();
+  double setupSeconds() const { return setupSeconds_; }
+  // One entry per add(), in order; the device fields unset (DispatchRunner::deviceTimes fills them).
+  const std::vector<DispatchTiming>& timeline() const { return timeline_; }
   // One MarketResult per market; Greeks are 0 for value-only kernels.
   RunResult finish(uint64_t paths, uint64_t seed) const;
 
@@ -80,10 +87,14 @@ class PartialSums {
   static constexpr size_t kParallelValues = size_t{1} << 19;
 
  private:
+  void addNow(const void* partials, uint32_t groups);
   EmittedKernel shape_;  // source dropped
   std::vector<double> sums_;  // per market: width sums then width squares
   BlockSink* sink_;
   std::vector<double> converted_;  // a launch's partials in double, for the sink
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  double setupSeconds_ = 0;
+  std::vector<DispatchTiming> timeline_;
 };
 
 // What a GPU runtime does for a run; runDispatches does the rest.
@@ -97,6 +108,9 @@ class DispatchRunner {
   virtual size_t dispatchesPerLaunch() const { return 1; }
   // Runs `batch` in order and adds each dispatch's partials to `sums`, in order.
   virtual void launch(std::span<const Dispatch> batch, PartialSums& sums) = 0;
+  // The device's times of the dispatches since upload(), in order (kernelSeconds, gapSeconds),
+  // where the runtime measured them (KernelKnobs::timeline); by default none.
+  virtual void deviceTimes(std::vector<DispatchTiming>& dispatches) const { (void)dispatches; }
 };
 
 // One run: inputs packed, paths split into dispatches of at most

@@ -268,6 +268,42 @@ TEST_F(CudaRun, DrawLoopGivesTheSameBits) {
   }
 }
 
+// Dispatches pipelined over launches of four (their copies back on a second stream) give the bits of
+// one dispatch; with the timeline each kernel has its device time, and a gap to the one before
+// except the first of each launch of four; the kernels fit inside the run's time.
+TEST_F(CudaRun, PipelinedDispatchesAndTheirTimelineKeepTheBits) {
+  const Tape t = products::asianCall(60);
+  std::vector<std::vector<double>> ladder{t.inputDefaults, t.inputDefaults, t.inputDefaults};
+  ladder[0][0] = 95.0;
+  ladder[2][0] = 105.0;
+  const KernelOptions base = optionsFor(t, KernelKind::Register, 48, ScratchLayout::SoA, 3);
+  constexpr uint64_t paths = 20000;  // 79 groups of 256 paths
+  const RunResult whole = engine_->compile(t, base)->run(ladder, paths, kSeed);
+  ASSERT_EQ(whole.dispatches.size(), 1u);
+  EXPECT_EQ(whole.dispatches[0].kernelSeconds, -1.0) << "no timeline asked for";
+  for (bool timeline : {false, true}) {
+    KernelOptions o = base;
+    o.knobs.maxGroups = 8;  // 10 dispatches: launches of 4, 4 and 2
+    o.knobs.timeline = timeline;
+    const RunResult split = engine_->compile(t, o)->run(ladder, paths, kSeed);
+    expectSameBits(whole, split, std::string("10 dispatches, timeline ") + (timeline ? "on" : "off"));
+    ASSERT_EQ(split.dispatches.size(), 10u);
+    double kernels = 0;
+    for (size_t i = 0; i < split.dispatches.size(); ++i) {
+      const DispatchTiming& d = split.dispatches[i];
+      if (!timeline) {
+        EXPECT_EQ(d.kernelSeconds, -1.0);
+        continue;
+      }
+      EXPECT_GT(d.kernelSeconds, 0.0) << "dispatch " << i;
+      if (i % 4 == 0) EXPECT_EQ(d.gapSeconds, -1.0) << "dispatch " << i << " starts a launch";
+      else EXPECT_GE(d.gapSeconds, 0.0) << "dispatch " << i;
+      kernels += d.kernelSeconds;
+    }
+    EXPECT_LE(kernels, split.seconds);
+  }
+}
+
 TEST_F(CudaRun, KahanPlacesAndLaunchBoundsGiveTheSameBits) {
   const Tape t = products::asianCall(60);
   std::vector<std::vector<double>> ladder{t.inputDefaults, t.inputDefaults, t.inputDefaults};

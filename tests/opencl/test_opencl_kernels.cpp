@@ -383,6 +383,34 @@ TEST(OpenCLKernels, ScratchThatDoesNotFitIsChunked) {
   expectSameBits(whole, parts, "chunked launch");
 }
 
+// A run's dispatches (RunResult::dispatches): one entry per dispatch, in order, their groups adding up
+// to the run's, each one's partials on the host within the run, after the setup and after the one
+// before. OpenCL times no kernel: those fields stay -1.
+TEST(OpenCLKernels, RunListsItsDispatches) {
+  REQUIRE_OPENCL();
+  const Tape tape = products::asianCall(24);
+  KernelOptions o = optionsFor(tape, KernelKind::Register);
+  o.knobs.maxGroups = 3;
+  o.knobs.timeline = true;  // asked for, but this engine has no device timestamps
+  const RunResult r = runOne(*engine, tape, o, {tape.inputDefaults}, 5000);
+  const uint32_t groups = (5000 + 255) / 256;  // 20: 7 dispatches of 3, 3, ..., 2
+  ASSERT_EQ(r.dispatches.size(), 7u);
+  uint32_t total = 0;
+  double before = r.setupSeconds;
+  EXPECT_GE(r.setupSeconds, 0.0);
+  for (const DispatchTiming& d : r.dispatches) {
+    total += d.groups;
+    EXPECT_LE(d.groups, 3u);
+    EXPECT_GE(d.readySeconds, before);
+    EXPECT_GE(d.sumSeconds, 0.0);
+    EXPECT_EQ(d.kernelSeconds, -1.0);
+    EXPECT_EQ(d.gapSeconds, -1.0);
+    before = d.readySeconds + d.sumSeconds;
+  }
+  EXPECT_EQ(total, groups);
+  EXPECT_LE(before, r.seconds);
+}
+
 TEST(OpenCLKernels, AgreesWithReferenceWithinFp32Tolerance) {
   REQUIRE_OPENCL();
   // Tolerance. The kernel and the reference draw the same uniforms (exact in
