@@ -9,7 +9,7 @@ src=${1:-build/release}
 dst=build/gpu
 rm -rf "$dst" && mkdir -p "$dst/bin" "$dst/include"
 cp "$src/cli/tapelab" "$dst/bin/"
-for f in "$src"/tests/test_vulkan_* "$src"/tests/test_opencl_* "$src"/tests/test_cuda_* "$src"/tests/test_codegen_* "$src"/tests/test_api_regressions "$src"/tests/test_api_tangent \
+for f in "$src"/tests/test_vulkan_* "$src"/tests/test_opencl_* "$src"/tests/test_cuda_* "$src"/tests/test_codegen_* "$src"/tests/test_api_regressions "$src"/tests/test_api_tangent "$src"/tests/test_api_split \
          "$src"/experiments/scratch_sweep "$src"/experiments/gpu_kernels "$src"/experiments/calibrate_proxy "$src"/experiments/tangent_crossover \
          "$src"/properties/tapelab_properties*; do
   [ -f "$f" ] && [ -x "$f" ] && cp "$f" "$dst/bin/"

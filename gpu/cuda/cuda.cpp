@@ -19,6 +19,28 @@
 namespace tapelab {
 namespace {
 
+// Lanes per block of the reduction kernel: one lane per column of partials.
+constexpr unsigned kReduceLanes = 64;
+
+// The reduction appended to every CUDA kernel's module: adds one dispatch's group partials (T: the
+// kernel's precision) to the run's sums, column by column in group order, in double, as
+// PartialSums::addColumns does on the host: the same bits. `fresh`: the run's first dispatch.
+std::string reductionSource(Precision precision) {
+  const char* t = precision == Precision::F32 ? "float" : "double";
+  return std::string("\n// The run's sums on the device (gpu/cuda/cuda.cpp): one lane per column, groups in order.\n") +
+         "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(kReduceLanes) +
+         ") tapelab_reduce(const " + t +
+         "* __restrict__ partials, double* __restrict__ totals, unsigned int groups, unsigned int per, unsigned int fresh) {\n"
+         "  const unsigned int c = blockIdx.x * " + std::to_string(kReduceLanes) + "u + threadIdx.x;\n"
+         "  if (c >= per) return;\n"
+         "  double s = fresh ? 0.0 : totals[c];\n"
+         "  const " + t + "* p = partials + c;\n"
+         "  #pragma unroll 8\n"
+         "  for (unsigned int g = 0; g < groups; ++g, p += per) s = __dadd_rn(s, (double)*p);\n"
+         "  totals[c] = s;\n"
+         "}\n";
+}
+
 // Longest dispatch, in groups: bounds one dispatch's run time and its slice of the partials buffers.
 constexpr uint32_t kMaxGroupsPerDispatch = 1u << 16;
 // Dispatches in flight: each writes its own slice of the partials buffer, copied back asynchronously
@@ -181,6 +203,7 @@ class CudaKernel final : public Kernel, DispatchRunner {
     }
     cu::check(d, rc, "cuModuleLoadDataEx");
     cu::check(d, d.cuModuleGetFunction(&fn_, module_, k_.entry.c_str()), "cuModuleGetFunction " + k_.entry);
+    cu::check(d, d.cuModuleGetFunction(&reduceFn_, module_, "tapelab_reduce"), "cuModuleGetFunction tapelab_reduce");
     int regs = -1, local = -1;
     if (d.cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, fn_) == CUDA_SUCCESS) stats_.registers = regs;
     if (d.cuFuncGetAttribute(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, fn_) == CUDA_SUCCESS) stats_.spillBytes = local;
@@ -235,27 +258,34 @@ class CudaKernel final : public Kernel, DispatchRunner {
     watch_.checkAlive();  // the copy below would queue behind a stuck kernel
     inputs_.ensure(*dev_, in.size());
     cu::check(d, d.cuMemcpyHtoD(inputs_.get(), in.data(), in.size()), "cuMemcpyHtoD");
-    const size_t slices = std::clamp<size_t>(dispatches, 1, kPipelineDepth);
+    slices_ = std::clamp<size_t>(dispatches, 1, kPipelineDepth);
     slice_ = k_.partialBytes(groups);
     const size_t scratchBytes = k_.scratchBytes(groups);
-    partials_.ensure(*dev_, slice_ * slices);
+    partials_.ensure(*dev_, slice_ * slices_);
     scratch_.ensure(*dev_, scratchBytes);
-    host_.ensure(*dev_, slice_ * slices);
+    totals_.ensure(*dev_, columns() * sizeof(double));
     deviceTimes_.clear();
+    launched_ = 0;
+    summedOnDevice_ = false;
     stats_.scratchBytes = k_.kind == KernelKind::Scratch ? static_cast<int64_t>(scratchBytes) : 0;
   }
 
   size_t dispatchesPerLaunch() const override { return kPipelineDepth; }
 
   // The batch's kernels one after another on the default stream (dispatches that share the scratch
-  // buffer so never overlap); each one's slice of partials copied back on a second stream once it
-  // ends, so the copy overlaps the next kernel instead of delaying it; then each dispatch's partials
-  // added as its copy completes, in order, while the later dispatches still run. Without
-  // page-locked memory a copy would block the host before the device timeout could bound it: there
-  // each dispatch runs, is waited for, then copied, one at a time.
+  // buffer so never overlap), each writing its own slice of partials. Behind each, on a second
+  // stream, once it ends: the reduction kernel adds its slice to the run's sums on the device, so
+  // the host neither copies nor adds the partials and the next kernel runs meanwhile. A run whose
+  // partials are wanted as they are (Kernel::runBlocks) copies each slice back on that stream
+  // instead and adds it on the host while the later dispatches run; without page-locked memory a
+  // copy would block the host before the device timeout could bound it: there each dispatch runs,
+  // is waited for, then copied, one at a time.
   void launch(std::span<const Dispatch> batch, PartialSums& sums) override {
     const cu::Driver& d = dev_->driver();
-    const bool pipelined = host_.pinned();
+    const bool onDevice = !sums.wantsBlocks();
+    if (!onDevice) host_.ensure(*dev_, slice_ * slices_);
+    const bool pipelined = onDevice || host_.pinned();
+    summedOnDevice_ = onDevice;
     auto start = [&](size_t i) {
       const Dispatch& x = batch[i];
       const size_t at = pipelined ? i * slice_ : 0;
@@ -268,13 +298,23 @@ class CudaKernel final : public Kernel, DispatchRunner {
                                  nullptr),
                 "cuLaunchKernel");
       cu::check(d, d.cuEventRecord(kernelEnd_[i], nullptr), "cuEventRecord");
+      const bool fresh = launched_++ == 0;
       if (!pipelined) {
         cu::check(d, d.cuEventRecord(done_[i], nullptr), "cuEventRecord");
         return;
       }
       cu::check(d, d.cuStreamWaitEvent(copy_, kernelEnd_[i], 0), "cuStreamWaitEvent");
-      cu::check(d, d.cuMemcpyDtoHAsync(host_.data() + at, partials_.get() + at, k_.partialBytes(x.groups), copy_),
-                "cuMemcpyDtoHAsync");
+      if (onDevice) {
+        CUdeviceptr slice = partials_.get() + at, totals = totals_.get();
+        unsigned groups = x.groups, per = static_cast<unsigned>(columns()), first = fresh ? 1u : 0u;
+        void* rargs[5] = {&slice, &totals, &groups, &per, &first};
+        cu::check(d, d.cuLaunchKernel(reduceFn_, (per + kReduceLanes - 1) / kReduceLanes, 1, 1, kReduceLanes, 1, 1, 0,
+                                      copy_, rargs, nullptr),
+                  "cuLaunchKernel (reduction)");
+      } else {
+        cu::check(d, d.cuMemcpyDtoHAsync(host_.data() + at, partials_.get() + at, k_.partialBytes(x.groups), copy_),
+                  "cuMemcpyDtoHAsync");
+      }
       cu::check(d, d.cuEventRecord(done_[i], copy_), "cuEventRecord");
     };
     // Polled within the device timeout (CUDA has no timed wait); with no limit, a blocking wait.
@@ -308,7 +348,8 @@ class CudaKernel final : public Kernel, DispatchRunner {
       for (; started < batch.size(); ++started) start(started);
       for (; i < batch.size(); ++i) {
         await(i);
-        sums.add(host_.data() + i * slice_, batch[i].groups);
+        if (onDevice) sums.addedOnDevice(batch[i].groups);
+        else sums.add(host_.data() + i * slice_, batch[i].groups);
       }
     } catch (...) {
       // The copies still in flight write into host_: let them land before anything frees or reuses it
@@ -318,6 +359,17 @@ class CudaKernel final : public Kernel, DispatchRunner {
       throw;
     }
   }
+
+  // The run's sums, added on the device (launch waited for every reduction).
+  void collect(PartialSums& sums) override {
+    if (!summedOnDevice_) return;
+    std::vector<double> totals(columns());
+    cu::check(dev_->driver(), dev_->driver().cuMemcpyDtoH(totals.data(), totals_.get(), totals.size() * sizeof(double)),
+              "cuMemcpyDtoH (sums)");
+    sums.setTotals(totals);
+  }
+
+  size_t columns() const { return static_cast<size_t>(k_.partialsPerGroup()); }
 
   void deviceTimes(std::vector<DispatchTiming>& dispatches) const override {
     for (size_t i = 0; i < dispatches.size() && i < deviceTimes_.size(); ++i) {
@@ -364,8 +416,13 @@ class CudaKernel final : public Kernel, DispatchRunner {
   CUmodule module_ = nullptr;
   CUfunction fn_ = nullptr;
   DeviceBuffer inputs_, partials_, scratch_;
-  HostBuffer host_;  // a batch's partials, read back (declared after dev_: freed before the device)
+  DeviceBuffer totals_;  // the run's sums, in double, when added on the device
+  HostBuffer host_;  // a batch's partials, read back when the run wants them (declared after dev_: freed before the device)
   size_t slice_ = 0;  // bytes of one dispatch's partials in partials_ and host_
+  size_t slices_ = 1;  // slices in partials_ (and host_)
+  uint64_t launched_ = 0;  // dispatches started since upload(): the first reduction starts the sums from 0
+  bool summedOnDevice_ = false;  // this run's partials were added by the reduction kernel
+  CUfunction reduceFn_ = nullptr;  // tapelab_reduce (kReductionSource)
   uint64_t wave_ = 0;  // groups resident on the whole device at once (0: unknown)
   std::array<CUevent, kPipelineDepth> done_{};  // each slice's copy finished
   std::array<CUevent, kPipelineDepth> kernelEnd_{};  // each dispatch's kernel finished (the copy waits for it)
@@ -421,6 +478,7 @@ class CudaEngine final : public Engine {
                                     : std::pair<int, int>{settings_.cuda.archMajor, settings_.cuda.archMinor};
 
     EmittedKernel k = emitKernel(tape, options, cudaDialect(), emitOptionsFor(options));
+    k.source += reductionSource(k.precision);
     const std::string sourcePath =
         dumpSource(options.dumpDir, "cuda-" + std::string(toString(options.kind)), "cu", k.source);
     bool cacheHit = false;

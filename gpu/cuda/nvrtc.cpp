@@ -65,10 +65,18 @@ const Api& api() {
   return a;
 }
 
+// The statistics of the entry tapelab_kernel (a module may hold other kernels: the CUDA engine's
+// reduction), else of the first function the log names.
 void parsePtxasStats(NvrtcOutput& out) {
+  const std::string entry = "Compiling entry function 'tapelab_kernel'";
+  std::string log = out.log;
+  if (const size_t at = log.find(entry); at != std::string::npos) {
+    const size_t next = log.find("Compiling entry function", at + entry.size());
+    log = log.substr(at, next == std::string::npos ? std::string::npos : next - at);
+  }
   std::smatch m;
-  if (std::regex_search(out.log, m, std::regex(R"(Used (\d+) registers)"))) out.registers = std::stoi(m[1]);
-  if (std::regex_search(out.log, m, std::regex(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)"))) {
+  if (std::regex_search(log, m, std::regex(R"(Used (\d+) registers)"))) out.registers = std::stoi(m[1]);
+  if (std::regex_search(log, m, std::regex(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)"))) {
     out.stackBytes = std::stoll(m[1]);
     out.spillStoreBytes = std::stoll(m[2]);
     out.spillLoadBytes = std::stoll(m[3]);

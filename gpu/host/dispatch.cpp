@@ -86,6 +86,21 @@ void PartialSums::markSetupDone() {
   setupSeconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
 }
 
+void PartialSums::addedOnDevice(uint32_t groups) {
+  DispatchTiming t;
+  t.groups = groups;
+  t.readySeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  t.sumSeconds = 0;
+  timeline_.push_back(t);
+}
+
+void PartialSums::setTotals(const std::vector<double>& totals) {
+  if (totals.size() != sums_.size())
+    throw std::logic_error("PartialSums::setTotals: " + std::to_string(totals.size()) + " sums for " +
+                           std::to_string(sums_.size()) + " columns");
+  sums_ = totals;
+}
+
 void PartialSums::add(const void* partials, uint32_t groups) {
   const auto ready = std::chrono::steady_clock::now();
   DispatchTiming t;
@@ -206,6 +221,7 @@ void launchAll(const EmittedKernel& k, const KernelKnobs& knobs, uint32_t groupL
   const size_t per = std::max<size_t>(1, runner.dispatchesPerLaunch());
   for (size_t lo = 0; lo < dispatches.size(); lo += per)
     runner.launch(std::span<const Dispatch>(dispatches).subspan(lo, std::min(per, dispatches.size() - lo)), sums);
+  runner.collect(sums);
 }
 
 }  // namespace

@@ -71,6 +71,15 @@ class PartialSums {
   explicit PartialSums(const EmittedKernel& kernel, BlockSink* sink = nullptr);
   // `partials` holds groups * kernel.partialsPerGroup() values of the kernel's precision.
   void add(const void* partials, uint32_t groups);
+  // Whether the groups' partials themselves are wanted (a sink: Kernel::runBlocks), so a runtime
+  // may not add them up on the device.
+  bool wantsBlocks() const { return sink_ != nullptr; }
+  // A runtime that adds the partials on the device, in the same order and in double (same bits):
+  // addedOnDevice() per dispatch, in order, as each one's sums are done (the timeline), then
+  // setTotals() once with the run's sums, instead of add().
+  void addedOnDevice(uint32_t groups);
+  void setTotals(const std::vector<double>& totals);
+  size_t columns() const { return sums_.size(); }
   // The inputs are on the device: the setup's end (RunResult::setupSeconds).
   void markSetupDone();
   double setupSeconds() const { return setupSeconds_; }
@@ -108,6 +117,8 @@ class DispatchRunner {
   virtual size_t dispatchesPerLaunch() const { return 1; }
   // Runs `batch` in order and adds each dispatch's partials to `sums`, in order.
   virtual void launch(std::span<const Dispatch> batch, PartialSums& sums) = 0;
+  // After the run's last launch: a runtime that summed on the device hands `sums` the totals.
+  virtual void collect(PartialSums& sums) { (void)sums; }
   // The device's times of the dispatches since upload(), in order (kernelSeconds, gapSeconds),
   // where the runtime measured them (KernelKnobs::timeline); by default none.
   virtual void deviceTimes(std::vector<DispatchTiming>& dispatches) const { (void)dispatches; }

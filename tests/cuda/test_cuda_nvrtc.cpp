@@ -268,8 +268,8 @@ TEST_F(CudaRun, DrawLoopGivesTheSameBits) {
   }
 }
 
-// Dispatches pipelined over launches of four (their copies back on a second stream) give the bits of
-// one dispatch; with the timeline each kernel has its device time, and a gap to the one before
+// Dispatches pipelined over launches of four (their partials added on the device behind the next
+// kernel) give the bits of one dispatch and of the host's sums; with the timeline each kernel has its device time, and a gap to the one before
 // except the first of each launch of four; the kernels fit inside the run's time.
 TEST_F(CudaRun, PipelinedDispatchesAndTheirTimelineKeepTheBits) {
   const Tape t = products::asianCall(60);
@@ -285,8 +285,14 @@ TEST_F(CudaRun, PipelinedDispatchesAndTheirTimelineKeepTheBits) {
     KernelOptions o = base;
     o.knobs.maxGroups = 8;  // 10 dispatches: launches of 4, 4 and 2
     o.knobs.timeline = timeline;
-    const RunResult split = engine_->compile(t, o)->run(ladder, paths, kSeed);
+    auto kernel = engine_->compile(t, o);
+    const RunResult split = kernel->run(ladder, paths, kSeed);
     expectSameBits(whole, split, std::string("10 dispatches, timeline ") + (timeline ? "on" : "off"));
+    // run() adds the partials on the device (tapelab_reduce), runBlocks hands them to the host's
+    // BlockReduction: the same additions in the same order.
+    BlockReduction host;
+    kernel->runBlocks(ladder, 0, paths, kSeed, host);
+    expectSameBits(host.finish(ladder.size(), t.numInputs(), paths, kSeed), split, "sums on the device and on the host");
     ASSERT_EQ(split.dispatches.size(), 10u);
     double kernels = 0;
     for (size_t i = 0; i < split.dispatches.size(); ++i) {
