@@ -211,6 +211,9 @@ const std::vector<Knob>& knobTable() {
        "loop over their Philox calls into an array, one copy of the draw code instead of one per draw; default 0; "
        "same bits",
        Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.drawLoop = parseSwitch(v, n); }},
+      {"TAPELAB_DEVICE_SUMS", "", "0|1, CUDA: each dispatch's partials added on the device by a reduction kernel behind "
+       "it (1, default) or copied back and added on the host (0); in double, in block order either way: same bits",
+       Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.deviceSums = parseSwitch(v, n); }},
       {"TAPELAB_TIMELINE", "", "0|1, CUDA: each dispatch's kernel timed between device timestamps; price prints "
        "the dispatches (groups, partials ready, host sum, kernel, gap to the previous kernel) and --json has them "
        "under \"dispatches\" (default 0; same bits)",

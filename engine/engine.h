@@ -89,6 +89,9 @@ struct KernelKnobs {
   // says how much of its time the kernels took (RunResult::dispatches); off by default, since timed
   // events cost a little. Same bits.
   bool timeline = false;
+  // CUDA: each dispatch's partials added on the device behind it (in double, in block order: the
+  // host's bits), not copied back and added on the host; unset: on the device. Same bits.
+  std::optional<bool> deviceSums;
 };
 
 struct KernelOptions {

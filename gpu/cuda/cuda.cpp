@@ -19,25 +19,40 @@
 namespace tapelab {
 namespace {
 
-// Lanes per block of the reduction kernel: one lane per column of partials.
-constexpr unsigned kReduceLanes = 64;
-
 // The reduction appended to every CUDA kernel's module: adds one dispatch's group partials (T: the
-// kernel's precision) to the run's sums, column by column in group order, in double, as
-// PartialSums::addColumns does on the host: the same bits. `fresh`: the run's first dispatch.
+// kernel's precision) to the run's sums in double, each column's groups in order, as
+// PartialSums::addColumns does on the host: the same bits. One block per column (the additions of a
+// column are one chain): its lanes fetch the next kRowsPerStep groups' values into shared memory
+// while lane 0 adds the current ones, so the chain waits on shared memory, not on global memory.
+// `fresh`: the run's first dispatch (the sums start from 0).
+constexpr unsigned kReduceLanes = 128;
+constexpr unsigned kRowsPerStep = 512;  // groups a step: kRowsPerStep / kReduceLanes loads per lane
+
 std::string reductionSource(Precision precision) {
-  const char* t = precision == Precision::F32 ? "float" : "double";
-  return std::string("\n// The run's sums on the device (gpu/cuda/cuda.cpp): one lane per column, groups in order.\n") +
-         "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(kReduceLanes) +
-         ") tapelab_reduce(const " + t +
+  const std::string t = precision == Precision::F32 ? "float" : "double";
+  const std::string lanes = std::to_string(kReduceLanes) + "u", rows = std::to_string(kRowsPerStep) + "u";
+  return "\n// The run's sums on the device (gpu/cuda/cuda.cpp reductionSource): a block per column, groups in order.\n"
+         "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(kReduceLanes) + ") tapelab_reduce(const " + t +
          "* __restrict__ partials, double* __restrict__ totals, unsigned int groups, unsigned int per, unsigned int fresh) {\n"
-         "  const unsigned int c = blockIdx.x * " + std::to_string(kReduceLanes) + "u + threadIdx.x;\n"
-         "  if (c >= per) return;\n"
+         "  __shared__ double tl_rows[2][" + rows + "];\n"
+         "  const unsigned int c = blockIdx.x, lane = threadIdx.x;\n"
+         "  const " + t + "* col = partials + c;\n"
+         "  for (unsigned int k = lane; k < " + rows + " && k < groups; k += " + lanes + ")\n"
+         "    tl_rows[0][k] = (double)col[(size_t)k * per];\n"
+         "  __syncthreads();\n"
          "  double s = fresh ? 0.0 : totals[c];\n"
-         "  const " + t + "* p = partials + c;\n"
-         "  #pragma unroll 8\n"
-         "  for (unsigned int g = 0; g < groups; ++g, p += per) s = __dadd_rn(s, (double)*p);\n"
-         "  totals[c] = s;\n"
+         "  unsigned int b = 0;\n"
+         "  for (unsigned int base = 0; base < groups; base += " + rows + ", b ^= 1u) {\n"
+         "    const unsigned int next = base + " + rows + ";\n"
+         "    for (unsigned int k = lane; k < " + rows + " && next + k < groups; k += " + lanes + ")\n"
+         "      tl_rows[b ^ 1u][k] = (double)col[(size_t)(next + k) * per];\n"
+         "    if (lane == 0) {\n"
+         "      const unsigned int n = groups - base < " + rows + " ? groups - base : " + rows + ";\n"
+         "      for (unsigned int k = 0; k < n; ++k) s = __dadd_rn(s, tl_rows[b][k]);\n"
+         "    }\n"
+         "    __syncthreads();\n"
+         "  }\n"
+         "  if (lane == 0) totals[c] = s;\n"
          "}\n";
 }
 
@@ -282,7 +297,7 @@ class CudaKernel final : public Kernel, DispatchRunner {
   // is waited for, then copied, one at a time.
   void launch(std::span<const Dispatch> batch, PartialSums& sums) override {
     const cu::Driver& d = dev_->driver();
-    const bool onDevice = !sums.wantsBlocks();
+    const bool onDevice = knobs_.deviceSums.value_or(true) && !sums.wantsBlocks();
     if (!onDevice) host_.ensure(*dev_, slice_ * slices_);
     const bool pipelined = onDevice || host_.pinned();
     summedOnDevice_ = onDevice;
@@ -308,8 +323,7 @@ class CudaKernel final : public Kernel, DispatchRunner {
         CUdeviceptr slice = partials_.get() + at, totals = totals_.get();
         unsigned groups = x.groups, per = static_cast<unsigned>(columns()), first = fresh ? 1u : 0u;
         void* rargs[5] = {&slice, &totals, &groups, &per, &first};
-        cu::check(d, d.cuLaunchKernel(reduceFn_, (per + kReduceLanes - 1) / kReduceLanes, 1, 1, kReduceLanes, 1, 1, 0,
-                                      copy_, rargs, nullptr),
+        cu::check(d, d.cuLaunchKernel(reduceFn_, per, 1, 1, kReduceLanes, 1, 1, 0, copy_, rargs, nullptr),
                   "cuLaunchKernel (reduction)");
       } else {
         cu::check(d, d.cuMemcpyDtoHAsync(host_.data() + at, partials_.get() + at, k_.partialBytes(x.groups), copy_),

@@ -269,7 +269,8 @@ TEST_F(CudaRun, DrawLoopGivesTheSameBits) {
 }
 
 // Dispatches pipelined over launches of four (their partials added on the device behind the next
-// kernel) give the bits of one dispatch and of the host's sums; with the timeline each kernel has its device time, and a gap to the one before
+// kernel, or copied back and added on the host) give the bits of one dispatch and of the host's
+// BlockReduction; with the timeline each kernel has its device time, and a gap to the one before
 // except the first of each launch of four; the kernels fit inside the run's time.
 TEST_F(CudaRun, PipelinedDispatchesAndTheirTimelineKeepTheBits) {
   const Tape t = products::asianCall(60);
@@ -281,13 +282,16 @@ TEST_F(CudaRun, PipelinedDispatchesAndTheirTimelineKeepTheBits) {
   const RunResult whole = engine_->compile(t, base)->run(ladder, paths, kSeed);
   ASSERT_EQ(whole.dispatches.size(), 1u);
   EXPECT_EQ(whole.dispatches[0].kernelSeconds, -1.0) << "no timeline asked for";
-  for (bool timeline : {false, true}) {
+  for (int variant = 0; variant < 3; ++variant) {
+    const bool timeline = variant >= 1;
     KernelOptions o = base;
     o.knobs.maxGroups = 8;  // 10 dispatches: launches of 4, 4 and 2
     o.knobs.timeline = timeline;
+    o.knobs.deviceSums = variant != 2;  // TAPELAB_DEVICE_SUMS=0: copied back, added on the host
     auto kernel = engine_->compile(t, o);
     const RunResult split = kernel->run(ladder, paths, kSeed);
-    expectSameBits(whole, split, std::string("10 dispatches, timeline ") + (timeline ? "on" : "off"));
+    expectSameBits(whole, split, std::string("10 dispatches, timeline ") + (timeline ? "on" : "off") +
+                                     (variant == 2 ? ", sums on the host" : ""));
     // run() adds the partials on the device (tapelab_reduce), runBlocks hands them to the host's
     // BlockReduction: the same additions in the same order.
     BlockReduction host;
