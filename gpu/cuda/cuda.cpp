@@ -402,13 +402,15 @@ class CudaKernel final : public Kernel, DispatchRunner {
   }
 
   // Groups per dispatch for a run of `paths`: groupLimit(), lowered so that the run makes up to
-  // kPipelineDepth dispatches of at least kMinWavesPerDispatch waves each (results do not depend on
-  // it: the blocks stay where they are). Unknown occupancy: groupLimit().
+  // kPipelineDepth dispatches of at least kMinWavesPerDispatch waves each, whole waves but the last
+  // dispatch (a partly filled last wave idles SMs once per run, not once per dispatch); results do
+  // not depend on it: the blocks stay where they are. Unknown occupancy: groupLimit().
   uint32_t pipelinedLimit(uint64_t paths) const {
     const uint32_t limit = groupLimit();
     const uint64_t groups = (paths + k_.pathsPerGroup() - 1) / k_.pathsPerGroup();
     if (wave_ == 0 || groups < 2 * kMinWavesPerDispatch * wave_) return limit;
-    const uint64_t per = std::max((groups + kPipelineDepth - 1) / kPipelineDepth, kMinWavesPerDispatch * wave_);
+    const uint64_t waves = (groups + wave_ - 1) / wave_;
+    const uint64_t per = std::max((waves + kPipelineDepth - 1) / kPipelineDepth, kMinWavesPerDispatch) * wave_;
     return static_cast<uint32_t>(std::min<uint64_t>(limit, per));
   }
 
