@@ -23,7 +23,9 @@ namespace {
 // kernel's precision) to the run's sums in double, each column's groups in order, as
 // PartialSums::addColumns does on the host: the same bits. One block per column (the additions of a
 // column are one chain): its lanes fetch the next kRowsPerStep groups' values into shared memory
-// while lane 0 adds the current ones, so the chain waits on shared memory, not on global memory.
+// while lane 0 adds the current ones, so the chain waits on neither global memory nor (unrolled)
+// shared memory, only on each addition (one lane per column reading global memory took twice as long
+// as the host, H200 2026-12-01f call 2).
 // `fresh`: the run's first dispatch (the sums start from 0).
 constexpr unsigned kReduceLanes = 128;
 constexpr unsigned kRowsPerStep = 512;  // groups a step: kRowsPerStep / kReduceLanes loads per lane
@@ -48,6 +50,7 @@ std::string reductionSource(Precision precision) {
          "      tl_rows[b ^ 1u][k] = (double)col[(size_t)(next + k) * per];\n"
          "    if (lane == 0) {\n"
          "      const unsigned int n = groups - base < " + rows + " ? groups - base : " + rows + ";\n"
+         "      #pragma unroll 16\n"
          "      for (unsigned int k = 0; k < n; ++k) s = __dadd_rn(s, tl_rows[b][k]);\n"
          "    }\n"
          "    __syncthreads();\n"
@@ -288,13 +291,14 @@ class CudaKernel final : public Kernel, DispatchRunner {
   size_t dispatchesPerLaunch() const override { return kPipelineDepth; }
 
   // The batch's kernels one after another on the default stream (dispatches that share the scratch
-  // buffer so never overlap), each writing its own slice of partials. Behind each, on a second
-  // stream, once it ends: the reduction kernel adds its slice to the run's sums on the device, so
-  // the host neither copies nor adds the partials and the next kernel runs meanwhile. A run whose
-  // partials are wanted as they are (Kernel::runBlocks) copies each slice back on that stream
-  // instead and adds it on the host while the later dispatches run; without page-locked memory a
-  // copy would block the host before the device timeout could bound it: there each dispatch runs,
-  // is waited for, then copied, one at a time.
+  // buffer so never overlap), each writing its own slice of partials and followed there by the
+  // reduction kernel, which adds the slice to the run's sums on the device (~0.15 ms per 15,840
+  // groups at 7 markets on the H200 where the host took ~1 ms after the last kernel; beside the next
+  // kernel, on another stream, it slowed that kernel by up to a quarter). A run whose partials are
+  // wanted as they are (Kernel::runBlocks, TAPELAB_DEVICE_SUMS=0) copies each slice back on a second
+  // stream once its kernel ends and adds it on the host while the later dispatches run; without
+  // page-locked memory a copy would block the host before the device timeout could bound it: there
+  // each dispatch runs, is waited for, then copied, one at a time.
   void launch(std::span<const Dispatch> batch, PartialSums& sums) override {
     const cu::Driver& d = dev_->driver();
     const bool onDevice = knobs_.deviceSums.value_or(true) && !sums.wantsBlocks();
@@ -318,17 +322,18 @@ class CudaKernel final : public Kernel, DispatchRunner {
         cu::check(d, d.cuEventRecord(done_[i], nullptr), "cuEventRecord");
         return;
       }
-      cu::check(d, d.cuStreamWaitEvent(copy_, kernelEnd_[i], 0), "cuStreamWaitEvent");
-      if (onDevice) {
+      if (onDevice) {  // behind the kernel on its stream: run beside the next kernel it slowed it (H200, call 3)
         CUdeviceptr slice = partials_.get() + at, totals = totals_.get();
         unsigned groups = x.groups, per = static_cast<unsigned>(columns()), first = fresh ? 1u : 0u;
         void* rargs[5] = {&slice, &totals, &groups, &per, &first};
-        cu::check(d, d.cuLaunchKernel(reduceFn_, per, 1, 1, kReduceLanes, 1, 1, 0, copy_, rargs, nullptr),
+        cu::check(d, d.cuLaunchKernel(reduceFn_, per, 1, 1, kReduceLanes, 1, 1, 0, nullptr, rargs, nullptr),
                   "cuLaunchKernel (reduction)");
-      } else {
-        cu::check(d, d.cuMemcpyDtoHAsync(host_.data() + at, partials_.get() + at, k_.partialBytes(x.groups), copy_),
-                  "cuMemcpyDtoHAsync");
+        cu::check(d, d.cuEventRecord(done_[i], nullptr), "cuEventRecord");
+        return;
       }
+      cu::check(d, d.cuStreamWaitEvent(copy_, kernelEnd_[i], 0), "cuStreamWaitEvent");
+      cu::check(d, d.cuMemcpyDtoHAsync(host_.data() + at, partials_.get() + at, k_.partialBytes(x.groups), copy_),
+                "cuMemcpyDtoHAsync");
       cu::check(d, d.cuEventRecord(done_[i], copy_), "cuEventRecord");
     };
     // Polled within the device timeout (CUDA has no timed wait); with no limit, a blocking wait.
