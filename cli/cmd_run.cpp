@@ -38,7 +38,7 @@ void printTimeline(const RunResult& run) {
     rows.push_back({std::to_string(i), std::to_string(d.groups), ms(d.gapSeconds), ms(d.kernelSeconds), ms(d.readySeconds),
                     ms(d.sumSeconds)});
   }
-  std::printf("%s", table({"dispatch", "groups", "gap ms", "kernel ms", "partials on host at ms", "host sum ms"}, rows).c_str());
+  std::printf("%s", table({"dispatch", "groups", "gap ms", "kernel ms", "partials ready at ms", "host sum ms"}, rows).c_str());
 }
 
 int price(const Flags& f) {
