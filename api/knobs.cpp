@@ -214,6 +214,9 @@ const std::vector<Knob>& knobTable() {
       {"TAPELAB_DEVICE_SUMS", "", "0|1, CUDA: each dispatch's partials added on the device by a reduction kernel behind "
        "it (1, default) or copied back and added on the host (0); in double, in block order either way: same bits",
        Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.deviceSums = parseSwitch(v, n); }},
+      {"TAPELAB_CUDA_SUMS_BESIDE", "", "0|1, CUDA with sums on the device: each dispatch's reduction on a second stream of "
+       "the lowest priority, beside the next kernel, instead of behind its own kernel (default 0; same bits)",
+       Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.sumsBeside = parseSwitch(v, n); }},
       {"TAPELAB_TIMELINE", "", "0|1, CUDA: each dispatch's kernel timed between device timestamps; price prints "
        "the dispatches (groups, partials ready, host sum, kernel, gap to the previous kernel) and --json has them "
        "under \"dispatches\" (default 0; same bits)",

@@ -92,6 +92,9 @@ struct KernelKnobs {
   // CUDA: each dispatch's partials added on the device behind it (in double, in block order: the
   // host's bits), not copied back and added on the host; unset: on the device. Same bits.
   std::optional<bool> deviceSums;
+  // CUDA, sums on the device: each reduction on a second stream of the lowest priority, beside the
+  // next kernel, instead of behind its own kernel on the kernels' stream. Same bits.
+  bool sumsBeside = false;
 };
 
 struct KernelOptions {

@@ -239,7 +239,11 @@ class CudaKernel final : public Kernel, DispatchRunner {
     timed_ = knobs_.timeline && d.cuEventElapsedTime;
     if (knobs_.timeline && !timed_) stats_.notes += "timeline: the driver lacks cuEventElapsedTime; ";
     const unsigned endFlags = timed_ ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING;
-    CUresult made = d.cuStreamCreate(&copy_, CU_STREAM_NON_BLOCKING);
+    // The copies and, with TAPELAB_CUDA_SUMS_BESIDE, the reductions: the lowest priority, so the
+    // block scheduler places the kernels' blocks first.
+    int least = 0, greatest = 0;
+    CUresult made = d.cuCtxGetStreamPriorityRange(&least, &greatest);
+    if (made == CUDA_SUCCESS) made = d.cuStreamCreateWithPriority(&copy_, CU_STREAM_NON_BLOCKING, least);
     for (size_t i = 0; i < kPipelineDepth && made == CUDA_SUCCESS; ++i) {
       made = d.cuEventCreate(&done_[i], CU_EVENT_DISABLE_TIMING);
       if (made == CUDA_SUCCESS) made = d.cuEventCreate(&kernelEnd_[i], endFlags);
@@ -322,16 +326,21 @@ class CudaKernel final : public Kernel, DispatchRunner {
         cu::check(d, d.cuEventRecord(done_[i], nullptr), "cuEventRecord");
         return;
       }
-      if (onDevice) {  // behind the kernel on its stream: run beside the next kernel it slowed it (H200, call 3)
-        CUdeviceptr slice = partials_.get() + at, totals = totals_.get();
-        unsigned groups = x.groups, per = static_cast<unsigned>(columns()), first = fresh ? 1u : 0u;
-        void* rargs[5] = {&slice, &totals, &groups, &per, &first};
-        cu::check(d, d.cuLaunchKernel(reduceFn_, per, 1, 1, kReduceLanes, 1, 1, 0, nullptr, rargs, nullptr),
-                  "cuLaunchKernel (reduction)");
+      // Behind the kernel on its stream; beside the next kernel (on the copy stream) it slowed that
+      // kernel at default priority (H200, 2026-12-01f call 3): TAPELAB_CUDA_SUMS_BESIDE tries it at
+      // the lowest.
+      const bool beside = knobs_.sumsBeside;
+      if (onDevice && !beside) {
+        launchReduction(at, x.groups, fresh, nullptr);
         cu::check(d, d.cuEventRecord(done_[i], nullptr), "cuEventRecord");
         return;
       }
       cu::check(d, d.cuStreamWaitEvent(copy_, kernelEnd_[i], 0), "cuStreamWaitEvent");
+      if (onDevice) {
+        launchReduction(at, x.groups, fresh, copy_);
+        cu::check(d, d.cuEventRecord(done_[i], copy_), "cuEventRecord");
+        return;
+      }
       cu::check(d, d.cuMemcpyDtoHAsync(host_.data() + at, partials_.get() + at, k_.partialBytes(x.groups), copy_),
                 "cuMemcpyDtoHAsync");
       cu::check(d, d.cuEventRecord(done_[i], copy_), "cuEventRecord");
@@ -377,6 +386,15 @@ class CudaKernel final : public Kernel, DispatchRunner {
         for (size_t j = i; j < started; ++j) d.cuEventSynchronize(done_[j]);
       throw;
     }
+  }
+
+  // tapelab_reduce over the slice at byte `at` of partials_, `groups` rows, on `stream`.
+  void launchReduction(size_t at, uint32_t groups, bool fresh, CUstream stream) {
+    CUdeviceptr slice = partials_.get() + at, totals = totals_.get();
+    unsigned rows = groups, per = static_cast<unsigned>(columns()), first = fresh ? 1u : 0u;
+    void* args[5] = {&slice, &totals, &rows, &per, &first};
+    cu::check(dev_->driver(), dev_->driver().cuLaunchKernel(reduceFn_, per, 1, 1, kReduceLanes, 1, 1, 0, stream, args, nullptr),
+              "cuLaunchKernel (reduction)");
   }
 
   // The run's sums, added on the device (launch waited for every reduction).

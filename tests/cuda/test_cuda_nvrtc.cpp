@@ -282,16 +282,17 @@ TEST_F(CudaRun, PipelinedDispatchesAndTheirTimelineKeepTheBits) {
   const RunResult whole = engine_->compile(t, base)->run(ladder, paths, kSeed);
   ASSERT_EQ(whole.dispatches.size(), 1u);
   EXPECT_EQ(whole.dispatches[0].kernelSeconds, -1.0) << "no timeline asked for";
-  for (int variant = 0; variant < 3; ++variant) {
+  for (int variant = 0; variant < 4; ++variant) {
     const bool timeline = variant >= 1;
     KernelOptions o = base;
     o.knobs.maxGroups = 8;  // 10 dispatches: launches of 4, 4 and 2
     o.knobs.timeline = timeline;
     o.knobs.deviceSums = variant != 2;  // TAPELAB_DEVICE_SUMS=0: copied back, added on the host
+    o.knobs.sumsBeside = variant == 3;  // the reductions on the low-priority stream
     auto kernel = engine_->compile(t, o);
     const RunResult split = kernel->run(ladder, paths, kSeed);
     expectSameBits(whole, split, std::string("10 dispatches, timeline ") + (timeline ? "on" : "off") +
-                                     (variant == 2 ? ", sums on the host" : ""));
+                                     (variant == 2 ? ", sums on the host" : variant == 3 ? ", sums beside" : ""));
     // run() adds the partials on the device (tapelab_reduce), runBlocks hands them to the host's
     // BlockReduction: the same additions in the same order.
     BlockReduction host;
