@@ -203,7 +203,18 @@ std::string resultJson(const Result& r, size_t market, const KernelStats* stats)
   } else {
     j.field("greeks", "{}").field("greeks_stderr", "{}");
   }
-  if (!r.run.dispatches.empty()) {  // where a GPU run's time went (engine.h DispatchTiming)
+  if (stats) {
+    Json s;
+    s.integer("registers", stats->registers)
+        .integer("spill_bytes", stats->spillBytes)
+        .number("compile_seconds", stats->compileSeconds)
+        .boolean("cache_hit", stats->cacheHit);
+    if (!stats->notes.empty()) s.str("notes", stats->notes);
+    j.field("kernel_stats", s.done());
+  }
+  // Where a GPU run's time went (engine.h DispatchTiming): times, after the numbers and kernel_stats,
+  // as the ranks' below (tests compare the JSON up to kernel_stats).
+  if (!r.run.dispatches.empty()) {
     std::vector<std::string> ds;
     for (const DispatchTiming& d : r.run.dispatches) {
       Json x;
@@ -213,15 +224,6 @@ std::string resultJson(const Result& r, size_t market, const KernelStats* stats)
       ds.push_back(x.done());
     }
     j.number("setup_seconds", r.run.setupSeconds).field("dispatches", jsonArray(ds));
-  }
-  if (stats) {
-    Json s;
-    s.integer("registers", stats->registers)
-        .integer("spill_bytes", stats->spillBytes)
-        .number("compile_seconds", stats->compileSeconds)
-        .boolean("cache_hit", stats->cacheHit);
-    if (!stats->notes.empty()) s.str("notes", stats->notes);
-    j.field("kernel_stats", s.done());
   }
   if (ranks::size() > 1) {  // where a split run's time went (api/ranks.h); the last run's
     const ranks::RunTiming& t = ranks::lastRunTiming();

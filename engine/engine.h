@@ -135,7 +135,7 @@ struct MarketResult {
 // One dispatch of a GPU run (gpu/host/dispatch.h): where its share of run()'s time went.
 struct DispatchTiming {
   uint32_t groups = 0;
-  double readySeconds = 0;     // its partials on the host, or summed on the device, since run() began
+  double readySeconds = 0;     // its partials on the host, or summed on the device, since its run() began
   double sumSeconds = 0;       // the host adding them
   double kernelSeconds = -1;   // the kernel alone, between device timestamps (KernelKnobs::timeline); -1: not timed
   double gapSeconds = -1;      // device time from the previous kernel's end to this one's start; -1: not timed, or

@@ -298,7 +298,8 @@ class CudaKernel final : public Kernel, DispatchRunner {
   // buffer so never overlap), each writing its own slice of partials and followed there by the
   // reduction kernel, which adds the slice to the run's sums on the device (~0.15 ms per 15,840
   // groups at 7 markets on the H200 where the host took ~1 ms after the last kernel; beside the next
-  // kernel, on another stream, it slowed that kernel by up to a quarter). A run whose partials are
+  // kernel, on the copy stream, it slowed that kernel by up to a quarter at default priority and
+  // gained nothing at the lowest: TAPELAB_CUDA_SUMS_BESIDE keeps that placement for experiments). A run whose partials are
   // wanted as they are (Kernel::runBlocks, TAPELAB_DEVICE_SUMS=0) copies each slice back on a second
   // stream once its kernel ends and adds it on the host while the later dispatches run; without
   // page-locked memory a copy would block the host before the device timeout could bound it: there
@@ -461,12 +462,12 @@ class CudaKernel final : public Kernel, DispatchRunner {
   size_t slices_ = 1;  // slices in partials_ (and host_)
   uint64_t launched_ = 0;  // dispatches started since upload(): the first reduction starts the sums from 0
   bool summedOnDevice_ = false;  // this run's partials were added by the reduction kernel
-  CUfunction reduceFn_ = nullptr;  // tapelab_reduce (kReductionSource)
+  CUfunction reduceFn_ = nullptr;  // tapelab_reduce (reductionSource)
   uint64_t wave_ = 0;  // groups resident on the whole device at once (0: unknown)
-  std::array<CUevent, kPipelineDepth> done_{};  // each slice's copy finished
-  std::array<CUevent, kPipelineDepth> kernelEnd_{};  // each dispatch's kernel finished (the copy waits for it)
+  std::array<CUevent, kPipelineDepth> done_{};  // each dispatch's sums done on the device, or its copy back
+  std::array<CUevent, kPipelineDepth> kernelEnd_{};  // each dispatch's kernel finished (the copy stream waits for it)
   std::array<CUevent, kPipelineDepth> kernelBegin_{};  // with the timeline: each kernel's start
-  CUstream copy_ = nullptr;  // the copies back, off the kernels' stream
+  CUstream copy_ = nullptr;  // the copies back and, beside (TAPELAB_CUDA_SUMS_BESIDE), the reductions: off the kernels' stream
   bool timed_ = false;  // KernelKnobs::timeline, and the driver can time events
   std::vector<std::pair<double, double>> deviceTimes_;  // per dispatch since upload(): kernel, gap seconds
 };

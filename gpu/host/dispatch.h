@@ -79,11 +79,11 @@ class PartialSums {
   // setTotals() once with the run's sums, instead of add().
   void addedOnDevice(uint32_t groups);
   void setTotals(const std::vector<double>& totals);
-  size_t columns() const { return sums_.size(); }
   // The inputs are on the device: the setup's end (RunResult::setupSeconds).
   void markSetupDone();
   double setupSeconds() const { return setupSeconds_; }
-  // One entry per add(), in order; the device fields unset (DispatchRunner::deviceTimes fills them).
+  // One entry per add() or addedOnDevice(), in order; the device fields unset (DispatchRunner::deviceTimes
+  // fills them).
   const std::vector<DispatchTiming>& timeline() const { return timeline_; }
   // One MarketResult per market; Greeks are 0 for value-only kernels.
   RunResult finish(uint64_t paths, uint64_t seed) const;
