@@ -170,6 +170,21 @@ py::dict statsDict(const KernelStats& s) {
   return d;
 }
 
+// Where a GPU run's time went (engine.h DispatchTiming), a dict per dispatch; None where not timed.
+py::list dispatchList(const RunResult& run) {
+  py::list out;
+  for (const DispatchTiming& t : run.dispatches) {
+    py::dict d;
+    d["groups"] = t.groups;
+    d["ready_seconds"] = t.readySeconds;
+    d["sum_seconds"] = t.sumSeconds;
+    d["kernel_seconds"] = t.kernelSeconds >= 0 ? py::object(py::float_(t.kernelSeconds)) : py::none();
+    d["gap_seconds"] = t.gapSeconds >= 0 ? py::object(py::float_(t.gapSeconds)) : py::none();
+    out.append(d);
+  }
+  return out;
+}
+
 // `tapelab price --json`'s object for one market (cli/cli.cpp resultJson), as a dict.
 py::dict resultDict(const ResultHandle& h, size_t m) {
   const Result& r = h.result;
@@ -278,6 +293,11 @@ void bindRuns(py::module_& m) {
       .def_property_readonly("seconds", [](const ResultHandle& r) { return r.result.run.seconds; },
                              "wall time of the run, compile excluded")
       .def_property_readonly("paths_per_second", [](const ResultHandle& r) { return r.result.pathsPerSecond(); })
+      .def_property_readonly("setup_seconds", [](const ResultHandle& r) { return r.result.run.setupSeconds; },
+                             "GPU engines: packing and uploading the inputs, before the first dispatch")
+      .def_property_readonly("dispatches", [](const ResultHandle& r) { return dispatchList(r.result.run); },
+                             "GPU engines: a dict per dispatch (groups, ready_seconds, sum_seconds, kernel_seconds and "
+                             "gap_seconds: CUDA with knobs={'TAPELAB_TIMELINE': 1}, else None); empty elsewhere")
       .def_property_readonly("input_names", [](const ResultHandle& r) { return r.result.inputNames; })
       .def_readonly("input_sets", &ResultHandle::inputSets, "the markets priced, in order")
       .def_readonly("kernel_stats", &ResultHandle::stats)

@@ -99,6 +99,13 @@ def test_knobs_act_as_the_variables_do(usable, cli):
     r = tapelab.price(asian(), engine, paths=PATHS, seed=SEED, knobs=knobs)
     assert_same_bits(r, want)
     assert r.value != tapelab.price(asian(), engine, paths=PATHS, seed=SEED).value  # other paths
+    # One group a dispatch: a dispatch per group, each summed after the one before; no device times here.
+    groups = [d["groups"] for d in r.dispatches]
+    assert len(groups) > 1 and set(groups) == {1}
+    ready = [d["ready_seconds"] for d in r.dispatches]
+    assert r.setup_seconds <= ready[0] and ready == sorted(ready) and ready[-1] <= r.seconds
+    assert all(d["kernel_seconds"] is None and d["gap_seconds"] is None for d in r.dispatches)
+    assert tapelab.price(asian(), "reference", paths=100).dispatches == []
 
 
 def test_defaults_come_from_the_variables(monkeypatch, cli):
