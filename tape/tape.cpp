@@ -34,6 +34,15 @@ uint64_t Tape::drawCount() const {
   return n;
 }
 
+std::vector<uint8_t> dependsOnInput(const Tape& t) {
+  std::vector<uint8_t> dep(t.size(), 0);
+  for (int32_t i = 0; i < t.size(); ++i) {
+    const int ar = arity(t.op[i]);
+    dep[i] = t.op[i] == Op::Input || (ar >= 1 && dep[t.a[i]]) || (ar >= 2 && dep[t.b[i]]);
+  }
+  return dep;
+}
+
 std::string validate(const Tape& t) {
   const int32_t n = t.size();
   if (n == 0) return "tape has no nodes";

@@ -36,4 +36,7 @@ struct Tape {
 // indices, unique input names, finite constants); returns "" or the first problem.
 std::string validate(const Tape& tape);
 
+// Per node: 1 where its value is computed from an input (it has an adjoint that reaches a Greek).
+std::vector<uint8_t> dependsOnInput(const Tape& tape);
+
 }  // namespace tapelab

@@ -36,12 +36,7 @@ class Emitter {
         types_(dialect.spelling(options.precision)), markets_(options.markets) {
     scalarType_ = types_.scalar;
     uintType_ = dialect.uintType;
-    dependsOnInput_.assign(tape.size(), 0);
-    for (int32_t i = 0; i < tape.size(); ++i) {
-      const int ar = arity(tape.op[i]);
-      dependsOnInput_[i] = tape.op[i] == Op::Input || (ar >= 1 && dependsOnInput_[tape.a[i]]) ||
-                           (ar >= 2 && dependsOnInput_[tape.b[i]]);
-    }
+    dependsOnInput_ = dependsOnInput(tape);
     sumsPerMarket_ = options.greeks ? 1 + tape.numInputs() : 1;
     checkpointed_ = options.kind != KernelKind::Plain && options.kind != KernelKind::Tangent;
     sequential_ = sequentialMarkets(options);

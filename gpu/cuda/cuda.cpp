@@ -288,7 +288,6 @@ class CudaKernel final : public Kernel, DispatchRunner {
     totals_.ensure(*dev_, columns() * sizeof(double));
     deviceTimes_.clear();
     launched_ = 0;
-    summedOnDevice_ = false;
     stats_.scratchBytes = k_.kind == KernelKind::Scratch ? static_cast<int64_t>(scratchBytes) : 0;
   }
 
@@ -306,10 +305,9 @@ class CudaKernel final : public Kernel, DispatchRunner {
   // each dispatch runs, is waited for, then copied, one at a time.
   void launch(std::span<const Dispatch> batch, PartialSums& sums) override {
     const cu::Driver& d = dev_->driver();
-    const bool onDevice = knobs_.deviceSums.value_or(true) && !sums.wantsBlocks();
+    const bool onDevice = sumsOnDevice(sums);
     if (!onDevice) host_.ensure(*dev_, slice_ * slices_);
     const bool pipelined = onDevice || host_.pinned();
-    summedOnDevice_ = onDevice;
     auto start = [&](size_t i) {
       const Dispatch& x = batch[i];
       const size_t at = pipelined ? i * slice_ : 0;
@@ -321,17 +319,17 @@ class CudaKernel final : public Kernel, DispatchRunner {
                 d.cuLaunchKernel(fn_, x.groups, 1, 1, static_cast<unsigned>(k_.workgroupSize), 1, 1, 0, nullptr, args,
                                  nullptr),
                 "cuLaunchKernel");
-      cu::check(d, d.cuEventRecord(kernelEnd_[i], nullptr), "cuEventRecord");
+      // The copy stream takes the sums (copied back, or added beside the next kernel: it slowed that
+      // kernel at default priority, H200 2026-12-01f call 3; TAPELAB_CUDA_SUMS_BESIDE tries the
+      // lowest), else they follow the kernel on its stream.
+      const bool viaCopyStream = pipelined && (!onDevice || knobs_.sumsBeside);
+      if (timed_ || viaCopyStream) cu::check(d, d.cuEventRecord(kernelEnd_[i], nullptr), "cuEventRecord");
       const bool fresh = launched_++ == 0;
       if (!pipelined) {
         cu::check(d, d.cuEventRecord(done_[i], nullptr), "cuEventRecord");
         return;
       }
-      // Behind the kernel on its stream; beside the next kernel (on the copy stream) it slowed that
-      // kernel at default priority (H200, 2026-12-01f call 3): TAPELAB_CUDA_SUMS_BESIDE tries it at
-      // the lowest.
-      const bool beside = knobs_.sumsBeside;
-      if (onDevice && !beside) {
+      if (!viaCopyStream) {
         launchReduction(at, x.groups, fresh, nullptr);
         cu::check(d, d.cuEventRecord(done_[i], nullptr), "cuEventRecord");
         return;
@@ -398,9 +396,12 @@ class CudaKernel final : public Kernel, DispatchRunner {
               "cuLaunchKernel (reduction)");
   }
 
+  // Whether this run's partials are added on the device (TAPELAB_DEVICE_SUMS, unless runBlocks wants them).
+  bool sumsOnDevice(const PartialSums& sums) const { return knobs_.deviceSums.value_or(true) && !sums.wantsBlocks(); }
+
   // The run's sums, added on the device (launch waited for every reduction).
   void collect(PartialSums& sums) override {
-    if (!summedOnDevice_) return;
+    if (!sumsOnDevice(sums)) return;
     std::vector<double> totals(columns());
     cu::check(dev_->driver(), dev_->driver().cuMemcpyDtoH(totals.data(), totals_.get(), totals.size() * sizeof(double)),
               "cuMemcpyDtoH (sums)");
@@ -461,11 +462,10 @@ class CudaKernel final : public Kernel, DispatchRunner {
   size_t slice_ = 0;  // bytes of one dispatch's partials in partials_ and host_
   size_t slices_ = 1;  // slices in partials_ (and host_)
   uint64_t launched_ = 0;  // dispatches started since upload(): the first reduction starts the sums from 0
-  bool summedOnDevice_ = false;  // this run's partials were added by the reduction kernel
   CUfunction reduceFn_ = nullptr;  // tapelab_reduce (reductionSource)
   uint64_t wave_ = 0;  // groups resident on the whole device at once (0: unknown)
   std::array<CUevent, kPipelineDepth> done_{};  // each dispatch's sums done on the device, or its copy back
-  std::array<CUevent, kPipelineDepth> kernelEnd_{};  // each dispatch's kernel finished (the copy stream waits for it)
+  std::array<CUevent, kPipelineDepth> kernelEnd_{};  // each dispatch's kernel finished (the copy stream waits; the timeline)
   std::array<CUevent, kPipelineDepth> kernelBegin_{};  // with the timeline: each kernel's start
   CUstream copy_ = nullptr;  // the copies back and, beside (TAPELAB_CUDA_SUMS_BESIDE), the reductions: off the kernels' stream
   bool timed_ = false;  // KernelKnobs::timeline, and the driver can time events
