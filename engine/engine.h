@@ -82,6 +82,9 @@ struct KernelKnobs {
   // GPU register kernels with several markets in sequential order: each segment runs its markets,
   // forward and reverse, as a loop instead of one copy per market (EmitOptions::marketLoop); same bits.
   bool marketLoop = false;
+  // CUDA and HIP kernels in the market loop: its arrays of values no draw reaches in workgroup-shared
+  // memory, not per lane (EmitOptions::sharedConstants); same bits.
+  bool sharedConstants = false;
   // GPU checkpointed kernels: each block's draws by a rolled loop into an array instead of inlined
   // one by one (EmitOptions::drawLoop); same bits.
   bool drawLoop = false;

@@ -34,14 +34,20 @@ uint64_t Tape::drawCount() const {
   return n;
 }
 
-std::vector<uint8_t> dependsOnInput(const Tape& t) {
+namespace {
+// Per node: 1 where a leaf of kind `leaf` reaches it through its arguments.
+std::vector<uint8_t> dependsOnLeaf(const Tape& t, Op leaf) {
   std::vector<uint8_t> dep(t.size(), 0);
   for (int32_t i = 0; i < t.size(); ++i) {
     const int ar = arity(t.op[i]);
-    dep[i] = t.op[i] == Op::Input || (ar >= 1 && dep[t.a[i]]) || (ar >= 2 && dep[t.b[i]]);
+    dep[i] = t.op[i] == leaf || (ar >= 1 && dep[t.a[i]]) || (ar >= 2 && dep[t.b[i]]);
   }
   return dep;
 }
+}  // namespace
+
+std::vector<uint8_t> dependsOnInput(const Tape& t) { return dependsOnLeaf(t, Op::Input); }
+std::vector<uint8_t> dependsOnDraw(const Tape& t) { return dependsOnLeaf(t, Op::Randn); }
 
 std::string validate(const Tape& t) {
   const int32_t n = t.size();

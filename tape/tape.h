@@ -38,5 +38,7 @@ std::string validate(const Tape& tape);
 
 // Per node: 1 where its value is computed from an input (it has an adjoint that reaches a Greek).
 std::vector<uint8_t> dependsOnInput(const Tape& tape);
+// Per node: 1 where its value is computed from a draw (it differs from path to path).
+std::vector<uint8_t> dependsOnDraw(const Tape& tape);
 
 }  // namespace tapelab

@@ -167,6 +167,7 @@ Dialect cuda() {
   d.mulHi = "__umulhi";
   d.helperQualifier = "static __device__ __forceinline__ ";
   d.outlineQualifier = "static __device__ __noinline__ ";
+  d.blockShared = "__shared__ ";
   d.kernelBegin = cKernelBegin("extern \"C\" __global__ void __launch_bounds__($WG$MINBLOCKS)\n", "", "__restrict__",
                                "__shared__ ");
   d.localId = "threadIdx.x";

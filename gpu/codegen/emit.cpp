@@ -37,6 +37,7 @@ class Emitter {
     scalarType_ = types_.scalar;
     uintType_ = dialect.uintType;
     dependsOnInput_ = dependsOnInput(tape);
+    dependsOnDraw_ = dependsOnDraw(tape);
     sumsPerMarket_ = options.greeks ? 1 + tape.numInputs() : 1;
     checkpointed_ = options.kind != KernelKind::Plain && options.kind != KernelKind::Tangent;
     sequential_ = sequentialMarkets(options);
@@ -145,6 +146,10 @@ class Emitter {
   }
   // The market loop's arrays: the persistent values with a copy per market.
   bool inArray(int32_t j) const { return marketLoop_ && dependsOnInput_[j] && options_.plan.isPersistent[j]; }
+  // A market-loop array shared by the workgroup (EmitOptions::sharedConstants): no draw reaches j.
+  bool inSharedArray(int32_t j) const {
+    return inArray(j) && !dependsOnDraw_[j] && emitOptions_.sharedConstants && !dialect_.blockShared.empty();
+  }
   // The shared array holding j's adjoint (shareAdjointArrays: the market loop over a flat plan), else -1.
   int sharedArray(int32_t j) const { return shared_.arrayOf.empty() ? -1 : shared_.arrayOf[j]; }
   // What a persistent adjoint starts from: 1 for the output, else 0.
@@ -456,7 +461,8 @@ class Emitter {
     line("// persistent values: bookmarks, inputs, output");
     for (int32_t j : plan.persistent) {
       if (inArray(j)) {  // the market loop indexes them
-        line(scalarDecl() + "v" + std::to_string(j) + "[" + std::to_string(markets_) + "];");
+        line((inSharedArray(j) ? dialect_.blockShared : std::string()) + scalarDecl() + "v" + std::to_string(j) + "[" +
+             std::to_string(markets_) + "];");
         continue;
       }
       for (int m = 0; m < copiesOf(j); ++m) line(scalarDecl() + value("v", j, m) + ";");
@@ -748,6 +754,7 @@ class Emitter {
   static constexpr int kAllMarkets = -1, kSharedOnly = -2;  // recompute()'s `which` besides a market
   static constexpr int kLoopMarket = -3;  // the market loop's current market, tl_m (EmitOptions::marketLoop)
   bool marketLoop_ = false;  // EmitOptions::marketLoop in effect
+  std::vector<uint8_t> dependsOnDraw_;  // per node: a draw reaches it (its value differs between lanes)
   std::string source_;
   int indent_ = 0;
   int blockKeys_ = 0;  // opaque keys of nested blocks made so far

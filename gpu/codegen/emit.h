@@ -142,6 +142,9 @@ struct Dialect {
   std::string helperQualifier;  // helper functions: "", "static inline ", "static __device__ __forceinline__ "
   std::string outlineQualifier;  // helpers kept out of line (EmitOptions::outlineDraws): CUDA/HIP __noinline__; "" = none
   std::string helpers;          // dialect-only helpers (GLSL: tl_mulhi over umulExtended)
+  // Declares a workgroup-shared array anywhere in the kernel's body (CUDA, HIP: "__shared__ "); "" where
+  // the dialect allows that only at kernel scope (GLSL, OpenCL C): EmitOptions::sharedConstants is off there.
+  std::string blockShared;
 
   // The kernel's frame, with $T (scalar), $U (uint), $WG (workgroup size),
   // $RED (local reduction array length), $MINBLOCKS ("" or ", N": the launch
@@ -202,6 +205,12 @@ struct EmitOptions {
   // adjoints' arrays share storage where their lives in the reverse sweep do not overlap. The same
   // operations per market: the same bits.
   bool marketLoop = false;
+  // true (the market loop, dialects with a blockShared spelling: CUDA, HIP): the market loop's arrays
+  // of values that no draw reaches (the inputs and what is computed from them alone: the same in every
+  // lane) are workgroup-shared arrays, one per workgroup instead of one per lane in local memory. Every
+  // lane writes the same bits to them, so a lane reads the value it wrote whoever wrote last. The
+  // same operations: the same bits.
+  bool sharedConstants = false;
   // true (checkpointed kinds): a block (a forward segment, a recomputed one) whose draws are contiguous,
   // at least eight, computes them by a loop kept rolled over their Philox calls into an array that
   // the block then reads, instead of one inlined Philox call and quantile per four draws and per

@@ -22,38 +22,68 @@ namespace {
 // The reduction appended to every CUDA kernel's module: adds one dispatch's group partials (T: the
 // kernel's precision) to the run's sums in double, each column's groups in order, as
 // PartialSums::addColumns does on the host: the same bits. One block per column (the additions of a
-// column are one chain): its lanes fetch the next kRowsPerStep groups' values into shared memory
-// while lane 0 adds the current ones, so the chain waits on neither global memory nor (unrolled)
-// shared memory, only on each addition (one lane per column reading global memory took twice as long
-// as the host, H200 2026-12-01f call 2).
+// column are one chain), one warp: its lanes fetch the next kRowsPerStep groups' values into shared
+// memory (cp.async from sm_80: the warp does not wait for them) while lane 0 adds the current ones
+// from registers, sixteen loads ahead of their additions, so the chain waits on each addition only.
+// One warp of at most 128 registers and 1-2 KB of shared memory fits beside a kernel that leaves
+// 4,096 registers of an SM free (the H200's ladder kernels: 10 blocks of 64 lanes x 96 registers),
+// so a reduction placed beside the next kernel need not take a block's place from it. The previous
+// shape (128 lanes, 8 KB, lane 0 adding from shared memory) took 17.7 cycles an addition and a
+// kernel block's room (H200 2026-12-01f calls 3-5).
 // `fresh`: the run's first dispatch (the sums start from 0).
-constexpr unsigned kReduceLanes = 128;
-constexpr unsigned kRowsPerStep = 512;  // groups a step: kRowsPerStep / kReduceLanes loads per lane
+constexpr unsigned kReduceLanes = 32;
+constexpr unsigned kRowsPerStep = 256;  // groups a step: kRowsPerStep / kReduceLanes copies per lane
+constexpr unsigned kChainBatch = 16;    // values lane 0 loads into registers before adding them
 
 std::string reductionSource(Precision precision) {
-  const std::string t = precision == Precision::F32 ? "float" : "double";
-  const std::string lanes = std::to_string(kReduceLanes) + "u", rows = std::to_string(kRowsPerStep) + "u";
+  const bool f32 = precision == Precision::F32;
+  const std::string t = f32 ? "float" : "double", bytes = f32 ? "4" : "8";
+  const std::string lanes = std::to_string(kReduceLanes) + "u", rows = std::to_string(kRowsPerStep) + "u",
+                    batch = std::to_string(kChainBatch);
   return "\n// The run's sums on the device (gpu/cuda/cuda.cpp reductionSource): a block per column, groups in order.\n"
-         "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(kReduceLanes) + ") tapelab_reduce(const " + t +
+         "// Copies rows [from, from + " + rows + ") of one column (rows `per` values apart) into dst, asynchronously from sm_80.\n"
+         "static __device__ __forceinline__ void tl_fetch(" + t + "* dst, const " + t +
+         "* col, unsigned int from, unsigned int groups, unsigned int per, unsigned int lane) {\n"
+         "  for (unsigned int k = lane; k < " + rows + " && from + k < groups; k += " + lanes + ") {\n"
+         "#if __CUDA_ARCH__ >= 800\n"
+         "    const unsigned int d = (unsigned int)__cvta_generic_to_shared(dst + k);\n"
+         "    asm volatile(\"cp.async.ca.shared.global [%0], [%1], " + bytes + ";\" :: \"r\"(d), \"l\"(col + (size_t)(from + k) * per) : \"memory\");\n"
+         "#else\n"
+         "    dst[k] = col[(size_t)(from + k) * per];\n"
+         "#endif\n"
+         "  }\n"
+         "#if __CUDA_ARCH__ >= 800\n"
+         "  asm volatile(\"cp.async.commit_group;\" ::: \"memory\");\n"
+         "#endif\n"
+         "}\n"
+         "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(kReduceLanes) + ", 16) tapelab_reduce(const " + t +
          "* __restrict__ partials, double* __restrict__ totals, unsigned int groups, unsigned int per, unsigned int fresh) {\n"
-         "  __shared__ double tl_rows[2][" + rows + "];\n"
+         "  __shared__ " + t + " tl_rows[2][" + rows + "];\n"
          "  const unsigned int c = blockIdx.x, lane = threadIdx.x;\n"
          "  const " + t + "* col = partials + c;\n"
-         "  for (unsigned int k = lane; k < " + rows + " && k < groups; k += " + lanes + ")\n"
-         "    tl_rows[0][k] = (double)col[(size_t)k * per];\n"
-         "  __syncthreads();\n"
+         "  tl_fetch(tl_rows[0], col, 0u, groups, per, lane);\n"
          "  double s = fresh ? 0.0 : totals[c];\n"
          "  unsigned int b = 0;\n"
          "  for (unsigned int base = 0; base < groups; base += " + rows + ", b ^= 1u) {\n"
-         "    const unsigned int next = base + " + rows + ";\n"
-         "    for (unsigned int k = lane; k < " + rows + " && next + k < groups; k += " + lanes + ")\n"
-         "      tl_rows[b ^ 1u][k] = (double)col[(size_t)(next + k) * per];\n"
+         "    tl_fetch(tl_rows[b ^ 1u], col, base + " + rows + ", groups, per, lane);\n"
+         "#if __CUDA_ARCH__ >= 800\n"
+         "    asm volatile(\"cp.async.wait_group 1;\" ::: \"memory\");  // this step's rows landed, the next may not have\n"
+         "#endif\n"
+         "    __syncwarp();\n"
          "    if (lane == 0) {\n"
+         "      const " + t + "* r = tl_rows[b];\n"
          "      const unsigned int n = groups - base < " + rows + " ? groups - base : " + rows + ";\n"
-         "      #pragma unroll 16\n"
-         "      for (unsigned int k = 0; k < n; ++k) s = __dadd_rn(s, tl_rows[b][k]);\n"
+         "      unsigned int k = 0;\n"
+         "      for (; k + " + batch + "u <= n; k += " + batch + "u) {\n"
+         "        double x[" + batch + "];\n"
+         "        #pragma unroll\n"
+         "        for (int i = 0; i < " + batch + "; ++i) x[i] = (double)r[k + i];\n"
+         "        #pragma unroll\n"
+         "        for (int i = 0; i < " + batch + "; ++i) s = __dadd_rn(s, x[i]);\n"
+         "      }\n"
+         "      for (; k < n; ++k) s = __dadd_rn(s, (double)r[k]);\n"
          "    }\n"
-         "    __syncthreads();\n"
+         "    __syncwarp();  // before the next step's copies overwrite these rows\n"
          "  }\n"
          "  if (lane == 0) totals[c] = s;\n"
          "}\n";

@@ -67,6 +67,7 @@ const std::vector<Case>& cases() {
       {"TAPELAB_CUDA_OUTLINE_DRAWS", "1", [](const RunConfig& c) { return c.kernelKnobs.outlineDraws; }, "2"},
       {"TAPELAB_STORE_DRAWS", "1", [](const RunConfig& c) { return c.kernelKnobs.storeDraws; }, "yes"},
       {"TAPELAB_MARKET_LOOP", "1", [](const RunConfig& c) { return c.kernelKnobs.marketLoop; }, "on"},
+      {"TAPELAB_SHARED_CONSTANTS", "1", [](const RunConfig& c) { return c.kernelKnobs.sharedConstants; }, "on"},
       {"TAPELAB_DRAW_LOOP", "1", [](const RunConfig& c) { return c.kernelKnobs.drawLoop; }, "on"},
       {"TAPELAB_DEVICE_SUMS", "0", [](const RunConfig& c) { return c.kernelKnobs.deviceSums == false; }, "host"},
       {"TAPELAB_CUDA_SUMS_BESIDE", "1", [](const RunConfig& c) { return c.kernelKnobs.sumsBeside; }, "2"},

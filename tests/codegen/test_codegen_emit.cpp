@@ -143,6 +143,42 @@ TEST(CodegenSpelling, DrawLoopSpellsItsRolledLoopInEveryDialect) {
   EXPECT_NE(emitKernel(t, o, hipDialect(), e).source.find("for (unsigned int tl_dg = "), std::string::npos);
 }
 
+// TAPELAB_SHARED_CONSTANTS: in CUDA and HIP the market loop's arrays of lane-invariant values (the
+// inputs, the drift and volatility step computed from them alone) are __shared__, the bookmarks (draws
+// reach them) stay per lane; GLSL and OpenCL C, which declare shared arrays only at kernel scope, and
+// a kernel without the market loop are unchanged.
+TEST(CodegenSpelling, SharedConstantsAreSharedArraysInCudaAndHipOnly) {
+  const Tape t = products::asianCall(24);
+  KernelOptions o = testutil::kindOptions(t, KernelKind::Register, 3, 0, ScratchLayout::SoA, 3);
+  EmitOptions loop;
+  loop.marketLoop = true;
+  EmitOptions shared = loop;
+  shared.sharedConstants = true;
+  const std::vector<uint8_t> draw = dependsOnDraw(t), input = dependsOnInput(t);
+  for (const char* name : {"cuda", "hip"}) {
+    const std::string s = emitKernel(t, o, dialectByName(name), shared).source;
+    int sharedArrays = 0, laneArrays = 0;
+    for (int32_t j : o.plan.persistent) {
+      if (!input[j]) continue;
+      const std::string decl = "float v" + std::to_string(j) + "[3];";
+      const bool isShared = s.find("__shared__ " + decl) != std::string::npos;
+      EXPECT_NE(s.find(decl), std::string::npos) << name << ": node " << j << " has no array";
+      EXPECT_EQ(isShared, !draw[j]) << name << ": node " << j << (draw[j] ? " (a draw reaches it)" : "");
+      (isShared ? sharedArrays : laneArrays) += 1;
+    }
+    EXPECT_GE(sharedArrays, t.numInputs() + 2) << name << ": the inputs and two values computed from them";
+    EXPECT_GE(laneArrays, 2) << name << ": the bookmarks";
+    EmitOptions alone;
+    alone.sharedConstants = true;
+    EXPECT_EQ(emitKernel(t, o, dialectByName(name), alone).source,
+              emitKernel(t, o, dialectByName(name)).source)
+        << name << ": without the market loop nothing changes";
+  }
+  for (const char* name : {"glsl", "opencl"})
+    EXPECT_EQ(emitKernel(t, o, dialectByName(name), shared).source, emitKernel(t, o, dialectByName(name), loop).source)
+        << name;
+}
+
 // TAPELAB_CUDA_MIN_BLOCKS: a second launch bound in CUDA and HIP only, and nothing else changes.
 TEST(CodegenSpelling, MinBlocksIsASecondLaunchBoundInCudaAndHip) {
   const Tape t = smallTape();

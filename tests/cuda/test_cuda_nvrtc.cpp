@@ -268,6 +268,28 @@ TEST_F(CudaRun, DrawLoopGivesTheSameBits) {
   }
 }
 
+// TAPELAB_SHARED_CONSTANTS in the market loop (the inputs' and their drift's arrays in shared memory),
+// with and without stored draws and 2 paths per lane: the plain kernel's bits.
+TEST_F(CudaRun, SharedConstantsGiveTheSameBits) {
+  const Tape t = products::asianCall(60);
+  std::vector<std::vector<double>> ladder{t.inputDefaults, t.inputDefaults, t.inputDefaults};
+  ladder[0][0] = 95.0;
+  ladder[2][2] = 0.3;
+  const RunResult plain = engine_->compile(t, optionsFor(t, KernelKind::Plain, 0, ScratchLayout::SoA, 3))->run(ladder, kPaths, kSeed);
+  for (int variant = 0; variant < 2; ++variant) {
+    KernelOptions o = testutil::kindOptions(t, KernelKind::Register, 4, 0, ScratchLayout::SoA, 3);
+    o.knobs.marketLoop = true;
+    o.knobs.sharedConstants = true;
+    o.knobs.storeDraws = variant == 1;
+    o.knobs.pathsPerLane = variant == 1 ? 2 : 0;
+    const std::string source = emitKernel(t, o, cudaDialect(), emitOptionsFor(o)).source;
+    ASSERT_NE(source.find("__shared__ float v0[3];"), std::string::npos) << "the spot's array is not shared";
+    expectSameBits(plain, engine_->compile(t, o)->run(ladder, kPaths, kSeed),
+                   "register, 4 segments, markets in a loop, constants shared" +
+                       std::string(variant == 1 ? ", draws stored, 2 paths per lane" : ""));
+  }
+}
+
 // Dispatches pipelined over launches of four (their partials added on the device behind each
 // kernel, or copied back and added on the host) give the bits of one dispatch and of the host's
 // BlockReduction; with the timeline each kernel has its device time, and a gap to the one before
