@@ -209,7 +209,7 @@ const std::vector<Knob>& knobTable() {
        Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.marketLoop = parseSwitch(v, n); }},
       {"TAPELAB_SHARED_CONSTANTS", "", "0|1, CUDA and HIP kernels with TAPELAB_MARKET_LOOP: the loop's arrays of values "
        "no draw reaches (the inputs and what only they compute: the same in every lane) in workgroup-shared memory "
-       "instead of per lane in local memory; default 0; same bits",
+       "instead of per lane in local memory (1, default) or per lane (0); same bits",
        Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.sharedConstants = parseSwitch(v, n); }},
       {"TAPELAB_DRAW_LOOP", "", "0|1, GPU checkpointed kernels: each segment's draws (forward and recomputed) by a "
        "loop over their Philox calls into an array, one copy of the draw code instead of one per draw; default 0; "
@@ -218,8 +218,9 @@ const std::vector<Knob>& knobTable() {
       {"TAPELAB_DEVICE_SUMS", "", "0|1, CUDA: each dispatch's partials added on the device by a reduction kernel behind "
        "it (1, default) or copied back and added on the host (0); in double, in block order either way: same bits",
        Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.deviceSums = parseSwitch(v, n); }},
-      {"TAPELAB_CUDA_SUMS_BESIDE", "", "0|1, CUDA with sums on the device: each dispatch's reduction on a second stream of "
-       "the lowest priority, beside the next kernel, instead of behind its own kernel (default 0; same bits)",
+      {"TAPELAB_CUDA_SUMS_BESIDE", "", "0|1, CUDA with sums on the device: each dispatch's reduction on a stream of the "
+       "greatest priority, beside the next kernel (1, default), or behind its own kernel on the kernels' stream (0); "
+       "same bits",
        Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.sumsBeside = parseSwitch(v, n); }},
       {"TAPELAB_TIMELINE", "", "0|1, CUDA: each dispatch's kernel timed between device timestamps; price prints "
        "the dispatches (groups, partials ready, host sum, kernel, gap to the previous kernel) and --json has them "

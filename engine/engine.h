@@ -83,8 +83,8 @@ struct KernelKnobs {
   // forward and reverse, as a loop instead of one copy per market (EmitOptions::marketLoop); same bits.
   bool marketLoop = false;
   // CUDA and HIP kernels in the market loop: its arrays of values no draw reaches in workgroup-shared
-  // memory, not per lane (EmitOptions::sharedConstants); same bits.
-  bool sharedConstants = false;
+  // memory, not per lane (EmitOptions::sharedConstants; unset: so); same bits.
+  std::optional<bool> sharedConstants;
   // GPU checkpointed kernels: each block's draws by a rolled loop into an array instead of inlined
   // one by one (EmitOptions::drawLoop); same bits.
   bool drawLoop = false;
@@ -95,9 +95,9 @@ struct KernelKnobs {
   // CUDA: each dispatch's partials added on the device behind it (in double, in block order: the
   // host's bits), not copied back and added on the host; unset: on the device. Same bits.
   std::optional<bool> deviceSums;
-  // CUDA, sums on the device: each reduction on a second stream of the lowest priority, beside the
-  // next kernel, instead of behind its own kernel on the kernels' stream. Same bits.
-  bool sumsBeside = false;
+  // CUDA, sums on the device: each reduction on a stream of the greatest priority beside the next
+  // kernel (unset: so), or behind its own kernel on the kernels' stream (false). Same bits.
+  std::optional<bool> sumsBeside;
 };
 
 struct KernelOptions {

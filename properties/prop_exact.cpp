@@ -118,7 +118,7 @@ TEST_P(Exact, MarketsTogetherEqualAlone) {
     together.markets = count;
     together.knobs.marketLoop = *gen::arbitrary<bool>();  // the markets as a loop, forward and reverse: same bits
     together.knobs.drawLoop = *gen::arbitrary<bool>();  // each block's draws by a loop: same bits
-    together.knobs.sharedConstants = *gen::arbitrary<bool>();  // the loop's lane-invariant arrays shared: same bits
+    together.knobs.sharedConstants = *gen::arbitrary<bool>();  // the loop's lane-invariant arrays shared or per lane: same bits
     noteRun(paths, seed, markets, describeOptions(together));
     auto kt = compileOn(e.name, tape, together);
     const RunResult rt = runKernel(*kt, markets, paths, seed);

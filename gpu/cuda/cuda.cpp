@@ -269,11 +269,14 @@ class CudaKernel final : public Kernel, DispatchRunner {
     timed_ = knobs_.timeline && d.cuEventElapsedTime;
     if (knobs_.timeline && !timed_) stats_.notes += "timeline: the driver lacks cuEventElapsedTime; ";
     const unsigned endFlags = timed_ ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING;
-    // The copies and, with TAPELAB_CUDA_SUMS_BESIDE, the reductions: the lowest priority, so the
-    // block scheduler places the kernels' blocks first.
+    // The copies back: the lowest priority. The reductions beside the kernels: the greatest, so that
+    // the block scheduler places a reduction's blocks as soon as its kernel ends, beside the next
+    // kernel's; at the kernels' priority or below it holds them until that kernel's last blocks have
+    // started (H200 2026-12-01f calls 3 and 5, 2026-12-02 call 1).
     int least = 0, greatest = 0;
     CUresult made = d.cuCtxGetStreamPriorityRange(&least, &greatest);
     if (made == CUDA_SUCCESS) made = d.cuStreamCreateWithPriority(&copy_, CU_STREAM_NON_BLOCKING, least);
+    if (made == CUDA_SUCCESS) made = d.cuStreamCreateWithPriority(&sums_, CU_STREAM_NON_BLOCKING, greatest);
     for (size_t i = 0; i < kPipelineDepth && made == CUDA_SUCCESS; ++i) {
       made = d.cuEventCreate(&done_[i], CU_EVENT_DISABLE_TIMING);
       if (made == CUDA_SUCCESS) made = d.cuEventCreate(&kernelEnd_[i], endFlags);
@@ -324,11 +327,11 @@ class CudaKernel final : public Kernel, DispatchRunner {
   size_t dispatchesPerLaunch() const override { return kPipelineDepth; }
 
   // The batch's kernels one after another on the default stream (dispatches that share the scratch
-  // buffer so never overlap), each writing its own slice of partials and followed there by the
-  // reduction kernel, which adds the slice to the run's sums on the device (~0.15 ms per 15,840
-  // groups at 7 markets on the H200 where the host took ~1 ms after the last kernel; beside the next
-  // kernel, on the copy stream, it slowed that kernel by up to a quarter at default priority and
-  // gained nothing at the lowest: TAPELAB_CUDA_SUMS_BESIDE keeps that placement for experiments). A run whose partials are
+  // buffer so never overlap), each writing its own slice of partials, which the reduction kernel adds
+  // to the run's sums on the device: on the sums stream beside the next kernel once its own has ended
+  // (the default), or behind its kernel on the kernels' stream (TAPELAB_CUDA_SUMS_BESIDE=0). Its chain
+  // takes ~0.15 ms per 15,840 groups at 7 markets on the H200, where the host took ~1 ms after the last
+  // kernel; beside, only the last dispatch's is not hidden. A run whose partials are
   // wanted as they are (Kernel::runBlocks, TAPELAB_DEVICE_SUMS=0) copies each slice back on a second
   // stream once its kernel ends and adds it on the host while the later dispatches run; without
   // page-locked memory a copy would block the host before the device timeout could bound it: there
@@ -349,27 +352,27 @@ class CudaKernel final : public Kernel, DispatchRunner {
                 d.cuLaunchKernel(fn_, x.groups, 1, 1, static_cast<unsigned>(k_.workgroupSize), 1, 1, 0, nullptr, args,
                                  nullptr),
                 "cuLaunchKernel");
-      // The copy stream takes the sums (copied back, or added beside the next kernel: it slowed that
-      // kernel at default priority, H200 2026-12-01f call 3; TAPELAB_CUDA_SUMS_BESIDE tries the
-      // lowest), else they follow the kernel on its stream.
-      const bool viaCopyStream = pipelined && (!onDevice || knobs_.sumsBeside);
-      if (timed_ || viaCopyStream) cu::check(d, d.cuEventRecord(kernelEnd_[i], nullptr), "cuEventRecord");
+      // Beside: the copy back on the copy stream, or the reduction on the sums stream; behind: the
+      // reduction on the kernels' stream.
+      const bool beside = pipelined && (!onDevice || knobs_.sumsBeside.value_or(true));
+      if (timed_ || beside) cu::check(d, d.cuEventRecord(kernelEnd_[i], nullptr), "cuEventRecord");
       const bool fresh = launched_++ == 0;
       if (!pipelined) {
         cu::check(d, d.cuEventRecord(done_[i], nullptr), "cuEventRecord");
         return;
       }
-      if (!viaCopyStream) {
+      if (!beside) {
         launchReduction(at, x.groups, fresh, nullptr);
         cu::check(d, d.cuEventRecord(done_[i], nullptr), "cuEventRecord");
         return;
       }
-      cu::check(d, d.cuStreamWaitEvent(copy_, kernelEnd_[i], 0), "cuStreamWaitEvent");
       if (onDevice) {
-        launchReduction(at, x.groups, fresh, copy_);
-        cu::check(d, d.cuEventRecord(done_[i], copy_), "cuEventRecord");
+        cu::check(d, d.cuStreamWaitEvent(sums_, kernelEnd_[i], 0), "cuStreamWaitEvent");
+        launchReduction(at, x.groups, fresh, sums_);
+        cu::check(d, d.cuEventRecord(done_[i], sums_), "cuEventRecord");
         return;
       }
+      cu::check(d, d.cuStreamWaitEvent(copy_, kernelEnd_[i], 0), "cuStreamWaitEvent");
       cu::check(d, d.cuMemcpyDtoHAsync(host_.data() + at, partials_.get() + at, k_.partialBytes(x.groups), copy_),
                 "cuMemcpyDtoHAsync");
       cu::check(d, d.cuEventRecord(done_[i], copy_), "cuEventRecord");
@@ -453,6 +456,7 @@ class CudaKernel final : public Kernel, DispatchRunner {
       for (CUevent& e : *events)
         if (e) d.cuEventDestroy(std::exchange(e, nullptr));
     if (copy_) d.cuStreamDestroy(std::exchange(copy_, nullptr));
+    if (sums_) d.cuStreamDestroy(std::exchange(sums_, nullptr));
     if (module_) d.cuModuleUnload(std::exchange(module_, nullptr));
   }
 
@@ -497,7 +501,8 @@ class CudaKernel final : public Kernel, DispatchRunner {
   std::array<CUevent, kPipelineDepth> done_{};  // each dispatch's sums done on the device, or its copy back
   std::array<CUevent, kPipelineDepth> kernelEnd_{};  // each dispatch's kernel finished (the copy stream waits; the timeline)
   std::array<CUevent, kPipelineDepth> kernelBegin_{};  // with the timeline: each kernel's start
-  CUstream copy_ = nullptr;  // the copies back and, beside (TAPELAB_CUDA_SUMS_BESIDE), the reductions: off the kernels' stream
+  CUstream copy_ = nullptr;  // the copies back (TAPELAB_DEVICE_SUMS=0, runBlocks), lowest priority
+  CUstream sums_ = nullptr;  // the reductions beside the kernels (TAPELAB_CUDA_SUMS_BESIDE), greatest priority
   bool timed_ = false;  // KernelKnobs::timeline, and the driver can time events
   std::vector<std::pair<double, double>> deviceTimes_;  // per dispatch since upload(): kernel, gap seconds
 };

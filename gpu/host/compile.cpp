@@ -22,7 +22,7 @@ EmitOptions emitOptionsFor(const KernelOptions& options, bool unrollByDefault, K
   e.outlineDraws = options.knobs.outlineDraws;
   e.storeDraws = options.knobs.storeDraws;
   e.marketLoop = options.knobs.marketLoop;
-  e.sharedConstants = options.knobs.sharedConstants;
+  e.sharedConstants = options.knobs.sharedConstants.value_or(true);
   e.drawLoop = options.knobs.drawLoop;
   return e;
 }

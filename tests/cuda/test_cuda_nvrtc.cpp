@@ -275,13 +275,15 @@ TEST_F(CudaRun, SharedConstantsGiveTheSameBits) {
   std::vector<std::vector<double>> ladder{t.inputDefaults, t.inputDefaults, t.inputDefaults};
   ladder[0][0] = 95.0;
   ladder[2][2] = 0.3;
-  const RunResult plain = engine_->compile(t, optionsFor(t, KernelKind::Plain, 0, ScratchLayout::SoA, 3))->run(ladder, kPaths, kSeed);
   for (int variant = 0; variant < 2; ++variant) {
+    KernelOptions p = optionsFor(t, KernelKind::Plain, 0, ScratchLayout::SoA, 3);
+    p.knobs.pathsPerLane = variant == 1 ? 2 : 0;  // the blocks' sums, so their last bits, depend on it
+    const RunResult plain = engine_->compile(t, p)->run(ladder, kPaths, kSeed);
     KernelOptions o = testutil::kindOptions(t, KernelKind::Register, 4, 0, ScratchLayout::SoA, 3);
     o.knobs.marketLoop = true;
     o.knobs.sharedConstants = true;
     o.knobs.storeDraws = variant == 1;
-    o.knobs.pathsPerLane = variant == 1 ? 2 : 0;
+    o.knobs.pathsPerLane = p.knobs.pathsPerLane;
     const std::string source = emitKernel(t, o, cudaDialect(), emitOptionsFor(o)).source;
     ASSERT_NE(source.find("__shared__ float v0[3];"), std::string::npos) << "the spot's array is not shared";
     expectSameBits(plain, engine_->compile(t, o)->run(ladder, kPaths, kSeed),
@@ -310,7 +312,7 @@ TEST_F(CudaRun, PipelinedDispatchesAndTheirTimelineKeepTheBits) {
     o.knobs.maxGroups = 8;  // 10 dispatches: launches of 4, 4 and 2
     o.knobs.timeline = timeline;
     o.knobs.deviceSums = variant != 2;  // TAPELAB_DEVICE_SUMS=0: copied back, added on the host
-    o.knobs.sumsBeside = variant == 3;  // the reductions on the low-priority stream
+    o.knobs.sumsBeside = variant == 3;  // 3: the reductions beside the next kernel (the default); else behind their own
     auto kernel = engine_->compile(t, o);
     const RunResult split = kernel->run(ladder, paths, kSeed);
     expectSameBits(whole, split, std::string("10 dispatches, timeline ") + (timeline ? "on" : "off") +
