@@ -22,18 +22,20 @@ namespace {
 // The reduction appended to every CUDA kernel's module: adds one dispatch's group partials (T: the
 // kernel's precision) to the run's sums in double, each column's groups in order, as
 // PartialSums::addColumns does on the host: the same bits. One block per column (the additions of a
-// column are one chain), one warp: its lanes fetch the next kRowsPerStep groups' values into shared
-// memory (cp.async from sm_80: the warp does not wait for them) while lane 0 adds the current ones
-// from registers, sixteen loads ahead of their additions, so the chain waits on each addition only.
-// One warp of at most 128 registers and 1-2 KB of shared memory fits beside a kernel that leaves
-// 4,096 registers of an SM free (the H200's ladder kernels: 10 blocks of 64 lanes x 96 registers),
-// so a reduction placed beside the next kernel need not take a block's place from it. The previous
-// shape (128 lanes, 8 KB, lane 0 adding from shared memory) took 17.7 cycles an addition and a
-// kernel block's room (H200 2026-12-01f calls 3-5).
+// column are one chain): its lanes fetch the next kRowsPerStep groups' values into shared memory
+// (cp.async from sm_80: no lane waits for them) while lane 0 adds the current ones, a batch loaded
+// into registers ahead of its additions, so the chain waits on each addition only (~18 cycles a
+// double addition on the H200: 0.146 ms per 15,840 groups, as with 128 lanes adding from shared
+// memory). Four warps of at most 32 registers and 2-4 KB of shared memory: one warp per scheduler,
+// each the 1,024 registers a scheduler has left beside a kernel of 10 blocks of 64 lanes x 96
+// registers (the H200's ladder kernels, 5 warps of 3,072 per scheduler), so a reduction beside the
+// next kernel neither takes a kernel block's room nor, as one warp would, shifts which scheduler the
+// next blocks' warps land on.
 // `fresh`: the run's first dispatch (the sums start from 0).
-constexpr unsigned kReduceLanes = 32;
+constexpr unsigned kReduceLanes = 128;
+constexpr unsigned kReduceMinBlocks = 16;  // __launch_bounds__: 65,536 / (128 x 16) -> 32 registers
 constexpr unsigned kRowsPerStep = 256;  // groups a step: kRowsPerStep / kReduceLanes copies per lane
-constexpr unsigned kChainBatch = 16;    // values lane 0 loads into registers before adding them
+constexpr unsigned kChainBatch = 8;     // values lane 0 loads into registers before adding them
 
 std::string reductionSource(Precision precision) {
   const bool f32 = precision == Precision::F32;
@@ -56,7 +58,8 @@ std::string reductionSource(Precision precision) {
          "  asm volatile(\"cp.async.commit_group;\" ::: \"memory\");\n"
          "#endif\n"
          "}\n"
-         "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(kReduceLanes) + ", 16) tapelab_reduce(const " + t +
+         "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(kReduceLanes) + ", " + std::to_string(kReduceMinBlocks) +
+         ") tapelab_reduce(const " + t +
          "* __restrict__ partials, double* __restrict__ totals, unsigned int groups, unsigned int per, unsigned int fresh) {\n"
          "  __shared__ " + t + " tl_rows[2][" + rows + "];\n"
          "  const unsigned int c = blockIdx.x, lane = threadIdx.x;\n"
@@ -69,7 +72,7 @@ std::string reductionSource(Precision precision) {
          "#if __CUDA_ARCH__ >= 800\n"
          "    asm volatile(\"cp.async.wait_group 1;\" ::: \"memory\");  // this step's rows landed, the next may not have\n"
          "#endif\n"
-         "    __syncwarp();\n"
+         "    __syncthreads();\n"
          "    if (lane == 0) {\n"
          "      const " + t + "* r = tl_rows[b];\n"
          "      const unsigned int n = groups - base < " + rows + " ? groups - base : " + rows + ";\n"
@@ -83,7 +86,7 @@ std::string reductionSource(Precision precision) {
          "      }\n"
          "      for (; k < n; ++k) s = __dadd_rn(s, (double)r[k]);\n"
          "    }\n"
-         "    __syncwarp();  // before the next step's copies overwrite these rows\n"
+         "    __syncthreads();  // before the next step's copies overwrite these rows\n"
          "  }\n"
          "  if (lane == 0) totals[c] = s;\n"
          "}\n";
