@@ -219,7 +219,7 @@ const std::vector<Knob>& knobTable() {
        "it (1, default) or copied back and added on the host (0); in double, in block order either way: same bits",
        Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.deviceSums = parseSwitch(v, n); }},
       {"TAPELAB_CUDA_SUMS_BESIDE", "", "0|1, CUDA with sums on the device: each dispatch's reduction on a stream of the "
-       "greatest priority, beside the next kernel (1, default), or behind its own kernel on the kernels' stream (0); "
+       "greatest priority, beside the next kernel (1), or behind its own kernel on the kernels' stream (0, default); "
        "same bits",
        Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.sumsBeside = parseSwitch(v, n); }},
       {"TAPELAB_TIMELINE", "", "0|1, CUDA: each dispatch's kernel timed between device timestamps; price prints "

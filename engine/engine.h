@@ -96,7 +96,7 @@ struct KernelKnobs {
   // host's bits), not copied back and added on the host; unset: on the device. Same bits.
   std::optional<bool> deviceSums;
   // CUDA, sums on the device: each reduction on a stream of the greatest priority beside the next
-  // kernel (unset: so), or behind its own kernel on the kernels' stream (false). Same bits.
+  // kernel (true), or behind its own kernel on the kernels' stream (unset, false). Same bits.
   std::optional<bool> sumsBeside;
 };
 

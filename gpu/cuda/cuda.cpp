@@ -28,9 +28,9 @@ namespace {
 // double addition on the H200: 0.146 ms per 15,840 groups, as with 128 lanes adding from shared
 // memory). Four warps of at most 32 registers and 2-4 KB of shared memory: one warp per scheduler,
 // each the 1,024 registers a scheduler has left beside a kernel of 10 blocks of 64 lanes x 96
-// registers (the H200's ladder kernels, 5 warps of 3,072 per scheduler), so a reduction beside the
-// next kernel neither takes a kernel block's room nor, as one warp would, shifts which scheduler the
-// next blocks' warps land on.
+// registers (the H200's ladder kernels, 5 warps of 3,072 per scheduler), so that a reduction can run
+// beside the next kernel (TAPELAB_CUDA_SUMS_BESIDE) without taking a kernel block's room; there one
+// warp and four ran alike (H200 2026-12-01g call 4).
 // `fresh`: the run's first dispatch (the sums start from 0).
 constexpr unsigned kReduceLanes = 128;
 constexpr unsigned kReduceMinBlocks = 16;  // __launch_bounds__: 65,536 / (128 x 16) -> 32 registers
@@ -272,10 +272,10 @@ class CudaKernel final : public Kernel, DispatchRunner {
     timed_ = knobs_.timeline && d.cuEventElapsedTime;
     if (knobs_.timeline && !timed_) stats_.notes += "timeline: the driver lacks cuEventElapsedTime; ";
     const unsigned endFlags = timed_ ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING;
-    // The copies back: the lowest priority. The reductions beside the kernels: the greatest, so that
-    // the block scheduler places a reduction's blocks as soon as its kernel ends, beside the next
-    // kernel's; at the kernels' priority or below it holds them until that kernel's last blocks have
-    // started (H200 2026-12-01f calls 3 and 5, 2026-12-02 call 1).
+    // The copies back: the lowest priority. The reductions beside the kernels (TAPELAB_CUDA_SUMS_BESIDE):
+    // the greatest, so that the block scheduler places a reduction's blocks as soon as its kernel ends,
+    // beside the next kernel's; at the kernels' priority or below it holds them until that kernel's
+    // last blocks have started (H200 2026-12-01f calls 3 and 5, 2026-12-01g call 1).
     int least = 0, greatest = 0;
     CUresult made = d.cuCtxGetStreamPriorityRange(&least, &greatest);
     if (made == CUDA_SUCCESS) made = d.cuStreamCreateWithPriority(&copy_, CU_STREAM_NON_BLOCKING, least);
@@ -331,10 +331,12 @@ class CudaKernel final : public Kernel, DispatchRunner {
 
   // The batch's kernels one after another on the default stream (dispatches that share the scratch
   // buffer so never overlap), each writing its own slice of partials, which the reduction kernel adds
-  // to the run's sums on the device: on the sums stream beside the next kernel once its own has ended
-  // (the default), or behind its kernel on the kernels' stream (TAPELAB_CUDA_SUMS_BESIDE=0). Its chain
+  // to the run's sums on the device: behind its kernel on the kernels' stream (the default), or on the
+  // sums stream beside the next kernel once its own has ended (TAPELAB_CUDA_SUMS_BESIDE=1). Its chain
   // takes ~0.15 ms per 15,840 groups at 7 markets on the H200, where the host took ~1 ms after the last
-  // kernel; beside, only the last dispatch's is not hidden. A run whose partials are
+  // kernel. Beside, only the last dispatch's is not hidden, yet on the H200 the 7-market ladder ran 2%
+  // faster so at 1M paths (dispatches of 4 waves) and 4-9% slower at 4M (12 waves; why is not measured:
+  // 2026-12-01g calls 2-4), so behind stays the default. A run whose partials are
   // wanted as they are (Kernel::runBlocks, TAPELAB_DEVICE_SUMS=0) copies each slice back on a second
   // stream once its kernel ends and adds it on the host while the later dispatches run; without
   // page-locked memory a copy would block the host before the device timeout could bound it: there
@@ -357,7 +359,7 @@ class CudaKernel final : public Kernel, DispatchRunner {
                 "cuLaunchKernel");
       // Beside: the copy back on the copy stream, or the reduction on the sums stream; behind: the
       // reduction on the kernels' stream.
-      const bool beside = pipelined && (!onDevice || knobs_.sumsBeside.value_or(true));
+      const bool beside = pipelined && (!onDevice || knobs_.sumsBeside.value_or(false));
       if (timed_ || beside) cu::check(d, d.cuEventRecord(kernelEnd_[i], nullptr), "cuEventRecord");
       const bool fresh = launched_++ == 0;
       if (!pipelined) {

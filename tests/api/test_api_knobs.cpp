@@ -70,7 +70,7 @@ const std::vector<Case>& cases() {
       {"TAPELAB_SHARED_CONSTANTS", "0", [](const RunConfig& c) { return c.kernelKnobs.sharedConstants == false; }, "on"},
       {"TAPELAB_DRAW_LOOP", "1", [](const RunConfig& c) { return c.kernelKnobs.drawLoop; }, "on"},
       {"TAPELAB_DEVICE_SUMS", "0", [](const RunConfig& c) { return c.kernelKnobs.deviceSums == false; }, "host"},
-      {"TAPELAB_CUDA_SUMS_BESIDE", "0", [](const RunConfig& c) { return c.kernelKnobs.sumsBeside == false; }, "2"},
+      {"TAPELAB_CUDA_SUMS_BESIDE", "1", [](const RunConfig& c) { return c.kernelKnobs.sumsBeside == true; }, "2"},
       {"TAPELAB_TIMELINE", "1", [](const RunConfig& c) { return c.kernelKnobs.timeline; }, "yes"},
       {"TAPELAB_THREADS", "3", [](const RunConfig& c) { return c.engineSettings.threads == 3u; }, "two"},
       {"TAPELAB_DEVICE_TIMEOUT", "0.25", [](const RunConfig& c) { return c.engineSettings.deviceTimeout == 0.25; }, "-1"},

@@ -312,7 +312,7 @@ TEST_F(CudaRun, PipelinedDispatchesAndTheirTimelineKeepTheBits) {
     o.knobs.maxGroups = 8;  // 10 dispatches: launches of 4, 4 and 2
     o.knobs.timeline = timeline;
     o.knobs.deviceSums = variant != 2;  // TAPELAB_DEVICE_SUMS=0: copied back, added on the host
-    o.knobs.sumsBeside = variant == 3;  // 3: the reductions beside the next kernel (the default); else behind their own
+    o.knobs.sumsBeside = variant == 3;  // 3: the reductions beside the next kernel; else behind their own (the default)
     auto kernel = engine_->compile(t, o);
     const RunResult split = kernel->run(ladder, paths, kSeed);
     expectSameBits(whole, split, std::string("10 dispatches, timeline ") + (timeline ? "on" : "off") +
