@@ -293,7 +293,7 @@ TEST_F(CudaRun, SharedConstantsGiveTheSameBits) {
 }
 
 // Dispatches pipelined over launches of four (their partials added on the device behind each
-// kernel, or copied back and added on the host) give the bits of one dispatch and of the host's
+// kernel or beside the next one, or copied back and added on the host) give the bits of one dispatch and of the host's
 // BlockReduction; with the timeline each kernel has its device time, and a gap to the one before
 // except the first of each launch of four; the kernels fit inside the run's time.
 TEST_F(CudaRun, PipelinedDispatchesAndTheirTimelineKeepTheBits) {
