@@ -209,7 +209,8 @@ const std::vector<Knob>& knobTable() {
        Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.marketLoop = parseSwitch(v, n); }},
       {"TAPELAB_SHARED_CONSTANTS", "", "0|1, CUDA and HIP kernels with TAPELAB_MARKET_LOOP: the loop's arrays of values "
        "no draw reaches (the inputs and what only they compute: the same in every lane) in workgroup-shared memory "
-       "instead of per lane in local memory (1, default) or per lane (0); same bits",
+       "(1, default, where they fit beside the Kahan sums' 48 KiB) or per lane in local "
+       "memory (0); same bits",
        Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.sharedConstants = parseSwitch(v, n); }},
       {"TAPELAB_DRAW_LOOP", "", "0|1, GPU checkpointed kernels: each segment's draws (forward and recomputed) by a "
        "loop over their Philox calls into an array, one copy of the draw code instead of one per draw; default 0; "

@@ -83,7 +83,7 @@ struct KernelKnobs {
   // forward and reverse, as a loop instead of one copy per market (EmitOptions::marketLoop); same bits.
   bool marketLoop = false;
   // CUDA and HIP kernels in the market loop: its arrays of values no draw reaches in workgroup-shared
-  // memory, not per lane (EmitOptions::sharedConstants; unset: so); same bits.
+  // memory, not per lane (EmitOptions::sharedConstants; unset: shared); same bits.
   std::optional<bool> sharedConstants;
   // GPU checkpointed kernels: each block's draws by a rolled loop into an array instead of inlined
   // one by one (EmitOptions::drawLoop); same bits.

@@ -486,7 +486,7 @@ std::string describeOptions(const KernelOptions& o) {
   if (o.knobs.storeDraws) s += ", draws stored";
   if (o.knobs.marketLoop) s += ", markets in a loop";
   if (o.knobs.drawLoop) s += ", draws in a loop";
-  if (o.knobs.sharedConstants == false) s += ", constants per lane";
+  if (o.knobs.marketLoop && o.knobs.sharedConstants == false) s += ", constants per lane";
   if (o.kind != KernelKind::Plain)
     s += std::string(", markets ") + toString(o.marketOrder) + ", Kahan sums in " +
          (o.knobs.kahanPlace ? toString(*o.knobs.kahanPlace) : "the engine's default place") + ", plan " + describePlan(o.plan);

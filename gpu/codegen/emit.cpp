@@ -69,10 +69,18 @@ class Emitter {
     std::string begin = dialect_.kernelBegin;
     const int sums = kahanSums();
     sumsPerReduction_ = std::min(sums, 16);
+    const size_t scalarBytes = options_.precision == Precision::F32 ? 4 : 8;
     kahanInLocal_ = emitOptions_.kahanPlace == KahanPlace::Local &&
-                    size_t(2) * size_t(sums) * size_t(emitOptions_.workgroupSize) *
-                            (options_.precision == Precision::F32 ? 4 : 8) <= kMaxKahanLocalBytes;
+                    size_t(2) * size_t(sums) * size_t(emitOptions_.workgroupSize) * scalarBytes <= kMaxKahanLocalBytes;
     const int localSums = kahanInLocal_ ? 2 * sums : sumsPerReduction_;
+    // EmitOptions::sharedConstants where the dialect can and the arrays fit beside tl_red in the
+    // workgroup memory every API allows (else they stay per lane: the same bits).
+    if (emitOptions_.sharedConstants && marketLoop_ && !dialect_.blockShared.empty()) {
+      size_t bytes = size_t(localSums) * size_t(emitOptions_.workgroupSize) * scalarBytes;
+      for (int32_t j : options_.plan.persistent)
+        if (inArray(j) && !dependsOnDraw_[j]) bytes += size_t(markets_) * scalarBytes;
+      sharedConstants_ = bytes <= kMaxKahanLocalBytes;
+    }
     begin = substitute(begin, "$RED", std::to_string(localSums * emitOptions_.workgroupSize));
     begin = substitute(begin, "$MINBLOCKS", emitOptions_.minBlocks > 0 ? ", " + std::to_string(emitOptions_.minBlocks) : "");
     begin = substitute(begin, "$WG", std::to_string(emitOptions_.workgroupSize));
@@ -146,10 +154,8 @@ class Emitter {
   }
   // The market loop's arrays: the persistent values with a copy per market.
   bool inArray(int32_t j) const { return marketLoop_ && dependsOnInput_[j] && options_.plan.isPersistent[j]; }
-  // A market-loop array shared by the workgroup (EmitOptions::sharedConstants): no draw reaches j.
-  bool inSharedArray(int32_t j) const {
-    return inArray(j) && !dependsOnDraw_[j] && emitOptions_.sharedConstants && !dialect_.blockShared.empty();
-  }
+  // A market-loop array shared by the workgroup (EmitOptions::sharedConstants, where it fits): no draw reaches j.
+  bool inSharedArray(int32_t j) const { return sharedConstants_ && inArray(j) && !dependsOnDraw_[j]; }
   // The shared array holding j's adjoint (shareAdjointArrays: the market loop over a flat plan), else -1.
   int sharedArray(int32_t j) const { return shared_.arrayOf.empty() ? -1 : shared_.arrayOf[j]; }
   // What a persistent adjoint starts from: 1 for the output, else 0.
@@ -755,6 +761,7 @@ class Emitter {
   static constexpr int kLoopMarket = -3;  // the market loop's current market, tl_m (EmitOptions::marketLoop)
   bool marketLoop_ = false;  // EmitOptions::marketLoop in effect
   std::vector<uint8_t> dependsOnDraw_;  // per node: a draw reaches it (its value differs between lanes)
+  bool sharedConstants_ = false;  // EmitOptions::sharedConstants in effect (run() decides: the dialect, the room)
   std::string source_;
   int indent_ = 0;
   int blockKeys_ = 0;  // opaque keys of nested blocks made so far

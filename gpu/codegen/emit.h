@@ -208,8 +208,9 @@ struct EmitOptions {
   // true (the market loop, dialects with a blockShared spelling: CUDA, HIP): the market loop's arrays
   // of values that no draw reaches (the inputs and what is computed from them alone: the same in every
   // lane) are workgroup-shared arrays, one per workgroup instead of one per lane in local memory. Every
-  // lane writes the same bits to them, so a lane reads the value it wrote whoever wrote last. The
-  // same operations: the same bits.
+  // lane writes the same bits to them, so a lane reads the value it wrote whoever wrote last. Only
+  // where they fit kMaxKahanLocalBytes beside the local reduction array (else per lane). The same
+  // operations: the same bits.
   bool sharedConstants = false;
   // true (checkpointed kinds): a block (a forward segment, a recomputed one) whose draws are contiguous,
   // at least eight, computes them by a loop kept rolled over their Philox calls into an array that

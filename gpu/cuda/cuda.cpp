@@ -335,7 +335,7 @@ class CudaKernel final : public Kernel, DispatchRunner {
   // sums stream beside the next kernel once its own has ended (TAPELAB_CUDA_SUMS_BESIDE=1). Its chain
   // takes ~0.15 ms per 15,840 groups at 7 markets on the H200, where the host took ~1 ms after the last
   // kernel. Beside, only the last dispatch's is not hidden, yet on the H200 the 7-market ladder ran 2%
-  // faster so at 1M paths (dispatches of 4 waves) and 4-9% slower at 4M (12 waves; why is not measured:
+  // faster beside at 1M paths (dispatches of 4 waves) and 4-9% slower at 4M (12 waves; why is not measured:
   // 2026-12-01g calls 2-4), so behind stays the default. A run whose partials are
   // wanted as they are (Kernel::runBlocks, TAPELAB_DEVICE_SUMS=0) copies each slice back on a second
   // stream once its kernel ends and adds it on the host while the later dispatches run; without
@@ -504,7 +504,7 @@ class CudaKernel final : public Kernel, DispatchRunner {
   CUfunction reduceFn_ = nullptr;  // tapelab_reduce (reductionSource)
   uint64_t wave_ = 0;  // groups resident on the whole device at once (0: unknown)
   std::array<CUevent, kPipelineDepth> done_{};  // each dispatch's sums done on the device, or its copy back
-  std::array<CUevent, kPipelineDepth> kernelEnd_{};  // each dispatch's kernel finished (the copy stream waits; the timeline)
+  std::array<CUevent, kPipelineDepth> kernelEnd_{};  // each dispatch's kernel finished (the copy or sums stream waits; the timeline)
   std::array<CUevent, kPipelineDepth> kernelBegin_{};  // with the timeline: each kernel's start
   CUstream copy_ = nullptr;  // the copies back (TAPELAB_DEVICE_SUMS=0, runBlocks), lowest priority
   CUstream sums_ = nullptr;  // the reductions beside the kernels (TAPELAB_CUDA_SUMS_BESIDE), greatest priority

@@ -177,6 +177,9 @@ TEST(CodegenSpelling, SharedConstantsAreSharedArraysInCudaAndHipOnly) {
   for (const char* name : {"glsl", "opencl"})
     EXPECT_EQ(emitKernel(t, o, dialectByName(name), shared).source, emitKernel(t, o, dialectByName(name), loop).source)
         << name;
+  // 8 markets: the Kahan sums take all 48 KiB of workgroup memory, so the constants stay per lane.
+  KernelOptions eight = testutil::kindOptions(t, KernelKind::Register, 3, 0, ScratchLayout::SoA, 8);
+  EXPECT_EQ(emitKernel(t, eight, cudaDialect(), shared).source, emitKernel(t, eight, cudaDialect(), loop).source);
 }
 
 // TAPELAB_CUDA_MIN_BLOCKS: a second launch bound in CUDA and HIP only, and nothing else changes.

@@ -131,6 +131,28 @@ TEST(CudaNvrtc, CompileErrorCarriesTheLog) {
   }
 }
 
+// The market loop's shared constants (on by default) fit beside the Kahan sums in the workgroup
+// memory a kernel may declare (48 KiB): at 8 markets in fp32 the sums fill it (96 sums x 2 x 64 lanes
+// x 4 bytes), so the constants stay per lane and the kernel still builds; at 4 markets they are shared.
+TEST(CudaNvrtc, SharedConstantsYieldToKahanSumsThatFillTheWorkgroupMemory) {
+  REQUIRE_NVRTC();
+  auto engine = makeCudaEngine(engineSettingsFromEnvironment());
+  const Tape t = products::asianCall(24);
+  for (int markets : {4, 8}) {
+    KernelOptions o = testutil::kindOptions(t, KernelKind::Register, 3, 0, ScratchLayout::SoA, markets);
+    o.knobs.marketLoop = true;
+    o.knobs.kahanPlace = KahanPlace::Local;
+    const std::string source = emitKernel(t, o, cudaDialect(), emitOptionsFor(o)).source;
+    const std::string shared = "__shared__ float v0[" + std::to_string(markets) + "];";
+    EXPECT_EQ(source.find(shared) != std::string::npos, markets == 4) << markets << " markets";
+    EXPECT_NE(source.find("tl_red[" + std::to_string(markets * 24 * 64) + "]"), std::string::npos)
+        << markets << " markets: the Kahan sums in workgroup memory";
+    KernelStats s;
+    ASSERT_NO_THROW(s = engine->compile(t, o)->stats()) << markets << " markets";
+    EXPECT_GT(s.registers, 0) << s.notes;
+  }
+}
+
 TEST(CudaNvrtc, DumpsTheSource) {
   REQUIRE_NVRTC();
   auto engine = makeCudaEngine(engineSettingsFromEnvironment());
@@ -289,6 +311,26 @@ TEST_F(CudaRun, SharedConstantsGiveTheSameBits) {
     expectSameBits(plain, engine_->compile(t, o)->run(ladder, kPaths, kSeed),
                    "register, 4 segments, markets in a loop, constants shared" +
                        std::string(variant == 1 ? ", draws stored, 2 paths per lane" : ""));
+  }
+}
+
+// The device's sums over more groups than the reduction fetches a step (256) and not a multiple of
+// its batch (8): 1,003 groups of one path per lane, in fp32 and fp64, equal the host's BlockReduction
+// over runBlocks.
+TEST_F(CudaRun, DeviceSumsOverManyGroupsEqualTheHosts) {
+  const Tape t = products::asianCall(12);
+  for (Precision p : {Precision::F32, Precision::F64}) {
+    KernelOptions o = optionsFor(t, KernelKind::Register, 0, ScratchLayout::SoA, 2, p);
+    o.knobs.pathsPerLane = 1;  // 64 paths a group
+    constexpr uint64_t paths = 1003 * 64 - 17;
+    std::vector<std::vector<double>> ladder{t.inputDefaults, t.inputDefaults};
+    ladder[1][0] = 104.0;
+    auto kernel = engine_->compile(t, o);
+    const RunResult device = kernel->run(ladder, paths, kSeed);
+    BlockReduction host;
+    kernel->runBlocks(ladder, 0, paths, kSeed, host);
+    expectSameBits(host.finish(ladder.size(), t.numInputs(), paths, kSeed), device,
+                   std::string("1,003 groups, ") + toString(p) + ": sums on the device and on the host");
   }
 }
 
