@@ -7,6 +7,9 @@
 #                     lines TAPELAB_X=V:  mapfile -t K < <(knobs "$SET"); env "${K[@]}" ...
 #   sample_clocks     nvidia-smi's SM clock, power and clock-event reasons every 100 ms into
 #                     $out/smi.csv, in the background (killed when the script exits)
+#   cuda_tests [FILTER]  in the background: test_cuda_nvrtc (gtest FILTER, default all), test_api_split
+#                     on cuda and the cuda exactness properties (40 s), each into $out/NAME.txt ending
+#                     "exit N"; `wait $cuda_tests_pid` before timing anything
 out=/tmp/res${1:?gpu-call-lib.sh: give the call number}
 mkdir -p "$out"
 bin=$PWD/build/gpu/bin
@@ -22,4 +25,14 @@ sample_clocks() {
   nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu,utilization.gpu,clocks_event_reasons.active \
       --format=csv -lms 100 > "$out/smi.csv" 2>&1 &
   trap "kill $! 2>/dev/null" EXIT
+}
+cuda_tests() {
+  ( timeout 280 "$bin/test_cuda_nvrtc" --gtest_filter="${1:-*}" --gtest_brief=1 > "$out/test_cuda_nvrtc.txt" 2>&1
+    echo "exit $?" >> "$out/test_cuda_nvrtc.txt"
+    timeout 60 "$bin/test_api_split" --gtest_filter='*cuda*' > "$out/test_api_split.txt" 2>&1
+    echo "exit $?" >> "$out/test_api_split.txt"
+    TAPELAB_PROPERTY_SECONDS=40 timeout 120 "$bin/tapelab_properties" --gtest_filter='*Exact*/cuda' --gtest_brief=1 \
+      > "$out/properties-cuda.txt" 2>&1
+    echo "exit $?" >> "$out/properties-cuda.txt" ) &
+  cuda_tests_pid=$!
 }
