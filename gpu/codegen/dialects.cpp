@@ -169,7 +169,7 @@ Dialect cuda() {
   d.outlineQualifier = "static __device__ __noinline__ ";
   d.blockShared = "__shared__ ";
   d.kernelBegin = cKernelBegin("extern \"C\" __global__ void __launch_bounds__($WG$MINBLOCKS)\n", "", "__restrict__",
-                               "__shared__ ");
+                               d.blockShared);
   d.localId = "threadIdx.x";
   d.groupId = "blockIdx.x";
   d.barrier = "__syncthreads();";

@@ -82,15 +82,16 @@ PartialSums::PartialSums(const EmittedKernel& k, BlockSink* sink) : shape_(k), s
   sums_.assign(static_cast<size_t>(k.partialsPerGroup()), 0.0);
 }
 
-void PartialSums::markSetupDone() {
-  setupSeconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+double PartialSums::secondsSinceStart() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
 }
+
+void PartialSums::markSetupDone() { setupSeconds_ = secondsSinceStart(); }
 
 void PartialSums::addedOnDevice(uint32_t groups) {
   DispatchTiming t;
   t.groups = groups;
-  t.readySeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  t.sumSeconds = 0;
+  t.readySeconds = secondsSinceStart();
   timeline_.push_back(t);
 }
 
@@ -102,12 +103,11 @@ void PartialSums::setTotals(const std::vector<double>& totals) {
 }
 
 void PartialSums::add(const void* partials, uint32_t groups) {
-  const auto ready = std::chrono::steady_clock::now();
   DispatchTiming t;
   t.groups = groups;
-  t.readySeconds = std::chrono::duration<double>(ready - start_).count();
+  t.readySeconds = secondsSinceStart();
   addNow(partials, groups);
-  t.sumSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - ready).count();
+  t.sumSeconds = secondsSinceStart() - t.readySeconds;
   timeline_.push_back(t);
 }
 

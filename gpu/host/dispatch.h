@@ -97,6 +97,7 @@ class PartialSums {
 
  private:
   void addNow(const void* partials, uint32_t groups);
+  double secondsSinceStart() const;
   EmittedKernel shape_;  // source dropped
   std::vector<double> sums_;  // per market: width sums then width squares
   BlockSink* sink_;
