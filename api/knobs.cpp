@@ -105,14 +105,6 @@ std::optional<std::string> variable(const char* name) {
   return std::string(v);
 }
 
-// TAPELAB_KAHAN_LOCAL: 0|1 as before (registers, workgroup-local), or global (the scratch buffer).
-KahanPlace parseKahanPlace(const std::string& v, const char* name) {
-  if (v == "0" || v == "registers") return KahanPlace::Registers;
-  if (v == "1" || v == "local") return KahanPlace::Local;
-  if (v == "global") return KahanPlace::Global;
-  throw std::invalid_argument(std::string(name) + ": expected 0 (registers), 1 (local) or global, got '" + v + "'");
-}
-
 bool parseSwitch(const std::string& v, const char* name) {
   if (v == "0") return false;
   if (v == "1") return true;
@@ -167,66 +159,25 @@ const std::vector<Knob>& knobTable() {
        [](C& c, S& v, const char* n) { c.budget = parsePositiveInt(v, n); }},
       {"TAPELAB_INNER", "--inner", "two-level strategy: sub-segments per segment (default 4)", Scope::Run,
        [](C& c, S& v, const char* n) { c.innerSegments = parsePositiveInt(v, n); }},
-      // A kernel: how a GPU engine runs it (KernelOptions::knobs).
-      {"TAPELAB_PATH_OFFSET", "", "index of a run's first path", Scope::Kernel,
-       [](C& c, S& v, const char* n) { c.kernelKnobs.pathOffset = parseUnsigned(v, n); }},
-      {"TAPELAB_MAX_GROUPS", "", "most workgroups per dispatch (GPU engines; results do not change)", Scope::Kernel,
-       [](C& c, S& v, const char* n) { c.kernelKnobs.maxGroups = static_cast<uint32_t>(parseUnsigned(v, n, 1, UINT32_MAX)); }},
-      {"TAPELAB_SCRATCH_BUDGET", "", "scratch-buffer bytes per launch (larger launches are chunked)", Scope::Kernel,
-       [](C& c, S& v, const char* n) { c.kernelKnobs.scratchBudget = parseUnsigned(v, n, 1); }},
-      {"TAPELAB_OPAQUE", "", "0: no opaque identity on bookmark reads and fences (experiments)", Scope::Kernel,
-       [](C& c, S& v, const char* n) { c.kernelKnobs.opaque = parseSwitch(v, n); }},
-      {"TAPELAB_UNROLL_DRAWS", "", "0|1: Philox rounds rolled or unrolled (default: rolled on CPU-served Vulkan)",
-       Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.unrollDraws = parseSwitch(v, n); }},
-      {"TAPELAB_KAHAN_LOCAL", "", "0|1|global: lanes' Kahan sums in registers, in workgroup-local memory, or in "
-       "per-lane slots of the device scratch buffer (default: 0 on Vulkan, else 1; same bits)",
-       Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.kahanPlace = parseKahanPlace(v, n); }},
-      {"TAPELAB_CUDA_MIN_BLOCKS", "", "1..32, CUDA and HIP kernels: __launch_bounds__(workgroup, N), the compiler "
-       "caps registers to fit N blocks per SM (default: no second bound; same bits)",
-       Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.minBlocks = static_cast<int>(parseUnsigned(v, n, 1, 32)); }},
-      {"TAPELAB_PATHS_PER_LANE", "", "1..64, GPU kernels: paths each lane prices per dispatch (default 4); the sums' "
-       "rounding follows it, so kernels compared for bits must share it",
-       Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.pathsPerLane = static_cast<int>(parseUnsigned(v, n, 1, 64)); }},
-      {"TAPELAB_CUDA_APPROX_MATH", "", "older name of TAPELAB_APPROX_MATH (results up to 2026-12-01c record it; "
-       "TAPELAB_APPROX_MATH wins where both are set)",
-       Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.approxMath = parseSwitch(v, n); }},
-      {"TAPELAB_APPROX_MATH", "", "0|1, CUDA, HIP and OpenCL fp32 kernels: exp, log, sqrt (not HIP) and the normal quantile's "
-       "division by the hardware's approximate instructions (__expf, __logf, sqrt.approx, __fdividef; OpenCL's native_*), "
-       "GLSL's accuracy; other bits than the default, plain and checkpointed still equal (default 0)",
-       Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.approxMath = parseSwitch(v, n); }},
-      {"TAPELAB_QUANTILE_SELECT", "", "0|1, GPU kernels: the normal quantile as one rational function with per-lane "
-       "coefficients instead of a branch on the tails (default 0; same bits)",
-       Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.selectQuantile = parseSwitch(v, n); }},
-      {"TAPELAB_CUDA_OUTLINE_DRAWS", "", "0|1, CUDA and HIP kernels: Philox and the normal quantile as functions "
-       "not inlined, one copy in the kernel instead of one per draw (default 0; same bits)",
-       Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.outlineDraws = parseSwitch(v, n); }},
-      {"TAPELAB_STORE_DRAWS", "", "0|1, GPU checkpointed kernels: each draw stored in the scratch buffer by the forward "
-       "sweep and read back by the recompute instead of drawn again (4 bytes a draw per lane; default 0; same bits)",
-       Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.storeDraws = parseSwitch(v, n); }},
-      {"TAPELAB_MARKET_LOOP", "", "0|1, GPU register kernels with several markets in sequential order: each segment "
-       "runs its markets, forward and reverse, as a loop (one copy of the code, not one per market; the persistent "
-       "values that depend on an input in arrays); default 0; same bits",
-       Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.marketLoop = parseSwitch(v, n); }},
-      {"TAPELAB_SHARED_CONSTANTS", "", "0|1, CUDA and HIP kernels with TAPELAB_MARKET_LOOP: the loop's arrays of values "
-       "no draw reaches (the inputs and what only they compute: the same in every lane) in workgroup-shared memory "
-       "(1, default, where they fit beside the Kahan sums' 48 KiB) or per lane in local "
-       "memory (0); same bits",
-       Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.sharedConstants = parseSwitch(v, n); }},
-      {"TAPELAB_DRAW_LOOP", "", "0|1, GPU checkpointed kernels: each segment's draws (forward and recomputed) by a "
-       "loop over their Philox calls into an array, one copy of the draw code instead of one per draw; default 0; "
-       "same bits",
-       Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.drawLoop = parseSwitch(v, n); }},
-      {"TAPELAB_DEVICE_SUMS", "", "0|1, CUDA: each dispatch's partials added on the device by a reduction kernel behind "
-       "it (1, default) or copied back and added on the host (0); in double, in block order either way: same bits",
-       Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.deviceSums = parseSwitch(v, n); }},
-      {"TAPELAB_CUDA_SUMS_BESIDE", "", "0|1, CUDA with sums on the device: each dispatch's reduction on a stream of the "
-       "greatest priority, beside the next kernel (1), or behind its own kernel on the kernels' stream (0, default); "
-       "same bits",
-       Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.sumsBeside = parseSwitch(v, n); }},
+      {"TAPELAB_CONFIG", "--config", "the kernel's configuration: NAME=VALUE,... over the engine's defaults (and a tuned "
+       "winner); fields, values and defaults: tapelab config --list", Scope::Run,
+       [](C& c, S& v, const char* n) {
+         KernelConfig probe;
+         applyConfigText(probe, v, "", n);  // names and values now; which engine takes them when it is known
+         c.configText = v;
+         c.configWhat = n;
+       }},
+      // A dispatch: how a run is cut into dispatches and observed (KernelOptions::dispatch), never the code.
+      {"TAPELAB_PATH_OFFSET", "", "index of a run's first path", Scope::Dispatch,
+       [](C& c, S& v, const char* n) { c.dispatch.pathOffset = parseUnsigned(v, n); }},
+      {"TAPELAB_MAX_GROUPS", "", "most workgroups per dispatch (GPU engines; results do not change)", Scope::Dispatch,
+       [](C& c, S& v, const char* n) { c.dispatch.maxGroups = static_cast<uint32_t>(parseUnsigned(v, n, 1, UINT32_MAX)); }},
+      {"TAPELAB_SCRATCH_BUDGET", "", "scratch-buffer bytes per launch (larger launches are chunked)", Scope::Dispatch,
+       [](C& c, S& v, const char* n) { c.dispatch.scratchBudget = parseUnsigned(v, n, 1); }},
       {"TAPELAB_TIMELINE", "", "0|1, CUDA: each dispatch's kernel timed between device timestamps; price prints "
        "the dispatches (groups, partials ready, host sum, kernel, gap to the previous kernel) and --json has them "
        "under \"dispatches\" (default 0; same bits)",
-       Scope::Kernel, [](C& c, S& v, const char* n) { c.kernelKnobs.timeline = parseSwitch(v, n); }},
+       Scope::Dispatch, [](C& c, S& v, const char* n) { c.dispatch.timeline = parseSwitch(v, n); }},
       // An engine: its factory's EngineSettings.
       {"TAPELAB_THREADS", "", "CPU engines' threads (results do not depend on it)", Scope::Engine,
        [](C& c, S& v, const char* n) { c.engineSettings.threads = static_cast<unsigned>(parseUnsigned(v, n, 1, 100'000)); }},
@@ -266,8 +217,6 @@ const std::vector<Knob>& knobTable() {
        [](C& c, S& v, const char*) { c.engineSettings.cpuJit.compiler = v; }},
       {"TAPELAB_JIT_PCH", "", "0: no precompiled xsimd header for cpu-jit", Scope::Engine,
        [](C& c, S& v, const char* n) { c.engineSettings.cpuJit.precompiledHeader = parseSwitch(v, n); }},
-      {"TAPELAB_JIT_CHUNK", "", "cpu-jit: most nodes per generated function (default 256)", Scope::Engine,
-       [](C& c, S& v, const char* n) { c.engineSettings.cpuJit.chunkNodes = static_cast<int>(parseUnsigned(v, n, 1, 1'000'000)); }},
       {"TAPELAB_JIT_PART", "", "cpu-jit: nodes per translation unit of a long tape (default 4096)", Scope::Engine,
        [](C& c, S& v, const char* n) { c.engineSettings.cpuJit.partNodes = static_cast<int>(parseUnsigned(v, n, 1, 1'000'000)); }},
   };
@@ -299,13 +248,13 @@ void applyEnvironment(RunConfig& c, std::initializer_list<Scope> scopes) {
 
 RunConfig RunConfig::fromEnvironment() {
   RunConfig c;
-  applyEnvironment(c, {Scope::Run, Scope::Kernel, Scope::Engine});
+  applyEnvironment(c, {Scope::Run, Scope::Dispatch, Scope::Engine});
   return c;
 }
 
 RunConfig RunConfig::fromEnvironmentWithoutRunKnobs() {
   RunConfig c;
-  applyEnvironment(c, {Scope::Kernel, Scope::Engine});
+  applyEnvironment(c, {Scope::Dispatch, Scope::Engine});
   return c;
 }
 

@@ -1,9 +1,10 @@
 // Every knob tapelab reads from the environment, in one table, read in one
 // place (knobs.cpp: the only getenv in the libraries). A front end turns the
 // variables into plain structs once, overrides them with its flags, and carries
-// them down: RunConfig for the run, KernelKnobs in KernelOptions for a kernel,
-// EngineSettings for an engine's factory (api/registry.h). No engine reads the
-// environment.
+// them down: RunConfig for the run (with the kernel's configuration as text, one
+// variable: TAPELAB_CONFIG, engine/config.h), DispatchOptions in KernelOptions for
+// how a run is dispatched, EngineSettings for an engine's factory (api/registry.h).
+// No engine reads the environment.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -51,7 +52,14 @@ struct RunConfig {
   std::optional<Plan> plan;                // a plan given as data (the Python module), likewise; wins over planFile
   int32_t budget = 0;                      // budget strategy: peak_live limit (0: none given)
   int innerSegments = 0;                   // two-level strategy: sub-segments per segment (0: 4)
-  KernelKnobs kernelKnobs;                 // into KernelOptions::knobs
+  // The kernel's configuration as given (--config, TAPELAB_CONFIG: NAME=VALUE,...); resolveKernel
+  // applies it over the engine's defaults (and a tuned winner), checking each field applies there.
+  std::string configText;
+  std::string configWhat = "--config";     // who gave configText, for messages
+  DispatchOptions dispatch;                // into KernelOptions::dispatch
+  // --checkpoint auto with no plan asked for: use the tuning cache's winner for the job when there is
+  // one (api/tuning.h); false (--untuned, the tuner's own baseline): the engine's defaults.
+  bool useTuned = true;
   EngineSettings engineSettings;           // to the engine's factory
 
   // Defaults overridden by every variable of knobTable(). Throws
@@ -67,7 +75,9 @@ struct RunConfig {
 // variable or from the flag (nullptr: read by the front end itself, or combined
 // with others: see knobs.cpp).
 struct Knob {
-  enum class Scope { Run, Kernel, Engine };
+  // Run: what a front end asks for (most have a flag; TAPELAB_CONFIG is the kernel's whole
+  // configuration); Dispatch: how a run is cut into dispatches; Engine: its factory's settings.
+  enum class Scope { Run, Dispatch, Engine };
   const char* variable;
   const char* flag;     // "" when none
   const char* meaning;

@@ -5,6 +5,7 @@
 
 #include "api/ranks.h"
 #include "api/registry.h"
+#include "api/tune.h"
 #include "planner/planfile.h"
 #include "planner/strategies.h"
 #include "tape/textformat.h"
@@ -19,11 +20,8 @@ std::string kernelIdentity(const Tape& tape, const KernelOptions& o, const std::
   std::string text = writeTape(tape) + '\n' + planFileText(tape, o.plan) + '\n' + engine;
   for (const std::string& field :
        {std::string(toString(o.precision)), std::string(toString(o.kind)), std::string(toString(o.layout)),
-        std::string(toString(o.marketOrder)),
-        std::to_string(o.greeks), std::to_string(o.markets), std::to_string(o.knobs.pathOffset),
-        std::to_string(o.knobs.opaque), o.knobs.unrollDraws ? std::to_string(*o.knobs.unrollDraws) : "-",
-        // These two change the sums' rounding or the functions themselves (KernelKnobs).
-        std::to_string(o.knobs.pathsPerLane), std::to_string(o.knobs.approxMath)})
+        std::string(toString(o.marketOrder)), std::to_string(o.greeks), std::to_string(o.markets),
+        std::to_string(o.dispatch.pathOffset), configTextAll(o.config)})
     text += '\n' + field;
   return text;
 }
@@ -85,7 +83,16 @@ KernelOptions tangentKernel(const Tape& tape, const RunConfig& c, const EngineCa
 
 }  // namespace
 
-KernelOptions resolveKernel(const Tape& tape, const RunConfig& c, const EngineCaps& caps, int markets) {
+KernelConfig resolveConfig(const RunConfig& c, const EngineCaps& caps, Precision precision) {
+  KernelConfig config = defaultConfig(c.engine, caps.cpuDevice);
+  applyConfigText(config, c.configText, c.engine, c.configWhat);
+  if (const std::string problem = mathProblem(config, c.engine, precision == Precision::F32); !problem.empty())
+    throw std::invalid_argument(c.configWhat + ": " + problem);
+  return config;
+}
+
+KernelOptions resolveKernel(const Tape& tape, const RunConfig& c, const EngineCaps& caps, int markets,
+                            std::string* tunedFrom) {
   KernelOptions o;
   o.precision = c.precision.value_or(caps.fp64 && !caps.fp32 ? Precision::F64
                                      : caps.fp32 && !caps.fp64 ? Precision::F32
@@ -98,7 +105,31 @@ KernelOptions resolveKernel(const Tape& tape, const RunConfig& c, const EngineCa
   o.layout = c.layout;
   o.marketOrder = c.marketOrder;
   o.dumpDir = c.dumpDir;
-  o.knobs = c.kernelKnobs;
+  o.dispatch = c.dispatch;
+  o.config = resolveConfig(c, caps, o.precision);
+  if (tunedFrom) tunedFrom->clear();
+  const bool tunable = c.useTuned && c.checkpoint.mode == Checkpoint::Mode::Auto && !c.strategy && !c.plan &&
+                       c.planFile.empty() && c.kernel != KernelKind::Scratch && c.kernel != KernelKind::Tangent;
+  if (tunable)
+    if (const auto w = loadTuned(c.engineSettings.cacheDir, tuningKey(tape, c.engine, caps, markets, o.precision, o.config.math, o.greeks))) {
+      try {
+        KernelConfig tuned = defaultConfig(c.engine, caps.cpuDevice);
+        applyConfigText(tuned, w->config, c.engine, w->path);
+        applyConfigText(tuned, c.configText, c.engine, c.configWhat);  // the user's fields over the winner's
+        if (mathProblem(tuned, c.engine, o.precision == Precision::F32).empty() && tuned.math == o.config.math) {
+          o.config = tuned;
+          if (tunedFrom) *tunedFrom = w->path;
+          if (!c.kernel || *c.kernel == w->kind) {
+            o.kind = w->kind;
+            o.plan = w->kind == KernelKind::Plain ? plainPlan(tape) : parsePlanFile(w->plan, tape, w->path);
+            if (hasKind(caps, o.kind)) return o;
+          }
+        }
+      } catch (const std::exception&) {  // an entry this version cannot read: the defaults, as without one
+        o.config = resolveConfig(c, caps, o.precision);
+        if (tunedFrom) tunedFrom->clear();
+      }
+    }
   if (c.kernel == KernelKind::Tangent) return tangentKernel(tape, c, caps, std::move(o));
   if (!c.wrt.empty()) throw std::invalid_argument("--wrt: only the tangent kernel differentiates by a subset (--kernel tangent)");
   if (c.plan || !c.planFile.empty()) return withPlan(tape, c, caps, std::move(o));
@@ -167,6 +198,7 @@ Result Pricer::runMarkets(const std::vector<std::vector<double>>& sets, uint64_t
   r.inputNames = tape_.inputNames;
   r.kernel = options_;
   r.engine = engine_;
+  r.tuned = tuned_;
   r.run.paths = paths;
   r.run.seed = seed;
   const size_t per = static_cast<size_t>(options_.markets);
@@ -262,7 +294,7 @@ Pricer MonteCarlo::build() const {
     if (!caps.usable) throw EngineUnavailable("engine '" + entry.name + "' is not usable here: " + caps.reason);
     if (markets_ < 1 || markets_ > caps.maxMarkets)
       throw std::invalid_argument("markets per dispatch must be in 1.." + std::to_string(caps.maxMarkets));
-    p.options_ = resolveKernel(p.tape_, config, caps, markets_);
+    p.options_ = resolveKernel(p.tape_, config, caps, markets_, &p.tuned_);
     p.options_.markets = markets_;
     p.engine_ = entry.name;
     p.kernel_ = entry.make(config.engineSettings)->compile(p.tape_, p.options_);

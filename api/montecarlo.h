@@ -23,13 +23,22 @@ namespace tapelab {
 // The kernel a RunConfig asks for on this tape: kind, plan, precision, and the
 // config's dump directory and kernel knobs. `markets` (per dispatch) sets the
 // budget strategy's default for register kernels (planner: registerBudget).
-KernelOptions resolveKernel(const Tape& tape, const RunConfig& config, const EngineCaps& caps, int markets = 1);
+// With config.useTuned, --checkpoint auto and no strategy, plan or scratch/tangent kind asked for, a
+// tuned winner for the job (api/tuning.h) gives the config (the user's --config text still applies
+// over it) and, where its kind is the one asked for, the plan; *tunedFrom is then its cache file.
+KernelOptions resolveKernel(const Tape& tape, const RunConfig& config, const EngineCaps& caps, int markets = 1,
+                            std::string* tunedFrom = nullptr);
+// The kernel's configuration resolveKernel uses: the engine's (config.engine) defaults, then
+// config.configText, each field checked against the engine, then the math contract against the
+// engine and `precision`. Throws std::invalid_argument naming config.configWhat.
+KernelConfig resolveConfig(const RunConfig& config, const EngineCaps& caps, Precision precision);
 
 struct Result {
   std::vector<std::string> inputNames;
   RunResult run;
   KernelOptions kernel;
   std::string engine;
+  std::string tuned;  // the tuning cache entry whose winner the kernel uses; "" when none
   double price(size_t market = 0) const { return run.markets.at(market).value; }
   double priceStderr(size_t market = 0) const { return run.markets.at(market).valueStderr; }
   double greek(const std::string& input, size_t market = 0) const;
@@ -43,6 +52,7 @@ class Pricer {
   // Several input sets in one dispatch per group of at most options().markets sets.
   Result runMarkets(const std::vector<std::vector<double>>& inputs, uint64_t paths, uint64_t seed);
   const KernelOptions& options() const { return options_; }
+  const std::string& tuned() const { return tuned_; }  // Result::tuned
   const Tape& tape() const { return tape_; }
   KernelStats stats() const { return kernel_->stats(); }
   std::vector<double> inputs;  // the market priced by run()
@@ -52,6 +62,7 @@ class Pricer {
   Tape tape_;
   KernelOptions options_;
   std::string engine_;
+  std::string tuned_;
   std::unique_ptr<Kernel> kernel_;
 };
 

@@ -171,6 +171,14 @@ Tape tapeFrom(const Flags& f) {
   }
 }
 
+void warnUnusedConfig(const RunConfig& config, const KernelStats& stats) {
+  KernelConfig probe;
+  const std::vector<std::string> given = applyConfigText(probe, config.configText, "", config.configWhat);
+  for (const std::string& u : stats.configUnused)
+    for (const std::string& name : given)
+      if (u.rfind(name + "=", 0) == 0) std::fprintf(stderr, "tapelab: %s: %s\n", config.configWhat.c_str(), u.c_str());
+}
+
 std::string resultJson(const Result& r, size_t market, const KernelStats* stats) {
   const MarketResult& m = r.run.markets.at(market);
   Json g, ge, inputs;
@@ -191,6 +199,9 @@ std::string resultJson(const Result& r, size_t market, const KernelStats* stats)
       .integer("segments", r.kernel.plan.segments())
       .str("strategy", tangent ? "none (tangent: no reverse sweep, no plan)" : r.kernel.plan.strategy)
       .str("precision", toString(r.kernel.precision))
+      .str("config", configText(r.kernel.config, r.engine))
+      .str("math", toString(r.kernel.config.math))
+      .str("tuned", r.tuned)
       .integer("paths", static_cast<int64_t>(r.run.paths))
       .field("seed", std::to_string(r.run.seed))
       .number("seconds", r.run.seconds)
@@ -211,6 +222,9 @@ std::string resultJson(const Result& r, size_t market, const KernelStats* stats)
         .boolean("cache_hit", stats->cacheHit);
     if (!stats->notes.empty()) s.str("notes", stats->notes);
     j.field("kernel_stats", s.done());
+    std::vector<std::string> unused;
+    for (const std::string& u : stats->configUnused) unused.push_back(jsonString(u));
+    j.field("config_unused", jsonArray(unused));
   }
   // Where a GPU run's time went (engine.h DispatchTiming): times, after the numbers and kernel_stats,
   // as the ranks' below (tests compare the JSON up to kernel_stats).

@@ -51,5 +51,8 @@ std::vector<std::vector<double>> ladderFrom(const Flags& f, const Tape& tape, co
 
 // The result of one run as --json prints it.
 std::string resultJson(const Result& r, size_t market, const KernelStats* stats = nullptr);
+// One stderr line per config field the user set (--config, TAPELAB_CONFIG) that the kernel did not
+// use, with why (KernelStats::configUnused): a request not honoured is never silent.
+void warnUnusedConfig(const RunConfig& config, const KernelStats& stats);
 
 }  // namespace tapelab::cli

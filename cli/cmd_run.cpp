@@ -60,6 +60,7 @@ int price(const Flags& f) {
   Pricer pricer = MonteCarlo::of(tape).config(cfg).markets(markets).build();
   Result r = pricer.runMarkets(sets, paths, seed);
   const KernelStats stats = pricer.stats();
+  warnUnusedConfig(cfg, stats);
 
   if (f.given("json")) {
     if (!ladder) {
@@ -82,12 +83,12 @@ int price(const Flags& f) {
   if (k.kind == KernelKind::Scratch) kernel += std::string(", ") + toString(k.layout);
   if (sequentialMarkets(k) && engineCaps(findEngine(r.engine), cfg.engineSettings).marketOrder)
     kernel += ", markets sequential";
-  char head[512];
-  std::snprintf(head, sizeof head, "%s: %d nodes | engine %s (%s) | kernel %s | %llu paths, seed %llu | %.3f s, %.4g paths/s\n",
-                tape.name.c_str(), tape.size(), r.engine.c_str(), toString(k.precision), kernel.c_str(),
-                static_cast<unsigned long long>(paths), static_cast<unsigned long long>(seed), r.run.seconds,
-                r.pathsPerSecond());
-  std::printf("%s", head);
+  std::printf("%s: %d nodes | engine %s (%s) | kernel %s | %llu paths, seed %llu | %.3f s, %.4g paths/s\n",
+              tape.name.c_str(), tape.size(), r.engine.c_str(), toString(k.precision), kernel.c_str(),
+              static_cast<unsigned long long>(paths), static_cast<unsigned long long>(seed), r.run.seconds,
+              r.pathsPerSecond());
+  std::printf("config %s%s\n", configText(k.config, r.engine).c_str(),
+              r.tuned.empty() ? "" : ("  (tuned: " + r.tuned + "; --untuned for the engine's defaults)").c_str());
   printTimeline(r.run);
   if (!ladder) {
     std::vector<std::vector<std::string>> rows;

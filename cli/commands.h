@@ -17,6 +17,8 @@ Runner setupTape(CLI::App& app);
 Runner setupPhilox(CLI::App& app);
 Runner setupCompare(CLI::App& app);
 Runner setupPlan(CLI::App& app);
+Runner setupConfig(CLI::App& app);
+Runner setupTune(CLI::App& app);
 
 // The tapelab command (main.cpp). `mayRun` (null: every one) says which parsed subcommands
 // run; the others return 0 after the parse: fuzz/fuzz_cli.cpp parses all, runs the cheap ones.

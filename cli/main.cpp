@@ -25,6 +25,8 @@ const Command kCommands[] = {
     {"engines", setupEngines, "list every engine, usable here or not, and why"},
     {"tape", setupTape, "write a product's tape in the .tape text format"},
     {"plan", setupPlan, "where a cut strategy cuts a tape and what the plan costs (--all compares them)"},
+    {"tune", setupTune, "search plans x kernel configurations for one job, keep the fastest exact one"},
+    {"config", setupConfig, "the kernel configuration's fields, values and defaults (--list), or one engine's"},
     {"philox", setupPhilox, "print Philox4x32-10 output words for a counter and key"},
 };
 

@@ -164,6 +164,9 @@ void addRunConfigFlags(Flags& f, const std::vector<std::string>& skip) {
   }
   if (wanted("no-greeks")) f.flag("no-greeks", "value only: no reverse sweep");
   if (wanted("dump")) f.knob("dump", "DIR");
+  if (wanted("config")) f.knob("config", "NAME=VALUE,...", "", "the engine's defaults otherwise");
+  if (wanted("untuned"))
+    f.flag("untuned", "the engine's defaults even where the tuning cache holds a winner for this job (tapelab tune)");
 }
 
 RunConfig runConfigFrom(const Flags& f) {
@@ -177,6 +180,7 @@ RunConfig runConfigFrom(const Flags& f) {
     if (f.given("fp32")) c.precision = Precision::F32;
     if (f.given("fp64")) c.precision = Precision::F64;
     if (f.given("no-greeks")) c.greeks = false;
+    if (f.registered("untuned") && f.given("untuned")) c.useTuned = false;
     return c;
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());

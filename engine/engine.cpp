@@ -27,14 +27,6 @@ bool sequentialMarkets(const KernelOptions& o) {
 }
 
 const char* toString(MarketOrder o) { return o == MarketOrder::Joint ? "joint" : "sequential"; }
-const char* toString(KahanPlace p) {
-  switch (p) {
-    case KahanPlace::Registers: return "registers";
-    case KahanPlace::Local: return "local";
-    case KahanPlace::Global: return "global";
-  }
-  return "?";
-}
 
 std::vector<int> differentiatedInputs(const KernelOptions& options, int numInputs) {
   std::vector<int> out;

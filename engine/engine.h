@@ -14,8 +14,8 @@
 // or timing; and the same call twice gives the same bits.
 //
 // This layer is the interface alone: no backend, no registry, no environment.
-// Knobs arrive as plain structs (KernelOptions::knobs here, EngineSettings in
-// engine/settings.h), filled at the edge by api/knobs.h or set directly.
+// Knobs arrive as plain structs (KernelOptions::config and ::dispatch here,
+// EngineSettings in engine/settings.h), filled at the edge by api/knobs.h or set directly.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/config.h"
 #include "planner/plan.h"
 #include "tape/tape.h"
 
@@ -37,67 +38,21 @@ enum class ScratchLayout { AoS, SoA };
 // every market's recompute and adjoints at once, or one market after another over the block's
 // draws computed once. Same bits either way.
 enum class MarketOrder { Joint, Sequential };
-// Where a GPU kernel keeps each lane's Kahan sums across its paths (gpu/codegen/emit.h): in
-// registers, in workgroup-local memory, or in the lane's slots of the device scratch buffer
-// (global memory). The same operations in the same order: same bits in every place.
-enum class KahanPlace { Registers, Local, Global };
 
 const char* toString(Precision p);
 const char* toString(KernelKind k);
 const char* toString(ScratchLayout l);
 const char* toString(MarketOrder o);
-const char* toString(KahanPlace p);
 
-// How a GPU engine runs a kernel; none of these changes a result's bits except
-// pathOffset, which picks the paths. Defaults: the engine's own choices.
-struct KernelKnobs {
-  uint64_t pathOffset = 0;          // index of a run's first path (tests price paths beyond 2^32)
-  uint32_t maxGroups = 0;           // most workgroups per dispatch; 0 = the engine's own limit
-  uint64_t scratchBudget = 0;       // scratch bytes one launch may use; 0 = derived from the device
-  bool opaque = true;               // false: drop the opaque identity (experiments; gpu/codegen/emit.h)
-  std::optional<bool> unrollDraws;  // Philox rounds unrolled; unset: the engine decides (rolled on a CPU device)
-  // Where the Kahan sums live (gpu/codegen/emit.h); unset: the engine decides (Vulkan keeps them in
-  // registers: NVIDIA's Vulkan ran the 7-market register kernel at 229 Mpath/s with them in local
-  // memory and 445 without, H200 2026-12-01; the others keep them local).
-  std::optional<KahanPlace> kahanPlace;
-  // CUDA and HIP kernels: __launch_bounds__(workgroup, minBlocks), so the compiler caps registers
-  // to fit that many blocks per SM (HIP reads it as its own occupancy hint); 0: no second bound.
-  // Other engines ignore it. Registers and spills change, arithmetic does not: same bits.
-  int minBlocks = 0;
-  // GPU kernels: paths each lane prices per dispatch (the block is workgroup x this many paths);
-  // 0: the emitter's default (EmitOptions::pathsPerLane). The blocks' composition changes, so the
-  // sums' rounding does: compare kernels run with the same value (plain and checkpointed still equal).
-  int pathsPerLane = 0;
-  // CUDA, HIP and OpenCL fp32 kernels: exp, log, sqrt (not HIP) and the normal quantile's division with
-  // the hardware's approximate instructions (__expf, __logf, PTX sqrt.approx, __fdividef; OpenCL's
-  // native_*), the accuracy GLSL allows Vulkan drivers (TAPELAB_APPROX_MATH).
-  // Different bits from the default (other functions); plain and checkpointed still agree.
-  bool approxMath = false;
-  // GPU kernels: the normal quantile without a branch (EmitOptions::selectQuantile); same bits.
-  bool selectQuantile = false;
-  // CUDA and HIP kernels: Philox and the quantile not inlined (EmitOptions::outlineDraws); same bits.
-  bool outlineDraws = false;
-  // GPU checkpointed kernels: draws stored in the scratch buffer, not redrawn (EmitOptions::storeDraws); same bits.
-  bool storeDraws = false;
-  // GPU register kernels with several markets in sequential order: each segment runs its markets,
-  // forward and reverse, as a loop instead of one copy per market (EmitOptions::marketLoop); same bits.
-  bool marketLoop = false;
-  // CUDA and HIP kernels in the market loop: its arrays of values no draw reaches in workgroup-shared
-  // memory, not per lane (EmitOptions::sharedConstants; unset: shared); same bits.
-  std::optional<bool> sharedConstants;
-  // GPU checkpointed kernels: each block's draws by a rolled loop into an array instead of inlined
-  // one by one (EmitOptions::drawLoop); same bits.
-  bool drawLoop = false;
+// How a run is cut into dispatches and observed: never the kernel's code (that is KernelConfig),
+// never a result's bits except pathOffset, which picks the paths.
+struct DispatchOptions {
+  uint64_t pathOffset = 0;     // index of a run's first path (tests price paths beyond 2^32)
+  uint32_t maxGroups = 0;      // most workgroups per dispatch; 0 = the engine's own limit
+  uint64_t scratchBudget = 0;  // scratch bytes one launch may use; 0 = derived from the device
   // GPU engines that can (CUDA): each dispatch's kernel timed between device timestamps, so a run
-  // says how much of its time the kernels took (RunResult::dispatches); off by default, since timed
-  // events cost a little. Same bits.
+  // says how much of its time the kernels took (RunResult::dispatches); timed events cost a little.
   bool timeline = false;
-  // CUDA: each dispatch's partials added on the device behind it (in double, in block order: the
-  // host's bits), not copied back and added on the host; unset: on the device. Same bits.
-  std::optional<bool> deviceSums;
-  // CUDA, sums on the device: each reduction on a stream of the greatest priority beside the next
-  // kernel (true), or behind its own kernel on the kernels' stream (unset, false). Same bits.
-  std::optional<bool> sumsBeside;
 };
 
 struct KernelOptions {
@@ -114,7 +69,10 @@ struct KernelOptions {
   // (ascending, no repeats; empty: all). The other inputs' Greeks come back NaN.
   std::vector<int> wrt;
   std::string dumpDir;            // where to write generated source ("" = nowhere)
-  KernelKnobs knobs;
+  // How the engine writes the kernel (engine/config.h). KernelConfig{} is a neutral baseline every
+  // engine accepts; front ends start from the engine's defaults (defaultConfig) and the user's text.
+  KernelConfig config;
+  DispatchOptions dispatch;
 };
 
 // What the compiler / driver says about a kernel; -1 = not reported.
@@ -126,6 +84,9 @@ struct KernelStats {
   double compileSeconds = 0;
   bool cacheHit = false;      // compiled code came from an on-disk cache
   std::string notes;          // free text: driver statistics by name
+  // The config's fields that apply to the engine but not to this kernel ("markets=loop: one market"),
+  // or that it could not honour ("sums=local: 53 KiB of sums exceed 48 KiB, kept in registers").
+  std::vector<std::string> configUnused;
   std::string sourcePath;     // dumped source, when dumped
 };
 
@@ -140,7 +101,7 @@ struct DispatchTiming {
   uint32_t groups = 0;
   double readySeconds = 0;     // its partials on the host, or summed on the device, since its run() began
   double sumSeconds = 0;       // the host adding them
-  double kernelSeconds = -1;   // the kernel alone, between device timestamps (KernelKnobs::timeline); -1: not timed
+  double kernelSeconds = -1;   // the kernel alone, between device timestamps (DispatchOptions::timeline); -1: not timed
   double gapSeconds = -1;      // device time from the previous kernel's end to this one's start; -1: not timed, or
                                // the first of a launch (dispatchesPerLaunch)
 };
@@ -173,7 +134,7 @@ class Kernel {
   // Paths per reduction block; 0: this kernel cannot run part of a run (runBlocks throws).
   virtual uint64_t blockPaths() const { return 0; }
   // Part of a run, for splitting one over processes (api/ranks.h): paths [first, first + paths)
-  // counted from knobs.pathOffset, `first` a multiple of blockPaths(). Hands the blocks' partial
+  // counted from dispatch.pathOffset, `first` a multiple of blockPaths(). Hands the blocks' partial
   // sums to `sink` in block order: the run over all paths adds exactly these, so partials
   // concatenated over contiguous parts and reduced in order (BlockReduction) give run()'s bits.
   // Returns the seconds it took.

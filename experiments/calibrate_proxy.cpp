@@ -28,6 +28,7 @@
 #include <thread>
 
 #include "api/knobs.h"
+#include "api/montecarlo.h"
 #include "api/registry.h"
 #include "planner/metrics.h"
 #include "planner/planfile.h"
@@ -125,6 +126,14 @@ int main(int argc, char** argv) {
     return 2;
   }
   const EngineCaps caps = engineCaps(findEngine(engineName), config.engineSettings);
+  config.engine = engineName;
+  KernelConfig kernelConfig;
+  try {
+    kernelConfig = resolveConfig(config, caps, Precision::F32);  // the engine's defaults and TAPELAB_CONFIG
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "calibrate_proxy: %s\n", e.what());
+    return 2;
+  }
   if (!caps.usable && !caps.compileOnly) {
     std::fprintf(stderr, "calibrate_proxy: engine %s cannot compile here: %s\n", engineName.c_str(), caps.reason.c_str());
     return 3;
@@ -193,7 +202,8 @@ int main(int argc, char** argv) {
         o.kind = KernelKind::Register;
         o.plan = j.plan;
         o.markets = j.markets;
-        o.knobs = config.kernelKnobs;
+        o.config = kernelConfig;
+        o.dispatch = config.dispatch;
         o.dumpDir = config.dumpDir;
         const auto kernel = engine->compile(tape, o);
         const KernelStats st = kernel->stats();

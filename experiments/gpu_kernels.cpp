@@ -1,7 +1,7 @@
 // Plain against checkpointed GPU kernels on one engine, the article's way:
 // for each configuration, one kernel, a warm-up call on another seed, then a
 // seven-point spot ladder (spots 85..115), three ladders, median. Also the
-// register kernel with the opaque identity switched off (TAPELAB_OPAQUE=0),
+// register kernel with the opaque identity switched off (config opaque=off),
 // to show whether the shader compiler merges the recomputation without it.
 //
 //   gpu_kernels [--engine vulkan] [--steps 252] [--paths 1000000,4000000]
@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "api/montecarlo.h"
 #include "api/registry.h"
 #include "cli/options.h"
 #include "planner/planfile.h"
@@ -123,6 +124,7 @@ int run(const cli::Flags& f) {
   }
   const EngineEntry& entry = findEngine(engineName);
   const EngineCaps caps = engineCaps(entry, env.engineSettings);
+  const KernelConfig config = resolveConfig(env, caps, Precision::F32);  // the engine's defaults and --config
   const bool compileOnly = !caps.usable && caps.compileOnly;
   if (!caps.usable && !compileOnly) {
     std::fprintf(stderr, "gpu_kernels: %s unavailable: %s\n", engineName.c_str(), caps.reason.c_str());
@@ -148,7 +150,8 @@ int run(const cli::Flags& f) {
         for (int segs : segmentList) {
           if (kind == "plain" && segs != segmentList.front()) continue;  // plain has no segments
           KernelOptions o;
-          o.knobs = env.kernelKnobs;
+          o.config = config;
+          o.dispatch = env.dispatch;
           o.dumpDir = env.dumpDir;
           o.precision = Precision::F32;
           o.greeks = gs == "on";
@@ -159,7 +162,7 @@ int run(const cli::Flags& f) {
             po.segments = segs;
             o.plan = filePlan ? *filePlan : makeStrategyPlan("window", tape, po);
           }
-          if (kind == "register-noopq") o.knobs.opaque = false;
+          if (kind == "register-noopq") o.config.opaque = false;
           std::unique_ptr<Kernel> k;
           double compileS = 0;
           try {

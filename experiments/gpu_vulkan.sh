@@ -2,7 +2,7 @@
 # The H200 measurement for the Vulkan engine (issue 5): plain against
 # register-checkpointed kernels for the 252-step Asian, fp32, 1M and 4M paths,
 # value + 5 Greeks and price only, 1 and 4 markets per dispatch; the register
-# kernel also without the opaque identity (TAPELAB_OPAQUE=0), so the
+# kernel also without the opaque identity (config opaque=off), so the
 # registers/spills and the speed show whether the driver merges the
 # recomputation when nothing stops it; a segment-count sweep; and first against
 # cached compile times (two processes sharing TAPELAB_CACHE_DIR).

@@ -134,7 +134,7 @@ int main(int argc, char** argv) {
           const EmittedKernel k = emitKernel(tape, o, cudaDialect());
           const size_t sums = size_t(k.partialsPerGroup());
           const size_t local = 2 * sums * size_t(k.workgroupSize) * k.scalarBytes();
-          const bool inLocal = o.knobs.kahanPlace.value_or(KahanPlace::Local) == KahanPlace::Local;  // cuda's default
+          const bool inLocal = o.config.sums == KahanPlace::Local;
           j.kahanLocalBytes = inLocal && local <= kMaxKahanLocalBytes ? local : 0;
           if (ptx) j.ptx = ptxInstructions(compilePtx(k.source));
         } catch (const std::exception& e) {

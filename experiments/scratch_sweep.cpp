@@ -38,6 +38,7 @@
 #include <thread>
 #include <vector>
 
+#include "api/montecarlo.h"
 #include "api/registry.h"
 #include "cli/options.h"
 #include "engine/engine.h"
@@ -208,6 +209,9 @@ int sweep(const Options& opt) {
     }
     std::fprintf(stderr, "  %s: %s%s\n", engineName.c_str(), caps.compileOnly ? "compile only: " : "", caps.reason.c_str());
     std::unique_ptr<Engine> engine = entry->make(env.engineSettings);
+    RunConfig forEngine = env;
+    forEngine.engine = engineName;
+    const KernelConfig config = resolveConfig(forEngine, caps, Precision::F32);  // its defaults and --config
 
     struct Variant {
       KernelKind kind;
@@ -223,7 +227,8 @@ int sweep(const Options& opt) {
     std::vector<KernelOptions> kopts;
     for (const Variant& v : variants) {
       KernelOptions ko;
-      ko.knobs = env.kernelKnobs;
+      ko.config = config;
+      ko.dispatch = env.dispatch;
       ko.dumpDir = env.dumpDir;
       ko.precision = Precision::F32;
       ko.greeks = true;

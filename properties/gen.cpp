@@ -456,12 +456,9 @@ std::vector<KernelKind> checkpointedKinds(const std::vector<KernelKind>& kinds) 
 Gen<CkptSpec> genCkptSpec(const std::vector<KernelKind>& kinds) {
   const std::vector<KernelKind> ck = checkpointedKinds(kinds);
   return gen::apply(
-      [](KernelKind k, PlanSpec p, ScratchLayout l, MarketOrder order, KahanPlace kahan) {
-        return CkptSpec{k, std::move(p), l, order, kahan};
-      },
+      [](KernelKind k, PlanSpec p, ScratchLayout l, MarketOrder order) { return CkptSpec{k, std::move(p), l, order}; },
       gen::elementOf(ck), genPlanSpec(), gen::element(ScratchLayout::SoA, ScratchLayout::AoS),
-      gen::element(MarketOrder::Joint, MarketOrder::Sequential),
-      gen::element(KahanPlace::Registers, KahanPlace::Local, KahanPlace::Global));
+      gen::element(MarketOrder::Joint, MarketOrder::Sequential));
 }
 
 KernelOptions checkpointedOptions(const Tape& tape, Precision precision, const CkptSpec& spec) {
@@ -471,25 +468,50 @@ KernelOptions checkpointedOptions(const Tape& tape, Precision precision, const C
   o.plan = buildPlan(tape, spec.plan);
   o.layout = spec.layout;
   o.marketOrder = spec.order;
-  o.knobs.kahanPlace = spec.kahan;
   return o;
+}
+
+namespace {
+
+// Draws the fields of `c` that apply to `engine` and that `which` selects, each among its search values.
+KernelConfig drawFields(KernelConfig c, const std::string& engine, Precision precision,
+                        bool (*which)(const ConfigField&)) {
+  for (const ConfigField& f : configFields()) {
+    if (!fieldAppliesTo(f, engine) || !which(f)) continue;
+    std::vector<std::string> values = searchValues(f);
+    if (std::string(f.name) == "math") {  // the contracts this engine has in this precision
+      std::vector<std::string> ok;
+      for (const std::string& v : values) {
+        KernelConfig probe = c;
+        f.set(probe, v, f.name);
+        if (mathProblem(probe, engine, precision == Precision::F32).empty()) ok.push_back(v);
+      }
+      values = ok;
+    }
+    if (!values.empty()) f.set(c, *gen::elementOf(values), f.name);
+  }
+  return c;
+}
+
+}  // namespace
+
+Gen<KernelConfig> genConfig(const std::string& engine, Precision precision) {
+  return gen::exec([engine, precision] {
+    return drawFields(KernelConfig{}, engine, precision, [](const ConfigField&) { return true; });
+  });
+}
+
+Gen<KernelConfig> genSameBitsConfig(const KernelConfig& base, const std::string& engine) {
+  return gen::exec([base, engine] { return drawFields(base, engine, Precision::F32, keepsBits); });
 }
 
 std::string describeOptions(const KernelOptions& o) {
   std::string s = std::string(toString(o.kind)) + " kernel, " + toString(o.precision) +
                   (o.greeks ? ", greeks" : ", value only") + ", markets " + std::to_string(o.markets);
-  if (o.kind == KernelKind::Scratch || o.knobs.kahanPlace == KahanPlace::Global) s += std::string(", ") + toString(o.layout);
-  if (o.knobs.pathsPerLane) s += ", " + std::to_string(o.knobs.pathsPerLane) + " paths per lane";
-  if (o.knobs.approxMath) s += ", approximate math";
-  if (o.knobs.selectQuantile) s += ", quantile by selection";
-  if (o.knobs.outlineDraws) s += ", draws out of line";
-  if (o.knobs.storeDraws) s += ", draws stored";
-  if (o.knobs.marketLoop) s += ", markets in a loop";
-  if (o.knobs.drawLoop) s += ", draws in a loop";
-  if (o.knobs.marketLoop && o.knobs.sharedConstants == false) s += ", constants per lane";
+  if (o.kind == KernelKind::Scratch) s += std::string(", ") + toString(o.layout);
+  s += ", config " + configTextAll(o.config);
   if (o.kind != KernelKind::Plain)
-    s += std::string(", markets ") + toString(o.marketOrder) + ", Kahan sums in " +
-         (o.knobs.kahanPlace ? toString(*o.knobs.kahanPlace) : "the engine's default place") + ", plan " + describePlan(o.plan);
+    s += std::string(", markets ") + toString(o.marketOrder) + ", plan " + describePlan(o.plan);
   return s;
 }
 

@@ -86,10 +86,8 @@ struct CkptSpec {
   KernelKind kind = KernelKind::Register;
   PlanSpec plan;
   ScratchLayout layout = ScratchLayout::SoA;
-  // Same bits either way, so drawn too: fused markets reversed jointly or one after another, and
-  // where the lanes' Kahan sums live (registers, workgroup-local or global memory; GPU engines).
+  // Same bits either way, so drawn too: fused markets reversed jointly or one after another.
   MarketOrder order = MarketOrder::Sequential;
-  KahanPlace kahan = KahanPlace::Local;
 };
 // Checkpointed kinds among `kinds`; empty when the engine only has plain.
 std::vector<KernelKind> checkpointedKinds(const std::vector<KernelKind>& kinds);
@@ -97,6 +95,11 @@ rc::Gen<CkptSpec> genCkptSpec(const std::vector<KernelKind>& kinds);
 
 // Kernel options for `spec` on `tape` (plan built by buildPlan).
 KernelOptions checkpointedOptions(const Tape& tape, Precision precision, const CkptSpec& spec);
+// A kernel configuration for `engine` (engine/config.h): every field that applies to it drawn from its
+// search values (ConfigField::search), the math contract among those the engine has in `precision`.
+rc::Gen<KernelConfig> genConfig(const std::string& engine, Precision precision);
+// `base` with every field that keeps the bits (keepsBits) drawn again: a kernel that must give base's bits.
+rc::Gen<KernelConfig> genSameBitsConfig(const KernelConfig& base, const std::string& engine);
 // One line each, numbers with 17 significant digits, for RC_LOG.
 std::string describeOptions(const KernelOptions& o);
 std::string describeMarkets(const std::vector<std::vector<double>>& markets);

@@ -193,10 +193,13 @@ void noteRun(uint64_t paths, uint64_t seed, const std::vector<std::vector<double
 }
 
 KernelOptions anyKernel(const Tape& tape, const EngineUnderTest& e, Precision p) {
-  if (!checkpointedKinds(e.caps.kinds).empty() && *rc::gen::arbitrary<bool>())
-    return checkpointedOptions(tape, p, *genCkptSpec(e.caps.kinds));
   KernelOptions o;
   o.precision = p;
+  if (!checkpointedKinds(e.caps.kinds).empty() && *rc::gen::arbitrary<bool>())
+    o = checkpointedOptions(tape, p, *genCkptSpec(e.caps.kinds));
+  // Any configuration, at the engine's own math contract (the accuracy properties' tolerances assume it).
+  o.config = *genConfig(e.name, p);
+  o.config.math = defaultConfig(e.name, e.caps.cpuDevice).math;
   return o;
 }
 
@@ -341,9 +344,10 @@ std::shared_ptr<Kernel> compileOn(const std::string& engine, const Tape& tape, c
   uint64_t h = hashString(2, engine);
   h = hashString(h, writeTape(tape));
   const int fields[] = {static_cast<int>(o.precision), o.greeks, static_cast<int>(o.kind), static_cast<int>(o.layout),
-                        o.markets, static_cast<int>(o.knobs.maxGroups)};
+                        o.markets, static_cast<int>(o.dispatch.maxGroups)};
   h = hashBytes(h, fields, sizeof fields);
   h = hashBytes(h, o.plan.bounds.data(), o.plan.bounds.size() * sizeof(int32_t));
+  h = hashString(h, configTextAll(o.config));
   // While shrinking, candidates often share a kernel: keep the last few.
   static std::vector<std::pair<uint64_t, std::shared_ptr<Kernel>>> cache;
   if (gShrink.tries == 0) cache.clear();

@@ -59,7 +59,9 @@ Case drawCase(const EngineUnderTest& e, const Budget& b, int minMarkets = 1, int
   return {std::move(spec), std::move(tape), prec, std::move(markets), paths, seed};
 }
 
-// Checkpointed == plain for every kernel kind, strategy, segment count, layout.
+// Checkpointed == plain for every kernel kind, strategy, segment count, layout and configuration: the
+// plain kernel takes a random configuration (engine/config.h), each checkpointed kernel the same with
+// every field that keeps the bits drawn again.
 TEST_P(Exact, CheckpointedEqualsPlain) {
   EngineUnderTest e;
   if (!runnable(GetParam(), e)) GTEST_SKIP() << GetParam() << " is not runnable here";
@@ -72,27 +74,15 @@ TEST_P(Exact, CheckpointedEqualsPlain) {
   checkProperty(e.name, b.cases, [&] {
     const auto [spec, tape, prec, markets, paths, seed] = drawCase(e, b);
     noteRun(paths, seed, markets);
-    // Paths per lane changes the sums' rounding, so plain and checkpointed share it (GPU engines read it).
-    const int pathsPerLane = *gen::element(0, 1, 3);
-    // Approximate math (CUDA, HIP and OpenCL; other engines ignore it) defines other functions: shared too.
-    const bool approxMath = *gen::arbitrary<bool>();
-    logCase("paths per lane: ", pathsPerLane ? std::to_string(pathsPerLane) : std::string("the default"),
-            approxMath ? ", approximate math" : "");
     KernelOptions plain;
     plain.precision = prec;
-    plain.knobs.pathsPerLane = pathsPerLane;
-    plain.knobs.approxMath = approxMath;
+    plain.config = *genConfig(e.name, prec);
+    logCase("plain config: ", configText(plain.config, e.name));
     auto kp = compileOn(e.name, tape, plain);
     const RunResult rp = runKernel(*kp, markets, paths, seed);
     for (int j = 0; j < perCase; ++j) {
       KernelOptions o = checkpointedOptions(tape, prec, *genCkptSpec(e.caps.kinds));
-      o.knobs.pathsPerLane = pathsPerLane;
-      o.knobs.approxMath = approxMath;
-      // Code-shape knobs with the same bits: the plain kernel keeps the defaults.
-      o.knobs.selectQuantile = *gen::arbitrary<bool>();
-      o.knobs.outlineDraws = *gen::arbitrary<bool>();
-      o.knobs.storeDraws = *gen::arbitrary<bool>();
-      o.knobs.drawLoop = *gen::arbitrary<bool>();
+      o.config = *genSameBitsConfig(plain.config, e.name);
       logCase("kernel ", j, ": ", describeOptions(o));
       auto kc = compileOn(e.name, tape, o);
       assertSameBits(rp, runKernel(*kc, markets, paths, seed), "plain kernel then " + describeOptions(o));
@@ -116,9 +106,8 @@ TEST_P(Exact, MarketsTogetherEqualAlone) {
     o.greeks = *gen::weightedElement<bool>({{4, true}, {1, false}});
     KernelOptions together = o;
     together.markets = count;
-    together.knobs.marketLoop = *gen::arbitrary<bool>();  // the markets as a loop, forward and reverse: same bits
-    together.knobs.drawLoop = *gen::arbitrary<bool>();  // each block's draws by a loop: same bits
-    together.knobs.sharedConstants = *gen::arbitrary<bool>();  // the loop's lane-invariant arrays shared or per lane: same bits
+    // The markets as a loop or copies, the loop's constants shared or not, ...: every field that keeps the bits.
+    together.config = *genSameBitsConfig(o.config, e.name);
     noteRun(paths, seed, markets, describeOptions(together));
     auto kt = compileOn(e.name, tape, together);
     const RunResult rt = runKernel(*kt, markets, paths, seed);
@@ -128,7 +117,7 @@ TEST_P(Exact, MarketsTogetherEqualAlone) {
       const RunResult ra = runKernel(*ka, {markets[m]}, paths, seed);
       assertSameBits(rt.markets[m], ra.markets.at(0),
                      "market " + std::to_string(m) + ": " + std::to_string(count) + " markets together" +
-                         (together.knobs.marketLoop ? " (in a loop)" : "") + " then alone");
+                         " (config " + configText(together.config, e.name) + ") then alone");
     }
   });
 }
@@ -163,7 +152,7 @@ TEST_P(Exact, SameSeedSameBits) {
 
 // The result does not depend on how the paths are split: on CPU engines the
 // thread count (EngineSettings::threads = 1, 2, 3, 8; a fresh compilation each),
-// on GPU engines the groups per dispatch (KernelKnobs::maxGroups unset, 1 and
+// on GPU engines the groups per dispatch (DispatchOptions::maxGroups unset, 1 and
 // 2..7: the same source, several dispatches whose partials the host adds in
 // block order). Up to 3,500 paths on CPUs (several reduction blocks), 20,000 on GPUs.
 TEST_P(Exact, ChunkingIndependent) {
@@ -196,10 +185,10 @@ TEST_P(Exact, ChunkingIndependent) {
       return;
     }
     // The same source each time: the engine's caches make the recompiles cheap.
-    o.knobs.maxGroups = 0;
+    o.dispatch.maxGroups = 0;
     const RunResult whole = runKernel(*compileOn(e.name, tape, o), markets, paths, seed);
     for (const uint32_t groups : {1u, static_cast<uint32_t>(*gen::inRange(2, 8))}) {
-      o.knobs.maxGroups = groups;
+      o.dispatch.maxGroups = groups;
       assertSameBits(whole, runKernel(*compileOn(e.name, tape, o), markets, paths, seed),
                      "one dispatch then at most " + std::to_string(groups) + " groups per dispatch");
     }

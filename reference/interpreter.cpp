@@ -246,10 +246,10 @@ class ReferenceKernel final : public Kernel {
   }
 
  private:
-  // Per-block sums of paths [first, first + paths) after knobs.pathOffset (engine/engine.h's layout).
+  // Per-block sums of paths [first, first + paths) after dispatch.pathOffset (engine/engine.h's layout).
   std::vector<double> blockPartials(const std::vector<std::vector<double>>& inputs, uint64_t first, uint64_t paths,
                                     uint64_t seed) {
-    const uint64_t origin = options_.knobs.pathOffset + first;
+    const uint64_t origin = options_.dispatch.pathOffset + first;
     const size_t width = 1 + static_cast<size_t>(tape_.numInputs());
     const size_t markets = inputs.size();
     for (const auto& m : inputs)

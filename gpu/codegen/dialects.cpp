@@ -51,6 +51,7 @@ std::string cKernelBegin(const std::string& launch, const std::string& addressSp
 Dialect glsl() {
   Dialect d;
   d.name = "glsl";
+  d.engine = "vulkan";
   d.hasFp64 = false;
   d.prologue = "#version 450\n";
   d.fp32 = {.scalar = "float", .literalSuffix = "", .floatToBits = "floatBitsToUint",
@@ -114,6 +115,7 @@ Dialect cStyle() {
 Dialect openCL() {
   Dialect d = cStyle();
   d.name = "opencl";
+  d.engine = "opencl";
   d.prologue = "#pragma OPENCL FP_CONTRACT OFF\n";
   d.fp64Prologue = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
   d.fp32.floatToBits = "as_uint";
@@ -143,6 +145,7 @@ Dialect openCL() {
 Dialect cuda() {
   Dialect d = cStyle();
   d.name = "cuda";
+  d.engine = "cuda";
   d.prologue = "// CUDA C++ for NVRTC: compile with --fmad=false, without --use_fast_math.\n";
   d.fp32.floatToBits = "__float_as_uint";
   d.fp32.bitsToFloat = "__uint_as_float";
@@ -179,6 +182,7 @@ Dialect cuda() {
 Dialect hip() {
   Dialect d = cuda();  // HIP spells kernels as CUDA does; only its name and note differ
   d.name = "hip";
+  d.engine = "hip";
   d.prologue = "// HIP for hipRTC: compile with -ffp-contract=off, without -ffast-math.\n";
   d.fp32.approxFunctions.erase("sqrt");  // no PTX here: HIP's approximate math keeps sqrtf
   d.fp32.approxHelpers.clear();

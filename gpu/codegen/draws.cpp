@@ -1,6 +1,6 @@
 // The draw helpers every kernel defines (tape/philox.h's definition, spelled per dialect):
 // Philox4x32-10, Acklam's normal quantile (branching on the tails, or by per-lane selection) and
-// the four words of a draw group. The emitter (emit.cpp) calls them; EmitOptions picks the shape.
+// the four words of a draw group. The emitter (emit.cpp) calls them; the kernel's config picks the shape.
 #include <functional>
 #include <string>
 
@@ -9,19 +9,19 @@
 
 namespace tapelab {
 
-std::string drawHelpers(const Dialect& dialect, Precision precision, const EmitOptions& emit) {
+std::string drawHelpers(const Dialect& dialect, Precision precision, const KernelConfig& config) {
   const PrecisionSpelling& types = dialect.spelling(precision);
   const std::string& T = types.scalar;  // the ABI's T and U (emit.h), short in this text-heavy code
   const std::string& U = dialect.uintType;
   const std::string& U4 = dialect.uint4Type;
   const std::string& precise = dialect.precise;
   const std::string& qualifier = dialect.helperQualifier;
-  // EmitOptions::outlineDraws: the dialect's not-inlined helpers for Philox and the quantile.
+  // outline_draws: the dialect's not-inlined helpers for Philox and the quantile.
   const std::string& drawQualifier =
-      emit.outlineDraws && !dialect.outlineQualifier.empty() ? dialect.outlineQualifier : qualifier;
+      config.outlineDraws && !dialect.outlineQualifier.empty() ? dialect.outlineQualifier : qualifier;
   auto literal = [&](double v) { return spellLiteral(v, precision, dialect); };
-  auto function = [&](const char* id) { return dialect.function(precision, id, emit.approxMath); };
-  const std::string quotient = dialect.divide(precision, "num", "den", emit.approxMath);
+  auto function = [&](const char* id) { return dialect.function(precision, id, config.math == MathContract::Approx); };
+  const std::string quotient = dialect.divide(precision, "num", "den", config.math == MathContract::Approx);
   std::string s;
 
   // Philox4x32-10 (tape/philox.h): counter {c0, c1, c2, c3}, key {k0, k1}; its four words.
@@ -29,8 +29,8 @@ std::string drawHelpers(const Dialect& dialect, Precision precision, const EmitO
   s += drawQualifier + U4 + " tl_philox(" + U + " c0, " + U + " c1, " + U + " c2, " + U + " c3, " + U + " k0, " + U + " k1) {\n";
   // A rolled loop keeps kernels with hundreds of draws small where compile
   // time matters more than speed (CPU Vulkan devices); same operations.
-  if (!emit.unrollDraws && !dialect.dontUnrollPragma.empty()) s += "  " + dialect.dontUnrollPragma + "\n";
-  s += "  " + (emit.unrollDraws ? std::string() : dialect.dontUnrollAttribute) + "for (int r = 0; r < 10; ++r) {\n";
+  if (!config.philoxUnrolled && !dialect.dontUnrollPragma.empty()) s += "  " + dialect.dontUnrollPragma + "\n";
+  s += "  " + (config.philoxUnrolled ? std::string() : dialect.dontUnrollAttribute) + "for (int r = 0; r < 10; ++r) {\n";
   s += "    if (r > 0) { k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }\n";
   s += "    " + U + " hi0 = " + dialect.mulHi + "(0xD2511F53u, c0); " + U + " lo0 = 0xD2511F53u * c0;\n";
   s += "    " + U + " hi1 = " + dialect.mulHi + "(0xCD9E8D57u, c2); " + U + " lo1 = 0xCD9E8D57u * c2;\n";
@@ -58,7 +58,7 @@ std::string drawHelpers(const Dialect& dialect, Precision precision, const EmitO
   // (a + 0.5) * 2^-23 as a * 2^-23 + 2^-24 in one fma: every step exact (a < 2^23), the same u.
   s += "  " + precise + T + " u = " + fma + "(" + cast + ", " + literal(1.1920928955078125e-07) + ", " +
        literal(5.9604644775390625e-08) + ");\n";
-  if (emit.selectQuantile) {
+  if (config.quantile == QuantileForm::Select) {
     // Both regions' operands, then one rational function whose coefficients each lane selects:
     // the tail's denominator has one coefficient fewer, padded with a leading 0 (0 * q + d0 is
     // d0 exactly, q being finite), and the tail's numerator is multiplied by 1 where the central

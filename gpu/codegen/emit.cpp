@@ -32,7 +32,7 @@ std::string substitute(std::string text, const std::string& key, const std::stri
 class Emitter {
  public:
   Emitter(const Tape& tape, const KernelOptions& options, const Dialect& dialect, const EmitOptions& emitOptions)
-      : tape_(tape), options_(options), dialect_(dialect), emitOptions_(emitOptions),
+      : tape_(tape), options_(options), dialect_(dialect), config_(options.config), workgroupSize_(emitOptions.workgroupSize),
         types_(dialect.spelling(options.precision)), markets_(options.markets) {
     scalarType_ = types_.scalar;
     uintType_ = dialect.uintType;
@@ -41,9 +41,9 @@ class Emitter {
     sumsPerMarket_ = options.greeks ? 1 + tape.numInputs() : 1;
     checkpointed_ = options.kind != KernelKind::Plain && options.kind != KernelKind::Tangent;
     sequential_ = sequentialMarkets(options);
-    // EmitOptions::marketLoop: register kernels whose markets go one after another (sequential: with
+    // config markets=loop: register kernels whose markets go one after another (sequential: with
     // Greeks, several markets).
-    marketLoop_ = emitOptions.marketLoop && sequential_ && options.kind == KernelKind::Register;
+    marketLoop_ = config_.markets == MarketCode::Loop && sequential_ && options.kind == KernelKind::Register;
     if (options.kind == KernelKind::Tangent && options.greeks)
       tangents_ = tangentSlots(tape, differentiatedInputs(options, tape.numInputs()));
     if (options.kind == KernelKind::Scratch) {
@@ -54,36 +54,35 @@ class Emitter {
           scratchSlots_ += copiesOf(j);
         }
     }
-    // EmitOptions::storeDraws: each draw's slot after the scratch kind's own, before the Kahan slots.
-    if (emitOptions.storeDraws && checkpointed_ && options.greeks) {
+    // config draws=stored: each draw's slot after the scratch kind's own, after the scratch kind's own.
+    if (config_.draws == DrawSource::Stored && checkpointed_ && options.greeks) {
       drawSlot_.assign(tape.size(), -1);
       for (int32_t i = 0; i < tape.size(); ++i)
         if (tape.op[i] == Op::Randn) drawSlot_[i] = scratchSlots_ + drawSlots_++;
     }
-    if (emitOptions.kahanPlace == KahanPlace::Global) kahanSlots_ = 2 * kahanSums();  // after the scratch kind's
   }
 
   EmittedKernel run() {
-    header();
-    prelude();
-    std::string begin = dialect_.kernelBegin;
     const int sums = kahanSums();
     sumsPerReduction_ = std::min(sums, 16);
     const size_t scalarBytes = options_.precision == Precision::F32 ? 4 : 8;
-    kahanInLocal_ = emitOptions_.kahanPlace == KahanPlace::Local &&
-                    size_t(2) * size_t(sums) * size_t(emitOptions_.workgroupSize) * scalarBytes <= kMaxKahanLocalBytes;
+    kahanInLocal_ = config_.sums == KahanPlace::Local &&
+                    size_t(2) * size_t(sums) * size_t(workgroupSize_) * scalarBytes <= kMaxKahanLocalBytes;
     const int localSums = kahanInLocal_ ? 2 * sums : sumsPerReduction_;
-    // EmitOptions::sharedConstants where the dialect can and the arrays fit beside tl_red in the
+    // config shared_constants where the dialect can and the arrays fit beside tl_red in the
     // workgroup memory every API allows (else they stay per lane: the same bits).
-    if (emitOptions_.sharedConstants && marketLoop_ && !dialect_.blockShared.empty()) {
-      size_t bytes = size_t(localSums) * size_t(emitOptions_.workgroupSize) * scalarBytes;
+    if (config_.sharedConstants && marketLoop_ && !dialect_.blockShared.empty()) {
+      size_t bytes = size_t(localSums) * size_t(workgroupSize_) * scalarBytes;
       for (int32_t j : options_.plan.persistent)
         if (inArray(j) && !dependsOnDraw_[j]) bytes += size_t(markets_) * scalarBytes;
       sharedConstants_ = bytes <= kMaxKahanLocalBytes;
     }
-    begin = substitute(begin, "$RED", std::to_string(localSums * emitOptions_.workgroupSize));
-    begin = substitute(begin, "$MINBLOCKS", emitOptions_.minBlocks > 0 ? ", " + std::to_string(emitOptions_.minBlocks) : "");
-    begin = substitute(begin, "$WG", std::to_string(emitOptions_.workgroupSize));
+    header();
+    prelude();
+    std::string begin = dialect_.kernelBegin;
+    begin = substitute(begin, "$RED", std::to_string(localSums * workgroupSize_));
+    begin = substitute(begin, "$MINBLOCKS", config_.minBlocks > 0 ? ", " + std::to_string(config_.minBlocks) : "");
+    begin = substitute(begin, "$WG", std::to_string(workgroupSize_));
     begin = substitute(begin, "$ENTRY", dialect_.entry);
     begin = substitute(begin, "$T", scalarType_);
     begin = substitute(begin, "$U", uintType_);
@@ -98,25 +97,57 @@ class Emitter {
     k.precision = options_.precision;
     k.kind = options_.kind;
     k.layout = options_.layout;
-    k.workgroupSize = emitOptions_.workgroupSize;
-    k.pathsPerLane = emitOptions_.pathsPerLane;
+    k.workgroupSize = workgroupSize_;
+    k.pathsPerLane = config_.lanes;
     k.markets = markets_;
     k.numInputs = tape_.numInputs();
     k.width = sumsPerMarket_;
     k.scratchSlots = laneSlots();
-    k.kahanSlots = kahanSlots_;
     k.segments = checkpointed_ ? options_.plan.segments() : 1;
     k.wrt = options_.kind == KernelKind::Tangent ? options_.wrt : std::vector<int>{};
+    k.configUnused = unusedFields();
     return k;
   }
 
  private:
+  // The config's fields that asked for something this kernel does not do, each with why.
+  std::vector<std::string> unusedFields() const {
+    std::vector<std::string> unused;
+    const bool draws = std::find(tape_.op.begin(), tape_.op.end(), Op::Randn) != tape_.op.end();
+    if (config_.markets == MarketCode::Loop && !marketLoop_)
+      unused.push_back(std::string("markets=loop: ") +
+                       (options_.kind != KernelKind::Register ? "not a register kernel"
+                        : markets_ == 1                       ? "one market"
+                        : !options_.greeks                    ? "value only"
+                                                              : "markets in joint order"));
+    if (config_.draws == DrawSource::Stored && drawSlots_ == 0)
+      unused.push_back(std::string("draws=stored: ") + (!checkpointed_ ? "not a checkpointed kernel"
+                                                       : !options_.greeks ? "value only" : "the tape has no draws"));
+    if (config_.sums == KahanPlace::Local && !kahanInLocal_)
+      unused.push_back("sums=local: " + std::to_string(2 * kahanSums() * workgroupSize_ * int(types_.scalar == "float" ? 4 : 8) / 1024) +
+                       " KiB of sums exceed the 48 KiB of workgroup memory, kept in registers");
+    if (config_.sharedConstants && marketLoop_ && !dialect_.blockShared.empty() && !sharedConstants_)
+      unused.push_back("shared_constants=on: the arrays do not fit beside the sums in 48 KiB, kept per lane");
+    if (config_.quantile == QuantileForm::Select && !draws) unused.push_back("quantile=select: the tape has no draws");
+    if (config_.outlineDraws && !draws) unused.push_back("outline_draws=on: the tape has no draws");
+    // The math contract a dialect cannot give (front ends refuse these; engine/config.h mathProblem).
+    const bool glsl = dialect_.name == "glsl";
+    if (glsl && config_.math != MathContract::Glsl)
+      unused.push_back(std::string("math=") + toString(config_.math) +
+                       ": a Vulkan shader's exp, log and division are GLSL.std.450's (math=glsl)");
+    if (!glsl && config_.math == MathContract::Glsl) unused.push_back("math=glsl: Vulkan's contract, not " + dialect_.name + "'s (ieee used)");
+    if (config_.math == MathContract::Approx && types_.approxFunctions.empty() && !glsl)
+      unused.push_back(std::string("math=approx: no approximate ") + toString(options_.precision) + " functions in " +
+                       dialect_.name + " (ieee used)");
+    return unused;
+  }
+
   // ---- spelling helpers
   std::string literal(double v) const { return spellLiteral(v, options_.precision, dialect_); }
   std::string uintLiteral(int64_t v) const { return std::to_string(v) + "u"; }
   std::string param(const char* name) const { return dialect_.paramPrefix + name; }
   std::string function(std::string_view identifier) const {
-    return dialect_.function(options_.precision, identifier, emitOptions_.approxMath);
+    return dialect_.function(options_.precision, identifier, approx());
   }
   std::string cast(const std::string& type, const std::string& x) const {
     return dialect_.cCasts ? "(" + type + ")(" + x + ")" : type + "(" + x + ")";
@@ -125,10 +156,11 @@ class Emitter {
   std::string scalarDecl() const { return dialect_.precise + scalarType_ + " "; }
   // The opaque identity's key: the run-time `zero`, or a literal 0 when the
   // experiment switches the trick off (the compiler may then merge).
-  std::string zeroKey() const { return emitOptions_.opaque ? param("zero") : "0u"; }
-  // A lane's scratch slots: the scratch kind's stored values, then the Kahan slots (KahanPlace::Global).
-  int laneSlots() const { return scratchSlots_ + drawSlots_ + kahanSlots_; }
-  // Node i's slot when EmitOptions::storeDraws keeps it in the scratch buffer, else -1.
+  std::string zeroKey() const { return config_.opaque ? param("zero") : "0u"; }
+  bool approx() const { return config_.math == MathContract::Approx; }
+  // A lane's scratch slots: the scratch kind's stored values, then the stored draws.
+  int laneSlots() const { return scratchSlots_ + drawSlots_; }
+  // Node i's slot when config draws=stored keeps it in the scratch buffer, else -1.
   int drawSlot(int32_t i) const { return drawSlot_.empty() ? -1 : drawSlot_[i]; }
   // A value has one copy per market when it depends on an input, else one.
   int copiesOf(int32_t j) const { return dependsOnInput_[j] ? markets_ : 1; }
@@ -136,7 +168,7 @@ class Emitter {
   std::pair<int, int> copiesIn(int32_t j, int which) const {
     return which >= 0 || which == kLoopMarket ? std::pair{which, which + 1} : std::pair{0, copiesOf(j)};
   }
-  // Market `market` of value j: v17_3; in the market loop (EmitOptions::marketLoop) a persistent
+  // Market `market` of value j: v17_3; in the market loop (config markets=loop) a persistent
   // per-market value is an array element, v17[3] or v17[tl_m], and inside the loop's body
   // (market kLoopMarket) the others have no market suffix (w17: this iteration's market).
   std::string value(const std::string& prefix, int32_t j, int market) const {
@@ -154,7 +186,7 @@ class Emitter {
   }
   // The market loop's arrays: the persistent values with a copy per market.
   bool inArray(int32_t j) const { return marketLoop_ && dependsOnInput_[j] && options_.plan.isPersistent[j]; }
-  // A market-loop array shared by the workgroup (EmitOptions::sharedConstants, where it fits): no draw reaches j.
+  // A market-loop array shared by the workgroup (config shared_constants, where it fits): no draw reaches j.
   bool inSharedArray(int32_t j) const { return sharedConstants_ && inArray(j) && !dependsOnDraw_[j]; }
   // The shared array holding j's adjoint (shareAdjointArrays: the market loop over a flat plan), else -1.
   int sharedArray(int32_t j) const { return shared_.arrayOf.empty() ? -1 : shared_.arrayOf[j]; }
@@ -183,7 +215,7 @@ class Emitter {
     if (!dialect_.dontUnrollPragma.empty()) line(dialect_.dontUnrollPragma);
     open(dialect_.dontUnrollAttribute + header);
   }
-  // The market loop's header (EmitOptions::marketLoop).
+  // The market loop's header (config markets=loop).
   void openMarketLoop() {
     openRolledLoop("for (int tl_m = 0; tl_m < " + std::to_string(markets_) + "; ++tl_m) {  // markets, one at a time");
   }
@@ -217,7 +249,6 @@ class Emitter {
         return "tl_in" + std::to_string(m) + "_" + std::to_string(static_cast<int>(tape_.imm[i]));
       case Op::Randn: {  // the word of its group's call, which drawWords() declared before this line
         const uint32_t k = static_cast<uint32_t>(tape_.imm[i]);
-        if (drawLoop_.covers(k)) return drawLoop_.array + "[" + uintLiteral(k - drawLoop_.first) + "]";
         return "tl_normal(" + drawGroupName(prefix, k / kDrawsPerCall) + "." + kWordFields[k % kDrawsPerCall] + ")";
       }
       default: return fence(spellRule(info(tape_.op[i]).forward, i, m, prefix), fencedResult(tape_.op[i]));
@@ -233,50 +264,13 @@ class Emitter {
   }
   void newDrawScope() {
     groupsDrawn_.clear();
-    drawLoop_ = {};
   }
   void drawWords(int32_t i, const std::string& prefix, const std::string& key) {
-    if (tape_.op[i] != Op::Randn || drawLoop_.covers(static_cast<uint32_t>(tape_.imm[i]))) return;
+    if (tape_.op[i] != Op::Randn) return;
     const uint32_t group = static_cast<uint32_t>(tape_.imm[i]) / kDrawsPerCall;
     if (!groupsDrawn_.insert(group).second) return;
     line("const " + dialect_.uint4Type + " " + drawGroupName(prefix, group) + " = tl_drawWords(" +
          uintLiteral(group) + ", tl_pathLo, tl_pathHi, " + key + "0, " + key + "1);");
-  }
-
-  // EmitOptions::drawLoop, at a checkpointed block's start (after newDrawScope()): when the draws the
-  // block computes (nodes of [from, to) that `drawn` selects) are the contiguous draws [first, end), at
-  // least kMinLoopedDraws of them, a rolled loop over their Philox calls writes them into an array
-  // (prefix + "z", element k - first), which the block's draw nodes then read (forwardExpr); else
-  // nothing, and drawWords() spells each call out.
-  template <class Drawn>
-  void loopDraws(int32_t from, int32_t to, Drawn drawn, const std::string& prefix, const std::string& key) {
-    if (!emitOptions_.drawLoop) return;
-    std::vector<uint32_t> k;
-    for (int32_t i = from; i < to; ++i)
-      if (tape_.op[i] == Op::Randn && drawn(i)) k.push_back(static_cast<uint32_t>(tape_.imm[i]));
-    if (k.size() < kMinLoopedDraws) return;
-    std::sort(k.begin(), k.end());
-    if (std::adjacent_find(k.begin(), k.end()) != k.end() || k.back() - k.front() + 1 != k.size()) return;
-    drawLoop_ = {k.front(), k.back() + 1, prefix + "z"};
-    const uint32_t first = drawLoop_.first, end = drawLoop_.end;
-    line(scalarDecl() + drawLoop_.array + "[" + std::to_string(end - first) + "];  // draws [" +
-         std::to_string(first) + ", " + std::to_string(end) + "), by a rolled loop over their Philox calls");
-    openRolledLoop("for (" + uintType_ + " tl_dg = " + uintLiteral(first / kDrawsPerCall) + "; tl_dg < " +
-                   uintLiteral((end + kDrawsPerCall - 1) / kDrawsPerCall) + "; ++tl_dg) {");
-    line("const " + dialect_.uint4Type + " tl_dw = tl_drawWords(tl_dg, tl_pathLo, tl_pathHi, " + key + "0, " + key +
-         "1);");
-    // Only the first and last calls can hold draws outside [first, end): a uniform test where they do.
-    for (uint32_t w = 0; w < kDrawsPerCall; ++w) {
-      const std::string draw = "tl_dg * " + uintLiteral(kDrawsPerCall) + " + " + uintLiteral(w);
-      std::vector<std::string> tests;
-      if (first % kDrawsPerCall != 0) tests.push_back(draw + " >= " + uintLiteral(first));
-      if (end % kDrawsPerCall != 0) tests.push_back(draw + " < " + uintLiteral(end));
-      std::string store = drawLoop_.array + "[" + draw + (first > 0 ? " - " + uintLiteral(first) : "") +
-                          "] = tl_normal(tl_dw." + kWordFields[w] + ");";
-      if (!tests.empty()) store = "if (" + tests.front() + (tests.size() > 1 ? " && " + tests.back() : "") + ") " + store;
-      line(store);
-    }
-    close();
   }
 
   // Reverse rule of node i: contributions to a, then b, skipping arguments
@@ -312,18 +306,14 @@ class Emitter {
       return "(tl_tid * " + uintLiteral(laneSlots()) + " + " + uintLiteral(slot) + ") ^ " + zeroKey();
     return uintLiteral(slot) + " * (tl_inv ^ " + zeroKey() + ") + tl_tid";
   }
-  // Kahan cell i (sum i, at kahanSums() + i its compensation) in local memory, or in the lane's scratch slot
-  // after the scratch kind's and the draws' (SoA: through `inv`).
-  std::string kahanCell(int i, const std::string& inv) const {
-    if (kahanInLocal_) return "tl_red[" + uintLiteral(int64_t(i) * emitOptions_.workgroupSize) + " + tl_lid]";
-    return "scratch[" + slotStore(scratchSlots_ + drawSlots_ + i, inv) + "]";
-  }
+  // Kahan cell i (sum i, at kahanSums() + i its compensation) in local memory.
+  std::string kahanCell(int i) const { return "tl_red[" + uintLiteral(int64_t(i) * workgroupSize_) + " + tl_lid]"; }
 
   // ---- the text
   void header() {
     source_ += dialect_.prologue;
     if (options_.precision == Precision::F64) source_ += dialect_.fp64Prologue;
-    if (!emitOptions_.unrollDraws || marketLoop_ || (emitOptions_.drawLoop && checkpointed_))
+    if (!config_.philoxUnrolled || marketLoop_)
       source_ += dialect_.dontUnrollPrologue;
     const std::string name = tape_.name.empty() ? "(unnamed)" : tape_.name;
     source_ += "// tapelab kernel: tape " + name + ", " + std::to_string(tape_.size()) + " nodes, " +
@@ -333,12 +323,14 @@ class Emitter {
     if (options_.kind == KernelKind::Scratch)
       source_ += std::string(", ") + toString(options_.layout) + ", " + std::to_string(scratchSlots_) + " slots";
     if (sequential_) source_ += ", markets sequential";
-    if (kahanSlots_ > 0) source_ += ", Kahan sums in scratch";
     if (drawSlots_ > 0) source_ += ", draws stored in scratch";
     source_ += std::string(", ") + toString(options_.precision) + ", " + std::to_string(markets_) + " market(s), " +
                (options_.greeks ? "value + Greeks" : "value only") + ", dialect " + dialect_.name + "\n";
+    // The whole config, so that a cache keyed by the source is keyed by it too.
+    source_ += "// config: " + configText(config_, dialect_.engine) + "\n";
+    for (const std::string& u : unusedFields()) source_ += "// config unused: " + u + "\n";
     source_ += dialect_.helpers;
-    if (emitOptions_.approxMath) source_ += dialect_.spelling(options_.precision).approxHelpers;
+    if (approx()) source_ += dialect_.spelling(options_.precision).approxHelpers;
   }
 
   // The helper functions every kernel defines: opq, sel, then Philox and the normal quantile (draws.cpp).
@@ -353,17 +345,17 @@ class Emitter {
     source_ += qualifier + T + " tl_opq(" + T + " x, " + U + " z) { return " + types_.bitsToFloat + "(" +
                types_.floatToBits + "(x) + " + cast(types_.bitsType, "z") + "); }\n";
     source_ += qualifier + T + " tl_sel(bool c, " + T + " x, " + T + " y) { return c ? x : y; }\n";
-    source_ += drawHelpers(dialect_, options_.precision, emitOptions_);  // Philox, the quantile (draws.cpp)
+    source_ += drawHelpers(dialect_, options_.precision, config_);  // Philox, the quantile (draws.cpp)
   }
 
   void body() {
     ++indent_;
-    const int wg = emitOptions_.workgroupSize;
-    const uint32_t block = uint32_t(wg) * uint32_t(emitOptions_.pathsPerLane);
+    const int wg = workgroupSize_;
+    const uint32_t block = uint32_t(wg) * uint32_t(config_.lanes);
     const std::string& U = uintType_;
     line("const " + U + " tl_lid = " + dialect_.localId + ";");
     line("const " + U + " tl_g = " + dialect_.groupId + ";");
-    if (options_.kind == KernelKind::Scratch || kahanSlots_ > 0 || drawSlots_ > 0) line("const " + U + " tl_tid = tl_g * " + uintLiteral(wg) + " + tl_lid;");
+    if (options_.kind == KernelKind::Scratch || drawSlots_ > 0) line("const " + U + " tl_tid = tl_g * " + uintLiteral(wg) + " + tl_lid;");
     for (int m = 0; m < markets_; ++m)
       for (int k = 0; k < tape_.numInputs(); ++k)
         line(scalarType_ + " tl_in" + std::to_string(m) + "_" + std::to_string(k) + " = inputs[" +
@@ -372,21 +364,17 @@ class Emitter {
     if (kahanInLocal_) {
       line("// In local memory: sum i of this lane at tl_red[i * WG + lid], its compensation at [(sums + i) * WG + lid].");
       for (int i = 0; i < 2 * kahanSums(); ++i)
-        line("tl_red[" + uintLiteral(int64_t(i) * emitOptions_.workgroupSize) + " + tl_lid] = " + literal(0.0) + ";");
-    } else if (kahanSlots_ > 0) {
-      line("// In scratch: sum i in this lane's slot " + std::to_string(scratchSlots_) + " + i, its compensation + sums.");
-      for (int i = 0; i < kahanSlots_; ++i) line(kahanCell(i, param("invocations")) + " = " + literal(0.0) + ";");
+        line(kahanCell(i) + " = " + literal(0.0) + ";");
     } else {
       for (int i = 0; i < kahanSums(); ++i)
         line(scalarDecl() + "tl_s" + std::to_string(i) + " = " + literal(0.0) + "; " + scalarDecl() + "tl_c" +
              std::to_string(i) + " = " + literal(0.0) + ";");
     }
-    open("for (" + U + " tl_j = 0u; tl_j < " + uintLiteral(emitOptions_.pathsPerLane) + "; ++tl_j) {");
+    open("for (" + U + " tl_j = 0u; tl_j < " + uintLiteral(config_.lanes) + "; ++tl_j) {");
     line(U + " tl_p = tl_g * " + uintLiteral(block) + " + tl_j * " + uintLiteral(wg) + " + tl_lid;");
     open("if (tl_p < " + param("count") + ") {");
     if (options_.layout == ScratchLayout::SoA &&
-        ((options_.kind == KernelKind::Scratch && options_.greeks && options_.plan.segments() > 1) || kahanSlots_ > 0 ||
-         drawSlots_ > 0))
+        ((options_.kind == KernelKind::Scratch && options_.greeks && options_.plan.segments() > 1) || drawSlots_ > 0))
       line(U + " tl_inv = " + param("invocations") + " + (tl_j & " + zeroKey() +
            ");  // loop-variant: see scratchStore");
     line(U + " tl_pathLo = " + param("pathLo") + " + tl_p;");
@@ -479,7 +467,6 @@ class Emitter {
            std::to_string(plan.end(s)) + ")");
       newDrawScope();
       // Every draw of the segment (a stored one too: it is stored from its variable, below).
-      loopDraws(plan.begin(s), plan.end(s), [](int32_t) { return true; }, "v", "tl_fk");
       // The market loop: what no market owns (draws, constants) and the inputs first, then each market's
       // nodes in a rolled loop (no shared node reads a market's, so the order is the same per market).
       auto looped = [&](int32_t i) { return marketLoop_ && dependsOnInput_[i] && tape_.op[i] != Op::Input; };
@@ -542,7 +529,7 @@ class Emitter {
     if (b.depth > 1 || !b.leaf()) {
       key = "tl_z" + std::to_string(++blockKeys_);
       line("const " + uintType_ + " " + key + " = " +
-           (emitOptions_.opaque ? "(tl_j & " + param("zero") + ") * " + uintLiteral(blockKeys_ + 1) : std::string("0u")) + ";");
+           (config_.opaque ? "(tl_j & " + param("zero") + ") * " + uintLiteral(blockKeys_ + 1) : std::string("0u")) + ";");
     }
     switch (b.kind) {
       case ScheduleBlock::Kind::Leaf: {
@@ -624,7 +611,6 @@ class Emitter {
       }
     }
     newDrawScope();
-    loopDraws(b.from, to, [&](int32_t j) { return wanted(j) && drawSlot(j) < 0; }, prefix, "tl_rk");  // not read back
     for (int32_t i = b.from; i < to; ++i) {
       if (!wanted(i)) continue;
       if (drawSlot(i) >= 0) {  // the forward sweep's draw, read back (an opaque address: not forwarded)
@@ -697,8 +683,8 @@ class Emitter {
           const int index = m * 2 * sumsPerMarket_ + squared * sumsPerMarket_ + k;
           const std::string q = std::to_string(index);
           const std::string term = squared ? x + " * " + x : x;
-          if (kahanInLocal_ || kahanSlots_ > 0) {
-            const std::string sum = kahanCell(index, "tl_inv"), comp = kahanCell(kahanSums() + index, "tl_inv");
+          if (kahanInLocal_) {
+            const std::string sum = kahanCell(index), comp = kahanCell(kahanSums() + index);
             line("{ " + scalarDecl() + "s = " + sum + "; " + scalarDecl() + "y = " + term + " - " + comp + "; " +
                  scalarDecl() + "t = s + y; " + comp + " = (t - s) - y; " + sum + " = t; }");
           } else {
@@ -713,14 +699,14 @@ class Emitter {
   // Fixed-order tree over the workgroup's lanes, sumsPerReduction_ sums at a time (local: the sums
   // are in place already, every tree at once).
   void reduceWorkgroup() {
-    const int wg = emitOptions_.workgroupSize;
+    const int wg = workgroupSize_;
     const int sums = kahanSums(), chunk = kahanInLocal_ ? sums : sumsPerReduction_;
     line("// workgroup reduction: a fixed binary tree in local memory, then one partial per sum");
     for (int lo = 0; lo < sums; lo += chunk) {
       const int hi = std::min(sums, lo + chunk);
       for (int i = lo; i < hi && !kahanInLocal_; ++i)
         line("tl_red[" + uintLiteral(int64_t(i - lo) * wg) + " + tl_lid] = " +
-             (kahanSlots_ > 0 ? kahanCell(i, param("invocations")) : "tl_s" + std::to_string(i)) + ";");
+             "tl_s" + std::to_string(i) + ";");
       line(dialect_.barrier);
       open("for (" + uintType_ + " tl_st = " + uintLiteral(wg / 2) + "; tl_st > 0u; tl_st >>= 1u) {");
       open("if (tl_lid < tl_st) {");
@@ -743,39 +729,31 @@ class Emitter {
   const Tape& tape_;
   const KernelOptions& options_;
   const Dialect& dialect_;
-  EmitOptions emitOptions_;
+  const KernelConfig& config_;
+  int workgroupSize_;
   const PrecisionSpelling& types_;  // the dialect's spellings in the kernel's precision
   int markets_;
   std::string scalarType_, uintType_;  // the ABI's T and U
   std::vector<uint8_t> dependsOnInput_;  // per node: computed from an input (one copy per market, an adjoint)
   std::vector<int32_t> firstScratchSlot_;  // per stored node: its first slot in scratch, else -1
   int scratchSlots_ = 0;
-  std::vector<int32_t> drawSlot_;  // EmitOptions::storeDraws: per node, its draw's slot, else -1 (empty: off)
+  std::vector<int32_t> drawSlot_;  // config draws=stored: per node, its draw's slot, else -1 (empty: off)
   int drawSlots_ = 0;
-  int kahanSlots_ = 0;  // KahanPlace::Global: the Kahan sums' and compensations' slots, after scratchSlots_
   int sumsPerMarket_ = 1;     // the ABI's width: 1 + numInputs with greeks, else 1
   int sumsPerReduction_ = 1;  // Kahan sums reduced together in local memory
   bool checkpointed_ = false;
   bool sequential_ = false;  // MarketOrder::Sequential in effect: leaf blocks reverse one market at a time
   static constexpr int kAllMarkets = -1, kSharedOnly = -2;  // recompute()'s `which` besides a market
-  static constexpr int kLoopMarket = -3;  // the market loop's current market, tl_m (EmitOptions::marketLoop)
-  bool marketLoop_ = false;  // EmitOptions::marketLoop in effect
+  static constexpr int kLoopMarket = -3;  // the market loop's current market, tl_m (config markets=loop)
+  bool marketLoop_ = false;  // config markets=loop in effect
   std::vector<uint8_t> dependsOnDraw_;  // per node: a draw reaches it (its value differs between lanes)
-  bool sharedConstants_ = false;  // EmitOptions::sharedConstants in effect (run() decides: the dialect, the room)
+  bool sharedConstants_ = false;  // config shared_constants in effect (run() decides: the dialect, the room)
   std::string source_;
   int indent_ = 0;
   int blockKeys_ = 0;  // opaque keys of nested blocks made so far
   std::set<uint32_t> groupsDrawn_;  // draw groups whose words the current block has declared
-  // The current block's draw loop (EmitOptions::drawLoop): draws [first, end) in `array`; empty: none.
-  struct DrawLoop {
-    uint32_t first = 0, end = 0;
-    std::string array;
-    bool covers(uint32_t k) const { return !array.empty() && k >= first && k < end; }
-  };
-  DrawLoop drawLoop_;
-  static constexpr size_t kMinLoopedDraws = 2 * kDrawsPerCall;  // fewer: the calls spelled out
   SharedAdjointArrays shared_;  // the market loop over a flat plan (adjoint_arrays.h); else empty
-  bool kahanInLocal_ = false;  // EmitOptions::kahanPlace is Local, and the sums fit
+  bool kahanInLocal_ = false;  // config sums=local, and the sums fit
   TangentSlots tangents_;      // the tangent kind's slots per node
 };
 
@@ -790,7 +768,7 @@ EmittedKernel emitKernel(const Tape& tape, const KernelOptions& options, const D
     throw std::invalid_argument("the " + dialect.name + " dialect has no fp64 kernels");
   if (emit.workgroupSize < 1 || (emit.workgroupSize & (emit.workgroupSize - 1)) != 0 || emit.workgroupSize > 1024)
     throw std::invalid_argument("workgroup size must be a power of two up to 1024");
-  if (emit.pathsPerLane < 1) throw std::invalid_argument("paths per lane must be at least 1");
+  if (options.config.lanes < 1) throw std::invalid_argument("paths per lane must be at least 1");
   if (options.kind == KernelKind::Tangent) differentiatedInputs(options, tape.numInputs());  // throws on a bad --wrt
   if (options.kind != KernelKind::Plain && options.kind != KernelKind::Tangent) {
     const Plan& plan = options.plan;

@@ -23,12 +23,11 @@
 //            market m, at (g*markets + m)*2*width: `width` sums (value, then
 //            d value/d input k in input order when greeks), then the same
 //            `width` sums of squares. width = 1 + numInputs with greeks, else 1.
-//   scratch  T[scratchSlots * invocations] (scratch kind, stored draws or Kahan sums
-//            in global memory; any 1-element buffer otherwise): slot s of invocation
+//   scratch  T[scratchSlots * invocations] (scratch kind or stored draws; any
+//            1-element buffer otherwise): slot s of invocation
 //            tid = g*workgroupSize + lid at aos tid*scratchSlots + s, soa
 //            s*invocations + tid. The scratch kind's values first, then one slot per
-//            draw (EmitOptions::storeDraws); the last kahanSlots slots
-//            (KahanPlace::Global) hold the lane's Kahan sums, then their compensations.
+//            draw (config draws=stored).
 // Launch: `groups` workgroups of workgroupSize lanes (1-D). Group g of a
 // dispatch prices the block of paths [g*B, (g+1)*B) of that dispatch, where
 // B = workgroupSize * pathsPerLane; lane lid takes paths g*B + j*workgroupSize
@@ -103,7 +102,7 @@ struct PrecisionSpelling {
   // (exp, log, sqrt, sel), and fma (the draws' quantile): a rule calling one
   // missing here fails at emit time.
   std::map<std::string, std::string, std::less<>> functions;
-  // EmitOptions::approxMath: the hardware's approximate spellings of some of those functions and of
+  // config math=approx: the hardware's approximate spellings of some of those functions and of
   // the normal quantile's division, f(num, den) (CUDA and HIP fp32: __expf, __logf, __fdividef;
   // OpenCL fp32: native_exp, native_log, native_sqrt, native_divide);
   // empty where the dialect has none or is approximate already (GLSL's exp, log and division are).
@@ -116,6 +115,7 @@ struct PrecisionSpelling {
 // dialects from one C base, GLSL on its own).
 struct Dialect {
   std::string name;          // "glsl", "opencl", "cuda", "hip"
+  std::string engine;        // the engine that runs it: "vulkan", "opencl", "cuda", "hip" (its config fields)
   bool hasFp64 = true;       // fp64 kernels (GLSL has no exp/log in double)
   std::string prologue;      // first lines: #version, extensions, pragmas
   std::string fp64Prologue;  // added after the prologue for fp64 kernels
@@ -125,7 +125,7 @@ struct Dialect {
     return precision == Precision::F32 ? fp32 : fp64;
   }
   // The name of ops.def's function `identifier` in `precision` (`approx`: its approxFunctions
-  // spelling where it has one, EmitOptions::approxMath); throws std::invalid_argument naming both
+  // spelling where it has one, config math=approx); throws std::invalid_argument naming both
   // when the dialect has none.
   const std::string& function(Precision precision, std::string_view identifier, bool approx = false) const;
   // num / den, by approxDivide where `approx` asks and the dialect has one.
@@ -140,15 +140,15 @@ struct Dialect {
   std::string mulHi;            // high 32 bits of a 32x32 product: f(a, b)
   std::string precise;          // "precise " in GLSL; "" where contraction is off globally
   std::string helperQualifier;  // helper functions: "", "static inline ", "static __device__ __forceinline__ "
-  std::string outlineQualifier;  // helpers kept out of line (EmitOptions::outlineDraws): CUDA/HIP __noinline__; "" = none
+  std::string outlineQualifier;  // helpers kept out of line (config outline_draws): CUDA/HIP __noinline__; "" = none
   std::string helpers;          // dialect-only helpers (GLSL: tl_mulhi over umulExtended)
   // Declares a workgroup-shared array anywhere in the kernel's body (CUDA, HIP: "__shared__ "); "" where
-  // the dialect allows that only at kernel scope (GLSL, OpenCL C): EmitOptions::sharedConstants is off there.
+  // the dialect allows that only at kernel scope (GLSL, OpenCL C): config shared_constants is off there.
   std::string blockShared;
 
   // The kernel's frame, with $T (scalar), $U (uint), $WG (workgroup size),
   // $RED (local reduction array length), $MINBLOCKS ("" or ", N": the launch
-  // bound's minimum blocks, EmitOptions::minBlocks) and $ENTRY substituted. kernelBegin
+  // bound's minimum blocks, config min_blocks) and $ENTRY substituted. kernelBegin
   // declares the ABI's parameters and buffers, the local array `tl_red`, and
   // opens the body; kernelEnd closes it.
   std::string kernelBegin, kernelEnd;
@@ -171,70 +171,11 @@ const Dialect& hipDialect();     // HIP for hipRTC
 // By name ("glsl", "opencl", "cuda", "hip"); throws std::invalid_argument.
 const Dialect& dialectByName(const std::string& name);
 
-// Work-split knobs. A result depends on them (they fix the blocks), so an
-// engine keeps them constant rather than tuning them per device; pathsPerLane
-// can be set for a run (KernelKnobs::pathsPerLane), for all its kernels alike.
+// The work split's fixed part: the workgroup size. A result depends on it (with the config's
+// lanes it fixes the blocks), so engines keep it at 64; tests try others. Everything else about how
+// a kernel is written is KernelOptions::config (engine/config.h).
 struct EmitOptions {
   int workgroupSize = 64;  // power of two
-  int pathsPerLane = 4;
-  // true: fp32 exp, log, sqrt and the quantile's division in the dialect's approximate spellings
-  // (PrecisionSpelling::approxFunctions; CUDA, HIP without sqrt, OpenCL), the accuracy GLSL allows
-  // Vulkan drivers.
-  // A different definition of those functions, so different bits from the default; every kernel
-  // built with it spells them alike, so plain and checkpointed still agree. No contraction, no
-  // flush-to-zero either way.
-  bool approxMath = false;
-  // true: the normal quantile evaluates both regions' operands and one rational function with
-  // per-lane coefficients instead of branching on the tail (no divergence; each lane performs its
-  // region's operations in the branching form's order: the same bits).
-  bool selectQuantile = false;
-  // true: Philox and the quantile are functions the compiler must not inline (dialects with an
-  // outlineQualifier: CUDA, HIP), so the straight-line kernel holds one copy of each instead of one
-  // per draw. The same operations: the same bits.
-  bool outlineDraws = false;
-  // true (checkpointed kinds with Greeks): the forward sweep stores each draw in the scratch buffer
-  // (one slot per draw, after the scratch kind's slots and before the Kahan slots) and recomputed
-  // segments read it back instead of drawing again. The same value: the same bits.
-  bool storeDraws = false;
-  // true (register kernels with Greeks, several markets in sequential order): each segment of the
-  // forward sweep, and each top-level segment of the reverse sweep, runs its markets in a loop kept
-  // rolled (the dialect's dontUnroll spellings) over one copy of a market's code instead of one copy per market
-  // (what no market owns, the draws, stays outside, once): smaller code, for the instruction cache.
-  // The persistent values that depend on an input, and their adjoints, become arrays indexed by the
-  // loop (local memory where the compiler cannot keep them in registers); over a flat plan the
-  // adjoints' arrays share storage where their lives in the reverse sweep do not overlap. The same
-  // operations per market: the same bits.
-  bool marketLoop = false;
-  // true (the market loop, dialects with a blockShared spelling: CUDA, HIP): the market loop's arrays
-  // of values that no draw reaches (the inputs and what is computed from them alone: the same in every
-  // lane) are workgroup-shared arrays, one per workgroup instead of one per lane in local memory. Every
-  // lane writes the same bits to them, so a lane reads the value it wrote whoever wrote last. Only
-  // where they fit kMaxKahanLocalBytes beside the local reduction array (else per lane). The same
-  // operations: the same bits.
-  bool sharedConstants = false;
-  // true (checkpointed kinds): a block (a forward segment, a recomputed one) whose draws are contiguous,
-  // at least eight, computes them by a loop kept rolled over their Philox calls into an array that
-  // the block then reads, instead of one inlined Philox call and quantile per four draws and per
-  // draw: a fraction of the code, for the instruction cache (the array in local memory where the
-  // compiler cannot keep it in registers). The same operations per draw: the same bits.
-  bool drawLoop = false;
-  // false (experiments only): key the opaque identity and the re-keyed draws
-  // with a literal 0 instead of the run-time `zero`, so the compiler is free
-  // to merge the recomputation with the first computation. Same bits either way.
-  bool opaque = true;
-  // false: Philox's ten rounds stay a loop (the dialect's dontUnroll spellings), for
-  // devices where compile time dominates (lavapipe). Same bits either way.
-  bool unrollDraws = true;
-  // Where each lane keeps its Kahan sums (value, adjoints and their squares,
-  // per market) across its paths: with several markets they were most of the
-  // kernel's registers. Local: workgroup-local memory when they fit
-  // kMaxKahanLocalBytes (else registers). Global: slots of the scratch buffer
-  // after the scratch kind's own (EmittedKernel::kahanSlots), read and written
-  // once per path. The same operations in the same order: same bits.
-  KahanPlace kahanPlace = KahanPlace::Local;
-  // > 0: C dialects with a launch bound ($MINBLOCKS in kernelBegin: CUDA, HIP)
-  // write __launch_bounds__(workgroupSize, minBlocks); others ignore it.
-  int minBlocks = 0;
 };
 
 // Workgroup-local bytes the Kahan sums may take (the local arrays every API allows without opt-in).
@@ -252,10 +193,11 @@ struct EmittedKernel {
   int markets = 1;
   int numInputs = 0;
   int width = 1;         // sums per market: 1 + numInputs with greeks, else 1
-  int scratchSlots = 0;  // scratch elements per invocation (scratch kind; and the Kahan slots)
-  int kahanSlots = 0;    // of which Kahan sums and compensations (KahanPlace::Global), the last ones
+  int scratchSlots = 0;  // scratch elements per invocation (scratch kind; and the stored draws)
   int segments = 1;
   std::vector<int> wrt;  // tangent kind: KernelOptions::wrt (the other inputs' Greeks come back NaN)
+  // The config's fields that had no effect on this kernel, each with why (KernelStats::configUnused).
+  std::vector<std::string> configUnused;
 
   uint32_t pathsPerGroup() const { return uint32_t(workgroupSize) * uint32_t(pathsPerLane); }
   int partialsPerGroup() const { return markets * 2 * width; }
@@ -268,15 +210,16 @@ struct EmittedKernel {
 };
 
 // Emits the kernel for `tape` under `options` (kind, plan, precision, greeks,
-// markets, layout). Throws std::invalid_argument for a tape that fails
+// markets, layout, config). The source's header names the config (configTextAll), so a cache keyed
+// by the source is keyed by the config. Throws std::invalid_argument for a tape that fails
 // validate(), a missing or mismatched plan, markets outside 1..8, or fp64 in
 // a dialect without it. options.dumpDir is not used here (runtimes dump).
 EmittedKernel emitKernel(const Tape& tape, const KernelOptions& options, const Dialect& dialect,
                          const EmitOptions& emit = {});
 
 // The draw helpers every kernel defines (draws.cpp): tl_philox, tl_normal (branching or, with
-// emit.selectQuantile, by per-lane selection; out of line with emit.outlineDraws) and tl_drawWords.
-std::string drawHelpers(const Dialect& dialect, Precision precision, const EmitOptions& emit);
+// quantile=select, by per-lane selection; out of line with outline_draws) and tl_drawWords.
+std::string drawHelpers(const Dialect& dialect, Precision precision, const KernelConfig& config);
 
 // A literal of `value` rounded to the precision, exact when parsed (used for
 // constants; exposed for tests).

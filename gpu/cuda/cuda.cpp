@@ -29,7 +29,7 @@ namespace {
 // memory). Four warps of at most 32 registers and 2-4 KB of shared memory: one warp per scheduler,
 // each the 1,024 registers a scheduler has left beside a kernel of 10 blocks of 64 lanes x 96
 // registers (the H200's ladder kernels, 5 warps of 3,072 per scheduler), so that a reduction can run
-// beside the next kernel (TAPELAB_CUDA_SUMS_BESIDE) without taking a kernel block's room; there one
+// beside the next kernel (config cuda.reduce=beside) without taking a kernel block's room; there one
 // warp and four ran alike (H200 2026-12-01g call 4).
 // `fresh`: the run's first dispatch (the sums start from 0).
 constexpr unsigned kReduceLanes = 128;
@@ -239,9 +239,9 @@ std::string failureMessage(const cu::NvrtcOutput& out, const std::string& source
 
 class CudaKernel final : public Kernel, DispatchRunner {
  public:
-  CudaKernel(std::shared_ptr<Device> dev, EmittedKernel k, KernelKnobs knobs, const cu::NvrtcOutput& out,
-             KernelStats stats, double deviceTimeout)
-      : dev_(std::move(dev)), k_(std::move(k)), knobs_(knobs), stats_(std::move(stats)),
+  CudaKernel(std::shared_ptr<Device> dev, EmittedKernel k, DispatchOptions dispatch, SumsPlace sums,
+             const cu::NvrtcOutput& out, KernelStats stats, double deviceTimeout)
+      : dev_(std::move(dev)), k_(std::move(k)), dispatch_(dispatch), sumsPlace_(sums), stats_(std::move(stats)),
         watch_("cuda", deviceTimeout, dev_->lost) {
     const cu::Driver& d = dev_->driver();
     dev_->bind();
@@ -269,10 +269,10 @@ class CudaKernel final : public Kernel, DispatchRunner {
     int perSm = 0;
     if (d.cuOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, fn_, k_.workgroupSize, 0) == CUDA_SUCCESS && perSm > 0)
       wave_ = static_cast<uint64_t>(perSm) * static_cast<uint64_t>(std::max(1, dev_->multiprocessors()));
-    timed_ = knobs_.timeline && d.cuEventElapsedTime;
-    if (knobs_.timeline && !timed_) stats_.notes += "timeline: the driver lacks cuEventElapsedTime; ";
+    timed_ = dispatch_.timeline && d.cuEventElapsedTime;
+    if (dispatch_.timeline && !timed_) stats_.notes += "timeline: the driver lacks cuEventElapsedTime; ";
     const unsigned endFlags = timed_ ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING;
-    // The copies back: the lowest priority. The reductions beside the kernels (TAPELAB_CUDA_SUMS_BESIDE):
+    // The copies back: the lowest priority. The reductions beside the kernels (config cuda.reduce=beside):
     // the greatest, so that the block scheduler places a reduction's blocks as soon as its kernel ends,
     // beside the next kernel's; at the kernels' priority or below it holds them until that kernel's
     // last blocks have started (H200 2026-12-01f calls 3 and 5, 2026-12-01g call 1).
@@ -299,13 +299,13 @@ class CudaKernel final : public Kernel, DispatchRunner {
 
   RunResult run(const std::vector<std::vector<double>>& inputs, uint64_t paths, uint64_t seed) override {
     dev_->bind();
-    return runDispatches(k_, knobs_, pipelinedLimit(paths), inputs, paths, seed, *this);
+    return runDispatches(k_, dispatch_, pipelinedLimit(paths), inputs, paths, seed, *this);
   }
   uint64_t blockPaths() const override { return k_.pathsPerGroup(); }
   double runBlocks(const std::vector<std::vector<double>>& inputs, uint64_t first, uint64_t paths, uint64_t seed,
                    BlockSink& sink) override {
     dev_->bind();
-    return runDispatchBlocks(k_, knobs_, pipelinedLimit(paths), inputs, first, paths, seed, *this, sink);
+    return runDispatchBlocks(k_, dispatch_, pipelinedLimit(paths), inputs, first, paths, seed, *this, sink);
   }
 
   KernelStats stats() const override { return stats_; }
@@ -332,12 +332,12 @@ class CudaKernel final : public Kernel, DispatchRunner {
   // The batch's kernels one after another on the default stream (dispatches that share the scratch
   // buffer so never overlap), each writing its own slice of partials, which the reduction kernel adds
   // to the run's sums on the device: behind its kernel on the kernels' stream (the default), or on the
-  // sums stream beside the next kernel once its own has ended (TAPELAB_CUDA_SUMS_BESIDE=1). Its chain
+  // sums stream beside the next kernel once its own has ended (config cuda.reduce=beside). Its chain
   // takes ~0.15 ms per 15,840 groups at 7 markets on the H200, where the host took ~1 ms after the last
   // kernel. Beside, only the last dispatch's is not hidden, yet on the H200 the 7-market ladder ran 2%
   // faster beside at 1M paths (dispatches of 4 waves) and 4-9% slower at 4M (12 waves; why is not measured:
   // 2026-12-01g calls 2-4), so behind stays the default. A run whose partials are
-  // wanted as they are (Kernel::runBlocks, TAPELAB_DEVICE_SUMS=0) copies each slice back on a second
+  // wanted as they are (Kernel::runBlocks, config cuda.reduce=host) copies each slice back on a second
   // stream once its kernel ends and adds it on the host while the later dispatches run; without
   // page-locked memory a copy would block the host before the device timeout could bound it: there
   // each dispatch runs, is waited for, then copied, one at a time.
@@ -359,7 +359,7 @@ class CudaKernel final : public Kernel, DispatchRunner {
                 "cuLaunchKernel");
       // Beside: the copy back on the copy stream, or the reduction on the sums stream; behind: the
       // reduction on the kernels' stream.
-      const bool beside = pipelined && (!onDevice || knobs_.sumsBeside.value_or(false));
+      const bool beside = pipelined && (!onDevice || sumsPlace_ == SumsPlace::Beside);
       if (timed_ || beside) cu::check(d, d.cuEventRecord(kernelEnd_[i], nullptr), "cuEventRecord");
       const bool fresh = launched_++ == 0;
       if (!pipelined) {
@@ -434,8 +434,8 @@ class CudaKernel final : public Kernel, DispatchRunner {
               "cuLaunchKernel (reduction)");
   }
 
-  // Whether this run's partials are added on the device (TAPELAB_DEVICE_SUMS, unless runBlocks wants them).
-  bool sumsOnDevice(const PartialSums& sums) const { return knobs_.deviceSums.value_or(true) && !sums.wantsBlocks(); }
+  // Whether this run's partials are added on the device (config cuda.reduce, unless runBlocks wants them).
+  bool sumsOnDevice(const PartialSums& sums) const { return sumsPlace_ != SumsPlace::Host && !sums.wantsBlocks(); }
 
   // The run's sums, added on the device (launch waited for every reduction).
   void collect(PartialSums& sums) override {
@@ -482,15 +482,16 @@ class CudaKernel final : public Kernel, DispatchRunner {
   // free device memory (with headroom).
   uint32_t groupLimit() const {
     size_t freeBytes = 0, total = 0;
-    if (knobs_.scratchBudget == 0 && k_.scratchSlots > 0)
+    if (dispatch_.scratchBudget == 0 && k_.scratchSlots > 0)
       cu::check(dev_->driver(), dev_->driver().cuMemGetInfo(&freeBytes, &total), "cuMemGetInfo");
-    const uint64_t budget = scratchBudgetFromFree(knobs_.scratchBudget, freeBytes, scratch_.bytes());
+    const uint64_t budget = scratchBudgetFromFree(dispatch_.scratchBudget, freeBytes, scratch_.bytes());
     return scratchGroupCap(k_, kMaxGroupsPerDispatch, budget, "CUDA");
   }
 
   std::shared_ptr<Device> dev_;
   EmittedKernel k_;
-  KernelKnobs knobs_;
+  DispatchOptions dispatch_;
+  SumsPlace sumsPlace_;  // config cuda.reduce
   KernelStats stats_;
   DeviceWatch watch_;
   CUmodule module_ = nullptr;
@@ -506,9 +507,9 @@ class CudaKernel final : public Kernel, DispatchRunner {
   std::array<CUevent, kPipelineDepth> done_{};  // each dispatch's sums done on the device, or its copy back
   std::array<CUevent, kPipelineDepth> kernelEnd_{};  // each dispatch's kernel finished (the copy or sums stream waits; the timeline)
   std::array<CUevent, kPipelineDepth> kernelBegin_{};  // with the timeline: each kernel's start
-  CUstream copy_ = nullptr;  // the copies back (TAPELAB_DEVICE_SUMS=0, runBlocks), lowest priority
-  CUstream sums_ = nullptr;  // the reductions beside the kernels (TAPELAB_CUDA_SUMS_BESIDE), greatest priority
-  bool timed_ = false;  // KernelKnobs::timeline, and the driver can time events
+  CUstream copy_ = nullptr;  // the copies back (config cuda.reduce=host, runBlocks), lowest priority
+  CUstream sums_ = nullptr;  // the reductions beside the kernels (config cuda.reduce=beside), greatest priority
+  bool timed_ = false;  // DispatchOptions::timeline, and the driver can time events
   std::vector<std::pair<double, double>> deviceTimes_;  // per dispatch since upload(): kernel, gap seconds
 };
 
@@ -557,7 +558,7 @@ class CudaEngine final : public Engine {
     const auto [major, minor] = dev ? std::pair<int, int>{dev->major(), dev->minor()}
                                     : std::pair<int, int>{settings_.cuda.archMajor, settings_.cuda.archMinor};
 
-    EmittedKernel k = emitKernel(tape, options, cudaDialect(), emitOptionsFor(options));
+    EmittedKernel k = emitKernel(tape, options, cudaDialect());
     k.source += reductionSource(k.precision);
     const std::string sourcePath =
         dumpSource(options.dumpDir, "cuda-" + std::string(toString(options.kind)), "cu", k.source);
@@ -568,8 +569,10 @@ class CudaEngine final : public Engine {
     KernelStats stats =
         statsFrom(out, sourcePath, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     stats.cacheHit = cacheHit;
+    stats.configUnused = k.configUnused;
     if (!dev) return std::make_unique<CompileOnlyKernel>(std::move(stats), "cuda: " + why);
-    return std::make_unique<CudaKernel>(dev, std::move(k), options.knobs, out, std::move(stats), settings_.deviceTimeout);
+    return std::make_unique<CudaKernel>(dev, std::move(k), options.dispatch, options.config.cudaSums, out, std::move(stats),
+                                        settings_.deviceTimeout);
   }
 
  private:

@@ -22,7 +22,7 @@ struct Driver {
   X(cuEventSynchronize) X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuStreamCreate) X(cuStreamDestroy)    \
   X(cuStreamWaitEvent) X(cuStreamCreateWithPriority) X(cuCtxGetStreamPriorityRange)
 // Resolved where the driver has them, else left null: cuEventElapsedTime is cuEventElapsedTime_v2
-// in cuda.h 12.8 and later, which older drivers lack (only KernelKnobs::timeline uses it).
+// in cuda.h 12.8 and later, which older drivers lack (only DispatchOptions::timeline uses it).
 #define TAPELAB_CU_OPTIONAL_FUNCTIONS(X) X(cuEventElapsedTime)
 #define TAPELAB_CU_DECLARE(fn) decltype(&::fn) fn = nullptr;
   TAPELAB_CU_FUNCTIONS(TAPELAB_CU_DECLARE)

@@ -143,9 +143,9 @@ class DeviceBuffer {
 // runtime refuses another target's), run through runDispatches (runDispatchBlocks for part of a run).
 class HipKernel final : public Kernel, DispatchRunner {
  public:
-  HipKernel(std::shared_ptr<Device> dev, EmittedKernel k, KernelKnobs knobs, const std::vector<TargetBuild>& builds,
+  HipKernel(std::shared_ptr<Device> dev, EmittedKernel k, DispatchOptions dispatch, const std::vector<TargetBuild>& builds,
             KernelStats stats, double deviceTimeout)
-      : dev_(std::move(dev)), k_(std::move(k)), knobs_(knobs), stats_(std::move(stats)),
+      : dev_(std::move(dev)), k_(std::move(k)), dispatch_(dispatch), stats_(std::move(stats)),
         watch_("hip", deviceTimeout, dev_->lost) {
     const hip::Runtime& rt = dev_->runtime();
     dev_->bind();
@@ -175,14 +175,14 @@ class HipKernel final : public Kernel, DispatchRunner {
 
   RunResult run(const std::vector<std::vector<double>>& inputs, uint64_t paths, uint64_t seed) override {
     dev_->bind();
-    return runDispatches(k_, knobs_, groupLimit(), inputs, paths, seed, *this);
+    return runDispatches(k_, dispatch_, groupLimit(), inputs, paths, seed, *this);
   }
   // Part of a run for a split over MPI ranks (api/ranks.h), as the CUDA engine: gpu/host's loop.
   uint64_t blockPaths() const override { return k_.pathsPerGroup(); }
   double runBlocks(const std::vector<std::vector<double>>& inputs, uint64_t first, uint64_t paths, uint64_t seed,
                    BlockSink& sink) override {
     dev_->bind();
-    return runDispatchBlocks(k_, knobs_, groupLimit(), inputs, first, paths, seed, *this, sink);
+    return runDispatchBlocks(k_, dispatch_, groupLimit(), inputs, first, paths, seed, *this, sink);
   }
 
   KernelStats stats() const override { return stats_; }
@@ -230,15 +230,15 @@ class HipKernel final : public Kernel, DispatchRunner {
   // free device memory (with headroom).
   uint32_t groupLimit() const {
     size_t freeBytes = 0, total = 0;
-    if (knobs_.scratchBudget == 0 && k_.scratchSlots > 0)
+    if (dispatch_.scratchBudget == 0 && k_.scratchSlots > 0)
       hip::check(dev_->runtime(), dev_->runtime().hipMemGetInfo(&freeBytes, &total), "hipMemGetInfo");
-    const uint64_t budget = scratchBudgetFromFree(knobs_.scratchBudget, freeBytes, scratch_.bytes());
+    const uint64_t budget = scratchBudgetFromFree(dispatch_.scratchBudget, freeBytes, scratch_.bytes());
     return scratchGroupCap(k_, kMaxGroupsPerDispatch, budget, "HIP");
   }
 
   std::shared_ptr<Device> dev_;
   EmittedKernel k_;
-  KernelKnobs knobs_;
+  DispatchOptions dispatch_;
   KernelStats stats_;
   DeviceWatch watch_;
   hip::hipModule_t module_ = nullptr;
@@ -292,7 +292,7 @@ class HipEngine final : public Engine {
   std::unique_ptr<Kernel> compile(const Tape& tape, const KernelOptions& options) override {
     const auto t0 = std::chrono::steady_clock::now();
     const std::vector<std::string> targets = hip::parseTargets(settings_.hip.arch);
-    EmittedKernel k = emitKernel(tape, options, hipDialect(), emitOptionsFor(options));
+    EmittedKernel k = emitKernel(tape, options, hipDialect());
     KernelStats stats;
     stats.sourcePath = dumpSource(options.dumpDir, "hip-" + std::string(toString(options.kind)), "hip", k.source);
     if (const hip::Toolchain& tc = hip::toolchain(); !tc.ok)
@@ -302,6 +302,7 @@ class HipEngine final : public Engine {
     // The first target stands for the kernel in `registers` and `spillBytes`; notes list them all.
     stats.registers = builds.front().resources.vgprs;
     stats.spillBytes = builds.front().resources.scratchBytes;
+    stats.configUnused = k.configUnused;
     stats.cacheHit = std::all_of(builds.begin(), builds.end(), [](const TargetBuild& b) { return b.object.cacheHit; });
     for (const TargetBuild& b : builds) stats.notes += describe(b);
     stats.compileSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -310,7 +311,7 @@ class HipEngine final : public Engine {
     if (std::any_of(builds.begin(), builds.end(), [](const TargetBuild& b) { return b.vgprLimitLifted; }))
       return std::make_unique<CompileOnlyKernel>(
           std::move(stats), "hip: TAPELAB_HIP_GFX11_VGPRS=256 builds gfx11 code objects for statistics only, not to run");
-    return std::make_unique<HipKernel>(device(), std::move(k), options.knobs, builds, std::move(stats),
+    return std::make_unique<HipKernel>(device(), std::move(k), options.dispatch, builds, std::move(stats),
                                        settings_.deviceTimeout);
   }
 

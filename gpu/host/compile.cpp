@@ -10,23 +10,6 @@
 
 namespace tapelab {
 
-EmitOptions emitOptionsFor(const KernelOptions& options, bool unrollByDefault, KahanPlace kahanByDefault) {
-  EmitOptions e;
-  e.opaque = options.knobs.opaque;
-  e.unrollDraws = options.knobs.unrollDraws.value_or(unrollByDefault);
-  e.kahanPlace = options.knobs.kahanPlace.value_or(kahanByDefault);
-  e.minBlocks = options.knobs.minBlocks;
-  if (options.knobs.pathsPerLane > 0) e.pathsPerLane = options.knobs.pathsPerLane;
-  e.approxMath = options.knobs.approxMath;
-  e.selectQuantile = options.knobs.selectQuantile;
-  e.outlineDraws = options.knobs.outlineDraws;
-  e.storeDraws = options.knobs.storeDraws;
-  e.marketLoop = options.knobs.marketLoop;
-  e.sharedConstants = options.knobs.sharedConstants.value_or(true);
-  e.drawLoop = options.knobs.drawLoop;
-  return e;
-}
-
 std::string dumpSource(const std::string& dir, const std::string& stem, const std::string& ext,
                        const std::string& source) {
   if (dir.empty()) return "";

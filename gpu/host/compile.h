@@ -1,5 +1,4 @@
-// What every GPU runtime needs around compiling a kernel: the emitter's options
-// from the kernel's knobs, the generated source dumped (or kept for an error
+// What every GPU runtime needs around compiling a kernel: the generated source dumped (or kept for an error
 // message), a compiler log cut to one line, and the kernel of an engine that
 // can compile here but not run.
 #pragma once
@@ -9,12 +8,6 @@
 #include "gpu/codegen/emit.h"
 
 namespace tapelab {
-
-// The emitter's options for `options`: defaults, with the opaque identity and
-// the Philox unrolling from options.knobs (unrollDraws unset: `unrollByDefault`),
-// where the Kahan sums live (kahanPlace unset: `kahanByDefault`) and the launch bound.
-EmitOptions emitOptionsFor(const KernelOptions& options, bool unrollByDefault = true,
-                           KahanPlace kahanByDefault = KahanPlace::Local);
 
 // Writes `source` to DIR/tapelab-<stem>-<hash>.<ext> (creating DIR) and
 // returns the path; "" when dir is "". Throws std::runtime_error when it

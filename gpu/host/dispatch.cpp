@@ -133,7 +133,7 @@ void PartialSums::addNow(const void* partials, uint32_t groups) {
 void PartialSums::addColumns(const void* partials, uint32_t groups, double* sums, size_t per, Precision precision,
                              size_t threads) {
   if (per == 0) return;
-  // Large blocks of partials (one path per lane makes 4x the groups: TAPELAB_PATHS_PER_LANE=1; 7
+  // Large blocks of partials (one path per lane makes 4x the groups: config lanes=1; 7
   // markets at 4M paths are 5M values) are split by columns over threads: each sum is still added
   // group after group, in the same order, so the bits do not change.
   if (threads == 0) {
@@ -207,13 +207,13 @@ RunResult PartialSums::finish(uint64_t paths, uint64_t seed) const {
 
 namespace {
 
-void launchAll(const EmittedKernel& k, const KernelKnobs& knobs, uint32_t groupLimit,
+void launchAll(const EmittedKernel& k, const DispatchOptions& dispatch, uint32_t groupLimit,
                const std::vector<std::vector<double>>& inputs, uint64_t first, uint64_t paths, uint64_t seed,
                DispatchRunner& runner, PartialSums& sums) {
   if (paths == 0) throw std::invalid_argument("paths must be at least 1");
   const std::vector<unsigned char> in = packInputs(k, inputs);
   const std::vector<Dispatch> dispatches =
-      planDispatches(k, knobs.pathOffset + first, paths, seed, dispatchGroupCap(groupLimit, knobs.maxGroups));
+      planDispatches(k, dispatch.pathOffset + first, paths, seed, dispatchGroupCap(groupLimit, dispatch.maxGroups));
   uint32_t groups = 0;
   for (const Dispatch& d : dispatches) groups = std::max(groups, d.groups);
   runner.upload(in, groups, dispatches.size());
@@ -226,12 +226,12 @@ void launchAll(const EmittedKernel& k, const KernelKnobs& knobs, uint32_t groupL
 
 }  // namespace
 
-RunResult runDispatches(const EmittedKernel& k, const KernelKnobs& knobs, uint32_t groupLimit,
+RunResult runDispatches(const EmittedKernel& k, const DispatchOptions& dispatch, uint32_t groupLimit,
                         const std::vector<std::vector<double>>& inputs, uint64_t paths, uint64_t seed,
                         DispatchRunner& runner) {
   const auto t0 = std::chrono::steady_clock::now();
   PartialSums sums(k);
-  launchAll(k, knobs, groupLimit, inputs, 0, paths, seed, runner, sums);
+  launchAll(k, dispatch, groupLimit, inputs, 0, paths, seed, runner, sums);
   RunResult r = sums.finish(paths, seed);
   r.setupSeconds = sums.setupSeconds();
   r.dispatches = sums.timeline();
@@ -240,13 +240,13 @@ RunResult runDispatches(const EmittedKernel& k, const KernelKnobs& knobs, uint32
   return r;
 }
 
-double runDispatchBlocks(const EmittedKernel& k, const KernelKnobs& knobs, uint32_t groupLimit,
+double runDispatchBlocks(const EmittedKernel& k, const DispatchOptions& dispatch, uint32_t groupLimit,
                          const std::vector<std::vector<double>>& inputs, uint64_t first, uint64_t paths,
                          uint64_t seed, DispatchRunner& runner, BlockSink& sink) {
   const auto t0 = std::chrono::steady_clock::now();
   if (first % k.pathsPerGroup()) throw std::invalid_argument("runBlocks: the first path is not at a block boundary");
   PartialSums sums(k, &sink);
-  launchAll(k, knobs, groupLimit, inputs, first, paths, seed, runner, sums);
+  launchAll(k, dispatch, groupLimit, inputs, first, paths, seed, runner, sums);
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 

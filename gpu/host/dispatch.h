@@ -41,7 +41,7 @@ std::vector<Dispatch> planDispatches(const EmittedKernel& kernel, uint64_t first
                                      uint64_t seed, uint32_t maxGroups);
 
 // Groups per dispatch: the engine's own limit, lowered to `requested`
-// (KernelKnobs::maxGroups; 0 = no request). Results do not depend on it.
+// (DispatchOptions::maxGroups; 0 = no request). Results do not depend on it.
 uint32_t dispatchGroupCap(uint32_t engineLimit, uint32_t requested);
 
 // Groups per dispatch for a scratch kernel: one dispatch's scratch buffer
@@ -53,7 +53,7 @@ uint32_t scratchGroupCap(const EmittedKernel& kernel, uint32_t engineLimit, uint
                          const std::string& engine, const std::string& where = "");
 
 // The scratch budget of a runtime that reports free device memory: `requested` when
-// given (KernelKnobs::scratchBudget), else 80% of what is free plus the scratch
+// given (DispatchOptions::scratchBudget), else 80% of what is free plus the scratch
 // buffer the kernel already holds (a larger one replaces it).
 inline uint64_t scratchBudgetFromFree(uint64_t requested, uint64_t freeBytes, uint64_t heldBytes) {
   return requested ? requested : freeBytes / 10 * 8 + heldBytes;
@@ -121,21 +121,21 @@ class DispatchRunner {
   // After the run's last launch: a runtime that summed on the device hands `sums` the totals.
   virtual void collect(PartialSums& sums) { (void)sums; }
   // The device's times of the dispatches since upload(), in order (kernelSeconds, gapSeconds),
-  // where the runtime measured them (KernelKnobs::timeline); by default none.
+  // where the runtime measured them (DispatchOptions::timeline); by default none.
   virtual void deviceTimes(std::vector<DispatchTiming>& dispatches) const { (void)dispatches; }
 };
 
 // One run: inputs packed, paths split into dispatches of at most
-// dispatchGroupCap(groupLimit, knobs.maxGroups) groups from knobs.pathOffset,
+// dispatchGroupCap(groupLimit, dispatch.maxGroups) groups from dispatch.pathOffset,
 // launched through `runner`, partials summed in block order; seconds timed.
 // Throws std::invalid_argument for zero paths or inputs of the wrong shape.
-RunResult runDispatches(const EmittedKernel& kernel, const KernelKnobs& knobs, uint32_t groupLimit,
+RunResult runDispatches(const EmittedKernel& kernel, const DispatchOptions& dispatch, uint32_t groupLimit,
                         const std::vector<std::vector<double>>& inputs, uint64_t paths, uint64_t seed,
                         DispatchRunner& runner);
-// Part of a run (Kernel::runBlocks): paths [first, first + paths) after knobs.pathOffset, `first`
+// Part of a run (Kernel::runBlocks): paths [first, first + paths) after dispatch.pathOffset, `first`
 // a multiple of the kernel's pathsPerGroup(); the groups' partials go to `sink` in block order.
 // Returns the seconds it took.
-double runDispatchBlocks(const EmittedKernel& kernel, const KernelKnobs& knobs, uint32_t groupLimit,
+double runDispatchBlocks(const EmittedKernel& kernel, const DispatchOptions& dispatch, uint32_t groupLimit,
                          const std::vector<std::vector<double>>& inputs, uint64_t first, uint64_t paths,
                          uint64_t seed, DispatchRunner& runner, BlockSink& sink);
 

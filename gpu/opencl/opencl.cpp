@@ -23,7 +23,7 @@ constexpr const char* kDeviceVariable = "TAPELAB_OPENCL_DEVICE";
 // Longest dispatch, in groups: bounds one launch's run time and partials buffer.
 constexpr uint32_t kMaxGroupsPerDispatch = 1u << 16;
 
-// KernelKnobs::scratchBudget (bytes) overrides the device-derived scratch budget,
+// DispatchOptions::scratchBudget (bytes) overrides the device-derived scratch budget,
 // so a test can force a launch to be chunked on a small device.
 uint64_t scratchBudget(const DeviceInfo& dev, uint64_t requested) {
   if (requested) return requested;
@@ -44,9 +44,9 @@ void parseVerboseLog(const std::string& log, KernelStats& s) {
 class OpenCLKernel final : public Kernel, DispatchRunner {
  public:
   // `started`: when compile() began; compileSeconds runs to the end of the warm-up launch.
-  OpenCLKernel(std::shared_ptr<Context> ctx, EmittedKernel k, KernelKnobs knobs, ocl::Program program,
+  OpenCLKernel(std::shared_ptr<Context> ctx, EmittedKernel k, DispatchOptions dispatch, ocl::Program program,
                KernelStats stats, std::chrono::steady_clock::time_point started, double deviceTimeout)
-      : ctx_(std::move(ctx)), k_(std::move(k)), knobs_(knobs), watch_("opencl", deviceTimeout, ctx_->lost, !ctx_->device().gpu),
+      : ctx_(std::move(ctx)), k_(std::move(k)), dispatch_(dispatch), watch_("opencl", deviceTimeout, ctx_->lost, !ctx_->device().gpu),
         program_(program.program), stats_(std::move(stats)) {
     cl_int rc = CL_SUCCESS;
     kernel_ = clCreateKernel(program_.get(), k_.entry.c_str(), &rc);
@@ -88,18 +88,18 @@ class OpenCLKernel final : public Kernel, DispatchRunner {
   }
 
   RunResult run(const std::vector<std::vector<double>>& inputs, uint64_t paths, uint64_t seed) override {
-    const uint32_t limit = scratchGroupCap(k_, kMaxGroupsPerDispatch, scratchBudget(ctx_->device(), knobs_.scratchBudget),
+    const uint32_t limit = scratchGroupCap(k_, kMaxGroupsPerDispatch, scratchBudget(ctx_->device(), dispatch_.scratchBudget),
                                            "OpenCL", " on " + ctx_->device().deviceName);
-    RunResult r = runDispatches(k_, knobs_, limit, inputs, paths, seed, *this);
+    RunResult r = runDispatches(k_, dispatch_, limit, inputs, paths, seed, *this);
     stats_.scratchBytes = k_.kind == KernelKind::Scratch ? static_cast<int64_t>(scratchBytes_) : 0;
     return r;
   }
   uint64_t blockPaths() const override { return k_.pathsPerGroup(); }
   double runBlocks(const std::vector<std::vector<double>>& inputs, uint64_t first, uint64_t paths, uint64_t seed,
                    BlockSink& sink) override {
-    const uint32_t limit = scratchGroupCap(k_, kMaxGroupsPerDispatch, scratchBudget(ctx_->device(), knobs_.scratchBudget),
+    const uint32_t limit = scratchGroupCap(k_, kMaxGroupsPerDispatch, scratchBudget(ctx_->device(), dispatch_.scratchBudget),
                                            "OpenCL", " on " + ctx_->device().deviceName);
-    const double seconds = runDispatchBlocks(k_, knobs_, limit, inputs, first, paths, seed, *this, sink);
+    const double seconds = runDispatchBlocks(k_, dispatch_, limit, inputs, first, paths, seed, *this, sink);
     stats_.scratchBytes = k_.kind == KernelKind::Scratch ? static_cast<int64_t>(scratchBytes_) : 0;
     return seconds;
   }
@@ -164,7 +164,7 @@ class OpenCLKernel final : public Kernel, DispatchRunner {
 
   std::shared_ptr<Context> ctx_;
   EmittedKernel k_;
-  KernelKnobs knobs_;
+  DispatchOptions dispatch_;
   DeviceWatch watch_;
   ocl::ProgramHandle program_;
   cl_kernel kernel_ = nullptr;
@@ -206,7 +206,7 @@ class OpenCLEngine final : public Engine {
     if (options.precision == Precision::F64 && !ctx->device().fp64)
       throw std::invalid_argument("opencl: " + ctx->device().deviceName + " has no fp64 (cl_khr_fp64)");
     const auto t0 = std::chrono::steady_clock::now();
-    EmittedKernel k = emitKernel(tape, options, openclDialect(), emitOptionsFor(options));
+    EmittedKernel k = emitKernel(tape, options, openclDialect());
     KernelStats stats;
     stats.sourcePath = dumpSource(options.dumpDir, "opencl-" + std::string(toString(options.kind)), "cl", k.source);
     // Exactness: no -cl-mad-enable, no -cl-fast-relaxed-math, no -cl-unsafe-math-optimizations;
@@ -220,8 +220,9 @@ class OpenCLEngine final : public Engine {
     if (nvidia) buildOptions += " -cl-nv-verbose";  // ptxas statistics in the build log
     ocl::Program program = ocl::buildProgram(*ctx, k.source, buildOptions, stats.sourcePath, settings_.cacheDir);
     stats.cacheHit = program.cacheHit;
+    stats.configUnused = k.configUnused;
     if (nvidia) parseVerboseLog(program.buildLog, stats);
-    return std::make_unique<OpenCLKernel>(ctx, std::move(k), options.knobs, std::move(program), std::move(stats), t0,
+    return std::make_unique<OpenCLKernel>(ctx, std::move(k), options.dispatch, std::move(program), std::move(stats), t0,
                                           settings_.deviceTimeout);
   }
 

@@ -27,7 +27,7 @@ class VulkanKernel final : public Kernel, DispatchRunner {
  public:
   VulkanKernel(std::shared_ptr<Device> dev, const Tape& tape, const KernelOptions& options, const std::string& cacheDir,
                double deviceTimeout)
-      : dev_(std::move(dev)), knobs_(options.knobs), watch_("vulkan", deviceTimeout, dev_->lost) {
+      : dev_(std::move(dev)), dispatch_(options.dispatch), watch_("vulkan", deviceTimeout, dev_->lost) {
     // A kernel that fails to build gives its handles back (the device lives on: a
     // long property run or `compare` goes on after a refused kernel).
     try {
@@ -47,9 +47,8 @@ class VulkanKernel final : public Kernel, DispatchRunner {
     const auto t0 = Clock::now();
     if (options.precision == Precision::F64)
       throw std::invalid_argument("vulkan: fp64 kernels are not supported (GLSL has no double exp/log); use fp32");
-    // On a CPU device (lavapipe) compile time dominates: Philox stays rolled unless asked.
-    const bool cpuDevice = dev_->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
-    emitted_ = emitKernel(tape, options, glslDialect(), emitOptionsFor(options, !cpuDevice, KahanPlace::Registers));
+    emitted_ = emitKernel(tape, options, glslDialect());
+    stats_.configUnused = emitted_.configUnused;
     stats_.sourcePath =
         dumpSource(options.dumpDir, std::string("vulkan-") + toString(options.kind), "comp", emitted_.source);
     const Spirv spirv = compileGlsl(emitted_.source, stats_.sourcePath, cacheDir);
@@ -102,12 +101,12 @@ class VulkanKernel final : public Kernel, DispatchRunner {
 
  public:
   RunResult run(const std::vector<std::vector<double>>& inputs, uint64_t paths, uint64_t seed) override {
-    return runDispatches(emitted_, knobs_, maxGroups(), inputs, paths, seed, *this);
+    return runDispatches(emitted_, dispatch_, maxGroups(), inputs, paths, seed, *this);
   }
   uint64_t blockPaths() const override { return emitted_.pathsPerGroup(); }
   double runBlocks(const std::vector<std::vector<double>>& inputs, uint64_t first, uint64_t paths, uint64_t seed,
                    BlockSink& sink) override {
-    return runDispatchBlocks(emitted_, knobs_, maxGroups(), inputs, first, paths, seed, *this, sink);
+    return runDispatchBlocks(emitted_, dispatch_, maxGroups(), inputs, first, paths, seed, *this, sink);
   }
 
  private:
@@ -334,7 +333,7 @@ class VulkanKernel final : public Kernel, DispatchRunner {
   }
 
   std::shared_ptr<Device> dev_;
-  KernelKnobs knobs_;
+  DispatchOptions dispatch_;
   DeviceWatch watch_;
   EmittedKernel emitted_;
   KernelStats stats_;

@@ -71,9 +71,16 @@ RunConfig runConfig(const std::optional<std::string>& engine, const std::shared_
                     std::optional<int> ckptNodes, std::optional<int> seglen, std::optional<int> inner,
                     std::optional<int> budget, const std::optional<std::string>& kernel,
                     const std::optional<std::string>& layout, const std::optional<std::string>& precision,
-                    bool greeks, const std::optional<std::string>& dump, const py::dict& knobs) {
+                    bool greeks, const std::optional<std::string>& dump, const std::optional<std::string>& config,
+                    const py::dict& knobs) {
   RunConfig c = RunConfig::fromEnvironment();
   applyKnobs(c, knobs);
+  if (config) {
+    KernelConfig probe;
+    applyConfigText(probe, *config, "", "config");  // names and values now, the engine's fields at compile
+    c.configText = *config;
+    c.configWhat = "config";
+  }
   if (engine) c.engine = *engine;
   if (!checkpoint.is_none()) c.checkpoint = Checkpoint::parse(knobText(checkpoint), "--checkpoint");
   if (ckptNodes) c.ckptNodes = positive(ckptNodes, "--ckpt-nodes");
@@ -102,11 +109,12 @@ std::shared_ptr<KernelHandle> compileKernel(std::shared_ptr<const Tape> tape, co
                                             std::optional<int> budget, const std::optional<std::string>& kernel,
                                             const std::optional<std::string>& layout,
                                             const std::optional<std::string>& precision, bool greeks, int markets,
-                                            const std::optional<std::string>& dump, const py::dict& knobs) {
+                                            const std::optional<std::string>& dump,
+                                            const std::optional<std::string>& config, const py::dict& knobs) {
   if (plan && plan->structure != structureHash(*tape))
     throw std::invalid_argument("--plan: the plan was made for another tape (" + plan->tape->name + ")");
   const RunConfig c = runConfig(engine, plan, strategy, checkpoint, ckptNodes, seglen, inner, budget, kernel, layout,
-                                precision, greeks, dump, knobs);
+                                precision, greeks, dump, config, knobs);
   auto k = std::make_shared<KernelHandle>();
   k->tape = tape;
   k->engine = c.engine;
@@ -167,6 +175,7 @@ py::dict statsDict(const KernelStats& s) {
   d["cache_hit"] = s.cacheHit;
   d["notes"] = s.notes;
   d["source_path"] = s.sourcePath;
+  d["config_unused"] = s.configUnused;
   return d;
 }
 
@@ -198,6 +207,8 @@ py::dict resultDict(const ResultHandle& h, size_t m) {
   d["engine"] = r.engine;
   d["kernel"] = r.kernel.kind == KernelKind::Plain ? "plain" : "checkpointed";
   d["kernel_kind"] = kindName(r.kernel.kind);
+  d["config"] = configText(r.kernel.config, r.engine);
+  d["math"] = toString(r.kernel.config.math);
   d["segments"] = r.kernel.plan.segments();
   d["strategy"] = r.kernel.plan.strategy;
   d["precision"] = toString(r.kernel.precision);
@@ -326,7 +337,8 @@ void bindRuns(py::module_& m) {
         py::arg("strategy") = py::none(), py::arg("checkpoint") = py::none(), py::arg("ckpt_nodes") = py::none(),
         py::arg("seglen") = py::none(), py::arg("inner") = py::none(), py::arg("budget") = py::none(),
         py::arg("kernel") = py::none(), py::arg("layout") = py::none(), py::arg("precision") = py::none(),
-        py::arg("greeks") = true, py::arg("markets") = 1, py::arg("dump") = py::none(), py::arg("knobs") = py::dict());
+        py::arg("greeks") = true, py::arg("markets") = 1, py::arg("dump") = py::none(), py::arg("config") = py::none(),
+        py::arg("knobs") = py::dict());
   m.def("_paths_and_seed", [](std::optional<uint64_t> paths, std::optional<uint64_t> seed) {
     // The CLI's defaults: the flag, else TAPELAB_PATHS / TAPELAB_SEED, else 100000 and 42.
     auto pick = [](std::optional<uint64_t> v, const char* variable, uint64_t fallback) {

@@ -195,14 +195,15 @@ def _market_sets(tape, inputs, ladder):
 
 def compile(tape, engine=None, *, plan=None, strategy=None, segments=None, checkpoint=None, ckpt_nodes=None,
             seglen=None, inner=None, budget=None, kernel=None, layout=None, precision=None, greeks=True,
-            markets=1, dump=None, knobs=None):
+            markets=1, dump=None, config=None, knobs=None):
     """A kernel for `tape` on `engine` (default TAPELAB_ENGINE, else reference; "auto": a GPU, else cpu-jit).
 
     What it cuts: plan= (a Plan), or strategy= (a built-in name with segments=/checkpoint= "off"|"auto"|N,
     seglen=, inner=, budget=; or a Python function, or a list of cuts); by default the CLI's: checkpointed
     with window at 16 segments from ckpt_nodes (768) nodes. kernel= plain|register|scratch, layout= aos|soa,
     precision= fp32|fp64, greeks=False for value only, markets= input sets per dispatch (1..8),
-    dump= a directory for the generated source, knobs= {TAPELAB_VARIABLE: value} as if in the environment.
+    dump= a directory for the generated source, config= "NAME=VALUE,..." the kernel's configuration over the
+    engine's defaults (tapelab config --list), knobs= {TAPELAB_VARIABLE: value} as if in the environment.
     The GIL is released while the kernel compiles.
     """
     if segments is not None:
@@ -219,7 +220,7 @@ def compile(tape, engine=None, *, plan=None, strategy=None, segments=None, check
             plan = _make_plan(tape, strategy, segments=int(count))
         strategy, checkpoint = None, None
     return _core._compile(tape, engine, plan, strategy, checkpoint, ckpt_nodes, seglen, inner, budget, kernel, layout,
-                          precision, greeks, markets, dump, knobs or {})
+                          precision, greeks, markets, dump, config, knobs or {})
 
 
 def _kernel_run(self, paths=None, seed=None, inputs=None, ladder=None):

@@ -18,7 +18,7 @@ RUN_KNOBS = ["TAPELAB_ENGINE", "TAPELAB_PATHS", "TAPELAB_SEED", "TAPELAB_CKPT", 
              "TAPELAB_STRATEGY", "TAPELAB_SEGLEN", "TAPELAB_KERNEL", "TAPELAB_SCRATCH_LAYOUT", "TAPELAB_MARKET_ORDER",
              "TAPELAB_DUMP",
              "TAPELAB_PLAN", "TAPELAB_BUDGET", "TAPELAB_INNER", "TAPELAB_PATH_OFFSET", "TAPELAB_MAX_GROUPS",
-             "TAPELAB_SCRATCH_BUDGET", "TAPELAB_OPAQUE", "TAPELAB_UNROLL_DRAWS"]
+             "TAPELAB_SCRATCH_BUDGET", "TAPELAB_CONFIG", "TAPELAB_TIMELINE"]
 
 # The engines a run is checked on: every one that runs here (capabilities queried, not assumed).
 ENGINES = ["reference", "reference-f32", "cpu-jit", "vulkan", "opencl", "cuda"]

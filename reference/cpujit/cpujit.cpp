@@ -62,10 +62,11 @@ Loaded buildKernel(const Tape& tape, const KernelOptions& o, const EngineSetting
     tangents = tangentSlots(tape, differentiatedInputs(o, tape.numInputs()));
     spec.tangents = &tangents;
   }
-  spec.chunkNodes = settings.cpuJit.chunkNodes;
+  spec.chunkNodes = o.config.jitChunk;
   spec.partNodes = settings.cpuJit.partNodes;
+  spec.configText = configText(o.config, "cpu-jit");
   if (spec.chunkNodes < 1 || spec.partNodes < 1)
-    throw std::invalid_argument("cpu-jit: chunkNodes and partNodes must be positive (TAPELAB_JIT_CHUNK, TAPELAB_JIT_PART)");
+    throw std::invalid_argument("cpu-jit: jit.chunk and partNodes must be positive (--config jit.chunk, TAPELAB_JIT_PART)");
   Loaded k;
   k.source = emitCpuJit(tape, spec);
   const std::string hint = hintFor(tape, o, registerKind);
@@ -138,10 +139,10 @@ class CpuJitKernel final : public Kernel {
   KernelStats stats() const override { return k_.stats; }
 
  private:
-  // Per-block sums of paths [first, first + paths) after knobs.pathOffset (engine/engine.h's layout).
+  // Per-block sums of paths [first, first + paths) after dispatch.pathOffset (engine/engine.h's layout).
   std::vector<double> blockPartials(const std::vector<std::vector<double>>& inputs, uint64_t first, uint64_t paths,
                                     uint64_t seed) {
-    const uint64_t origin = options_.knobs.pathOffset + first;
+    const uint64_t origin = options_.dispatch.pathOffset + first;
     const size_t markets = inputs.size();
     if (markets < 1 || markets > static_cast<size_t>(kMaxMarkets))
       throw std::invalid_argument("cpu-jit: 1.." + std::to_string(kMaxMarkets) + " markets per call, got " +

@@ -65,6 +65,7 @@ class Emitter {
                            : std::string("plain"))
          << ", " << (spec_.precision == Precision::F64 ? "fp64" : "fp32") << ", "
          << (spec_.greeks ? "value + adjoints" : "value only") << ", " << fns_.size() << " functions";
+    const std::string configLine = "// config: " + spec_.configText + "\n";
     // Functions go to extra translation units of about partNodes nodes each
     // (compiled in parallel) once the tape is longer than that.
     std::vector<int> partOf(fns_.size(), 0);
@@ -83,7 +84,7 @@ class Emitter {
     std::vector<std::ostringstream> o(static_cast<size_t>(parts));
     for (int p = 0; p < parts; ++p) {
       o[p] << head.str() << (parts > 1 ? "; part " + std::to_string(p) + " of " + std::to_string(parts) : "")
-           << ".\n" << prelude(spec_.precision);
+           << ".\n" << configLine << prelude(spec_.precision);
     }
     o[0] << "constexpr std::size_t NI = " << t_.numInputs() << ";\n";
     // The draw cache: slot k for draw k when the indices are dense enough

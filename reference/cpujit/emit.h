@@ -50,7 +50,8 @@ struct JitSpec {
   // The tangent kind (tape/tangent.h): forward functions only, each node's tangents
   // beside its value; the output's tangent in slot s lands in adjoint slot inputs[s].
   const TangentSlots* tangents = nullptr;
-  int chunkNodes = 256;        // most nodes per generated function
+  int chunkNodes = 256;        // most nodes per generated function (config jit.chunk)
+  std::string configText;      // the kernel's config (engine/config.h), in the source's header
   int partNodes = 4096;        // longer tapes: extra translation units of about this many nodes
 };
 

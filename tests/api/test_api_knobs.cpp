@@ -1,5 +1,5 @@
 // The knobs (api/knobs.h): every TAPELAB_* variable reaches its field of
-// RunConfig, KernelKnobs or EngineSettings through the one table, a bad value
+// RunConfig, DispatchOptions or EngineSettings through the one table, a bad value
 // is a one-line error naming the variable; and the layers keep to themselves:
 // no library reads the environment, no include runs upward, and a test
 // includes only what its folder's CMakeLists links.
@@ -51,27 +51,14 @@ const std::vector<Case>& cases() {
       {"TAPELAB_MARKET_ORDER", "joint", [](const RunConfig& c) { return c.marketOrder == MarketOrder::Joint; },
        "serial"},
       {"TAPELAB_DUMP", "/tmp/d", [](const RunConfig& c) { return c.dumpDir == "/tmp/d"; }, nullptr},
-      {"TAPELAB_PATH_OFFSET", "4294967396", [](const RunConfig& c) { return c.kernelKnobs.pathOffset == 4294967396u; },
+      {"TAPELAB_CONFIG", "lanes=2,math=approx",
+       [](const RunConfig& c) { return c.configText == "lanes=2,math=approx" && c.configWhat == "TAPELAB_CONFIG"; },
+       "lanes"},
+      {"TAPELAB_PATH_OFFSET", "4294967396", [](const RunConfig& c) { return c.dispatch.pathOffset == 4294967396u; },
        "12x"},
-      {"TAPELAB_MAX_GROUPS", "0x10", [](const RunConfig& c) { return c.kernelKnobs.maxGroups == 16u; }, "4294967296"},
-      {"TAPELAB_SCRATCH_BUDGET", "4096", [](const RunConfig& c) { return c.kernelKnobs.scratchBudget == 4096u; }, "0"},
-      {"TAPELAB_OPAQUE", "0", [](const RunConfig& c) { return !c.kernelKnobs.opaque; }, "no"},
-      {"TAPELAB_UNROLL_DRAWS", "1", [](const RunConfig& c) { return c.kernelKnobs.unrollDraws == true; }, "2"},
-      {"TAPELAB_KAHAN_LOCAL", "global", [](const RunConfig& c) { return c.kernelKnobs.kahanPlace == KahanPlace::Global; },
-       "yes"},
-      {"TAPELAB_CUDA_MIN_BLOCKS", "4", [](const RunConfig& c) { return c.kernelKnobs.minBlocks == 4; }, "33"},
-      {"TAPELAB_PATHS_PER_LANE", "1", [](const RunConfig& c) { return c.kernelKnobs.pathsPerLane == 1; }, "65"},
-      {"TAPELAB_CUDA_APPROX_MATH", "1", [](const RunConfig& c) { return c.kernelKnobs.approxMath; }, "fast"},
-      {"TAPELAB_APPROX_MATH", "1", [](const RunConfig& c) { return c.kernelKnobs.approxMath; }, "fast"},
-      {"TAPELAB_QUANTILE_SELECT", "1", [](const RunConfig& c) { return c.kernelKnobs.selectQuantile; }, "sel"},
-      {"TAPELAB_CUDA_OUTLINE_DRAWS", "1", [](const RunConfig& c) { return c.kernelKnobs.outlineDraws; }, "2"},
-      {"TAPELAB_STORE_DRAWS", "1", [](const RunConfig& c) { return c.kernelKnobs.storeDraws; }, "yes"},
-      {"TAPELAB_MARKET_LOOP", "1", [](const RunConfig& c) { return c.kernelKnobs.marketLoop; }, "on"},
-      {"TAPELAB_SHARED_CONSTANTS", "0", [](const RunConfig& c) { return c.kernelKnobs.sharedConstants == false; }, "on"},
-      {"TAPELAB_DRAW_LOOP", "1", [](const RunConfig& c) { return c.kernelKnobs.drawLoop; }, "on"},
-      {"TAPELAB_DEVICE_SUMS", "0", [](const RunConfig& c) { return c.kernelKnobs.deviceSums == false; }, "host"},
-      {"TAPELAB_CUDA_SUMS_BESIDE", "1", [](const RunConfig& c) { return c.kernelKnobs.sumsBeside == true; }, "2"},
-      {"TAPELAB_TIMELINE", "1", [](const RunConfig& c) { return c.kernelKnobs.timeline; }, "yes"},
+      {"TAPELAB_MAX_GROUPS", "0x10", [](const RunConfig& c) { return c.dispatch.maxGroups == 16u; }, "4294967296"},
+      {"TAPELAB_SCRATCH_BUDGET", "4096", [](const RunConfig& c) { return c.dispatch.scratchBudget == 4096u; }, "0"},
+      {"TAPELAB_TIMELINE", "1", [](const RunConfig& c) { return c.dispatch.timeline; }, "yes"},
       {"TAPELAB_THREADS", "3", [](const RunConfig& c) { return c.engineSettings.threads == 3u; }, "two"},
       {"TAPELAB_DEVICE_TIMEOUT", "0.25", [](const RunConfig& c) { return c.engineSettings.deviceTimeout == 0.25; }, "-1"},
       {"TAPELAB_VULKAN_DEVICE", "llvmpipe", [](const RunConfig& c) { return c.engineSettings.vulkan.device == "llvmpipe"; },
@@ -84,7 +71,6 @@ const std::vector<Case>& cases() {
       {"TAPELAB_HIP_ARCH", "gfx942", [](const RunConfig& c) { return c.engineSettings.hip.arch == "gfx942"; }, nullptr},
       {"TAPELAB_CXX", "clang++", [](const RunConfig& c) { return c.engineSettings.cpuJit.compiler == "clang++"; }, nullptr},
       {"TAPELAB_JIT_PCH", "0", [](const RunConfig& c) { return !c.engineSettings.cpuJit.precompiledHeader; }, "off"},
-      {"TAPELAB_JIT_CHUNK", "40", [](const RunConfig& c) { return c.engineSettings.cpuJit.chunkNodes == 40; }, "0"},
       {"TAPELAB_JIT_PART", "100", [](const RunConfig& c) { return c.engineSettings.cpuJit.partNodes == 100; }, "1e3"},
       {"TAPELAB_CACHE_DIR", "/tmp/tl-cache", [](const RunConfig& c) { return c.engineSettings.cacheDir == "/tmp/tl-cache"; },
        nullptr},
@@ -129,29 +115,36 @@ TEST(ApiKnobs, BadValuesAreOneLineErrorsNamingTheVariable) {
   EXPECT_THROW(RunConfig::fromEnvironmentWithoutRunKnobs(), std::invalid_argument);
 }
 
-// TAPELAB_KAHAN_LOCAL keeps its 0|1 and adds global (the words registers and local too).
-TEST(ApiKnobs, KahanPlaceTakesZeroOneAndGlobal) {
+// TAPELAB_CONFIG is checked for names and values when read; which engine takes a field is checked
+// when the engine is known (tests/api/test_api_config.cpp). A bad item's message names the variable
+// and the item.
+TEST(ApiKnobs, ConfigVariableIsCheckedWhenRead) {
   CleanKnobs clean;
-  EXPECT_FALSE(RunConfig::fromEnvironment().kernelKnobs.kahanPlace.has_value());
-  for (const auto& [text, place] : std::vector<std::pair<const char*, KahanPlace>>{
-           {"0", KahanPlace::Registers}, {"registers", KahanPlace::Registers}, {"1", KahanPlace::Local},
-           {"local", KahanPlace::Local}, {"global", KahanPlace::Global}}) {
-    ScopedEnv env("TAPELAB_KAHAN_LOCAL", text);
-    EXPECT_EQ(RunConfig::fromEnvironment().kernelKnobs.kahanPlace, place) << text;
+  EXPECT_EQ(RunConfig::fromEnvironment().configText, "");
+  for (const char* bad : {"lanes", "lanes=", "=4", "lanes=4,,sums=local", "colour=red", "sums=global", "lanes=2,lanes=4"}) {
+    ScopedEnv env("TAPELAB_CONFIG", bad);
+    try {
+      RunConfig::fromEnvironment();
+      ADD_FAILURE() << "TAPELAB_CONFIG=" << bad << " accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("TAPELAB_CONFIG", 0), 0u) << e.what();
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+    }
   }
-  EXPECT_EQ(RunConfig::fromEnvironment().kernelKnobs.minBlocks, 0);
-  ScopedEnv blocks("TAPELAB_CUDA_MIN_BLOCKS", "0");
-  EXPECT_THROW(RunConfig::fromEnvironment(), std::invalid_argument);
+  // Fields of any engine pass here: cuda.reduce on a vulkan run is refused by resolveConfig.
+  ScopedEnv cudaOnly("TAPELAB_CONFIG", "cuda.reduce=host");
+  EXPECT_NO_THROW(RunConfig::fromEnvironment());
 }
 
-// TAPELAB_CUDA_APPROX_MATH is the older name of TAPELAB_APPROX_MATH: either sets it, the new name wins.
-TEST(ApiKnobs, ApproxMathTakesItsOlderNameAndTheNewOneWins) {
-  CleanKnobs clean;
-  EXPECT_FALSE(RunConfig::fromEnvironment().kernelKnobs.approxMath);
-  ScopedEnv older("TAPELAB_CUDA_APPROX_MATH", "1");
-  EXPECT_TRUE(RunConfig::fromEnvironment().kernelKnobs.approxMath);
-  ScopedEnv newer("TAPELAB_APPROX_MATH", "0");
-  EXPECT_FALSE(RunConfig::fromEnvironment().kernelKnobs.approxMath);
+// The variables the kernel configuration replaced are gone: one variable holds the whole kernel.
+TEST(ApiKnobs, NoKernelVariableButTheConfig) {
+  for (const Knob& k : knobTable())
+    for (const char* retired : {"TAPELAB_KAHAN_LOCAL", "TAPELAB_CUDA_MIN_BLOCKS", "TAPELAB_PATHS_PER_LANE",
+                                "TAPELAB_APPROX_MATH", "TAPELAB_CUDA_APPROX_MATH", "TAPELAB_QUANTILE_SELECT",
+                                "TAPELAB_CUDA_OUTLINE_DRAWS", "TAPELAB_STORE_DRAWS", "TAPELAB_MARKET_LOOP",
+                                "TAPELAB_SHARED_CONSTANTS", "TAPELAB_DRAW_LOOP", "TAPELAB_DEVICE_SUMS",
+                                "TAPELAB_CUDA_SUMS_BESIDE", "TAPELAB_OPAQUE", "TAPELAB_UNROLL_DRAWS", "TAPELAB_JIT_CHUNK"})
+      EXPECT_NE(std::string(k.variable), retired) << retired << " is a field of TAPELAB_CONFIG now";
 }
 
 // Seconds as a decimal, 0 meaning no limit; anything that is not a finite decimal in [0, 1e9] is refused.

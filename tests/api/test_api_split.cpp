@@ -47,7 +47,7 @@ TEST_P(Split, BlocksReducedInOrderGiveRunBits) {
     if (c.markets > caps.maxMarkets) continue;
     KernelOptions o = testutil::kindOptions(tape, c.kind, 3, 0, ScratchLayout::SoA, c.markets, caps.defaultPrecision);
     o.greeks = c.greeks;
-    o.knobs.pathOffset = c.markets == 3 ? (uint64_t{1} << 32) - 700 : 0;  // across the 32-bit boundary
+    o.dispatch.pathOffset = c.markets == 3 ? (uint64_t{1} << 32) - 700 : 0;  // across the 32-bit boundary
     auto kernel = engine->compile(tape, o);
     std::vector<std::vector<double>> inputs;
     for (int m = 0; m < c.markets; ++m) {

@@ -410,7 +410,8 @@ TEST_F(Cli, ParseErrorsNameTheFlagAndTheCommand) {
       {"tapelab engines extra", "unexpected argument 'extra' for 'engines' (see tapelab engines --help)"},
       {"tapelab run a.tape b.tape", "unexpected argument 'b.tape' for 'run' (see tapelab run --help)"},
       {"tapelab run", "give a tape file (FILE.tape)"},
-      {"tapelab frobnicate", "unknown command 'frobnicate' (commands: compare, price, run, engines, tape, plan, philox)"},
+      {"tapelab frobnicate",
+       "unknown command 'frobnicate' (commands: compare, price, run, engines, tape, plan, tune, config, philox)"},
       {"tapelab --bogus", "unknown flag --bogus (see tapelab --help)"},
   };
   for (const auto& [line, message] : cases) {

@@ -53,20 +53,34 @@ struct GoldenCase {
   int markets;
   ScratchLayout layout;
   MarketOrder order = MarketOrder::Joint;
-  EmitOptions emit = {};
+  KernelConfig config = {};
 };
 
-EmitOptions kahanGlobalMinBlocks(int minBlocks) {
-  EmitOptions e;
-  e.kahanPlace = KahanPlace::Global;
-  e.minBlocks = minBlocks;
-  return e;
+KernelConfig minBlocks(int n) {
+  KernelConfig c;
+  c.minBlocks = n;
+  return c;
 }
 
-EmitOptions marketLoop() {
-  EmitOptions e;
-  e.marketLoop = true;
-  return e;
+KernelConfig marketLoop() {
+  KernelConfig c;
+  c.markets = MarketCode::Loop;
+  return c;
+}
+
+// The source without its "// config" header lines (they name the config, so differ between configs
+// whose code is the same).
+std::string code(const std::string& source) {
+  std::string out;
+  size_t start = 0;
+  while (start < source.size()) {
+    size_t end = source.find('\n', start);
+    end = end == std::string::npos ? source.size() : end + 1;
+    if (source.compare(start, 10, "// config:") != 0 && source.compare(start, 16, "// config unused") != 0)
+      out.append(source, start, end - start);
+    start = end;
+  }
+  return out;
 }
 
 }  // namespace
@@ -89,12 +103,10 @@ TEST(CodegenGolden, SmallTapeInEveryDialect) {
        MarketOrder::Sequential},
       {"small.scratch-2markets-sequential.cu", "cuda", KernelKind::Scratch, 2, ScratchLayout::SoA,
        MarketOrder::Sequential},
-      // Research knobs (same bits): Kahan sums in global memory, a second launch bound.
-      {"small.register-2markets-kahan-global-minblocks.cu", "cuda", KernelKind::Register, 2, ScratchLayout::SoA,
-       MarketOrder::Sequential, kahanGlobalMinBlocks(6)},
-      {"small.scratch-aos-kahan-global.cl", "opencl", KernelKind::Scratch, 1, ScratchLayout::AoS, MarketOrder::Joint,
-       kahanGlobalMinBlocks(0)},
-      // The markets' forward and reverse as rolled loops over arrays (TAPELAB_MARKET_LOOP).
+      // Config fields with the same bits: a second launch bound.
+      {"small.register-2markets-minblocks.cu", "cuda", KernelKind::Register, 2, ScratchLayout::SoA,
+       MarketOrder::Sequential, minBlocks(6)},
+      // The markets' forward and reverse as rolled loops over arrays (markets=loop).
       {"small.register-2markets-loop.cu", "cuda", KernelKind::Register, 2, ScratchLayout::SoA, MarketOrder::Sequential,
        marketLoop()},
   };
@@ -111,7 +123,8 @@ TEST(CodegenGolden, SmallTapeInEveryDialect) {
     o.markets = c.markets;
     o.layout = c.layout;
     o.marketOrder = c.order;
-    const std::string source = emitKernel(t, o, dialectByName(c.dialect), c.emit).source;
+    o.config = c.config;
+    const std::string source = emitKernel(t, o, dialectByName(c.dialect)).source;
     const std::filesystem::path path = dir / c.file;
     if (update) {
       std::filesystem::create_directories(dir);
@@ -124,39 +137,20 @@ TEST(CodegenGolden, SmallTapeInEveryDialect) {
   }
 }
 
-// TAPELAB_DRAW_LOOP alone (no market loop, Philox unrolled): GLSL's [[dont_unroll]] still gets its
-// extension, and a block with enough draws gets the loop in every dialect.
-TEST(CodegenSpelling, DrawLoopSpellsItsRolledLoopInEveryDialect) {
-  const Tape t = products::asianCall(24);
-  KernelOptions o;
-  o.precision = Precision::F32;
-  o.kind = KernelKind::Register;
-  o.plan = makePlan(t, {0, t.size() / 2, t.size()}, "halves");
-  EmitOptions e;
-  e.drawLoop = true;
-  const std::string glsl = emitKernel(t, o, glslDialect(), e).source;
-  EXPECT_NE(glsl.find("GL_EXT_control_flow_attributes"), std::string::npos);
-  EXPECT_NE(glsl.find("[[dont_unroll]] for (uint tl_dg = "), std::string::npos);
-  EXPECT_EQ(emitKernel(t, o, glslDialect()).source.find("GL_EXT_control_flow_attributes"), std::string::npos)
-      << "without the loop, no extension";
-  EXPECT_NE(emitKernel(t, o, cudaDialect(), e).source.find("#pragma unroll 1\n"), std::string::npos);
-  EXPECT_NE(emitKernel(t, o, hipDialect(), e).source.find("for (unsigned int tl_dg = "), std::string::npos);
-}
-
-// TAPELAB_SHARED_CONSTANTS: in CUDA and HIP the market loop's arrays of lane-invariant values (the
+// shared_constants: in CUDA and HIP the market loop's arrays of lane-invariant values (the
 // inputs, the drift and volatility step computed from them alone) are __shared__, the bookmarks (draws
 // reach them) stay per lane; GLSL and OpenCL C, which declare shared arrays only at kernel scope, and
 // a kernel without the market loop are unchanged.
 TEST(CodegenSpelling, SharedConstantsAreSharedArraysInCudaAndHipOnly) {
   const Tape t = products::asianCall(24);
   KernelOptions o = testutil::kindOptions(t, KernelKind::Register, 3, 0, ScratchLayout::SoA, 3);
-  EmitOptions loop;
-  loop.marketLoop = true;
-  EmitOptions shared = loop;
-  shared.sharedConstants = true;
+  KernelOptions loop = o, shared = o;
+  loop.config.markets = shared.config.markets = MarketCode::Loop;
+  loop.config.sharedConstants = false;
+  shared.config.sharedConstants = true;
   const std::vector<uint8_t> draw = dependsOnDraw(t), input = dependsOnInput(t);
   for (const char* name : {"cuda", "hip"}) {
-    const std::string s = emitKernel(t, o, dialectByName(name), shared).source;
+    const std::string s = emitKernel(t, shared, dialectByName(name)).source;
     int sharedArrays = 0, laneArrays = 0;
     for (int32_t j : o.plan.persistent) {
       if (!input[j]) continue;
@@ -168,30 +162,39 @@ TEST(CodegenSpelling, SharedConstantsAreSharedArraysInCudaAndHipOnly) {
     }
     EXPECT_GE(sharedArrays, t.numInputs() + 2) << name << ": the inputs and two values computed from them";
     EXPECT_GE(laneArrays, 2) << name << ": the bookmarks";
-    EmitOptions alone;
-    alone.sharedConstants = true;
-    EXPECT_EQ(emitKernel(t, o, dialectByName(name), alone).source,
-              emitKernel(t, o, dialectByName(name)).source)
+    KernelOptions alone = o, off = o;
+    alone.config.sharedConstants = true;
+    off.config.sharedConstants = false;
+    EXPECT_EQ(code(emitKernel(t, alone, dialectByName(name)).source), code(emitKernel(t, off, dialectByName(name)).source))
         << name << ": without the market loop nothing changes";
   }
   for (const char* name : {"glsl", "opencl"})
-    EXPECT_EQ(emitKernel(t, o, dialectByName(name), shared).source, emitKernel(t, o, dialectByName(name), loop).source)
+    EXPECT_EQ(code(emitKernel(t, shared, dialectByName(name)).source), code(emitKernel(t, loop, dialectByName(name)).source))
         << name;
-  // 8 markets: the Kahan sums take all 48 KiB of workgroup memory, so the constants stay per lane.
+  // 8 markets: the Kahan sums take all 48 KiB of workgroup memory, so the constants stay per lane,
+  // and the kernel says so.
   KernelOptions eight = testutil::kindOptions(t, KernelKind::Register, 3, 0, ScratchLayout::SoA, 8);
-  EXPECT_EQ(emitKernel(t, eight, cudaDialect(), shared).source, emitKernel(t, eight, cudaDialect(), loop).source);
+  KernelOptions eightLoop = eight, eightShared = eight;
+  eightLoop.config.markets = eightShared.config.markets = MarketCode::Loop;
+  eightLoop.config.sharedConstants = false;
+  const EmittedKernel k8 = emitKernel(t, eightShared, cudaDialect());
+  EXPECT_EQ(code(k8.source), code(emitKernel(t, eightLoop, cudaDialect()).source));
+  EXPECT_EQ(std::count_if(k8.configUnused.begin(), k8.configUnused.end(),
+                          [](const std::string& u) { return u.rfind("shared_constants=on: ", 0) == 0; }),
+            1)
+      << "not reported unused";
 }
 
-// TAPELAB_CUDA_MIN_BLOCKS: a second launch bound in CUDA and HIP only, and nothing else changes.
+// min_blocks: a second launch bound in CUDA and HIP only, and nothing else changes.
 TEST(CodegenSpelling, MinBlocksIsASecondLaunchBoundInCudaAndHip) {
   const Tape t = smallTape();
   KernelOptions o;
   o.precision = Precision::F32;
-  EmitOptions bounded;
-  bounded.minBlocks = 5;
+  KernelOptions bounded = o;
+  bounded.config.minBlocks = 5;
   for (const char* name : {"cuda", "hip", "glsl", "opencl"}) {
-    const std::string plain = emitKernel(t, o, dialectByName(name)).source;
-    const std::string withBound = emitKernel(t, o, dialectByName(name), bounded).source;
+    const std::string plain = code(emitKernel(t, o, dialectByName(name)).source);
+    const std::string withBound = code(emitKernel(t, bounded, dialectByName(name)).source);
     EXPECT_EQ(plain.find("$MINBLOCKS"), std::string::npos) << name;
     if (std::string(name) == "cuda" || std::string(name) == "hip") {
       ASSERT_NE(plain.find("__launch_bounds__(64)\n"), std::string::npos) << name;
@@ -204,25 +207,29 @@ TEST(CodegenSpelling, MinBlocksIsASecondLaunchBoundInCudaAndHip) {
   }
 }
 
-// TAPELAB_APPROX_MATH: CUDA and HIP fp32 kernels call __expf / __logf and divide the quantile with
+// math=approx: CUDA and HIP fp32 kernels call __expf / __logf and divide the quantile with
 // __fdividef, OpenCL fp32 kernels native_exp / native_log / native_sqrt / native_divide, and nothing else changes;
 // GLSL and fp64 kernels are untouched.
 TEST(CodegenSpelling, ApproxMathRespellsExpLogAndTheQuantileDivisionInCudaHipAndOpenCL) {
   const Tape t = smallTape();
-  EmitOptions approx;
-  approx.approxMath = true;
   for (Precision precision : {Precision::F32, Precision::F64})
     for (const char* name : {"cuda", "hip", "glsl", "opencl"}) {
       if (precision == Precision::F64 && std::string(name) == "glsl") continue;
       KernelOptions o;
       o.precision = precision;
-      const std::string exact = emitKernel(t, o, dialectByName(name)).source;
-      const std::string fast = emitKernel(t, o, dialectByName(name), approx).source;
+      KernelOptions approx = o;
+      approx.config.math = MathContract::Approx;
+      const std::string exact = code(emitKernel(t, o, dialectByName(name)).source);
+      const EmittedKernel fastKernel = emitKernel(t, approx, dialectByName(name));
+      const std::string fast = code(fastKernel.source);
       const bool respelt = precision == Precision::F32 && std::string(name) != "glsl";
-      if (!respelt) {
+      if (!respelt) {  // the same code, and the kernel says the field did nothing
         EXPECT_EQ(fast, exact) << name << " " << toString(precision);
+        ASSERT_EQ(fastKernel.configUnused.size(), 1u) << name << " " << toString(precision);
+        EXPECT_EQ(fastKernel.configUnused[0].rfind("math=approx: ", 0), 0u) << fastKernel.configUnused[0];
         continue;
       }
+      EXPECT_TRUE(fastKernel.configUnused.empty()) << name;
       std::string expected = exact;
       auto replaceAll = [&](const std::string& from, const std::string& to) {
         int n = 0;
@@ -251,31 +258,6 @@ TEST(CodegenSpelling, ApproxMathRespellsExpLogAndTheQuantileDivisionInCudaHipAnd
       }
       EXPECT_EQ(fast, expected) << name;
     }
-}
-
-// KahanPlace::Global: the sums and compensations take the last scratch slots, no registers and no
-// local array beyond one reduction chunk; SoA addresses in the path loop go through tl_inv.
-TEST(CodegenSpelling, KahanSumsInGlobalTakeTheLastScratchSlots) {
-  const Tape t = smallTape();  // two inputs: width 3
-  PlanOptions po;
-  po.segLen = 8;
-  EmitOptions global;
-  global.kahanPlace = KahanPlace::Global;
-  for (KernelKind kind : {KernelKind::Register, KernelKind::Scratch}) {
-    KernelOptions o;
-    o.precision = Precision::F32;
-    o.kind = kind;
-    o.markets = 2;
-    o.plan = makeStrategyPlan("uniform", t, po);
-    const EmittedKernel local = emitKernel(t, o, cudaDialect());
-    const EmittedKernel k = emitKernel(t, o, cudaDialect(), global);
-    EXPECT_EQ(k.kahanSlots, 2 * 2 * 2 * 3) << toString(kind);
-    EXPECT_EQ(k.scratchSlots, local.scratchSlots + k.kahanSlots) << toString(kind);
-    EXPECT_EQ(k.source.find("tl_s0"), std::string::npos);
-    EXPECT_NE(k.source.find("tl_red[768]"), std::string::npos) << "12 sums (one chunk) x 64 lanes, no compensations";
-    const std::string firstSum = "scratch[" + std::to_string(local.scratchSlots) + "u * tl_inv + tl_tid]";
-    EXPECT_NE(k.source.find("{ float s = " + firstSum + ";"), std::string::npos) << k.source;
-  }
 }
 
 // The forward and adjoint lines of every op are ops.def's expressions with the
@@ -586,17 +568,17 @@ TEST(CodegenHost, RunLoopHonoursPathOffsetAndGroupCap) {
   const std::vector<std::vector<double>> in{{1, 2}, {3, 4}};
   {
     RecordingRunner r;
-    runDispatches(k, KernelKnobs{}, 4096, in, 10 * block, 1, r);
+    runDispatches(k, DispatchOptions{}, 4096, in, 10 * block, 1, r);
     ASSERT_EQ(r.seen.size(), 1u);
     EXPECT_EQ(r.seen[0].params.pathLo, 0u);
     EXPECT_EQ(r.uploadedGroups, 10u);
   }
-  KernelKnobs knobs;
-  knobs.pathOffset = 4294967396u;  // above 2^32
-  knobs.maxGroups = 3;
+  DispatchOptions dispatch;
+  dispatch.pathOffset = 4294967396u;  // above 2^32
+  dispatch.maxGroups = 3;
   RecordingRunner r;
   r.perLaunch = 2;
-  const RunResult res = runDispatches(k, knobs, 4096, in, 10 * block, 1, r);
+  const RunResult res = runDispatches(k, dispatch, 4096, in, 10 * block, 1, r);
   ASSERT_EQ(r.seen.size(), 4u);  // 3 + 3 + 3 + 1 groups
   EXPECT_EQ(r.seen[0].groups, 3u);
   EXPECT_EQ(r.seen[3].groups, 1u);
@@ -609,7 +591,7 @@ TEST(CodegenHost, RunLoopHonoursPathOffsetAndGroupCap) {
   EXPECT_EQ(dispatchGroupCap(4096, 0), 4096u);
   EXPECT_EQ(dispatchGroupCap(4096, 3), 3u);
   EXPECT_EQ(dispatchGroupCap(2, 3), 2u);  // never above the engine's own limit
-  EXPECT_THROW(runDispatches(k, knobs, 4096, in, 0, 1, r), std::invalid_argument);
+  EXPECT_THROW(runDispatches(k, dispatch, 4096, in, 0, 1, r), std::invalid_argument);
 }
 
 TEST(CodegenHost, ScratchBudgetCapsGroupsPerDispatch) {
@@ -640,23 +622,6 @@ TEST(CodegenHost, ScratchBudgetCapsGroupsPerDispatch) {
 TEST(CodegenHost, CompileHelpers) {
   EXPECT_EQ(logHead("  a  \n\n b\n c\n", 2), "a | b | ...");
   EXPECT_EQ(logHead("one\r\n", 8), "one");
-  KernelOptions o;
-  EXPECT_TRUE(emitOptionsFor(o).unrollDraws);
-  EXPECT_FALSE(emitOptionsFor(o, false).unrollDraws);
-  o.knobs.unrollDraws = true;
-  o.knobs.opaque = false;
-  EXPECT_TRUE(emitOptionsFor(o, false).unrollDraws);
-  EXPECT_FALSE(emitOptionsFor(o).opaque);
-  EXPECT_EQ(emitOptionsFor(o).kahanPlace, KahanPlace::Local);
-  EXPECT_EQ(emitOptionsFor(o, true, KahanPlace::Registers).kahanPlace, KahanPlace::Registers);
-  EXPECT_EQ(emitOptionsFor(o).minBlocks, 0);
-  o.knobs.kahanPlace = KahanPlace::Global;
-  o.knobs.minBlocks = 6;
-  EXPECT_EQ(emitOptionsFor(o, true, KahanPlace::Registers).kahanPlace, KahanPlace::Global);
-  EXPECT_EQ(emitOptionsFor(o).minBlocks, 6);
-  EXPECT_EQ(emitOptionsFor(o).pathsPerLane, EmitOptions{}.pathsPerLane);
-  o.knobs.pathsPerLane = 1;
-  EXPECT_EQ(emitOptionsFor(o).pathsPerLane, 1);
   CompileOnlyKernel k(KernelStats{}, "why not");
   try {
     k.run({}, 1, 1);

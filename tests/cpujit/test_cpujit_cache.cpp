@@ -274,8 +274,8 @@ TEST(CpuJitEngine, CapsAndBadRequests) {
   const auto k = jit()->compile(t, KernelOptions{});
   EXPECT_THROW(k->run({{1.0, 2.0}}, 100, 1), std::invalid_argument);
   EXPECT_THROW(k->run(std::vector<std::vector<double>>(9, t.inputDefaults), 100, 1), std::invalid_argument);
-  EngineSettings noChunks;
-  noChunks.cpuJit.chunkNodes = 0;
-  EXPECT_THROW(jit(noChunks)->compile(t, KernelOptions{}), std::invalid_argument);
+  KernelOptions noChunks;
+  noChunks.config.jitChunk = 0;
+  EXPECT_THROW(jit()->compile(t, noChunks), std::invalid_argument);
   EXPECT_EQ(k->run({t.inputDefaults}, 1, 1).paths, 1u);
 }

@@ -140,9 +140,9 @@ TEST(CudaNvrtc, SharedConstantsYieldToKahanSumsThatFillTheWorkgroupMemory) {
   const Tape t = products::asianCall(24);
   for (int markets : {4, 8}) {
     KernelOptions o = testutil::kindOptions(t, KernelKind::Register, 3, 0, ScratchLayout::SoA, markets);
-    o.knobs.marketLoop = true;
-    o.knobs.kahanPlace = KahanPlace::Local;
-    const std::string source = emitKernel(t, o, cudaDialect(), emitOptionsFor(o)).source;
+    o.config.markets = MarketCode::Loop;
+    o.config.sums = KahanPlace::Local;
+    const std::string source = emitKernel(t, o, cudaDialect()).source;
     const std::string shared = "__shared__ float v0[" + std::to_string(markets) + "];";
     EXPECT_EQ(source.find(shared) != std::string::npos, markets == 4) << markets << " markets";
     EXPECT_NE(source.find("tl_red[" + std::to_string(markets * 24 * 64) + "]"), std::string::npos)
@@ -228,15 +228,14 @@ TEST_F(CudaRun, FusedMarketsEqualSeparateAndRepeatIsExact) {
   }
 }
 
-// The occupancy knobs reach ptxas: TAPELAB_CUDA_MIN_BLOCKS=8 caps a 64-lane block's registers at
-// 65536 / (8 * 64) = 128, and Kahan sums in global memory compile (the bits: CudaRun below).
-TEST(CudaNvrtc, MinBlocksCapsRegistersAndGlobalKahanSumsCompile) {
+// The occupancy field reaches ptxas: min_blocks=8 caps a 64-lane block's registers at
+// 65536 / (8 * 64) = 128 (the bits: CudaRun below).
+TEST(CudaNvrtc, MinBlocksCapsRegisters) {
   REQUIRE_NVRTC();
   auto engine = makeCudaEngine(engineSettingsFromEnvironment());
   const Tape t = products::asianCall(24);
   KernelOptions o = optionsFor(t, KernelKind::Register, 0, ScratchLayout::SoA, 4);
-  o.knobs.minBlocks = 8;
-  o.knobs.kahanPlace = KahanPlace::Global;
+  o.config.minBlocks = 8;
   const KernelStats s = engine->compile(t, o)->stats();
   EXPECT_GT(s.registers, 0) << s.notes;
   EXPECT_LE(s.registers, 128) << s.notes;
@@ -250,47 +249,37 @@ TEST(CudaNvrtc, OnePathPerLaneNeedsLessStateAndApproxMathCompiles) {
   auto engine = makeCudaEngine(engineSettingsFromEnvironment());
   const Tape t = products::asianCall(24);
   KernelOptions o = optionsFor(t, KernelKind::Register, 0, ScratchLayout::SoA, 7);
-  o.knobs.kahanPlace = KahanPlace::Registers;
+  o.config.sums = KahanPlace::Registers;
   const KernelStats four = engine->compile(t, o)->stats();
-  o.knobs.pathsPerLane = 1;
+  o.config.lanes = 1;
   const KernelStats one = engine->compile(t, o)->stats();
   ASSERT_GT(four.registers, 0) << four.notes;
   ASSERT_GT(one.registers, 0) << one.notes;
   EXPECT_LT(one.registers * 4 + one.spillStoreBytes, four.registers * 4 + four.spillStoreBytes)
       << "one path per lane: " << one.notes << "; four: " << four.notes;
-  o.knobs.approxMath = true;
+  o.config.math = MathContract::Approx;
   EXPECT_GT(engine->compile(t, o)->stats().registers, 0);
-  o.knobs.storeDraws = true;  // draws in the scratch buffer: compiles, reports its scratch bytes
+  o.config.draws = DrawSource::Stored;  // draws in the scratch buffer: compiles, reports its scratch bytes
   EXPECT_GT(engine->compile(t, o)->stats().registers, 0);
-  // Each segment's draws by a rolled loop (three segments: 8-9 draws each), with the markets' loop.
-  KernelOptions looped = testutil::kindOptions(t, KernelKind::Register, 3, 0, ScratchLayout::SoA, 7);
-  looped.knobs.drawLoop = true;
-  looped.knobs.marketLoop = true;
-  looped.knobs.pathsPerLane = 1;
-  EXPECT_NE(emitKernel(t, looped, cudaDialect(), emitOptionsFor(looped)).source.find("for (unsigned int tl_dg = "),
-            std::string::npos);
-  EXPECT_GT(engine->compile(t, looped)->stats().registers, 0);
 }
 
-// TAPELAB_DRAW_LOOP with and without the market loop and out-of-line draws: the plain kernel's bits.
-TEST_F(CudaRun, DrawLoopGivesTheSameBits) {
+// Out-of-line draws, with and without the market loop: the plain kernel's bits.
+TEST_F(CudaRun, OutlineDrawsGiveTheSameBits) {
   const Tape t = products::asianCall(60);
   std::vector<std::vector<double>> ladder{t.inputDefaults, t.inputDefaults, t.inputDefaults};
   ladder[0][0] = 95.0;
   ladder[2][0] = 105.0;
   const RunResult plain = engine_->compile(t, optionsFor(t, KernelKind::Plain, 0, ScratchLayout::SoA, 3))->run(ladder, kPaths, kSeed);
-  for (int variant = 0; variant < 3; ++variant) {
+  for (int variant = 0; variant < 2; ++variant) {
     KernelOptions o = testutil::kindOptions(t, KernelKind::Register, 4, 0, ScratchLayout::SoA, 3);
-    o.knobs.drawLoop = true;
-    o.knobs.marketLoop = variant >= 1;
-    o.knobs.outlineDraws = variant == 2;
+    o.config.outlineDraws = true;
+    o.config.markets = variant == 1 ? MarketCode::Loop : MarketCode::Copies;
     expectSameBits(plain, engine_->compile(t, o)->run(ladder, kPaths, kSeed),
-                   "register, 4 segments, draws in a loop" + std::string(variant >= 1 ? ", markets in a loop" : "") +
-                       (variant == 2 ? ", draws out of line" : ""));
+                   "register, 4 segments, draws out of line" + std::string(variant == 1 ? ", markets in a loop" : ""));
   }
 }
 
-// TAPELAB_SHARED_CONSTANTS in the market loop (the inputs' and their drift's arrays in shared memory),
+// shared_constants in the market loop (the inputs' and their drift's arrays in shared memory),
 // with and without stored draws and 2 paths per lane: the plain kernel's bits.
 TEST_F(CudaRun, SharedConstantsGiveTheSameBits) {
   const Tape t = products::asianCall(60);
@@ -299,14 +288,14 @@ TEST_F(CudaRun, SharedConstantsGiveTheSameBits) {
   ladder[2][2] = 0.3;
   for (int variant = 0; variant < 2; ++variant) {
     KernelOptions p = optionsFor(t, KernelKind::Plain, 0, ScratchLayout::SoA, 3);
-    p.knobs.pathsPerLane = variant == 1 ? 2 : 0;  // the blocks' sums, so their last bits, depend on it
+    p.config.lanes = variant == 1 ? 2 : 4;  // the blocks' sums, so their last bits, depend on it
     const RunResult plain = engine_->compile(t, p)->run(ladder, kPaths, kSeed);
     KernelOptions o = testutil::kindOptions(t, KernelKind::Register, 4, 0, ScratchLayout::SoA, 3);
-    o.knobs.marketLoop = true;
-    o.knobs.sharedConstants = true;
-    o.knobs.storeDraws = variant == 1;
-    o.knobs.pathsPerLane = p.knobs.pathsPerLane;
-    const std::string source = emitKernel(t, o, cudaDialect(), emitOptionsFor(o)).source;
+    o.config.markets = MarketCode::Loop;
+    o.config.sharedConstants = true;
+    o.config.draws = variant == 1 ? DrawSource::Stored : DrawSource::Redraw;
+    o.config.lanes = p.config.lanes;
+    const std::string source = emitKernel(t, o, cudaDialect()).source;
     ASSERT_NE(source.find("__shared__ float v0[3];"), std::string::npos) << "the spot's array is not shared";
     expectSameBits(plain, engine_->compile(t, o)->run(ladder, kPaths, kSeed),
                    "register, 4 segments, markets in a loop, constants shared" +
@@ -321,7 +310,7 @@ TEST_F(CudaRun, DeviceSumsOverManyGroupsEqualTheHosts) {
   const Tape t = products::asianCall(12);
   for (Precision p : {Precision::F32, Precision::F64}) {
     KernelOptions o = optionsFor(t, KernelKind::Register, 0, ScratchLayout::SoA, 2, p);
-    o.knobs.pathsPerLane = 1;  // 64 paths a group
+    o.config.lanes = 1;  // 64 paths a group
     constexpr uint64_t paths = 1003 * 64 - 17;
     std::vector<std::vector<double>> ladder{t.inputDefaults, t.inputDefaults};
     ladder[1][0] = 104.0;
@@ -351,10 +340,10 @@ TEST_F(CudaRun, PipelinedDispatchesAndTheirTimelineKeepTheBits) {
   for (int variant = 0; variant < 4; ++variant) {
     const bool timeline = variant >= 1;
     KernelOptions o = base;
-    o.knobs.maxGroups = 8;  // 10 dispatches: launches of 4, 4 and 2
-    o.knobs.timeline = timeline;
-    o.knobs.deviceSums = variant != 2;  // TAPELAB_DEVICE_SUMS=0: copied back, added on the host
-    o.knobs.sumsBeside = variant == 3;  // 3: the reductions beside the next kernel; else behind their own (the default)
+    o.dispatch.maxGroups = 8;  // 10 dispatches: launches of 4, 4 and 2
+    o.dispatch.timeline = timeline;
+    // 2: copied back, added on the host; 3: the reductions beside the next kernel; else behind their own
+    o.config.cudaSums = variant == 2 ? SumsPlace::Host : variant == 3 ? SumsPlace::Beside : SumsPlace::Device;
     auto kernel = engine_->compile(t, o);
     const RunResult split = kernel->run(ladder, paths, kSeed);
     expectSameBits(whole, split, std::string("10 dispatches, timeline ") + (timeline ? "on" : "off") +
@@ -390,11 +379,11 @@ TEST_F(CudaRun, KahanPlacesAndLaunchBoundsGiveTheSameBits) {
                               std::pair{KernelKind::Scratch, ScratchLayout::AoS}}) {
     const KernelOptions base = optionsFor(t, kind, 48, layout, 3);
     const RunResult local = engine_->compile(t, base)->run(ladder, kPaths, kSeed);
-    for (KahanPlace place : {KahanPlace::Registers, KahanPlace::Global})
+    for (KahanPlace place : {KahanPlace::Registers, KahanPlace::Local})
       for (int minBlocks : {0, 6}) {
         KernelOptions o = base;
-        o.knobs.kahanPlace = place;
-        o.knobs.minBlocks = minBlocks;
+        o.config.sums = place;
+        o.config.minBlocks = minBlocks;
         expectSameBits(local, engine_->compile(t, o)->run(ladder, kPaths, kSeed),
                        std::string(toString(kind)) + ", sums in " + toString(place) + ", min blocks " +
                            std::to_string(minBlocks));

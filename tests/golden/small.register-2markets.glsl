@@ -1,12 +1,15 @@
 #version 450
+#extension GL_EXT_control_flow_attributes : require
 // tapelab kernel: tape golden-small, 21 nodes, register (3 segments, golden), fp32, 2 market(s), value + Greeks, dialect glsl
+// config: lanes=4,sums=local,quantile=branch,markets=copies,draws=redraw,math=ieee,philox=rolled,opaque=on
+// config unused: math=ieee: a Vulkan shader's exp, log and division are GLSL.std.450's (math=glsl)
 uint tl_mulhi(uint a, uint b) { uint hi, lo; umulExtended(a, b, hi, lo); return hi; }
 // opq: the identity on every bit pattern, opaque to the compiler (z is always 0).
 float tl_opq(float x, uint z) { return uintBitsToFloat(floatBitsToUint(x) + uint(z)); }
 float tl_sel(bool c, float x, float y) { return c ? x : y; }
 // Philox4x32-10, its four words (tape/philox.h).
 uvec4 tl_philox(uint c0, uint c1, uint c2, uint c3, uint k0, uint k1) {
-  for (int r = 0; r < 10; ++r) {
+  [[dont_unroll]] for (int r = 0; r < 10; ++r) {
     if (r > 0) { k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }
     uint hi0 = tl_mulhi(0xD2511F53u, c0); uint lo0 = 0xD2511F53u * c0;
     uint hi1 = tl_mulhi(0xCD9E8D57u, c2); uint lo1 = 0xCD9E8D57u * c2;

@@ -1,10 +1,12 @@
 // CUDA C++ for NVRTC: compile with --fmad=false, without --use_fast_math.
 // tapelab kernel: tape golden-small, 21 nodes, scratch (3 segments, golden), soa, 9 slots, markets sequential, fp32, 2 market(s), value + Greeks, dialect cuda
+// config: lanes=4,sums=local,quantile=branch,markets=copies,draws=redraw,math=ieee,philox=rolled,opaque=on,min_blocks=0,shared_constants=on,outline_draws=off,cuda.reduce=device
 // opq: the identity on every bit pattern, opaque to the compiler (z is always 0).
 static __device__ __forceinline__ float tl_opq(float x, unsigned int z) { return __uint_as_float(__float_as_uint(x) + (unsigned int)(z)); }
 static __device__ __forceinline__ float tl_sel(bool c, float x, float y) { return c ? x : y; }
 // Philox4x32-10, its four words (tape/philox.h).
 static __device__ __forceinline__ uint4 tl_philox(unsigned int c0, unsigned int c1, unsigned int c2, unsigned int c3, unsigned int k0, unsigned int k1) {
+  #pragma unroll 1
   for (int r = 0; r < 10; ++r) {
     if (r > 0) { k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }
     unsigned int hi0 = __umulhi(0xD2511F53u, c0); unsigned int lo0 = 0xD2511F53u * c0;

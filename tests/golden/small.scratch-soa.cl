@@ -1,10 +1,12 @@
 #pragma OPENCL FP_CONTRACT OFF
 // tapelab kernel: tape golden-small, 21 nodes, scratch (3 segments, golden), soa, 5 slots, fp32, 1 market(s), value + Greeks, dialect opencl
+// config: lanes=4,sums=local,quantile=branch,markets=copies,draws=redraw,math=ieee,philox=rolled,opaque=on
 // opq: the identity on every bit pattern, opaque to the compiler (z is always 0).
 static inline float tl_opq(float x, uint z) { return as_float(as_uint(x) + (uint)(z)); }
 static inline float tl_sel(bool c, float x, float y) { return c ? x : y; }
 // Philox4x32-10, its four words (tape/philox.h).
 static inline uint4 tl_philox(uint c0, uint c1, uint c2, uint c3, uint k0, uint k1) {
+  #pragma unroll 1
   for (int r = 0; r < 10; ++r) {
     if (r > 0) { k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }
     uint hi0 = mul_hi(0xD2511F53u, c0); uint lo0 = 0xD2511F53u * c0;

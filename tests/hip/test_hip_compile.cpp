@@ -145,16 +145,15 @@ TEST(HipCompile, EveryGoldenKernelForEveryTarget) {
   EXPECT_GE(kernels, 3 * static_cast<int>(defaultTargets().size()));
 }
 
-// TAPELAB_APPROX_MATH in HIP: __expf, __logf and __fdividef compile for every target (the
+// math=approx in HIP: __expf, __logf and __fdividef compile for every target (the
 // engine builds the same source; its tests run it where a GPU is).
 TEST(HipCompile, ApproxMathCompilesForEveryTarget) {
   REQUIRE_HIPCC();
   const Tape t = products::asianCall(8);
   KernelOptions o;
   o.precision = Precision::F32;
-  EmitOptions e;
-  e.approxMath = true;
-  const std::string source = emitKernel(t, o, hipDialect(), e).source;
+  o.config.math = MathContract::Approx;
+  const std::string source = emitKernel(t, o, hipDialect()).source;
   ASSERT_NE(source.find("__logf("), std::string::npos);
   for (const std::string& target : defaultTargets()) {
     const hip::CodeObject c = hip::compileHip(source, target, cacheDir());

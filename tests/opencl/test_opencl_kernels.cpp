@@ -137,9 +137,8 @@ TEST(OpenCLKernels, FusedMarketsEqualSeparateDispatches) {
   }
 }
 
-// Where the lanes' Kahan sums live (registers, workgroup-local, the scratch buffer) moves values, never
-// operations: the same bits, for fused markets in a register kernel (global slots slot-major) and in
-// a scratch AoS kernel (the Kahan slots share each lane's stride with the stored values).
+// Where the lanes' Kahan sums live (registers, workgroup-local) moves values, never operations: the
+// same bits, for fused markets in a register kernel and in a scratch AoS kernel.
 TEST(OpenCLKernels, KahanPlacesGiveTheSameBits) {
   REQUIRE_OPENCL();
   const Tape tape = products::asianCall(12);
@@ -148,17 +147,17 @@ TEST(OpenCLKernels, KahanPlacesGiveTheSameBits) {
   for (auto [kind, layout] : {std::pair{KernelKind::Register, ScratchLayout::SoA},
                               std::pair{KernelKind::Scratch, ScratchLayout::AoS}}) {
     const KernelOptions base = optionsFor(tape, kind, 30, layout, 2);
-    const RunResult local = runOne(*engine, tape, base, ladder);  // OpenCL's default: local
-    for (KahanPlace place : {KahanPlace::Registers, KahanPlace::Global}) {
+    const RunResult local = runOne(*engine, tape, base, ladder);  // KernelConfig{}: local
+    for (KahanPlace place : {KahanPlace::Registers}) {
       KernelOptions o = base;
-      o.knobs.kahanPlace = place;
+      o.config.sums = place;
       expectSameBits(local, runOne(*engine, tape, o, ladder),
                      std::string(toString(kind)) + " " + toString(layout) + ", sums in " + toString(place));
     }
   }
 }
 
-// TAPELAB_QUANTILE_SELECT: the quantile with per-lane coefficients instead of a branch performs each
+// quantile=select: the quantile with per-lane coefficients instead of a branch performs each
 // lane's operations in the same order: the same bits in both precisions, plain and register, with
 // thousands of draws in the tails (12 steps x 20,000 paths, ~4.85% of them).
 TEST(OpenCLKernels, SelectQuantileGivesTheSameBits) {
@@ -169,37 +168,37 @@ TEST(OpenCLKernels, SelectQuantileGivesTheSameBits) {
     for (KernelKind kind : {KernelKind::Plain, KernelKind::Register}) {
       KernelOptions o = testutil::kindOptions(tape, kind, 3, 0, ScratchLayout::SoA, 1, precision);
       const RunResult branching = runOne(*engine, tape, o, in, 20000);
-      o.knobs.selectQuantile = true;
+      o.config.quantile = QuantileForm::Select;
       expectSameBits(branching, runOne(*engine, tape, o, in, 20000),
                      std::string(toString(kind)) + " " + toString(precision) + ", quantile by selection");
     }
 }
 
-// TAPELAB_APPROX_MATH on OpenCL: native_exp, native_log, native_sqrt and native_divide in every
+// math=approx on OpenCL: native_exp, native_log, native_sqrt and native_divide in every
 // kernel alike, so the checkpointed kernels keep the plain kernel's bits (fp32; fp64 is untouched).
 TEST(OpenCLKernels, ApproxMathKeepsPlainAndCheckpointedEqual) {
   REQUIRE_OPENCL();
   const Tape tape = products::asianCall(12);
   const std::vector<std::vector<double>> in{tape.inputDefaults};
   KernelOptions plainOptions = optionsFor(tape, KernelKind::Plain, 0, ScratchLayout::SoA, 1);
-  plainOptions.knobs.approxMath = true;
+  plainOptions.config.math = MathContract::Approx;
   const RunResult plain = runOne(*engine, tape, plainOptions, in, 20000);
   for (auto [kind, layout] : {std::pair{KernelKind::Register, ScratchLayout::SoA},
                               std::pair{KernelKind::Scratch, ScratchLayout::AoS}}) {
     KernelOptions o = optionsFor(tape, kind, 30, layout, 1);
-    o.knobs.approxMath = true;
+    o.config.math = MathContract::Approx;
     expectSameBits(plain, runOne(*engine, tape, o, in, 20000), std::string(toString(kind)) + ", approximate math");
   }
-  // The runtime passed the knob to the emitter: its dumped source spells the native functions.
+  // The runtime passed the field to the emitter: its dumped source spells the native functions.
   EXPECT_NE(testutil::dumpedSource(*engine, tape, plainOptions, "tapelab-opencl-approx").find("native_exp("),
             std::string::npos);
-  plainOptions.knobs.approxMath = false;
+  plainOptions.config.math = MathContract::Ieee;
   const RunResult exact = runOne(*engine, tape, plainOptions, in, 20000);
   std::printf("OpenCL approximate math %s the default's price here\n",
               exact.markets[0].value == plain.markets[0].value ? "gives" : "moves");
 }
 
-// TAPELAB_MARKET_LOOP: a register kernel whose segments loop over the markets, forward and reverse (one
+// markets=loop: a register kernel whose segments loop over the markets, forward and reverse (one
 // copy of the code; the persistent per-market values and their adjoints in arrays the loop indexes) gives each market the bits
 // of its own single-market kernel, with a flat plan and with a two-level one (whose inner leaves stay
 // unrolled); the source has the loop, and kernels it does not apply to are unchanged.
@@ -216,7 +215,7 @@ TEST(OpenCLKernels, MarketLoopGivesTheSameBits) {
   po.innerSegments = 2;
   nested.plan = makeStrategyPlan("two-level", tape, po);
   for (KernelOptions o : {flat, nested}) {
-    o.knobs.marketLoop = true;
+    o.config.markets = MarketCode::Loop;
     const RunResult looped = runOne(*engine, tape, o, ladder);
     KernelOptions single = o;
     single.markets = 1;
@@ -227,14 +226,16 @@ TEST(OpenCLKernels, MarketLoopGivesTheSameBits) {
       expectSameBits(one, fromLoop, "market loop, plan " + o.plan.strategy + ", market " + std::to_string(m));
     }
   }
-  EmitOptions loop;
-  loop.marketLoop = true;
-  EXPECT_NE(emitKernel(tape, flat, openclDialect(), loop).source.find("for (int tl_m = 0; tl_m < 3; ++tl_m)"),
+  KernelOptions loop = flat;
+  loop.config.markets = MarketCode::Loop;
+  EXPECT_NE(emitKernel(tape, loop, openclDialect()).source.find("for (int tl_m = 0; tl_m < 3; ++tl_m)"),
             std::string::npos);
-  KernelOptions joint = flat;
+  KernelOptions joint = loop;
   joint.marketOrder = MarketOrder::Joint;
-  EXPECT_EQ(emitKernel(tape, joint, openclDialect(), loop).source, emitKernel(tape, joint, openclDialect()).source)
-      << "joint order: no loop";
+  const EmittedKernel jointKernel = emitKernel(tape, joint, openclDialect());
+  EXPECT_EQ(jointKernel.source.find("tl_m"), std::string::npos) << "joint order: no loop";
+  ASSERT_EQ(jointKernel.configUnused.size(), 1u);
+  EXPECT_EQ(jointKernel.configUnused[0], "markets=loop: markets in joint order");
 }
 
 // The market loop's shared adjoint arrays: an input recorded mid-tape (its adjoint first written in
@@ -260,73 +261,18 @@ TEST(OpenCLKernels, MarketLoopKeepsALateInputsAdjoint) {
   o.kind = KernelKind::Register;
   o.markets = 2;
   o.plan = makePlan(tape, {0, yAt, yAt + 3, tape.size()}, "late input");
-  o.knobs.marketLoop = true;
+  o.config.markets = MarketCode::Loop;
   const std::vector<std::vector<double>> markets{{1.25, 0.5, 0.75}, {1.1, 0.6, 0.8}};
   KernelOptions plain = optionsFor(tape, KernelKind::Plain, 0, ScratchLayout::SoA, 2);
   expectSameBits(runOne(*engine, tape, plain, markets, 3000), runOne(*engine, tape, o, markets, 3000),
                  "market loop, an input in segment 1");
-  EmitOptions loop;
-  loop.marketLoop = true;
-  EXPECT_NE(emitKernel(tape, o, openclDialect(), loop).source.find("float ds0[2];"), std::string::npos)
+  EXPECT_NE(emitKernel(tape, o, openclDialect()).source.find("float ds0[2];"), std::string::npos)
       << "the adjoint arrays are shared";
 }
 
-// TAPELAB_DRAW_LOOP: each checkpointed block's draws by a rolled loop over their Philox calls into an
-// array give the plain kernel's bits, in every kernel shape that loops: register kernels whose blocks
-// start and end on and off a call's four draws, in the market loop, with stored draws (the forward
-// sweep loops and stores, the recompute reads back), a two-level plan (the inner blocks loop too) and
-// the scratch kind. Each case's source has the loop; a block with fewer than eight draws keeps them
-// spelled out, and the plain kernel is unchanged.
-TEST(OpenCLKernels, DrawLoopGivesTheSameBits) {
-  REQUIRE_OPENCL();
-  const Tape tape = products::asianCall(48);
-  std::vector<std::vector<double>> ladder{tape.inputDefaults, tape.inputDefaults, tape.inputDefaults};
-  ladder[1][0] = 95.0;
-  ladder[2][0] = 105.0;
-  const RunResult plain = runOne(*engine, tape, optionsFor(tape, KernelKind::Plain, 0, ScratchLayout::SoA, 3), ladder);
-  auto registerKernel = [&](int segments) {
-    return testutil::kindOptions(tape, KernelKind::Register, segments, 0, ScratchLayout::SoA, 3);
-  };
-  struct Case {
-    std::string name;
-    KernelOptions options;
-    std::string mustHave;  // in the emitted source besides the loop
-  };
-  std::vector<Case> cases{{"register, 2 segments", registerKernel(2), ""},
-                          {"register, 5 segments", registerKernel(5), " && tl_dg * 4u + 3u < "},  // both ends off a call
-                          {"register, 2 segments, markets in a loop", registerKernel(2), "tl_m"},
-                          {"register, 5 segments, draws stored", registerKernel(5), "scratch["}};
-  cases[2].options.knobs.marketLoop = true;
-  cases[3].options.knobs.storeDraws = true;
-  KernelOptions nested = registerKernel(2);
-  PlanOptions po;
-  po.segments = 2;
-  po.innerSegments = 2;
-  nested.plan = makeStrategyPlan("two-level", tape, po);
-  cases.push_back({"register, two-level plan", nested, "w2_z["});
-  cases.push_back({"scratch aos", optionsFor(tape, KernelKind::Scratch, 80, ScratchLayout::AoS, 3), "wz["});
-  for (Case& c : cases) {
-    c.options.knobs.drawLoop = true;
-    const std::string source = emitKernel(tape, c.options, openclDialect(), emitOptionsFor(c.options)).source;
-    EXPECT_NE(source.find("for (uint tl_dg = "), std::string::npos) << c.name << ": no draw loop";
-    EXPECT_NE(source.find(c.mustHave), std::string::npos) << c.name << ": no '" << c.mustHave << "'";
-    expectSameBits(plain, runOne(*engine, tape, c.options, ladder), c.name + ", draws in a loop");
-  }
-  EmitOptions loop;
-  loop.drawLoop = true;
-  EXPECT_NE(emitKernel(tape, registerKernel(2), openclDialect(), loop).source.find("#pragma unroll 1"), std::string::npos);
-  EXPECT_EQ(emitKernel(tape, registerKernel(2), openclDialect(), loop).source.find("tl_drawWords(0u,"), std::string::npos)
-      << "no call spelled out where the loop draws";
-  EXPECT_EQ(emitKernel(tape, registerKernel(12), openclDialect(), loop).source.find("tl_dg"), std::string::npos)
-      << "four draws a segment: spelled out";
-  const KernelOptions plainOptions = optionsFor(tape, KernelKind::Plain, 0, ScratchLayout::SoA, 3);
-  EXPECT_EQ(emitKernel(tape, plainOptions, openclDialect(), loop).source,
-            emitKernel(tape, plainOptions, openclDialect()).source) << "the plain kernel has no blocks to loop in";
-}
-
-// TAPELAB_STORE_DRAWS: recomputed segments read the forward sweep's draws from the scratch buffer
-// instead of drawing again: the plain kernel's bits, with the draw slots beside the scratch kind's own
-// and the Kahan slots (AoS, global sums, 2 markets) and in a nested plan.
+// draws=stored: recomputed segments read the forward sweep's draws from the scratch buffer instead of
+// drawing again: the plain kernel's bits, with the draw slots beside the scratch kind's own (AoS, 2
+// markets) and in a nested plan.
 TEST(OpenCLKernels, StoredDrawsGiveTheSameBits) {
   REQUIRE_OPENCL();
   const Tape tape = products::asianCall(12);
@@ -335,22 +281,21 @@ TEST(OpenCLKernels, StoredDrawsGiveTheSameBits) {
   KernelOptions plainOptions = optionsFor(tape, KernelKind::Plain, 0, ScratchLayout::SoA, 2);
   const RunResult plain = runOne(*engine, tape, plainOptions, ladder);
   KernelOptions scratch = optionsFor(tape, KernelKind::Scratch, 30, ScratchLayout::AoS, 2);
-  scratch.knobs.storeDraws = true;
-  scratch.knobs.kahanPlace = KahanPlace::Global;
-  expectSameBits(plain, runOne(*engine, tape, scratch, ladder), "scratch aos, global sums, draws stored");
+  scratch.config.draws = DrawSource::Stored;
+  expectSameBits(plain, runOne(*engine, tape, scratch, ladder), "scratch aos, draws stored");
   KernelOptions nested = optionsFor(tape, KernelKind::Register, 0, ScratchLayout::SoA, 2);
   PlanOptions po;
   po.segments = 3;
   po.innerSegments = 2;
   nested.plan = makeStrategyPlan("two-level", tape, po);
-  nested.knobs.storeDraws = true;
+  nested.config.draws = DrawSource::Stored;
   expectSameBits(plain, runOne(*engine, tape, nested, ladder), "register, two-level plan, draws stored");
-  EmitOptions stored;
-  stored.storeDraws = true;
-  EXPECT_EQ(emitKernel(tape, nested, openclDialect(), stored).scratchSlots, 12) << "one slot per draw";
+  EXPECT_EQ(emitKernel(tape, nested, openclDialect()).scratchSlots, 12) << "one slot per draw";
   KernelOptions valueOnly = nested;
   valueOnly.greeks = false;
-  EXPECT_EQ(emitKernel(tape, valueOnly, openclDialect(), stored).scratchSlots, 0) << "no reverse sweep, nothing to store";
+  const EmittedKernel k = emitKernel(tape, valueOnly, openclDialect());
+  EXPECT_EQ(k.scratchSlots, 0) << "no reverse sweep, nothing to store";
+  EXPECT_EQ(k.configUnused, std::vector<std::string>{"draws=stored: value only"});
 }
 
 TEST(OpenCLKernels, RepeatGivesSameBits) {
@@ -375,7 +320,7 @@ TEST(OpenCLKernels, ScratchThatDoesNotFitIsChunked) {
   // A budget of two workgroups' scratch: 5000 paths need 20 groups, so at least 10 dispatches.
   const int64_t perGroup = wholeBytes / ((5000 + 255) / 256);
   KernelOptions small = o;
-  small.knobs.scratchBudget = static_cast<uint64_t>(2 * perGroup);
+  small.dispatch.scratchBudget = static_cast<uint64_t>(2 * perGroup);
   auto chunked = engine->compile(tape, small);
   const RunResult parts = chunked->run({tape.inputDefaults}, 5000, kSeed);
   const int64_t chunkBytes = chunked->stats().scratchBytes;
@@ -390,8 +335,8 @@ TEST(OpenCLKernels, RunListsItsDispatches) {
   REQUIRE_OPENCL();
   const Tape tape = products::asianCall(24);
   KernelOptions o = optionsFor(tape, KernelKind::Register);
-  o.knobs.maxGroups = 3;
-  o.knobs.timeline = true;  // asked for, but this engine has no device timestamps
+  o.dispatch.maxGroups = 3;
+  o.dispatch.timeline = true;  // asked for, but this engine has no device timestamps
   const RunResult r = runOne(*engine, tape, o, {tape.inputDefaults}, 5000);
   const uint32_t groups = (5000 + 255) / 256;  // 20: 7 dispatches of 3, 3, ..., 2
   ASSERT_EQ(r.dispatches.size(), 7u);

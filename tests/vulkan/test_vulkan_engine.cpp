@@ -69,6 +69,7 @@ KernelOptions options(KernelKind kind, const Plan& plan = {}, int markets = 1, b
   o.markets = markets;
   o.greeks = greeks;
   o.layout = layout;
+  o.config.math = MathContract::Glsl;  // a Vulkan shader's contract (KernelConfig{} says ieee)
   return o;
 }
 
@@ -194,7 +195,7 @@ float drawAsDevice(uint64_t seed, uint64_t path, uint32_t k, bool split) {
 
 // The same kernel, its runs starting at path `first`.
 KernelOptions fromPath(KernelOptions o, uint64_t first) {
-  o.knobs.pathOffset = first;
+  o.dispatch.pathOffset = first;
   return o;
 }
 
@@ -296,31 +297,28 @@ std::vector<std::vector<double>> spotLadder(const Tape& t) {
 }
 }  // namespace
 
-// Where the lanes' Kahan sums live (registers, workgroup-local, the scratch buffer) moves values, never
-// operations: the same bits. A fused register kernel, and a scratch AoS kernel whose own slots share
-// each lane's stride with the Kahan slots.
+// Where the lanes' Kahan sums live (registers, workgroup-local) moves values, never operations: the
+// same bits, in a fused register kernel and a scratch AoS kernel.
 TEST(VulkanExact, KahanPlacesGiveTheSameBits) {
   REQUIRE_VULKAN();
   const Tape t = products::asianCall(24);
   const std::vector<std::vector<double>> ladder = spotLadder(t);
-  const RunResult registers =
+  const RunResult local =
       kernel(engine, "asian24-register-4-3m", t, options(KernelKind::Register, window(t, 4), 3)).run(ladder, 600, kSeed);
-  for (KahanPlace place : {KahanPlace::Local, KahanPlace::Global}) {
-    KernelOptions o = options(KernelKind::Register, window(t, 4), 3);
-    o.knobs.kahanPlace = place;
-    expectSameBits(registers, engine->compile(t, o)->run(ladder, 600, kSeed), std::string("register, ") + toString(place));
-  }
+  KernelOptions inRegisters = options(KernelKind::Register, window(t, 4), 3);
+  inRegisters.config.sums = KahanPlace::Registers;
+  expectSameBits(local, engine->compile(t, inRegisters)->run(ladder, 600, kSeed), "register, sums in registers");
   const Tape r = randomTape(9, 30);
   PlanOptions po;
   po.segLen = 23;
   const Plan plan = makeStrategyPlan("uniform", r, po);
   const RunResult plain = engine->compile(r, options(KernelKind::Plain))->run({r.inputDefaults}, 400, kSeed);
   KernelOptions o = options(KernelKind::Scratch, plan, 1, true, ScratchLayout::AoS);
-  o.knobs.kahanPlace = KahanPlace::Global;
-  expectSameBits(plain, engine->compile(r, o)->run({r.inputDefaults}, 400, kSeed), "scratch aos, global");
+  o.config.sums = KahanPlace::Registers;
+  expectSameBits(plain, engine->compile(r, o)->run({r.inputDefaults}, 400, kSeed), "scratch aos, sums in registers");
 }
 
-// TAPELAB_PATHS_PER_LANE: one path per lane changes the blocks (so the sums' rounding), not the
+// lanes=1: one path per lane changes the blocks (so the sums' rounding), not the
 // promise: plain, register and a fused 3-market register kernel built with it give the same bits,
 // and the price is the default's to rounding.
 TEST(VulkanExact, OnePathPerLaneKeepsThePromise) {
@@ -330,7 +328,7 @@ TEST(VulkanExact, OnePathPerLaneKeepsThePromise) {
   const uint64_t paths = 1000;
   auto onePerLane = [&](KernelKind kind, int markets) {
     KernelOptions o = options(kind, kind == KernelKind::Plain ? Plan{} : window(t, 4), markets);
-    o.knobs.pathsPerLane = 1;
+    o.config.lanes = 1;
     return o;
   };
   const RunResult plain = engine->compile(t, onePerLane(KernelKind::Plain, 1))->run({ladder[0]}, paths, kSeed);
@@ -344,7 +342,7 @@ TEST(VulkanExact, OnePathPerLaneKeepsThePromise) {
   EXPECT_NEAR(plain.markets[0].value, usual.markets[0].value, 1e-5 * std::abs(usual.markets[0].value));
 }
 
-// TAPELAB_STORE_DRAWS: a register kernel that keeps its draws in the scratch buffer gives the plain
+// draws=stored: a register kernel that keeps its draws in the scratch buffer gives the plain
 // kernel's bits, also when a submit holds several dispatches that reuse that buffer (two groups per
 // dispatch here). The barrier between them once went only to the scratch kind: on an H200 the stored
 // draws of overlapping dispatches then mixed (delta 0.56109 for 0.56130, 2026-12-01).
@@ -354,15 +352,15 @@ TEST(VulkanExact, StoredDrawsOverSeveralDispatchesGiveTheSameBits) {
   const std::vector<std::vector<double>> ladder = spotLadder(t);
   const RunResult plain = kernel(engine, "asian24-plain", t, options(KernelKind::Plain)).run({ladder[0]}, 3000, kSeed);
   KernelOptions o = options(KernelKind::Register, window(t, 4), 3);
-  o.knobs.storeDraws = true;
-  o.knobs.maxGroups = 2;
+  o.config.draws = DrawSource::Stored;
+  o.dispatch.maxGroups = 2;
   const RunResult stored = engine->compile(t, o)->run(ladder, 3000, kSeed);
   RunResult first = stored;
   first.markets = {stored.markets[0]};
   expectSameBits(plain, first, "register, 3 markets, draws stored, 2 groups a dispatch");
 }
 
-// A register kernel over `segments` windows of asian24 with 3 markets and `o`'s loop knobs: its dumped
+// A register kernel over `segments` windows of asian24 with 3 markets and `o`'s loop fields: its dumped
 // GLSL holds `loopHeader` and the extension [[dont_unroll]] needs (Philox unrolled, as on a GPU, so the
 // loop must ask for it itself), and each market has the bits of the single-market kernel.
 static void expectLoopedMarketsAsAlone(Engine* engine, KernelOptions o, int segments, const std::string& name, const std::string& loopHeader) {
@@ -370,7 +368,7 @@ static void expectLoopedMarketsAsAlone(Engine* engine, KernelOptions o, int segm
   const std::vector<std::vector<double>> ladder = spotLadder(t);
   o.plan = window(t, segments);
   o.markets = 3;
-  o.knobs.unrollDraws = true;
+  o.config.philoxUnrolled = true;
   const std::string source = testutil::dumpedSource(*engine, t, o, "tapelab-vulkan-" + name);
   EXPECT_NE(source.find(loopHeader), std::string::npos) << name;
   EXPECT_NE(source.find("GL_EXT_control_flow_attributes"), std::string::npos) << name;
@@ -384,32 +382,22 @@ static void expectLoopedMarketsAsAlone(Engine* engine, KernelOptions o, int segm
   }
 }
 
-// TAPELAB_MARKET_LOOP on GLSL: the markets' forward and reverse as a rolled loop over arrays (OpenCL's
+// markets=loop on GLSL: the markets' forward and reverse as a rolled loop over arrays (OpenCL's
 // test covers a nested plan and an input recorded mid-tape).
 TEST(VulkanExact, MarketLoopGivesTheSameBits) {
   REQUIRE_VULKAN();
   KernelOptions o = options(KernelKind::Register);
-  o.knobs.marketLoop = true;
+  o.config.markets = MarketCode::Loop;
   expectLoopedMarketsAsAlone(engine, o, 4, "market-loop", "[[dont_unroll]] for (int tl_m = 0; tl_m < 3; ++tl_m)");
 }
 
-// TAPELAB_DRAW_LOOP on GLSL: each segment's twelve draws by a rolled loop into an array, with the market
-// loop too (OpenCL's test covers more plans and kinds).
-TEST(VulkanExact, DrawLoopGivesTheSameBits) {
-  REQUIRE_VULKAN();
-  KernelOptions o = options(KernelKind::Register);
-  o.knobs.drawLoop = true;
-  o.knobs.marketLoop = true;
-  expectLoopedMarketsAsAlone(engine, o, 2, "draw-loop", "[[dont_unroll]] for (uint tl_dg = 0u; tl_dg < 3u; ++tl_dg)");
-}
-
-// TAPELAB_QUANTILE_SELECT on GLSL: the same bits as the branching quantile (OpenCL's test covers fp64).
+// quantile=select on GLSL: the same bits as the branching quantile (OpenCL's test covers fp64).
 TEST(VulkanExact, SelectQuantileGivesTheSameBits) {
   REQUIRE_VULKAN();
   const Tape t = products::asianCall(24);
   const RunResult branching = kernel(engine, "asian24-plain", t, options(KernelKind::Plain)).run({t.inputDefaults}, 20000, kSeed);
   KernelOptions o = options(KernelKind::Register, window(t, 4));
-  o.knobs.selectQuantile = true;
+  o.config.quantile = QuantileForm::Select;
   expectSameBits(branching, engine->compile(t, o)->run({t.inputDefaults}, 20000, kSeed), "register, quantile by selection");
 }
 

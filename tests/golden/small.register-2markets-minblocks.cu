@@ -1,10 +1,12 @@
 // CUDA C++ for NVRTC: compile with --fmad=false, without --use_fast_math.
-// tapelab kernel: tape golden-small, 21 nodes, register (3 segments, golden), markets sequential, Kahan sums in scratch, fp32, 2 market(s), value + Greeks, dialect cuda
+// tapelab kernel: tape golden-small, 21 nodes, register (3 segments, golden), markets sequential, fp32, 2 market(s), value + Greeks, dialect cuda
+// config: lanes=4,sums=local,quantile=branch,markets=copies,draws=redraw,math=ieee,philox=rolled,opaque=on,min_blocks=6,shared_constants=on,outline_draws=off,cuda.reduce=device
 // opq: the identity on every bit pattern, opaque to the compiler (z is always 0).
 static __device__ __forceinline__ float tl_opq(float x, unsigned int z) { return __uint_as_float(__float_as_uint(x) + (unsigned int)(z)); }
 static __device__ __forceinline__ float tl_sel(bool c, float x, float y) { return c ? x : y; }
 // Philox4x32-10, its four words (tape/philox.h).
 static __device__ __forceinline__ uint4 tl_philox(unsigned int c0, unsigned int c1, unsigned int c2, unsigned int c3, unsigned int k0, unsigned int k1) {
+  #pragma unroll 1
   for (int r = 0; r < 10; ++r) {
     if (r > 0) { k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }
     unsigned int hi0 = __umulhi(0xD2511F53u, c0); unsigned int lo0 = 0xD2511F53u * c0;
@@ -39,44 +41,42 @@ static __device__ __forceinline__ uint4 tl_drawWords(unsigned int g, unsigned in
 extern "C" __global__ void __launch_bounds__(64, 6)
 tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, float* __restrict__ scratch,
     unsigned int seedLo, unsigned int seedHi, unsigned int pathLo, unsigned int pathHi, unsigned int count, unsigned int zero, unsigned int invocations) {
-  __shared__ float tl_red[768];
+  __shared__ float tl_red[1536];
   const unsigned int tl_lid = threadIdx.x;
   const unsigned int tl_g = blockIdx.x;
-  const unsigned int tl_tid = tl_g * 64u + tl_lid;
   float tl_in0_0 = inputs[0u];
   float tl_in0_1 = inputs[1u];
   float tl_in1_0 = inputs[2u];
   float tl_in1_1 = inputs[3u];
   // Kahan sums per market: value, adjoints, then their squares.
-  // In scratch: sum i in this lane's slot 0 + i, its compensation + sums.
-  scratch[0u * invocations + tl_tid] = 0.0f;
-  scratch[1u * invocations + tl_tid] = 0.0f;
-  scratch[2u * invocations + tl_tid] = 0.0f;
-  scratch[3u * invocations + tl_tid] = 0.0f;
-  scratch[4u * invocations + tl_tid] = 0.0f;
-  scratch[5u * invocations + tl_tid] = 0.0f;
-  scratch[6u * invocations + tl_tid] = 0.0f;
-  scratch[7u * invocations + tl_tid] = 0.0f;
-  scratch[8u * invocations + tl_tid] = 0.0f;
-  scratch[9u * invocations + tl_tid] = 0.0f;
-  scratch[10u * invocations + tl_tid] = 0.0f;
-  scratch[11u * invocations + tl_tid] = 0.0f;
-  scratch[12u * invocations + tl_tid] = 0.0f;
-  scratch[13u * invocations + tl_tid] = 0.0f;
-  scratch[14u * invocations + tl_tid] = 0.0f;
-  scratch[15u * invocations + tl_tid] = 0.0f;
-  scratch[16u * invocations + tl_tid] = 0.0f;
-  scratch[17u * invocations + tl_tid] = 0.0f;
-  scratch[18u * invocations + tl_tid] = 0.0f;
-  scratch[19u * invocations + tl_tid] = 0.0f;
-  scratch[20u * invocations + tl_tid] = 0.0f;
-  scratch[21u * invocations + tl_tid] = 0.0f;
-  scratch[22u * invocations + tl_tid] = 0.0f;
-  scratch[23u * invocations + tl_tid] = 0.0f;
+  // In local memory: sum i of this lane at tl_red[i * WG + lid], its compensation at [(sums + i) * WG + lid].
+  tl_red[0u + tl_lid] = 0.0f;
+  tl_red[64u + tl_lid] = 0.0f;
+  tl_red[128u + tl_lid] = 0.0f;
+  tl_red[192u + tl_lid] = 0.0f;
+  tl_red[256u + tl_lid] = 0.0f;
+  tl_red[320u + tl_lid] = 0.0f;
+  tl_red[384u + tl_lid] = 0.0f;
+  tl_red[448u + tl_lid] = 0.0f;
+  tl_red[512u + tl_lid] = 0.0f;
+  tl_red[576u + tl_lid] = 0.0f;
+  tl_red[640u + tl_lid] = 0.0f;
+  tl_red[704u + tl_lid] = 0.0f;
+  tl_red[768u + tl_lid] = 0.0f;
+  tl_red[832u + tl_lid] = 0.0f;
+  tl_red[896u + tl_lid] = 0.0f;
+  tl_red[960u + tl_lid] = 0.0f;
+  tl_red[1024u + tl_lid] = 0.0f;
+  tl_red[1088u + tl_lid] = 0.0f;
+  tl_red[1152u + tl_lid] = 0.0f;
+  tl_red[1216u + tl_lid] = 0.0f;
+  tl_red[1280u + tl_lid] = 0.0f;
+  tl_red[1344u + tl_lid] = 0.0f;
+  tl_red[1408u + tl_lid] = 0.0f;
+  tl_red[1472u + tl_lid] = 0.0f;
   for (unsigned int tl_j = 0u; tl_j < 4u; ++tl_j) {
     unsigned int tl_p = tl_g * 256u + tl_j * 64u + tl_lid;
     if (tl_p < count) {
-      unsigned int tl_inv = invocations + (tl_j & zero);  // loop-variant: see scratchStore
       unsigned int tl_pathLo = pathLo + tl_p;
       unsigned int tl_pathHi = pathHi + (tl_pathLo < tl_p ? 1u : 0u);
       unsigned int tl_fk0 = seedLo; unsigned int tl_fk1 = seedHi;
@@ -295,33 +295,21 @@ tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, f
           d1_1 += d4_1 / (w4_1 + w4_1);
         }
       }
-      { float s = scratch[0u * tl_inv + tl_tid]; float y = v20_0 - scratch[12u * tl_inv + tl_tid]; float t = s + y; scratch[12u * tl_inv + tl_tid] = (t - s) - y; scratch[0u * tl_inv + tl_tid] = t; }
-      { float s = scratch[3u * tl_inv + tl_tid]; float y = v20_0 * v20_0 - scratch[15u * tl_inv + tl_tid]; float t = s + y; scratch[15u * tl_inv + tl_tid] = (t - s) - y; scratch[3u * tl_inv + tl_tid] = t; }
-      { float s = scratch[1u * tl_inv + tl_tid]; float y = d0_0 - scratch[13u * tl_inv + tl_tid]; float t = s + y; scratch[13u * tl_inv + tl_tid] = (t - s) - y; scratch[1u * tl_inv + tl_tid] = t; }
-      { float s = scratch[4u * tl_inv + tl_tid]; float y = d0_0 * d0_0 - scratch[16u * tl_inv + tl_tid]; float t = s + y; scratch[16u * tl_inv + tl_tid] = (t - s) - y; scratch[4u * tl_inv + tl_tid] = t; }
-      { float s = scratch[2u * tl_inv + tl_tid]; float y = d1_0 - scratch[14u * tl_inv + tl_tid]; float t = s + y; scratch[14u * tl_inv + tl_tid] = (t - s) - y; scratch[2u * tl_inv + tl_tid] = t; }
-      { float s = scratch[5u * tl_inv + tl_tid]; float y = d1_0 * d1_0 - scratch[17u * tl_inv + tl_tid]; float t = s + y; scratch[17u * tl_inv + tl_tid] = (t - s) - y; scratch[5u * tl_inv + tl_tid] = t; }
-      { float s = scratch[6u * tl_inv + tl_tid]; float y = v20_1 - scratch[18u * tl_inv + tl_tid]; float t = s + y; scratch[18u * tl_inv + tl_tid] = (t - s) - y; scratch[6u * tl_inv + tl_tid] = t; }
-      { float s = scratch[9u * tl_inv + tl_tid]; float y = v20_1 * v20_1 - scratch[21u * tl_inv + tl_tid]; float t = s + y; scratch[21u * tl_inv + tl_tid] = (t - s) - y; scratch[9u * tl_inv + tl_tid] = t; }
-      { float s = scratch[7u * tl_inv + tl_tid]; float y = d0_1 - scratch[19u * tl_inv + tl_tid]; float t = s + y; scratch[19u * tl_inv + tl_tid] = (t - s) - y; scratch[7u * tl_inv + tl_tid] = t; }
-      { float s = scratch[10u * tl_inv + tl_tid]; float y = d0_1 * d0_1 - scratch[22u * tl_inv + tl_tid]; float t = s + y; scratch[22u * tl_inv + tl_tid] = (t - s) - y; scratch[10u * tl_inv + tl_tid] = t; }
-      { float s = scratch[8u * tl_inv + tl_tid]; float y = d1_1 - scratch[20u * tl_inv + tl_tid]; float t = s + y; scratch[20u * tl_inv + tl_tid] = (t - s) - y; scratch[8u * tl_inv + tl_tid] = t; }
-      { float s = scratch[11u * tl_inv + tl_tid]; float y = d1_1 * d1_1 - scratch[23u * tl_inv + tl_tid]; float t = s + y; scratch[23u * tl_inv + tl_tid] = (t - s) - y; scratch[11u * tl_inv + tl_tid] = t; }
+      { float s = tl_red[0u + tl_lid]; float y = v20_0 - tl_red[768u + tl_lid]; float t = s + y; tl_red[768u + tl_lid] = (t - s) - y; tl_red[0u + tl_lid] = t; }
+      { float s = tl_red[192u + tl_lid]; float y = v20_0 * v20_0 - tl_red[960u + tl_lid]; float t = s + y; tl_red[960u + tl_lid] = (t - s) - y; tl_red[192u + tl_lid] = t; }
+      { float s = tl_red[64u + tl_lid]; float y = d0_0 - tl_red[832u + tl_lid]; float t = s + y; tl_red[832u + tl_lid] = (t - s) - y; tl_red[64u + tl_lid] = t; }
+      { float s = tl_red[256u + tl_lid]; float y = d0_0 * d0_0 - tl_red[1024u + tl_lid]; float t = s + y; tl_red[1024u + tl_lid] = (t - s) - y; tl_red[256u + tl_lid] = t; }
+      { float s = tl_red[128u + tl_lid]; float y = d1_0 - tl_red[896u + tl_lid]; float t = s + y; tl_red[896u + tl_lid] = (t - s) - y; tl_red[128u + tl_lid] = t; }
+      { float s = tl_red[320u + tl_lid]; float y = d1_0 * d1_0 - tl_red[1088u + tl_lid]; float t = s + y; tl_red[1088u + tl_lid] = (t - s) - y; tl_red[320u + tl_lid] = t; }
+      { float s = tl_red[384u + tl_lid]; float y = v20_1 - tl_red[1152u + tl_lid]; float t = s + y; tl_red[1152u + tl_lid] = (t - s) - y; tl_red[384u + tl_lid] = t; }
+      { float s = tl_red[576u + tl_lid]; float y = v20_1 * v20_1 - tl_red[1344u + tl_lid]; float t = s + y; tl_red[1344u + tl_lid] = (t - s) - y; tl_red[576u + tl_lid] = t; }
+      { float s = tl_red[448u + tl_lid]; float y = d0_1 - tl_red[1216u + tl_lid]; float t = s + y; tl_red[1216u + tl_lid] = (t - s) - y; tl_red[448u + tl_lid] = t; }
+      { float s = tl_red[640u + tl_lid]; float y = d0_1 * d0_1 - tl_red[1408u + tl_lid]; float t = s + y; tl_red[1408u + tl_lid] = (t - s) - y; tl_red[640u + tl_lid] = t; }
+      { float s = tl_red[512u + tl_lid]; float y = d1_1 - tl_red[1280u + tl_lid]; float t = s + y; tl_red[1280u + tl_lid] = (t - s) - y; tl_red[512u + tl_lid] = t; }
+      { float s = tl_red[704u + tl_lid]; float y = d1_1 * d1_1 - tl_red[1472u + tl_lid]; float t = s + y; tl_red[1472u + tl_lid] = (t - s) - y; tl_red[704u + tl_lid] = t; }
     }
   }
   // workgroup reduction: a fixed binary tree in local memory, then one partial per sum
-  tl_red[0u + tl_lid] = scratch[0u * invocations + tl_tid];
-  tl_red[64u + tl_lid] = scratch[1u * invocations + tl_tid];
-  tl_red[128u + tl_lid] = scratch[2u * invocations + tl_tid];
-  tl_red[192u + tl_lid] = scratch[3u * invocations + tl_tid];
-  tl_red[256u + tl_lid] = scratch[4u * invocations + tl_tid];
-  tl_red[320u + tl_lid] = scratch[5u * invocations + tl_tid];
-  tl_red[384u + tl_lid] = scratch[6u * invocations + tl_tid];
-  tl_red[448u + tl_lid] = scratch[7u * invocations + tl_tid];
-  tl_red[512u + tl_lid] = scratch[8u * invocations + tl_tid];
-  tl_red[576u + tl_lid] = scratch[9u * invocations + tl_tid];
-  tl_red[640u + tl_lid] = scratch[10u * invocations + tl_tid];
-  tl_red[704u + tl_lid] = scratch[11u * invocations + tl_tid];
   __syncthreads();
   for (unsigned int tl_st = 32u; tl_st > 0u; tl_st >>= 1u) {
     if (tl_lid < tl_st) {

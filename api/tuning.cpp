@@ -1,0 +1,89 @@
+#include "api/tuning.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+#include "util/files.h"
+#include "util/hash.h"
+
+namespace tapelab {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr uintmax_t kMaxEntryBytes = 1 << 20;  // an entry is a few hundred bytes; a plan a few KiB
+
+fs::path entryPath(const std::string& cacheDir, const TuningKey& key) {
+  return fs::path(cacheDir) / "tune" / (contentHash(key.text()) + ".json");
+}
+
+}  // namespace
+
+std::string TuningKey::text() const {
+  return "tapelab-tuning 1\nengine " + engine + "\ndevice " + device + "\ntape " + tape + "\nmarkets " +
+         std::to_string(markets) + "\nprecision " + toString(precision) + "\nmath " + toString(math) +
+         "\ngreeks " + (greeks ? "yes" : "no") + "\n";
+}
+
+std::optional<TunedWinner> loadTuned(const std::string& cacheDir, const TuningKey& key) {
+  if (cacheDir.empty()) return std::nullopt;
+  const fs::path path = entryPath(cacheDir, key);
+  std::error_code ec;
+  // A regular file of a sane size only: not a link to a device, a FIFO or a directory.
+  const fs::file_status st = fs::symlink_status(path, ec);
+  if (ec || !fs::is_regular_file(st)) return std::nullopt;
+  const uintmax_t size = fs::file_size(path, ec);
+  if (ec || size > kMaxEntryBytes) return std::nullopt;
+  const std::optional<std::string> bytes = readCacheEntry(path);  // length and hash checked
+  if (!bytes) return std::nullopt;
+  try {
+    const nlohmann::json j = nlohmann::json::parse(*bytes);
+    if (j.at("key").get<std::string>() != key.text()) return std::nullopt;  // another job's entry
+    TunedWinner w;
+    w.config = j.at("config").get<std::string>();
+    const std::string kind = j.at("kind").get<std::string>();
+    w.kind = kind == "register" ? KernelKind::Register : kind == "scratch" ? KernelKind::Scratch : KernelKind::Plain;
+    w.planLabel = j.at("plan_label").get<std::string>();
+    w.plan = j.at("plan").get<std::string>();
+    w.mpathsPerSecond = j.at("mpaths_per_s").get<double>();
+    w.defaultsMpathsPerSecond = j.at("defaults_mpaths_per_s").get<double>();
+    w.paths = j.at("paths").get<uint64_t>();
+    w.when = j.at("when").get<std::string>();
+    w.path = path.string();
+    return w;
+  } catch (const std::exception&) {
+    return std::nullopt;  // not ours, or damaged past the checksum's reach: no winner
+  }
+}
+
+bool storeTuned(const std::string& cacheDir, const TuningKey& key, TunedWinner& winner, std::string* error) {
+  if (cacheDir.empty()) {
+    if (error) *error = "no cache directory (TAPELAB_CACHE_DIR=off)";
+    return false;
+  }
+  nlohmann::json j;
+  j["key"] = key.text();
+  j["config"] = winner.config;
+  j["kind"] = toString(winner.kind);
+  j["plan_label"] = winner.planLabel;
+  j["plan"] = winner.plan;
+  j["mpaths_per_s"] = winner.mpathsPerSecond;
+  j["defaults_mpaths_per_s"] = winner.defaultsMpathsPerSecond;
+  j["paths"] = winner.paths;
+  j["when"] = winner.when;
+  const fs::path path = entryPath(cacheDir, key);
+  winner.path = path.string();
+  return writeCacheEntry(path, j.dump(1) + "\n", error);
+}
+
+bool forgetTuned(const std::string& cacheDir, const TuningKey& key) {
+  if (cacheDir.empty()) return false;
+  std::error_code ec;
+  return fs::remove(entryPath(cacheDir, key), ec);
+}
+
+}  // namespace tapelab

@@ -1,0 +1,283 @@
+#include "engine/config.h"
+
+#include <algorithm>
+#include <charconv>
+#include <stdexcept>
+#include <string_view>
+
+namespace tapelab {
+
+const char* toString(KahanPlace p) {
+  switch (p) {
+    case KahanPlace::Registers: return "registers";
+    case KahanPlace::Local: return "local";
+  }
+  return "?";
+}
+
+const char* toString(MathContract m) {
+  switch (m) {
+    case MathContract::Ieee: return "ieee";
+    case MathContract::Approx: return "approx";
+    case MathContract::Glsl: return "glsl";
+  }
+  return "?";
+}
+
+namespace {
+
+using C = KernelConfig;
+using S = const std::string;
+
+// value among `names` (index = the enum's value), else "<what>: expected a|b|c, got 'v'".
+template <class E, size_t N>
+E pick(S& value, S& what, const char* const (&names)[N]) {
+  for (size_t i = 0; i < N; ++i)
+    if (value == names[i]) return static_cast<E>(i);
+  std::string list;
+  for (size_t i = 0; i < N; ++i) list += (i ? "|" : "") + std::string(names[i]);
+  throw std::invalid_argument(what + ": expected " + list + ", got '" + value + "'");
+}
+
+int integer(S& value, S& what, int lo, int hi) {
+  int v = 0;
+  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+  if (ec != std::errc() || end != value.data() + value.size() || v < lo || v > hi)
+    throw std::invalid_argument(what + ": expected an integer from " + std::to_string(lo) + " to " + std::to_string(hi) +
+                                ", got '" + value + "'");
+  return v;
+}
+
+constexpr const char* kSums[] = {"registers", "local"};
+constexpr const char* kMath[] = {"ieee", "approx", "glsl"};
+constexpr const char* kQuantile[] = {"branch", "select"};
+constexpr const char* kMarkets[] = {"copies", "loop"};
+constexpr const char* kDraws[] = {"redraw", "stored"};
+constexpr const char* kOnOff[] = {"off", "on"};
+constexpr const char* kPhilox[] = {"rolled", "unrolled"};
+constexpr const char* kReduce[] = {"device", "beside", "host"};
+
+constexpr const char* kGpu = "vulkan,opencl,cuda,hip";
+
+}  // namespace
+
+const std::vector<ConfigField>& configFields() {
+  // The defaults per engine are the fastest exact configuration measured on the H200 (IEEE math;
+  // papers/findings.md, "Defaults"); see README's knob table for the evidence of each.
+  static const std::vector<ConfigField> table = {
+      {"lanes", "1..64", kGpu,
+       "changes the blocks' composition, so the sums' rounding: kernels compared for bits share it",
+       "paths each lane prices per dispatch (a block is workgroup x lanes paths)", "cuda=1;hip=1;opencl=1;vulkan=1",
+       "1,2,4",
+       [](const C& c) { return std::to_string(c.lanes); },
+       [](C& c, S& v, S& w) { c.lanes = integer(v, w, 1, 64); }},
+      {"sums", "registers|local", kGpu, "same bits",
+       "where each lane keeps its Kahan sums across its paths: registers, or workgroup-local memory where they "
+       "fit 48 KiB (else registers, reported unused)",
+       "cuda=registers;hip=registers;vulkan=registers;opencl=registers",
+       "",
+       [](const C& c) { return std::string(kSums[int(c.sums)]); },
+       [](C& c, S& v, S& w) { c.sums = pick<KahanPlace>(v, w, kSums); }},
+      {"quantile", "branch|select", kGpu, "same bits",
+       "the normal quantile as a branch on the tails, or one rational function with per-lane coefficients (no "
+       "divergence)",
+       "cuda=select;hip=select;opencl=select;vulkan=select",
+       "",
+       [](const C& c) { return std::string(kQuantile[int(c.quantile)]); },
+       [](C& c, S& v, S& w) { c.quantile = pick<QuantileForm>(v, w, kQuantile); }},
+      {"markets", "copies|loop", kGpu, "same bits",
+       "register kernels with several markets in sequential order: one copy of a segment's code per market, or "
+       "a rolled loop over one copy (persistent per-market values in arrays)",
+       "cuda=loop;hip=loop;opencl=loop;vulkan=loop",
+       "",
+       [](const C& c) { return std::string(kMarkets[int(c.markets)]); },
+       [](C& c, S& v, S& w) { c.markets = pick<MarketCode>(v, w, kMarkets); }},
+      {"draws", "redraw|stored", kGpu, "same bits",
+       "checkpointed kernels with Greeks: a recomputed segment draws its normals again, or reads the forward "
+       "sweep's from the scratch buffer (4 or 8 bytes a draw per lane)",
+       "cuda=stored;hip=stored;opencl=stored;vulkan=stored",
+       "",
+       [](const C& c) { return std::string(kDraws[int(c.draws)]); },
+       [](C& c, S& v, S& w) { c.draws = pick<DrawSource>(v, w, kDraws); }},
+      {"math", "ieee|approx|glsl", "*",
+       "changes what exp, log, sqrt and division compute: kernels compared for bits share it",
+       "the accuracy contract: ieee (the language's full-accuracy functions), approx (fp32 on cuda, hip, opencl: "
+       "the hardware's approximate instructions), glsl (Vulkan: GLSL.std.450's precision, its only contract)",
+       "vulkan=glsl",
+       "",
+       [](const C& c) { return std::string(kMath[int(c.math)]); },
+       [](C& c, S& v, S& w) { c.math = pick<MathContract>(v, w, kMath); }},
+      {"philox", "unrolled|rolled", kGpu, "same bits",
+       "Philox's ten rounds unrolled, or a rolled loop (CPU-served devices compile faster)",
+       "cuda=unrolled;hip=unrolled;opencl=unrolled;vulkan=unrolled;vulkan:cpu=rolled",
+       "",
+       [](const C& c) { return std::string(kPhilox[int(c.philoxUnrolled)]); },
+       [](C& c, S& v, S& w) { c.philoxUnrolled = pick<int>(v, w, kPhilox) == 1; }},
+      {"opaque", "on|off", kGpu, "same bits",
+       "the opaque identity on bookmark reads and fences (off: experiments only; the compiler may then merge a "
+       "recompute with the first computation)",
+       "",
+       "on",
+       [](const C& c) { return std::string(kOnOff[int(c.opaque)]); },
+       [](C& c, S& v, S& w) { c.opaque = pick<int>(v, w, kOnOff) == 1; }},
+      {"min_blocks", "0..32", "cuda,hip", "same bits",
+       "__launch_bounds__(workgroup, N): the compiler caps registers to fit N blocks per multiprocessor (HIP reads "
+       "it as its occupancy hint); 0: no second bound",
+       "cuda=10",
+       "0,6,8,10,12",
+       [](const C& c) { return std::to_string(c.minBlocks); },
+       [](C& c, S& v, S& w) { c.minBlocks = integer(v, w, 0, 32); }},
+      {"shared_constants", "on|off", "cuda,hip", "same bits",
+       "markets=loop: its arrays of values no draw reaches (the same in every lane) in workgroup-shared memory "
+       "where they fit beside the Kahan sums, else per lane",
+       "",
+       "",
+       [](const C& c) { return std::string(kOnOff[int(c.sharedConstants)]); },
+       [](C& c, S& v, S& w) { c.sharedConstants = pick<int>(v, w, kOnOff) == 1; }},
+      {"outline_draws", "on|off", "cuda,hip", "same bits",
+       "Philox and the normal quantile as functions the compiler must not inline: one copy in the kernel instead "
+       "of one per draw",
+       "",
+       "",
+       [](const C& c) { return std::string(kOnOff[int(c.outlineDraws)]); },
+       [](C& c, S& v, S& w) { c.outlineDraws = pick<int>(v, w, kOnOff) == 1; }},
+      {"cuda.reduce", "device|beside|host", "cuda", "same bits",
+       "where each dispatch's partials are added, in double and block order: a reduction kernel behind it on "
+       "the device, one beside the next kernel on a stream of the greatest priority, or on the host",
+       "",
+       "device,beside",
+       [](const C& c) { return std::string(kReduce[int(c.cudaSums)]); },
+       [](C& c, S& v, S& w) { c.cudaSums = pick<SumsPlace>(v, w, kReduce); }},
+      {"jit.chunk", "1..1000000", "cpu-jit", "same bits", "most tape nodes per generated C++ function", "",
+       "64,256,1024",
+       [](const C& c) { return std::to_string(c.jitChunk); },
+       [](C& c, S& v, S& w) { c.jitChunk = integer(v, w, 1, 1'000'000); }},
+  };
+  return table;
+}
+
+const ConfigField* findConfigField(const std::string& name) {
+  for (const ConfigField& f : configFields())
+    if (name == f.name) return &f;
+  return nullptr;
+}
+
+namespace {
+
+// Whether `name` is an item of the comma list `list`.
+bool listed(std::string_view list, std::string_view name) {
+  while (!list.empty()) {
+    const size_t comma = list.find(',');
+    if (list.substr(0, comma) == name) return true;
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<std::string> searchValues(const ConfigField& field) {
+  std::string_view list = *field.search ? field.search : field.values;
+  const char separator = *field.search ? ',' : '|';
+  std::vector<std::string> out;
+  while (!list.empty()) {
+    const size_t at = list.find(separator);
+    out.emplace_back(list.substr(0, at));
+    if (at == std::string_view::npos) break;
+    list.remove_prefix(at + 1);
+  }
+  return out;
+}
+
+bool keepsBits(const ConfigField& field) { return std::string_view(field.bits) == "same bits"; }
+
+bool fieldAppliesTo(const ConfigField& field, const std::string& engine) {
+  return std::string_view(field.engines) == "*" || listed(field.engines, engine);
+}
+
+KernelConfig defaultConfig(const std::string& engine, bool cpuDevice) {
+  KernelConfig c;
+  for (const ConfigField& f : configFields()) {
+    std::string_view rows(f.defaults);
+    while (!rows.empty()) {
+      const size_t semi = rows.find(';');
+      const std::string_view row = rows.substr(0, semi);
+      const size_t eq = row.find('=');
+      std::string_view who = row.substr(0, eq);
+      bool cpuOnly = false;
+      if (who.size() > 4 && who.substr(who.size() - 4) == ":cpu") {
+        who.remove_suffix(4);
+        cpuOnly = true;
+      }
+      if (who == engine && (!cpuOnly || cpuDevice)) f.set(c, std::string(row.substr(eq + 1)), f.name);
+      if (semi == std::string_view::npos) break;
+      rows.remove_prefix(semi + 1);
+    }
+  }
+  return c;
+}
+
+std::string configText(const KernelConfig& config, const std::string& engine) {
+  std::string text;
+  for (const ConfigField& f : configFields())
+    if (fieldAppliesTo(f, engine)) text += (text.empty() ? "" : ",") + std::string(f.name) + "=" + f.get(config);
+  return text;
+}
+
+std::string configTextAll(const KernelConfig& config) {
+  std::string text;
+  for (const ConfigField& f : configFields()) text += (text.empty() ? "" : ",") + std::string(f.name) + "=" + f.get(config);
+  return text;
+}
+
+std::vector<std::string> applyConfigText(KernelConfig& config, const std::string& text, const std::string& engine,
+                                         const std::string& what) {
+  std::vector<std::string> set;
+  if (text.empty()) return set;
+  std::string_view rest(text);
+  while (true) {
+    const size_t comma = rest.find(',');
+    const std::string item(rest.substr(0, comma));
+    const size_t eq = item.find('=');
+    if (item.empty() || eq == std::string::npos || eq == 0 || eq + 1 == item.size())
+      throw std::invalid_argument(what + ": expected NAME=VALUE[,NAME=VALUE...], got '" + item + "' in '" + text + "'");
+    const std::string name = item.substr(0, eq), value = item.substr(eq + 1);
+    const ConfigField* f = findConfigField(name);
+    if (!f) {
+      std::string names;
+      for (const ConfigField& g : configFields()) names += (names.empty() ? "" : ", ") + std::string(g.name);
+      throw std::invalid_argument(what + ": no field '" + name + "' (fields: " + names + "; tapelab config --list)");
+    }
+    if (std::find(set.begin(), set.end(), name) != set.end())
+      throw std::invalid_argument(what + ": field '" + name + "' given twice");
+    if (!engine.empty() && !fieldAppliesTo(*f, engine))
+      throw std::invalid_argument(what + ": field '" + name + "' applies to " + f->engines + ", not to engine " + engine);
+    f->set(config, value, what + ": " + name);
+    set.push_back(name);
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  return set;
+}
+
+std::string mathProblem(const KernelConfig& config, const std::string& engine, bool fp32) {
+  const bool vulkan = engine == "vulkan";
+  switch (config.math) {
+    case MathContract::Glsl:
+      return vulkan ? "" : "math=glsl is Vulkan's contract; engine " + engine + " takes ieee" +
+                               (engine == "cuda" || engine == "hip" || engine == "opencl" ? " or approx" : "");
+    case MathContract::Ieee:
+      return vulkan ? "math=ieee: a Vulkan shader's exp, log and division are GLSL.std.450's (math=glsl), not "
+                      "correctly rounded"
+                    : "";
+    case MathContract::Approx:
+      if (engine != "cuda" && engine != "hip" && engine != "opencl")
+        return "math=approx: engine " + engine + " has no approximate functions (cuda, hip and opencl do, in fp32)";
+      if (!fp32) return "math=approx: approximate functions exist in fp32 only";
+      return "";
+  }
+  return "";
+}
+
+}  // namespace tapelab

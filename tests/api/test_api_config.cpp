@@ -1,0 +1,138 @@
+// The kernel configuration (engine/config.h) as the front ends resolve it (api/montecarlo.h
+// resolveConfig): canonical text that prints and parses back, per-engine defaults, fields an engine
+// has no use for refused by name, math contracts checked against engine and precision.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "api/montecarlo.h"
+#include "engine/config.h"
+
+using namespace tapelab;
+
+namespace {
+
+const char* const kEngines[] = {"reference", "reference-f32", "reference-mp", "cpu-jit", "vulkan", "opencl", "cuda", "hip"};
+
+// Every combination of every field's search values would be large: each field in turn through each of
+// its values, the others at the engine's defaults.
+std::vector<KernelConfig> oneFieldAtATime(const std::string& engine) {
+  std::vector<KernelConfig> out;
+  for (const ConfigField& f : configFields()) {
+    if (!fieldAppliesTo(f, engine)) continue;
+    for (const std::string& v : searchValues(f)) {
+      KernelConfig c = defaultConfig(engine);
+      f.set(c, v, f.name);
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(ApiConfig, CanonicalTextParsesBackForEveryEngine) {
+  for (const char* engine : kEngines)
+    for (const KernelConfig& c : oneFieldAtATime(engine)) {
+      const std::string text = configText(c, engine);
+      KernelConfig back = defaultConfig(engine);
+      applyConfigText(back, text, engine);
+      EXPECT_EQ(back, c) << engine << ": " << text;
+      EXPECT_EQ(configText(back, engine), text) << engine;
+    }
+  // Engine-neutral text names every field once, in table order.
+  const std::string all = configTextAll(KernelConfig{});
+  size_t at = 0;
+  for (const ConfigField& f : configFields()) {
+    const size_t next = all.find(std::string(f.name) + "=", at);
+    ASSERT_NE(next, std::string::npos) << f.name << " missing or out of order in " << all;
+    at = next;
+  }
+}
+
+TEST(ApiConfig, EveryFieldHasItsTableEntries) {
+  std::set<std::string> names;
+  for (const ConfigField& f : configFields()) {
+    EXPECT_TRUE(names.insert(f.name).second) << f.name << " twice";
+    EXPECT_NE(std::string(f.help), "") << f.name;
+    EXPECT_FALSE(searchValues(f).empty()) << f.name;
+    for (const std::string& v : searchValues(f)) {  // every search value is a value
+      KernelConfig c;
+      EXPECT_NO_THROW(f.set(c, v, f.name)) << f.name << "=" << v;
+      EXPECT_EQ(f.get(c), v) << f.name;
+    }
+    // A field named for one engine ("cuda.reduce") applies to that engine alone.
+    const std::string name = f.name;
+    if (const size_t dot = name.find('.'); dot != std::string::npos) {
+      const std::string prefix = name.substr(0, dot) == "jit" ? "cpu-jit" : name.substr(0, dot);
+      EXPECT_EQ(std::string(f.engines), prefix) << name;
+    }
+  }
+}
+
+TEST(ApiConfig, DefaultsDifferByEngine) {
+  EXPECT_EQ(defaultConfig("vulkan").math, MathContract::Glsl);
+  EXPECT_EQ(defaultConfig("cuda").math, MathContract::Ieee);
+  EXPECT_TRUE(defaultConfig("vulkan").philoxUnrolled);
+  EXPECT_FALSE(defaultConfig("vulkan", true).philoxUnrolled) << "lavapipe: Philox rolled, to compile faster";
+  EXPECT_EQ(defaultConfig("reference"), KernelConfig{}) << "no field of the reference differs from the baseline";
+  EXPECT_EQ(configText(defaultConfig("reference"), "reference"), "math=ieee");
+  for (const char* engine : kEngines)
+    EXPECT_EQ(mathProblem(defaultConfig(engine), engine, true), "") << engine << ": its defaults have its contract";
+}
+
+TEST(ApiConfig, BadTextIsOneLineNamingTheFieldAndTheEngine) {
+  struct Bad {
+    const char* engine;
+    const char* text;
+    const char* says;
+  };
+  for (const Bad& b : std::initializer_list<Bad>{
+           {"vulkan", "min_blocks=4", "field 'min_blocks' applies to cuda,hip, not to engine vulkan"},
+           {"cuda", "jit.chunk=8", "applies to cpu-jit, not to engine cuda"},
+           {"reference", "lanes=1", "not to engine reference"},
+           {"cuda", "lanes=0", "lanes: expected an integer from 1 to 64, got '0'"},
+           {"cuda", "sums=global", "sums: expected registers|local, got 'global'"},
+           {"cuda", "colour=red", "no field 'colour'"},
+           {"cuda", "lanes=1,lanes=2", "field 'lanes' given twice"},
+           {"cuda", "lanes=1,", "expected NAME=VALUE"},
+           {"cuda", "lanes", "expected NAME=VALUE"},
+       }) {
+    KernelConfig c = defaultConfig(b.engine);
+    try {
+      applyConfigText(c, b.text, b.engine, "--config");
+      ADD_FAILURE() << b.engine << ": '" << b.text << "' accepted";
+    } catch (const std::invalid_argument& e) {
+      const std::string msg = e.what();
+      EXPECT_EQ(msg.rfind("--config", 0), 0u) << msg;
+      EXPECT_NE(msg.find(b.says), std::string::npos) << msg;
+      EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+    }
+  }
+}
+
+// resolveConfig: the engine's defaults, the text over them, the math contract checked.
+TEST(ApiConfig, ResolveConfigChecksTheMathContract) {
+  EngineCaps caps;
+  RunConfig rc;
+  rc.engine = "cuda";
+  EXPECT_EQ(resolveConfig(rc, caps, Precision::F32), defaultConfig("cuda"));
+  rc.configText = "lanes=2,math=approx";
+  const KernelConfig c = resolveConfig(rc, caps, Precision::F32);
+  EXPECT_EQ(c.lanes, 2);
+  EXPECT_EQ(c.math, MathContract::Approx);
+  EXPECT_EQ(c.minBlocks, defaultConfig("cuda").minBlocks) << "fields not given keep the engine's default";
+  EXPECT_THROW(resolveConfig(rc, caps, Precision::F64), std::invalid_argument) << "no approximate fp64";
+  rc.engine = "vulkan";
+  rc.configText = "math=ieee";
+  try {
+    resolveConfig(rc, caps, Precision::F32);
+    ADD_FAILURE() << "vulkan took math=ieee";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("GLSL.std.450"), std::string::npos) << e.what();
+  }
+  rc.engine = "cpu-jit";
+  rc.configText = "jit.chunk=64";
+  EXPECT_EQ(resolveConfig(rc, caps, Precision::F64).jitChunk, 64);
+}
