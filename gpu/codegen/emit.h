@@ -5,7 +5,9 @@
 // a table of spellings (types, literal suffixes, bit casts, mul-hi, math
 // names, the kernel's frame with its parameters, thread and group index,
 // workgroup-local memory and barrier, `precise`). There is one emitter; no
-// language is produced by rewriting another.
+// language is produced by rewriting another. It decides, then prints: a storage
+// pass (storage.h) places every value, adjoint and sum, and the printer
+// (emit.cpp) names and declares what the table says.
 //
 // ---------------------------------------------------------------- kernel ABI
 // T is float (fp32) or double (fp64); U is a 32-bit unsigned integer.

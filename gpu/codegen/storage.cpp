@@ -1,0 +1,157 @@
+#include "gpu/codegen/storage.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "gpu/codegen/adjoint_arrays.h"
+#include "gpu/codegen/emit.h"
+#include "planner/plan.h"
+
+namespace tapelab {
+
+namespace {
+
+bool checkpointed(const KernelOptions& o) { return o.kind == KernelKind::Register || o.kind == KernelKind::Scratch; }
+
+void validateOptions(const Tape& tape, const KernelOptions& options, const Dialect& dialect, int workgroupSize) {
+  if (const std::string problem = validate(tape); !problem.empty()) throw std::invalid_argument(problem);
+  if (options.markets < 1 || options.markets > 8)
+    throw std::invalid_argument("markets must be 1..8 (got " + std::to_string(options.markets) + ")");
+  if (options.precision == Precision::F64 && !dialect.hasFp64)
+    throw std::invalid_argument("the " + dialect.name + " dialect has no fp64 kernels");
+  if (workgroupSize < 1 || (workgroupSize & (workgroupSize - 1)) != 0 || workgroupSize > 1024)
+    throw std::invalid_argument("workgroup size must be a power of two up to 1024");
+  if (options.config.lanes < 1) throw std::invalid_argument("paths per lane must be at least 1");
+  if (options.kind == KernelKind::Tangent) differentiatedInputs(options, tape.numInputs());  // throws on a bad --wrt
+  if (checkpointed(options)) {
+    const Plan& plan = options.plan;
+    if (plan.bounds.size() < 2 || plan.bounds.front() != 0 || plan.bounds.back() != tape.size() ||
+        plan.isPersistent.size() != static_cast<size_t>(tape.size()))
+      throw std::invalid_argument(std::string(toString(options.kind)) + " kernel needs a plan made for this tape");
+  }
+}
+
+// Values: one copy per market where an input reaches them; the market loop's persistent ones in
+// arrays (shared by the workgroup where no draw reaches them and config shared_constants holds);
+// the scratch kind's bookmarks and the stored draws in the scratch buffer, in that order.
+void placeValues(StoragePlan& s, const Tape& tape, const KernelOptions& options, const std::vector<uint8_t>& fromInput) {
+  const std::vector<uint8_t> fromDraw = dependsOnDraw(tape);
+  for (int32_t j = 0; j < tape.size(); ++j) {
+    NodeStorage& n = s.nodes[j];
+    n.copies = fromInput[j] ? s.markets : 1;
+    n.value = n.copies > 1 ? ValuePlace::MarketScalars : ValuePlace::Scalar;
+    if (s.marketLoop && fromInput[j] && options.plan.isPersistent[j])
+      n.value = s.sharedConstants && !fromDraw[j] ? ValuePlace::SharedArray : ValuePlace::LaneArray;
+  }
+  if (options.kind == KernelKind::Scratch)
+    for (const auto& stored : options.plan.storedAt)
+      for (int32_t j : stored) {
+        s.nodes[j].value = ValuePlace::ScratchSlot;
+        s.nodes[j].slot = s.scratchSlots;
+        s.scratchSlots += s.nodes[j].copies;
+      }
+  if (options.config.draws == DrawSource::Stored && checkpointed(options) && options.greeks)
+    for (int32_t i = 0; i < tape.size(); ++i)
+      if (tape.op[i] == Op::Randn) {
+        s.nodes[i].value = ValuePlace::StoredDraw;
+        s.nodes[i].drawSlot = s.scratchSlots + s.drawSlots++;
+      }
+}
+
+// Adjoints: the values an input reaches, where the kernel has a reverse sweep; the market loop's
+// persistent ones in arrays, shared where their lives do not overlap (a flat plan).
+void placeAdjoints(StoragePlan& s, const Tape& tape, const KernelOptions& options, const std::vector<uint8_t>& fromInput) {
+  if (!options.greeks || options.kind == KernelKind::Tangent) return;
+  SharedAdjointArrays shared;
+  if (s.marketLoop && !options.plan.nested()) shared = shareAdjointArrays(tape, options.plan, fromInput);
+  s.sharedAdjointArrays = shared.arrays;
+  s.adjointArraysSetIn = shared.firstWrittenIn;
+  for (int32_t j = 0; j < tape.size(); ++j) {
+    if (!fromInput[j]) continue;
+    NodeStorage& n = s.nodes[j];
+    n.adjoint = s.markets == 1 ? AdjointPlace::Scalar : AdjointPlace::MarketScalars;
+    if (s.marketLoop && options.plan.isPersistent[j]) n.adjoint = AdjointPlace::LaneArray;
+    if (!shared.arrayOf.empty() && shared.arrayOf[j] >= 0) {
+      n.adjoint = AdjointPlace::SharedArray;
+      n.adjointArray = shared.arrayOf[j];
+    }
+  }
+}
+
+// The Kahan sums in local memory where they fit (config sums=local); then the market loop's
+// lane-invariant arrays in workgroup memory where the dialect declares them in a body and they fit
+// beside the sums' local array (config shared_constants; else they stay per lane: the same bits).
+void placeSums(StoragePlan& s, const Tape& tape, const KernelOptions& options, const Dialect& dialect, int workgroupSize,
+               const std::vector<uint8_t>& fromInput) {
+  s.kahanSums = s.markets * 2 * (options.greeks ? 1 + tape.numInputs() : 1);
+  const size_t scalarBytes = options.precision == Precision::F32 ? 4 : 8;
+  s.kahanInLocal = options.config.sums == KahanPlace::Local &&
+                   size_t(2) * size_t(s.kahanSums) * size_t(workgroupSize) * scalarBytes <= kMaxKahanLocalBytes;
+  s.reductionSums = s.kahanInLocal ? s.kahanSums : std::min(s.kahanSums, 16);
+  s.localRows = s.kahanInLocal ? 2 * s.kahanSums : s.reductionSums;
+  if (options.config.sharedConstants && s.marketLoop && !dialect.blockShared.empty()) {
+    const std::vector<uint8_t> fromDraw = dependsOnDraw(tape);
+    size_t bytes = size_t(s.localRows) * size_t(workgroupSize) * scalarBytes;
+    for (int32_t j : options.plan.persistent)
+      if (fromInput[j] && !fromDraw[j]) bytes += size_t(s.markets) * scalarBytes;
+    s.sharedConstants = bytes <= kMaxKahanLocalBytes;
+  }
+}
+
+// The config's fields that asked for something this kernel does not do, each with why.
+std::vector<std::string> unusedFields(const StoragePlan& s, const Tape& tape, const KernelOptions& options,
+                                      const Dialect& dialect, int workgroupSize) {
+  const KernelConfig& config = options.config;
+  std::vector<std::string> unused;
+  const bool draws = std::find(tape.op.begin(), tape.op.end(), Op::Randn) != tape.op.end();
+  if (config.markets == MarketCode::Loop && !s.marketLoop)
+    unused.push_back(std::string("markets=loop: ") +
+                     (options.kind != KernelKind::Register ? "not a register kernel"
+                      : s.markets == 1                     ? "one market"
+                      : !options.greeks                    ? "value only"
+                                                           : "markets in joint order"));
+  if (config.draws == DrawSource::Stored && s.drawSlots == 0)
+    unused.push_back(std::string("draws=stored: ") + (!checkpointed(options) ? "not a checkpointed kernel"
+                                                     : !options.greeks       ? "value only"
+                                                                             : "the tape has no draws"));
+  const PrecisionSpelling& types = dialect.spelling(options.precision);
+  if (config.sums == KahanPlace::Local && !s.kahanInLocal)
+    unused.push_back("sums=local: " + std::to_string(2 * s.kahanSums * workgroupSize * int(types.scalar == "float" ? 4 : 8) / 1024) +
+                     " KiB of sums exceed the 48 KiB of workgroup memory, kept in registers");
+  if (config.sharedConstants && s.marketLoop && !dialect.blockShared.empty() && !s.sharedConstants)
+    unused.push_back("shared_constants=on: the arrays do not fit beside the sums in 48 KiB, kept per lane");
+  if (config.quantile == QuantileForm::Select && !draws) unused.push_back("quantile=select: the tape has no draws");
+  if (config.outlineDraws && !draws) unused.push_back("outline_draws=on: the tape has no draws");
+  // The math contract a dialect cannot give (front ends refuse these; engine/config.h mathProblem).
+  const bool glsl = dialect.name == "glsl";
+  if (glsl && config.math != MathContract::Glsl)
+    unused.push_back(std::string("math=") + toString(config.math) +
+                     ": a Vulkan shader's exp, log and division are GLSL.std.450's (math=glsl)");
+  if (!glsl && config.math == MathContract::Glsl) unused.push_back("math=glsl: Vulkan's contract, not " + dialect.name + "'s (ieee used)");
+  if (config.math == MathContract::Approx && types.approxFunctions.empty() && !glsl)
+    unused.push_back(std::string("math=approx: no approximate ") + toString(options.precision) + " functions in " +
+                     dialect.name + " (ieee used)");
+  return unused;
+}
+
+}  // namespace
+
+StoragePlan planStorage(const Tape& tape, const KernelOptions& options, const Dialect& dialect, int workgroupSize) {
+  validateOptions(tape, options, dialect, workgroupSize);
+  StoragePlan s;
+  s.nodes.assign(tape.size(), {});
+  s.markets = options.markets;
+  // config markets=loop: register kernels whose markets go one after another (with Greeks, several markets).
+  s.marketLoop = options.config.markets == MarketCode::Loop && sequentialMarkets(options) &&
+                 options.kind == KernelKind::Register;
+  const std::vector<uint8_t> fromInput = dependsOnInput(tape);
+  placeSums(s, tape, options, dialect, workgroupSize, fromInput);
+  placeValues(s, tape, options, fromInput);
+  placeAdjoints(s, tape, options, fromInput);
+  if (options.kind == KernelKind::Tangent && options.greeks)
+    s.tangents = tangentSlots(tape, differentiatedInputs(options, tape.numInputs()));
+  s.unused = unusedFields(s, tape, options, dialect, workgroupSize);
+  return s;
+}
+
+}  // namespace tapelab
