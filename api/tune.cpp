@@ -6,6 +6,10 @@
 #include <cstring>
 #include <ctime>
 #include <map>
+#include <set>
+#include <atomic>
+#include <mutex>
+#include <thread>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
@@ -72,6 +76,50 @@ struct Search {
   std::vector<std::vector<double>> inputs;
   std::vector<std::string> fixed;  // fields the caller's --config set: not searched
   std::map<std::string, RunResult> plainBits;  // bitsKey -> the plain kernel's result
+  std::set<std::string> plainCompiled;         // compile-only: bitsKeys whose plain kernel is compiled
+  // Kernels compiled ahead, several at once (a shortlist): by candidate id, and plain ones by bitsKey.
+  std::map<std::string, std::shared_ptr<Kernel>> ahead, aheadPlain;
+  std::mutex aheadMutex;
+
+  std::string idOf(const TuneCandidate& c) const { return c.plan + " | " + configText(c.config, run.engine); }
+
+  // Compiles `cs` and their plain kernels on up to `jobs` threads (NVRTC and the drivers' compilers
+  // take seconds to a minute a kernel; the timing after it stays one kernel at a time). A failure is
+  // left for evaluate() to meet again and report.
+  void compileAhead(const std::vector<TuneCandidate>& cs, unsigned jobs) {
+    std::vector<std::pair<std::string, KernelOptions>> work;
+    std::set<std::string> plains;
+    for (const TuneCandidate& c : cs) {
+      work.push_back({idOf(c), optionsFor(c)});
+      if (plains.insert(bitsKey(c.config)).second) {
+        plainCompiled.insert(bitsKey(c.config));
+        TuneCandidate p;
+        p.kind = KernelKind::Plain;
+        p.cuts = plainPlan(tape);
+        p.config = c.config;
+        work.push_back({"plain:" + bitsKey(c.config), optionsFor(p)});
+      }
+    }
+    say("compiling " + std::to_string(work.size()) + " kernels (candidates and their plain kernels), " +
+        std::to_string(jobs) + " at once");
+    std::atomic<size_t> next{0};
+    auto worker = [&] {
+      for (size_t i; (i = next.fetch_add(1)) < work.size();) {
+        try {
+          std::shared_ptr<Kernel> k = engine->compile(tape, work[i].second);
+          std::lock_guard<std::mutex> lock(aheadMutex);
+          if (work[i].first.rfind("plain:", 0) == 0) aheadPlain[work[i].first.substr(6)] = std::move(k);
+          else ahead[work[i].first] = std::move(k);
+        } catch (const std::exception&) {
+        }
+      }
+    };
+    std::vector<std::thread> threads;
+    for (unsigned t = 1; t < std::min<size_t>(jobs, work.size()); ++t) threads.emplace_back(worker);
+    worker();
+    for (std::thread& t : threads) t.join();
+    say("compiled in " + std::to_string(static_cast<int>(since(start))) + " s");
+  }
   std::map<std::string, size_t> tried;         // plan label + config text -> candidate
   std::vector<TuneCandidate> candidates;
   TimingWarmup warmup;
@@ -101,17 +149,21 @@ struct Search {
     const std::string key = bitsKey(config);
     auto it = plainBits.find(key);
     if (it != plainBits.end()) return it->second;
-    TuneCandidate p;
-    p.kind = KernelKind::Plain;
-    p.cuts = plainPlan(tape);
-    p.config = config;
-    const auto kernel = engine->compile(tape, optionsFor(p));
+    std::shared_ptr<Kernel> kernel;
+    if (auto a = aheadPlain.find(key); a != aheadPlain.end()) kernel = a->second;
+    if (!kernel) {
+      TuneCandidate p;
+      p.kind = KernelKind::Plain;
+      p.cuts = plainPlan(tape);
+      p.config = config;
+      kernel = engine->compile(tape, optionsFor(p));
+    }
     return plainBits.emplace(key, kernel->run(inputs, paths, opt.seed)).first->second;
   }
 
   // Compiles, times and checks one candidate (once per plan and config); returns its index.
   size_t evaluate(TuneCandidate c) {
-    const std::string id = c.plan + " | " + configText(c.config, run.engine);
+    const std::string id = idOf(c);
     if (auto it = tried.find(id); it != tried.end()) return it->second;
     const size_t index = candidates.size();
     tried[id] = index;
@@ -121,10 +173,21 @@ struct Search {
       return index;
     }
     try {
-      const auto kernel = engine->compile(tape, optionsFor(c));
+      std::shared_ptr<Kernel> kernel;
+      if (auto a = ahead.find(id); a != ahead.end()) kernel = a->second;
+      if (!kernel) kernel = engine->compile(tape, optionsFor(c));
       c.stats = kernel->stats();
       if (compileOnly) {
         c.status = "compiled";
+        // The plain kernel its bits will be checked against where it runs: compiled now, so that a
+        // machine given this cache (scripts/gpu-cache-pack.sh) spends its time timing.
+        if (plainCompiled.insert(bitsKey(c.config)).second) {
+          TuneCandidate p;
+          p.kind = KernelKind::Plain;
+          p.cuts = plainPlan(tape);
+          p.config = c.config;
+          engine->compile(tape, optionsFor(p));
+        }
       } else {
         warmup.run(caps.gpu, [&] { kernel->run(inputs, paths, opt.seed + 1); });
         RunResult last;
@@ -284,16 +347,23 @@ TuneResult tune(const Tape& tape, const RunConfig& config, const TuneOptions& op
   };
 
   if (!opt.shortlist.empty()) {
+    std::vector<TuneCandidate> listed;
     for (const std::string& raw : opt.shortlist) {
       const std::string line = trim(raw);
       if (line.empty() || line[0] == '#') continue;
       const auto [label, text] = parseShortlistLine(line);
       KernelConfig c = base.config;
-      applyConfigText(c, text, config.engine, "shortlist");
-      if (const std::string why = mathProblem(c, config.engine, s.precision == Precision::F32); !why.empty())
-        throw std::invalid_argument("shortlist: " + why);
-      s.evaluate(candidate(label, c, "shortlist"));
+      applyConfigText(c, text, config.engine, "shortlist '" + line + "'");
+      if (c.math != base.config.math)
+        throw std::invalid_argument("shortlist '" + line + "': the job's math contract is " +
+                                    toString(base.config.math) + " (--config math=... sets it)");
+      for (const std::string& name : s.fixed)  // the caller's fields stay fixed
+        if (findConfigField(name)->get(c) != findConfigField(name)->get(base.config))
+          throw std::invalid_argument("shortlist '" + line + "': sets " + name + ", which --config fixes");
+      listed.push_back(candidate(label, c, "shortlist"));
     }
+    s.compileAhead(listed, opt.jobs ? opt.jobs : std::max(1u, std::thread::hardware_concurrency()));
+    for (TuneCandidate& c : listed) s.evaluate(std::move(c));
   } else {
     // 1. The baseline.
     TuneCandidate d;

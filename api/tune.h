@@ -43,6 +43,7 @@ struct TuneOptions {
   int plans = 4;                        // plans timed after the model's pruning
   // Instead of a search, exactly these candidates: "PLAN | CONFIG" lines (shortlistLine), '#' comments.
   std::vector<std::string> shortlist;
+  unsigned jobs = 0;  // a shortlist's kernels compiled this many at once; 0: one per hardware thread
   bool store = true;  // keep the winner in the tuning cache
   bool compileOnly = false;  // rank by the compiler's statistics even where the engine could run
   std::function<void(const std::string&)> progress;  // one line per step of the search

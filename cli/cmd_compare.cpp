@@ -10,9 +10,11 @@
 #include <cstring>
 #include <future>
 #include <memory>
+#include <optional>
 
 #include "api/ranks.h"
 #include "api/registry.h"
+#include "api/tune.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/peer_file.h"
@@ -24,6 +26,7 @@ namespace {
 
 struct Row {
   std::string engine, kernel;
+  std::string plan;  // "plain", "window 16", ...: the strategy and segments the row ran
   int segments = 1;
   int markets = 1;
   std::vector<double> ladderMs;
@@ -146,11 +149,41 @@ int compare(const Flags& f) {
     if (ranks::rank() == 0) std::fprintf(stderr, "compare: %s\n", s.c_str());
   };
   std::vector<Row> rows;
+  struct EngineConfig {
+    std::string engine, config, tuned;
+  };
+  std::vector<EngineConfig> engineConfigs;
   for (const std::string& engine : engines) {
     const EngineCaps caps = engineCaps(findEngine(engine), cfg.engineSettings);
     std::vector<std::pair<std::string, RunConfig>> variants;
     RunConfig base = cfg;
-    if (!base.precision) base.precision = caps.fp32 ? Precision::F32 : caps.defaultPrecision;  // fp32 unless asked
+    base.engine = engine;
+    if (!base.precision) base.precision = caps.defaultPrecision;  // as run and price: fp32 on GPUs, fp64 on CPUs
+    // One configuration for every row of the engine, so that every row's bits compare with its plain
+    // row: the tuning cache's winner for the fused job (tapelab tune) where there is one and nothing
+    // asks otherwise, else the engine's defaults; the user's --config over either.
+    const int fused = std::min(fusedMarkets, caps.maxMarkets);
+    KernelConfig kernelConfig = resolveConfig(base, caps, *base.precision);
+    std::optional<TunedWinner> tuned;
+    if (cfg.useTuned && cfg.checkpoint.mode == Checkpoint::Mode::Auto && !cfg.strategy && !cfg.plan && cfg.planFile.empty())
+      tuned = loadTuned(cfg.engineSettings.cacheDir,
+                        tuningKey(tape, engine, caps, fused, *base.precision, kernelConfig.math, cfg.greeks));
+    std::optional<Plan> tunedPlan;
+    if (tuned) {
+      try {
+        KernelConfig c = defaultConfig(engine, caps.cpuDevice);
+        applyConfigText(c, tuned->config, engine, tuned->path);
+        applyConfigText(c, cfg.configText, engine, cfg.configWhat);
+        kernelConfig = c;
+        if (tuned->kind != KernelKind::Plain) tunedPlan = parsePlanFile(tuned->plan, tape, tuned->path);
+      } catch (const std::exception& e) {  // an entry this version cannot read: the defaults
+        progress(engine + ": tuning cache entry " + tuned->path + " not used: " + e.what());
+        tuned.reset();
+      }
+    }
+    base.configText = configText(kernelConfig, engine);
+    base.useTuned = false;  // decided here, for every row alike
+    engineConfigs.push_back({engine, base.configText, tuned ? tuned->path : ""});
     RunConfig plain = base;
     plain.engine = engine;
     plain.checkpoint = Checkpoint::off();
@@ -171,6 +204,8 @@ int compare(const Flags& f) {
         c.checkpoint = Checkpoint::off();
         c.planFile.clear();
         c.wrt = cfg.wrt;
+      } else if (kind == KernelKind::Register && tunedPlan) {
+        c.plan = tunedPlan;  // the tuned winner's cuts
       } else if (c.planFile.empty() && c.checkpoint.mode != Checkpoint::Mode::Segments)  // a plan file sets the cuts
         c.checkpoint = kind == KernelKind::Scratch && !cfg.strategy ? Checkpoint::automatic() : Checkpoint::count(cfg.segments);
       variants.push_back({toString(kind), c});
@@ -209,6 +244,13 @@ int compare(const Flags& f) {
         // The fused rows' reverse sweep one market at a time, where the engine has a market order.
         if (caps.marketOrder && sequentialMarkets(pricer.options())) row.kernel += "/seq";
         row.segments = pricer.options().plan.segments();
+        {
+          const Plan& p = pricer.options().plan;
+          row.plan = pricer.options().kind == KernelKind::Tangent ? "none (tangent)"
+                     : p.segments() <= 1                          ? "plain"
+                                                                  : p.strategy + " " + std::to_string(p.segments());
+          if (pricer.options().kind == KernelKind::Register && tunedPlan) row.plan += " (tuned)";
+        }
         row.stats = pricer.stats();
         auto runLadder = [&](uint64_t s) {
           if (markets > 1) return pricer.runMarkets(ladder, paths, s);
@@ -266,7 +308,8 @@ int compare(const Flags& f) {
       std::vector<std::string> ms;
       for (double x : r.ladderMs) ms.push_back(num(x));
       Json j;
-      j.str("engine", r.engine).str("kernel", r.kernel).integer("segments", r.segments).integer("markets", r.markets)
+      j.str("engine", r.engine).str("kernel", r.kernel).str("plan", r.plan).integer("segments", r.segments)
+          .integer("markets", r.markets)
           .number("ms_per_ladder", r.medianMs).field("ms_ladders", jsonArray(ms))
           .number("mpaths_per_second", mpathPerSecond(r))
           .str("identical_to_plain", r.identical)
@@ -287,18 +330,23 @@ int compare(const Flags& f) {
     top.str("tape", tape.name).integer("nodes", tape.size()).integer("paths", static_cast<int64_t>(paths))
         .field("seed", std::to_string(seed)).boolean("greeks", cfg.greeks).field("ladder_spots", jsonArray(spots))
         .integer("ladders", ladders).field("rows", jsonArray(items));
+    std::vector<std::string> configs;
+    for (const EngineConfig& e : engineConfigs)
+      configs.push_back(Json().str("engine", e.engine).str("config", e.config).str("tuned", e.tuned).done());
+    top.field("configs", jsonArray(configs));
     std::printf("%s\n", top.done().c_str());
   } else {
     std::printf("%s: %d nodes | %llu paths per call | %d-point spot ladder, median of %d | %s | %s\n",
                 tape.name.c_str(), tape.size(), static_cast<unsigned long long>(paths), points, ladders,
-                cfg.greeks ? "value + Greeks" : "value only", cfg.precision == Precision::F64 ? "fp64" : "fp32 where the engine has it");
+                cfg.greeks ? "value + Greeks" : "value only",
+                cfg.precision ? toString(*cfg.precision) : "each engine's default precision (fp32 on GPUs, fp64 on CPUs)");
     std::vector<std::vector<std::string>> out;
     std::vector<std::string> errors;
     for (const Row& r : rows) {
       if (!r.error.empty()) {
         errors.push_back(r.engine + " " + r.kernel + " (" + marketsLabel(r.markets) + "): " + r.error);
         out.push_back({r.engine, r.kernel, "-", std::to_string(r.markets), "error", "-", "-", "-", "-", "-", "-", "-",
-                       "see below"});
+                       "see below", "-"});
         continue;
       }
       char ms[32], mps[32], comp[32];
@@ -310,16 +358,19 @@ int compare(const Flags& f) {
                      tangentRow ? std::string("-") : std::to_string(r.segments), std::to_string(r.markets), ms, mps,
                      num(r.result.run.markets[center].value), greekAt(r, spot), greekAt(r, vega), r.identical,
                      r.stats.registers >= 0 ? std::to_string(r.stats.registers) : "-",
-                     r.stats.spillBytes >= 0 ? std::to_string(r.stats.spillBytes) : "-", comp});
+                     r.stats.spillBytes >= 0 ? std::to_string(r.stats.spillBytes) : "-", comp, r.plan});
     }
     std::printf("%s", table({"engine", "kernel", "segs", "mkts", "ms/ladder", "Mpath/s", "price", "delta", "vega",
-                             "same bits", "regs", "spill B", "compile s"},
+                             "same bits", "regs", "spill B", "compile s", "plan"},
                             out)
                           .c_str());
     std::printf("price/delta/vega at spot %s; 'same bits': every value, Greek and stderr of the ladder equals the\n"
                 "engine's plain single-market kernel bit for bit ('value': the tangent kernel's values and their\n"
                 "stderrs do; its Greeks are forward-mode sums, equal within rounding; it has no plan: segs '-').\n",
                 num(ladder[center][spot]).c_str());
+    for (const EngineConfig& e : engineConfigs)
+      std::printf("config %s: %s%s\n", e.engine.c_str(), e.config.c_str(),
+                  e.tuned.empty() ? " (the engine's defaults)" : (" (tuned: " + e.tuned + ")").c_str());
     for (const std::string& e : errors) std::printf("error: %s\n", e.c_str());
     if (peerPath) {
       std::vector<std::vector<std::string>> pr;
@@ -390,7 +441,7 @@ Runner setupCompare(CLI::App& app) {
   f->value("peer", "FILE", "also print each row's ratio to the matching rows of this peer CSV "
                            "(experiments/drivers/peers.py's or experiments/peers/jax_peers.py's)");
   addRunConfigFlags(*f, {"kernel"});  // --wrt applies to the tangent rows
-  f->option("fp32")->description("single precision (the default here, on every engine)");
+  f->option("fp32")->description("single precision on every engine (default: each engine's, as run uses)");
   f->flag("json", "print one JSON object with every row");
   return [f] { return compare(*f); };
 }

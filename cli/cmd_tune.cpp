@@ -51,6 +51,7 @@ int tuneCommand(const Flags& f) {
   opt.plans = f.positive("plans");
   opt.store = !f.given("no-store");
   opt.compileOnly = f.given("compile-only");
+  if (f.given("jobs")) opt.jobs = static_cast<unsigned>(f.positive("jobs"));
   {
     const std::string budget = *f.textOrDefault("budget-seconds");
     char* end = nullptr;
@@ -197,6 +198,7 @@ Runner setupTune(CLI::App& app) {
   f->value("plans", "N", "checkpointed plans timed after the model's pruning (plain is always timed)", "4");
   f->flag("compile-only", "rank by the compiler's statistics even where the engine runs");
   f->value("shortlist", "FILE", "time exactly the candidates in FILE (PLAN | CONFIG lines) instead of searching");
+  f->value("jobs", "N", "a shortlist's kernels compiled this many at once (default: one per hardware thread)");
   f->value("write-shortlist", "FILE", "write the best candidates as a shortlist");
   f->value("shortlist-size", "N", "candidates --write-shortlist keeps", "8");
   f->flag("no-store", "do not keep the winner in the tuning cache");

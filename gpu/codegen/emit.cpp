@@ -451,12 +451,11 @@ class Emitter : Names {
   }
 
   // Recomputes the needed nodes of [b.from, to) from the block's imports: the
-  // persistent values (scratch kernels: from the buffer) or an enclosing block's bookmarks.
+  // persistent values (those with a scratch slot: from the buffer) or an enclosing block's bookmarks.
   // `which`: every copy, only the values no market owns (one copy: draws, constants), or one
   // market's copies of the values with a copy per market.
   void recompute(const ScheduleBlock& b, const std::vector<uint8_t>& needed, int32_t to, const std::string& prefix,
                  const std::string& key, Markets which = Markets::all()) {
-    const bool scratch = options_.kind == KernelKind::Scratch;
     auto wanted = [&](int32_t j) {
       return needed[j] && (which.kind == Markets::Kind::All || (which.kind == Markets::Kind::SharedOnly) == !perMarket(j));
     };
@@ -471,7 +470,7 @@ class Emitter : Names {
       const int holder = b.importDepth[k];
       for (Markets m : copiesIn(j, which)) {
         const std::string declared = scalarDecl() + value(prefix, j, m) + " = ";
-        if (holder == 0 && scratch && tape_.op[j] != Op::Input)
+        if (holder == 0 && s_.nodes[j].slot >= 0)
           line(declared + "scratch[" + scratchLoad(j, m) + "];");
         else
           line(declared + "tl_opq(" + value(holder == 0 ? "v" : "k" + std::to_string(holder) + "_", j, m) + ", " +

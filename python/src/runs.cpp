@@ -10,6 +10,7 @@
 
 #include "api/knobs.h"
 #include "api/registry.h"
+#include "api/tune.h"
 #include "planner/planfile.h"
 #include "python/src/bindings.h"
 #include "util/files.h"
@@ -209,6 +210,7 @@ py::dict resultDict(const ResultHandle& h, size_t m) {
   d["kernel_kind"] = kindName(r.kernel.kind);
   d["config"] = configText(r.kernel.config, r.engine);
   d["math"] = toString(r.kernel.config.math);
+  d["tuned"] = r.tuned;
   d["segments"] = r.kernel.plan.segments();
   d["strategy"] = r.kernel.plan.strategy;
   d["precision"] = toString(r.kernel.precision);
@@ -251,6 +253,73 @@ py::dict engineDict(const EngineEntry& e, const EngineSettings& settings) {
 }
 
 }  // namespace
+
+// tapelab.tune: the search of api/tune.h, as `tapelab tune` runs it; a dict of what it found.
+py::dict tuneJob(std::shared_ptr<const Tape> tape, const std::optional<std::string>& engine, int markets,
+                 std::optional<uint64_t> paths, uint64_t seed, double budgetSeconds, int repeats,
+                 const std::vector<std::string>& strategies, const std::vector<int>& segments, int plans,
+                 bool compileOnly, bool store, const std::optional<std::string>& precision, bool greeks,
+                 const std::optional<std::string>& config, const py::dict& knobs, const py::object& progress) {
+  RunConfig c = runConfig(engine, nullptr, std::nullopt, py::none(), std::nullopt, std::nullopt, std::nullopt,
+                          std::nullopt, std::nullopt, std::nullopt, precision, greeks, std::nullopt, config, knobs);
+  if (c.engine == "auto") throw std::invalid_argument("engine: tune one engine at a time");
+  TuneOptions o;
+  o.markets = markets;
+  o.paths = paths.value_or(0);
+  o.seed = seed;
+  o.budgetSeconds = budgetSeconds;
+  o.repeats = repeats;
+  o.strategies = strategies;
+  o.segments = segments;
+  o.plans = plans;
+  o.compileOnly = compileOnly;
+  o.store = store;
+  if (!progress.is_none())
+    o.progress = [progress](const std::string& line) {
+      py::gil_scoped_acquire hold;
+      progress(line);
+    };
+  TuneResult r;
+  {
+    py::gil_scoped_release release;
+    r = tune(*tape, c, o);
+  }
+  py::list rows;
+  for (const TuneCandidate& t : r.candidates) {
+    py::dict d;
+    d["plan"] = t.plan;
+    d["kind"] = kindName(t.kind);
+    d["segments"] = t.cuts.segments();
+    d["peak_live"] = t.metrics.peakLive;
+    d["recompute_cost"] = t.metrics.recomputeCost;
+    d["config"] = configText(t.config, c.engine);
+    d["step"] = t.step;
+    d["status"] = t.status;
+    d["bits"] = t.bits;
+    d["mpaths_per_s"] = t.mpathsPerSecond;
+    d["median_s"] = t.median;
+    d["spread"] = t.spread;
+    d["seconds"] = t.seconds;
+    d["registers"] = t.stats.registers;
+    d["local_bytes"] = t.stats.spillBytes;
+    rows.append(d);
+  }
+  py::dict out;
+  out["engine"] = c.engine;
+  out["device"] = r.key.device;
+  out["markets"] = r.key.markets;
+  out["precision"] = toString(r.key.precision);
+  out["math"] = toString(r.key.math);
+  out["paths"] = r.paths;
+  out["compile_only"] = r.compileOnly;
+  out["seconds"] = r.seconds;
+  out["budget_spent"] = r.budgetSpent;
+  out["candidates"] = rows;
+  out["winner"] = r.winner >= 0 ? py::object(rows[r.winner]) : py::none();
+  out["defaults"] = r.defaults >= 0 ? py::object(rows[r.defaults]) : py::none();
+  out["stored"] = r.stored;
+  return out;
+}
 
 void bindRuns(py::module_& m) {
   m.def(
@@ -333,6 +402,10 @@ void bindRuns(py::module_& m) {
       .def("to_dict", &resultDict, py::arg("market") = 0,
            "market `market` as `tapelab price --json` prints it (a list of these with --ladder)");
 
+  m.def("_tune", &tuneJob, py::arg("tape"), py::arg("engine"), py::arg("markets"), py::arg("paths"), py::arg("seed"),
+        py::arg("budget_seconds"), py::arg("repeats"), py::arg("strategies"), py::arg("segments"), py::arg("plans"),
+        py::arg("compile_only"), py::arg("store"), py::arg("precision"), py::arg("greeks"), py::arg("config"),
+        py::arg("knobs"), py::arg("progress"));
   m.def("_compile", &compileKernel, py::arg("tape"), py::arg("engine") = py::none(), py::arg("plan") = nullptr,
         py::arg("strategy") = py::none(), py::arg("checkpoint") = py::none(), py::arg("ckpt_nodes") = py::none(),
         py::arg("seglen") = py::none(), py::arg("inner") = py::none(), py::arg("budget") = py::none(),

@@ -223,6 +223,27 @@ def compile(tape, engine=None, *, plan=None, strategy=None, segments=None, check
                           precision, greeks, markets, dump, config, knobs or {})
 
 
+def tune(tape, engine, *, markets=1, paths=None, seed=42, budget_seconds=300.0, repeats=3, strategies=None,
+         segments=None, plans=4, compile_only=False, store=True, precision=None, greeks=True, config=None,
+         knobs=None, progress=None):
+    """Search plans x kernel configurations for the fastest exact kernel of one job, as `tapelab tune` does.
+
+    The job: `tape` on `engine` with `markets` input sets per dispatch (a spot ladder 1% apart where the
+    tape has "spot"), in `precision` (default the engine's), at the math contract config= may fix
+    ("math=approx"; other fields given in config= stay fixed too). Each candidate is timed after a
+    warm-up (median of `repeats` runs of `paths` paths; default 1,000,000 on a GPU, 100,000 elsewhere) and
+    must give its own plain kernel's bits. Stops starting candidates after `budget_seconds`. The winner
+    goes to the tuning cache unless store=False; later compile()/price() calls of the job with the default
+    checkpointing use it (Result.tuned names the entry). progress= a function taking one line per step.
+    Returns a dict: engine, device, markets, precision, math, paths, compile_only, seconds, budget_spent,
+    candidates (ranked dicts: plan, kind, segments, peak_live, config, step, status, bits, mpaths_per_s,
+    median_s, spread, seconds, registers, local_bytes), winner, defaults (two of them) and stored.
+    """
+    return _core._tune(tape, engine, int(markets), paths, int(seed), float(budget_seconds), int(repeats),
+                       list(strategies or []), [int(s) for s in (segments or [])], int(plans), bool(compile_only),
+                       bool(store), precision, bool(greeks), config, knobs or {}, progress)
+
+
 def _kernel_run(self, paths=None, seed=None, inputs=None, ladder=None):
     """Prices the markets (inputs=, ladder=, as for price()) with `paths` paths (default TAPELAB_PATHS, else
     100000) under `seed` (TAPELAB_SEED, else 42), `markets` per dispatch. The GIL is released while it runs."""
@@ -261,6 +282,9 @@ Result.greek_array = property(lambda r: np.array(r._greeks()[0], dtype=np.float6
                               doc="Greeks, shape (markets, inputs): d value / d input (empty without Greeks)")
 Result.greek_stderr_array = property(lambda r: np.array(r._greeks()[1], dtype=np.float64).reshape(len(r), -1),
                                      doc="their standard errors, same shape")
+Result.config = property(lambda r: r.to_dict()["config"], doc="the kernel's configuration, canonical text")
+Result.tuned = property(lambda r: r.to_dict()["tuned"] or None,
+                        doc="the tuning cache entry whose winner the kernel uses (tune()), else None")
 Result.compile_seconds = property(lambda r: r.kernel_stats.compile_seconds, doc="the kernel's compile time")
 Result.markets = property(lambda r: [r.to_dict(m) for m in range(len(r))], doc="each market as to_dict() gives it")
 Result.__repr__ = lambda r: (f"<tapelab.Result {r.engine} {r.kind} ({r.precision}), {len(r)} market(s), "

@@ -10,6 +10,7 @@
 
 #include "gpu/codegen/emit.h"
 #include "gpu/codegen/storage.h"
+#include "planner/plan.h"
 #include "planner/strategies.h"
 #include "tape/products/products.h"
 #include "tape/random_tape.h"
@@ -271,6 +272,34 @@ TEST(CodegenStorage, PrinterDeclaresWhatThePlanPlaced) {
   EXPECT_EQ(k.source.find("float ds" + std::to_string(s.sharedAdjointArrays) + "["), std::string::npos);
   EXPECT_EQ(k.scratchSlots, s.laneSlots());
   EXPECT_EQ(k.configUnused, s.unused);
+}
+
+// A persistent value without a scratch slot (the output, not stored at a cut) is read from its
+// register where a nested block of a scratch kernel imports it: here the output is read again later
+// in its own segment. The printer once inferred "from the buffer" from the kernel kind and printed
+// slot -1 (scratch[-1u * ...]: out of bounds, PoCL crashed).
+TEST(CodegenStorage, ImportsWithoutAScratchSlotAreReadFromTheirRegister) {
+  Tape t;
+  const int32_t x = t.addInput("x", 1.5);
+  const int32_t z = t.push(Op::Randn, -1, -1, 0);
+  const int32_t a = t.push(Op::Mul, x, z);
+  const int32_t out = t.push(Op::Add, a, x);
+  const int32_t c = t.push(Op::Mul, out, x);  // reads the output, in the output's segment
+  t.push(Op::Mul, t.push(Op::Add, c, a), out);
+  t.output = out;
+  CutTree tree;
+  tree.cuts = {4};
+  KernelOptions o;
+  o.kind = KernelKind::Scratch;
+  o.precision = Precision::F32;
+  o.plan = makePlan(t, {0, 2, t.size()}, "edge", {CutTree{}, tree});
+  const StoragePlan s = planStorage(t, o, openclDialect(), 64);
+  EXPECT_EQ(s.nodes[out].slot, -1);
+  EXPECT_EQ(s.nodes[z].value, ValuePlace::ScratchSlot) << "the draw crosses the cut";
+  EXPECT_EQ(s.scratchSlots, 1);
+  const std::string source = emitKernel(t, o, openclDialect()).source;
+  EXPECT_EQ(source.find("-1u"), std::string::npos) << "a slot of -1";
+  EXPECT_NE(source.find("w2_" + std::to_string(out) + " = tl_opq(v" + std::to_string(out) + ", "), std::string::npos);
 }
 
 // The pass checks what emitKernel documents, before it places anything.
