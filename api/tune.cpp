@@ -335,9 +335,12 @@ TuneResult tune(const Tape& tape, const RunConfig& config, const TuneOptions& op
         toString(base.config.math) + ", " + std::to_string(s.paths) + " paths a run, budget " +
         std::to_string(static_cast<int>(opt.budgetSeconds)) + " s");
 
+  // A plan given (--plan FILE, or as data): the search keeps it and tunes the configuration alone.
+  const bool fixedPlan = !config.planFile.empty() || config.plan.has_value();
+  const std::string fixedLabel = base.kind == KernelKind::Plain ? "plain" : labelOf(base.plan.strategy, base.plan);
   auto candidate = [&](const std::string& label, const KernelConfig& c, const std::string& step) {
     TuneCandidate t;
-    t.cuts = planForLabel(tape, label, opt.markets);
+    t.cuts = fixedPlan && label == fixedLabel ? base.plan : planForLabel(tape, label, opt.markets);
     t.plan = label;
     t.kind = t.cuts.segments() > 1 ? KernelKind::Register : KernelKind::Plain;
     t.metrics = planMetrics(tape, t.cuts);
@@ -386,8 +389,9 @@ TuneResult tune(const Tape& tape, const RunConfig& config, const TuneOptions& op
       std::string label;
       PlanMetrics m;
     };
-    std::vector<PlanChoice> plans{{"plain", planMetrics(tape, plainPlan(tape))}};
-    if (std::find(s.caps.kinds.begin(), s.caps.kinds.end(), KernelKind::Register) != s.caps.kinds.end() && config.greeks) {
+    std::vector<PlanChoice> plans;
+    if (!fixedPlan) plans.push_back({"plain", planMetrics(tape, plainPlan(tape))});
+    if (!fixedPlan && std::find(s.caps.kinds.begin(), s.caps.kinds.end(), KernelKind::Register) != s.caps.kinds.end() && config.greeks) {
       std::map<std::vector<int32_t>, bool> seen;
       for (const std::string& name : strategies)
         for (int n : counts) {
@@ -414,7 +418,8 @@ TuneResult tune(const Tape& tape, const RunConfig& config, const TuneOptions& op
       std::sort(over.begin(), over.end(), [](const PlanChoice& a, const PlanChoice& b) { return a.m.peakLive < b.m.peakLive; });
       fit.push_back(over.front());
     }
-    s.say(std::to_string(plans.size()) + " plans, " + std::to_string(fit.size()) + " within peak_live " +
+    if (fixedPlan) s.say("the plan given (" + fixedLabel + "): the configuration alone is searched");
+    else s.say(std::to_string(plans.size()) + " plans, " + std::to_string(fit.size()) + " within peak_live " +
           std::to_string(budget) + " (the sm_90 register budget for " + std::to_string(opt.markets) + " market(s)); timing " +
           std::to_string(std::min<size_t>(fit.size(), opt.plans + 1)) + " (the least recompute first, and plain)");
     std::vector<std::string> planOrder;

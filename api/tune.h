@@ -78,7 +78,8 @@ struct TuneResult {
   std::string stored;  // the cache entry written, or why none was
 };
 
-// Runs the search for `tape` on config.engine (its precision, settings, --config text: fixed fields).
+// Runs the search for `tape` on config.engine (its precision, settings, --config text: fixed fields;
+// a plan given in config, --plan FILE or as data, is kept: the configuration alone is searched).
 // Throws std::invalid_argument for bad options, EngineUnavailable when the engine can neither run
 // nor compile here.
 TuneResult tune(const Tape& tape, const RunConfig& config, const TuneOptions& options);

@@ -183,7 +183,8 @@ Runner setupTune(CLI::App& app) {
              "the bits of its own plain kernel. The winner goes to the tuning cache; later runs of the job\n"
              "with --checkpoint auto use it and say so. An engine that can only compile here (cuda without\n"
              "a driver) ranks candidates by the compiler's statistics: --write-shortlist keeps the best for\n"
-             "a machine where the engine runs (--shortlist). Fields given with --config stay fixed.");
+             "a machine where the engine runs (--shortlist). Fields given with --config stay fixed; with\n"
+             "--plan FILE the plan does too, and the configuration alone is searched for it.");
   auto f = std::make_shared<Flags>(app);
   addTapeFlags(*f, TapeSource::FileOrProduct, "asian");
   f->knob("engine", "NAME", RunConfig().engine);
@@ -204,7 +205,7 @@ Runner setupTune(CLI::App& app) {
   f->flag("no-store", "do not keep the winner in the tuning cache");
   f->flag("forget", "remove this job's tuning cache entry and stop");
   f->flag("json", "print the ranked candidates as one JSON object");
-  addRunConfigFlags(*f, {"checkpoint", "ckpt-nodes", "strategy", "plan", "budget", "inner", "seglen", "kernel", "wrt",
+  addRunConfigFlags(*f, {"checkpoint", "ckpt-nodes", "strategy", "budget", "inner", "seglen", "kernel", "wrt",
                          "layout", "dump", "untuned"});
   return [f] { return tuneCommand(*f); };
 }

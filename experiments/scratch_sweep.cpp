@@ -125,6 +125,7 @@ struct Row {
   std::string exact = "n/a";  // yes / NO / n/a
   double price = 0, delta = 0;
   std::string note;
+  std::string math, config;  // the kernel's configuration (engine/config.h), canonical text
 };
 
 double median(std::vector<double> v) {
@@ -186,7 +187,7 @@ int sweep(const Options& opt) {
   }
   std::ostream& csv = opt.out.empty() ? std::cout : file;
   csv << "engine,kernel,layout,strategy,seglen,segments,slots,paths,markets,ms,mpath_s,ratio_to_plain,registers,"
-         "spill_bytes,scratch_bytes,compile_s,cache_hit,bit_exact_vs_plain,price,delta,kernel_stats,notes\n";
+         "spill_bytes,scratch_bytes,compile_s,cache_hit,bit_exact_vs_plain,price,delta,kernel_stats,notes,math,config\n";
   csv.flush();
   auto writeRow = [&](const Row& r) {
     csv << r.engine << ',' << r.kernel << ',' << r.layout << ',' << r.strategy << ',' << r.segLen << ',' << r.segments
@@ -195,7 +196,7 @@ int sweep(const Options& opt) {
         << r.stats.registers << ',' << r.stats.spillBytes << ',' << r.stats.scratchBytes << ','
         << fmt(r.stats.compileSeconds, "%.3f") << ',' << (r.stats.cacheHit ? "yes" : "no") << ',' << r.exact << ','
         << (r.ran ? fmt(r.price) : "") << ',' << (r.ran ? fmt(r.delta) : "") << ',' << csvField(r.stats.notes) << ','
-        << csvField(r.note) << '\n';
+        << csvField(r.note) << ',' << r.math << ',' << csvField(r.config) << '\n';
     csv.flush();
   };
   std::vector<Row> rows;
@@ -283,6 +284,8 @@ int sweep(const Options& opt) {
       const KernelOptions& ko = kopts[vi];
       Row row;
       row.engine = engineName;
+      row.math = toString(config.math);
+      row.config = configText(config, engineName);
       row.kernel = toString(v.kind);
       row.layout = v.kind == KernelKind::Scratch ? toString(v.layout) : "";
       row.strategy = ko.plan.strategy;
@@ -382,5 +385,6 @@ int main(int argc, char** argv) {
   f.value("out", "FILE.csv", "write the CSV here instead of standard output");
   f.flag("quick", "CTest's smoke test: PoCL finishes in seconds (flags given win)");
   f.knob("dump", "DIR");
+  f.knob("config", "NAME=VALUE,...", "", "over each engine's defaults (tapelab config --list); every row records it");
   return cli::runCommandLine(app, argc, argv, [&] { return sweep(parse(f)); });
 }

@@ -329,6 +329,10 @@ def fig_strategies(data, out):
         return
     machine, paths, caption = pick
     comments, rows = read_all(paths)
+    # Rows timed under the configuration tapelab tune found for each plan (strategies.py --configs
+    # defaults,tuned) are drawn as markers over the defaults' bars.
+    tuned = [r for r in rows if r.get("configuration") == "tuned"]
+    rows = [r for r in rows if r.get("configuration", "defaults") in ("", "defaults")]
     reg = [r for r in rows if r["kernel"] == "register"]
     engines = sorted({r["engine"] for r in reg})
     markets = sorted({int(r["markets"]) for r in reg if num(r["markets"])})
@@ -357,6 +361,15 @@ def fig_strategies(data, out):
                     notes.append("skip" if not num(r["mpath_s"]) else
                                  (f"{int(regs)}r" if regs and regs > 0 else "") + (f" {int(sp)}B" if sp else ""))
                 ax.bar(xs, ys, width, label=f"{n} segs")
+                tx, ty = [], []
+                for x, s in enumerate(strategies):
+                    t = next((r for r in tuned if r["engine"] == e and num(r["markets"]) == m and r["kernel"] == "register"
+                              and r["strategy"] == s and int(r["requested_segments"]) == n and num(r["mpath_s"])), None)
+                    if t is not None:
+                        tx.append(x - 0.4 + width * (k + 0.5))
+                        ty.append(num(t["mpath_s"]) * m)
+                if tx:
+                    ax.plot(tx, ty, "k_", ms=8, mew=1.5, label="tuned configuration" if k == 0 else None)
                 for x, y, t in zip(xs, ys, notes):
                     if t:
                         ax.annotate(t, (x, y), fontsize=5, ha="center", va="bottom", rotation=90)

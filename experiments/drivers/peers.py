@@ -13,7 +13,11 @@ cannot run here is skipped with its reason on stderr and in a '# skipped' row.
 Rows are written as each call finishes; a '# machine= driver= commit=' row first.
 
   peers.py [--engines cuda,vulkan] [--paths 1000000,4000000] [--markets 7] [--points 7]
-           [--steps 252] [--no-jax] [--no-handwritten] [--call-timeout S] [--out FILE.csv] [--quick]
+           [--steps 252] [--config TEXT ...] [--untuned] [--no-jax] [--no-handwritten] [--call-timeout S]
+           [--out FILE.csv] [--quick]
+tapelab's rows name their kernel configuration and math contract (columns config, math; tuned: the
+tuning cache entry compare used, tapelab tune). --config TEXT (repeatable) times tapelab once per
+text (e.g. '' for the defaults or the tuned winner, then 'math=approx'); --untuned ignores the cache.
   peers.py --convert PEERS.csv LADDER.txt [...]   (a gpu-measure.sh `peers ladder` call, as this CSV)
 """
 import csv
@@ -32,7 +36,7 @@ sys.path.insert(0, os.path.join(sd.REPO, "papers"))
 import convert_compare  # noqa: E402  (the text tables of `tapelab compare`, for --convert)
 
 COLUMNS = ["who", "formulation", "engine", "kernel", "segments", "pass", "steps", "paths", "markets", "ladder_points",
-           "ms", "mpath_s", "value", "delta", "registers", "spill_bytes", "same_bits", "notes"]
+           "ms", "mpath_s", "value", "delta", "registers", "spill_bytes", "same_bits", "math", "config", "tuned", "notes"]
 GREEKS, PRICE = "value+5greeks", "price"
 PEERS_DIR = os.path.join(sd.REPO, "experiments", "peers")
 
@@ -98,6 +102,7 @@ def compare_json_rows(js, steps):
                "mpath_s": f"{r['mpaths_per_second']:.2f}", "value": res.get("value", ""),
                "delta": res.get("greeks", {}).get("spot", ""), "registers": st.get("registers", ""),
                "spill_bytes": st.get("spill_bytes", ""), "same_bits": r.get("identical_to_plain", ""),
+               "math": res.get("math", ""), "config": res.get("config", ""), "tuned": res.get("tuned", ""),
                "notes": "spots " + ",".join(f"{s:g}" for s in js["ladder_spots"])}
 
 
@@ -130,6 +135,9 @@ def main(argv):
     ap.add_argument("--points", type=int, default=None, help="tapelab's ladder points (default 7, --quick 2)")
     ap.add_argument("--steps", type=int, default=None, help="time steps (default 252, --quick 16)")
     ap.add_argument("--passes", default=None, help=f"{GREEKS},{PRICE} (default both; --quick {GREEKS})")
+    ap.add_argument("--config", action="append", default=None,
+                    help="tapelab's kernel configuration (compare --config); repeatable: one pass each (default: '')")
+    ap.add_argument("--untuned", action="store_true", help="tapelab without the tuning cache's winners (compare --untuned)")
     ap.add_argument("--no-jax", action="store_true", help="leave JAX out")
     ap.add_argument("--no-handwritten", action="store_true", help="leave the hand-written CUDA kernel out")
     ap.add_argument("--jax-python", default=sys.executable, help="python with jax (default: this one)")
@@ -196,23 +204,25 @@ def main(argv):
                     rows.add({"steps": steps, **r})
 
     for pc in paths:
-        for ps in passes:
-            for engine in a.engine_list:
-                what = f"tapelab {engine} {ps} {pc} paths"
-                cmd = [a.tapelab_bin, "compare", "--product", "asian", "--steps", str(steps), "--engines", engine,
-                       "--kernels", "register", "--paths", str(pc), "--markets", str(markets), "--points", str(points),
-                       "--ladders", "1" if a.quick else "3", "--fp32", "--json"] + ([] if ps == GREEKS else ["--no-greeks"])
-                text, why = run(cmd, timeout, what)
-                if why:
-                    skip(rows, what, why)
-                    rows.failed = rows.failed or "exit 3" not in why  # exit 3: the engine is not usable here
-                    continue
-                for r in compare_json_rows(json.loads(text), steps):
-                    rows.add(r)
-                    if r["same_bits"] == "no":
-                        rows.failed = True
-                best = max((r for r in compare_json_rows(json.loads(text), steps)), key=lambda r: float(r["mpath_s"]))
-                sys.stderr.write(f"peers: {what}: best {best['kernel']} x{best['markets']} {best['mpath_s']} Mpath/s\n")
+        for config in (a.config or [""]):
+            for ps in passes:
+                for engine in a.engine_list:
+                    what = f"tapelab {engine} {ps} {pc} paths" + (f" --config {config}" if config else "")
+                    cmd = [a.tapelab_bin, "compare", "--product", "asian", "--steps", str(steps), "--engines", engine,
+                           "--kernels", "register", "--paths", str(pc), "--markets", str(markets), "--points", str(points),
+                           "--ladders", "1" if a.quick else "3", "--fp32", "--json"] + ([] if ps == GREEKS else ["--no-greeks"])
+                    cmd += (["--config", config] if config else []) + (["--untuned"] if a.untuned else [])
+                    text, why = run(cmd, timeout, what)
+                    if why:
+                        skip(rows, what, why)
+                        rows.failed = rows.failed or "exit 3" not in why  # exit 3: the engine is not usable here
+                        continue
+                    for r in compare_json_rows(json.loads(text), steps):
+                        rows.add(r)
+                        if r["same_bits"] == "no":
+                            rows.failed = True
+                    best = max((r for r in compare_json_rows(json.loads(text), steps)), key=lambda r: float(r["mpath_s"]))
+                    sys.stderr.write(f"peers: {what}: best {best['kernel']} x{best['markets']} {best['mpath_s']} Mpath/s\n")
     if rows.file is not sys.stdout:
         rows.file.close()
     sys.stderr.write(f"peers: {rows.count} rows{' (some calls failed)' if rows.failed else ''}\n")

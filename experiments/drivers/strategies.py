@@ -9,6 +9,12 @@ paths per dispatch (market-paths per second is mpath_s x markets). budget and
 auto choose their own count: `requested_segments` is what was asked, `segments`
 what the plan has.
 
+--configs defaults,tuned times each point under the engine's default kernel configuration and under
+the configuration `tapelab tune --plan FILE` finds for that very plan (the plan kept, each field's
+search values tried from the defaults, --tune-seconds per point, not stored in the tuning cache), so a
+ranking of strategies can be checked against the configurations a user would run; the column
+`configuration` says which, `config` what it was (scratch_sweep's columns: every row records it).
+
 Kernels are compiled first, --compile-jobs side by side (each point a tiny
 scratch_sweep run, cut at --point-timeout), then timed one point at a time, so
 no compile overlaps a timed run. A point whose compile runs past the limit is
@@ -17,7 +23,8 @@ NVRTC for sm_90: --skip revolve@7 leaves it out instead).
 
   strategies.py [--engines cuda,vulkan] [--strategies window,uniform,...] [--segments 8,12,16]
                 [--markets 1,7] [--skip S@M,...] [--steps 252] [--paths N] [--reps N]
-                [--point-timeout S] [--compile-jobs N] [--out FILE.csv] [--quick]
+                [--configs defaults,tuned] [--tune-seconds S] [--point-timeout S] [--compile-jobs N]
+                [--out FILE.csv] [--quick]
 """
 import json
 import os
@@ -31,6 +38,25 @@ import sweep_driver as sd
 NO_SCRATCH = 1 << 30  # a segment length above any tape: scratch_sweep then skips its scratch kernels
 DEFAULT_STRATEGIES = "window,uniform,optimal,two-level,revolve,budget"  # flat (3), nested (2), budget's own count
 PLAN_COLUMNS = ["depth", "persistent", "peak_live", "recompute_cost"]
+CONFIGS = ("defaults", "tuned")
+
+
+def tuned_config(a, engine, steps, markets, plan_path, seconds):
+    """The configuration `tapelab tune` finds for this plan on this engine (its canonical text), or
+    (None, why) when the search timed nothing with its plain kernel's bits."""
+    cmd = [a.tapelab_bin, "tune", "--product", "asian", "--steps", str(steps), "--engine", engine, "--markets",
+           str(markets), "--plan", plan_path, "--paths", str(a.paths), "--repeats", str(a.reps), "--budget-seconds",
+           str(seconds), "--no-store", "--json"]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode == 2:
+        sd.bad(f"tapelab: strategies: {' '.join(cmd[1:])}: {p.stderr.strip()}")
+    try:
+        js = json.loads(p.stdout)
+    except ValueError:
+        return None, f"tune exit {p.returncode}: {(p.stderr.strip().splitlines() or [''])[-1][:200]}"
+    if js.get("winner", 0) < 1:
+        return None, "tune timed no candidate with its plain kernel's bits"
+    return js["candidates"][js["winner"] - 1]["config"], None
 
 
 def make_plan(a, steps, strategy, segments, path):
@@ -70,6 +96,9 @@ def main(argv):
     ap.add_argument("--steps", type=int, default=None, help="time steps (default 252, --quick 16)")
     ap.add_argument("--point-timeout", type=int, default=None,
                     help="seconds one point's compile or timed run may take (default 300; --quick 120)")
+    ap.add_argument("--configs", default="defaults",
+                    help="kernel configurations per point: defaults, tuned (tapelab tune for that plan), or both")
+    ap.add_argument("--tune-seconds", type=int, default=None, help="tapelab tune's budget per point (default 120; --quick 60)")
     ap.add_argument("--compile-jobs", type=int, default=None,
                     help="points compiled side by side before timing (default: cores/2; 0: no compile phase)")
     a = sd.finish_args(ap.parse_args(argv), argv)
@@ -82,6 +111,10 @@ def main(argv):
     timeout = a.point_timeout or (120 if a.quick else 300)
     jobs = a.compile_jobs if a.compile_jobs is not None else max(1, (os.cpu_count() or 2) // 2)
     skipped = skip_pairs(a.skip)
+    configs = [c for c in a.configs.split(",") if c]
+    if not configs or any(c not in CONFIGS for c in configs):
+        sd.bad(f"tapelab: --configs: expected defaults and/or tuned, got '{a.configs}'")
+    tune_seconds = a.tune_seconds or (60 if a.quick else 120)
 
     plan_dir = tempfile.mkdtemp(prefix="tapelab-strategies-")
     plans = {}  # (strategy, segments) -> (path, metrics)
@@ -91,7 +124,7 @@ def main(argv):
             plans[(s, n)] = (path, make_plan(a, steps, s, n, path))
     sys.stderr.write(f"strategies: {len(plans)} plans of asian-{steps} in {plan_dir}\n")
 
-    w = sd.Writer(a, "strategies", ["steps", "requested_segments"] + PLAN_COLUMNS, ["strategies.py"] + argv)
+    w = sd.Writer(a, "strategies", ["steps", "requested_segments", "configuration"] + PLAN_COLUMNS, ["strategies.py"] + argv)
     points = []  # (engine, markets, strategy, segments), in timing order
     for engine in a.engine_list:
         for m in markets:
@@ -121,13 +154,24 @@ def main(argv):
     for p in points:
         engine, m, s, n = p
         metrics = plans[(s, n)][1]
-        coords = {"steps": steps, "requested_segments": n, **{c: round(metrics[c], 1) for c in PLAN_COLUMNS}}
-        if p in compile_failed:
-            sys.stderr.write(f"strategies: {engine} markets {m} {s} {n}: not timed: {compile_failed[p]}\n")
-            w.skip(coords, engine=engine, kernel="register", strategy=s, markets=m, notes=f"skipped: {compile_failed[p]}")
-            continue
-        sd.run_point(a, w, engine, coords, steps, m, n, [NO_SCRATCH], plan=plans[(s, n)][0], timeout=timeout,
-                     label=f"{engine} markets {m} {s} {n}")
+        for configuration in configs:
+            coords = {"steps": steps, "requested_segments": n, "configuration": configuration,
+                      **{c: round(metrics[c], 1) for c in PLAN_COLUMNS}}
+            label = f"{engine} markets {m} {s} {n} ({configuration})"
+            if p in compile_failed:
+                sys.stderr.write(f"strategies: {label}: not timed: {compile_failed[p]}\n")
+                w.skip(coords, engine=engine, kernel="register", strategy=s, markets=m, notes=f"skipped: {compile_failed[p]}")
+                continue
+            config = None
+            if configuration == "tuned":
+                config, why = tuned_config(a, engine, steps, m, plans[(s, n)][0], tune_seconds)
+                if why:
+                    sys.stderr.write(f"strategies: {label}: not timed: {why}\n")
+                    w.skip(coords, engine=engine, kernel="register", strategy=s, markets=m, notes=f"skipped: {why}")
+                    continue
+                sys.stderr.write(f"strategies: {label}: tuned {config}\n")
+            sd.run_point(a, w, engine, coords, steps, m, n, [NO_SCRATCH], plan=plans[(s, n)][0], timeout=timeout,
+                         label=label, config=config)
     shutil.rmtree(plan_dir, ignore_errors=True)
     return sd.done(w)
 

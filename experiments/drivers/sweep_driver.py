@@ -25,7 +25,7 @@ QUICK_ENGINES = "cpu-jit,vulkan,opencl"  # the engines CI serves on the CPU (lav
 NOT_OFFERED = "has no scratch kernels"  # an engine without that kind (cpu-jit): its rows are left out, not failures
 # scratch_sweep's CSV header (experiment_sweep_driver_header checks they agree)
 SWEEP_HEADER = ("engine,kernel,layout,strategy,seglen,segments,slots,paths,markets,ms,mpath_s,ratio_to_plain,registers,"
-                "spill_bytes,scratch_bytes,compile_s,cache_hit,bit_exact_vs_plain,price,delta,kernel_stats,notes").split(",")
+                "spill_bytes,scratch_bytes,compile_s,cache_hit,bit_exact_vs_plain,price,delta,kernel_stats,notes,math,config").split(",")
 
 
 def bad(message):
@@ -138,11 +138,13 @@ class Writer:
         self.skipped += 1
 
 
-def sweep_command(a, engine, steps, markets, segments, seglens, plan=None, paths=None, reps=None, jobs=None):
-    """scratch_sweep's command line: plain, register (window at `segments`, or `plan`), scratch at each seglen."""
+def sweep_command(a, engine, steps, markets, segments, seglens, plan=None, paths=None, reps=None, jobs=None, config=None):
+    """scratch_sweep's command line: plain, register (window at `segments`, or `plan`), scratch at each seglen;
+    `config`: the kernel configuration's text over the engine's defaults (--config)."""
     cmd = [a.sweep_bin, "--engines", engine, "--paths", str(paths or a.paths), "--steps", str(steps), "--markets",
            str(markets), "--seglens", ",".join(map(str, seglens)), "--reps", str(reps or a.reps)]
     cmd += ["--plan", plan] if plan else ["--segments", str(segments)]
+    cmd += ["--config", config] if config else []
     if jobs or a.jobs:
         cmd += ["--jobs", str(jobs or a.jobs)]
     return cmd
@@ -176,10 +178,10 @@ def precompile(a, label, points, jobs, timeout):
     return failed
 
 
-def run_point(a, w, engine, coords, steps, markets, segments, seglens, plan=None, timeout=None, label=None):
+def run_point(a, w, engine, coords, steps, markets, segments, seglens, plan=None, timeout=None, label=None, config=None):
     """One scratch_sweep run: plain, register (window, `segments`, or `plan`), scratch at each seglen below
     the tape size. A run past `timeout` seconds is killed and its point written as a skipped row."""
-    cmd = sweep_command(a, engine, steps, markets, segments, seglens, plan)
+    cmd = sweep_command(a, engine, steps, markets, segments, seglens, plan, config=config)
     point = label or (engine + " " + " ".join(f"{k} {v}" for k, v in coords.items()) + f" markets {markets} segments {segments}")
     t0 = time.time()
     try:
