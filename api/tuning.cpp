@@ -32,13 +32,9 @@ std::string TuningKey::text() const {
 std::optional<TunedWinner> loadTuned(const std::string& cacheDir, const TuningKey& key) {
   if (cacheDir.empty()) return std::nullopt;
   const fs::path path = entryPath(cacheDir, key);
-  std::error_code ec;
-  // A regular file of a sane size only: not a link to a device, a FIFO or a directory.
-  const fs::file_status st = fs::symlink_status(path, ec);
-  if (ec || !fs::is_regular_file(st)) return std::nullopt;
-  const uintmax_t size = fs::file_size(path, ec);
-  if (ec || size > kMaxEntryBytes) return std::nullopt;
-  const std::optional<std::string> bytes = readCacheEntry(path);  // length and hash checked
+  // A regular file of a sane size holding this key only (util/files.h): not a link to a device,
+  // a FIFO or a directory, not another job's entry.
+  const std::optional<std::string> bytes = readCacheEntry(path, key.text(), kMaxEntryBytes);
   if (!bytes) return std::nullopt;
   try {
     const nlohmann::json j = nlohmann::json::parse(*bytes);
@@ -77,13 +73,13 @@ bool storeTuned(const std::string& cacheDir, const TuningKey& key, TunedWinner& 
   j["when"] = winner.when;
   const fs::path path = entryPath(cacheDir, key);
   winner.path = path.string();
-  return writeCacheEntry(path, j.dump(1) + "\n", error);
+  return writeCacheEntry(path, key.text(), j.dump(1) + "\n", error);
 }
 
 bool forgetTuned(const std::string& cacheDir, const TuningKey& key) {
   if (cacheDir.empty()) return false;
   std::error_code ec;
-  return fs::remove(entryPath(cacheDir, key), ec);
+  return fs::remove(entryPath(cacheDir, key), ec);  // a link is removed, never followed
 }
 
 }  // namespace tapelab

@@ -176,17 +176,16 @@ NvrtcOutput compileCudaCached(const std::string& source, const std::string& file
   *cacheHit = false;
   const std::string& dir = cacheDir;
   const std::string arch = "sm_" + std::to_string(smMajor) + std::to_string(smMinor);
-  std::string key = "tapelab-nvrtc-v2|" + nvrtcVersionString() + "|" + arch + "|";
+  std::string key = "tapelab-nvrtc-v3|" + nvrtcVersionString() + "|" + arch + "|";
   for (const char* o : kExactOptions) key += std::string(o) + " ";
   key += "|" + contentHash(source) + "|" + std::to_string(source.size());
-  // The file is named by a hash of the key and begins with the key itself (the
-  // source's hash and length among it), compared on a hit.
+  // The file is named by a hash of the key and holds the key itself (the source's hash and length
+  // among it), compared on a hit (util/files.h).
   const std::string path = dir.empty() ? "" : (std::filesystem::path(dir) / "cuda" / (contentHash(key) + ".nvrtc")).string();
   if (!path.empty()) {
-    std::istringstream in(readCacheEntry(path).value_or(""));  // "" when truncated or corrupt
-    std::string header, log, ptx, cubin;
-    if (std::getline(in, header) && header == key && getBlob(in, log) && getBlob(in, ptx) && getBlob(in, cubin) &&
-        !ptx.empty()) {
+    std::istringstream in(readCacheEntry(path, key).value_or(""));  // "" when missing, foreign or damaged
+    std::string log, ptx, cubin;
+    if (getBlob(in, log) && getBlob(in, ptx) && getBlob(in, cubin) && !ptx.empty()) {
       NvrtcOutput out;
       out.ok = true;
       out.arch = arch;
@@ -200,11 +199,11 @@ NvrtcOutput compileCudaCached(const std::string& source, const std::string& file
   }
   NvrtcOutput out = compileCuda(source, fileName, smMajor, smMinor);
   if (out.ok && !path.empty()) {
-    std::string entry = key + '\n';
+    std::string entry;
     putBlob(entry, out.log.data(), out.log.size());
     putBlob(entry, out.ptx.data(), out.ptx.size());
     putBlob(entry, out.cubin.data(), out.cubin.size());
-    writeCacheEntry(path, entry);  // an unwritable cache is ignored
+    writeCacheEntry(path, key, entry);  // an unwritable cache is ignored
   }
   return out;
 }

@@ -230,15 +230,13 @@ CodeObject compileHip(const std::string& source, const std::string& target, cons
   out.syntheticIsaLibrary = needsIsaLibrary(tc, target);
 
   // The key names the made folder by what it holds, not where it is.
-  std::string key = "tapelab-hipcc-v1|" + contentHash(tc.versionText) + "|" + tc.deviceLibDir + "|";
+  std::string key = "tapelab-hipcc-v2|" + contentHash(tc.versionText) + "|" + tc.deviceLibDir + "|";
   for (const std::string& a : args) key += (a.rfind(kDeviceLibPathFlag, 0) == 0 ? "isa-library-made-here" : a) + " ";
   key += "|" + contentHash(source) + "|" + std::to_string(source.size());
   const std::string path = cacheDir.empty() ? "" : (fs::path(cacheDir) / "hip" / (contentHash(key) + ".hipco")).string();
   if (!path.empty()) {
-    std::istringstream in(readFile(path).value_or(""));
-    std::string header;
-    if (std::getline(in, header) && header == key && getBlob(in, out.log) && getBlob(in, out.bytes) &&
-        !out.bytes.empty()) {
+    std::istringstream in(readCacheEntry(path, key).value_or(""));  // "" when missing, foreign or damaged
+    if (getBlob(in, out.log) && getBlob(in, out.bytes) && !out.bytes.empty()) {
       out.cacheHit = true;
       out.compilerOccupancy = occupancyRemark(out.log);
       out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -249,6 +247,8 @@ CodeObject compileHip(const std::string& source, const std::string& target, cons
   }
 
   const fs::path work = fs::temp_directory_path() / ("tapelab-hip" + uniqueTempSuffix());
+  // Registered: a stopped process removes them (util/process.h).
+  const TempFile sourceFile((work / "tapelab_kernel.hip").string()), objectFile((work / "tapelab_kernel.co").string());
   std::string why;
   if (!writeFileAtomic(work / "tapelab_kernel.hip", source, &why)) throw std::runtime_error("hip: " + why);
   std::vector<std::string> argv = {tc.hipcc};
@@ -268,10 +268,10 @@ CodeObject compileHip(const std::string& source, const std::string& target, cons
   out.compilerOccupancy = occupancyRemark(out.log);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!out.bytes.empty() && !path.empty()) {
-    std::string entry = key + '\n';
+    std::string entry;
     putBlob(entry, out.log);
     putBlob(entry, out.bytes);
-    writeFileAtomic(path, entry);  // an unwritable cache is ignored
+    writeCacheEntry(path, key, entry);  // an unwritable cache is ignored (util/files.h: the key inside)
   }
   return out;
 }

@@ -57,20 +57,20 @@ std::string programBuildLog(cl_program prog, cl_device_id dev) {
   return trim(s);
 }
 
-// A cached program: a line holding the full key, a line with the build log's
-// length, the log, then the binary.
+// A cached program: an entry holding the full key (util/files.h) whose payload is a line with the
+// build log's length, the log, then the binary.
 std::string cacheKey(const Context& ctx, const std::string& source, const std::string& options) {
   const DeviceInfo& d = ctx.device();
-  return "tapelab-opencl-v2|" + d.platformName + "|" + d.deviceName + "|" + d.driverVersion + "|" + options +
+  return "tapelab-opencl-v3|" + d.platformName + "|" + d.deviceName + "|" + d.driverVersion + "|" + options +
          "|" + contentHash(source) + "|" + std::to_string(source.size());
 }
 
 std::vector<unsigned char> loadCached(const std::string& path, const std::string& key, std::string& log) {
-  const std::optional<std::string> file = readCacheEntry(path);  // nullopt when truncated or corrupt
+  const std::optional<std::string> file = readCacheEntry(path, key);  // nullopt when missing, foreign or damaged
   if (!file) return {};
   std::istringstream in(*file);
-  std::string header, logSize;
-  if (!std::getline(in, header) || header != key || !std::getline(in, logSize)) return {};
+  std::string logSize;
+  if (!std::getline(in, logSize)) return {};
   char* end = nullptr;
   const unsigned long n = std::strtoul(logSize.c_str(), &end, 10);
   if (logSize.empty() || *end || n > (64u << 20)) return {};
@@ -81,9 +81,9 @@ std::vector<unsigned char> loadCached(const std::string& path, const std::string
 
 void storeCached(const std::string& path, const std::string& key, const std::string& log,
                  const std::vector<unsigned char>& binary) {
-  std::string entry = key + '\n' + std::to_string(log.size()) + '\n' + log;
+  std::string entry = std::to_string(log.size()) + '\n' + log;
   entry.append(reinterpret_cast<const char*>(binary.data()), binary.size());
-  writeCacheEntry(path, entry);  // the cache is an optimisation: an unwritable one is ignored
+  writeCacheEntry(path, key, entry);  // the cache is an optimisation: an unwritable one is ignored
 }
 
 std::vector<unsigned char> programBinary(cl_program prog) {

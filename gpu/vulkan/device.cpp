@@ -66,7 +66,7 @@ void Device::savePipelineCache() const {
   if (vkGetPipelineCacheData(device, cache, &size, nullptr) != VK_SUCCESS || size == 0) return;
   std::vector<char> data(size);
   if (vkGetPipelineCacheData(device, cache, &size, data.data()) != VK_SUCCESS) return;
-  writeCacheEntry(cachePath, std::string_view(data.data(), size));  // an unwritable cache is ignored
+  writeCacheEntry(cachePath, cacheKey, std::string_view(data.data(), size));  // an unwritable cache is ignored
 }
 
 uint32_t Device::memoryType(uint32_t bits, VkMemoryPropertyFlags want, VkMemoryPropertyFlags fallback) const {
@@ -265,7 +265,8 @@ std::shared_ptr<Device> openDeviceUncached(const EngineSettings& settings) {
     std::snprintf(name, sizeof name, "pipelines-%04x-%04x-%08x-%s.bin", dev->props.vendorID, dev->props.deviceID,
                   dev->props.driverVersion, uuid);
     dev->cachePath = std::filesystem::path(dir) / "vulkan" / name;
-    blob = readCacheEntry(dev->cachePath).value_or("");  // never a truncated or corrupt blob to the driver
+    dev->cacheKey = std::string("tapelab-vulkan-pipelines-v2|") + name + "|" + dev->props.deviceName;
+    blob = readCacheEntry(dev->cachePath, dev->cacheKey).value_or("");  // never a damaged or foreign blob to the driver
   }
   VkPipelineCacheCreateInfo cci{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
   cci.initialDataSize = blob.size();

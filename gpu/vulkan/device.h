@@ -32,6 +32,7 @@ struct Device {
   bool creationFeedback = false;  // VK_EXT_pipeline_creation_feedback
   VkPipelineCache cache = VK_NULL_HANDLE;
   std::filesystem::path cachePath;  // "" = no on-disk pipeline cache
+  std::string cacheKey;             // what its entry holds and is compared with (util/files.h)
   VkCommandPool pool = VK_NULL_HANDLE;
   std::string description;
   // Set when a wait on this device passed TAPELAB_DEVICE_TIMEOUT (gpu/host/watchdog.h): nothing on it

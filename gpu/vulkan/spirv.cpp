@@ -19,18 +19,16 @@ Spirv compileGlsl(const std::string& source, const std::string& sourcePath, cons
     return "shaderc-spv" + std::to_string(v) + "." + std::to_string(r) + "-vk1.1-O0";
   }();
   Spirv out;
-  // The entry is named by a hash of its key and begins with the key (shaderc's
-  // version, the source's length and hash), compared on a hit.
-  const std::string key = "tapelab-spirv-v2|" + version + "|" + std::to_string(source.size()) + "|" + contentHash(source);
+  // The entry is named by a hash of its key and holds the key (shaderc's version, the source's
+  // length and hash), compared on a hit (util/files.h).
+  const std::string key = "tapelab-spirv-v3|" + version + "|" + std::to_string(source.size()) + "|" + contentHash(source);
   std::filesystem::path cached;
   if (!cacheDir.empty()) {
     cached = std::filesystem::path(cacheDir) / "vulkan" / ("spirv-" + contentHash(key) + ".spv");
-    const std::string entry = readCacheEntry(cached).value_or("");  // "" when truncated or corrupt
-    const size_t eol = entry.find('\n');
-    if (eol != std::string::npos && entry.compare(0, eol, key) == 0 && eol + 1 < entry.size() &&
-        (entry.size() - eol - 1) % 4 == 0) {
-      out.words.resize((entry.size() - eol - 1) / 4);
-      std::memcpy(out.words.data(), entry.data() + eol + 1, entry.size() - eol - 1);
+    const std::string words = readCacheEntry(cached, key).value_or("");  // "" when missing, foreign or damaged
+    if (!words.empty() && words.size() % 4 == 0) {
+      out.words.resize(words.size() / 4);
+      std::memcpy(out.words.data(), words.data(), words.size());
       out.cacheHit = true;
       return out;
     }
@@ -58,7 +56,7 @@ Spirv compileGlsl(const std::string& source, const std::string& sourcePath, cons
                              " (source: " + sourceForError(sourcePath, "vulkan", "comp", source) + ")");
   }
   if (!cached.empty())  // an unwritable cache is ignored
-    writeCacheEntry(cached, key + '\n' + std::string(reinterpret_cast<const char*>(out.words.data()), out.words.size() * 4));
+    writeCacheEntry(cached, key, std::string_view(reinterpret_cast<const char*>(out.words.data()), out.words.size() * 4));
   return out;
 }
 

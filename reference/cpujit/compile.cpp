@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <mutex>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -36,10 +37,11 @@ std::vector<std::string> baseFlags() {
   return f;
 }
 
-// Writes atomically (util/files.h), so concurrent processes never see half a file.
+// Writes atomically (util/files.h), so concurrent processes never see half a file; whatever is
+// not a regular file in its place (a directory, a FIFO, a link) is replaced.
 void writeAtomically(const fs::path& p, const std::string& text) {
   std::string why;
-  if (!writeFileAtomic(p, text, &why)) throw std::runtime_error("cpu-jit: " + why);
+  if (!writeCacheFile(p, text, &why)) throw std::runtime_error("cpu-jit: " + why);
 }
 
 struct CompilerIdentity {
@@ -94,7 +96,9 @@ std::string firstErrorLine(const std::string& log) {
 }
 
 // The precompiled xsimd header for this compiler and these flags, built once
-// per cache; "" when unavailable (then every compile parses xsimd itself).
+// per cache; "" when unavailable (then every compile parses xsimd itself). The
+// .gch has a sum naming its key (util/files.h), so a truncated, corrupt or
+// foreign one is rebuilt, never handed to the compiler.
 std::string precompiledHeader(const JitToolchain& tc, const fs::path& dir, const std::string& key) {
   if (!tc.precompiledHeader || !identity(tc.compiler).gcc) return "";
   static std::mutex mu;
@@ -102,28 +106,44 @@ std::string precompiledHeader(const JitToolchain& tc, const fs::path& dir, const
   const fs::path pdir = dir / ("pch-" + key.substr(0, 16));
   const fs::path header = pdir / "tl_xsimd.hpp";
   const fs::path gch = pdir / "tl_xsimd.hpp.gch";
+  const std::string headerText = "#include <xsimd/xsimd.hpp>\n";
+  const std::string pchKey = "tapelab-cpujit-pch-v2|" + tc.compiler + "|" + key;
+  if (checkCacheSum(gch, pchKey) && readCacheFile(header) == headerText) return header.string();
   std::error_code ec;
-  if (fs::exists(gch, ec) && fs::exists(header, ec)) return header.string();
-  fs::create_directories(pdir, ec);
-  if (ec) return "";
-  try {
-    writeAtomically(header, "#include <xsimd/xsimd.hpp>\n");
-  } catch (const std::exception&) {
-    return "";
-  }
-  const std::string tmp = gch.string() + uniqueTempSuffix();
+  if (!clearCacheSlot(pdir) || (fs::create_directories(pdir, ec), ec) || !writeCacheFile(header, headerText)) return "";
+  const TempFile tmp(gch.string() + uniqueTempSuffix());
+  const TempFile tmpSum(tmp.path() + ".sum");
   std::vector<std::string> argv = {tc.compiler};
   for (const auto& f : baseFlags()) argv.push_back(f);
   for (const char* a : {"-x", "c++-header"}) argv.push_back(a);
   argv.push_back(header.string());
   argv.push_back("-o");
-  argv.push_back(tmp);
-  if (runProcess(argv).status != 0) {
-    fs::remove(tmp, ec);
+  argv.push_back(tmp.path());
+  if (runProcess(argv).status != 0 || !writeCacheSum(tmp.path(), pchKey) || !clearCacheSlot(gch) ||
+      !clearCacheSlot(gch.string() + ".sum"))
     return "";
-  }
-  fs::rename(tmp, gch, ec);
+  // The sum first: a reader that sees the new .gch with an older sum rebuilds it.
+  fs::rename(tmp.path() + ".sum", gch.string() + ".sum", ec);
+  if (!ec) fs::rename(tmp.path(), gch, ec);
   return ec ? "" : header.string();
+}
+
+// A C++ string literal of `s`.
+std::string cLiteral(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 32 || c > 126) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\%03o", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
 }
 
 }  // namespace
@@ -159,6 +179,7 @@ std::string runCompiler(const std::string& compiler, const std::vector<std::stri
   for (const auto& a : args) argv.push_back(a);
   const ProcessResult r = runProcess(argv);
   if (r.status == 0) return "";
+  if (r.interrupted) return "interrupted";  // the caller throws Interrupted
   try {
     writeAtomically(log, r.output);
   } catch (const std::exception&) {
@@ -190,8 +211,17 @@ JitLibrary loadJit(const std::vector<std::string>& parts, const std::string& hin
   std::string all;
   for (const auto& p : parts) all += p + "\n//--- part ---\n";
   const std::string key = contentHash(all + idKey);
+  // The full key, kept in the .so's sum and compiled into the .so itself (tapelab_cpujit_key):
+  // an object is used only by the key it was built for.
+  const std::string cacheKey = "tapelab-cpujit-v3|" + tc.compiler + "|" + flagText + "|xsimd " +
+                               std::to_string(XSIMD_VERSION_MAJOR) + "." + std::to_string(XSIMD_VERSION_MINOR) + "." +
+                               std::to_string(XSIMD_VERSION_PATCH) + "|compiler " + contentHash(id.text) + "|source " +
+                               key + " " + std::to_string(all.size());
   const std::string stem = sanitizeHint(hint) + "-" + key.substr(0, 24);
   std::vector<fs::path> srcs;
+  std::vector<std::string> texts = parts;
+  texts[0] += "\nextern \"C\" __attribute__((visibility(\"default\"))) const char* tapelab_cpujit_key() { return " +
+              cLiteral(cacheKey) + "; }\n";
   for (size_t i = 0; i < parts.size(); ++i)
     srcs.push_back(dir / (stem + (i == 0 ? std::string() : ".part" + std::to_string(i)) + ".cpp"));
   const fs::path lib = dir / (stem + ".so");
@@ -203,40 +233,49 @@ JitLibrary loadJit(const std::vector<std::string>& parts, const std::string& hin
     void* h = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!h) return false;
     out.handle = std::shared_ptr<void>(h, [](void* p) { dlclose(p); });
-    return true;
+    using KeyFn = const char* (*)();
+    const auto keyFn = reinterpret_cast<KeyFn>(dlsym(h, "tapelab_cpujit_key"));
+    if (keyFn && keyFn() == cacheKey) return true;
+    out.handle.reset();  // another key's object: never run
+    return false;
   };
-  // The name is a hash; the stored sources are compared too, so a collision costs a compile, not a wrong kernel.
-  // The .so's bytes must match its .sum (util/files.h): a truncated or corrupt one is rebuilt, never loaded.
+  // The .so's bytes and key must match its .sum (util/files.h), and the stored sources the parts:
+  // a truncated, corrupt or foreign object, or a hash collision, is rebuilt, never loaded.
   auto cached = [&] {
-    if (!fs::exists(lib, ec) || !checkCacheSum(lib)) return false;
+    if (!checkCacheSum(lib, cacheKey)) return false;
     for (size_t i = 0; i < parts.size(); ++i)
-      if (readFile(srcs[i]) != parts[i]) return false;
+      if (readCacheFile(srcs[i]) != texts[i]) return false;
     return true;
   };
   if (cached() && open()) {
     out.cacheHit = true;
     return out;
   }
-  for (size_t i = 0; i < parts.size(); ++i) writeAtomically(srcs[i], parts[i]);
+  for (size_t i = 0; i < parts.size(); ++i) writeAtomically(srcs[i], texts[i]);
   const std::string pch = precompiledHeader(tc, dir, idKey);
   std::vector<std::string> usePch;
   if (!pch.empty()) usePch = {"-include", pch};
-  const std::string tmp = lib.string() + uniqueTempSuffix();
+  // Temporary files are registered: a stopped process removes them (util/process.h).
+  const TempFile tmp(lib.string() + uniqueTempSuffix());
+  const TempFile tmpSum(tmp.path() + ".sum");
   auto logOf = [&](size_t i) { return fs::path(srcs[i].string().substr(0, srcs[i].string().size() - 4) + ".log"); };
   std::string failure;
   if (parts.size() == 1) {
     std::vector<std::string> args = usePch;
-    for (const std::string& a : {std::string("-shared"), srcs[0].string(), std::string("-o"), tmp}) args.push_back(a);
+    for (const std::string& a : {std::string("-shared"), srcs[0].string(), std::string("-o"), tmp.path()}) args.push_back(a);
     failure = runCompiler(tc.compiler, args, srcs[0], logOf(0));
   } else {
     // Each part to an object, as many compilers at a time as cores; then one link.
-    std::vector<std::string> objects(parts.size()), errors(parts.size());
-    for (size_t i = 0; i < parts.size(); ++i) objects[i] = srcs[i].string() + uniqueTempSuffix() + ".o";
+    std::vector<std::unique_ptr<TempFile>> objects;
+    std::vector<std::string> errors(parts.size());
+    for (size_t i = 0; i < parts.size(); ++i)
+      objects.push_back(std::make_unique<TempFile>(srcs[i].string() + uniqueTempSuffix() + ".o"));
     std::atomic<size_t> next{0};
     auto worker = [&] {
       for (size_t i; (i = next.fetch_add(1)) < parts.size();) {
+        if (interruptRequested()) break;
         std::vector<std::string> args = usePch;
-        for (const std::string& a : {std::string("-c"), srcs[i].string(), std::string("-o"), objects[i]})
+        for (const std::string& a : {std::string("-c"), srcs[i].string(), std::string("-o"), objects[i]->path()})
           args.push_back(a);
         errors[i] = runCompiler(tc.compiler, args, srcs[i], logOf(i));
       }
@@ -248,29 +287,28 @@ JitLibrary loadJit(const std::vector<std::string>& parts, const std::string& hin
     for (auto& t : pool) t.join();
     for (const auto& e : errors)
       if (failure.empty() && !e.empty()) failure = e;
-    if (failure.empty()) {
+    if (failure.empty() && !interruptRequested()) {
       std::vector<std::string> args = {"-shared"};
-      for (const auto& o : objects) args.push_back(o);
+      for (const auto& o : objects) args.push_back(o->path());
       args.push_back("-o");
-      args.push_back(tmp);
+      args.push_back(tmp.path());
       failure = runCompiler(tc.compiler, args, srcs[0], logOf(0));
     }
-    for (const auto& o : objects) fs::remove(o, ec);
   }
-  if (!failure.empty()) {
-    fs::remove(tmp, ec);
-    throw std::runtime_error(failure);
-  }
+  throwIfInterrupted();
+  if (!failure.empty()) throw std::runtime_error(failure);
   // The sum first: a reader that sees the new .so with an older sum rebuilds, never loads a wrong one.
   std::string sumError;
-  if (!writeCacheSum(tmp, &sumError)) throw std::runtime_error("cpu-jit: " + sumError);
-  fs::rename(tmp + ".sum", lib.string() + ".sum", ec);
-  if (!ec) fs::rename(tmp, lib, ec);
+  if (!writeCacheSum(tmp.path(), cacheKey, &sumError)) throw std::runtime_error("cpu-jit: " + sumError);
+  if (!clearCacheSlot(lib.string() + ".sum", &sumError) || !clearCacheSlot(lib, &sumError))
+    throw std::runtime_error("cpu-jit: " + sumError);
+  fs::rename(tmp.path() + ".sum", lib.string() + ".sum", ec);
+  if (!ec) fs::rename(tmp.path(), lib, ec);
   if (ec) throw std::runtime_error("cpu-jit: cannot move the compiled object to " + lib.string() + ": " + ec.message());
   if (!open()) {
     const char* e = dlerror();
     throw std::runtime_error("cpu-jit: cannot load " + lib.string() + " (from " + srcs[0].string() +
-                             "): " + (e ? e : "dlopen failed"));
+                             "): " + (e ? e : "its key is not this kernel's"));
   }
   return out;
 }

@@ -8,11 +8,15 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <functional>
 #include <thread>
+
+#include <sys/stat.h>
 
 #include "tape/products/products.h"
 #include "tests/cpujit/cpujit_test_util.h"
 #include "util/files.h"
+#include "util/process.h"
 
 using namespace tapelab;
 using namespace cpujit_test;
@@ -120,10 +124,140 @@ TEST(CpuJitCache, CorruptCachedObjectIsRebuilt) {
     const auto again = jit(settings)->compile(t, KernelOptions{});
     EXPECT_FALSE(again->stats().cacheHit) << what << ": the damaged object was loaded";
     expectSameBits(want, again->run({t.inputDefaults}, 2000, 5), what);
-    EXPECT_TRUE(checkCacheSum(so)) << what;
+    EXPECT_TRUE(cacheSumKey(so).has_value()) << what;
   }
   fs::remove(so.string() + ".sum");
   EXPECT_FALSE(jit(settings)->compile(t, KernelOptions{})->stats().cacheHit) << "an object without its .sum was loaded";
+}
+
+// The object a kernel's notes name (object=...).
+static fs::path objectOf(const Kernel& k) {
+  const std::string notes = k.stats().notes;
+  const size_t at = notes.find("object=") + 7;
+  return notes.substr(at, notes.find(' ', at) - at);
+}
+
+// No result from another key's object (README, "Faults"): another kernel's .so and .sum copied
+// under this kernel's names, or its .so with a sum forged to name this key, is never loaded: the
+// sum holds the full key, and the object itself answers tapelab_cpujit_key.
+TEST(CpuJitCache, AnotherKernelsObjectIsNeverLoaded) {
+  CPUJIT_REQUIRE();
+  const Tape a = products::europeanCall(8), b = products::asianCall(8);
+  TempDir dir;
+  EngineSettings settings = engineSettingsFromEnvironment();
+  settings.cacheDir = dir.path();
+  settings.cpuJit.precompiledHeader = false;
+  // Every kernel is released before its object is replaced (a loaded object stays mapped, and
+  // dlopen hands out the loaded one by name), and files are replaced by rename, as a cache does.
+  RunResult want;
+  fs::path soA, soB;
+  {
+    const auto ka = jit(settings)->compile(a, KernelOptions{});
+    want = ka->run({a.inputDefaults}, 2000, 5);
+    soA = objectOf(*ka);
+    soB = objectOf(*jit(settings)->compile(b, KernelOptions{}));
+  }
+  const std::string keyA = cacheSumKey(soA).value();
+  ASSERT_NE(keyA, cacheSumKey(soB).value_or(keyA));
+  auto copy = [](const fs::path& from, const fs::path& to) { ASSERT_TRUE(writeFileAtomic(to, readFile(from).value())); };
+  auto expectRebuilt = [&](const std::string& what) {
+    const auto again = jit(settings)->compile(a, KernelOptions{});
+    EXPECT_FALSE(again->stats().cacheHit) << what << ": B's object ran as A's";
+    expectSameBits(want, again->run({a.inputDefaults}, 2000, 5), what);
+    EXPECT_EQ(cacheSumKey(soA), keyA) << what;
+  };
+  // Copied whole: the sum names B's key.
+  copy(soB, soA);
+  copy(soB.string() + ".sum", soA.string() + ".sum");
+  expectRebuilt("B's object and sum copied over A's");
+  // Forged: B's bytes with a sum naming A's key; the object's own key refuses it.
+  copy(soB, soA);
+  ASSERT_TRUE(writeCacheSum(soA, keyA));
+  expectRebuilt("B's object with a sum forged for A");
+}
+
+// Special files in an entry's place: a link to /dev/zero (never read whole), a FIFO (never waited
+// on) or a directory as the object, its sum or its source: a miss at once, rebuilt, same bits.
+TEST(CpuJitCache, SpecialFilesInTheCacheAreRebuilt) {
+  CPUJIT_REQUIRE();
+  const Tape t = products::europeanCall(8);
+  TempDir dir;
+  EngineSettings settings = engineSettingsFromEnvironment();
+  settings.cacheDir = dir.path();
+  settings.cpuJit.precompiledHeader = false;
+  const auto first = jit(settings)->compile(t, KernelOptions{});
+  const RunResult want = first->run({t.inputDefaults}, 2000, 5);
+  const fs::path so = objectOf(*first);
+  const fs::path src = fs::path(so).replace_extension(".cpp");
+  ASSERT_TRUE(fs::exists(src)) << src;
+  using Damage = std::function<void(const fs::path&)>;
+  const std::vector<std::pair<std::string, Damage>> damages = {
+      {"a link to /dev/zero", [](const fs::path& p) { fs::create_symlink("/dev/zero", p); }},
+      {"a FIFO", [](const fs::path& p) { ASSERT_EQ(::mkfifo(p.c_str(), 0600), 0); }},
+      {"a directory", [](const fs::path& p) { fs::create_directories(p / "inside"); }}};
+  for (const fs::path& victim : {so, fs::path(so.string() + ".sum"), src})
+    for (const auto& [what, damage] : damages) {
+      const std::string label = what + " as " + victim.filename().string();
+      fs::remove_all(victim);
+      damage(victim);
+      const auto t0 = std::chrono::steady_clock::now();
+      const auto again = jit(settings)->compile(t, KernelOptions{});
+      EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(120)) << label;
+      EXPECT_FALSE(again->stats().cacheHit) << label;
+      expectSameBits(want, again->run({t.inputDefaults}, 2000, 5), label);
+      EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(victim))) << label << ": not replaced";
+      EXPECT_TRUE(jit(settings)->compile(t, KernelOptions{})->stats().cacheHit) << label << ": the rebuilt entry";
+    }
+}
+
+// A truncated precompiled header is rebuilt (its sum names its key), not handed to every later compile.
+TEST(CpuJitCache, TruncatedPrecompiledHeaderIsRebuilt) {
+  CPUJIT_REQUIRE();
+  TempDir dir;
+  EngineSettings settings = engineSettingsFromEnvironment();
+  settings.cacheDir = dir.path();
+  settings.cpuJit.precompiledHeader = true;
+  jit(settings)->compile(products::europeanCall(4), KernelOptions{});
+  std::vector<fs::path> gchs;
+  for (const auto& e : fs::recursive_directory_iterator(dir.path()))
+    if (e.path().extension() == ".gch") gchs.push_back(e.path());
+  if (gchs.empty()) GTEST_SKIP() << "no precompiled header here (not GCC)";
+  ASSERT_EQ(gchs.size(), 1u);
+  const std::string whole = readFile(gchs[0]).value();
+  ASSERT_TRUE(writeFileAtomic(gchs[0], std::string_view(whole).substr(0, whole.size() / 3)));
+  for (int steps : {5, 6}) {  // later compiles of other kernels
+    const Tape t = products::europeanCall(steps);
+    EXPECT_GT(jit(settings)->compile(t, KernelOptions{})->run({t.inputDefaults}, 500, 1).markets.at(0).value, 0.0);
+  }
+  EXPECT_GT(readFile(gchs[0]).value_or("").size(), whole.size() / 2) << "the header was not rebuilt";
+  EXPECT_TRUE(cacheSumKey(gchs[0]).has_value());
+}
+
+// Interrupted (Python's KeyboardInterrupt, util/process.h): the compiler is ended, Interrupted
+// is thrown promptly, and no temporary file stays; the next compile works.
+TEST(CpuJitCache, InterruptEndsTheCompilerAndLeavesNoTemporaries) {
+  CPUJIT_REQUIRE();
+  TempDir dir;
+  EngineSettings settings = engineSettingsFromEnvironment();
+  settings.cacheDir = dir.path();
+  settings.cpuJit.precompiledHeader = false;
+  const Tape t = products::asianCall(400);
+  clearInterrupt();
+  std::thread stopper([] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(700));
+    requestInterrupt();
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_THROW(jit(settings)->compile(t, KernelOptions{}), Interrupted);
+  const auto took = std::chrono::steady_clock::now() - t0;
+  stopper.join();
+  clearInterrupt();
+  EXPECT_LT(took, std::chrono::seconds(10));
+  int temporaries = 0;
+  for (const auto& e : fs::recursive_directory_iterator(dir.path()))
+    temporaries += e.path().string().find(".tmp") != std::string::npos;
+  EXPECT_EQ(temporaries, 0);
+  EXPECT_GT(jit(settings)->compile(t, KernelOptions{})->run({t.inputDefaults}, 500, 1).markets.at(0).value, 0.0);
 }
 
 // Two processes compile the same kernel into one empty cache at once: both
@@ -165,7 +299,7 @@ TEST(CpuJitCache, ConcurrentAndInterruptedCompilesKeepTheCacheValid) {
   EXPECT_EQ(countWithExtension(objects, ".so"), 1);
   for (const auto& e : fs::directory_iterator(objects)) {
     if (e.path().extension() == ".so") {
-      EXPECT_TRUE(checkCacheSum(e.path())) << e.path();
+      EXPECT_TRUE(cacheSumKey(e.path()).has_value()) << e.path();
     }
   }
   EngineSettings settings = engineSettingsFromEnvironment();
@@ -186,7 +320,7 @@ TEST(CpuJitCache, ConcurrentAndInterruptedCompilesKeepTheCacheValid) {
   if (fs::exists(objects2)) {
     for (const auto& e : fs::directory_iterator(objects2)) {
       if (e.path().extension() == ".so") {
-        EXPECT_TRUE(checkCacheSum(e.path())) << "partial entry " << e.path();
+        EXPECT_TRUE(cacheSumKey(e.path()).has_value()) << "partial entry " << e.path();
       }
     }
   }

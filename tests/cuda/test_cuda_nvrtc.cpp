@@ -5,6 +5,7 @@
 // returns plain's bits, markets fused == separate, and agreement with the
 // reference (these skip, with the reason, where there is no driver).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
@@ -19,6 +20,7 @@
 #include "planner/strategies.h"
 #include "tape/products/products.h"
 #include "tape/random_tape.h"
+#include "tests/common/cache_faults.h"
 #include "tests/common/reference_engines.h"
 #include "tests/common/test_util.h"
 
@@ -165,6 +167,32 @@ TEST(CudaNvrtc, DumpsTheSource) {
   std::ifstream f(s.sourcePath);
   const std::string text((std::istreambuf_iterator<char>(f)), {});
   EXPECT_NE(text.find("__global__"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+// No PTX or CUBIN from another key's entry, none read from a special file (README, "Faults").
+TEST(CudaNvrtc, ForeignOrSpecialCacheEntriesAreRebuilt) {
+  REQUIRE_NVRTC();
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("tapelab-nvrtc-cache-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  const std::string source = "extern \"C\" __global__ void k(float* x) { x[threadIdx.x] *= 2.0f; }\n";
+  const std::string other = "extern \"C\" __global__ void k(float* x) { x[threadIdx.x] *= 3.0f; }\n";
+  bool hit = false;
+  const cu::NvrtcOutput first = cu::compileCudaCached(source, "k.cu", 9, 0, dir.string(), &hit);
+  ASSERT_TRUE(first.ok) << first.log;
+  std::filesystem::path entry, otherEntry;
+  for (const auto& e : std::filesystem::directory_iterator(dir / "cuda")) entry = e.path();
+  cu::compileCudaCached(other, "k.cu", 9, 0, dir.string(), &hit);
+  for (const auto& e : std::filesystem::directory_iterator(dir / "cuda"))
+    if (e.path() != entry) otherEntry = e.path();
+  testutil::expectForeignAndSpecialEntriesRebuilt(entry, otherEntry, [&] {
+    bool again = false;
+    const cu::NvrtcOutput out = cu::compileCudaCached(source, "k.cu", 9, 0, dir.string(), &again);
+    EXPECT_EQ(out.ptx, first.ptx);
+    EXPECT_EQ(out.cubin, first.cubin);
+    return again;
+  });
   std::filesystem::remove_all(dir);
 }
 

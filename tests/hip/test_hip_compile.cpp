@@ -19,6 +19,7 @@
 #include "gpu/hip/codeobject.h"
 #include "gpu/hip/compiler.h"
 #include "tape/products/products.h"
+#include "tests/common/cache_faults.h"
 #include "tests/common/test_util.h"
 #include "util/files.h"
 #include "util/process.h"
@@ -258,4 +259,31 @@ TEST(HipCompile, ExactnessFlags) {
     EXPECT_NE(divSqrt, assembly(kDivSqrt, target, {"-fno-hip-fp32-correctly-rounded-divide-sqrt"}))
         << target << ": sqrt/division the same as the approximate ones";
   }
+}
+
+// No code object from another key's entry, none read from a special file (README, "Faults").
+TEST(HipCompile, ForeignOrSpecialCacheEntriesAreRebuilt) {
+  const fs::path dir = fs::temp_directory_path() / ("tapelab-hip-cache-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const std::string source = "#include <hip/hip_runtime.h>\nextern \"C\" __global__ void k(float* x) { x[threadIdx.x] *= 2.0f; }\n";
+  const std::string other = "#include <hip/hip_runtime.h>\nextern \"C\" __global__ void k(float* x) { x[threadIdx.x] *= 3.0f; }\n";
+  hip::CodeObject first;
+  try {
+    first = hip::compileHip(source, "gfx90a", dir.string(), {});
+  } catch (const std::exception& e) {
+    GTEST_SKIP() << "hipcc not usable here: " << e.what();
+  }
+  if (first.bytes.empty()) GTEST_SKIP() << "hipcc made no code object: " << first.log;
+  fs::path entry, otherEntry;
+  for (const auto& e : fs::directory_iterator(dir / "hip"))
+    if (e.path().extension() == ".hipco") entry = e.path();
+  hip::compileHip(other, "gfx90a", dir.string(), {});
+  for (const auto& e : fs::directory_iterator(dir / "hip"))
+    if (e.path().extension() == ".hipco" && e.path() != entry) otherEntry = e.path();
+  testutil::expectForeignAndSpecialEntriesRebuilt(entry, otherEntry, [&] {
+    const hip::CodeObject again = hip::compileHip(source, "gfx90a", dir.string(), {});
+    EXPECT_EQ(again.bytes.size(), first.bytes.size());
+    return again.cacheHit;
+  });
+  fs::remove_all(dir);
 }

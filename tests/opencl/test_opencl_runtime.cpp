@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "gpu/opencl/cl_runtime.h"
+#include "tests/common/cache_faults.h"
 #include "tests/common/test_util.h"
 
 using namespace tapelab;
@@ -171,4 +172,29 @@ TEST(OpenCLRuntime, CorruptCachedBinaryIsRebuilt) {
     ocl::ProgramHandle keepNext(next.program);
     EXPECT_TRUE(next.cacheHit) << "the rebuilt entry was not stored whole";
   }
+}
+
+// No binary from another key's entry, none read from a special file (README, "Faults"): another
+// program's entry under this name, a link to /dev/zero, a FIFO or a directory are misses, rebuilt.
+TEST(OpenCLRuntime, ForeignOrSpecialCachedBinariesAreRebuilt) {
+  REQUIRE_DEVICE();
+  TempCache cache;
+  ocl::Context ctx(ocl::chooseDevice("", "TEST"));
+  const std::string other = std::string(kScale) + "// another program\n";
+  auto build = [&](const std::string& source) {
+    ocl::Program p = ocl::buildProgram(ctx, source, "-cl-std=CL1.2", "", cache.dir.string());
+    ocl::ProgramHandle keep(p.program);
+    return p.cacheHit;
+  };
+  build(kScale);
+  if (!std::filesystem::exists(cache.dir / "opencl") || std::filesystem::is_empty(cache.dir / "opencl"))
+    GTEST_SKIP() << "this platform hands out no program binaries";
+  std::filesystem::path entry;
+  for (const auto& e : std::filesystem::directory_iterator(cache.dir / "opencl")) entry = e.path();
+  build(other);
+  std::filesystem::path otherEntry;
+  for (const auto& e : std::filesystem::directory_iterator(cache.dir / "opencl"))
+    if (e.path() != entry) otherEntry = e.path();
+  ASSERT_FALSE(otherEntry.empty());
+  testutil::expectForeignAndSpecialEntriesRebuilt(entry, otherEntry, [&] { return build(kScale); });
 }

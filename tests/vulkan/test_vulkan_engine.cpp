@@ -26,6 +26,7 @@
 #include "tape/philox.h"
 #include "tape/products/products.h"
 #include "tape/recorder.h"
+#include "tests/common/cache_faults.h"
 #include "tests/common/reference_engines.h"
 #include "tests/common/test_util.h"
 #include "util/files.h"
@@ -647,6 +648,27 @@ TEST(VulkanFaults, CorruptSpirvCacheEntryIsRebuilt) {
     EXPECT_EQ(again.words, first.words);
     EXPECT_EQ(readFile(entry), whole);
   }
+  std::filesystem::remove_all(dir);
+}
+
+// No SPIR-V from another key's entry, none read from a special file (README, "Faults").
+TEST(VulkanFaults, ForeignOrSpecialSpirvEntriesAreRebuilt) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("tapelab-vulkan-spirv-foreign-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  const std::string glsl = "#version 450\nlayout(local_size_x = 1) in;\nvoid main() {}\n";
+  const std::string other = "#version 450\nlayout(local_size_x = 2) in;\nvoid main() {}\n";
+  const vulkan::Spirv first = vulkan::compileGlsl(glsl, "", dir.string());
+  std::filesystem::path entry, otherEntry;
+  for (const auto& e : std::filesystem::directory_iterator(dir / "vulkan")) entry = e.path();
+  vulkan::compileGlsl(other, "", dir.string());
+  for (const auto& e : std::filesystem::directory_iterator(dir / "vulkan"))
+    if (e.path() != entry) otherEntry = e.path();
+  testutil::expectForeignAndSpecialEntriesRebuilt(entry, otherEntry, [&] {
+    const vulkan::Spirv again = vulkan::compileGlsl(glsl, "", dir.string());
+    EXPECT_EQ(again.words, first.words);
+    return again.cacheHit;
+  });
   std::filesystem::remove_all(dir);
 }
 
