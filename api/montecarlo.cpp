@@ -83,8 +83,8 @@ KernelOptions tangentKernel(const Tape& tape, const RunConfig& c, const EngineCa
 
 }  // namespace
 
-KernelConfig resolveConfig(const RunConfig& c, const EngineCaps& caps, Precision precision) {
-  KernelConfig config = defaultConfig(c.engine, caps.cpuDevice);
+KernelConfig resolveConfig(const RunConfig& c, const EngineCaps& caps, Precision precision, int markets) {
+  KernelConfig config = defaultConfig(c.engine, caps.cpuDevice, markets);
   applyConfigText(config, c.configText, c.engine, c.configWhat);
   if (const std::string problem = mathProblem(config, c.engine, precision == Precision::F32); !problem.empty())
     throw std::invalid_argument(c.configWhat + ": " + problem);
@@ -106,14 +106,14 @@ KernelOptions resolveKernel(const Tape& tape, const RunConfig& c, const EngineCa
   o.marketOrder = c.marketOrder;
   o.dumpDir = c.dumpDir;
   o.dispatch = c.dispatch;
-  o.config = resolveConfig(c, caps, o.precision);
+  o.config = resolveConfig(c, caps, o.precision, markets);
   if (tunedFrom) tunedFrom->clear();
   const bool tunable = c.useTuned && c.checkpoint.mode == Checkpoint::Mode::Auto && !c.strategy && !c.plan &&
                        c.planFile.empty() && c.kernel != KernelKind::Scratch && c.kernel != KernelKind::Tangent;
   if (tunable)
     if (const auto w = loadTuned(c.engineSettings.cacheDir, tuningKey(tape, c.engine, caps, markets, o.precision, o.config.math, o.greeks))) {
       try {
-        KernelConfig tuned = defaultConfig(c.engine, caps.cpuDevice);
+        KernelConfig tuned = defaultConfig(c.engine, caps.cpuDevice, markets);
         applyConfigText(tuned, w->config, c.engine, w->path);
         applyConfigText(tuned, c.configText, c.engine, c.configWhat);  // the user's fields over the winner's
         if (mathProblem(tuned, c.engine, o.precision == Precision::F32).empty() && tuned.math == o.config.math) {
@@ -126,7 +126,7 @@ KernelOptions resolveKernel(const Tape& tape, const RunConfig& c, const EngineCa
           }
         }
       } catch (const std::exception&) {  // an entry this version cannot read: the defaults, as without one
-        o.config = resolveConfig(c, caps, o.precision);
+        o.config = resolveConfig(c, caps, o.precision, markets);
         if (tunedFrom) tunedFrom->clear();
       }
     }

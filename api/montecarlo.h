@@ -28,10 +28,11 @@ namespace tapelab {
 // over it) and, where its kind is the one asked for, the plan; *tunedFrom is then its cache file.
 KernelOptions resolveKernel(const Tape& tape, const RunConfig& config, const EngineCaps& caps, int markets = 1,
                             std::string* tunedFrom = nullptr);
-// The kernel's configuration resolveKernel uses: the engine's (config.engine) defaults, then
+// The kernel's configuration resolveKernel uses: the engine's (config.engine) defaults for `markets`
+// per dispatch, then
 // config.configText, each field checked against the engine, then the math contract against the
 // engine and `precision`. Throws std::invalid_argument naming config.configWhat.
-KernelConfig resolveConfig(const RunConfig& config, const EngineCaps& caps, Precision precision);
+KernelConfig resolveConfig(const RunConfig& config, const EngineCaps& caps, Precision precision, int markets = 1);
 
 struct Result {
   std::vector<std::string> inputNames;

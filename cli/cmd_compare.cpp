@@ -159,31 +159,42 @@ int compare(const Flags& f) {
     RunConfig base = cfg;
     base.engine = engine;
     if (!base.precision) base.precision = caps.defaultPrecision;  // as run and price: fp32 on GPUs, fp64 on CPUs
-    // One configuration for every row of the engine, so that every row's bits compare with its plain
-    // row: the tuning cache's winner for the fused job (tapelab tune) where there is one and nothing
-    // asks otherwise, else the engine's defaults; the user's --config over either.
-    const int fused = std::min(fusedMarkets, caps.maxMarkets);
-    KernelConfig kernelConfig = resolveConfig(base, caps, *base.precision);
-    std::optional<TunedWinner> tuned;
-    if (cfg.useTuned && cfg.checkpoint.mode == Checkpoint::Mode::Auto && !cfg.strategy && !cfg.plan && cfg.planFile.empty())
-      tuned = loadTuned(cfg.engineSettings.cacheDir,
-                        tuningKey(tape, engine, caps, fused, *base.precision, kernelConfig.math, cfg.greeks));
-    std::optional<Plan> tunedPlan;
-    if (tuned) {
+    // Each row's configuration is its own job's (the tuning cache's winner for that market count,
+    // tapelab tune, where there is one and nothing asks otherwise, else the engine's defaults for it;
+    // the user's --config over either), but the fields that change bits are the fused job's on every
+    // row, so that every row's bits compare with the engine's plain single-market row.
+    struct JobConfig {
+      KernelConfig config;
+      std::string tuned;
+      std::optional<Plan> plan;
+    };
+    auto jobConfig = [&](int m) {
+      JobConfig j{resolveConfig(base, caps, *base.precision, m), "", std::nullopt};
+      if (!cfg.useTuned || cfg.checkpoint.mode != Checkpoint::Mode::Auto || cfg.strategy || cfg.plan || !cfg.planFile.empty())
+        return j;
+      const auto w = loadTuned(cfg.engineSettings.cacheDir,
+                               tuningKey(tape, engine, caps, m, *base.precision, j.config.math, cfg.greeks));
+      if (!w) return j;
       try {
-        KernelConfig c = defaultConfig(engine, caps.cpuDevice);
-        applyConfigText(c, tuned->config, engine, tuned->path);
+        KernelConfig c = defaultConfig(engine, caps.cpuDevice, m);
+        applyConfigText(c, w->config, engine, w->path);
         applyConfigText(c, cfg.configText, engine, cfg.configWhat);
-        kernelConfig = c;
-        if (tuned->kind != KernelKind::Plain) tunedPlan = parsePlanFile(tuned->plan, tape, tuned->path);
+        j.plan = w->kind != KernelKind::Plain ? std::optional<Plan>(parsePlanFile(w->plan, tape, w->path)) : std::nullopt;
+        j.config = c;
+        j.tuned = w->path;
       } catch (const std::exception& e) {  // an entry this version cannot read: the defaults
-        progress(engine + ": tuning cache entry " + tuned->path + " not used: " + e.what());
-        tuned.reset();
+        progress(engine + ": tuning cache entry " + w->path + " not used: " + e.what());
       }
-    }
-    base.configText = configText(kernelConfig, engine);
-    base.useTuned = false;  // decided here, for every row alike
-    engineConfigs.push_back({engine, base.configText, tuned ? tuned->path : ""});
+      return j;
+    };
+    const int fused = std::min(fusedMarkets, caps.maxMarkets);
+    const JobConfig fusedJob = jobConfig(fused);
+    JobConfig oneJob = fused == 1 ? fusedJob : jobConfig(1);
+    for (const ConfigField& f : configFields())
+      if (!keepsBits(f)) f.set(oneJob.config, f.get(fusedJob.config), f.name);
+    base.useTuned = false;  // decided here, for every row
+    engineConfigs.push_back({engine, configText(fusedJob.config, engine), fusedJob.tuned});
+    if (fused != 1) engineConfigs.push_back({engine + " x1", configText(oneJob.config, engine), oneJob.tuned});
     RunConfig plain = base;
     plain.engine = engine;
     plain.checkpoint = Checkpoint::off();
@@ -204,8 +215,8 @@ int compare(const Flags& f) {
         c.checkpoint = Checkpoint::off();
         c.planFile.clear();
         c.wrt = cfg.wrt;
-      } else if (kind == KernelKind::Register && tunedPlan) {
-        c.plan = tunedPlan;  // the tuned winner's cuts
+      } else if (kind == KernelKind::Register && (fusedJob.plan || oneJob.plan)) {
+        // the tuned winners' cuts: set per job below
       } else if (c.planFile.empty() && c.checkpoint.mode != Checkpoint::Mode::Segments)  // a plan file sets the cuts
         c.checkpoint = kind == KernelKind::Scratch && !cfg.strategy ? Checkpoint::automatic() : Checkpoint::count(cfg.segments);
       variants.push_back({toString(kind), c});
@@ -220,10 +231,17 @@ int compare(const Flags& f) {
       int markets;
     };
     std::vector<Job> jobs;
-    for (const auto& [label, c] : variants) {
-      jobs.push_back({label, c, 1});
-      if (fusedMarkets > 1) jobs.push_back({label, c, std::min(fusedMarkets, caps.maxMarkets)});
-    }
+    for (const auto& [label, c] : variants)
+      for (int m : fusedMarkets > 1 ? std::vector<int>{1, fused} : std::vector<int>{1}) {
+        const JobConfig& jc = m == 1 ? oneJob : fusedJob;
+        RunConfig rc = c;
+        rc.configText = configText(jc.config, engine);
+        if (c.kernel == KernelKind::Register && c.planFile.empty() && !cfg.plan && (fusedJob.plan || oneJob.plan)) {
+          if (jc.plan) rc.plan = jc.plan;  // this job's tuned cuts
+          else rc.checkpoint = Checkpoint::count(cfg.segments);
+        }
+        jobs.push_back({label, rc, m});
+      }
     progress(engine + ": compiling " + std::to_string(jobs.size()) + " kernels");
     std::vector<std::future<Pricer>> built;
     for (const Job& j : jobs)
@@ -249,7 +267,7 @@ int compare(const Flags& f) {
           row.plan = pricer.options().kind == KernelKind::Tangent ? "none (tangent)"
                      : p.segments() <= 1                          ? "plain"
                                                                   : p.strategy + " " + std::to_string(p.segments());
-          if (pricer.options().kind == KernelKind::Register && tunedPlan) row.plan += " (tuned)";
+          if (pricer.options().kind == KernelKind::Register && (markets == 1 ? oneJob : fusedJob).plan) row.plan += " (tuned)";
         }
         row.stats = pricer.stats();
         auto runLadder = [&](uint64_t s) {

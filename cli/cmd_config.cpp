@@ -17,12 +17,14 @@ namespace {
 struct Column {
   std::string label, engine;
   bool cpuDevice;
+  int markets;  // 1: a kernel of one market per dispatch (the defaults' "@1" rows); 0: any other
 };
 const std::vector<Column>& columns() {
-  static const std::vector<Column> c = {{"cuda", "cuda", false},         {"hip", "hip", false},
-                                        {"opencl", "opencl", false},     {"vulkan", "vulkan", false},
-                                        {"vulkan (CPU)", "vulkan", true}, {"cpu-jit", "cpu-jit", false},
-                                        {"reference", "reference", false}};
+  static const std::vector<Column> c = {{"cuda", "cuda", false, 0},         {"cuda (1 market)", "cuda", false, 1},
+                                        {"hip", "hip", false, 0},           {"hip (1 market)", "hip", false, 1},
+                                        {"opencl", "opencl", false, 0},     {"vulkan", "vulkan", false, 0},
+                                        {"vulkan (CPU)", "vulkan", true, 0}, {"cpu-jit", "cpu-jit", false, 0},
+                                        {"reference", "reference", false, 0}};
   return c;
 }
 
@@ -32,7 +34,9 @@ std::string defaultsOf(const ConfigField& f) {
   std::vector<std::pair<std::string, std::string>> groups;  // value -> engines, in column order
   for (const Column& c : columns()) {
     if (!fieldAppliesTo(f, c.engine)) continue;
-    const std::string v = f.get(defaultConfig(c.engine, c.cpuDevice));
+    const std::string v = f.get(defaultConfig(c.engine, c.cpuDevice, c.markets));
+    // The CPU-served and one-market variants only where they differ from the engine's own default.
+    if ((c.cpuDevice || c.markets == 1) && v == f.get(defaultConfig(c.engine, false, 0))) continue;
     auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == v; });
     if (it == groups.end()) groups.push_back({v, c.label});
     else it->second += ", " + c.label;
@@ -81,7 +85,8 @@ int config(const Flags& f) {
   rc.configText = f.text("text").value_or("");
   rc.configWhat = "config";
   const bool fp64 = f.given("fp64");
-  const KernelConfig c = resolveConfig(rc, caps, fp64 ? Precision::F64 : caps.defaultPrecision);
+  const KernelConfig c =
+      resolveConfig(rc, caps, fp64 ? Precision::F64 : caps.defaultPrecision, f.positive("markets"));
   if (f.given("json")) {
     Json j;
     j.str("engine", engine).boolean("cpu_device", caps.cpuDevice).str("config", configText(c, engine));
@@ -102,6 +107,7 @@ Runner setupConfig(CLI::App& app) {
   auto f = std::make_shared<Flags>(app);
   f->positional("text", "NAME=VALUE,...", "fields over the engine's defaults (optional)");
   f->value("engine", "NAME", "the engine whose configuration to print", "cuda");
+  f->value("markets", "M", "markets per dispatch (some defaults differ at one market)", "1");
   f->flag("fp64", "check the math contract for fp64 kernels (default: the engine's precision)");
   f->flag("list", "every field: values, engines, defaults, bits");
   f->flag("markdown", "every field as a Markdown table (docs/config.md)");

@@ -63,8 +63,9 @@ constexpr const char* kGpu = "vulkan,opencl,cuda,hip";
 
 const std::vector<ConfigField>& configFields() {
   // The defaults per engine are the fastest exact configuration the H200 records support, field by
-  // field (papers/findings.md, "Defaults and retired knobs", says which measurements); HIP, never
-  // timed, takes CUDA's code-shape fields but no launch bound.
+  // field (papers/findings.md, "Defaults and retired knobs", says which measurements: the IEEE tunes
+  // of 2026-12-02 where they exist, else the earlier records); HIP, never timed, takes CUDA's
+  // code-shape fields but no launch bound.
   static const std::vector<ConfigField> table = {
       {"lanes", "1..64", kGpu,
        "changes the blocks' composition, so the sums' rounding: kernels compared for bits share it",
@@ -96,7 +97,7 @@ const std::vector<ConfigField>& configFields() {
       {"draws", "redraw|stored", kGpu, "same bits",
        "checkpointed kernels with Greeks: a recomputed segment draws its normals again, or reads the forward "
        "sweep's from the scratch buffer (4 or 8 bytes a draw per lane)",
-       "cuda=stored;hip=stored",
+       "cuda=stored;hip=stored;opencl=stored",
        "",
        [](const C& c) { return std::string(kDraws[int(c.draws)]); },
        [](C& c, S& v, S& w) { c.draws = pick<DrawSource>(v, w, kDraws); }},
@@ -138,7 +139,7 @@ const std::vector<ConfigField>& configFields() {
       {"outline_draws", "on|off", "cuda,hip", "same bits",
        "Philox and the normal quantile as functions the compiler must not inline: one copy in the kernel instead "
        "of one per draw",
-       "",
+       "cuda@1=on;hip@1=on",
        "",
        [](const C& c) { return std::string(kOnOff[int(c.outlineDraws)]); },
        [](C& c, S& v, S& w) { c.outlineDraws = pick<int>(v, w, kOnOff) == 1; }},
@@ -197,7 +198,7 @@ bool fieldAppliesTo(const ConfigField& field, const std::string& engine) {
   return std::string_view(field.engines) == "*" || listed(field.engines, engine);
 }
 
-KernelConfig defaultConfig(const std::string& engine, bool cpuDevice) {
+KernelConfig defaultConfig(const std::string& engine, bool cpuDevice, int markets) {
   KernelConfig c;
   for (const ConfigField& f : configFields()) {
     std::string_view rows(f.defaults);
@@ -206,12 +207,17 @@ KernelConfig defaultConfig(const std::string& engine, bool cpuDevice) {
       const std::string_view row = rows.substr(0, semi);
       const size_t eq = row.find('=');
       std::string_view who = row.substr(0, eq);
-      bool cpuOnly = false;
+      bool cpuOnly = false, oneMarket = false;
+      if (who.size() > 2 && who.substr(who.size() - 2) == "@1") {
+        who.remove_suffix(2);
+        oneMarket = true;
+      }
       if (who.size() > 4 && who.substr(who.size() - 4) == ":cpu") {
         who.remove_suffix(4);
         cpuOnly = true;
       }
-      if (who == engine && (!cpuOnly || cpuDevice)) f.set(c, std::string(row.substr(eq + 1)), f.name);
+      if (who == engine && (!cpuOnly || cpuDevice) && (!oneMarket || markets == 1))
+        f.set(c, std::string(row.substr(eq + 1)), f.name);
       if (semi == std::string_view::npos) break;
       rows.remove_prefix(semi + 1);
     }

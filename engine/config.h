@@ -71,7 +71,9 @@ struct ConfigField {
   const char* bits;
   const char* help;     // one sentence
   // Per-engine defaults that differ from KernelConfig{}'s: "engine=value;engine=value"; an engine
-  // name with ":cpu" applies where the engine is served by a CPU (lavapipe, PoCL).
+  // name with ":cpu" applies where the engine is served by a CPU (lavapipe, PoCL), with "@1" to
+  // kernels of one market per dispatch (the engine switches a field on where it pays: the article's
+  // way). Rows apply in order, so a qualified row follows its engine's plain one.
   const char* defaults;
   // The values a search tries (tapelab tune) and the properties draw, comma-separated; "": every value
   // of an enumeration ("a|b|c").
@@ -89,8 +91,9 @@ bool keepsBits(const ConfigField& field);
 bool fieldAppliesTo(const ConfigField& field, const std::string& engine);
 
 // The engine's defaults: KernelConfig{} with the table's per-engine values (`cpuDevice`: the
-// ":cpu" rows too). Engines the table does not name get KernelConfig{} (their fields are moot).
-KernelConfig defaultConfig(const std::string& engine, bool cpuDevice = false);
+// ":cpu" rows too; `markets`, per dispatch: the "@1" rows where it is 1). Engines the table does not
+// name get KernelConfig{} (their fields are moot).
+KernelConfig defaultConfig(const std::string& engine, bool cpuDevice = false, int markets = 0);
 
 // The canonical text of `config` for `engine`: every field that applies to it, in table order,
 // "name=value" joined by commas. Empty for an engine no field applies to.

@@ -127,9 +127,8 @@ int main(int argc, char** argv) {
   }
   const EngineCaps caps = engineCaps(findEngine(engineName), config.engineSettings);
   config.engine = engineName;
-  KernelConfig kernelConfig;
   try {
-    kernelConfig = resolveConfig(config, caps, Precision::F32);  // the engine's defaults and TAPELAB_CONFIG
+    resolveConfig(config, caps, Precision::F32);  // a bad TAPELAB_CONFIG is an error before any kernel
   } catch (const std::invalid_argument& e) {
     std::fprintf(stderr, "calibrate_proxy: %s\n", e.what());
     return 2;
@@ -202,7 +201,7 @@ int main(int argc, char** argv) {
         o.kind = KernelKind::Register;
         o.plan = j.plan;
         o.markets = j.markets;
-        o.config = kernelConfig;
+        o.config = resolveConfig(config, caps, Precision::F32, j.markets);  // the engine's defaults and TAPELAB_CONFIG
         o.dispatch = config.dispatch;
         o.dumpDir = config.dumpDir;
         const auto kernel = engine->compile(tape, o);

@@ -124,7 +124,7 @@ int run(const cli::Flags& f) {
   }
   const EngineEntry& entry = findEngine(engineName);
   const EngineCaps caps = engineCaps(entry, env.engineSettings);
-  const KernelConfig config = resolveConfig(env, caps, Precision::F32);  // the engine's defaults and --config
+  resolveConfig(env, caps, Precision::F32);  // a bad --config is an error before any kernel
   const bool compileOnly = !caps.usable && caps.compileOnly;
   if (!caps.usable && !compileOnly) {
     std::fprintf(stderr, "gpu_kernels: %s unavailable: %s\n", engineName.c_str(), caps.reason.c_str());
@@ -150,12 +150,12 @@ int run(const cli::Flags& f) {
         for (int segs : segmentList) {
           if (kind == "plain" && segs != segmentList.front()) continue;  // plain has no segments
           KernelOptions o;
-          o.config = config;
           o.dispatch = env.dispatch;
           o.dumpDir = env.dumpDir;
           o.precision = Precision::F32;
           o.greeks = gs == "on";
           o.markets = std::stoi(ms);
+          o.config = resolveConfig(env, caps, Precision::F32, o.markets);  // the engine's defaults and --config
           o.kind = kind == "plain" ? KernelKind::Plain : KernelKind::Register;
           if (o.kind != KernelKind::Plain) {
             PlanOptions po;

@@ -212,7 +212,7 @@ int sweep(const Options& opt) {
     std::unique_ptr<Engine> engine = entry->make(env.engineSettings);
     RunConfig forEngine = env;
     forEngine.engine = engineName;
-    const KernelConfig config = resolveConfig(forEngine, caps, Precision::F32);  // its defaults and --config
+    const KernelConfig config = resolveConfig(forEngine, caps, Precision::F32, opt.markets);  // its defaults, --config
 
     struct Variant {
       KernelKind kind;

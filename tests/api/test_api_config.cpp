@@ -74,6 +74,9 @@ TEST(ApiConfig, EveryFieldHasItsTableEntries) {
 TEST(ApiConfig, DefaultsDifferByEngine) {
   EXPECT_EQ(defaultConfig("vulkan").math, MathContract::Glsl);
   EXPECT_EQ(defaultConfig("cuda").math, MathContract::Ieee);
+  EXPECT_FALSE(defaultConfig("cuda").outlineDraws);
+  EXPECT_TRUE(defaultConfig("cuda", false, 1).outlineDraws) << "the @1 row: one market per dispatch";
+  EXPECT_FALSE(defaultConfig("cuda", false, 2).outlineDraws);
   EXPECT_TRUE(defaultConfig("vulkan").philoxUnrolled);
   EXPECT_FALSE(defaultConfig("vulkan", true).philoxUnrolled) << "lavapipe: Philox rolled, to compile faster";
   EXPECT_EQ(defaultConfig("reference"), KernelConfig{}) << "no field of the reference differs from the baseline";
@@ -117,7 +120,9 @@ TEST(ApiConfig, ResolveConfigChecksTheMathContract) {
   EngineCaps caps;
   RunConfig rc;
   rc.engine = "cuda";
-  EXPECT_EQ(resolveConfig(rc, caps, Precision::F32), defaultConfig("cuda"));
+  EXPECT_EQ(resolveConfig(rc, caps, Precision::F32), defaultConfig("cuda", false, 1));
+  EXPECT_TRUE(resolveConfig(rc, caps, Precision::F32, 1).outlineDraws) << "cuda outlines the draws at one market";
+  EXPECT_FALSE(resolveConfig(rc, caps, Precision::F32, 7).outlineDraws) << "and not at seven";
   rc.configText = "lanes=2,math=approx";
   const KernelConfig c = resolveConfig(rc, caps, Precision::F32);
   EXPECT_EQ(c.lanes, 2);
