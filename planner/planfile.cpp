@@ -1,12 +1,16 @@
 #include "planner/planfile.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
-#include <fstream>
+#include <istream>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
+#include <streambuf>
+#include <string_view>
 
 #include "planner/liveness.h"
+#include "util/files.h"
 #include "util/hash.h"
 
 namespace tapelab {
@@ -27,21 +31,113 @@ Json treeJson(const CutTree& c) {
   return j;
 }
 
+// What the parser reads: a string, or a file through InputFile (a chunk at a time, never the
+// whole file), with the line and column of the last byte read for messages.
+class Source : public std::streambuf {
+ public:
+  explicit Source(std::string_view text) { set(text); }
+  explicit Source(InputFile& file) : file_(&file) {}
+  // "line L, column C" of the last byte the parser took.
+  std::string where() const {
+    const char* p = gptr();
+    size_t line = lines_, column = column_;
+    for (const char* c = eback(); c + 1 < p; ++c) {
+      if (*c == '\n') {
+        ++line;
+        column = 1;
+      } else {
+        ++column;
+      }
+    }
+    return "line " + std::to_string(line) + ", column " + std::to_string(column);
+  }
+
+ protected:
+  int_type underflow() override {
+    if (!file_) return traits_type::eof();
+    for (const char* c = eback(); c < egptr(); ++c) {  // the chunk done with: its lines counted
+      if (*c == '\n') {
+        ++lines_;
+        column_ = 1;
+      } else {
+        ++column_;
+      }
+    }
+    const std::string_view chunk = file_->next();  // throws InputError past the limit
+    if (chunk.empty()) return traits_type::eof();
+    set(chunk);
+    return traits_type::to_int_type(*gptr());
+  }
+
+ private:
+  void set(std::string_view v) {
+    char* b = const_cast<char*>(v.data());  // read only: a get area needs char*
+    setg(b, b, b + v.size());
+  }
+  InputFile* file_ = nullptr;
+  size_t lines_ = 1, column_ = 1;  // where the current chunk starts
+};
+
 // Parsing: every check names the file and the field.
 class Reader {
  public:
   Reader(const Tape& t, std::string file) : tape_(t), file_(std::move(file)) {}
 
-  Plan read(const std::string& text) {
+  Plan read(Source& source) {
     Json root;
+    std::istream in(&source);
+    // Checked as the parser goes, so that no input costs more than its size: nesting at most
+    // kMaxJsonDepth, no key twice in an object, at most kMaxObjectKeys keys in one; the derived
+    // fields are checked for their type and dropped, never held.
+    std::vector<std::set<std::string>> open;  // keys seen, per object or array being parsed
+    bool derivedValue = false;
+    auto check = [&](int depth, Json::parse_event_t event, Json& parsed) -> bool {
+      using E = Json::parse_event_t;
+      switch (event) {
+        case E::object_start:
+        case E::array_start:
+          if (depth >= kMaxJsonDepth)
+            fail("(file)", source.where() + ": nested deeper than " + std::to_string(kMaxJsonDepth) +
+                               " levels (a plan's inner cuts nest at most " + std::to_string(kMaxPlanDepth) + " levels)");
+          if (depth == 1) derivedValue = false;
+          open.emplace_back();
+          return true;
+        case E::object_end:
+        case E::array_end:
+          open.pop_back();
+          return true;
+        case E::key: {
+          const std::string key = parsed.get<std::string>();
+          if (!open.back().insert(key).second)
+            fail("(file)", source.where() + ": the key '" + shown(key) + "' appears twice in one object");
+          if (open.back().size() > kMaxObjectKeys)
+            fail("(file)", source.where() + ": an object with more than " + std::to_string(kMaxObjectKeys) + " keys");
+          derivedValue = depth == 1 && (key == "metrics" || key == "persistent_nodes" || key == "segment_list");
+          if (derivedValue) return false;  // derived again from the cuts: dropped
+          return true;
+        }
+        case E::value:
+          if (depth == 1 && derivedValue)
+            fail("(file)", source.where() + ": a derived field (metrics, persistent_nodes, segment_list) is not an "
+                                              "object or an array (it is derived again from the cuts)");
+          return true;
+      }
+      return true;
+    };
     try {
-      root = Json::parse(text);
+      root = Json::parse(in, check);
     } catch (const Json::parse_error& e) {
-      fail("(file)", "not JSON: " + where(text, e.byte) + jsonReason(e.what()));
+      fail("(file)", "not JSON: " + source.where() + ": " + jsonReason(e.what()));
     } catch (const Json::exception& e) {  // out_of_range: a number too large for any JSON type
-      fail("(file)", "not JSON: " + jsonReason(e.what()));
+      fail("(file)", "not JSON: " + source.where() + ": " + jsonReason(e.what()));
+    } catch (const InputError& e) {
+      fail("(file)", e.what());
+    } catch (const std::bad_alloc&) {
+      fail("(file)", "out of memory parsing the plan file (at " + source.where() + ")");
     }
-    if (!root.is_object()) fail("(file)", "expected a JSON object");
+    if (!root.is_object())
+      fail("(file)", std::string("expected a plan: a JSON object with format, tape and cuts; found ") +
+                         (root.is_array() ? "an array" : root.is_string() ? "a string" : root.is_null() ? "null" : "a value"));
     keys(root, "", {"format", "tape", "strategy", "cuts", "inner", "requested_segments", "metrics",
                     "persistent_nodes", "segment_list"});
     const Json& format = need(root, "format", "");
@@ -53,18 +149,16 @@ class Reader {
     if (root.contains("strategy")) {
       if (!root["strategy"].is_string()) fail("strategy", "expected a string");
       strategy = root["strategy"].get<std::string>();
+      checkLabel(strategy);
     }
     if (root.contains("requested_segments") && !root["requested_segments"].is_number_integer())
       fail("requested_segments", "expected an integer");
-    for (const char* derived : {"metrics", "persistent_nodes", "segment_list"})
-      if (root.contains(derived) && !(root[derived].is_object() || root[derived].is_array()))
-        fail(derived, "expected an object or an array (it is derived again from the cuts)");
     std::vector<int32_t> bounds{0};
     const std::vector<int32_t> cuts = cutList(need(root, "cuts", ""), "cuts", 0, tape_.size());
     bounds.insert(bounds.end(), cuts.begin(), cuts.end());
     bounds.push_back(tape_.size());
     std::vector<CutTree> inner;
-    if (root.contains("inner")) inner = innerList(root["inner"], "inner", bounds, false);
+    if (root.contains("inner")) inner = innerList(root["inner"], "inner", bounds, false, 1);
     try {
       return makePlan(tape_, std::move(bounds), strategy, std::move(inner));
     } catch (const std::invalid_argument& e) {
@@ -73,6 +167,19 @@ class Reader {
   }
 
  private:
+  // A strategy is a label (where the cuts came from), never an instruction: 1-64 characters of
+  // letters, digits and _ . : + - so that what the outputs echo is a plain word.
+  void checkLabel(const std::string& s) const {
+    const bool ok = !s.empty() && s.size() <= 64 &&
+                    std::all_of(s.begin(), s.end(), [](char c) {
+                      return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == ':' || c == '+' ||
+                             c == '-';
+                    });
+    if (!ok)
+      fail("strategy", "'" + shown(s) + "' is not a label (1-64 letters, digits, '_', '.', ':', '+', '-'); "
+                                        "the cuts are the plan, the strategy only names where they came from");
+  }
+
   // A string from the file as an error shows it: control bytes escaped, long ones cut, so the error stays one line.
   static std::string shown(const std::string& s) {
     std::string out;
@@ -92,22 +199,13 @@ class Reader {
     throw PlanFileError(file_ + ": " + field + ": " + why);
   }
 
-  static std::string where(const std::string& text, size_t byte) {
-    size_t line = 1, column = 1;
-    for (size_t i = 0; i + 1 < byte && i < text.size(); ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        column = 1;
-      } else {
-        ++column;
-      }
-    }
-    return "line " + std::to_string(line) + ", column " + std::to_string(column) + ": ";
-  }
   // nlohmann's message after its "[json.exception.parse_error.101] parse error at ...: " prefix.
   static std::string jsonReason(const std::string& what) {
     const size_t colon = what.rfind(": ");
-    return colon == std::string::npos ? what : what.substr(colon + 2);
+    std::string r = colon == std::string::npos ? what : what.substr(colon + 2);
+    for (char& c : r)
+      if (c == '\n' || c == '\r') c = ' ';
+    return r;
   }
 
   void keys(const Json& obj, const std::string& path, std::set<std::string> allowed) const {
@@ -119,8 +217,10 @@ class Reader {
       }
   }
 
+  // A required key; when it is not there the message names where it is missing, not the key as a field.
   const Json& need(const Json& obj, const std::string& key, const std::string& path) const {
-    if (!obj.contains(key)) fail(path + key, "missing");
+    if (!obj.contains(key))
+      fail(path.empty() ? "(file)" : path.substr(0, path.size() - 1), "the required key '" + key + "' is missing");
     return obj[key];
   }
 
@@ -159,7 +259,7 @@ class Reader {
 
   // One entry per segment of `bounds`; null or {} for a segment not cut again.
   std::vector<CutTree> innerList(const Json& v, const std::string& field, const std::vector<int32_t>& bounds,
-                                 bool inChain) const {
+                                 bool inChain, int depth) const {
     const size_t segments = bounds.size() - 1;
     if (!v.is_array()) fail(field, "expected an array with one entry per segment");
     if (v.size() != segments)
@@ -175,6 +275,8 @@ class Reader {
       }
       if (!e.is_object()) fail(at, "expected null or an object with cuts");
       if (inChain) fail(at, "the sub-segments of a chain cannot be cut again");
+      if (depth >= kMaxPlanDepth)  // its cuts would make the plan kMaxPlanDepth + 1 levels deep
+        fail(at, "nested deeper than " + std::to_string(kMaxPlanDepth) + " levels of cuts (the most a plan may nest)");
       keys(e, at + ".", {"cuts", "chain", "inner"});
       c.cuts = cutList(need(e, "cuts", at + "."), at + ".cuts", bounds[k], bounds[k + 1]);
       if (e.contains("chain")) {
@@ -186,7 +288,7 @@ class Reader {
         std::vector<int32_t> sub{bounds[k]};
         sub.insert(sub.end(), c.cuts.begin(), c.cuts.end());
         sub.push_back(bounds[k + 1]);
-        c.inner = innerList(e["inner"], at + ".inner", sub, c.chain);
+        c.inner = innerList(e["inner"], at + ".inner", sub, c.chain, depth + 1);
       }
       out.push_back(std::move(c));
     }
@@ -249,15 +351,20 @@ std::string planFileText(const Tape& t, const Plan& p, int requested) {
 }
 
 Plan parsePlanFile(const std::string& text, const Tape& tape, const std::string& file) {
-  return Reader(tape, file).read(text);
+  if (text.size() > kMaxPlanBytes)
+    throw PlanFileError(file + ": (file): larger than the limit of " + byteCount(kMaxPlanBytes));
+  Source source(text);
+  return Reader(tape, file).read(source);
 }
 
 Plan readPlanFile(const std::string& path, const Tape& tape) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw PlanFileError(path + ": (file): cannot be read");
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return parsePlanFile(ss.str(), tape, path);
+  try {
+    InputFile in(path, kMaxPlanBytes);
+    Source source(in);
+    return Reader(tape, path).read(source);
+  } catch (const InputError& e) {  // the file could not be opened
+    throw PlanFileError(path + ": (file): " + e.what());
+  }
 }
 
 }  // namespace tapelab

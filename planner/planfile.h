@@ -12,9 +12,20 @@
 // "structure" is structureHash(tape): the plan is checked against the tape it is
 // run on (`tapelab plan ... --json` prints it). `tapelab plan --out` also writes
 // "requested_segments", "metrics", "persistent_nodes" and "segment_list": what
-// the cuts imply, for the reader's eye; the reader accepts them and derives
-// them again. Any other key is an error.
+// the cuts imply, for the reader's eye; the reader checks that each is an object or an array,
+// drops it while parsing (it is never held) and derives it again. Any other key is an error,
+// and so is a key given twice in one object. "strategy" is a label, not an instruction: 1-64
+// letters, digits, '_', '.', ':', '+', '-' (the cuts are the plan). A leading UTF-8 byte-order
+// mark is skipped, as the tape reader does.
+//
+// Resources: the reader streams (readPlanFile reads 64 KiB at a time and hands it to the JSON
+// parser, never holding the file), at most kMaxPlanBytes; JSON nests at most kMaxJsonDepth
+// levels and inner cuts kMaxPlanDepth (a deeper file is one line, not a stack overflow); an
+// object has at most kMaxObjectKeys keys. Time is linear in the bytes; memory is the parsed
+// cuts and inner trees (the JSON values of "cuts" and "inner", about 16 bytes per number, then
+// the Plan), bench/bench_readers.cpp measures it.
 #pragma once
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -24,6 +35,10 @@
 namespace tapelab {
 
 inline constexpr const char* kPlanFormat = "tapelab-plan 1";
+inline constexpr uint64_t kMaxPlanBytes = uint64_t{256} << 20;  // 256 MiB: 10^6 cuts with every derived field
+inline constexpr int kMaxPlanDepth = 256;                       // levels of cuts (Plan::depth); revolve reaches 90
+inline constexpr int kMaxJsonDepth = 2 * kMaxPlanDepth + 8;     // JSON objects and arrays open at once
+inline constexpr size_t kMaxObjectKeys = 64;                    // the format's objects have at most 9
 
 // A malformed plan file; what() is "FILE: field: reason" (one line).
 struct PlanFileError : std::invalid_argument {
@@ -43,7 +58,8 @@ std::string planInnerJson(const Plan& plan);
 
 // Parses `text` as a plan for `tape`; `file` names it in errors. Throws PlanFileError.
 Plan parsePlanFile(const std::string& text, const Tape& tape, const std::string& file);
-// Reads FILE and parses it. Throws PlanFileError (also for a file that cannot be read).
+// Reads FILE and parses it. Throws PlanFileError (also for a file that cannot be read: "FILE:
+// (file): why", as the tape reader says it: no such file, a dangling link, a directory, ...).
 Plan readPlanFile(const std::string& path, const Tape& tape);
 
 }  // namespace tapelab

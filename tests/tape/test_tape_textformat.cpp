@@ -1,11 +1,15 @@
 // The .tape text format: exact round trips, and every rejection with its
 // FILE:LINE: prefix (the cases are in tests/common/bad_tapes.h, shared with the CLI test).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <bit>
 #include <cfloat>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
 #include <limits>
 #include <random>
 #include <string>
@@ -226,4 +230,61 @@ TEST(TextFormat, RandomEditsNeverCrashAndAlwaysNameALine) {
   }
   EXPECT_GT(rejected, 1000);
   EXPECT_GT(parsed, 10);  // some edits keep the tape valid (a changed constant, a dropped comment)
+}
+
+namespace {
+std::string tapeError(const std::function<void()>& f) {
+  try {
+    f();
+    return "(accepted)";
+  } catch (const TapeParseError& e) {
+    return e.what();
+  }
+}
+}  // namespace
+
+// The reader streams with a stated limit (README, "Faults"): /dev/zero, a line without end and a
+// file that cannot be opened are one line each, naming the file and why; a BOM reads as in plans.
+TEST(TextFormat, ReaderIsBoundedAndSaysWhyAFileCannotBeRead) {
+  const std::string good = "tapelab-tape 1\ninput spot 100\nrandn 0\nmul 0 1\noutput 2\n";
+  EXPECT_EQ(parseTape("\xEF\xBB\xBF" + good, "bom.tape").size(), 3);
+  EXPECT_EQ(tapeError([&] { readTapeFile("/dev/zero"); }), "/dev/zero:1: binary data (control byte 0), not a tape");
+  const std::filesystem::path d = std::filesystem::temp_directory_path() / ("tapelab-textformat-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(d);
+  std::filesystem::create_directories(d);
+  const std::string dir = d.string();
+  EXPECT_EQ(tapeError([&] { readTapeFile(dir + "/missing.tape"); }), dir + "/missing.tape:0: no such file");
+  std::filesystem::create_symlink(d / "nowhere.tape", d / "dangling.tape");
+  EXPECT_EQ(tapeError([&] { readTapeFile(dir + "/dangling.tape"); }),
+            dir + "/dangling.tape:0: a symbolic link to '" + dir + "/nowhere.tape', which does not exist");
+  std::filesystem::create_symlink(d / "loop2", d / "loop1");
+  std::filesystem::create_symlink(d / "loop1", d / "loop2");
+  EXPECT_EQ(tapeError([&] { readTapeFile(dir + "/loop1"); }).rfind(dir + "/loop1:0: a loop of symbolic links", 0), 0u);
+  EXPECT_EQ(tapeError([&] { readTapeFile(dir); }), dir + ":0: a directory, not a file");
+  {
+    std::ofstream(d / "long.tape") << "tapelab-tape 1\n# " << std::string(kMaxTapeLineBytes, 'x') << "\n";
+    std::ofstream(d / "big.tape") << " ";
+    std::filesystem::resize_file(d / "big.tape", kMaxTapeBytes + 1);  // sparse
+    std::ofstream(d / "good.tape") << good;
+  }
+  EXPECT_EQ(tapeError([&] { readTapeFile(dir + "/long.tape"); }), dir + "/long.tape:2: a line longer than 64 KiB");
+  EXPECT_EQ(tapeError([&] { parseTape("tapelab-tape 1\n# " + std::string(kMaxTapeLineBytes, 'x'), "s"); }), "s:2: a line longer than 64 KiB");
+  EXPECT_EQ(tapeError([&] { readTapeFile(dir + "/big.tape"); }),
+            dir + "/big.tape:0: larger than the limit of 1 GiB (" + std::to_string(kMaxTapeBytes + 1) + " bytes)");
+  // Streamed in chunks: the same tape as parsed from the text, across every chunk boundary.
+  Tape wide;
+  for (int i = 0; i < 20000; ++i) wide.addInput("in" + std::to_string(i), i + 0.5);
+  wide.push(Op::Add, 0, 1);
+  wide.output = wide.size() - 1;
+  const std::string text = writeTape(wide);
+  ASSERT_GT(text.size(), 4 * 65536u);
+  {
+    std::ofstream(d / "wide.tape") << text;
+  }
+  Tape back = readTapeFile(dir + "/wide.tape");
+  back.name.clear();
+  EXPECT_TRUE(writeTape(back) == writeTape(parseTape(text, "wide.tape"))) << "the streamed tape differs";
+  EXPECT_EQ(back.numInputs(), 20000);
+  EXPECT_EQ(tapeError([&] { parseTape(text + "input in7 1\n", "dup"); }).rfind("dup:", 0), 0u);
+  std::filesystem::remove_all(d);
 }
