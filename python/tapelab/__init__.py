@@ -28,9 +28,9 @@ from ._tapelab import (EngineUnavailable, Kernel, KernelStats, Metrics, Plan, Re
                        parse_plan, parse_tape, product, read_plan, read_tape, strategies)
 
 __version__ = _core.__version__
-__all__ = ["EngineUnavailable", "Kernel", "KernelStats", "Metrics", "OPS", "Plan", "Result", "Tape", "compile",
-           "engines", "op_names", "parse_plan", "parse_tape", "plan", "price", "product", "read_plan", "read_tape",
-           "strategies"]
+__all__ = ["EngineUnavailable", "Kernel", "KernelStats", "Metrics", "OPS", "Plan", "Recorder", "Result", "Tape",
+           "compile", "engines", "op_names", "parse_plan", "parse_tape", "plan", "price", "product", "read_plan",
+           "read_tape", "strategies", "tune"]
 
 OPS = tuple(op_names())  # op spellings by op code: OPS[tape.op[i]]
 PLAN_FORMAT = "tapelab-plan 1"
@@ -289,3 +289,5 @@ Result.compile_seconds = property(lambda r: r.kernel_stats.compile_seconds, doc=
 Result.markets = property(lambda r: [r.to_dict(m) for m in range(len(r))], doc="each market as to_dict() gives it")
 Result.__repr__ = lambda r: (f"<tapelab.Result {r.engine} {r.kind} ({r.precision}), {len(r)} market(s), "
                              f"value {r.value!r} ± {r.stderr!r}>")
+
+from .record import Recorder  # noqa: E402  (a tape recorded in Python: tapelab/record.py)
