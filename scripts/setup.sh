@@ -10,18 +10,27 @@ pkgs=(
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
   hipcc libamdhip64-dev rocm-device-libs
   python3 python3-matplotlib python3-dev python3-numpy python3-pytest python3-venv pybind11-dev
+  python3-nbclient python3-nbformat python3-ipykernel
   libopenmpi-dev openmpi-bin
 )
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup: all ${#pkgs[@]} packages already installed"
-  exit 0
+else
+  echo "setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
-echo "setup: installing ${missing[*]}"
-SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# From PyPI, what Debian lacks, for Debian's Python (the one the module is built for): JAX on the CPU
+# (tapelab.from_jax and the CPU peers), pinned to a release that runs on NumPy 1.x, which Debian's
+# matplotlib and SciPy are built against (a newer JAX pulls NumPy 2 and breaks them).
+pypi=("jax[cpu]==0.4.30" "numpy<2")
+if ! /usr/bin/python3 -c 'import jax, numpy, sys; sys.exit(jax.__version__ != "0.4.30" or int(numpy.__version__.split(".")[0]) >= 2)' 2>/dev/null; then
+  echo "setup: installing ${pypi[*]} from PyPI"
+  $SUDO /usr/bin/python3 -m pip install -q --break-system-packages "${pypi[@]}"
+fi
