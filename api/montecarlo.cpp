@@ -92,7 +92,7 @@ KernelConfig resolveConfig(const RunConfig& c, const EngineCaps& caps, Precision
 }
 
 KernelOptions resolveKernel(const Tape& tape, const RunConfig& c, const EngineCaps& caps, int markets,
-                            std::string* tunedFrom) {
+                            std::string* tunedFrom, std::vector<std::string>* notUsed) {
   KernelOptions o;
   o.precision = c.precision.value_or(caps.fp64 && !caps.fp32 ? Precision::F64
                                      : caps.fp32 && !caps.fp64 ? Precision::F32
@@ -157,6 +157,18 @@ KernelOptions resolveKernel(const Tape& tape, const RunConfig& c, const EngineCa
     throw std::invalid_argument(std::string("--kernel ") + toString(kind) + " needs checkpointing on (--checkpoint 1 is off)");
   }
   o.kind = segments > 1 || kind == KernelKind::Scratch ? kind : KernelKind::Plain;
+  if (o.kind == KernelKind::Plain && automatic && notUsed) {  // a cut asked for, and auto left the tape whole
+    const std::string why = !caps.autoCheckpoint
+                                ? "auto checkpointing is off on this engine (its plain kernel is faster)"
+                                : "the tape's " + std::to_string(tape.size()) + " nodes are under --ckpt-nodes " +
+                                      std::to_string(c.ckptNodes) + " (auto)";
+    for (const auto& [given, flag] : {std::pair{bool(c.strategy), "--strategy " + c.strategy.value_or("")},
+                                      std::pair{c.segLen > 0, std::string("--seglen")},
+                                      std::pair{c.budget > 0, std::string("--budget")},
+                                      std::pair{c.innerSegments > 0, std::string("--inner")}})
+      if (given)
+        notUsed->push_back(flag + ": not used: the plain kernel runs, " + why + "; --checkpoint N cuts it");
+  }
   if (!hasKind(caps, o.kind)) throw std::invalid_argument(std::string("this engine has no ") + toString(o.kind) + " kernel");
 
   if (o.kind == KernelKind::Plain) {
@@ -199,6 +211,7 @@ Result Pricer::runMarkets(const std::vector<std::vector<double>>& sets, uint64_t
   r.kernel = options_;
   r.engine = engine_;
   r.tuned = tuned_;
+  r.notUsed = notUsed_;
   r.run.paths = paths;
   r.run.seed = seed;
   const size_t per = static_cast<size_t>(options_.markets);
@@ -294,7 +307,7 @@ Pricer MonteCarlo::build() const {
     if (!caps.usable) throw EngineUnavailable("engine '" + entry.name + "' is not usable here: " + caps.reason);
     if (markets_ < 1 || markets_ > caps.maxMarkets)
       throw std::invalid_argument("markets per dispatch must be in 1.." + std::to_string(caps.maxMarkets));
-    p.options_ = resolveKernel(p.tape_, config, caps, markets_, &p.tuned_);
+    p.options_ = resolveKernel(p.tape_, config, caps, markets_, &p.tuned_, &p.notUsed_);
     p.options_.markets = markets_;
     p.engine_ = entry.name;
     p.kernel_ = entry.make(config.engineSettings)->compile(p.tape_, p.options_);

@@ -26,8 +26,10 @@ namespace tapelab {
 // With config.useTuned, --checkpoint auto and no strategy, plan or scratch/tangent kind asked for, a
 // tuned winner for the job (api/tuning.h) gives the config (the user's --config text still applies
 // over it) and, where its kind is the one asked for, the plan; *tunedFrom is then its cache file.
+// *notUsed gets one line per request the kernel does not follow (a --strategy, --seglen, --budget or
+// --inner given on a tape auto checkpointing leaves whole), naming the flag that forces it.
 KernelOptions resolveKernel(const Tape& tape, const RunConfig& config, const EngineCaps& caps, int markets = 1,
-                            std::string* tunedFrom = nullptr);
+                            std::string* tunedFrom = nullptr, std::vector<std::string>* notUsed = nullptr);
 // The kernel's configuration resolveKernel uses: the engine's (config.engine) defaults for `markets`
 // per dispatch, then
 // config.configText, each field checked against the engine, then the math contract against the
@@ -40,6 +42,7 @@ struct Result {
   KernelOptions kernel;
   std::string engine;
   std::string tuned;  // the tuning cache entry whose winner the kernel uses; "" when none
+  std::vector<std::string> notUsed;  // requests the kernel does not follow, and why (resolveKernel)
   double price(size_t market = 0) const { return run.markets.at(market).value; }
   double priceStderr(size_t market = 0) const { return run.markets.at(market).valueStderr; }
   double greek(const std::string& input, size_t market = 0) const;
@@ -54,6 +57,7 @@ class Pricer {
   Result runMarkets(const std::vector<std::vector<double>>& inputs, uint64_t paths, uint64_t seed);
   const KernelOptions& options() const { return options_; }
   const std::string& tuned() const { return tuned_; }  // Result::tuned
+  const std::vector<std::string>& notUsed() const { return notUsed_; }  // Result::notUsed
   const Tape& tape() const { return tape_; }
   KernelStats stats() const { return kernel_->stats(); }
   std::vector<double> inputs;  // the market priced by run()
@@ -64,6 +68,7 @@ class Pricer {
   KernelOptions options_;
   std::string engine_;
   std::string tuned_;
+  std::vector<std::string> notUsed_;
   std::unique_ptr<Kernel> kernel_;
 };
 

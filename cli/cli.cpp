@@ -202,6 +202,11 @@ std::string resultJson(const Result& r, size_t market, const KernelStats* stats)
       .str("config", configText(r.kernel.config, r.engine))
       .str("math", toString(r.kernel.config.math))
       .str("tuned", r.tuned)
+      .field("not_used", [&] {
+        std::vector<std::string> items;
+        for (const std::string& n : r.notUsed) items.push_back(jsonString(n));
+        return jsonArray(items);
+      }())
       .integer("paths", static_cast<int64_t>(r.run.paths))
       .field("seed", std::to_string(r.run.seed))
       .number("seconds", r.run.seconds)

@@ -85,7 +85,7 @@ std::vector<std::string> splitList(const std::string& s) {
 int compare(const Flags& f) {
   const Tape tape = tapeFrom(f);
   RunConfig cfg = runConfigFrom(f);
-  const uint64_t paths = f.count("paths");
+  const uint64_t paths = f.paths("paths");
   const uint64_t seed = f.count("seed");
   const int points = f.integer("points");
   const int ladders = f.integer("ladders");
@@ -104,12 +104,11 @@ int compare(const Flags& f) {
   const auto peerPath = f.text("peer");
   const std::vector<PeerRow> peers = peerPath ? readPeerFile(*peerPath) : std::vector<PeerRow>{};
   const int steps = f.text("file") ? -1 : f.integer("steps");  // a tape file's steps are unknown
-  const int spot = tape.inputIndex("spot");
-  if (spot < 0) throw UsageError("compare ladders over an input named 'spot'; this tape has none");
 
   std::vector<std::string> engines;
   if (auto e = f.text("engines")) {
     engines = splitList(*e);
+    if (engines.empty()) throw UsageError("--engines: no engine named in '" + *e + "' (tapelab engines lists them)");
     for (const auto& name : engines) {
       const EngineCaps c = engineCaps(findEngine(name), cfg.engineSettings);
       if (!c.usable) throw EngineUnavailable("engine '" + name + "' is not usable here: " + c.reason);
@@ -136,14 +135,34 @@ int compare(const Flags& f) {
     }
   }
 
+  // The ladder: --ladder NAME=V1,V2,... (those values), --ladder NAME (--points values 1% apart around
+  // the input's value; 0.01 apart where it is 0), else over "spot", else over the first input.
   const std::vector<double> base = inputsFrom(f, tape);
+  if (tape.numInputs() == 0) throw UsageError("compare ladders over an input; this tape has none");
   std::vector<std::vector<double>> ladder;
-  for (int i = 0; i < points; ++i) {
-    std::vector<double> s = base;
-    s[spot] = base[spot] * (1.0 + 0.01 * (i - points / 2));
-    ladder.push_back(s);
+  std::string ladderName;
+  const std::string ladderText = f.text("ladder").value_or(tape.inputIndex("spot") >= 0 ? "spot" : tape.inputNames[0]);
+  if (ladderText.find('=') != std::string::npos) {
+    if (f.given("points")) throw UsageError("--points: --ladder NAME=V1,V2,... gives the points itself");
+    ladder = ladderFrom(f, tape, base, &ladderName);
+  } else {
+    ladderName = ladderText;
+    const int k = tape.inputIndex(ladderName);
+    if (k < 0) {
+      std::string known;
+      for (const std::string& n : tape.inputNames) known += (known.empty() ? "" : ", ") + n;
+      throw UsageError("--ladder: no input named '" + ladderName + "' (inputs: " + known + ")");
+    }
+    for (int i = 0; i < points; ++i) {
+      std::vector<double> s = base;
+      const double step = 0.01 * (i - points / 2);
+      s[k] = base[k] != 0 ? base[k] * (1.0 + step) : step;
+      ladder.push_back(s);
+    }
   }
-  const size_t center = static_cast<size_t>(points / 2);
+  const int spot = tape.inputIndex(ladderName);  // the ladder's input (the article's: spot)
+  const int ladderPoints = static_cast<int>(ladder.size());
+  const size_t center = static_cast<size_t>(ladderPoints / 2);
 
   auto progress = [](const std::string& s) {
     if (ranks::rank() == 0) std::fprintf(stderr, "compare: %s\n", s.c_str());
@@ -194,7 +213,8 @@ int compare(const Flags& f) {
       if (!keepsBits(f)) f.set(oneJob.config, f.get(fusedJob.config), f.name);
     base.useTuned = false;  // decided here, for every row
     engineConfigs.push_back({engine, configText(fusedJob.config, engine), fusedJob.tuned});
-    if (fused != 1) engineConfigs.push_back({engine + " x1", configText(oneJob.config, engine), oneJob.tuned});
+    if (fused != 1 && (configText(oneJob.config, engine) != configText(fusedJob.config, engine) || !oneJob.tuned.empty()))
+      engineConfigs.push_back({engine + " (one market)", configText(oneJob.config, engine), oneJob.tuned});
     RunConfig plain = base;
     plain.engine = engine;
     plain.checkpoint = Checkpoint::off();
@@ -308,11 +328,15 @@ int compare(const Flags& f) {
     }
   }
 
-  const int vega = tape.inputIndex("vol");
+  // The third column: d/d vol where there is one, else the first other input's Greek.
+  int vega = tape.inputIndex("vol");
+  if (vega < 0 || vega == spot)
+    for (int k = 0; k < tape.numInputs() && (vega < 0 || vega == spot); ++k) vega = k == spot ? -1 : k;
+  const std::string spotName = tape.inputNames[spot], vegaName = vega >= 0 ? tape.inputNames[vega] : "-";
   auto greekAt = [&](const Row& r, int idx) {
     return idx >= 0 && r.result.kernel.greeks ? num(r.result.run.markets[center].greeks[idx]) : std::string("-");
   };
-  const double callsPaths = static_cast<double>(paths) * points;
+  const double callsPaths = static_cast<double>(paths) * ladderPoints;
   // Mpath/s of a row: market-paths of one ladder (points x paths) over its median time.
   const auto mpathPerSecond = [&](const Row& r) { return callsPaths / (r.medianMs * 1e3); };
   if (f.given("json")) {
@@ -334,7 +358,7 @@ int compare(const Flags& f) {
           .field("result", resultJson(r.result, center, &r.stats));
       if (peerPath) {
         std::vector<std::string> ps;
-        for (const PeerRow* p : matchingPeers(peers, cfg.greeks, paths, points, r.markets, steps))
+        for (const PeerRow* p : matchingPeers(peers, cfg.greeks, paths, ladderPoints, r.markets, steps))
           ps.push_back(Json().str("who", p->who).str("formulation", p->formulation).integer("line", p->line)
                            .number("mpaths_per_second", p->mpathPerSecond)
                            .number("ratio", mpathPerSecond(r) / p->mpathPerSecond).done());
@@ -343,10 +367,10 @@ int compare(const Flags& f) {
       items.push_back(j.done());
     }
     Json top;
-    std::vector<std::string> spots;
-    for (const auto& s : ladder) spots.push_back(num(s[spot]));
+    std::vector<std::string> values;
+    for (const auto& s : ladder) values.push_back(num(s[spot]));
     top.str("tape", tape.name).integer("nodes", tape.size()).integer("paths", static_cast<int64_t>(paths))
-        .field("seed", std::to_string(seed)).boolean("greeks", cfg.greeks).field("ladder_spots", jsonArray(spots))
+        .field("seed", std::to_string(seed)).boolean("greeks", cfg.greeks).str("ladder_input", spotName).field("ladder_values", jsonArray(values))
         .integer("ladders", ladders).field("rows", jsonArray(items));
     std::vector<std::string> configs;
     for (const EngineConfig& e : engineConfigs)
@@ -354,8 +378,8 @@ int compare(const Flags& f) {
     top.field("configs", jsonArray(configs));
     std::printf("%s\n", top.done().c_str());
   } else {
-    std::printf("%s: %d nodes | %llu paths per call | %d-point spot ladder, median of %d | %s | %s\n",
-                tape.name.c_str(), tape.size(), static_cast<unsigned long long>(paths), points, ladders,
+    std::printf("%s: %d nodes | %llu paths per call | %d-point %s ladder, median of %d | %s | %s\n",
+                tape.name.c_str(), tape.size(), static_cast<unsigned long long>(paths), ladderPoints, spotName.c_str(), ladders,
                 cfg.greeks ? "value + Greeks" : "value only",
                 cfg.precision ? toString(*cfg.precision) : "each engine's default precision (fp32 on GPUs, fp64 on CPUs)");
     std::vector<std::vector<std::string>> out;
@@ -378,14 +402,14 @@ int compare(const Flags& f) {
                      r.stats.registers >= 0 ? std::to_string(r.stats.registers) : "-",
                      r.stats.spillBytes >= 0 ? std::to_string(r.stats.spillBytes) : "-", comp, r.plan});
     }
-    std::printf("%s", table({"engine", "kernel", "segs", "mkts", "ms/ladder", "Mpath/s", "price", "delta", "vega",
+    std::printf("%s", table({"engine", "kernel", "segs", "mkts", "ms/ladder", "Mpath/s", "value", "d/d " + spotName, "d/d " + vegaName,
                              "same bits", "regs", "spill B", "compile s", "plan"},
                             out)
                           .c_str());
-    std::printf("price/delta/vega at spot %s; 'same bits': every value, Greek and stderr of the ladder equals the\n"
+    std::printf("value and Greeks at %s = %s; 'same bits': every value, Greek and stderr of the ladder equals the\n"
                 "engine's plain single-market kernel bit for bit ('value': the tangent kernel's values and their\n"
                 "stderrs do; its Greeks are forward-mode sums, equal within rounding; it has no plan: segs '-').\n",
-                num(ladder[center][spot]).c_str());
+                spotName.c_str(), num(ladder[center][spot]).c_str());
     for (const EngineConfig& e : engineConfigs)
       std::printf("config %s: %s%s\n", e.engine.c_str(), e.config.c_str(),
                   e.tuned.empty() ? " (the engine's defaults)" : (" (tuned: " + e.tuned + ")").c_str());
@@ -396,7 +420,7 @@ int compare(const Flags& f) {
         if (!r.error.empty()) continue;
         char mps[32];
         std::snprintf(mps, sizeof mps, "%.2f", mpathPerSecond(r));
-        const auto match = matchingPeers(peers, cfg.greeks, paths, points, r.markets, steps);
+        const auto match = matchingPeers(peers, cfg.greeks, paths, ladderPoints, r.markets, steps);
         const std::string engine = r.engine + " " + toString(r.result.kernel.precision);
         if (match.empty()) pr.push_back({engine, r.kernel, std::to_string(r.markets), mps, "-", "-", "-"});
         for (const PeerRow* p : match) {
@@ -432,13 +456,17 @@ int compare(const Flags& f) {
 
 Runner setupCompare(CLI::App& app) {
   app.footer("Runs the plain kernel and the checkpointed kernels on each engine, timing a\n"
-             "ladder of spot values the article's way (one kernel, one call per point, warm-up\n"
+             "ladder of one input's values (--ladder; the article's: spot) the article's way (one kernel,\n"
+             "one call per point, warm-up\n"
              "on another seed (--warmup-ms), median of --ladders ladders), then the same ladder fused into\n"
              "dispatches of --markets markets (a last dispatch with fewer points is padded with\n"
              "copies of its last point, so 7 points at 4 markets cost two full dispatches).\n"
-             "Prints ms per ladder, Mpath/s (points x paths / median ladder time), price,\n"
-             "delta and vega with 17 significant digits, kernel statistics, and whether every\n"
-             "checkpointed and fused result is bit-identical to plain. Progress goes to stderr.\n"
+             "Prints ms per ladder, Mpath/s (points x paths / median ladder time), the value and two\n"
+             "Greeks (the ladder input's, and vol's or the next input's) with 17 significant digits, kernel\n"
+             "statistics, each row's plan, each engine's configuration (the tuning cache's winner, tapelab\n"
+             "tune, where there is one; --untuned: the defaults), and whether every checkpointed and\n"
+             "fused result is bit-identical to plain. Each engine runs in its default precision, as run\n"
+             "does (--fp32, --fp64: every engine). Progress goes to stderr.\n"
              "--peer FILE adds a table of each row's Mpath/s over a peer's (JAX, a hand-written\n"
              "kernel: the CSV of experiments/drivers/peers.py or experiments/peers/jax_peers.py),\n"
              "matched on pass, paths, ladder points (--points), fused or one market per call, and\n"
@@ -447,7 +475,9 @@ Runner setupCompare(CLI::App& app) {
   addTapeFlags(*f, TapeSource::FileOrProduct, "asian");
   f->value("engines", "A,B,...", "engines to compare (default: every usable GPU engine and cpu-jit)");
   f->value("kernels", "K,...", "kernels after plain: register, scratch, tangent (where the engine has it)", "register");
-  f->value("points", "N", "ladder points: spot * (1 + 0.01 (i - N/2))", "7");
+  f->value("points", "N", "ladder points: the input's value * (1 + 0.01 (i - N/2))", "7");
+  f->value("ladder", "NAME[=V1,V2,...]", "the input the ladder steps (default spot where the tape has one, else its "
+                                         "first input); with values, those points");
   f->value("ladders", "N", "timed ladders; the median is reported", "3");
   f->value("warmup-ms", "MS", "warm-up ladders (another seed) until this many ms have passed "
                               "(default: " + std::to_string(TimingWarmup::kGpuMs) + " before the first kernel on a real GPU, whose clocks "

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <optional>
 
 #include "api/registry.h"
 #include "cli/cli.h"
@@ -41,9 +42,77 @@ void printTimeline(const RunResult& run) {
   std::printf("%s", table({"dispatch", "groups", "gap ms", "kernel ms", "partials ready at ms", "host sum ms"}, rows).c_str());
 }
 
+int priceOne(const Flags& f, const Tape& tape, RunConfig cfg);
+
+// --strategy a,b,...: one run per strategy, a row each, every row's bits against the first's.
+int priceStrategies(const Flags& f, const Tape& tape, RunConfig cfg, const std::vector<std::string>& names) {
+  const uint64_t paths = f.count("paths");
+  const uint64_t seed = f.count("seed");
+  if (paths < 2) throw UsageError(f.label("paths") + ": need at least 2 paths for a standard error");
+  if (f.given("ladder")) throw UsageError("--strategy A,B,...: one market per run (give --ladder with one strategy)");
+  const std::vector<double> inputs = inputsFrom(f, tape);
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> items;
+  std::optional<Result> first;
+  bool differ = false;
+  for (const std::string& name : names) {
+    RunConfig c = cfg;
+    c.strategy = name;
+    Pricer pricer = MonteCarlo::of(tape).config(c).build();
+    pricer.inputs = inputs;
+    const Result r = pricer.run(paths, seed);
+    const KernelStats stats = pricer.stats();
+    for (const std::string& n : r.notUsed) std::fprintf(stderr, "tapelab: %s\n", n.c_str());
+    const MarketResult& m = r.run.markets[0];
+    bool same = true;
+    if (first) {
+      const MarketResult& a = first->run.markets[0];
+      same = a.value == m.value && a.valueStderr == m.valueStderr && a.greeks == m.greeks && a.greeksStderr == m.greeksStderr;
+      differ = differ || !same;
+    }
+    const KernelOptions& k = r.kernel;
+    rows.push_back({name, toString(k.kind), std::to_string(k.plan.segments()), num(m.value), num(m.valueStderr),
+                    num(r.run.seconds), num(r.pathsPerSecond()), first ? (same ? "yes" : "NO") : "-",
+                    stats.registers >= 0 ? std::to_string(stats.registers) : "-"});
+    items.push_back(resultJson(r, 0, &stats));
+    if (!first) first = r;
+  }
+  if (f.given("json")) {
+    std::printf("%s\n", jsonArray(items).c_str());
+  } else {
+    std::printf("%s: %d nodes | engine %s (%s) | %llu paths, seed %llu | config %s\n", tape.name.c_str(), tape.size(),
+                first->engine.c_str(), toString(first->kernel.precision), static_cast<unsigned long long>(paths),
+                static_cast<unsigned long long>(seed), configText(first->kernel.config, first->engine).c_str());
+    std::printf("%s", table({"strategy", "kernel", "segments", "value", "stderr", "seconds", "paths/s",
+                             "same bits as first", "regs"},
+                            rows)
+                          .c_str());
+  }
+  if (differ) {
+    std::fprintf(stderr, "tapelab: the strategies' results differ bit for bit (a bug: plain and checkpointed "
+                         "kernels promise the same bits)\n");
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
 int price(const Flags& f) {
   const Tape tape = tapeFrom(f);
   RunConfig cfg = runConfigFrom(f);
+  if (cfg.strategy && cfg.strategy->find(',') != std::string::npos) {
+    cfg.engine = pickEngine(cfg.engine, cfg.engineSettings);
+    std::vector<std::string> names;
+    try {
+      names = parseNameList(*cfg.strategy, f.label("strategy"));
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+    return priceStrategies(f, tape, cfg, names);
+  }
+  return priceOne(f, tape, cfg);
+}
+
+int priceOne(const Flags& f, const Tape& tape, RunConfig cfg) {
   cfg.engine = pickEngine(cfg.engine, cfg.engineSettings);
   const uint64_t paths = f.count("paths");
   const uint64_t seed = f.count("seed");
@@ -61,6 +130,7 @@ int price(const Flags& f) {
   Result r = pricer.runMarkets(sets, paths, seed);
   const KernelStats stats = pricer.stats();
   warnUnusedConfig(cfg, stats);
+  for (const std::string& n : r.notUsed) std::fprintf(stderr, "tapelab: %s\n", n.c_str());
 
   if (f.given("json")) {
     if (!ladder) {

@@ -92,7 +92,7 @@ def formulation(markets, points):
 
 
 def compare_json_rows(js, steps):
-    points = len(js["ladder_spots"])
+    points = len(js["ladder_values"])
     for r in js["rows"]:
         res, st = r.get("result", {}), r.get("result", {}).get("kernel_stats", {})
         m = int(r["markets"])
@@ -103,7 +103,7 @@ def compare_json_rows(js, steps):
                "delta": res.get("greeks", {}).get("spot", ""), "registers": st.get("registers", ""),
                "spill_bytes": st.get("spill_bytes", ""), "same_bits": r.get("identical_to_plain", ""),
                "math": res.get("math", ""), "config": res.get("config", ""), "tuned": res.get("tuned", ""),
-               "notes": "spots " + ",".join(f"{s:g}" for s in js["ladder_spots"])}
+               "notes": js["ladder_input"] + " " + ",".join(f"{s:g}" for s in js["ladder_values"])}
 
 
 def run(cmd, timeout, what):
