@@ -67,6 +67,16 @@ const std::vector<ConfigField>& configFields() {
   // of 2026-12-02 where they exist, else the earlier records); HIP, never timed, takes CUDA's
   // code-shape fields but no launch bound.
   static const std::vector<ConfigField> table = {
+      {"workgroup", "32|64|128|256", kGpu,
+       "changes the blocks' composition, so the sums' rounding: kernels compared for bits share it",
+       "lanes per workgroup (a block is workgroup x lanes paths; the reduction tree is over the workgroup)", "",
+       "",
+       [](const C& c) { return std::to_string(c.workgroup); },
+       [](C& c, S& v, S& w) {
+         const int n = integer(v, w, 32, 256);
+         if (n & (n - 1)) throw std::invalid_argument(w + ": expected 32|64|128|256, got '" + v + "'");
+         c.workgroup = n;
+       }},
       {"lanes", "1..64", kGpu,
        "changes the blocks' composition, so the sums' rounding: kernels compared for bits share it",
        "paths each lane prices per dispatch (a block is workgroup x lanes paths)", "cuda=1;hip=1;opencl=1",

@@ -42,6 +42,7 @@ enum class DrawSource { Redraw, Stored };
 enum class SumsPlace { Device, Beside, Host };
 
 struct KernelConfig {
+  int workgroup = 64;                             // lanes per workgroup, a power of two (GPU)
   int lanes = 4;                                  // paths each lane prices per dispatch (GPU)
   KahanPlace sums = KahanPlace::Local;            // GPU
   QuantileForm quantile = QuantileForm::Branch;   // GPU

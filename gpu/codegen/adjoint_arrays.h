@@ -1,4 +1,4 @@
-// Which persistent adjoints of the market loop (EmitOptions::marketLoop) may share one array.
+// Which persistent adjoints of the market loop (config markets=loop) may share one array.
 //
 // In the market loop every persistent value that depends on an input keeps its adjoint in an
 // array indexed by the market. The schedule (planner/schedule.h) has those adjoints live for the

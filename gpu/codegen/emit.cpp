@@ -612,10 +612,9 @@ class Emitter : Names {
 
 }  // namespace
 
-EmittedKernel emitKernel(const Tape& tape, const KernelOptions& options, const Dialect& dialect,
-                         const EmitOptions& emit) {
-  const StoragePlan storage = planStorage(tape, options, dialect, emit.workgroupSize);
-  return Emitter(tape, options, dialect, emit.workgroupSize, storage).run();
+EmittedKernel emitKernel(const Tape& tape, const KernelOptions& options, const Dialect& dialect) {
+  const StoragePlan storage = planStorage(tape, options, dialect, options.config.workgroup);
+  return Emitter(tape, options, dialect, options.config.workgroup, storage).run();
 }
 
 }  // namespace tapelab

@@ -173,13 +173,6 @@ const Dialect& hipDialect();     // HIP for hipRTC
 // By name ("glsl", "opencl", "cuda", "hip"); throws std::invalid_argument.
 const Dialect& dialectByName(const std::string& name);
 
-// The work split's fixed part: the workgroup size. A result depends on it (with the config's
-// lanes it fixes the blocks), so engines keep it at 64; tests try others. Everything else about how
-// a kernel is written is KernelOptions::config (engine/config.h).
-struct EmitOptions {
-  int workgroupSize = 64;  // power of two
-};
-
 // Workgroup-local bytes the Kahan sums may take (the local arrays every API allows without opt-in).
 inline constexpr size_t kMaxKahanLocalBytes = 48 * 1024;
 
@@ -216,8 +209,8 @@ struct EmittedKernel {
 // by the source is keyed by the config. Throws std::invalid_argument for a tape that fails
 // validate(), a missing or mismatched plan, markets outside 1..8, or fp64 in
 // a dialect without it. options.dumpDir is not used here (runtimes dump).
-EmittedKernel emitKernel(const Tape& tape, const KernelOptions& options, const Dialect& dialect,
-                         const EmitOptions& emit = {});
+// Everything about how it is written, the workgroup size included, is options.config.
+EmittedKernel emitKernel(const Tape& tape, const KernelOptions& options, const Dialect& dialect);
 
 // The draw helpers every kernel defines (draws.cpp): tl_philox, tl_normal (branching or, with
 // quantile=select, by per-lane selection; out of line with outline_draws) and tl_drawWords.

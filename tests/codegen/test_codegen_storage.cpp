@@ -317,3 +317,34 @@ TEST(CodegenStorage, RefusesWhatEmitKernelRefuses) {
   noPlan.plan = Plan{};
   EXPECT_THROW(planStorage(t, noPlan, cudaDialect(), 64), std::invalid_argument);
 }
+
+// config workgroup: the kernel's workgroup in every dialect (its frame, the local reduction array, the
+// block size) and in the storage plan's room for local sums: 8 markets of fp32 sums (96 sums and their
+// compensations) fill 48 KiB exactly at 64 lanes a workgroup, and do not fit at 128.
+TEST(CodegenStorage, WorkgroupFieldSizesTheKernelAndItsLocalSums) {
+  const Tape t = products::asianCall(8);
+  KernelOptions o = asianLoop(t, 8);
+  o.precision = Precision::F32;
+  o.config.sums = KahanPlace::Local;
+  for (const char* name : {"glsl", "opencl", "cuda", "hip"}) {
+    for (int wg : {32, 64, 128}) {
+      o.config.workgroup = wg;
+      const EmittedKernel k = emitKernel(t, o, dialectByName(name));
+      EXPECT_EQ(k.workgroupSize, wg) << name;
+      EXPECT_EQ(k.pathsPerGroup(), uint32_t(wg) * uint32_t(o.config.lanes)) << name;
+      EXPECT_NE(k.source.find("workgroup=" + std::to_string(wg) + ","), std::string::npos) << name << ": the config line";
+      const std::string frame = std::string(name) == "glsl" ? "local_size_x = " + std::to_string(wg)
+                                : std::string(name) == "opencl" ? "reqd_work_group_size(" + std::to_string(wg)
+                                                                 : "__launch_bounds__(" + std::to_string(wg);
+      EXPECT_NE(k.source.find(frame), std::string::npos) << name << " " << wg << ": no '" << frame << "'";
+    }
+  }
+  o.config.workgroup = 64;
+  EXPECT_TRUE(planStorage(t, o, cudaDialect(), 64).kahanInLocal);
+  o.config.workgroup = 128;
+  EXPECT_FALSE(planStorage(t, o, cudaDialect(), 128).kahanInLocal);
+  EXPECT_EQ(startingWith(emitKernel(t, o, cudaDialect()).configUnused, "sums=local: "), 1);
+  KernelConfig c;
+  EXPECT_THROW(findConfigField("workgroup")->set(c, "48", "workgroup"), std::invalid_argument);
+  EXPECT_THROW(findConfigField("workgroup")->set(c, "512", "workgroup"), std::invalid_argument);
+}
