@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Parses `tapelab compare` text tables (as pasted into experiments/results/*/*.txt)
+"""Parses `tapelab compare` text tables (as pasted into runs/*/*.txt)
 into CSV rows, one per table line, so the paper plots numbers from a CSV.
 
   convert_compare.py --machine h200 --source DIR/FILE.txt [...] > papers/data/compare-h200.csv

@@ -6,7 +6,7 @@
 // SASS of a kernel evaluating a chain of one op, less the same kernel without
 // it, per op. A draw (Philox4x32-10 and Acklam's quantile) costs what it
 // costs; a constant is a literal (0). Results in
-// experiments/results/op-costs-sm90/; rerun the driver to recalibrate.
+// runs/op-costs-sm90/; rerun the driver to recalibrate.
 #pragma once
 #include <array>
 #include <string>

@@ -198,7 +198,7 @@ Plan planAuto(const Tape& t, const PlanOptions& o) {
 
 int32_t registerBudget(int markets) {
   if (markets < 1 || markets > 8) throw std::invalid_argument("budget: markets per dispatch must be in 1..8");
-  // experiments/results/h200-2026-11-30/calibration-partial.log (sm_90, 2..8 markets): all 23 kernels
+  // papers/data/calibration-sm90-partial.log (sm_90, 2..8 markets; runs/h200-2026-11-30): all 23 kernels
   // with peak_live x markets above 434 spilled >= 236 B per thread; of the 27 at or below 400, 15 spilled
   // nothing and the rest 32..220 B. One market: window 4 (peak_live 212) fit in 255 registers.
   constexpr int32_t kLiveValuesPerThread = 400, kLargestSingleMarket = 212;

@@ -21,7 +21,7 @@ struct PlanOptions {
 };
 
 // The budget strategy's default for a register kernel fusing `markets` markets (1..8): the
-// largest peak_live that the sm_90 calibration (experiments/results/calibration-sm90-*,
+// largest peak_live that the sm_90 calibration (runs/calibration-sm90-*,
 // calibrate_proxy; 255 registers per thread) compiled without spilling, per market:
 // peak_live x markets <= 400 for 2..8 markets, and at most 212 (window 4, the largest single-
 // market peak_live calibrated, 255 registers and no spill) for one. Throws outside 1..8.

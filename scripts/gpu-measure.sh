@@ -23,7 +23,7 @@
 #             and 4M, and the hand-written forward-pathwise CUDA kernel (experiments/peers/), in
 #             peers.csv; run it beside tapelab's numbers in one call
 #   candidates  the 7-point ladder at 4M in one 7-market register dispatch, one compare per plan
-#             file in PLANS (default experiments/results/h200-2026-11-30/plans/*.json) on
+#             file in PLANS (required; e.g. runs/h200-2026-11-30/plans/*.json) on
 #             CAND_ENGINES (default cuda,vulkan), kernels compiled side by side first (CAND_COMPILE_ONLY=1:
 #             only that); candidates.txt
 #   roofline  Nsight Compute counters (speed of light, instruction mix, occupancy, warp stalls)
@@ -148,7 +148,7 @@ run_mode() {
     ;;
   candidates)
     CAND_ENGINES=${CAND_ENGINES:-cuda,vulkan}
-    local plans=(${PLANS:-experiments/results/h200-2026-11-30/plans/*.json})
+    local plans=(${PLANS:?gpu-measure.sh: give PLANS=FILE... (the plans of 2026-11-30: runs/h200-2026-11-30/plans/*.json)})
     local ladder=spot=97,98,99,100,101,102,103   # compare's 7 points: spot * (1 + 0.01 (i - 3))
     say "compiling ${#plans[@]} candidates side by side"
     for p in "${plans[@]}"; do

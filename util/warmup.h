@@ -1,6 +1,6 @@
 // Warm-up before timing a kernel. A real GPU drops to idle clocks within about a second without
 // work and needs some 0.4 s of load to climb back (H200 under Vulkan: 345 -> 1980 MHz;
-// experiments/results/h200-2026-12-01b/call2-vkdiag), so the first kernel a process times on a GPU warms
+// runs/h200-2026-12-01b/call2-vkdiag), so the first kernel a process times on a GPU warms
 // up for `gpuMs`; kernels timed right after it (the device busy within the last `idleMs`) need
 // only one run for their first-use costs. Elsewhere (CPUs, lavapipe, PoCL) one run is enough.
 #pragma once
