@@ -58,7 +58,7 @@ Tape chainTape(Op op, int chain) {
     else if (op == Op::Const)
       v = t.push(Op::Add, v, t.push(Op::Const, -1, -1, 1.0 + i));
     else
-      v = arity(op) == 2 ? t.push(op, v, y) : t.push(op, v);
+      v = arity(op) == 3 ? t.push3(op, v, y, v) : arity(op) == 2 ? t.push(op, v, y) : t.push(op, v);
   }
   t.output = v;
   t.name = std::string(name(op)) + "-chain";

@@ -35,7 +35,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const TapeParseError& e) {
     fuzz::bug(std::string("writeTape's output does not read back: ") + e.what());
   }
-  const bool same = back.op == t.op && back.a == t.a && back.b == t.b && back.output == t.output &&
+  const bool same = back.op == t.op && back.a == t.a && back.b == t.b && back.c == t.c && back.output == t.output &&
                     back.inputNames == t.inputNames && back.inputNodes == t.inputNodes &&
                     sameBits(back.imm, t.imm) && sameBits(back.inputDefaults, t.inputDefaults);
   if (!same) fuzz::bug("write-then-read changed the tape:\n" + written);

@@ -1,16 +1,14 @@
 #include "planner/liveness.h"
 
+#include <algorithm>
+
 namespace tapelab {
 
 std::vector<int32_t> lastUse(const Tape& t) {
   const int32_t n = t.size();
   std::vector<int32_t> last(n);
   for (int32_t i = 0; i < n; ++i) last[i] = i;
-  for (int32_t i = 0; i < n; ++i) {
-    const int ar = arity(t.op[i]);
-    if (ar >= 1) last[t.a[i]] = i;
-    if (ar >= 2) last[t.b[i]] = i;
-  }
+  for (int32_t i = 0; i < n; ++i) forEachArg(t, i, [&](int32_t j) { last[j] = i; });
   if (t.output >= 0 && t.output < n) last[t.output] = n;
   return last;
 }
@@ -39,8 +37,8 @@ std::vector<int32_t> firstReverseRead(const Tape& t) {
     const int ar = arity(op);
     if (ar == 0) continue;
     const AdjointReads reads = adjointReads(op);
-    if (reads.a) first[t.a[i]] = i;
-    if (ar >= 2 && reads.b) first[t.b[i]] = i;
+    for (int k = ar - 1; k >= 0; --k)
+      if (reads.arg(k)) first[t.arg(i, k)] = i;
     if (reads.r) first[i] = i;
   }
   return first;
@@ -60,6 +58,14 @@ std::vector<int32_t> adjointsLive(const Tape& t, const std::vector<int32_t>& las
   int32_t run = 0;
   for (int32_t i = 0; i <= n; ++i) live[i] = (run += delta[i]);
   return live;
+}
+
+int32_t pipeWidth(const Tape& t) {
+  const std::vector<int32_t> live = liveAcross(t, lastUse(t));
+  const int32_t n = t.size();
+  int32_t best = live[static_cast<size_t>(n / 4)];
+  for (int32_t c = n / 4; c <= 3 * n / 4; ++c) best = std::min(best, live[static_cast<size_t>(c)]);
+  return best;
 }
 
 }  // namespace tapelab

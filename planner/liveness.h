@@ -32,4 +32,9 @@ std::vector<int32_t> firstReverseRead(const Tape& tape);
 // nobody reads. The same for every plan: the reverse order does not change. O(n).
 std::vector<int32_t> adjointsLive(const Tape& tape, const std::vector<int32_t>& lastUse);
 
+// The width of a tape's pipe: the fewest values live across a cut in the middle half of the
+// tape (liveAcross over c in [n/4, 3n/4]; inputs read later count, as a plan keeps them). The
+// 252-step Asian's is 7; a product whose every step carries N state values has at least N. O(n).
+int32_t pipeWidth(const Tape& tape);
+
 }  // namespace tapelab

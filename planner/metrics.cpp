@@ -57,8 +57,10 @@ class ReverseCounter {
   template <class F>
   void forArgs(int32_t i, F f) const {
     const int ar = arity(tape_.op[i]);
-    if (ar >= 1) f(tape_.a[i]);
-    if (ar >= 2 && tape_.b[i] != tape_.a[i]) f(tape_.b[i]);
+    for (int k = 0; k < ar; ++k) {
+      const int32_t j = tape_.arg(i, k);
+      if ((k < 1 || j != tape_.a[i]) && (k < 2 || j != tape_.b[i])) f(j);  // each argument once
+    }
   }
   bool isHeld(int32_t j) const { return plan_.isPersistent[j] || held_[j] > 0; }
   void recompute(int32_t i) {
@@ -81,8 +83,8 @@ class ReverseCounter {
     for (int32_t i = b.end - 1; i >= b.begin; --i) {
       if (arity(tape_.op[i]) == 0) continue;
       const AdjointReads r = adjointReads(tape_.op[i]);
-      if (r.a) readByAdjoint(tape_.a[i], i);
-      if (arity(tape_.op[i]) >= 2 && r.b) readByAdjoint(tape_.b[i], i);
+      for (int k = 0; k < arity(tape_.op[i]); ++k)
+        if (r.arg(k)) readByAdjoint(tape_.arg(i, k), i);
       if (r.r) readByAdjoint(i, i);
     }
     for (int32_t i = b.end - 1; i >= b.from; --i) {

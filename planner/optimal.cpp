@@ -159,9 +159,9 @@ class SegmentSweep {
           } else {
             recomputePoints_.add(leaf, lastReader_[j] - 1 - lowest, 1);
           }
-          const int ar = arity(tape_.op[j]);
-          if (ar >= 1 && tape_.a[j] >= lowest) lastReader_[tape_.a[j]] = std::max(lastReader_[tape_.a[j]], j);
-          if (ar >= 2 && tape_.b[j] >= lowest) lastReader_[tape_.b[j]] = std::max(lastReader_[tape_.b[j]], j);
+          forEachArg(tape_, j, [&](int32_t x) {
+            if (x >= lowest) lastReader_[x] = std::max(lastReader_[x], j);
+          });
         }
       }
       const bool wanted = nextWanted >= 0 && starts[first + nextWanted] == j;

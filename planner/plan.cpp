@@ -113,11 +113,10 @@ Plan plainPlan(const Tape& t) { return makePlan(t, {0, t.size()}, "plain"); }
 std::vector<int32_t> segmentImports(const Tape& t, const Plan& p, int s) {
   std::vector<int32_t> in;
   const int32_t lo = p.begin(s);
-  for (int32_t i = lo; i < p.end(s); ++i) {
-    const int ar = arity(t.op[i]);
-    if (ar >= 1 && t.a[i] < lo) in.push_back(t.a[i]);
-    if (ar >= 2 && t.b[i] < lo) in.push_back(t.b[i]);
-  }
+  for (int32_t i = lo; i < p.end(s); ++i)
+    forEachArg(t, i, [&](int32_t j) {
+      if (j < lo) in.push_back(j);
+    });
   std::sort(in.begin(), in.end());
   in.erase(std::unique(in.begin(), in.end()), in.end());
   return in;

@@ -309,6 +309,8 @@ std::string structureHash(const Tape& t) {
   put(t.op.data(), t.op.size() * sizeof(Op));
   put(t.a.data(), t.a.size() * sizeof(int32_t));
   put(t.b.data(), t.b.size() * sizeof(int32_t));
+  // Third arguments only where a node has one, so a tape without select keeps its hash (and plan files).
+  if (std::any_of(t.c.begin(), t.c.end(), [](int32_t j) { return j >= 0; })) put(t.c.data(), t.c.size() * sizeof(int32_t));
   return contentHash(bytes);
 }
 

@@ -72,11 +72,10 @@ class Lowering {
 
   // Values computed before b.from that [from, advanceEnd) reads, and who holds each.
   void collectImports(ScheduleBlock& b) {
-    for (int32_t i = b.from; i < b.advanceEnd; ++i) {
-      const int ar = arity(tape_.op[i]);
-      if (ar >= 1 && tape_.a[i] < b.from) b.imports.push_back(tape_.a[i]);
-      if (ar >= 2 && tape_.b[i] < b.from) b.imports.push_back(tape_.b[i]);
-    }
+    for (int32_t i = b.from; i < b.advanceEnd; ++i)
+      forEachArg(tape_, i, [&](int32_t j) {
+        if (j < b.from) b.imports.push_back(j);
+      });
     std::sort(b.imports.begin(), b.imports.end());
     b.imports.erase(std::unique(b.imports.begin(), b.imports.end()), b.imports.end());
     for (int32_t j : b.imports) {

@@ -151,18 +151,18 @@ AutoSearch searchCounts(const Tape& t) {
   return r;
 }
 
-// Memoised per tape structure (op, a, b, output compared in full), so a sweep
+// Memoised per tape structure (op, a, b, c, output compared in full), so a sweep
 // over requested counts (tapelab plan --all, experiments) searches once.
 std::shared_ptr<const AutoSearch> cachedSearch(const Tape& t) {
   struct Entry {
     std::vector<Op> op;
-    std::vector<int32_t> a, b;
+    std::vector<int32_t> a, b, c;
     int32_t output;
     std::shared_ptr<const AutoSearch> search;
   };
   static std::mutex mutex;
   static std::deque<Entry> cache;
-  auto same = [&](const Entry& e) { return e.output == t.output && e.op == t.op && e.a == t.a && e.b == t.b; };
+  auto same = [&](const Entry& e) { return e.output == t.output && e.op == t.op && e.a == t.a && e.b == t.b && e.c == t.c; };
   {
     std::lock_guard<std::mutex> lock(mutex);
     for (const Entry& e : cache)
@@ -170,7 +170,7 @@ std::shared_ptr<const AutoSearch> cachedSearch(const Tape& t) {
   }
   auto search = std::make_shared<const AutoSearch>(searchCounts(t));
   std::lock_guard<std::mutex> lock(mutex);
-  cache.push_back({t.op, t.a, t.b, t.output, search});
+  cache.push_back({t.op, t.a, t.b, t.c, t.output, search});
   if (cache.size() > 4) cache.pop_front();
   return search;
 }

@@ -83,6 +83,9 @@ Tri operator>=(const Bound& a, const Bound& b) {
   return compare(a.lo - a.err >= b.hi + b.err, a.hi + a.err < b.lo - b.err);
 }
 Tri operator<=(const Bound& a, const Bound& b) { return b >= a; }
+Tri operator>(const Bound& a, const Bound& b) {
+  return compare(a.lo - a.err > b.hi + b.err, a.hi + a.err <= b.lo - b.err);
+}
 Tri operator<(const Bound& a, const Bound& b) {
   return compare(a.hi + a.err < b.lo - b.err, a.lo - a.err >= b.hi + b.err);
 }
@@ -157,15 +160,39 @@ Bound sqrt(const Bound& a) {
   return r;
 }
 
-Bound forwardOp(Op op, const Bound& a, const Bound& b, bool same) {
-  [[maybe_unused]] const Bound zero(0.0);
+// pow as exp(b log a): its error bound covers pow's own rounding (GLSL spells it so).
+Bound pow(const Bound& a, const Bound& b) { return exp(b * log(a)); }
+
+// tanh is 1-Lipschitz and within 1: the absolute error of its argument, plus an
+// exp-like rounding (engines build it from exp) at magnitude 1.
+Bound tanh(const Bound& a) {
+  if (!a.bounded()) return unbounded();
+  Bound r{std::tanh(a.lo), std::tanh(a.hi), 0};
+  r.err = a.err + rounding(gModel->exp + gModel->expSlope * (a.mag() + a.err), 1.0, *gModel);
+  return r;
+}
+
+// A step's value where its comparison is uncertain: either side, wrong by the jump
+// between them when an engine's rounding decides the other way.
+Bound jump(Tri c, const Bound& x, const Bound& y) {
+  if (c != Tri::Unknown) return sel(c, x, y);
+  const double lo = std::min(x.lo, y.lo), hi = std::max(x.hi, y.hi);
+  return {lo, hi, std::max(x.err, y.err) + (hi - lo)};
+}
+
+Bound forwardOp(Op op, const Bound& a, const Bound& b, const Bound& c, bool same) {
+  [[maybe_unused]] const Bound zero(0.0), one(1.0);
   // Tighter intervals than the hull sel() gives, for the same values.
   if (op == Op::Mul && same) return square(a);
   if (op == Op::Abs) return {a.mig(), a.mag(), a.err};
   if (op == Op::Max) return {std::max(a.lo, b.lo), std::max(a.hi, b.hi), std::max(a.err, b.err)};
   if (op == Op::Min) return {std::min(a.lo, b.lo), std::min(a.hi, b.hi), std::max(a.err, b.err)};
+  // Steps are not continuous: sel's hull would understate their error.
+  if (op == Op::Lt) return jump(a < b, one, zero);
+  if (op == Op::Le) return jump(a <= b, one, zero);
+  if (op == Op::Select) return jump(a > zero, b, c);
   switch (op) {
-#define TAPELAB_OP(Name, text, arity, group, fwd, adjA, adjB) \
+#define TAPELAB_OP(Name, text, arity, group, fwd, adjA, adjB, adjC) \
   case Op::Name: return fwd;
 #include "tape/ops.def"
     default: return unbounded();
@@ -191,9 +218,9 @@ const ErrorModel& errorModel(const std::string& engine, Precision precision) {
   return toleranceTable().back();
 }
 
-Bound forwardBound(Op op, const Bound& a, const Bound& b, bool same, const ErrorModel& model) {
+Bound forwardBound(Op op, const Bound& a, const Bound& b, const Bound& c, bool same, const ErrorModel& model) {
   ModelScope scope(model);
-  return forwardOp(op, a, b, same);
+  return forwardOp(op, a, b, c, same);
 }
 
 Bound leafBound(const Tape& t, int32_t i, const ErrorModel& m) {
@@ -212,29 +239,32 @@ TapeBounds analyse(const Tape& t, const ErrorModel& m) {
   TapeBounds out;
   for (int32_t i = 0; i < n; ++i) {
     const Op op = t.op[i];
-    if (info(op).group == OpGroup::Kink) out.hasKinks = true;
+    if (info(op).group == OpGroup::Kink || info(op).group == OpGroup::Step) out.hasKinks = true;
     if (arity(op) == 0) {
       v[i] = leafBound(t, i, m);
     } else {
       const Bound& a = v[t.a[i]];
-      const Bound& b = arity(op) == 2 ? v[t.b[i]] : v[t.a[i]];
-      v[i] = forwardOp(op, a, b, arity(op) == 2 && t.a[i] == t.b[i]);
+      const Bound& b = arity(op) >= 2 ? v[t.b[i]] : v[t.a[i]];
+      const Bound& c = arity(op) >= 3 ? v[t.c[i]] : v[t.a[i]];
+      v[i] = forwardOp(op, a, b, c, arity(op) == 2 && t.a[i] == t.b[i]);
     }
   }
   out.value = v[t.output];
-  // The reverse sweep, as every engine does it: d_a += adjA; d_b += adjB.
+  // The reverse sweep, as every engine does it: d_a += adjA; d_b += adjB; d_c += adjC.
   adj[t.output] = Bound(1.0);
   for (int32_t i = n - 1; i >= 0; --i) {
     switch (t.op[i]) {
-#define TAPELAB_OP(Name, text, arity, group, fwd, adjA, adjB)        \
-  case Op::Name: {                                                  \
-    [[maybe_unused]] const Bound zero(0.0);                         \
-    [[maybe_unused]] const Bound a = v[t.a[i]];                     \
-    [[maybe_unused]] const Bound b = arity == 2 ? v[t.b[i]] : zero; \
-    [[maybe_unused]] const Bound r = v[i];                          \
-    const Bound d = adj[i];                                         \
-    adj[t.a[i]] = adj[t.a[i]] + (adjA);                             \
-    if constexpr (arity == 2) adj[t.b[i]] = adj[t.b[i]] + (adjB);   \
+#define TAPELAB_OP(Name, text, arity, group, fwd, adjA, adjB, adjC)                              \
+  case Op::Name: {                                                                              \
+    [[maybe_unused]] const Bound zero(0.0), one(1.0);                                           \
+    [[maybe_unused]] const Bound a = v[t.a[i]];                                                 \
+    [[maybe_unused]] const Bound b = arity >= 2 ? v[t.b[i]] : zero;                             \
+    [[maybe_unused]] const Bound c = arity >= 3 ? v[t.c[i]] : zero;                             \
+    [[maybe_unused]] const Bound r = v[i];                                                      \
+    [[maybe_unused]] const Bound d = adj[i];                                                    \
+    if constexpr (contributes(#adjA)) adj[t.a[i]] = adj[t.a[i]] + (adjA);                       \
+    if constexpr (arity >= 2 && contributes(#adjB)) adj[t.b[i]] = adj[t.b[i]] + (adjB);         \
+    if constexpr (arity >= 3 && contributes(#adjC)) adj[t.c[i]] = adj[t.c[i]] + (adjC);         \
   } break;
 #include "tape/ops.def"
       default: break;

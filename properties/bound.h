@@ -54,14 +54,14 @@ inline constexpr double kInputLo = -2.0, kInputHi = 2.0;
 inline constexpr double kDrawMag = 5.3;
 
 // The forward Bound of node `op` from its argument bounds (`same`: a and b are
-// the same node, so a*a is a square). The error terms use `model`.
-Bound forwardBound(Op op, const Bound& a, const Bound& b, bool same, const ErrorModel& model);
+// the same node, so a*a is a square; c: select's third). The error terms use `model`.
+Bound forwardBound(Op op, const Bound& a, const Bound& b, const Bound& c, bool same, const ErrorModel& model);
 Bound leafBound(const Tape& tape, int32_t node, const ErrorModel& model);
 
 struct TapeBounds {
   Bound value;                 // the output node
   std::vector<Bound> adjoint;  // per input
-  bool hasKinks = false;       // a max/min/abs node: adjoints may jump, compare values only
+  bool hasKinks = false;       // a max/min/abs node or a step: adjoints may jump, compare values only
 };
 
 // Analyses `tape` for one engine's error model, inputs in [kInputLo, kInputHi].

@@ -53,14 +53,19 @@ Op kindToOp(int kind) {
   return kComputingOps[(kind - 24) * kComputingOpCount / 76];
 }
 
-// Smooth tapes have no kinks: each kink's smooth stand-in.
+// Smooth tapes have no kinks and no steps: each one's smooth stand-in (select's takes its b and c).
 static_assert(std::ranges::count_if(kOps, [](const OpInfo& op) { return op.group == OpGroup::Kink; }) == 3,
               "a new kink in tape/ops.def needs a smooth stand-in in smoothStandIn");
+static_assert(std::ranges::count_if(kOps, [](const OpInfo& op) { return op.group == OpGroup::Step; }) == 3,
+              "a new step in tape/ops.def needs a smooth stand-in in smoothStandIn");
 Op smoothStandIn(Op op) {
   switch (op) {
     case Op::Max: return Op::Add;
     case Op::Min: return Op::Sub;
     case Op::Abs: return Op::Neg;
+    case Op::Lt: return Op::Sub;
+    case Op::Le: return Op::Mul;
+    case Op::Select: return Op::Add;
     default: return op;
   }
 }
@@ -131,13 +136,17 @@ class Builder {
     if (op == Op::Const || t_.size() == 0) return constant(s.value);
     if (op == Op::Input) return input(s.value);
     if (op == Op::Randn) return add(t_.push(Op::Randn, -1, -1, static_cast<double>(s.draw)));
-    const int32_t x = arg(s.a, -1), y = arg(s.b, x);
+    const int32_t x = arg(s.a, -1), y = arg(s.b, x), z = arg(s.c, y);
     // Wild steps skip the guards with the tape's probability (and wherever an
     // argument's interval is already unbounded: the guards need finite ones).
     if (mode_ == TapeMode::Wild &&
-        (s.salt >= 1024 - bypass_ || !v_[x].bounded() ||
-         (arity(op) == 2 && !v_[y].bounded()))) {
-      add(t_.push(op, x, arity(op) == 2 ? y : -1));
+        (s.salt >= 1024 - bypass_ || !v_[x].bounded() || (arity(op) >= 2 && !v_[y].bounded()) ||
+         (arity(op) >= 3 && !v_[z].bounded()))) {
+      add(arity(op) == 3 ? t_.push3(op, x, y, z) : t_.push(op, x, arity(op) == 2 ? y : -1));
+      return;
+    }
+    if (mode_ == TapeMode::Smooth && op == Op::Select) {  // its stand-in adds the values select picks from
+      tryPush(smoothStandIn(op), squash(y, kMag / 2), squash(z, kMag / 2));
       return;
     }
     if (mode_ == TapeMode::Smooth) op = smoothStandIn(op);
@@ -164,6 +173,14 @@ class Builder {
       case Op::Abs: tryPush(op, x, -1); break;
       case Op::Max:
       case Op::Min: tryPush(op, x, y); break;
+      case Op::Pow: tryPush(op, positive(x, c, s.b & 1), squash(y, 2)); break;
+      case Op::Tanh: tryPush(op, x, -1); break;
+      // A step's value may jump where rounding differs: the bound keeps it only where its
+      // comparison is certain (else its error is the jump, over the budget), so conditioned
+      // tapes seldom hold one; wild tapes (exactness) take them anywhere.
+      case Op::Lt:
+      case Op::Le: tryPush(op, x, y); break;
+      case Op::Select: tryPush(op, x, y, z); break;
       case Op::Const:
       case Op::Input:
       case Op::Randn: break;  // leaves: pushed above
@@ -213,14 +230,13 @@ class Builder {
 
   void add(int32_t node) {
     const Op op = t_.op[node];
-    if (arity(op) >= 1) markRead(t_.a[node]);
-    if (arity(op) == 2) markRead(t_.b[node]);
+    forEachArg(t_, node, [&](int32_t j) { markRead(j); });
     unread_.push_back(node);
     if (arity(op) == 0) {
       v_.push_back(leafBound(t_, node, loose_));
     } else {
-      const int32_t a = t_.a[node], b = arity(op) == 2 ? t_.b[node] : a;
-      v_.push_back(forwardBound(op, v_[a], v_[b], arity(op) == 2 && a == b, loose_));
+      const int32_t a = t_.a[node], b = arity(op) >= 2 ? t_.b[node] : a, c = arity(op) >= 3 ? t_.c[node] : a;
+      v_.push_back(forwardBound(op, v_[a], v_[b], v_[c], arity(op) == 2 && a == b, loose_));
     }
   }
   void markRead(int32_t j) {
@@ -228,11 +244,11 @@ class Builder {
     if (it != unread_.rend()) unread_.erase(std::next(it).base());
   }
   // The step's op, unless its value would leave the error budget.
-  bool tryPush(Op op, int32_t x, int32_t y) {
-    const bool two = arity(op) == 2;
-    const Bound r = forwardBound(op, v_[x], two ? v_[y] : v_[x], two && x == y, loose_);
+  bool tryPush(Op op, int32_t x, int32_t y, int32_t z = -1) {
+    const bool two = arity(op) >= 2, three = arity(op) >= 3;
+    const Bound r = forwardBound(op, v_[x], two ? v_[y] : v_[x], three ? v_[z] : v_[x], arity(op) == 2 && x == y, loose_);
     if (mode_ != TapeMode::Wild && (!r.bounded() || r.err > kErrBudget * std::max(1.0, r.mag()))) return false;
-    add(t_.push(op, x, two ? y : -1));
+    add(three ? t_.push3(op, x, y, z) : t_.push(op, x, two ? y : -1));
     return true;
   }
   void unary(Op op, int32_t x) { add(t_.push(op, x)); }
@@ -323,10 +339,11 @@ Gen<double> genModerate() {
 
 Gen<Step> genStep(TapeMode mode) {
   return gen::apply(
-      [](int kind, uint32_t a, uint32_t b, double value, uint32_t draw, uint32_t salt) {
-        return Step{kind, a, b, value, draw, salt};
+      [](int kind, uint32_t a, uint32_t b, uint32_t c, double value, uint32_t draw, uint32_t salt) {
+        return Step{kind, a, b, c, value, draw, salt};
       },
-      gen::inRange(0, 100), genBackOffset(), genBackOffset(), genValue(mode), genDraw(), gen::inRange<uint32_t>(0, 1024));
+      gen::inRange(0, 100), genBackOffset(), genBackOffset(), genBackOffset(), genValue(mode), genDraw(),
+      gen::inRange<uint32_t>(0, 1024));
 }
 
 }  // namespace

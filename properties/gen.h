@@ -41,6 +41,7 @@ const char* toString(TapeMode m);
 struct Step {
   int kind = 0;        // 0..99: which op (see gen.cpp kindToOp); 0 = const
   uint32_t a = 0, b = 0;  // argument back-offsets: node i-1-(a mod i); >= 2^31: input a-2^31
+  uint32_t c = 0;         // the third argument's (select)
   double value = 0;    // const value / input default / the c of x*x + c
   uint32_t draw = 0;   // randn draw index
   uint32_t salt = 0;   // 0..1023: a Wild step skips the guards when salt >= 1024 - its tape's bypass share

@@ -20,6 +20,7 @@ std::vector<std::vector<int32_t>> readers(const Tape& t) {
   for (int32_t i = 0; i < t.size(); ++i) {
     if (arity(t.op[i]) >= 1) r[t.a[i]].push_back(i);
     if (arity(t.op[i]) >= 2) r[t.b[i]].push_back(i);
+    if (arity(t.op[i]) >= 3) r[t.c[i]].push_back(i);
   }
   return r;
 }
@@ -78,6 +79,7 @@ void checkPlan(const Tape& t, const Plan& p) {
     for (int32_t i = p.begin(s); i < p.end(s); ++i) {
       if (arity(t.op[i]) >= 1 && t.a[i] < p.begin(s)) imp.insert(t.a[i]);
       if (arity(t.op[i]) >= 2 && t.b[i] < p.begin(s)) imp.insert(t.b[i]);
+      if (arity(t.op[i]) >= 3 && t.c[i] < p.begin(s)) imp.insert(t.c[i]);
     }
     const std::vector<int32_t> got = segmentImports(t, p, s);
     RC_ASSERT(got == std::vector<int32_t>(imp.begin(), imp.end()));

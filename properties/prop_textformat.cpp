@@ -25,6 +25,7 @@ void assertSameTape(const Tape& x, const Tape& y) {
     RC_ASSERT(x.op[i] == y.op[i]);
     RC_ASSERT(x.a[i] == y.a[i]);
     RC_ASSERT(x.b[i] == y.b[i]);
+    RC_ASSERT(x.c[i] == y.c[i]);
     if (!identicalBits(x.imm[i], y.imm[i]))
       RC_FAIL("node " + std::to_string(i) + " immediate " + describe(x.imm[i]) + " read back as " + describe(y.imm[i]));
   }

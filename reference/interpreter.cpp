@@ -11,6 +11,7 @@
 
 #include "reference/reference.h"
 #include "tape/philox.h"
+#include "util/process.h"
 
 namespace tapelab {
 namespace {
@@ -76,37 +77,43 @@ void PathInterpreter<T>::runBlock(const ScheduleBlock& b, const std::vector<T>& 
   }
 }
 
+// The functions of ops.def's vocabulary: std's for float and double, Boost's (found by ADL) for Mp.
+#define TAPELAB_VOCABULARY \
+  using std::exp;          \
+  using std::log;          \
+  using std::sqrt;         \
+  using std::pow;          \
+  using std::tanh;         \
+  const T zero(0);         \
+  const T one(1);          \
+  (void)zero;              \
+  (void)one
+
 template <class T>
 void PathInterpreter<T>::forwardNode(int32_t i, const std::vector<T>& inputs, uint64_t seed, uint64_t path) {
-  using std::exp;
-  using std::log;
-  using std::sqrt;
+  TAPELAB_VOCABULARY;
   const Tape& t = tape_;
-  const T zero(0);
-  (void)zero;
   switch (t.op[i]) {
     case Op::Const: v_[i] = T(t.imm[i]); break;
     case Op::Input: v_[i] = inputs[static_cast<size_t>(t.imm[i])]; break;
     case Op::Randn: v_[i] = drawNormal<T>(seed, path, static_cast<uint32_t>(t.imm[i])); break;
-#define TAPELAB_OP(Name, text, arity, group, fwd, adjA, adjB)    \
-  case Op::Name: {                                              \
-    [[maybe_unused]] const T& a = v_[t.a[i]];                   \
-    [[maybe_unused]] const T& b = arity == 2 ? v_[t.b[i]] : zero; \
-    v_[i] = fwd;                                                \
+#define TAPELAB_OP(Name, text, arity, group, fwd, adjA, adjB, adjC) \
+  case Op::Name: {                                                 \
+    [[maybe_unused]] const T& a = v_[t.a[i]];                      \
+    [[maybe_unused]] const T& b = arity >= 2 ? v_[t.b[i]] : zero;  \
+    [[maybe_unused]] const T& c = arity >= 3 ? v_[t.c[i]] : zero;  \
+    v_[i] = fwd;                                                   \
   } break;
 #include "tape/ops.def"
   }
 }
 
-// Node i's tangents: in each of its slots, a's term then b's (tape/tangent.h),
-// each ops.def's adjoint rule with the argument's tangent as d.
+// Node i's tangents: in each of its slots, a's term, then b's, then c's (tape/tangent.h),
+// each ops.def's adjoint rule with the argument's tangent as d (rules that send nothing left out).
 template <class T>
 void PathInterpreter<T>::tangentNode(int32_t i) {
-  using std::exp;
-  using std::log;
-  using std::sqrt;
+  TAPELAB_VOCABULARY;
   const Tape& t = tape_;
-  const T zero(0);
   const std::vector<int32_t>& mine = tangents_->of[i];
   T* out = t_.data() + tangentAt_[i];
   switch (t.op[i]) {
@@ -115,59 +122,64 @@ void PathInterpreter<T>::tangentNode(int32_t i) {
     case Op::Input:
       if (!mine.empty()) out[0] = T(1);
       break;
-#define TAPELAB_OP(Name, text, arity, group, fwd, adjA, adjB)                                \
+#define TAPELAB_TANGENT_TERM(ar, k, rule)                                                     \
+  if constexpr (ar > k && contributes(#rule))                                               \
+    if (p[k] < of[k]->size() && (*of[k])[p[k]] == mine[q]) {                                \
+      const T d = tan[k][p[k]++];                                                           \
+      sum = any ? T(sum + (rule)) : T(rule);                                                \
+      any = true;                                                                           \
+    }
+#define TAPELAB_OP(Name, text, arity, group, fwd, adjA, adjB, adjC)                          \
   case Op::Name: {                                                                          \
     [[maybe_unused]] const T a = v_[t.a[i]];                                                \
-    [[maybe_unused]] const T b = arity == 2 ? v_[t.b[i]] : zero;                            \
+    [[maybe_unused]] const T b = arity >= 2 ? v_[t.b[i]] : zero;                            \
+    [[maybe_unused]] const T c = arity >= 3 ? v_[t.c[i]] : zero;                            \
     [[maybe_unused]] const T r = v_[i];                                                     \
-    const std::vector<int32_t>& ofA = tangents_->of[t.a[i]];                                \
-    const std::vector<int32_t>& ofB = tangents_->of[arity == 2 ? t.b[i] : t.a[i]];          \
-    const T* ta = t_.data() + tangentAt_[t.a[i]];                                           \
-    const T* tb = t_.data() + tangentAt_[arity == 2 ? t.b[i] : t.a[i]];                     \
-    size_t pa = 0, pb = 0;                                                                  \
+    const int32_t arg[3] = {t.a[i], arity >= 2 ? t.b[i] : t.a[i], arity >= 3 ? t.c[i] : t.a[i]}; \
+    const std::vector<int32_t>* of[3];                                                      \
+    const T* tan[3];                                                                        \
+    for (int k = 0; k < 3; ++k) {                                                           \
+      of[k] = &tangents_->of[arg[k]];                                                       \
+      tan[k] = t_.data() + tangentAt_[arg[k]];                                              \
+    }                                                                                       \
+    size_t p[3] = {0, 0, 0};                                                                \
     for (size_t q = 0; q < mine.size(); ++q) {                                              \
       T sum(0);                                                                             \
-      bool any = false;                                                                     \
-      if (pa < ofA.size() && ofA[pa] == mine[q]) {                                          \
-        const T d = ta[pa++];                                                               \
-        sum = adjA;                                                                         \
-        any = true;                                                                         \
-      }                                                                                     \
-      if constexpr (arity == 2)                                                             \
-        if (pb < ofB.size() && ofB[pb] == mine[q]) {                                        \
-          const T d = tb[pb++];                                                             \
-          sum = any ? T(sum + (adjB)) : T(adjB);                                            \
-        }                                                                                   \
+      [[maybe_unused]] bool any = false;                                                    \
+      TAPELAB_TANGENT_TERM(arity, 0, adjA)                                                  \
+      TAPELAB_TANGENT_TERM(arity, 1, adjB)                                                  \
+      TAPELAB_TANGENT_TERM(arity, 2, adjC)                                                  \
       out[q] = sum;                                                                         \
     }                                                                                       \
   } break;
 #include "tape/ops.def"
+#undef TAPELAB_TANGENT_TERM
   }
 }
 
 template <class T>
 void PathInterpreter<T>::reverseNode(int32_t i) {
-  using std::exp;
-  using std::log;
-  using std::sqrt;
+  TAPELAB_VOCABULARY;
   const Tape& t = tape_;
-  const T zero(0);
   switch (t.op[i]) {
     case Op::Const:
     case Op::Input:
     case Op::Randn: break;
-#define TAPELAB_OP(Name, text, arity, group, fwd, adjA, adjB)      \
-  case Op::Name: {                                                \
-    [[maybe_unused]] const T a = v_[t.a[i]];                      \
-    [[maybe_unused]] const T b = arity == 2 ? v_[t.b[i]] : zero;  \
-    [[maybe_unused]] const T r = v_[i];                           \
-    const T d = d_[i];                                            \
-    d_[t.a[i]] += adjA;                                           \
-    if constexpr (arity == 2) d_[t.b[i]] += adjB;                 \
+#define TAPELAB_OP(Name, text, arity, group, fwd, adjA, adjB, adjC)                 \
+  case Op::Name: {                                                                 \
+    [[maybe_unused]] const T a = v_[t.a[i]];                                       \
+    [[maybe_unused]] const T b = arity >= 2 ? v_[t.b[i]] : zero;                   \
+    [[maybe_unused]] const T c = arity >= 3 ? v_[t.c[i]] : zero;                   \
+    [[maybe_unused]] const T r = v_[i];                                            \
+    [[maybe_unused]] const T d = d_[i];                                            \
+    if constexpr (contributes(#adjA)) d_[t.a[i]] += adjA;                          \
+    if constexpr (arity >= 2 && contributes(#adjB)) d_[t.b[i]] += adjB;            \
+    if constexpr (arity >= 3 && contributes(#adjC)) d_[t.c[i]] += adjC;            \
   } break;
 #include "tape/ops.def"
   }
 }
+#undef TAPELAB_VOCABULARY
 
 template <class T>
 void PathInterpreter<T>::run(const std::vector<T>& inputs, uint64_t seed, uint64_t path, PathResult<T>& out) {
@@ -226,9 +238,9 @@ class ReferenceKernel final : public Kernel {
 
   RunResult run(const std::vector<std::vector<double>>& inputs, uint64_t paths, uint64_t seed) override {
     const auto t0 = std::chrono::steady_clock::now();
-    const std::vector<double> partial = blockPartials(inputs, 0, paths, seed);
-    RunResult r = finishBlocks(partial, (paths + kBlock - 1) / kBlock, inputs.size(),
-                               1 + static_cast<size_t>(tape_.numInputs()), paths, seed);
+    BlockReduction sums;  // block by block in order: finishBlocks' bits, a window of blocks in memory
+    windows(inputs, 0, paths, seed, sums);
+    RunResult r = sums.finish(inputs.size(), static_cast<size_t>(tape_.numInputs()), paths, seed);
     markUncomputedGreeks(r, options_, tape_.numInputs());
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return r;
@@ -240,12 +252,18 @@ class ReferenceKernel final : public Kernel {
                    BlockSink& sink) override {
     const auto t0 = std::chrono::steady_clock::now();
     if (first % kBlock) throw std::invalid_argument("runBlocks: the first path is not at a block boundary");
-    const std::vector<double> partial = blockPartials(inputs, first, paths, seed);
-    sink.add(partial.data(), (paths + kBlock - 1) / kBlock, inputs.size() * 2 * (1 + static_cast<size_t>(tape_.numInputs())));
+    windows(inputs, first, paths, seed, sink);
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
 
  private:
+  // Paths [first, first + paths) a window of blocks at a time (engine.h runBlockWindows).
+  void windows(const std::vector<std::vector<double>>& inputs, uint64_t first, uint64_t paths, uint64_t seed,
+               BlockSink& sink) {
+    runBlockWindows(options_.dispatch.pathOffset, first, paths, kBlock, inputs.size() * 2 * (1 + static_cast<size_t>(tape_.numInputs())),
+                    sink, [&](uint64_t lo, uint64_t n) { return blockPartials(inputs, lo, n, seed); });
+  }
+
   // Per-block sums of paths [first, first + paths) after dispatch.pathOffset (engine/engine.h's layout).
   std::vector<double> blockPartials(const std::vector<std::vector<double>>& inputs, uint64_t first, uint64_t paths,
                                     uint64_t seed) {
@@ -268,7 +286,7 @@ class ReferenceKernel final : public Kernel {
       for (size_t m = 0; m < markets; ++m)
         for (double x : inputs[m]) in[m].push_back(T(x));
       std::vector<double> sum(2 * width), comp(2 * width);
-      for (uint64_t blk; (blk = next.fetch_add(1)) < blocks;) {
+      for (uint64_t blk; !interruptRequested() && (blk = next.fetch_add(1)) < blocks;) {
         const uint64_t lo = blk * kBlock, hi = std::min(paths, lo + kBlock);
         for (size_t m = 0; m < markets; ++m) {
           std::fill(sum.begin(), sum.end(), 0.0);

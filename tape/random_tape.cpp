@@ -38,10 +38,10 @@ enum class Kind : uint8_t { Input, Randn, Const, Op };
 static_assert(std::ranges::count_if(kOps, [](const OpInfo& op) { return op.arity == 0; }) == 3,
               "a new leaf op in tape/ops.def needs a Kind (and a place) in randomTape");
 
-// r = the interval of op's result on a (and b); false when the well-conditioned
+// r = the interval of op's result on a (b, c); false when the well-conditioned
 // rules forbid the op on these operands. No default: a new op in tape/ops.def
 // fails to build here (-Werror=switch) until it has its interval rule.
-bool apply(Op op, Interval a, Interval b, Interval& r) {
+bool apply(Op op, Interval a, Interval b, Interval c, Interval& r) {
   auto hull = [](std::initializer_list<double> v) { return Interval{std::min(v), std::max(v)}; };
   switch (op) {
     case Op::Add: r = {a.lo + b.lo, a.hi + b.hi}; break;
@@ -69,6 +69,14 @@ bool apply(Op op, Interval a, Interval b, Interval& r) {
     case Op::Abs:
       r = a.lo >= 0 ? a : a.hi <= 0 ? Interval{-a.hi, -a.lo} : Interval{0.0, std::max(-a.lo, a.hi)};
       break;
+    case Op::Pow:  // a positive base away from 0, a moderate exponent
+      if (a.lo < 0.05 || b.lo < -3.0 || b.hi > 3.0) return false;
+      r = hull({std::pow(a.lo, b.lo), std::pow(a.lo, b.hi), std::pow(a.hi, b.lo), std::pow(a.hi, b.hi)});
+      break;
+    case Op::Tanh: r = {std::tanh(a.lo), std::tanh(a.hi)}; break;
+    case Op::Lt:
+    case Op::Le: r = {0.0, 1.0}; break;
+    case Op::Select: r = hull({b.lo, b.hi, c.lo, c.hi}); break;
     case Op::Const:
     case Op::Input:
     case Op::Randn: return false;  // leaves are placed by Kind, never drawn as ops
@@ -126,7 +134,7 @@ Tape randomTape(uint64_t seed, const RandomTapeOptions& o) {
   // Every op of tape/ops.def with arguments, in the table's order (a seed's tapes depend on it).
   std::vector<Op> ops;
   for (const OpInfo& op : kOps)
-    if (op.arity > 0 && (o.kinks || op.group != OpGroup::Kink)) ops.push_back(op.op);
+    if (op.arity > 0 && (o.kinks || (op.group != OpGroup::Kink && op.group != OpGroup::Step))) ops.push_back(op.op);
 
   Tape t;
   std::vector<Interval> range(n);
@@ -169,17 +177,18 @@ Tape randomTape(uint64_t seed, const RandomTapeOptions& o) {
       }
       case Kind::Op: {
         Op op = Op::Neg;
-        int32_t a = -1, b = -1;
+        int32_t a = -1, b = -1, c = -1;
         bool found = false;
         for (int attempt = 0; attempt < 16 && !found; ++attempt) {
           op = ops[rng.below(ops.size())];
           a = pickArg(i);
-          b = arity(op) == 2 ? pickArg(i) : -1;
+          b = arity(op) >= 2 ? pickArg(i) : -1;
+          c = arity(op) >= 3 ? pickArg(i) : -1;
           if (!o.wellConditioned) {
             found = true;
           } else {
             Interval r;
-            if (apply(op, range[a], b >= 0 ? range[b] : Interval{0, 0}, r)) {
+            if (apply(op, range[a], b >= 0 ? range[b] : Interval{0, 0}, c >= 0 ? range[c] : Interval{0, 0}, r)) {
               range[i] = r;
               found = true;
             }
@@ -187,12 +196,16 @@ Tape randomTape(uint64_t seed, const RandomTapeOptions& o) {
         }
         if (!found) {  // negation keeps any admissible interval admissible
           op = Op::Neg;
-          b = -1;
+          b = c = -1;
           range[i] = {-range[a].hi, -range[a].lo};
         }
-        t.push(op, a, b);
+        if (c >= 0)
+          t.push3(op, a, b, c);
+        else
+          t.push(op, a, b);
         read[a] = 1;
         if (b >= 0) read[b] = 1;
+        if (c >= 0) read[c] = 1;
         break;
       }
     }

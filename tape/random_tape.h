@@ -18,7 +18,7 @@ struct RandomTapeOptions {
   int drawIndices = 0;
   bool shuffleDraws = true;   // k in random order along the tape, else ascending
   bool scatterInputs = false; // inputs at random positions, else nodes 0..inputs-1
-  bool kinks = true;          // ops of the Kink group (max, min, abs) allowed
+  bool kinks = true;          // ops of the Kink and Step groups (max, min, abs; lt, le, select) allowed
   // Well-conditioned: every value provably in [-100, 100] for inputs within
   // 50% of their defaults (interval arithmetic at generation time): no log or
   // sqrt near or below 0, no division by values near 0, no exp of more than 4.

@@ -35,6 +35,7 @@ class Recorder {
   Var randn(uint32_t k) { return {this, tape_.push(Op::Randn, -1, -1, static_cast<double>(k))}; }
   Var unary(Op op, Var x) { return {this, tape_.push(op, x.node())}; }
   Var binary(Op op, Var x, Var y) { return {this, tape_.push(op, x.node(), y.node())}; }
+  Var ternary(Op op, Var x, Var y, Var z) { return {this, tape_.push3(op, x.node(), y.node(), z.node())}; }
   void output(Var v) { tape_.output = v.node(); }
   const Tape& tape() const { return tape_; }
   Tape finish() { return std::move(tape_); }
@@ -54,6 +55,14 @@ inline Var sqrt(Var x) { return x.recorder()->unary(Op::Sqrt, x); }
 inline Var abs(Var x) { return x.recorder()->unary(Op::Abs, x); }
 inline Var max(Var x, Var y) { return x.recorder()->binary(Op::Max, x, y); }
 inline Var min(Var x, Var y) { return x.recorder()->binary(Op::Min, x, y); }
+inline Var pow(Var x, Var y) { return x.recorder()->binary(Op::Pow, x, y); }
+inline Var tanh(Var x) { return x.recorder()->unary(Op::Tanh, x); }
+// Comparisons record 1 or 0 (lt, le; > and >= swap the operands); select(c, x, y) is x where c > 0, else y.
+inline Var operator<(Var x, Var y) { return x.recorder()->binary(Op::Lt, x, y); }
+inline Var operator<=(Var x, Var y) { return x.recorder()->binary(Op::Le, x, y); }
+inline Var operator>(Var x, Var y) { return y.recorder()->binary(Op::Lt, y, x); }
+inline Var operator>=(Var x, Var y) { return y.recorder()->binary(Op::Le, y, x); }
+inline Var select(Var c, Var x, Var y) { return c.recorder()->ternary(Op::Select, c, x, y); }
 
 #define TAPELAB_MIXED(OP)                                                          \
   inline Var operator OP(Var x, double c) { return x OP x.recorder()->constant(c); } \
@@ -62,8 +71,15 @@ TAPELAB_MIXED(+)
 TAPELAB_MIXED(-)
 TAPELAB_MIXED(*)
 TAPELAB_MIXED(/)
+TAPELAB_MIXED(<)
+TAPELAB_MIXED(<=)
+TAPELAB_MIXED(>)
+TAPELAB_MIXED(>=)
 #undef TAPELAB_MIXED
 inline Var max(Var x, double c) { return max(x, x.recorder()->constant(c)); }
 inline Var min(Var x, double c) { return min(x, x.recorder()->constant(c)); }
+inline Var pow(Var x, double c) { return pow(x, x.recorder()->constant(c)); }
+inline Var select(Var c, Var x, double y) { return select(c, x, c.recorder()->constant(y)); }
+inline Var select(Var c, double x, Var y) { return select(c, c.recorder()->constant(x), y); }
 
 }  // namespace tapelab

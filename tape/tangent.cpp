@@ -26,8 +26,8 @@ TangentSlots tangentSlots(const Tape& tape, const std::vector<int>& inputs) {
     }
     const int ar = arity(tape.op[i]);
     if (ar >= 1) mine = t.of[tape.a[i]];
-    if (ar >= 2) {
-      const auto& other = t.of[tape.b[i]];
+    for (int k = 1; k < ar; ++k) {
+      const auto& other = t.of[tape.arg(i, k)];
       std::vector<int32_t> merged;
       merged.reserve(mine.size() + other.size());
       std::set_union(mine.begin(), mine.end(), other.begin(), other.end(), std::back_inserter(merged));

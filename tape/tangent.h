@@ -5,8 +5,9 @@
 // The tangent rules are ops.def's adjoint rules, not a second table. Every
 // adjoint rule is linear in d: what node r = f(a, b) sends to a is d * dr/da.
 // Spelled with a's tangent in place of d it is dr/da * ta, so
-//   tr = adjointA[d := ta] + adjointB[d := tb]
-// (a's term first; only the terms of arguments whose tangent may be nonzero).
+//   tr = adjointA[d := ta] + adjointB[d := tb] + adjointC[d := tc]
+// (a's term first; only the terms of arguments whose tangent may be nonzero,
+// and of rules that send something: a comparison's tangent is zero).
 // Every engine spells it so; tests/tape checks it against finite differences.
 //
 // Sparsity: a node's tangent in slot s is structurally zero unless the node

@@ -9,8 +9,15 @@ int32_t Tape::push(Op o, int32_t x, int32_t y, double v) {
   op.push_back(o);
   a.push_back(x);
   b.push_back(y);
+  c.push_back(-1);
   imm.push_back(v);
   return size() - 1;
+}
+
+int32_t Tape::push3(Op o, int32_t x, int32_t y, int32_t z) {
+  const int32_t node = push(o, x, y);
+  c.back() = z;
+  return node;
 }
 
 int32_t Tape::addInput(const std::string& inputName, double defaultValue) {
@@ -39,8 +46,8 @@ namespace {
 std::vector<uint8_t> dependsOnLeaf(const Tape& t, Op leaf) {
   std::vector<uint8_t> dep(t.size(), 0);
   for (int32_t i = 0; i < t.size(); ++i) {
-    const int ar = arity(t.op[i]);
-    dep[i] = t.op[i] == leaf || (ar >= 1 && dep[t.a[i]]) || (ar >= 2 && dep[t.b[i]]);
+    dep[i] = t.op[i] == leaf;
+    forEachArg(t, i, [&](int32_t j) { dep[i] = dep[i] || dep[j]; });
   }
   return dep;
 }
@@ -52,7 +59,8 @@ std::vector<uint8_t> dependsOnDraw(const Tape& t) { return dependsOnLeaf(t, Op::
 std::string validate(const Tape& t) {
   const int32_t n = t.size();
   if (n == 0) return "tape has no nodes";
-  if (t.a.size() != t.op.size() || t.b.size() != t.op.size() || t.imm.size() != t.op.size())
+  if (t.a.size() != t.op.size() || t.b.size() != t.op.size() || t.c.size() != t.op.size() ||
+      t.imm.size() != t.op.size())
     return "tape arrays have different lengths";
   if (t.inputNames.size() != t.inputDefaults.size() || t.inputNames.size() != t.inputNodes.size())
     return "input arrays have different lengths";
@@ -66,8 +74,8 @@ std::string validate(const Tape& t) {
   int inputs = 0;
   for (int32_t i = 0; i < n; ++i) {
     const int ar = arity(t.op[i]);
-    const int32_t args[2] = {t.a[i], t.b[i]};
-    for (int k = 0; k < 2; ++k) {
+    const int32_t args[kMaxArity] = {t.a[i], t.b[i], t.c[i]};
+    for (int k = 0; k < kMaxArity; ++k) {
       if (k < ar && (args[k] < 0 || args[k] >= i))
         return "node " + std::to_string(i) + ": argument " + std::to_string(args[k]) +
                " is not an earlier node";

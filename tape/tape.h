@@ -1,5 +1,6 @@
 // A Tape: one Monte-Carlo path's arithmetic as a flat list of nodes, in
-// evaluation order, structure of arrays. Node i reads nodes a[i], b[i] < i.
+// evaluation order, structure of arrays. Node i reads nodes a[i], b[i], c[i] < i
+// (as many as its op's arity; select is the one op with a third).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -13,6 +14,7 @@ struct Tape {
   std::vector<Op> op;
   std::vector<int32_t> a;     // first argument, -1 when the op has none
   std::vector<int32_t> b;     // second argument, -1 when the op has none
+  std::vector<int32_t> c;     // third argument (select), -1 when the op has none
   std::vector<double> imm;    // const: its value; randn: draw index k; input: input ordinal
 
   std::vector<std::string> inputNames;  // in input order (ordinal = position)
@@ -25,12 +27,24 @@ struct Tape {
   int32_t size() const { return static_cast<int32_t>(op.size()); }
   int numInputs() const { return static_cast<int>(inputNames.size()); }
   int32_t push(Op o, int32_t x = -1, int32_t y = -1, double v = 0.0);
+  int32_t push3(Op o, int32_t x, int32_t y, int32_t z);  // a three-argument op (select)
+  // Argument k (0: a, 1: b, 2: c) of node i.
+  int32_t arg(int32_t i, int k) const { return k == 0 ? a[i] : k == 1 ? b[i] : c[i]; }
   int32_t addInput(const std::string& inputName, double defaultValue);
   // Ordinal of the input called `inputName`, or -1.
   int inputIndex(const std::string& inputName) const;
   // The largest draw index + 1 (0 when none): 64-bit, as k = 2^32-1 is a valid index.
   uint64_t drawCount() const;
 };
+
+// Calls f(j) for each argument j of node i, in order a, b, c (repeats included).
+template <class F>
+void forEachArg(const Tape& t, int32_t i, F&& f) {
+  const int ar = arity(t.op[i]);
+  if (ar >= 1) f(t.a[i]);
+  if (ar >= 2) f(t.b[i]);
+  if (ar >= 3) f(t.c[i]);
+}
 
 // Checks the structural rules (argument order, arities, a single output, draw
 // indices, unique input names, finite constants); returns "" or the first problem.

@@ -67,13 +67,16 @@ class Reader {
     } else {
       const int ar = arity(*op);
       expectCount(nw, static_cast<size_t>(ar));
-      int32_t args[2] = {-1, -1};
+      int32_t args[kMaxArity] = {-1, -1, -1};
       for (int k = 0; k < ar; ++k) {
         args[k] = index(w_[1 + k]);
         if (args[k] >= t_.size())
           fail(line_, "argument " + std::string(w_[1 + k]) + " is not an earlier node (this is node " + std::to_string(t_.size()) + ")");
       }
-      t_.push(*op, args[0], args[1]);
+      if (ar == 3)
+        t_.push3(*op, args[0], args[1], args[2]);
+      else
+        t_.push(*op, args[0], args[1]);
     }
   }
 
@@ -248,9 +251,9 @@ std::string writeTape(const Tape& t) {
         out += name(t.op[i]);
         out += ' ';
         out += std::to_string(t.a[i]);
-        if (arity(t.op[i]) == 2) {
+        for (int k = 1; k < arity(t.op[i]); ++k) {
           out += ' ';
-          out += std::to_string(t.b[i]);
+          out += std::to_string(t.arg(i, k));
         }
     }
     out += "\n";

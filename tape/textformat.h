@@ -6,16 +6,20 @@
 //   const 0.5             # node 1
 //   randn 0               # node 2: standard normal draw k = 0
 //   mul 0 2               # node 3 = node0 * node2; arguments are earlier node indices
-//   output 3              # exactly one, the last line
+//   lt 2 1                # node 4 = 1 if node2 < node1 else 0
+//   select 4 3 1          # node 5 = node3 if node4 > 0 else node1 (three arguments)
+//   output 5              # exactly one, the last line
 //
+// The ops and their arities are tape/ops.def's. New ops did not make a version 2: a file of
+// version 1 written before them means what it meant (no word of it changed meaning).
 // Numbers are written with 17 significant digits, so write-then-read is exact. A leading UTF-8
 // byte-order mark is skipped (as the plan-file reader does); "\r\n" line ends are read as "\n".
 //
 // Resources: the reader streams (readTapeFile reads 64 KiB at a time and keeps one line, never
 // the file), at most kMaxTapeBytes in all and kMaxTapeLineBytes per line, so `tapelab run
 // /dev/zero` or a runaway pipe ends in one line, not in the kernel's OOM killer. Time is linear
-// in the bytes (input names are checked against a hash set); memory is the Tape: 17 bytes per
-// node in its columns (op, a, b, imm; up to twice that while a vector grows), plus each input's
+// in the bytes (input names are checked against a hash set); memory is the Tape: 21 bytes per
+// node in its columns (op, a, b, c, imm; up to twice that while a vector grows), plus each input's
 // name and default. bench/bench_readers.cpp measures both up to a million nodes and inputs.
 #pragma once
 #include <cstdint>

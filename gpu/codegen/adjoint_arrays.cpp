@@ -19,8 +19,9 @@ SharedAdjointArrays shareAdjointArrays(const Tape& tape, const Plan& plan, const
     if (dependsOnInput[j]) touch(j, segmentOf[j]);
   for (int32_t i = 0; i < tape.size(); ++i) {  // the segments whose rules add to a persistent adjoint
     if (!dependsOnInput[i] || arity(tape.op[i]) == 0) continue;
-    for (int32_t arg : {tape.a[i], arity(tape.op[i]) == 2 ? tape.b[i] : -1})
-      if (arg >= 0 && dependsOnInput[arg] && plan.isPersistent[arg]) touch(arg, segmentOf[i]);
+    forEachArg(tape, i, [&](int32_t arg) {
+      if (dependsOnInput[arg] && plan.isPersistent[arg]) touch(arg, segmentOf[i]);
+    });
   }
   SharedAdjointArrays out;
   out.arrayOf.assign(tape.size(), -1);

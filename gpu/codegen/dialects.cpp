@@ -30,7 +30,8 @@ namespace {
 // Horner steps, draws.cpp); sel is the helper tl_sel (c ? x : y) that every kernel's prelude defines.
 // A function, not a global: a dialect may be built during another file's static initialisation.
 std::map<std::string, std::string, std::less<>> standardFunctions() {
-  return {{"exp", "exp"}, {"log", "log"}, {"sqrt", "sqrt"}, {"fma", "fma"}, {"sel", "tl_sel"}};
+  return {{"exp", "exp"},   {"log", "log"}, {"sqrt", "sqrt"},  {"pow", "pow"},
+          {"tanh", "tanh"}, {"fma", "fma"}, {"sel", "tl_sel"}};
 }
 
 // The ABI's scalar parameters, in order, for the C dialects.
@@ -60,8 +61,10 @@ Dialect glsl() {
   d.fp64 = {.scalar = "double", .literalSuffix = "lf", .floatToBits = "unpackDouble2x32",
             .bitsToFloat = "packDouble2x32", .bitsType = "uvec2", .functions = standardFunctions(),
             .approxFunctions = {}, .approxDivide = "", .approxHelpers = ""};
-  d.fp64.functions.erase("exp");  // GLSL.std.450's Exp and Log take 16- and 32-bit floats only
+  d.fp64.functions.erase("exp");  // GLSL.std.450's Exp, Log, Pow and Tanh take 16- and 32-bit floats only
   d.fp64.functions.erase("log");
+  d.fp64.functions.erase("pow");
+  d.fp64.functions.erase("tanh");
   d.uintType = "uint";
   d.uint4Type = "uvec4";
   d.makeUint4 = "uvec4";
@@ -156,6 +159,8 @@ Dialect cuda() {
   d.fp32.functions["exp"] = "expf";  // fp32 calls C's float functions
   d.fp32.functions["log"] = "logf";
   d.fp32.functions["sqrt"] = "sqrtf";
+  d.fp32.functions["pow"] = "powf";
+  d.fp32.functions["tanh"] = "tanhf";
   d.fp32.functions["fma"] = "fmaf";
   // The special-function unit's approximations (CUDA C Programming Guide, intrinsic functions); CUDA
   // has no intrinsic for an approximate square root, so PTX's sqrt.approx.f32 (what --prec-sqrt=false

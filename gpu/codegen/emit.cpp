@@ -125,9 +125,11 @@ class Emitter : Names {
     return spellFenced(expr, tape_.op[i], [&](std::string_view id, bool fenced) -> std::string {
       if (id == "a") return fence(value(prefix, tape_.a[i], m), fenced);
       if (id == "b") return fence(value(prefix, tape_.b[i], m), fenced);
+      if (id == "c") return fence(value(prefix, tape_.c[i], m), fenced);
       if (id == "r") return value(prefix, i, m);
       if (id == "d") return d ? *d : adjoint(i, m);
       if (id == "zero") return literal(0.0);
+      if (id == "one") return literal(1.0);
       return function(id);
     });
   }
@@ -166,17 +168,16 @@ class Emitter : Names {
          uintLiteral(group) + ", tl_pathLo, tl_pathHi, " + key + "0, " + key + "1);");
   }
 
-  // Reverse rule of node i: contributions to a, then b, skipping arguments
-  // that depend on no input (their adjoints reach no Greek); every market, or market `only`.
+  // Reverse rule of node i: contributions to a, then b, then c, skipping arguments
+  // that depend on no input (their adjoints reach no Greek) and rules that send
+  // nothing (`zero`); every market, or market `only`.
   void reverseRule(int32_t i, const std::string& prefix, Markets only = Markets::all()) {
     if (!hasAdjoint(i) || arity(tape_.op[i]) == 0) return;
     const OpInfo& op = info(tape_.op[i]);
-    for (Markets m : copiesIn(i, only)) {
-      if (hasAdjoint(tape_.a[i]))
-        line(adjoint(tape_.a[i], m) + " += " + spellRule(op.adjointA, i, m, prefix) + ";");
-      if (op.arity == 2 && hasAdjoint(tape_.b[i]))
-        line(adjoint(tape_.b[i], m) + " += " + spellRule(op.adjointB, i, m, prefix) + ";");
-    }
+    for (Markets m : copiesIn(i, only))
+      for (int k = 0; k < op.arity; ++k)
+        if (contributes(op.adjoint(k)) && hasAdjoint(tape_.arg(i, k)))
+          line(adjoint(tape_.arg(i, k), m) + " += " + spellRule(op.adjoint(k), i, m, prefix) + ";");
   }
 
   // ---- the text
@@ -293,21 +294,20 @@ class Emitter : Names {
     }
   }
 
-  // Slot `slot` of node i's tangent: a's term, then b's, each ops.def's adjoint rule with the argument's tangent as d.
+  // Slot `slot` of node i's tangent: a's term, then b's, then c's, each ops.def's adjoint rule with the
+  // argument's tangent as d (rules that send nothing left out; none left: zero).
   std::string tangentExpr(int32_t i, int32_t slot, int m) const {
     const Op op = tape_.op[i];
     if (op == Op::Input) return literal(1.0);
     auto has = [&](int32_t j) { return std::binary_search(s_.tangents.of[j].begin(), s_.tangents.of[j].end(), slot); };
     std::string expr;
-    if (has(tape_.a[i])) {
-      const std::string d = tangentName(tape_.a[i], slot, m);
-      expr = "(" + spellRule(info(op).adjointA, i, Markets::one(m), "v", &d) + ")";
+    for (int k = 0; k < arity(op); ++k) {
+      const int32_t j = tape_.arg(i, k);
+      if (!contributes(info(op).adjoint(k)) || !has(j)) continue;
+      const std::string d = tangentName(j, slot, m);
+      expr += (expr.empty() ? "(" : " + (") + spellRule(info(op).adjoint(k), i, Markets::one(m), "v", &d) + ")";
     }
-    if (arity(op) == 2 && has(tape_.b[i])) {
-      const std::string d = tangentName(tape_.b[i], slot, m);
-      expr += (expr.empty() ? "(" : " + (") + spellRule(info(op).adjointB, i, Markets::one(m), "v", &d) + ")";
-    }
-    return expr;
+    return expr.empty() ? literal(0.0) : expr;
   }
   std::string tangentName(int32_t j, int32_t slot, int market) const {
     std::string s = "t" + std::to_string(j) + "_" + std::to_string(slot);
@@ -512,10 +512,11 @@ class Emitter : Names {
       auto mark = [&](std::string_view rule) {
         if (mentions(rule, "a")) needed[tape_.a[i]] = 1;
         if (mentions(rule, "b")) needed[tape_.b[i]] = 1;
+        if (mentions(rule, "c")) needed[tape_.c[i]] = 1;
         if (mentions(rule, "r")) needed[i] = 1;
       };
-      if (hasAdjoint(tape_.a[i])) mark(op.adjointA);
-      if (op.arity == 2 && hasAdjoint(tape_.b[i])) mark(op.adjointB);
+      for (int k = 0; k < op.arity; ++k)
+        if (contributes(op.adjoint(k)) && hasAdjoint(tape_.arg(i, k))) mark(op.adjoint(k));
     }
     markArguments(needed, b.from, b.end);
     return needed;
@@ -525,9 +526,7 @@ class Emitter : Names {
   void markArguments(std::vector<uint8_t>& needed, int32_t from, int32_t to) const {
     for (int32_t i = to - 1; i >= from; --i) {
       if (!needed[i]) continue;
-      const int ar = arity(tape_.op[i]);
-      if (ar >= 1) needed[tape_.a[i]] = 1;
-      if (ar >= 2) needed[tape_.b[i]] = 1;
+      forEachArg(tape_, i, [&](int32_t j) { needed[j] = 1; });
     }
   }
 

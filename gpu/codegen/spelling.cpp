@@ -47,10 +47,10 @@ std::string spellLiteral(double value, Precision precision, const Dialect& diale
 // tape. A checkpointed kernel hides producers behind bookmarks and the plain
 // kernel does not, so without fences the two differ. With them no kernel can
 // see into an imprecise op or let it see out (tests/data/regressions).
-// Kinks fence the operands of their comparison only (spellFenced).
+// Kinks and steps fence the operands of their comparison only (spellFenced).
 bool fencedArgs(Op op) {
   const OpGroup g = info(op).group;
-  return g == OpGroup::Transcendental || g == OpGroup::Kink || op == Op::Div;
+  return g == OpGroup::Transcendental || g == OpGroup::Kink || g == OpGroup::Step || op == Op::Div;
 }
 bool fencedResult(Op op) { return info(op).group == OpGroup::Transcendental || op == Op::Div; }
 
@@ -61,7 +61,9 @@ std::string spellFenced(std::string_view expr, Op op,
   // the fenced ones too, `sel(x >= y, x, y)` would be a max again, and NVIDIA's
   // Vulkan compiler turned it into fmax (which drops a NaN) in one kernel and
   // not in another (tests/data/regressions/vulkan-max-nan.tape).
-  if (info(op).group == OpGroup::Kink && expr.substr(0, 4) == "sel(") {
+  // Steps likewise: select's chosen values and a comparison's 1 and 0 pass unfenced.
+  const OpGroup g = info(op).group;
+  if ((g == OpGroup::Kink || g == OpGroup::Step) && expr.substr(0, 4) == "sel(") {
     size_t k = 4;
     for (int depth = 0; k < expr.size(); ++k) {
       if (expr[k] == '(') ++depth;

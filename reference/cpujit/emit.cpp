@@ -200,12 +200,10 @@ class Emitter {
     });
   }
 
-  // Operands of node i as a list (0, 1 or 2 entries, possibly equal).
+  // Operands of node i as a list (0 to 3 entries, possibly equal).
   template <class F>
   void forOperands(int32_t i, F f) const {
-    const int ar = arity(t_.op[i]);
-    if (ar >= 1) f(t_.a[i]);
-    if (ar >= 2) f(t_.b[i]);
+    forEachArg(t_, i, f);
   }
 
   bool tangent() const { return spec_.tangents != nullptr && spec_.greeks; }
@@ -233,8 +231,8 @@ class Emitter {
       const Op op = t_.op[i];
       if (arity(op) == 0) continue;
       const AdjointReads r = adjointReads(op);
-      if (r.a) revRead_[t_.a[i]] = 1;
-      if (r.b) revRead_[t_.b[i]] = 1;
+      for (int k = 0; k < arity(op); ++k)
+        if (r.arg(k)) revRead_[t_.arg(i, k)] = 1;
       if (r.r) revRead_[i] = 1;
     }
     // Value slots: every value some function stores.
@@ -294,11 +292,15 @@ class Emitter {
     return spell(expr, [&](std::string_view id) -> std::string {
       if (id == "a") return v(t_.a[i]);
       if (id == "b") return v(t_.b[i]);
+      if (id == "c") return v(t_.c[i]);
       if (id == "r") return v(i);
       if (id == "d") return d(i);
       if (id == "zero") return "tl_zero";
+      if (id == "one") return "tl_one";
       if (id == "exp") return "tl_exp";
       if (id == "log") return "tl_log";
+      if (id == "pow") return "tl_pow";
+      if (id == "tanh") return "tl_tanh";
       if (id == "sqrt") return "xsimd::sqrt";
       if (id == "sel") return "xsimd::select";
       throw std::logic_error("cpu-jit: ops.def uses an identifier the emitter cannot spell: " + std::string(id));
@@ -319,8 +321,8 @@ class Emitter {
       if (f.fwd != Fn::None) forOperands(i, importIfOutside);
       if (f.fwd == Fn::None && arity(t_.op[i]) > 0) {
         const AdjointReads r = adjointReads(t_.op[i]);
-        if (r.a) imports.push_back(t_.a[i]);
-        if (r.b) imports.push_back(t_.b[i]);
+        for (int k = 0; k < arity(t_.op[i]); ++k)
+          if (r.arg(k)) imports.push_back(t_.arg(i, k));
         if (r.r) imports.push_back(i);
       }
     }
@@ -352,7 +354,7 @@ class Emitter {
     o << "}\n\n";
   }
 
-  // Node i's tangents (tape/tangent.h): in each slot, a's term then b's.
+  // Node i's tangents (tape/tangent.h): in each slot, a's term, then b's, then c's (none: zero).
   void emitTangents(std::ostringstream& o, int32_t i) {
     const std::vector<int32_t>& mine = slotsOf(i);
     if (mine.empty()) return;
@@ -373,9 +375,12 @@ class Emitter {
                    return spellFor(id, i);
                  }) + ")";
         };
-        if (has(t_.a[i], slot)) expr = term(info(op).adjointA, t_.a[i]);
-        if (arity(op) == 2 && has(t_.b[i], slot))
-          expr = expr.empty() ? term(info(op).adjointB, t_.b[i]) : expr + " + " + term(info(op).adjointB, t_.b[i]);
+        for (int k = 0; k < arity(op); ++k) {
+          const int32_t j = t_.arg(i, k);
+          if (!contributes(info(op).adjoint(k)) || !has(j, slot)) continue;
+          expr = expr.empty() ? term(info(op).adjoint(k), j) : expr + " + " + term(info(op).adjoint(k), j);
+        }
+        if (expr.empty()) expr = "tl_zero";
       }
       o << "  const B " << tn(i, slot) << " = " << expr << ";\n";
       if (tslot_[i] >= 0) o << "  V[" << tslot_[i] + static_cast<int>(q) << "] = " << tn(i, slot) << ";\n";
@@ -407,10 +412,11 @@ class Emitter {
     }
     for (int32_t i = f.hi - 1; i >= f.lo; --i) {
       const Op op = t_.op[i];
-      if (arity(op) == 0) continue;
-      if (!isDrawOrConst(t_.op[t_.a[i]])) o << "  " << d(t_.a[i]) << " += " << spellFor(info(op).adjointA, i) << ";\n";
-      if (arity(op) == 2 && !isDrawOrConst(t_.op[t_.b[i]]))
-        o << "  " << d(t_.b[i]) << " += " << spellFor(info(op).adjointB, i) << ";\n";
+      for (int k = 0; k < arity(op); ++k) {
+        const int32_t j = t_.arg(i, k);
+        if (contributes(info(op).adjoint(k)) && !isDrawOrConst(t_.op[j]))
+          o << "  " << d(j) << " += " << spellFor(info(op).adjoint(k), i) << ";\n";
+      }
     }
     for (int32_t j : touched)
       if (dslot_[j] >= 0 && written[j]) o << "  D[" << dslot_[j] << "] = " << d(j) << ";\n";

@@ -44,7 +44,8 @@ TEST(CodegenAdjointArrays, SharedOnlyWhereSpansDoNotOverlap) {
       ASSERT_GE(from[j], segmentOf[j]) << "seed " << seed << ", node " << j << ": set after its own segment";
       to[j] = t.op[j] == Op::Input ? -1 : segmentOf[j];  // an input's array lives past the sweep
       for (int32_t i = 0; i < t.size(); ++i)
-        if (dep[i] && ((arity(t.op[i]) >= 1 && t.a[i] == j) || (arity(t.op[i]) == 2 && t.b[i] == j))) {
+        if (dep[i] && ((arity(t.op[i]) >= 1 && t.a[i] == j) || (arity(t.op[i]) >= 2 && t.b[i] == j) ||
+                        (arity(t.op[i]) >= 3 && t.c[i] == j))) {
           ASSERT_LE(segmentOf[i], from[j]) << "seed " << seed << ", node " << j << ": added to before it is set";
           if (t.op[j] != Op::Input) to[j] = std::min(to[j], segmentOf[i]);
         }

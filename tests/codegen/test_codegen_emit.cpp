@@ -267,8 +267,10 @@ TEST(CodegenSpelling, EveryOpUsesTheOpTable) {
     for (const OpInfo& op : kOps) {
       if (op.arity == 0) continue;
       Recorder rec;
-      Var x = rec.input("x", 1.5), y = rec.input("y", 0.5);
-      rec.output(op.arity == 2 ? rec.binary(op.op, x, y) : rec.unary(op.op, x));
+      Var x = rec.input("x", 1.5), y = rec.input("y", 0.5), z = rec.input("z", 0.25);
+      rec.output(op.arity == 3   ? rec.ternary(op.op, x, y, z)
+                 : op.arity == 2 ? rec.binary(op.op, x, y)
+                                 : rec.unary(op.op, x));
       const Tape t = rec.finish();
       KernelOptions o;
       o.precision = Precision::F32;
@@ -279,20 +281,28 @@ TEST(CodegenSpelling, EveryOpUsesTheOpTable) {
       auto renameFenced = [&](std::string_view id, bool fenced) -> std::string {
         if (id == "a") return opq("v0", fenced);
         if (id == "b") return opq("v1", fenced);
-        if (id == "r") return "v2";
-        if (id == "d") return "d2";
+        if (id == "c") return opq("v2", fenced);
+        if (id == "r") return "v3";
+        if (id == "d") return "d3";
         if (id == "zero") return spellLiteral(0.0, Precision::F32, *d);
+        if (id == "one") return spellLiteral(1.0, Precision::F32, *d);
         return d->function(Precision::F32, id);
       };
       auto rename = [&](std::string_view expr) { return spellFenced(expr, op.op, renameFenced); };
-      const std::string fwd = "v2 = " + opq(rename(op.forward), fencedResult(op.op)) + ";";
-      const std::string toA = "d0 += " + rename(op.adjointA) + ";";
+      const std::string fwd = "v3 = " + opq(rename(op.forward), fencedResult(op.op)) + ";";
       EXPECT_NE(src.find(fwd), std::string::npos) << d->name << " " << op.name << ": no line " << fwd;
-      EXPECT_NE(src.find(toA), std::string::npos) << d->name << " " << op.name << ": no line " << toA;
-      if (op.arity == 2) {
-        const std::string toB = "d1 += " + rename(op.adjointB) + ";";
-        EXPECT_NE(src.find(toB), std::string::npos) << d->name << " " << op.name << ": no line " << toB;
-        EXPECT_LT(src.find(toA), src.find(toB)) << "contribution to a comes before b";
+      size_t previous = 0;
+      for (int k = 0; k < op.arity; ++k) {
+        const std::string to = "d" + std::to_string(k) + " += ";
+        if (!contributes(op.adjoint(k))) {  // a rule that sends nothing is not written
+          EXPECT_EQ(src.find(to), std::string::npos) << d->name << " " << op.name << ": a line " << to;
+          continue;
+        }
+        const std::string line = to + rename(op.adjoint(k)) + ";";
+        const size_t at = src.find(line);
+        EXPECT_NE(at, std::string::npos) << d->name << " " << op.name << ": no line " << line;
+        EXPECT_LT(previous, at) << "contributions in argument order";
+        previous = at;
       }
     }
   }

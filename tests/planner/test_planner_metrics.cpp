@@ -23,6 +23,7 @@ std::vector<int32_t> argsOf(const Tape& t, int32_t i) {
   std::vector<int32_t> r;
   if (arity(t.op[i]) >= 1) r.push_back(t.a[i]);
   if (arity(t.op[i]) >= 2) r.push_back(t.b[i]);
+  if (arity(t.op[i]) >= 3) r.push_back(t.c[i]);
   return r;
 }
 
@@ -45,7 +46,8 @@ std::vector<int32_t> reverseReads(const Tape& t, int32_t i) {
   if (arity(t.op[i]) == 0) return r;
   const AdjointReads rd = adjointReads(t.op[i]);
   if (rd.a) r.push_back(t.a[i]);
-  if (rd.b && arity(t.op[i]) == 2) r.push_back(t.b[i]);
+  if (rd.b && arity(t.op[i]) >= 2) r.push_back(t.b[i]);
+  if (rd.c && arity(t.op[i]) >= 3) r.push_back(t.c[i]);
   if (rd.r) r.push_back(i);
   return r;
 }

@@ -19,19 +19,23 @@ std::vector<double> forward(const Tape& t, uint64_t seed, uint64_t path) {
   std::vector<double> v(t.size());
   using std::exp;
   using std::log;
+  using std::pow;
   using std::sqrt;
+  using std::tanh;
   auto sel = [](bool c, double x, double y) { return c ? x : y; };
-  const double zero = 0.0;
+  const double zero = 0.0, one = 1.0;
+  (void)one;
   for (int32_t i = 0; i < t.size(); ++i) {
     switch (t.op[i]) {
       case Op::Const: v[i] = t.imm[i]; break;
       case Op::Input: v[i] = t.inputDefaults[static_cast<size_t>(t.imm[i])]; break;
       case Op::Randn: v[i] = drawNormal<double>(seed, path, static_cast<uint32_t>(t.imm[i])); break;
-#define TAPELAB_OP(Name, text, arity, group, fwd, adjA, adjB) \
-  case Op::Name: {                                           \
-    [[maybe_unused]] const double a = v[t.a[i]];             \
-    [[maybe_unused]] const double b = arity == 2 ? v[t.b[i]] : zero; \
-    v[i] = fwd;                                              \
+#define TAPELAB_OP(Name, text, arity, group, fwd, adjA, adjB, adjC) \
+  case Op::Name: {                                                  \
+    [[maybe_unused]] const double a = v[t.a[i]];                    \
+    [[maybe_unused]] const double b = arity >= 2 ? v[t.b[i]] : zero; \
+    [[maybe_unused]] const double c = arity >= 3 ? v[t.c[i]] : zero; \
+    v[i] = fwd;                                                     \
   } break;
 #include "tape/ops.def"
     }
@@ -72,6 +76,7 @@ TEST(RandomTape, ValidAndShapedAsAsked) {
       if (t.op[i] == Op::Randn) ks.push_back(static_cast<uint32_t>(t.imm[i]));
       if (!o.kinks) {
         EXPECT_NE(info(t.op[i]).group, OpGroup::Kink);
+        EXPECT_NE(info(t.op[i]).group, OpGroup::Step);
       }
       if (!o.scatterInputs && i < o.inputs) {
         EXPECT_EQ(t.op[i], Op::Input);
@@ -113,7 +118,7 @@ TEST(RandomTape, DrawsEveryOpOfTheTable) {
       const Tape t = randomTape(7, o);
       const std::set<Op> seen(t.op.begin(), t.op.end());
       for (const OpInfo& op : kOps)
-        EXPECT_EQ(seen.count(op.op), kinks || op.group != OpGroup::Kink ? 1u : 0u)
+        EXPECT_EQ(seen.count(op.op), kinks || (op.group != OpGroup::Kink && op.group != OpGroup::Step) ? 1u : 0u)
             << op.name << (wellConditioned ? ", well-conditioned" : ", wild") << (kinks ? "" : ", no kinks");
     }
   }

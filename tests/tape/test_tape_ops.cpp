@@ -5,6 +5,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
+#include <utility>
 #include <map>
 #include <string>
 #include <vector>
@@ -24,12 +26,16 @@ using testutil::g17;
 using testutil::PlainRun;
 using testutil::runPlainOnReference;
 
-// inputs x (and y for a binary op); node = op(x[, y]); output = node.
+// inputs x (y, z for a binary or ternary op); node = op(x[, y[, z]]); output = node.
 Tape oneOpTape(Op op) {
   Tape t;
   t.name = "one-" + std::string(name(op));
   const int32_t x = t.addInput("x", 1.0);
-  if (arity(op) == 2) {
+  if (arity(op) == 3) {
+    const int32_t y = t.addInput("y", 1.0);
+    const int32_t z = t.addInput("z", 1.0);
+    t.output = t.push3(op, x, y, z);
+  } else if (arity(op) == 2) {
     const int32_t y = t.addInput("y", 1.0);
     t.output = t.push(op, x, y);
   } else {
@@ -59,7 +65,7 @@ double valueAt(const Tape& t, const std::vector<double>& in) {
 }
 
 // The op's forward in plain C++, as ops.def documents it.
-double forwardOf(Op op, double a, double b) {
+double forwardOf(Op op, double a, double b, double c) {
   switch (op) {
     case Op::Add: return a + b;
     case Op::Sub: return a - b;
@@ -72,6 +78,11 @@ double forwardOf(Op op, double a, double b) {
     case Op::Max: return a >= b ? a : b;
     case Op::Min: return a <= b ? a : b;
     case Op::Abs: return a < 0 ? -a : a;
+    case Op::Pow: return std::pow(a, b);
+    case Op::Tanh: return std::tanh(a);
+    case Op::Lt: return a < b ? 1.0 : 0.0;
+    case Op::Le: return a <= b ? 1.0 : 0.0;
+    case Op::Select: return a > 0 ? b : c;
     default: ADD_FAILURE() << "no forward for " << name(op); return 0;
   }
 }
@@ -91,6 +102,11 @@ const std::map<Op, std::vector<std::vector<double>>>& smoothPoints() {
       {Op::Max, {{2.0, 1.0}, {1.0, 2.0}, {-1.0, -3.0}, {-3.0, -1.0}}},
       {Op::Min, {{2.0, 1.0}, {1.0, 2.0}, {-1.0, -3.0}, {-3.0, -1.0}}},
       {Op::Abs, {{1.5}, {-1.5}, {-0.02}, {0.02}}},
+      {Op::Pow, {{1.3, 0.7}, {0.25, 2.5}, {3.0, -0.4}, {2.0, 3.0}}},
+      {Op::Tanh, {{0.3}, {-2.0}, {1.25}}},
+      {Op::Lt, {{2.0, 1.0}, {1.0, 2.0}, {-1.0, -3.0}}},
+      {Op::Le, {{2.0, 1.0}, {1.0, 2.0}, {-1.0, -3.0}}},
+      {Op::Select, {{1.0, 1.5, -2.5}, {-1.0, 1.5, -2.5}, {0.5, -0.25, 4.0}}},
   };
   return pts;
 }
@@ -115,8 +131,8 @@ TEST(Ops, AdjointsMatchCentralFiniteDifferences) {
     ASSERT_EQ(validate(t), "");
     for (const std::vector<double>& in : smoothPoints().at(o.op)) {
       const Eval e = onReference(t, in);
-      const double b = in.size() > 1 ? in[1] : 0.0;
-      EXPECT_EQ(e.value, forwardOf(o.op, in[0], b)) << o.name << " at " << g17(in[0]) << ", " << g17(b);
+      const double b = in.size() > 1 ? in[1] : 0.0, c = in.size() > 2 ? in[2] : 0.0;
+      EXPECT_EQ(e.value, forwardOf(o.op, in[0], b, c)) << o.name << " at " << g17(in[0]) << ", " << g17(b);
       ASSERT_EQ(e.greeks.size(), in.size());
       for (size_t k = 0; k < in.size(); ++k) {
         const double h = 1e-5 * std::max(1.0, std::fabs(in[k]));
@@ -137,13 +153,13 @@ TEST(Ops, AdjointsMatchCentralFiniteDifferences) {
 // remainder, from a wrong adjoint, would only halve).
 TEST(Ops, TaylorRemainderIsSecondOrder) {
   for (const OpInfo& o : kOps) {
-    if (o.group == OpGroup::Leaf || o.group == OpGroup::Kink) continue;  // kinks are piecewise linear
+    if (o.group == OpGroup::Leaf || o.group == OpGroup::Kink || o.group == OpGroup::Step) continue;  // piecewise linear
     if (o.op == Op::Add || o.op == Op::Sub || o.op == Op::Neg) continue;  // linear: remainder is rounding only
     const Tape t = oneOpTape(o.op);
     const std::vector<double> in = smoothPoints().at(o.op)[1];
     const Eval e = onReference(t, in);
     // Direction: every input moves (mul's remainder h^2 needs both to move).
-    const std::vector<double> dir = {0.6, -0.8};
+    const std::vector<double> dir = {0.6, -0.8, 0.5};
     double slope = 0;
     for (size_t k = 0; k < in.size(); ++k) slope += e.greeks[k] * dir[k];
     auto remainder = [&](double h) {
@@ -207,6 +223,79 @@ TEST(Ops, KinkTiesMatchOneSidedDifferences) {
   const Tape mx = oneOpTape(Op::Max), mn = oneOpTape(Op::Min);
   EXPECT_NEAR((valueAt(mx, {v + h, v}) - valueAt(mx, {v, v})) / h, onReference(mx, {v, v}).greeks[0], 1e-9);
   EXPECT_NEAR((valueAt(mn, {v, v}) - valueAt(mn, {v - h, v})) / h, onReference(mn, {v, v}).greeks[0], 1e-9);
+}
+
+// Known answers of the ops the product zoo brought (tape/ops.def): values and adjoints in closed form.
+TEST(Ops, PowKnownAnswers) {
+  const Tape t = oneOpTape(Op::Pow);
+  const Eval sq = onReference(t, {3.0, 2.0});  // 3^2: d/dx = 2*3, d/dy = 9 ln 3
+  EXPECT_EQ(sq.value, 9.0);
+  EXPECT_EQ(sq.greeks[0], 2.0 * std::pow(3.0, 1.0));
+  EXPECT_EQ(sq.greeks[1], 9.0 * std::log(3.0));
+  const Eval root = onReference(t, {4.0, 0.5});  // sqrt(4) = 2: d/dx = 0.5 / 2, d/dy = 2 ln 4
+  EXPECT_EQ(root.value, 2.0);
+  EXPECT_EQ(root.greeks[0], 0.5 * std::pow(4.0, -0.5));
+  EXPECT_EQ(root.greeks[1], 2.0 * std::log(4.0));
+  // At a = 0 with b > 1 the rule to a is b * 0^(b-1) = 0 (not the 0/0 of b*r/a).
+  EXPECT_EQ(onReference(t, {0.0, 2.0}).greeks[0], 0.0);
+}
+
+TEST(Ops, TanhKnownAnswers) {
+  const Tape t = oneOpTape(Op::Tanh);
+  const Eval zero = onReference(t, {0.0});
+  EXPECT_EQ(zero.value, 0.0);
+  EXPECT_EQ(zero.greeks[0], 1.0);
+  const Eval e = onReference(t, {0.5});
+  EXPECT_EQ(e.value, std::tanh(0.5));
+  EXPECT_EQ(e.greeks[0], 1.0 - std::tanh(0.5) * std::tanh(0.5));
+  EXPECT_EQ(onReference(t, {40.0}).value, 1.0);  // saturates; the derivative underflows to 0
+  EXPECT_EQ(onReference(t, {40.0}).greeks[0], 0.0);
+}
+
+// Comparisons give 1 or 0 and send nothing back; ties: lt false, le true.
+TEST(Ops, ComparisonsGiveOneOrZeroAndNoDerivative) {
+  const Tape lt = oneOpTape(Op::Lt), le = oneOpTape(Op::Le);
+  for (const auto& [x, y] : std::vector<std::pair<double, double>>{{1.0, 2.0}, {2.0, 1.0}, {1.5, 1.5}, {-0.0, 0.0}}) {
+    const Eval a = onReference(lt, {x, y}), b = onReference(le, {x, y});
+    EXPECT_EQ(a.value, x < y ? 1.0 : 0.0) << "lt " << x << " " << y;
+    EXPECT_EQ(b.value, x <= y ? 1.0 : 0.0) << "le " << x << " " << y;
+    EXPECT_EQ(a.greeks, (std::vector<double>{0.0, 0.0}));
+    EXPECT_EQ(b.greeks, (std::vector<double>{0.0, 0.0}));
+  }
+  EXPECT_EQ(onReference(lt, {1.5, 1.5}).value, 0.0);
+  EXPECT_EQ(onReference(le, {1.5, 1.5}).value, 1.0);
+}
+
+// select(c, x, y) = x where c > 0, else y (c = 0 and -0 pick y); the adjoint follows the pick.
+TEST(Ops, SelectPicksAndRoutesTheAdjoint) {
+  const Tape t = oneOpTape(Op::Select);
+  const Eval on = onReference(t, {1.0, 2.5, -7.0});
+  EXPECT_EQ(on.value, 2.5);
+  EXPECT_EQ(on.greeks, (std::vector<double>{0.0, 1.0, 0.0}));
+  for (double c : {0.0, -0.0, -1.0}) {
+    const Eval off = onReference(t, {c, 2.5, -7.0});
+    EXPECT_EQ(off.value, -7.0) << "condition " << c;
+    EXPECT_EQ(off.greeks, (std::vector<double>{0.0, 0.0, 1.0})) << "condition " << c;
+  }
+  // An infinity or NaN on the side not picked does not reach the value or the adjoints.
+  const double inf = std::numeric_limits<double>::infinity();
+  const Eval guarded = onReference(t, {1.0, 2.5, inf});
+  EXPECT_EQ(guarded.value, 2.5);
+  EXPECT_EQ(guarded.greeks, (std::vector<double>{0.0, 1.0, 0.0}));
+}
+
+// A digital through the Recorder's operators: select(s > k, 1, 0) prices P(s > k) and
+// the indicator's derivative is zero path by path (the pathwise estimator's known blind spot).
+TEST(Ops, RecordedDigitalIsTheIndicator) {
+  Tape t;
+  const int32_t s = t.addInput("s", 1.2), k = t.addInput("k", 1.0);
+  const int32_t one = t.push(Op::Const, -1, -1, 1.0), zero = t.push(Op::Const, -1, -1, 0.0);
+  const int32_t above = t.push(Op::Lt, k, s);
+  t.output = t.push3(Op::Select, above, one, zero);
+  ASSERT_EQ(validate(t), "");
+  EXPECT_EQ(onReference(t, {1.2, 1.0}).value, 1.0);
+  EXPECT_EQ(onReference(t, {0.8, 1.0}).value, 0.0);
+  EXPECT_EQ(onReference(t, {0.8, 1.0}).greeks, (std::vector<double>{0.0, 0.0}));
 }
 
 TEST(Ops, InputLeafIsTheIdentity) {

@@ -24,7 +24,12 @@ TEST(OpTable, AdjointReadsAreDerivedFromTheRules) {
   EXPECT_TRUE(adjointReads(Op::Exp).r && !adjointReads(Op::Exp).a);
   EXPECT_TRUE(adjointReads(Op::Div).b && adjointReads(Op::Div).r && !adjointReads(Op::Div).a);
   EXPECT_TRUE(adjointReads(Op::Max).a && adjointReads(Op::Max).b);
-  EXPECT_EQ(kOpCount, 14);
+  // Select reads its condition for both routes, and nothing of b or c; comparisons read nothing.
+  EXPECT_TRUE(adjointReads(Op::Select).a && !adjointReads(Op::Select).b && !adjointReads(Op::Select).c);
+  EXPECT_TRUE(!adjointReads(Op::Lt).a && !adjointReads(Op::Lt).b && !adjointReads(Op::Lt).r);
+  EXPECT_TRUE(adjointReads(Op::Pow).a && adjointReads(Op::Pow).b && adjointReads(Op::Pow).r);
+  EXPECT_TRUE(adjointReads(Op::Tanh).r && !adjointReads(Op::Tanh).a);
+  EXPECT_EQ(kOpCount, 19);
   for (const OpInfo& o : kOps) EXPECT_EQ(opFromName(o.name), o.op) << o.name;
-  EXPECT_FALSE(opFromName("pow").has_value());
+  EXPECT_FALSE(opFromName("erf").has_value());
 }

@@ -29,7 +29,7 @@ RunResult runOn(const std::string& engine, const Tape& t, KernelKind kind, const
   return testutil::makeReference(engine)->compile(t, o)->run({t.inputDefaults}, paths, 11);
 }
 
-// op(x, y), op(x, x) and, for a unary op, op(x); inputs away from every kink.
+// op(x, y), op(x, x) and, for a unary op, op(x), for select op(x, y, x); inputs away from every kink.
 std::vector<Tape> oneOpTapes(Op op) {
   std::vector<Tape> out;
   for (int same = 0; same < (arity(op) == 2 ? 2 : 1); ++same) {
@@ -39,7 +39,9 @@ std::vector<Tape> oneOpTapes(Op op) {
     const int32_t y = t.addInput("y", 0.6);
     const int32_t z = t.push(Op::Randn, -1, -1, 0);
     const int32_t xz = t.push(Op::Add, x, t.push(Op::Mul, z, t.push(Op::Const, -1, -1, 0.01)));
-    t.output = arity(op) == 2 ? t.push(op, xz, same ? xz : y) : t.push(op, xz);
+    t.output = arity(op) == 3   ? t.push3(op, xz, y, x)
+               : arity(op) == 2 ? t.push(op, xz, same ? xz : y)
+                                : t.push(op, xz);
     out.push_back(t);
   }
   return out;

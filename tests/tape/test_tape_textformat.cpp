@@ -32,6 +32,7 @@ void expectSameTape(const Tape& x, const Tape& y, const std::string& what) {
   EXPECT_EQ(x.op, y.op) << what;
   EXPECT_EQ(x.a, y.a) << what;
   EXPECT_EQ(x.b, y.b) << what;
+  EXPECT_EQ(x.c, y.c) << what;
   for (int32_t i = 0; i < x.size(); ++i)
     EXPECT_EQ(std::bit_cast<uint64_t>(x.imm[i]), std::bit_cast<uint64_t>(y.imm[i]))
         << what << " node " << i << ": " << g17(x.imm[i]) << " vs " << g17(y.imm[i]);

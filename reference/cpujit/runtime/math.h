@@ -1,4 +1,4 @@
-// cpu-jit kernel runtime: exp and log, xsimd's (not libm's; see reference/cpujit/README.md).
+// cpu-jit kernel runtime: exp, log, pow and tanh, xsimd's (not libm's; see reference/cpujit/README.md).
 // Out of line: one copy per object, however long the tape.
 #pragma once
 #include "reference/cpujit/runtime/types.h"
@@ -27,4 +27,6 @@ namespace {
 [[maybe_unused]] static TL_NOINLINE xsimd::batch<float> tl_exp(xsimd::batch<float> a) { return xsimd::exp(a); }
 
 static TL_NOINLINE B tl_log(B x) { return xsimd::log(x); }
+[[maybe_unused]] static TL_NOINLINE B tl_pow(B x, B y) { return xsimd::pow(x, y); }
+[[maybe_unused]] static TL_NOINLINE B tl_tanh(B x) { return xsimd::tanh(x); }
 }  // namespace
