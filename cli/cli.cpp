@@ -143,10 +143,13 @@ void addTapeFlags(Flags& f, TapeSource source, const std::string& defaultProduct
     f.positional("file", "FILE.tape", "a tape in the .tape text format" +
                                           std::string(source == TapeSource::File ? "" : " (instead of --product)"));
   if (source == TapeSource::File) return;
-  CLI::Option* product = f.value("product", "NAME", "european, asian or basket", defaultProduct);
+  std::string names;
+  for (const products::ProductInfo& p : products::catalog()) names += (names.empty() ? "" : ", ") + p.name;
+  CLI::Option* product = f.value("product", "NAME", names, defaultProduct);
   if (source == TapeSource::Product) product->required();
-  f.value("steps", "N", "time steps", "252");
-  f.value("assets", "M", "basket assets", "5");
+  f.value("steps", "N", "time steps (default: the product's)");
+  f.value("assets", "M", "assets (basket: 5, worstof: 20)");
+  f.repeatable("param", "NAME=VALUE", "a product's structural parameter (tapelab tape --product NAME --summary lists them)");
 }
 
 Tape tapeFrom(const Flags& f) {
@@ -159,13 +162,25 @@ Tape tapeFrom(const Flags& f) {
   }
   const auto product = f.textOrDefault("product");
   if (!product) throw UsageError(f.registered("product") ? "give a tape file or --product NAME" : "give a tape file (FILE.tape)");
-  const int steps = f.integer("steps");
-  const int assets = f.integer("assets");
-  if (steps < 1 || steps > 1000000) throw UsageError("--steps: expected 1..1000000, got " + std::to_string(steps));
-  if (assets < 1 || assets > 1000) throw UsageError("--assets: expected 1..1000, got " + std::to_string(assets));
-  if (f.given("assets") && *product != "basket") throw UsageError("--assets applies to --product basket only");
+  products::ProductParams params;
+  if (f.given("steps")) {
+    const int steps = f.integer("steps");
+    if (steps < 1 || steps > 1000000) throw UsageError("--steps: expected 1..1000000, got " + std::to_string(steps));
+    params["steps"] = steps;
+  }
+  if (f.given("assets")) {
+    const int assets = f.integer("assets");
+    if (assets < 1 || assets > 1000) throw UsageError("--assets: expected 1..1000, got " + std::to_string(assets));
+    if (*product != "basket" && *product != "worstof") throw UsageError("--assets applies to --product basket or worstof only");
+    params["assets"] = assets;
+  }
+  if (f.registered("param"))
+    for (const std::string& s : f.all("param")) {
+      auto [name, value] = splitAssign(s, "--param");
+      params[name] = parseValue(value, "--param " + name);
+    }
   try {
-    return products::byName(*product, steps, assets);
+    return products::byName(*product, params);
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("--product: ") + e.what());
   }

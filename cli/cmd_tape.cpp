@@ -6,14 +6,33 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "planner/liveness.h"
 #include "tape/philox.h"
+#include "tape/products/products.h"
 #include "tape/textformat.h"
 
 namespace tapelab::cli {
 namespace {
 
+// One line of sizes (nodes, draws, inputs, pipe width), then the product's parameters.
+void summary(const Flags& f, const Tape& t) {
+  std::printf("%s: %d nodes, %llu draws, %d inputs, pipe width %d\n", t.name.c_str(), t.size(),
+              static_cast<unsigned long long>(t.drawCount()), t.numInputs(), pipeWidth(t));
+  const std::string name = f.textOrDefault("product").value_or("");
+  for (const products::ProductInfo& p : products::catalog()) {
+    if (p.name != name) continue;
+    std::printf("%s: %s\n", p.name.c_str(), p.summary.c_str());
+    for (const products::ProductParam& q : p.params)
+      std::printf("  --param %s=%.17g  %s\n", q.name.c_str(), q.defaultValue, q.help.c_str());
+  }
+}
+
 int tape(const Flags& f) {
   Tape t = tapeFrom(f);
+  if (f.given("summary")) {
+    summary(f, t);
+    return kExitOk;
+  }
   if (auto out = f.text("out")) {
     writeTapeFile(t, *out);
     std::fprintf(stderr, "tapelab: wrote %s (%d nodes)\n", out->c_str(), t.size());
@@ -49,6 +68,7 @@ Runner setupTape(CLI::App& app) {
   auto f = std::make_shared<Flags>(app);
   addTapeFlags(*f, TapeSource::Product);
   f->value("out", "FILE", "write to FILE instead of standard output");
+  f->flag("summary", "print the tape's size (nodes, draws, inputs, pipe width) and the product's parameters instead");
   return [f] { return tape(*f); };
 }
 

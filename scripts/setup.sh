@@ -9,7 +9,8 @@ pkgs=(
   libvulkan-dev libvulkan-volk-dev libshaderc-dev glslang-dev spirv-tools glslc mesa-vulkan-drivers vulkan-tools
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
   hipcc libamdhip64-dev rocm-device-libs
-  python3 python3-matplotlib python3-dev python3-numpy python3-pytest python3-venv pybind11-dev
+  python3 python3-matplotlib python3-dev python3-numpy python3-pytest python3-venv pybind11-dev python3-pip
+  quantlib-python
   python3-nbclient python3-nbformat python3-ipykernel
   libopenmpi-dev openmpi-bin
 )

@@ -8,6 +8,7 @@
 #include "planner/planfile.h"
 #include "python/src/bindings.h"
 #include "tape/op.h"
+#include "tape/philox.h"
 #include "tape/products/products.h"
 #include "tape/textformat.h"
 
@@ -19,17 +20,39 @@ py::bytes column(const std::vector<T>& v) {
   return py::bytes(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
 }
 
-// The same checks and messages as the CLI's --product/--steps/--assets.
-std::shared_ptr<Tape> product(const std::string& name, int steps, std::optional<int> assets) {
-  if (steps < 1 || steps > 1000000) throw std::invalid_argument("--steps: expected 1..1000000, got " + std::to_string(steps));
-  if (assets && (*assets < 1 || *assets > 1000))
-    throw std::invalid_argument("--assets: expected 1..1000, got " + std::to_string(*assets));
-  if (assets && name != "basket") throw std::invalid_argument("--assets applies to --product basket only");
+// The same checks and messages as the CLI's --product/--steps/--assets/--param.
+std::shared_ptr<Tape> product(const std::string& name, std::optional<int> steps, std::optional<int> assets,
+                              const std::map<std::string, double>& params) {
+  products::ProductParams p = params;
+  if (steps) {
+    if (*steps < 1 || *steps > 1000000) throw std::invalid_argument("--steps: expected 1..1000000, got " + std::to_string(*steps));
+    p["steps"] = *steps;
+  }
+  if (assets) {
+    if (*assets < 1 || *assets > 1000) throw std::invalid_argument("--assets: expected 1..1000, got " + std::to_string(*assets));
+    if (name != "basket" && name != "worstof") throw std::invalid_argument("--assets applies to --product basket or worstof only");
+    p["assets"] = *assets;
+  }
   try {
-    return std::make_shared<Tape>(products::byName(name, steps, assets.value_or(5)));
+    return std::make_shared<Tape>(products::byName(name, p));
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(std::string("--product: ") + e.what());
   }
+}
+
+// The catalog: one dict per product (name, summary, params: name -> (default, help)).
+py::list catalog() {
+  py::list out;
+  for (const products::ProductInfo& p : products::catalog()) {
+    py::dict params;
+    for (const products::ProductParam& q : p.params) params[q.name.c_str()] = py::make_tuple(q.defaultValue, q.help);
+    py::dict d;
+    d["name"] = p.name;
+    d["summary"] = p.summary;
+    d["params"] = params;
+    out.append(d);
+  }
+  return out;
 }
 
 std::shared_ptr<Tape> checked(Tape t, const std::string& file) {
@@ -49,12 +72,15 @@ void bindTapes(py::module_& m) {
       .def_readonly("inputs", &Tape::inputNames, "input names, in input order")
       .def_readonly("output", &Tape::output, "the node whose value is priced")
       .def_property_readonly("draws", &Tape::drawCount, "largest draw index + 1")
+      .def_property_readonly("pipe_width", &pipeWidth,
+                             "fewest values live across a cut in the middle half of the tape (planner/liveness.h)")
       .def_property_readonly("structure", &structureHash, "XXH3-128 of the structure: what a plan depends on")
       .def("_column",
            [](const Tape& t, const std::string& which) -> py::bytes {
              if (which == "op") return column(t.op);
              if (which == "a") return column(t.a);
              if (which == "b") return column(t.b);
+             if (which == "c") return column(t.c);
              if (which == "imm") return column(t.imm);
              if (which == "input_nodes") return column(t.inputNodes);
              if (which == "defaults") return column(t.inputDefaults);
@@ -70,8 +96,19 @@ void bindTapes(py::module_& m) {
                std::to_string(t.numInputs()) + " inputs>";
       });
 
-  m.def("product", &product, py::arg("name"), py::arg("steps") = 252, py::arg("assets") = py::none(),
-        "A product's tape: european, asian or basket (assets: basket only, default 5).");
+  m.def("_product", &product, py::arg("name"), py::arg("steps") = py::none(), py::arg("assets") = py::none(),
+        py::arg("params") = std::map<std::string, double>{}, "A product's tape (tapelab.product).");
+  m.def("_catalog", &catalog, "every product, its summary and parameters");
+  m.def(
+      "_draws",
+      [](uint64_t seed, uint64_t firstPath, uint64_t paths, uint32_t count) {
+        std::vector<double> z(static_cast<size_t>(paths) * count);
+        for (uint64_t p = 0; p < paths; ++p)
+          for (uint32_t k = 0; k < count; ++k) z[p * count + k] = drawNormal<double>(seed, firstPath + p, k);
+        return py::bytes(reinterpret_cast<const char*>(z.data()), z.size() * sizeof(double));
+      },
+      py::arg("seed"), py::arg("first_path"), py::arg("paths"), py::arg("count"),
+      "the fp64 draws k < count of paths [first_path, first_path + paths) under seed (tape/philox.h), row by row");
   m.def(
       "read_tape", [](const std::string& path) { return checked(readTapeFile(path), path); }, py::arg("path"),
       "Reads a .tape file; ValueError 'tapelab: FILE:LINE: reason' when malformed.");

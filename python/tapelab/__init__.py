@@ -25,12 +25,12 @@ import numpy as np
 
 from . import _tapelab as _core
 from ._tapelab import (EngineUnavailable, Kernel, KernelStats, Metrics, Plan, Result, Tape, engines, op_names,
-                       parse_plan, parse_tape, product, read_plan, read_tape, strategies)
+                       parse_plan, parse_tape, read_plan, read_tape, strategies)
 
 __version__ = _core.__version__
 __all__ = ["EngineUnavailable", "Kernel", "KernelStats", "Metrics", "OPS", "Plan", "Recorder", "Result", "Tape",
-           "compile", "engines", "op_names", "parse_plan", "parse_tape", "plan", "price", "product", "read_plan",
-           "read_tape", "strategies", "tune"]
+           "compile", "draws", "engines", "from_jax", "op_names", "parse_plan", "parse_tape", "plan", "price", "product",
+           "products", "read_plan", "read_tape", "strategies", "tune"]
 
 OPS = tuple(op_names())  # op spellings by op code: OPS[tape.op[i]]
 PLAN_FORMAT = "tapelab-plan 1"
@@ -38,6 +38,34 @@ PLAN_FORMAT = "tapelab-plan 1"
 
 def _invalid(message):
     return ValueError("tapelab: " + message)
+
+
+def product(name, steps=None, assets=None, **params):
+    """A product's tape, as `tapelab price --product NAME` records it: steps= and assets= as --steps and
+    --assets, any other keyword a structural parameter (--param NAME=VALUE; tapelab.products() lists them),
+    e.g. product("lmm", forwards=40), product("barrier", steps=50, smoothing=0.005). Input values are set
+    at pricing time (inputs={...}, the CLI's --set)."""
+    return _core._product(name, steps, assets, {k: float(v) for k, v in params.items()})
+
+
+def draws(seed, paths, count, first_path=0):
+    """The standard normals every engine uses in fp64: shape (paths, count), row p the draws k = 0..count-1 of
+    path first_path + p under `seed` (tape/philox.h's drawNormal). A function of the same draws (JAX, NumPy)
+    then gives the same pathwise estimator as a tape."""
+    raw = _core._draws(int(seed), int(first_path), int(paths), int(count))
+    return np.frombuffer(raw, dtype=np.float64).reshape(int(paths), int(count))
+
+
+def products():
+    """Every product: [{"name", "summary", "params": {name: (default, help)}}]."""
+    return _core._catalog()
+
+
+def from_jax(f, inputs, draws, *, name="jax", out=None):
+    """A tape from a JAX function f(inputs, z) of a dict of named scalars and K = `draws` standard normals
+    (tapelab/jax_import.py): value and gradient equal JAX's on the same draws. out= also writes a .tape file."""
+    from .jax_import import from_jax as _from_jax
+    return _from_jax(f, inputs, draws, name=name, out=out)
 
 
 # ---- tapes: the node columns as NumPy arrays (read-only views of copies) -----------------------------
@@ -49,6 +77,7 @@ def _column(name, dtype, doc):
 Tape.op = _column("op", np.uint8, "op code per node (OPS[code] is its name)")
 Tape.a = _column("a", np.int32, "first argument per node, -1 when none")
 Tape.b = _column("b", np.int32, "second argument per node, -1 when none")
+Tape.c = _column("c", np.int32, "third argument per node (select), -1 when none")
 Tape.imm = _column("imm", np.float64, "const: its value; randn: draw index; input: input ordinal")
 Tape.input_nodes = _column("input_nodes", np.int32, "node of each input")
 Tape.defaults = _column("defaults", np.float64, "default value of each input")
