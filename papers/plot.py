@@ -422,7 +422,50 @@ def fig_tangent(data, out):
         out.table(f"tangent_crossover-{machine}", os.path.basename(path), comments, cols, rows)
 
 
-FIGURES = [fig_cliff, fig_segments, fig_seglen, fig_registers, fig_markets, fig_peers, fig_strategies, fig_tangent]
+def fig_zoo(data, out):
+    """experiments/zoo.py: peak_live against segments per zoo tape and strategy (left), the pipe width
+    against the best peak_live any strategy reached (middle), sm_90 registers against peak_live (right)."""
+    cols = ["tape", "nodes", "draws", "inputs", "pipe_width", "strategy", "segments", "depth", "peak_live",
+            "persistent", "recompute_ops", "sm90_registers", "sm90_spill_bytes", "paths_per_s", "vs_plain", "bits"]
+    for machine, path in inputs(data, "zoo"):
+        comments, rows = read(path)
+        rows = [r for r in rows if num(r.get("peak_live")) is not None]
+        tapes = list(dict.fromkeys(r["tape"] for r in rows))
+        fig, axes = plt.subplots(1, 3, figsize=(15, 4.5))
+        ax = axes[0]
+        for t in tapes:
+            w = [r for r in rows if r["tape"] == t and r["strategy"] == "window"]
+            w.sort(key=lambda r: num(r["segments"]))
+            if w:
+                ax.plot([num(r["segments"]) for r in w], [num(r["peak_live"]) for r in w], marker="o", label=t)
+        ax.set(xlabel="segments (window)", ylabel="peak_live", xscale="log", yscale="log",
+               title=f"zoo: register-pressure proxy by segments ({machine})")
+        ax.legend(fontsize=7)
+        ax = axes[1]
+        for t in tapes:
+            tr = [r for r in rows if r["tape"] == t]
+            best = min(num(r["peak_live"]) for r in tr)
+            ax.scatter(num(tr[0]["pipe_width"]), best)
+            ax.annotate(t, (num(tr[0]["pipe_width"]), best), fontsize=7)
+        ax.set(xlabel="pipe width (fewest values live across a mid-tape cut)", ylabel="least peak_live, any plan",
+               xscale="log", yscale="log", title="narrow and wide pipes")
+        ax = axes[2]
+        reg = [r for r in rows if num(r.get("sm90_registers")) is not None]
+        for t in tapes:
+            tr = [r for r in reg if r["tape"] == t]
+            if tr:
+                ax.scatter([num(r["peak_live"]) for r in tr], [num(r["sm90_registers"]) for r in tr], label=t, s=14)
+        ax.set(xlabel="peak_live", ylabel="sm_90 registers (NVRTC, fp32, register kernel)", xscale="log",
+               title="does peak_live predict registers across shapes?")
+        if reg:
+            ax.legend(fontsize=7)
+        fig.tight_layout()
+        out.save(fig, f"zoo-{machine}")
+        out.table(f"zoo-{machine}", os.path.basename(path), comments, cols, rows)
+
+
+FIGURES = [fig_cliff, fig_segments, fig_seglen, fig_registers, fig_markets, fig_peers, fig_strategies, fig_tangent,
+           fig_zoo]
 
 
 def main(argv):
