@@ -16,8 +16,10 @@
 // (optimal and auto take seconds per plan on the 179,114-node 20-asset
 // basket); --segments overrides both. One CSV row per (tape, strategy,
 // requested count), plus the plain kernel's row per tape. --quick: four small
-// tapes at 2, 4, 8 and 16 segments (CTest's smoke test). Default output:
-// experiments/out/cut_strategies.csv (git-ignored) and .png beside it.
+// tapes at 2, 4, 8 and 16 segments (CTest's smoke test). --tape FILE (repeatable)
+// adds a user's tape, --only-tapes leaves the study's out. Default output:
+// $TMPDIR/tapelab-cut_strategies/cut_strategies.csv and .png beside it (outside
+// the source tree; the path is printed).
 // --plan FILE (tapelab plan --out) adds one row: that plan, on the study tape
 // it was made for, as strategy "plan-file".
 // Exit 0 on success, 1 when the plot script failed, 2 on bad flags.
@@ -44,6 +46,7 @@
 #include "planner/strategies.h"
 #include "tape/products/products.h"
 #include "tape/random_tape.h"
+#include "tape/textformat.h"
 
 using namespace tapelab;
 
@@ -186,7 +189,19 @@ int study(const cli::Flags& f) {
   if (csvPath.has_parent_path()) fs::create_directories(csvPath.parent_path(), ec);
 
   const auto t0 = std::chrono::steady_clock::now();
-  const std::vector<StudyTape> tapes = studyTapes(quick);
+  std::vector<StudyTape> tapes = f.given("only-tapes") ? std::vector<StudyTape>{} : studyTapes(quick);
+  for (const std::string& path : f.all("tape")) {  // a user's tapes, as the study's
+    Tape t;
+    try {
+      t = readTapeFile(path);
+    } catch (const TapeParseError& e) {
+      throw cli::UsageError(e.what());
+    }
+    if (const std::string problem = validate(t); !problem.empty()) throw cli::UsageError(path + ": " + problem);
+    if (t.name.empty()) t.name = fs::path(path).stem().string();
+    tapes.push_back({"file:" + fs::path(path).filename().string(), 0, 0, std::move(t)});
+  }
+  if (tapes.empty()) throw cli::UsageError("--only-tapes: give --tape FILE");
   std::optional<std::pair<size_t, Plan>> filePlan;
   if (!planFile.empty()) filePlan = planForStudyTape(planFile, tapes);  // PlanFileError: FILE: field: reason
   std::vector<PlanMetrics> plain;
@@ -292,7 +307,9 @@ int main(int argc, char** argv) {
   cli::useTapelabHelp(app);
   cli::Flags f(app);
   f.value("out", "DIR|FILE.csv", "where the CSV goes (a directory: cut_strategies.csv in it), the PNG beside it",
-          std::string(TAPELAB_SOURCE_DIR) + "/experiments/out");
+          (std::filesystem::temp_directory_path() / "tapelab-cut_strategies").string());
+  f.repeatable("tape", "FILE.tape", "a tape of yours, studied beside the built-in ones (repeatable)");
+  f.flag("only-tapes", "only the --tape files, not the built-in study tapes");
   f.value("segments", "A-B|N,N,...", "segment counts (default: 2-128 on tapes under 20,000 nodes, else 27 from 2 "
                                      "to 128; --quick: 2,4,8,16)");
   f.value("strategies", "a,b,...", "only these strategies (default: every one)");

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "api/montecarlo.h"
+#include "experiments/experiment_tape.h"
 #include "api/registry.h"
 #include "cli/options.h"
 #include "planner/planfile.h"
@@ -114,7 +115,7 @@ int run(const cli::Flags& f) {
   // from the variables (api/knobs.h).
   const RunConfig env = cli::runConfigFrom(f);
   const std::string engineName = env.engine;
-  const Tape tape = products::asianCall(steps);
+  const Tape tape = experiments::experimentTape(f, steps);
   std::optional<Plan> filePlan;
   if (!env.planFile.empty()) {
     if (f.given("segments")) throw cli::UsageError("--plan replaces --segments: give one of them");
@@ -135,10 +136,13 @@ int run(const cli::Flags& f) {
     std::printf("# %s is compile-only here: kernel statistics only, no timing\n", engineName.c_str());
   }
   std::printf("# engine %s: %s\n", engineName.c_str(), caps.reason.c_str());
-  std::printf("# tape asian-%d: %d nodes; register kernels cut by %s\n", steps, tape.size(),
+  std::printf("# tape %s: %d nodes; register kernels cut by %s\n", tape.name.c_str(), tape.size(),
               filePlan ? ("the plan in " + env.planFile).c_str() : "strategy window");
-  const std::vector<double> spots{85, 90, 95, 100, 105, 110, 115};
-  const int spotIndex = tape.inputIndex("spot"), volIndex = tape.inputIndex("vol");
+  const int spotIndex = experiments::ladderInput(tape), volIndex = tape.inputIndex("vol");
+  if (spotIndex < 0) throw cli::UsageError("--tape: a tape without inputs has nothing to ladder over");
+  // The seven-point ladder: 85..115 around the Asian's spot of 100, i.e. the input's value x 0.85..1.15.
+  std::vector<double> spots;
+  for (double pct : {85, 90, 95, 100, 105, 110, 115}) spots.push_back(tape.inputDefaults[spotIndex] * pct / 100);
 
   std::vector<Row> rows;
   std::map<std::string, std::vector<double>> plainBits;  // config -> price/greeks bits of the plain kernel
@@ -281,6 +285,7 @@ int main(int argc, char** argv) {
   cli::Flags f(app);
   f.knob("engine", "NAME", "vulkan");
   f.value("steps", "N", "time steps of the Asian call", "252");
+  experiments::addTapeFlag(f);
   f.value("paths", "N,...", "paths per call, one row each", "1000000,4000000");
   f.value("markets", "M,...", "markets per dispatch", "1,4");
   f.value("greeks", "on|off,...", "value and Greeks, or the value only", "on,off");

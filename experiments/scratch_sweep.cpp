@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "api/montecarlo.h"
+#include "experiments/experiment_tape.h"
 #include "api/registry.h"
 #include "cli/options.h"
 #include "engine/engine.h"
@@ -64,6 +65,7 @@ struct Options {
   unsigned jobs = 1;
   std::string out;
   RunConfig knobs;  // --plan, --dump and the kernel and engine variables
+  Tape tape;        // --tape FILE, else the Asian at --steps
 };
 
 std::vector<std::string> splitList(const std::string& s) {
@@ -103,6 +105,7 @@ Options parse(const cli::Flags& f) {
   o.jobs = static_cast<unsigned>(positive(*f.textOrDefault("jobs"), "--jobs", 256));
   o.out = f.text("out").value_or("");
   o.knobs = cli::runConfigFrom(f);
+  o.tape = experiments::experimentTape(f, o.steps);
   if (!o.knobs.planFile.empty() && f.given("segments")) throw cli::UsageError("--plan replaces --segments: give one of them");
   if (o.engines.empty()) throw cli::UsageError("--engines: empty list");
   for (const std::string& e : o.engines) {
@@ -162,14 +165,15 @@ std::string fmt(double v, const char* f = "%.17g") {
 
 int sweep(const Options& opt) {
   const RunConfig& env = opt.knobs;
-  const Tape tape = products::asianCall(opt.steps);
+  const Tape tape = opt.tape;
   TimingWarmup warmup(opt.warmupMs);
   std::optional<Plan> filePlan;
   if (!env.planFile.empty()) filePlan = readPlanFile(env.planFile, tape);  // PlanFileError: FILE: field: reason
   std::vector<std::vector<double>> markets;
   for (int m = 0; m < opt.markets; ++m) {
     std::vector<double> in = tape.inputDefaults;
-    in[0] *= 1.0 + 0.01 * m;  // a spot ladder: 100, 101, ...
+    if (const int k = experiments::ladderInput(tape); k >= 0)  // a spot ladder: 100, 101, ...
+      in[k] = in[k] != 0 ? in[k] * (1.0 + 0.01 * m) : 0.01 * m;
     markets.push_back(in);
   }
   std::fprintf(stderr, "scratch_sweep: %s, %d nodes, %" PRIu64 " paths, %d market(s), fp32, value + %d Greeks, %d timed runs\n",
@@ -379,7 +383,8 @@ int main(int argc, char** argv) {
                                  "climb, and after an idle gap; else one run)");
   f.value("segments", "N", "the register kernel: window strategy, this many segments", "16");
   f.knob("plan", "FILE", "", "the register kernel runs it instead of window at --segments");
-  f.value("markets", "M", "markets per dispatch: a spot ladder 100, 101, ...", "1");
+  f.value("markets", "M", "markets per dispatch: a ladder 1% apart over spot (a --tape without spot: its first input)", "1");
+  experiments::addTapeFlag(f);
   f.knob("seed", "S", "42");
   f.value("jobs", "N", "kernels compiled in parallel before timing", std::to_string(std::max(1u, std::thread::hardware_concurrency())));
   f.value("out", "FILE.csv", "write the CSV here instead of standard output");

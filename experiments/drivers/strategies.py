@@ -44,7 +44,7 @@ CONFIGS = ("defaults", "tuned")
 def tuned_config(a, engine, steps, markets, plan_path, seconds):
     """The configuration `tapelab tune` finds for this plan on this engine (its canonical text), or
     (None, why) when the search timed nothing with its plain kernel's bits."""
-    cmd = [a.tapelab_bin, "tune", "--product", "asian", "--steps", str(steps), "--engine", engine, "--markets",
+    cmd = [a.tapelab_bin, "tune", *tape_args(a, steps), "--engine", engine, "--markets",
            str(markets), "--plan", plan_path, "--paths", str(a.paths), "--repeats", str(a.reps), "--budget-seconds",
            str(seconds), "--no-store", "--json"]
     p = subprocess.run(cmd, capture_output=True, text=True)
@@ -59,10 +59,15 @@ def tuned_config(a, engine, steps, markets, plan_path, seconds):
     return js["candidates"][js["winner"] - 1]["config"], None
 
 
+def tape_args(a, steps):
+    """The tape for tapelab's commands: --tape FILE, else the Asian at `steps`."""
+    return [a.tape] if a.tape else ["--product", "asian", "--steps", str(steps)]
+
+
 def make_plan(a, steps, strategy, segments, path):
     """`tapelab plan --out path --json`: the plan file and its metrics (planner/metrics.h)."""
-    cmd = [a.tapelab_bin, "plan", "--product", "asian", "--steps", str(steps), "--strategy", strategy,
-           "--checkpoint", str(segments), "--out", path, "--json"]
+    cmd = [a.tapelab_bin, "plan", *tape_args(a, steps), "--strategy", strategy, "--checkpoint", str(segments),
+           "--out", path, "--json"]
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         sd.bad(f"tapelab: strategies: {' '.join(cmd[1:])}: {p.stderr.strip() or p.returncode}")
@@ -122,7 +127,7 @@ def main(argv):
         for n in counts:
             path = os.path.join(plan_dir, f"{s}-{n}.json")
             plans[(s, n)] = (path, make_plan(a, steps, s, n, path))
-    sys.stderr.write(f"strategies: {len(plans)} plans of asian-{steps} in {plan_dir}\n")
+    sys.stderr.write(f"strategies: {len(plans)} plans of {a.tape or 'asian-' + str(steps)} in {plan_dir}\n")
 
     w = sd.Writer(a, "strategies", ["steps", "requested_segments", "configuration"] + PLAN_COLUMNS, ["strategies.py"] + argv)
     points = []  # (engine, markets, strategy, segments), in timing order

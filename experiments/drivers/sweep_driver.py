@@ -58,6 +58,8 @@ def parser(name, description):
                     help="the tapelab executable, for strategies and peers (default: build/ci/cli/tapelab)")
     ap.add_argument("--commit", default=None, help="commit for the header row (default: git, else a COMMIT file, else unknown)")
     ap.add_argument("--jobs", type=int, default=None, help="kernels compiled in parallel (scratch_sweep's --jobs)")
+    ap.add_argument("--tape", default=None,
+                    help="a .tape file of yours instead of the built-in Asian call (its --steps then do not apply)")
     return ap
 
 
@@ -70,6 +72,8 @@ def finish_args(a, argv):
         bad("tapelab: --paths and --reps must be positive")
     if not os.access(a.sweep_bin, os.X_OK):
         bad(f"tapelab: --sweep-bin: {a.sweep_bin} is not an executable (build the scratch_sweep target)")
+    if a.tape and not os.path.isfile(a.tape):
+        bad(f"tapelab: --tape: {a.tape}: no such file")
     a.engine_list = [e for e in a.engines.split(",") if e]
     return a
 
@@ -145,6 +149,7 @@ def sweep_command(a, engine, steps, markets, segments, seglens, plan=None, paths
            str(markets), "--seglens", ",".join(map(str, seglens)), "--reps", str(reps or a.reps)]
     cmd += ["--plan", plan] if plan else ["--segments", str(segments)]
     cmd += ["--config", config] if config else []
+    cmd += ["--tape", a.tape] if getattr(a, "tape", None) else []
     if jobs or a.jobs:
         cmd += ["--jobs", str(jobs or a.jobs)]
     return cmd
