@@ -8,6 +8,8 @@
 #include <string>
 #include <thread>
 
+#include "util/process.h"
+
 namespace tapelab {
 
 const char* toString(Precision p) { return p == Precision::F32 ? "fp32" : "fp64"; }
@@ -68,7 +70,13 @@ MarketResult finishMoments(const std::vector<double>& sums, const std::vector<do
                            uint64_t paths) {
   MarketResult r;
   const double n = static_cast<double>(paths);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
   auto moment = [&](size_t i, double& mean, double& err) {
+    if (!std::isfinite(sums[i]) || !std::isfinite(sumSquares[i])) {  // finishMoments' rule (engine.h)
+      mean = std::isfinite(sums[i]) ? sums[i] / n : nan;
+      err = nan;
+      return;
+    }
     mean = sums[i] / n;
     const double var = paths > 1 ? std::max(0.0, (sumSquares[i] - n * mean * mean) / (n - 1)) : 0.0;
     err = std::sqrt(var / n);
@@ -78,6 +86,56 @@ MarketResult finishMoments(const std::vector<double>& sums, const std::vector<do
   r.greeksStderr.resize(sums.size() - 1);
   for (size_t i = 1; i < sums.size(); ++i) moment(i, r.greeks[i - 1], r.greeksStderr[i - 1]);
   return r;
+}
+
+std::string nonFiniteEstimates(const RunResult& r, const KernelOptions& options,
+                               const std::vector<std::string>& inputNames) {
+  std::vector<uint8_t> computed(inputNames.size(), options.greeks ? 1 : 0);
+  if (options.greeks && options.kind == KernelKind::Tangent && !options.wrt.empty()) {
+    std::fill(computed.begin(), computed.end(), 0);
+    for (int k : options.wrt)
+      if (k >= 0 && static_cast<size_t>(k) < computed.size()) computed[static_cast<size_t>(k)] = 1;
+  }
+  std::string out;
+  for (size_t m = 0; m < r.markets.size(); ++m) {
+    const MarketResult& mr = r.markets[m];
+    std::string these;
+    auto add = [&](const std::string& what, double v, double e) {
+      if (!std::isfinite(v) || !std::isfinite(e)) these += (these.empty() ? "" : ", ") + what;
+    };
+    add("value", mr.value, mr.valueStderr);
+    for (size_t k = 0; k < inputNames.size() && k < mr.greeks.size(); ++k)
+      if (computed[k]) add("d/d " + inputNames[k], mr.greeks[k], mr.greeksStderr[k]);
+    if (these.empty()) continue;
+    out += (out.empty() ? "" : "; ") + (r.markets.size() > 1 ? "market " + std::to_string(m) + ": " : "") + these;
+  }
+  return out;
+}
+
+void checkPathRange(uint64_t offset, uint64_t first, uint64_t paths) {
+  if (paths == 0) throw std::invalid_argument("--paths: a run needs at least 1 path");
+  if (paths > kMaxPaths)
+    throw std::invalid_argument("--paths: " + std::to_string(paths) + " paths; at most 2^48 (" + std::to_string(kMaxPaths) + ")");
+  const uint64_t start = offset + first;
+  if (start < offset || paths - 1 > UINT64_MAX - start)
+    throw std::invalid_argument("TAPELAB_PATH_OFFSET: " + std::to_string(offset) + " + " + std::to_string(first + paths) +
+                                " paths pass the last 64-bit path index (2^64 - 1); the path index would wrap");
+}
+
+void runBlockWindows(uint64_t offset, uint64_t first, uint64_t paths, uint64_t blockPaths, size_t blockSize,
+                     BlockSink& sink, const std::function<std::vector<double>(uint64_t, uint64_t)>& partials) {
+  checkPathRange(offset, first, paths);
+  const uint64_t blocks = (paths - 1) / blockPaths + 1;
+  const uint64_t byBytes = std::max<uint64_t>(1, (uint64_t{64} << 20) / (std::max<size_t>(1, blockSize) * sizeof(double)));
+  const uint64_t window = std::min<uint64_t>(byBytes, 16384);
+  for (uint64_t b = 0; b < blocks; b += window) {
+    const uint64_t n = std::min(window, blocks - b);
+    const uint64_t lo = b * blockPaths;
+    const uint64_t count = std::min(paths - lo, n * blockPaths);
+    const std::vector<double> part = partials(first + lo, count);
+    throwIfInterrupted();  // a window cut short: its partials are not a result
+    sink.add(part.data(), n, blockSize);
+  }
 }
 
 unsigned workerThreads(unsigned threads) {

@@ -190,9 +190,25 @@ bool deviceTimedOutInProcess();
 void markDeviceTimedOutInProcess();
 
 // Helpers shared by engines: turn per-block sums into a MarketResult.
-// sums: value, then each input's adjoint; sumSquares likewise.
+// sums: value, then each input's adjoint; sumSquares likewise. A sum that is not finite (a path's
+// value was, or the sum overflowed) gives a NaN estimate, and a NaN standard error with it, on
+// every engine alike (a CPU engine's Kahan sum turns an overflow into NaN, a GPU's plain sum into
+// inf); a finite sum whose squares overflowed gives its mean and a NaN standard error.
 MarketResult finishMoments(const std::vector<double>& sums, const std::vector<double>& sumSquares,
                            uint64_t paths);
+
+// The estimates of `r` that are not finite, as "value" or "d/d NAME" (prefixed "market M: " when
+// there are several markets), Greeks a tangent kernel did not compute left out; "" when none.
+// Front ends print it as a warning (cli, python): a result is never non-finite without a word.
+std::string nonFiniteEstimates(const RunResult& r, const KernelOptions& options,
+                               const std::vector<std::string>& inputNames);
+
+// The most paths one run may have: what a double counts exactly many times over (the moments
+// divide by the count) and what the path index can reach from any offset (checkPathRange).
+inline constexpr uint64_t kMaxPaths = uint64_t{1} << 48;
+// Throws std::invalid_argument when paths [offset + first, offset + first + paths) do not fit
+// the 64-bit path index (TAPELAB_PATH_OFFSET too close to 2^64), or paths is 0 or over kMaxPaths.
+void checkPathRange(uint64_t offset, uint64_t first, uint64_t paths);
 
 // The inputs a kernel differentiates by: options.wrt for the tangent kind when given, else all
 // (empty when !greeks). Throws std::invalid_argument for an ordinal out of range or a repeat.
@@ -207,6 +223,15 @@ unsigned workerThreads(unsigned threads);
 // Runs `worker` on min(workerThreads(threads), blocks) threads (the caller's among them);
 // the workers take blocks from a shared counter, so results must not depend on which runs which.
 void runOnThreads(uint64_t blocks, unsigned threads, const std::function<void()>& worker);
+// A CPU engine's run of paths [first, first + paths) in windows of whole blocks: `partials(first,
+// paths)` returns the window's block partials (finishBlocks' layout, `blockSize` doubles a block)
+// and each window goes to `sink` in block order, so memory holds one window (at most 64 MiB of
+// partials, at most 16,384 blocks), never a buffer that grows with paths, and the sums are those
+// of one pass. Checks the range (checkPathRange with `offset`) and, after each window, an
+// interrupt (util/process.h: throws Interrupted).
+void runBlockWindows(uint64_t offset, uint64_t first, uint64_t paths, uint64_t blockPaths, size_t blockSize,
+                     BlockSink& sink, const std::function<std::vector<double>(uint64_t first, uint64_t paths)>& partials);
+
 // partial[(block * markets + m) * 2 * width + k]: market m's sums (k < width: value, then each
 // input's adjoint) and sums of squares (width + k) over one block of paths. Blocks are summed
 // in order, so the result does not depend on the thread count.

@@ -9,6 +9,8 @@
 #include <thread>
 #include <vector>
 
+#include "util/process.h"
+
 namespace tapelab {
 
 std::vector<Dispatch> planDispatches(const EmittedKernel& k, uint64_t firstPath, uint64_t paths, uint64_t seed,
@@ -210,7 +212,7 @@ namespace {
 void launchAll(const EmittedKernel& k, const DispatchOptions& dispatch, uint32_t groupLimit,
                const std::vector<std::vector<double>>& inputs, uint64_t first, uint64_t paths, uint64_t seed,
                DispatchRunner& runner, PartialSums& sums) {
-  if (paths == 0) throw std::invalid_argument("paths must be at least 1");
+  checkPathRange(dispatch.pathOffset, first, paths);  // at least 1, at most kMaxPaths, no wrapping index
   const std::vector<unsigned char> in = packInputs(k, inputs);
   const std::vector<Dispatch> dispatches =
       planDispatches(k, dispatch.pathOffset + first, paths, seed, dispatchGroupCap(groupLimit, dispatch.maxGroups));
@@ -219,8 +221,10 @@ void launchAll(const EmittedKernel& k, const DispatchOptions& dispatch, uint32_t
   runner.upload(in, groups, dispatches.size());
   sums.markSetupDone();
   const size_t per = std::max<size_t>(1, runner.dispatchesPerLaunch());
-  for (size_t lo = 0; lo < dispatches.size(); lo += per)
+  for (size_t lo = 0; lo < dispatches.size(); lo += per) {
+    throwIfInterrupted();  // between launches: Ctrl-C in Python (util/process.h)
     runner.launch(std::span<const Dispatch>(dispatches).subspan(lo, std::min(per, dispatches.size() - lo)), sums);
+  }
   runner.collect(sums);
 }
 

@@ -13,6 +13,7 @@
 #include "reference/cpujit/compile.h"
 #include "reference/cpujit/emit.h"
 #include "reference/cpujit/probe.h"
+#include "util/process.h"
 
 namespace tapelab {
 namespace {
@@ -117,9 +118,9 @@ class CpuJitKernel final : public Kernel {
 
   RunResult run(const std::vector<std::vector<double>>& inputs, uint64_t paths, uint64_t seed) override {
     const auto t0 = std::chrono::steady_clock::now();
-    const std::vector<double> partial = blockPartials(inputs, 0, paths, seed);
-    RunResult r = finishBlocks(partial, (paths + kBlock - 1) / kBlock, inputs.size(),
-                               1 + static_cast<size_t>(numInputs_), paths, seed);
+    BlockReduction sums;  // block by block in order: finishBlocks' bits, a window of blocks in memory
+    windows(inputs, 0, paths, seed, sums);
+    RunResult r = sums.finish(inputs.size(), static_cast<size_t>(numInputs_), paths, seed);
     markUncomputedGreeks(r, options_, numInputs_);
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return r;
@@ -131,14 +132,20 @@ class CpuJitKernel final : public Kernel {
                    BlockSink& sink) override {
     const auto t0 = std::chrono::steady_clock::now();
     if (first % kBlock) throw std::invalid_argument("runBlocks: the first path is not at a block boundary");
-    const std::vector<double> partial = blockPartials(inputs, first, paths, seed);
-    sink.add(partial.data(), (paths + kBlock - 1) / kBlock, inputs.size() * 2 * (1 + static_cast<size_t>(numInputs_)));
+    windows(inputs, first, paths, seed, sink);
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
 
   KernelStats stats() const override { return k_.stats; }
 
  private:
+  // Paths [first, first + paths) a window of blocks at a time (engine.h runBlockWindows).
+  void windows(const std::vector<std::vector<double>>& inputs, uint64_t first, uint64_t paths, uint64_t seed,
+               BlockSink& sink) {
+    runBlockWindows(options_.dispatch.pathOffset, first, paths, kBlock, inputs.size() * 2 * (1 + static_cast<size_t>(numInputs_)),
+                    sink, [&](uint64_t lo, uint64_t n) { return blockPartials(inputs, lo, n, seed); });
+  }
+
   // Per-block sums of paths [first, first + paths) after dispatch.pathOffset (engine/engine.h's layout).
   std::vector<double> blockPartials(const std::vector<std::vector<double>>& inputs, uint64_t first, uint64_t paths,
                                     uint64_t seed) {
@@ -166,7 +173,7 @@ class CpuJitKernel final : public Kernel {
     std::atomic<uint64_t> next{0};
     auto worker = [&] {
       std::vector<unsigned char> ws(wsBytes + 64);
-      for (uint64_t blk; (blk = next.fetch_add(1)) < blocks;) {
+      for (uint64_t blk; !interruptRequested() && (blk = next.fetch_add(1)) < blocks;) {
         jitabi::JitBlockArgs a{};
         a.inputs = in;
         a.markets = markets;
