@@ -64,9 +64,10 @@ int philox(const Flags& f) {
 }  // namespace
 
 Runner setupTape(CLI::App& app) {
-  app.footer("Writes a product's tape in the .tape text format (version 1).");
+  app.footer("Writes a product's tape (or a tape file, read and checked, in canonical form) in the .tape\n"
+             "text format (version 1); --summary: its nodes, draws, inputs and pipe width.");
   auto f = std::make_shared<Flags>(app);
-  addTapeFlags(*f, TapeSource::Product);
+  addTapeFlags(*f, TapeSource::FileOrProduct);
   f->value("out", "FILE", "write to FILE instead of standard output");
   f->flag("summary", "print the tape's size (nodes, draws, inputs, pipe width) and the product's parameters instead");
   return [f] { return tape(*f); };

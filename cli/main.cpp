@@ -20,10 +20,10 @@ struct Command {
 
 const Command kCommands[] = {
     {"compare", setupCompare, "the main job: plain vs checkpointed on every engine, timed spot ladders"},
-    {"price", setupPrice, "price a product (--product european|asian|basket) with its Greeks"},
+    {"price", setupPrice, "price a product (--product NAME: tapelab tape --help lists them) with its Greeks"},
     {"run", setupRun, "price a .tape file with its Greeks"},
     {"engines", setupEngines, "list every engine, usable here or not, and why"},
-    {"tape", setupTape, "write a product's tape in the .tape text format"},
+    {"tape", setupTape, "write a product's tape in the .tape text format, or summarize a tape (--summary)"},
     {"plan", setupPlan, "where a cut strategy cuts a tape and what the plan costs (--all compares them)"},
     {"tune", setupTune, "search plans x kernel configurations for one job, keep the fastest exact one"},
     {"config", setupConfig, "the kernel configuration's fields, values and defaults (--list), or one engine's"},

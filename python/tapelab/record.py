@@ -139,11 +139,26 @@ class Recorder:
         return t
 
 
+# Numbers alone are not recorded: an op of numbers is a number, as std::sqrt(double) is in C++
+# (sqrt(dt) with dt a float is a constant, not a node), computed with Python's math.
+_NUMERIC = {
+    "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+    "div": lambda a, b: a / b, "neg": lambda a: -a, "abs": abs, "exp": _math.exp, "log": _math.log,
+    "sqrt": _math.sqrt, "pow": _math.pow, "tanh": _math.tanh,
+    "max": lambda a, b: a if a >= b else b, "min": lambda a, b: a if a <= b else b,
+    "lt": lambda a, b: 1.0 if a < b else 0.0, "le": lambda a, b: 1.0 if a <= b else 0.0,
+    "select": lambda a, b, c: b if a > 0 else c,
+}
+
+
 def _function(name):
     def f(*args):
         rec = next((a.recorder for a in args if isinstance(a, Var)), None)
         if rec is None:
-            raise TypeError(f"tapelab: {name}() needs a recorded value among its arguments")
+            if name in _NUMERIC and all(isinstance(a, (int, float)) for a in args):
+                return float(_NUMERIC[name](*(float(a) for a in args)))
+            raise TypeError(f"tapelab: {name}() of numbers alone has no Python meaning here; "
+                            "give it a recorded value")
         return rec.op(name, *args)
     f.__name__ = name
     f.__doc__ = f"Records op '{name}' of the table on its arguments (recorded values or numbers)."

@@ -84,3 +84,14 @@ def test_errors_are_one_line_naming_the_problem():
         rec.randn(-1)
     with pytest.raises(ValueError, match="no op 'frobnicate'"):
         rec.op("frobnicate", x)
+
+
+def test_functions_of_numbers_alone_are_numbers_not_nodes():
+    from tapelab.record import sqrt, exp, maximum, select
+    rec = Recorder("numbers")
+    x = rec.input("x", 2.0)
+    dt = 1.0 / 64
+    assert sqrt(dt) == 0.125 and exp(0.0) == 1.0 and maximum(1.0, 3) == 3.0 and select(-1.0, 5.0, 7.0) == 7.0
+    rec.output(x * sqrt(dt))
+    # one const node (0.125) and the mul: sqrt(dt) recorded nothing
+    assert rec.text().count("sqrt") == 0 and "const 0.125" in rec.text()

@@ -168,19 +168,20 @@ TEST(ApiKnobs, DeviceTimeoutIsSecondsWithZeroForNoLimit) {
   }
 }
 
-TEST(ApiKnobs, TheTableListsEveryCaseOnceAndTheReadmeNamesEveryVariable) {
+TEST(ApiKnobs, TheTableListsEveryCaseOnceAndTheDocsNameEveryVariable) {
   std::set<std::string> variables;
   for (const Knob& k : knobTable()) {
     EXPECT_TRUE(variables.insert(k.variable).second) << k.variable << " twice";
     EXPECT_NE(std::string(k.meaning), "") << k.variable;
   }
   for (const Case& c : cases()) EXPECT_EQ(variables.count(c.variable), 1u) << c.variable;
-  std::ifstream in(fs::path(TAPELAB_SOURCE_DIR) / "README.md");
-  std::stringstream readme;
-  readme << in.rdbuf();
+  std::ifstream in(fs::path(TAPELAB_SOURCE_DIR) / "docs" / "cli.md");
+  ASSERT_TRUE(in) << "docs/cli.md is missing";
+  std::stringstream doc;
+  doc << in.rdbuf();
   for (const std::string& v : variables)
     if (v.rfind("TAPELAB_", 0) == 0) {
-      EXPECT_NE(readme.str().find(v), std::string::npos) << v << " is not in README.md";
+      EXPECT_NE(doc.str().find(v), std::string::npos) << v << " is not in docs/cli.md";
     }
 }
 

@@ -233,7 +233,7 @@ TEST_F(Cli, BadFlagsExit2WithOneLine) {
       price + "--fp32 --fp64",
       price + "--no-greeks=1",
       price + "--seglen 0",
-      "tapelab price --product lookback --steps 4",
+      "tapelab price --product frobnicate --steps 4",
       "tapelab price --product asian --steps 0",
       "tapelab price --product asian --steps many",
       "tapelab price --product asian --assets 3",
@@ -542,7 +542,7 @@ TEST_F(Cli, PlanFileOnRunPriceAndCompare) {
   struct Bad {
     std::string text, field;
   };
-  for (const Bad& b : {Bad{"{\"format\": \"tapelab-plan 1\"}", "tape: missing"}, Bad{"{", "(file): not JSON"},
+  for (const Bad& b : {Bad{"{\"format\": \"tapelab-plan 1\"}", "(file): the required key 'tape' is missing"}, Bad{"{", "(file): not JSON"},
                        Bad{"{\"format\": \"tapelab-plan 2\"}", "format: 'tapelab-plan 2'"}}) {
     writeFile(bad, b.text);
     for (const std::string& cmd : {std::string("tapelab price --product asian --steps 24 --paths 200"),
