@@ -77,6 +77,23 @@ double parseSeconds(const std::string& s, const std::string& what) {
   return v;
 }
 
+uint64_t parsePathCount(const std::string& s, const std::string& what) {
+  const std::string expected = what + ": expected a path count from 1 to 2^48 (" + std::to_string(kMaxPaths) + "), got '" + s + "'";
+  uint64_t n = 0;
+  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
+  if (ec == std::errc::result_out_of_range) throw std::invalid_argument(expected);
+  if (ec != std::errc() || p != s.data() + s.size()) {  // 1e6-style, when whole
+    double d = 0;
+    const auto [q, dec] = std::from_chars(s.data(), s.data() + s.size(), d);
+    if (dec != std::errc() || q != s.data() + s.size() || !(d >= 1 && d <= static_cast<double>(kMaxPaths)) ||
+        d != static_cast<double>(static_cast<uint64_t>(d)))
+      throw std::invalid_argument(expected);
+    n = static_cast<uint64_t>(d);
+  }
+  if (n < 1 || n > kMaxPaths) throw std::invalid_argument(expected);
+  return n;
+}
+
 Checkpoint Checkpoint::parse(const std::string& text, const std::string& what) {
   if (text == "off") return off();
   if (text == "auto") return automatic();
@@ -143,7 +160,10 @@ const std::vector<Knob>& knobTable() {
       {"TAPELAB_KERNEL", "--kernel", "kernel kind: plain, register, scratch (checkpointed adjoints) or tangent (vector forward mode)", Scope::Run,
        [](C& c, S& v, const char* n) { c.kernel = parseKernelKind(v, n); }},
       {"TAPELAB_WRT", "--wrt", "tangent kernel: differentiate by these inputs only (NAME,...; default all)", Scope::Run,
-       [](C& c, S& v, const char* n) { c.wrt = parseNameList(v, n); }},
+       [](C& c, S& v, const char* n) {
+         c.wrt = parseNameList(v, n);
+         c.wrtWhat = n;
+       }},
       {"TAPELAB_SCRATCH_LAYOUT", "--layout", "scratch layout: aos or soa (also of Kahan sums in global memory)", Scope::Run,
        [](C& c, S& v, const char* n) { c.layout = parseLayout(v, n); }},
       {"TAPELAB_MARKET_ORDER", "--market-order",

@@ -47,6 +47,7 @@ struct RunConfig {
   ScratchLayout layout = ScratchLayout::SoA;
   MarketOrder marketOrder = MarketOrder::Sequential;  // KernelOptions::marketOrder says why
   std::vector<std::string> wrt;            // tangent kernel: the inputs to differentiate by (empty: all)
+  std::string wrtWhat = "--wrt";           // who gave wrt, for messages: the flag or TAPELAB_WRT
   std::string dumpDir;
   std::string planFile;                    // a plan file to run instead of a strategy's plan
   std::optional<Plan> plan;                // a plan given as data (the Python module), likewise; wins over planFile
@@ -115,5 +116,8 @@ int parsePositiveInt(const std::string& s, const std::string& what);
 uint64_t parseUnsigned(const std::string& s, const std::string& what, uint64_t lo = 0, uint64_t hi = UINT64_MAX);
 // Seconds as a decimal ("600", "0.5", "1e-6"), 0 to 1e9 (0 = no limit): "what: expected seconds ..., got 's'".
 double parseSeconds(const std::string& s, const std::string& what);
+// A path count (--paths, TAPELAB_PATHS, Python's paths=): a decimal integer or a whole number
+// written as 1e6, from 1 to kMaxPaths (2^48, engine/engine.h): "what: expected ..., got 's'".
+uint64_t parsePathCount(const std::string& s, const std::string& what);
 
 }  // namespace tapelab

@@ -71,10 +71,10 @@ KernelOptions tangentKernel(const Tape& tape, const RunConfig& c, const EngineCa
     if (k < 0) {
       std::string known;
       for (const std::string& n : tape.inputNames) known += (known.empty() ? "" : ", ") + n;
-      throw std::invalid_argument("--wrt: no input named '" + name + "' (inputs: " + known + ")");
+      throw std::invalid_argument(c.wrtWhat + ": no input named '" + name + "' (inputs: " + known + ")");
     }
     if (std::find(o.wrt.begin(), o.wrt.end(), k) != o.wrt.end())
-      throw std::invalid_argument("--wrt: input '" + name + "' given twice");
+      throw std::invalid_argument(c.wrtWhat + ": input '" + name + "' given twice");
     o.wrt.push_back(k);
   }
   std::sort(o.wrt.begin(), o.wrt.end());
@@ -131,7 +131,7 @@ KernelOptions resolveKernel(const Tape& tape, const RunConfig& c, const EngineCa
       }
     }
   if (c.kernel == KernelKind::Tangent) return tangentKernel(tape, c, caps, std::move(o));
-  if (!c.wrt.empty()) throw std::invalid_argument("--wrt: only the tangent kernel differentiates by a subset (--kernel tangent)");
+  if (!c.wrt.empty()) throw std::invalid_argument(c.wrtWhat + ": only the tangent kernel differentiates by a subset (--kernel tangent)");
   if (c.plan || !c.planFile.empty()) return withPlan(tape, c, caps, std::move(o));
 
   // Segments: "off" = 1, "auto" = c.segments when the tape is long enough, N = N.

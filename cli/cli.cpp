@@ -1,6 +1,7 @@
 #include "cli/cli.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -94,8 +95,10 @@ std::pair<std::string, std::string> splitAssign(const std::string& s, const std:
 }
 double parseValue(const std::string& v, const std::string& flag) {
   char* end = nullptr;
+  errno = 0;
   const double d = std::strtod(v.c_str(), &end);
   if (v.empty() || *end != '\0' || !std::isfinite(d)) throw UsageError(flag + ": '" + v + "' is not a finite number");
+  if (d == 0 && errno == ERANGE) throw UsageError(flag + ": '" + v + "' underflows to zero");  // as the tape reader
   return d;
 }
 int inputOf(const Tape& t, const std::string& name, const std::string& flag) {
@@ -113,9 +116,13 @@ void addSetFlag(Flags& f) { f.repeatable("set", "NAME=VALUE", "override an input
 
 std::vector<double> inputsFrom(const Flags& f, const Tape& t) {
   std::vector<double> in = t.inputDefaults;
+  std::vector<bool> set(in.size(), false);
   for (const std::string& s : f.all("set")) {
     auto [name, value] = splitAssign(s, "--set");
-    in[inputOf(t, name, "--set")] = parseValue(value, "--set " + name);
+    const int k = inputOf(t, name, "--set");
+    if (set[static_cast<size_t>(k)]) throw UsageError("--set: input '" + name + "' given twice (one --set per input)");
+    set[static_cast<size_t>(k)] = true;
+    in[static_cast<size_t>(k)] = parseValue(value, "--set " + name);
   }
   return in;
 }
@@ -127,6 +134,9 @@ std::vector<std::vector<double>> ladderFrom(const Flags& f, const Tape& t, const
   if (!v) return sets;
   auto [name, list] = splitAssign(*v, "--ladder");
   const int k = inputOf(t, name, "--ladder");
+  for (const std::string& s : f.all("set"))
+    if (s.substr(0, s.find('=')) == name)
+      throw UsageError("--ladder " + name + ": --set also sets '" + name + "'; give the input one or the other");
   std::stringstream ss(list);
   for (std::string item; std::getline(ss, item, ',');) {
     std::vector<double> s = base;
@@ -194,6 +204,14 @@ void warnUnusedConfig(const RunConfig& config, const KernelStats& stats) {
       if (u.rfind(name + "=", 0) == 0) std::fprintf(stderr, "tapelab: %s: %s\n", config.configWhat.c_str(), u.c_str());
 }
 
+bool warnNonFinite(const Result& r) {
+  const std::string bad = nonFiniteEstimates(r.run, r.kernel, r.inputNames);
+  if (bad.empty()) return false;
+  std::fprintf(stderr, "tapelab: warning: not finite: %s (a path's value, or a sum over paths, overflowed or is "
+               "undefined; printed as nan)\n", bad.c_str());
+  return true;
+}
+
 std::string resultJson(const Result& r, size_t market, const KernelStats* stats) {
   const MarketResult& m = r.run.markets.at(market);
   Json g, ge, inputs;
@@ -229,6 +247,20 @@ std::string resultJson(const Result& r, size_t market, const KernelStats* stats)
       .number("value", m.value)
       .number("stderr", m.valueStderr);
   if (r.kernel.kind == KernelKind::Scratch) j.str("layout", toString(r.kernel.layout));
+  {  // the estimates that are not finite (warnNonFinite), only when there are some
+    RunResult one;
+    one.markets.push_back(m);
+    const std::string bad = nonFiniteEstimates(one, r.kernel, r.inputNames);
+    if (!bad.empty()) {
+      std::vector<std::string> items;
+      for (size_t at = 0; at <= bad.size();) {
+        const size_t comma = std::min(bad.find(", ", at), bad.size());
+        items.push_back(jsonString(bad.substr(at, comma - at)));
+        at = comma + 2;
+      }
+      j.field("non_finite", jsonArray(items));
+    }
+  }
   if (r.kernel.greeks) {
     j.field("greeks", g.done()).field("greeks_stderr", ge.done());
   } else {

@@ -42,10 +42,13 @@ enum class TapeSource { File, Product, FileOrProduct };
 void addTapeFlags(Flags& f, TapeSource source, const std::string& defaultProduct = "");
 Tape tapeFrom(const Flags& f);
 
-// --set NAME=VALUE (repeatable): the input values are the tape's defaults, overridden by it.
+// --set NAME=VALUE (repeatable): the input values are the tape's defaults, overridden by it. One
+// --set per input (a second for the same input is an error, as a second --seed is); a value that
+// is not a finite double or underflows to zero is an error (the tape reader's rule).
 void addSetFlag(Flags& f);
 std::vector<double> inputsFrom(const Flags& f, const Tape& tape);
-// --ladder NAME=V1,V2,...: one input set per value, starting from `base`. Empty when absent.
+// --ladder NAME=V1,V2,...: one input set per value, starting from `base`. Empty when absent. An
+// input that --set also sets is an error (which value would the ladder's points start from?).
 std::vector<std::vector<double>> ladderFrom(const Flags& f, const Tape& tape, const std::vector<double>& base,
                                             std::string* ladderInput = nullptr);
 
@@ -54,5 +57,10 @@ std::string resultJson(const Result& r, size_t market, const KernelStats* stats 
 // One stderr line per config field the user set (--config, TAPELAB_CONFIG) that the kernel did not
 // use, with why (KernelStats::configUnused): a request not honoured is never silent.
 void warnUnusedConfig(const RunConfig& config, const KernelStats& stats);
+// One stderr line "tapelab: warning: not finite: ..." when an estimate of `r` is not finite (NaN:
+// a path's value, or a sum, overflowed or is undefined; engine.h finishMoments); the table and
+// --json show it as "nan" and --json lists it under "non_finite". The exit status stays 0: the
+// numbers printed are what the run computed. Returns whether it warned.
+bool warnNonFinite(const Result& r);
 
 }  // namespace tapelab::cli

@@ -238,7 +238,8 @@ int compare(const Flags& f) {
       } else if (kind == KernelKind::Register && (fusedJob.plan || oneJob.plan)) {
         // the tuned winners' cuts: set per job below
       } else if (c.planFile.empty() && c.checkpoint.mode != Checkpoint::Mode::Segments)  // a plan file sets the cuts
-        c.checkpoint = kind == KernelKind::Scratch && !cfg.strategy ? Checkpoint::automatic() : Checkpoint::count(cfg.segments);
+        c.checkpoint = kind == KernelKind::Scratch && !cfg.strategy ? Checkpoint::automatic()
+                                                                    : Checkpoint::count(std::min(cfg.segments, tape.size()));
       variants.push_back({toString(kind), c});
     }
     const size_t plainRow = rows.size();  // the engine's plain single-market row comes first
@@ -258,7 +259,7 @@ int compare(const Flags& f) {
         rc.configText = configText(jc.config, engine);
         if (c.kernel == KernelKind::Register && c.planFile.empty() && !cfg.plan && (fusedJob.plan || oneJob.plan)) {
           if (jc.plan) rc.plan = jc.plan;  // this job's tuned cuts
-          else rc.checkpoint = Checkpoint::count(cfg.segments);
+          else rc.checkpoint = Checkpoint::count(std::min(cfg.segments, tape.size()));
         }
         jobs.push_back({label, rc, m});
       }
@@ -310,6 +311,7 @@ int compare(const Flags& f) {
         }
         warmup.busyUntilNow();
         row.medianMs = median(row.ladderMs);
+        warnNonFinite(row.result);  // a row whose estimates are not finite says so (cli.h)
       } catch (const std::exception& e) {
         row.error = e.what();
         row.ladderMs.clear();

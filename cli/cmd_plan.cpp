@@ -170,9 +170,8 @@ int plan(const Flags& f) {
     const int segments = parseSegments(f, t);
     const Row r = planRow(t, onlyStrategy.value_or(*f.textOrDefault("strategy")), segments, base);
     if (auto out = f.text("out")) {
-      std::string why;
-      if (!writeFileAtomic(*out, planFileText(t, r.plan, segments), &why))
-        throw std::runtime_error("--out: cannot write " + *out + ": " + why);
+      // util/files.h: through links, never replacing a special file, never the run's own tape.
+      writeOutputFile(*out, planFileText(t, r.plan, segments), f.all("file"), "--out");
       if (!json) std::printf("plan written to %s\n", out->c_str());
     }
     if (json) {
@@ -288,7 +287,7 @@ Runner setupPlan(CLI::App& app) {
   f->knob("seglen", "N", "", "uniform: N nodes per segment instead of a segment count");
   f->knob("inner", "N");
   f->knob("budget", "B", "", "default: with --markets, the register-file default for M markets, else window's peak_live at that segment count");
-  f->value("markets", "M", "budget: derive the default budget for a register kernel of M markets per dispatch (1-8): min(212, 400/M), from the sm_90 calibration (experiments/results)");
+  f->value("markets", "M", "budget: derive the default budget for a register kernel of M markets per dispatch (1-8): min(212, 400/M), from the sm_90 calibration (runs)");
   f->value("out", "FILE", "write the plan to FILE (a plan file: run it with --plan FILE)");
   f->flag("all", "one row per strategy and segment count, with the plain kernel");
   f->value("min-segments", "A", "--all: smallest segment count", "2");

@@ -114,7 +114,7 @@ int price(const Flags& f) {
 
 int priceOne(const Flags& f, const Tape& tape, RunConfig cfg) {
   cfg.engine = pickEngine(cfg.engine, cfg.engineSettings);
-  const uint64_t paths = f.count("paths");
+  const uint64_t paths = f.paths("paths");
   const uint64_t seed = f.count("seed");
   if (paths < 2) throw UsageError(f.label("paths") + ": need at least 2 paths for a standard error");
   const std::vector<double> base = inputsFrom(f, tape);
@@ -130,6 +130,7 @@ int priceOne(const Flags& f, const Tape& tape, RunConfig cfg) {
   Result r = pricer.runMarkets(sets, paths, seed);
   const KernelStats stats = pricer.stats();
   warnUnusedConfig(cfg, stats);
+  warnNonFinite(r);
   for (const std::string& n : r.notUsed) std::fprintf(stderr, "tapelab: %s\n", n.c_str());
 
   if (f.given("json")) {

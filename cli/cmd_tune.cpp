@@ -44,7 +44,7 @@ int tuneCommand(const Flags& f) {
   if (cfg.engine == "auto") throw UsageError("--engine: tune one engine at a time (tapelab engines lists them)");
   TuneOptions opt;
   opt.markets = f.positive("markets");
-  opt.paths = f.given("paths") ? f.count("paths") : 0;
+  opt.paths = f.given("paths") ? f.paths("paths") : 0;
   opt.seed = f.count("seed");
   opt.inputs = inputsFrom(f, tape);
   opt.repeats = f.positive("repeats");
@@ -104,8 +104,9 @@ int tuneCommand(const Flags& f) {
       text += stats + shortlistLine(c, cfg.engine) + "\n";
       ++written;
     }
-    std::string why;
-    if (!writeFileAtomic(*path, text, &why)) throw std::runtime_error("--write-shortlist: cannot write " + *path + ": " + why);
+    std::vector<std::string> inputs = f.all("file");  // never the run's own inputs (util/files.h)
+    if (auto s = f.text("shortlist")) inputs.push_back(*s);
+    writeOutputFile(*path, text, inputs, "--write-shortlist");
     std::fprintf(stderr, "tune: %d candidates written to %s\n", written, path->c_str());
   }
 

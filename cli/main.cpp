@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "util/process.h"
 
 using namespace tapelab::cli;
 
@@ -67,5 +68,10 @@ int tapelab::cli::tapelabMain(int argc, const char* const* argv, bool (*mayRun)(
 }
 
 #ifndef TAPELAB_CLI_NO_MAIN  // fuzz/fuzz_cli.cpp brings its own
-int main(int argc, char** argv) { return tapelabMain(argc, argv, nullptr); }
+int main(int argc, char** argv) {
+  // SIGINT, SIGTERM, SIGHUP: end the compilers this process started and remove its temporary
+  // files (util/process.h), then die of the signal.
+  tapelab::installStopHandlers();
+  return tapelabMain(argc, argv, nullptr);
+}
 #endif

@@ -119,6 +119,14 @@ uint64_t Flags::count(const std::string& name) const {
   throw UsageError(label(name) + ": expected a non-negative integer, got '" + v + "'");
 }
 
+uint64_t Flags::paths(const std::string& name) const {
+  try {
+    return parsePathCount(need(name), label(name));
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+}
+
 int Flags::integer(const std::string& name) const {
   const std::string v = need(name);
   int out = 0;
@@ -148,7 +156,7 @@ void addRunConfigFlags(Flags& f, const std::vector<std::string>& skip) {
   if (wanted("ckpt-nodes")) f.knob("ckpt-nodes", "N", std::to_string(defaults.ckptNodes));
   if (wanted("strategy")) f.knob("strategy", "NAME", "", "default window, uniform for scratch kernels");
   if (wanted("plan")) f.knob("plan", "FILE", "", "replaces --strategy and --checkpoint");
-  if (wanted("budget")) f.knob("budget", "B", "", "default for register kernels: min(212, 400/markets), from the sm_90 calibration (experiments/results); else window's peak_live at that segment count");
+  if (wanted("budget")) f.knob("budget", "B", "", "default for register kernels: min(212, 400/markets), from the sm_90 calibration (runs); else window's peak_live at that segment count");
   if (wanted("inner")) f.knob("inner", "N");
   if (wanted("seglen")) f.knob("seglen", "N", "", "default max(48, round(sqrt(nodes)))");
   if (wanted("kernel"))

@@ -64,6 +64,7 @@ class Flags {
 
   // textOrDefault() parsed; UsageError naming label() on junk, std::logic_error without a value.
   uint64_t count(const std::string& name) const;  // non-negative integer (1e6 accepted when whole)
+  uint64_t paths(const std::string& name) const;  // a path count: 1 to 2^48 (api/knobs.h parsePathCount)
   int integer(const std::string& name) const;
   int positive(const std::string& name) const;
 

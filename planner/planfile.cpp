@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdio>
 #include <istream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <streambuf>
@@ -151,8 +152,10 @@ class Reader {
       strategy = root["strategy"].get<std::string>();
       checkLabel(strategy);
     }
-    if (root.contains("requested_segments") && !root["requested_segments"].is_number_integer())
-      fail("requested_segments", "expected an integer");
+    if (root.contains("requested_segments") &&
+        !(root["requested_segments"].is_number_integer() && root["requested_segments"].get<int64_t>() >= 0 &&
+          root["requested_segments"].get<int64_t>() <= std::numeric_limits<int32_t>::max()))
+      fail("requested_segments", "expected an integer from 0 to 2147483647");
     std::vector<int32_t> bounds{0};
     const std::vector<int32_t> cuts = cutList(need(root, "cuts", ""), "cuts", 0, tape_.size());
     bounds.insert(bounds.end(), cuts.begin(), cuts.end());
@@ -167,16 +170,14 @@ class Reader {
   }
 
  private:
-  // A strategy is a label (where the cuts came from), never an instruction: 1-64 characters of
-  // letters, digits and _ . : + - so that what the outputs echo is a plain word.
+  // A strategy is a label (where the cuts came from), never an instruction: 1-64 printable ASCII
+  // characters other than quotes and backslash, so that what the outputs echo is plain text.
   void checkLabel(const std::string& s) const {
-    const bool ok = !s.empty() && s.size() <= 64 &&
-                    std::all_of(s.begin(), s.end(), [](char c) {
-                      return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == ':' || c == '+' ||
-                             c == '-';
+    const bool ok = !s.empty() && s.size() <= 64 && std::all_of(s.begin(), s.end(), [](char c) {
+                      return c >= 32 && c <= 126 && c != '"' && c != '\'' && c != '\\';
                     });
     if (!ok)
-      fail("strategy", "'" + shown(s) + "' is not a label (1-64 letters, digits, '_', '.', ':', '+', '-'); "
+      fail("strategy", "'" + shown(s) + "' is not a label (1-64 printable ASCII characters, no quotes or backslash); "
                                         "the cuts are the plan, the strategy only names where they came from");
   }
 

@@ -15,7 +15,7 @@
 // the cuts imply, for the reader's eye; the reader checks that each is an object or an array,
 // drops it while parsing (it is never held) and derives it again. Any other key is an error,
 // and so is a key given twice in one object. "strategy" is a label, not an instruction: 1-64
-// letters, digits, '_', '.', ':', '+', '-' (the cuts are the plan). A leading UTF-8 byte-order
+// printable ASCII characters, no quotes or backslash (the cuts are the plan). A leading UTF-8 byte-order
 // mark is skipped, as the tape reader does.
 //
 // Resources: the reader streams (readPlanFile reads 64 KiB at a time and hands it to the JSON

@@ -56,7 +56,8 @@ std::shared_ptr<PlanHandle> strategyPlan(std::shared_ptr<const Tape> tape, const
 
 // The file's "requested_segments" (0 when absent), so that a plan read back writes the same text.
 int requestedIn(const std::string& validPlanText) {
-  const py::object root = py::module_::import("json").attr("loads")(validPlanText);
+  const bool bom = validPlanText.rfind("\xEF\xBB\xBF", 0) == 0;  // the reader skips one; Python's json does not
+  const py::object root = py::module_::import("json").attr("loads")(bom ? validPlanText.substr(3) : validPlanText);
   const py::object value = root.attr("get")("requested_segments", 0);
   return value.cast<int>();
 }
@@ -124,9 +125,8 @@ void bindPlans(py::module_& m) {
       .def(
           "write",
           [](const PlanHandle& h, const std::string& path) {
-            std::string why;
-            if (!writeFileAtomic(path, planFileText(*h.tape, h.plan, h.requested), &why))
-              throw std::runtime_error("--out: cannot write " + path + ": " + why);
+            // As tapelab plan --out (util/files.h): through links, never replacing a special file.
+            writeOutputFile(path, planFileText(*h.tape, h.plan, h.requested), {}, "--out");
           },
           py::arg("path"), "write the plan file (run it with plan=tapelab.read_plan(path, tape) or --plan)")
       .def("same_cuts", [](const PlanHandle& a, const PlanHandle& b) {
@@ -154,10 +154,15 @@ void bindPlans(py::module_& m) {
   m.def(
       "read_plan",
       [](const std::string& path, std::shared_ptr<const Tape> tape) {
-        const std::optional<std::string> text = readFile(path);
-        if (!text) throw PlanFileError(path + ": (file): cannot be read");  // readPlanFile's words
-        Plan plan = parsePlanFile(*text, *tape, path);
-        return handle(std::move(plan), tape, requestedIn(*text), 0);
+        std::string text;  // readPlanFile's limit and words (util/files.h InputFile)
+        try {
+          InputFile in(path, kMaxPlanBytes);
+          for (std::string_view chunk; !(chunk = in.next()).empty();) text.append(chunk);
+        } catch (const InputError& e) {
+          throw PlanFileError(path + ": (file): " + e.what());
+        }
+        Plan plan = parsePlanFile(text, *tape, path);
+        return handle(std::move(plan), tape, requestedIn(text), 0);
       },
       py::arg("path"), py::arg("tape"), "Reads a plan file (tapelab plan --out, Plan.write) for `tape`.");
   m.def("strategies", [] {

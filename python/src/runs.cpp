@@ -5,8 +5,12 @@
 // while a kernel compiles and while it runs.
 #include <pybind11/stl.h>
 
+#include <chrono>
 #include <cmath>
+#include <condition_variable>
+#include <exception>
 #include <stdexcept>
+#include <thread>
 
 #include "api/knobs.h"
 #include "api/registry.h"
@@ -14,11 +18,72 @@
 #include "planner/planfile.h"
 #include "python/src/bindings.h"
 #include "util/files.h"
+#include "util/process.h"
 
 namespace tapelab::python {
 namespace {
 
 const char* kindName(KernelKind k) { return toString(k); }
+
+// Runs `work` (no Python objects touched) on a worker thread, the GIL released, while this thread
+// checks for signals every 50 ms: Ctrl-C raises KeyboardInterrupt promptly. The work is told to
+// stop (util/process.h requestInterrupt: engines check between blocks and dispatches, a compiler
+// child is ended) and is waited for, so nothing it uses outlives the call; then the
+// KeyboardInterrupt (or whatever the signal handler raised) propagates.
+template <class F>
+auto interruptible(F work) -> decltype(work()) {
+  using R = decltype(work());
+  std::optional<R> result;
+  std::exception_ptr failure;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false, signalled = false;
+  {
+    py::gil_scoped_release release;
+    std::thread worker([&] {
+      try {
+        result.emplace(work());
+      } catch (...) {
+        failure = std::current_exception();
+      }
+      std::lock_guard<std::mutex> lock(mu);
+      done = true;
+      cv.notify_all();
+    });
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        if (cv.wait_for(lock, std::chrono::milliseconds(50), [&] { return done; })) break;
+      }
+      if (signalled) continue;
+      py::gil_scoped_acquire hold;
+      if (PyErr_CheckSignals() != 0) {  // the handler raised (KeyboardInterrupt): stop the work, keep the error
+        signalled = true;
+        requestInterrupt();
+      }
+    }
+    worker.join();
+    if (signalled) clearInterrupt();
+  }
+  if (signalled) throw py::error_already_set();
+  if (failure) std::rethrow_exception(failure);
+  return std::move(*result);
+}
+
+// paths= and seed= as the CLI's --paths and --seed take them, each error one line: an int (a bool
+// is not one), paths 1 to 2^48, seed 0 to 2^64 - 1; None: the variable, else the default.
+uint64_t countArgument(const py::object& v, const char* flag, const char* variable, uint64_t fallback, bool paths) {
+  if (v.is_none()) {
+    const auto text = knobValue(variable);
+    if (!text) return fallback;
+    return paths ? parsePathCount(*text, variable) : parseUnsigned(*text, variable);
+  }
+  const std::string shown = py::repr(v).cast<std::string>().substr(0, 40);
+  if (py::isinstance<py::bool_>(v) || !py::isinstance<py::int_>(v))
+    throw std::invalid_argument(std::string(flag) + ": expected an integer, got " +
+                                py::str(v.get_type().attr("__name__")).cast<std::string>() + " " + shown);
+  return paths ? parsePathCount(py::str(v).cast<std::string>(), flag) : parseUnsigned(py::str(v).cast<std::string>(), flag);
+}
 
 std::vector<std::string> kindNames(const std::vector<KernelKind>& kinds) {
   std::vector<std::string> out;
@@ -116,13 +181,11 @@ std::shared_ptr<KernelHandle> compileKernel(std::shared_ptr<const Tape> tape, co
     throw std::invalid_argument("--plan: the plan was made for another tape (" + plan->tape->name + ")");
   const RunConfig c = runConfig(engine, plan, strategy, checkpoint, ckptNodes, seglen, inner, budget, kernel, layout,
                                 precision, greeks, dump, config, knobs);
+  if (markets < 1 || markets > 8) throw std::invalid_argument("--markets: expected 1..8, got " + std::to_string(markets));
   auto k = std::make_shared<KernelHandle>();
   k->tape = tape;
   k->engine = c.engine;
-  {
-    py::gil_scoped_release release;
-    k->pricer = MonteCarlo::of(*tape).config(c).markets(markets).build();
-  }
+  k->pricer = interruptible([&] { return MonteCarlo::of(*tape).config(c).markets(markets).build(); });
   const Plan& resolved = k->pricer.options().plan;
   if (plan && resolved.bounds == plan->plan.bounds && resolved.inner == plan->plan.inner) {
     k->plan = plan;
@@ -147,10 +210,19 @@ std::shared_ptr<ResultHandle> runKernel(KernelHandle& k, const std::vector<std::
   auto r = std::make_shared<ResultHandle>();
   r->plan = k.plan;
   r->inputSets = sets;
-  py::gil_scoped_release release;
-  std::lock_guard<std::mutex> lock(k.running);
-  r->result = k.pricer.runMarkets(sets, paths, seed);
-  r->stats = k.pricer.stats();
+  interruptible([&] {
+    std::lock_guard<std::mutex> lock(k.running);
+    r->result = k.pricer.runMarkets(sets, paths, seed);
+    r->stats = k.pricer.stats();
+    return true;
+  });
+  // Not finite: a RuntimeWarning with the CLI's words (cli/cli.h warnNonFinite), never silence.
+  const std::string bad = nonFiniteEstimates(r->result.run, r->result.kernel, r->result.inputNames);
+  if (!bad.empty() &&
+      PyErr_WarnEx(PyExc_RuntimeWarning,
+                   ("tapelab: not finite: " + bad + " (a path's value, or a sum over paths, overflowed or is undefined)").c_str(),
+                   1) != 0)
+    throw py::error_already_set();
   return r;
 }
 
@@ -221,6 +293,20 @@ py::dict resultDict(const ResultHandle& h, size_t m) {
   d["value"] = number(mr.value);
   d["stderr"] = number(mr.valueStderr);
   if (r.kernel.kind == KernelKind::Scratch) d["layout"] = toString(r.kernel.layout);
+  {  // as --json: the estimates that are not finite, only when there are some
+    RunResult one;
+    one.markets.push_back(mr);
+    const std::string bad = nonFiniteEstimates(one, r.kernel, r.inputNames);
+    if (!bad.empty()) {
+      py::list items;
+      for (size_t at = 0; at <= bad.size();) {
+        const size_t comma = std::min(bad.find(", ", at), bad.size());
+        items.append(bad.substr(at, comma - at));
+        at = comma + 2;
+      }
+      d["non_finite"] = items;
+    }
+  }
   d["greeks"] = greeks;
   d["greeks_stderr"] = greeksStderr;
   py::dict stats;
@@ -256,7 +342,7 @@ py::dict engineDict(const EngineEntry& e, const EngineSettings& settings) {
 
 // tapelab.tune: the search of api/tune.h, as `tapelab tune` runs it; a dict of what it found.
 py::dict tuneJob(std::shared_ptr<const Tape> tape, const std::optional<std::string>& engine, int markets,
-                 std::optional<uint64_t> paths, uint64_t seed, double budgetSeconds, int repeats,
+                 const py::object& pathsArg, const py::object& seedArg, double budgetSeconds, int repeats,
                  const std::vector<std::string>& strategies, const std::vector<int>& segments, int plans,
                  bool compileOnly, bool store, const std::optional<std::string>& precision, bool greeks,
                  const std::optional<std::string>& config, const py::dict& knobs, const py::object& progress) {
@@ -265,8 +351,8 @@ py::dict tuneJob(std::shared_ptr<const Tape> tape, const std::optional<std::stri
   if (c.engine == "auto") throw std::invalid_argument("engine: tune one engine at a time");
   TuneOptions o;
   o.markets = markets;
-  o.paths = paths.value_or(0);
-  o.seed = seed;
+  o.paths = pathsArg.is_none() ? 0 : countArgument(pathsArg, "paths", "TAPELAB_PATHS", 0, true);
+  o.seed = countArgument(seedArg, "seed", "TAPELAB_SEED", 42, false);
   o.budgetSeconds = budgetSeconds;
   o.repeats = repeats;
   o.strategies = strategies;
@@ -279,11 +365,7 @@ py::dict tuneJob(std::shared_ptr<const Tape> tape, const std::optional<std::stri
       py::gil_scoped_acquire hold;
       progress(line);
     };
-  TuneResult r;
-  {
-    py::gil_scoped_release release;
-    r = tune(*tape, c, o);
-  }
+  const TuneResult r = interruptible([&] { return tune(*tape, c, o); });
   py::list rows;
   for (const TuneCandidate& t : r.candidates) {
     py::dict d;
@@ -412,14 +494,10 @@ void bindRuns(py::module_& m) {
         py::arg("kernel") = py::none(), py::arg("layout") = py::none(), py::arg("precision") = py::none(),
         py::arg("greeks") = true, py::arg("markets") = 1, py::arg("dump") = py::none(), py::arg("config") = py::none(),
         py::arg("knobs") = py::dict());
-  m.def("_paths_and_seed", [](std::optional<uint64_t> paths, std::optional<uint64_t> seed) {
-    // The CLI's defaults: the flag, else TAPELAB_PATHS / TAPELAB_SEED, else 100000 and 42.
-    auto pick = [](std::optional<uint64_t> v, const char* variable, uint64_t fallback) {
-      if (v) return *v;
-      const auto text = knobValue(variable);
-      return text ? parseUnsigned(*text, variable) : fallback;
-    };
-    return std::make_pair(pick(paths, "TAPELAB_PATHS", 100000), pick(seed, "TAPELAB_SEED", 42));
+  m.def("_paths_and_seed", [](const py::object& paths, const py::object& seed) {
+    // The CLI's defaults: the keyword, else TAPELAB_PATHS / TAPELAB_SEED, else 100000 and 42.
+    return std::make_pair(countArgument(paths, "paths", "TAPELAB_PATHS", 100000, true),
+                          countArgument(seed, "seed", "TAPELAB_SEED", 42, false));
   }, py::arg("paths"), py::arg("seed"));
 }
 

@@ -115,15 +115,36 @@ def _inner_entry(e):
     return e
 
 
+def _tape(tape, label="tape"):
+    """The one-line error the README promises for what is not a tape (None, a path, ...)."""
+    if not isinstance(tape, Tape):
+        raise _invalid(f"{label}: expected a tapelab.Tape (tapelab.product, read_tape, parse_tape), "
+                       f"got {type(tape).__name__}")
+    return tape
+
+
+def _integer(value, flag):
+    """An int keyword (not a bool, a float or a string), or the one-line ValueError naming the flag."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise _invalid(f"{flag}: expected an integer, got {type(value).__name__} {value!r:.40}")
+    return int(value)
+
+
 def _cuts_plan(tape, cuts, inner, name, label, requested=0, seconds=0.0):
+    _tape(tape)
     doc = {"format": PLAN_FORMAT, "tape": {"name": tape.name, "nodes": len(tape), "structure": tape.structure},
            "strategy": name, "cuts": cuts}
     if inner is not None:
         if not isinstance(inner, (list, tuple)):
             raise _invalid(f"{label}: inner: expected a list with one entry per segment")
-        doc["inner"] = [_inner_entry(e) for e in inner]
+        try:
+            doc["inner"] = [_inner_entry(e) for e in inner]
+        except RecursionError:
+            raise _invalid(f"{label}: inner: nested deeper than Python can walk (a plan nests at most 256 levels)") from None
     try:
         text = json.dumps(_plain_json(doc), allow_nan=False)
+    except RecursionError:
+        raise _invalid(f"{label}: inner: nested deeper than Python can walk (a plan nests at most 256 levels)") from None
     except (TypeError, ValueError) as e:
         raise _invalid(f"{label}: {e}") from None
     return parse_plan(text, tape, label, requested, seconds)
@@ -140,6 +161,7 @@ def plan(tape, strategy=None, *, segments=16, seglen=None, inner=None, budget=No
     plan(tape, cuts=[96, 192], inner=[...])        given cuts; inner (optional) as in a plan file
     Plan files: tapelab.read_plan(path, tape), tapelab.parse_plan(text, tape).
     """
+    _tape(tape)
     if cuts is not None:
         if strategy is not None:
             raise _invalid("plan: give a strategy or cuts, not both")
@@ -206,6 +228,9 @@ def _market_sets(tape, inputs, ladder):
             raise _invalid("inputs: no markets")
         return [_market(tape, m) for m in inputs]
     base = _market(tape, inputs)
+    if isinstance(ladder, dict) and isinstance(inputs, dict) and set(ladder) & set(inputs):
+        name = sorted(set(ladder) & set(inputs))[0]
+        raise _invalid(f"--ladder {name}: --set also sets '{name}'; give the input one or the other")
     if ladder is None:
         return [base]
     if not isinstance(ladder, dict) or len(ladder) != 1:
@@ -233,8 +258,10 @@ def compile(tape, engine=None, *, plan=None, strategy=None, segments=None, check
     precision= fp32|fp64, greeks=False for value only, markets= input sets per dispatch (1..8),
     dump= a directory for the generated source, config= "NAME=VALUE,..." the kernel's configuration over the
     engine's defaults (tapelab config --list), knobs= {TAPELAB_VARIABLE: value} as if in the environment.
-    The GIL is released while the kernel compiles.
+    The GIL is released while the kernel compiles; Ctrl-C stops it (KeyboardInterrupt).
     """
+    _tape(tape)
+    markets = _integer(markets, "--markets")
     if segments is not None:
         if checkpoint is not None:
             raise _invalid("give segments or checkpoint, not both")
@@ -268,7 +295,7 @@ def tune(tape, engine, *, markets=1, paths=None, seed=42, budget_seconds=300.0, 
     candidates (ranked dicts: plan, kind, segments, peak_live, config, step, status, bits, mpaths_per_s,
     median_s, spread, seconds, registers, local_bytes), winner, defaults (two of them) and stored.
     """
-    return _core._tune(tape, engine, int(markets), paths, int(seed), float(budget_seconds), int(repeats),
+    return _core._tune(_tape(tape), engine, _integer(markets, "--markets"), paths, seed, float(budget_seconds), int(repeats),
                        list(strategies or []), [int(s) for s in (segments or [])], int(plans), bool(compile_only),
                        bool(store), precision, bool(greeks), config, knobs or {}, progress)
 
@@ -286,12 +313,13 @@ Kernel.run = _kernel_run
 def price(tape, engine=None, *, paths=None, seed=None, inputs=None, ladder=None, markets=None, **options):
     """Compiles and runs (tapelab price/run): `inputs` overrides input values ({name: value}, the CLI's --set)
     or lists several markets; ladder={name: [values]} prices one market per value, `markets` per dispatch
-    (default: all, at most 8). Other keywords: compile()'s."""
-    sets = _market_sets(tape, inputs, ladder)
+    (default: all, at most 8). Other keywords: compile()'s. Ctrl-C stops the compile or the run
+    (KeyboardInterrupt); a result that is not finite warns (RuntimeWarning)."""
+    sets = _market_sets(_tape(tape), inputs, ladder)
+    paths, seed = _core._paths_and_seed(paths, seed)  # checked before anything compiles
     if markets is None:
         markets = min(len(sets), 8) if len(sets) > 1 else 1
     k = compile(tape, engine, markets=markets, **options)
-    paths, seed = _core._paths_and_seed(paths, seed)
     return k._run(sets, paths, seed)
 
 

@@ -451,8 +451,8 @@ TEST_F(Cli, FlagBeatsVariableBeatsDefault) {
   const std::vector<std::tuple<std::string, std::string, std::string>> bad = {
       {"TAPELAB_CKPT=lots", "", "TAPELAB_CKPT: expected off, auto or a positive segment count, got 'lots'"},
       {"", "--checkpoint lots", "--checkpoint: expected off, auto or a positive segment count, got 'lots'"},
-      {"TAPELAB_PATHS=abc", "", "TAPELAB_PATHS: expected a non-negative integer, got 'abc'"},
-      {"", "--paths abc", "--paths: expected a non-negative integer, got 'abc'"},
+      {"TAPELAB_PATHS=abc", "", "TAPELAB_PATHS: expected a path count from 1 to 2^48 (281474976710656), got 'abc'"},
+      {"", "--paths abc", "--paths: expected a path count from 1 to 2^48 (281474976710656), got 'abc'"},
       {"TAPELAB_PATHS=1", "", "TAPELAB_PATHS: need at least 2 paths for a standard error"},
       {"TAPELAB_CKPT_NODES=0", "", "TAPELAB_CKPT_NODES: expected a positive integer, got '0'"},
       {"TAPELAB_CKPT_NODES=5", "--ckpt-nodes 0", "--ckpt-nodes: expected a positive integer, got '0'"},

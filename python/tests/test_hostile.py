@@ -1,0 +1,186 @@
+"""Hostile and careless input from Python (issue 33, README "Faults"): the same one-line errors as
+the CLI, readers bounded in depth, counts checked where they enter, non-finite results warned
+about, outputs that never clobber, and Ctrl-C that stops a long price or compile promptly."""
+import math
+import os
+import signal
+import threading
+import time
+import warnings
+
+import pytest
+
+import tapelab
+
+OVERFLOW = "tapelab-tape 1\ninput spot 1000\nrandn 0\nconst 0\nmul 1 2\nadd 0 3\nexp 4\noutput 5\n"
+
+
+def small():
+    return tapelab.parse_tape("tapelab-tape 1\ninput spot 100\nrandn 0\nmul 0 1\noutput 2\n", "small.tape")
+
+
+def one_line(e):
+    text = str(e.value)
+    assert text.startswith("tapelab: ") and "\n" not in text, text
+    return text
+
+
+def test_deep_plan_nesting_is_one_line():
+    tape = tapelab.product("asian", steps=400)
+    deep = "[{\"cuts\": [500], \"inner\": " * 5000 + "[null, null]" + "}, null]" * 5000
+    text = ('{"format": "tapelab-plan 1", "tape": {"nodes": %d, "structure": "%s"}, "cuts": [1000], "inner": %s}'
+            % (len(tape), tape.structure, deep))
+    with pytest.raises(ValueError) as e:
+        tapelab.parse_plan(text, tape, "deep.json")
+    assert one_line(e).startswith("tapelab: deep.json: (file): line 1, column ")
+    assert "nested deeper than 520 levels" in str(e.value)
+    inner = [None, None]
+    for _ in range(5000):
+        inner = [{"cuts": [500], "inner": inner}, None]
+    with pytest.raises(ValueError) as e:
+        tapelab.plan(tape, cuts=[1000], inner=inner)
+    assert "nested deeper" in one_line(e)
+
+
+@pytest.mark.parametrize("paths", [2**64 - 1, 2**64, 2**48 + 1, 0, -1])
+def test_path_counts_are_checked_at_the_edge(cli, paths):
+    rc, line = cli.error("price", "--product", "asian", "--steps", 4, "--paths", paths)
+    assert rc == 2
+    with pytest.raises(ValueError) as e:
+        tapelab.price(small(), "reference", paths=paths)
+    assert one_line(e) == line.replace("--paths", "paths")
+
+
+@pytest.mark.parametrize("value", ["100", 1.5, True, None.__class__])
+def test_paths_and_seed_of_another_type_are_one_line(value):
+    for keyword in ("paths", "seed"):
+        with pytest.raises(ValueError) as e:
+            tapelab.price(small(), "reference", **{keyword: value})
+        assert one_line(e).startswith(f"tapelab: {keyword}: expected an integer, got ")
+
+
+def test_tapelab_paths_variable_is_checked_like_the_flag(cli, monkeypatch):
+    env = {"TAPELAB_PATHS": "18446744073709551615"}
+    rc, line = cli.error("price", "--product", "asian", "--steps", 4, env=env)
+    monkeypatch.setenv("TAPELAB_PATHS", "18446744073709551615")
+    with pytest.raises(ValueError) as e:
+        tapelab.price(tapelab.product("asian", steps=4), "reference")
+    assert one_line(e) == line
+
+
+def test_what_is_not_a_tape_is_one_line():
+    for call in (lambda: tapelab.price(None), lambda: tapelab.compile(None), lambda: tapelab.plan(None),
+                 lambda: tapelab.price("x.tape")):
+        with pytest.raises(ValueError) as e:
+            call()
+        assert one_line(e).startswith("tapelab: tape: expected a tapelab.Tape")
+
+
+def test_markets_are_one_to_eight_on_every_engine(usable):
+    for engine in [e for e in ("reference", "cpu-jit") if e in usable]:
+        for markets in (0, 9, 1000):
+            with pytest.raises(ValueError) as e:
+                tapelab.compile(small(), engine, markets=markets)
+            assert one_line(e) == f"tapelab: --markets: expected 1..8, got {markets}"
+    with pytest.raises(ValueError) as e:
+        tapelab.compile(small(), "reference", markets="2")
+    assert one_line(e).startswith("tapelab: --markets: expected an integer")
+
+
+def test_set_and_ladder_on_one_input_is_refused(cli):
+    rc, line = cli.error("price", "--product", "asian", "--steps", 4, "--set", "spot=90", "--ladder", "spot=1,2")
+    with pytest.raises(ValueError) as e:
+        tapelab.price(tapelab.product("asian", steps=4), inputs={"spot": 90}, ladder={"spot": [1, 2]})
+    assert one_line(e) == line
+
+
+def test_non_finite_results_warn_and_say_nan(usable):
+    tape = tapelab.parse_tape(OVERFLOW, "overflow.tape")
+    for engine in [e for e in ("reference", "reference-f32", "cpu-jit", "vulkan", "opencl") if e in usable]:
+        with pytest.warns(RuntimeWarning, match=r"^tapelab: not finite: value, d/d spot \("):
+            r = tapelab.price(tape, engine, paths=2048)
+        assert math.isnan(r.value) and math.isnan(r.stderr), engine
+        d = r.to_dict()
+        assert d["value"] == "nan" and d["non_finite"] == ["value", "d/d spot"], engine
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert "non_finite" not in tapelab.price(small(), "reference", paths=1000).to_dict()
+
+
+def test_plan_write_never_clobbers(tmp_path):
+    tape = small()
+    p = tapelab.plan(tape, "window", segments=2)
+    with pytest.raises(RuntimeError) as e:
+        p.write("/dev/full")
+    assert one_line(e) == "tapelab: --out /dev/full: cannot write: No space left on device"
+    with pytest.raises(ValueError) as e:
+        p.write(str(tmp_path))
+    assert one_line(e) == f"tapelab: --out {tmp_path}: a directory, not a file"
+    (tmp_path / "target.json").write_text("old")
+    os.symlink(tmp_path / "target.json", tmp_path / "link.json")
+    p.write(str(tmp_path / "link.json"))
+    assert os.path.islink(tmp_path / "link.json")
+    assert tapelab.read_plan(str(tmp_path / "target.json"), tape).same_cuts(p)
+
+
+def test_read_plan_says_why(tmp_path):
+    tape = small()
+    with pytest.raises(ValueError) as e:
+        tapelab.read_plan(str(tmp_path / "missing.json"), tape)
+    assert one_line(e) == f"tapelab: {tmp_path}/missing.json: (file): no such file"
+    with pytest.raises(ValueError) as e:
+        tapelab.read_plan(str(tmp_path), tape)
+    assert one_line(e) == f"tapelab: {tmp_path}: (file): a directory, not a file"
+    p = tapelab.plan(tape, "window", segments=2)
+    (tmp_path / "bom.json").write_bytes(b"\xef\xbb\xbf" + p.to_json().encode())
+    assert tapelab.read_plan(str(tmp_path / "bom.json"), tape).same_cuts(p)
+
+
+def _interrupt_after(seconds):
+    def send():
+        time.sleep(seconds)
+        os.kill(os.getpid(), signal.SIGINT)
+    t = threading.Thread(target=send, daemon=True)
+    t.start()
+    return t
+
+
+def test_ctrl_c_stops_a_long_price_promptly():
+    k = tapelab.compile(tapelab.product("asian", steps=64), "reference", checkpoint="off")
+    sender = _interrupt_after(1.0)
+    start = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        k.run(paths=10**10)  # hours on the reference interpreter
+    took = time.monotonic() - start
+    sender.join()
+    assert took < 6, f"KeyboardInterrupt after {took:.1f} s"
+    assert k.run(paths=1000).value > 0  # the kernel and the process are fine afterwards
+
+
+def _children():
+    out = []
+    for task in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{task}/children") as f:
+                out += [int(x) for x in f.read().split()]
+        except OSError:
+            pass
+    return out
+
+
+def test_ctrl_c_stops_a_cpu_jit_compile_and_leaves_nothing_behind(usable, tmp_path):
+    if "cpu-jit" not in usable:
+        pytest.skip("cpu-jit does not run here")
+    knobs = {"TAPELAB_CACHE_DIR": str(tmp_path), "TAPELAB_JIT_PCH": 0}
+    tape = tapelab.product("asian", steps=3000)
+    sender = _interrupt_after(1.5)
+    start = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        tapelab.compile(tape, "cpu-jit", checkpoint="off", knobs=knobs)
+    took = time.monotonic() - start
+    sender.join()
+    assert took < 10, f"KeyboardInterrupt after {took:.1f} s"
+    assert _children() == [], "a compiler outlived the interrupt"
+    leftovers = [os.path.join(d, f) for d, _, fs in os.walk(tmp_path) for f in fs if ".tmp" in f]
+    assert leftovers == []
+    assert tapelab.price(small(), "cpu-jit", paths=1000, knobs=knobs).value != 0
