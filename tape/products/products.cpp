@@ -185,7 +185,9 @@ Tape byName(const std::string& product, const ProductParams& params) {
     known += (known.empty() ? "" : ", ") + q.name;
     full[q.name] = q.defaultValue;
   }
-  for (const auto& [name, value] : params) {
+  for (const auto& entry : params) {  // not a structured binding: clang 14 cannot capture one in a lambda
+    const std::string& name = entry.first;
+    const double value = entry.second;
     auto q = std::find_if(it->params.begin(), it->params.end(), [&](const ProductParam& x) { return x.name == name; });
     if (q == it->params.end())
       throw std::invalid_argument("product '" + product + "' has no parameter '" + name + "' (its parameters: " + known + ")");
