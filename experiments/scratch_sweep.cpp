@@ -2,9 +2,9 @@
 // 252-step Asian, value + 5 Greeks, fp32, 1,000,000 paths) and each GPU engine
 // asked for, it times the plain kernel, register checkpointing, and scratch
 // checkpointing in both layouts (aos, soa) at a ladder of segment lengths, and
-// writes one CSV row per kernel: ms (median of the timed runs after warm-up),
-// Mpath/s, ratio to plain, registers and spill bytes, and whether the kernel
-// returned plain's bits exactly.
+// writes one CSV row per kernel: ms (median of the timed runs after warm-up;
+// ms_min and ms_max their spread, reps their count), Mpath/s, ratio to plain,
+// registers and spill bytes, and whether the kernel returned plain's bits exactly.
 //
 //   scratch_sweep [--engines cuda,opencl] [--paths N] [--steps N] [--seglens 24,48,...]
 //                 [--reps N] [--segments N | --plan FILE] [--markets M] [--seed S] [--jobs N]
@@ -123,7 +123,7 @@ struct Row {
   int segLen = 0, segments = 1, slots = 0;
   bool ran = false;
   double ms = 0, mpaths = 0, ratio = 0;
-  double msMin = 0, msMax = 0;  // the spread of the timed runs (stderr only; clocks that ramp show here)
+  double msMin = 0, msMax = 0;  // the spread of the timed runs (clocks that ramp show here)
   KernelStats stats;
   std::string exact = "n/a";  // yes / NO / n/a
   double price = 0, delta = 0;
@@ -190,13 +190,15 @@ int sweep(const Options& opt) {
     }
   }
   std::ostream& csv = opt.out.empty() ? std::cout : file;
-  csv << "engine,kernel,layout,strategy,seglen,segments,slots,paths,markets,ms,mpath_s,ratio_to_plain,registers,"
+  // ms is the median of --reps timed runs; ms_min and ms_max their spread (papers/plot.py's error bars).
+  csv << "engine,kernel,layout,strategy,seglen,segments,slots,paths,markets,ms,ms_min,ms_max,reps,mpath_s,ratio_to_plain,registers,"
          "spill_bytes,scratch_bytes,compile_s,cache_hit,bit_exact_vs_plain,price,delta,kernel_stats,notes,math,config\n";
   csv.flush();
   auto writeRow = [&](const Row& r) {
     csv << r.engine << ',' << r.kernel << ',' << r.layout << ',' << r.strategy << ',' << r.segLen << ',' << r.segments
         << ',' << r.slots << ',' << opt.paths << ',' << opt.markets << ',' << (r.ran ? fmt(r.ms, "%.4f") : "") << ','
-        << (r.ran ? fmt(r.mpaths, "%.3f") : "") << ',' << (r.ran ? fmt(r.ratio, "%.4f") : "") << ','
+        << (r.ran ? fmt(r.msMin, "%.4f") : "") << ',' << (r.ran ? fmt(r.msMax, "%.4f") : "") << ','
+        << (r.ran ? std::to_string(opt.reps) : "") << ',' << (r.ran ? fmt(r.mpaths, "%.3f") : "") << ',' << (r.ran ? fmt(r.ratio, "%.4f") : "") << ','
         << r.stats.registers << ',' << r.stats.spillBytes << ',' << r.stats.scratchBytes << ','
         << fmt(r.stats.compileSeconds, "%.3f") << ',' << (r.stats.cacheHit ? "yes" : "no") << ',' << r.exact << ','
         << (r.ran ? fmt(r.price) : "") << ',' << (r.ran ? fmt(r.delta) : "") << ',' << csvField(r.stats.notes) << ','

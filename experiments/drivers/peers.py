@@ -8,7 +8,9 @@ The 252-step Asian call, fp32, value + 5 Greeks and price only, at each --paths:
                allowed: a ceiling, not a peer with the same bits); needs nvcc and a GPU
   tapelab      `tapelab compare --json` per engine: plain and register kernels, the
                ladder one market per dispatch and --markets per dispatch
-Mpath/s counts market-paths (a 7-point ladder over N paths is 7N). A peer that
+Mpath/s counts market-paths (a 7-point ladder over N paths is 7N). ms is a median of timed
+calls; tapelab's rows record their spread (ms_min, ms_max of --reps ladders, default 3; reps: how
+many); JAX's and the hand-written kernel's scripts print a median only. A peer that
 cannot run here is skipped with its reason on stderr and in a '# skipped' row.
 Rows are written as each call finishes; a '# machine= driver= commit=' row first.
 
@@ -36,7 +38,8 @@ sys.path.insert(0, os.path.join(sd.REPO, "papers"))
 import convert_compare  # noqa: E402  (the text tables of `tapelab compare`, for --convert)
 
 COLUMNS = ["who", "formulation", "engine", "kernel", "segments", "pass", "steps", "paths", "markets", "ladder_points",
-           "ms", "mpath_s", "value", "delta", "registers", "spill_bytes", "same_bits", "math", "config", "tuned", "notes"]
+           "ms", "ms_min", "ms_max", "reps", "mpath_s", "value", "delta", "registers", "spill_bytes", "same_bits", "math",
+           "config", "tuned", "notes"]
 GREEKS, PRICE = "value+5greeks", "price"
 PEERS_DIR = os.path.join(sd.REPO, "experiments", "peers")
 
@@ -91,6 +94,12 @@ def formulation(markets, points):
     return "ladder-loop" if markets == 1 else "ladder" if markets >= points else f"ladder x{markets}"
 
 
+def spread(ms):
+    """ms_min, ms_max and reps of the timed ladders (compare --json's ms_ladders); empty when none were."""
+    ms = [float(v) for v in ms]
+    return {"ms_min": f"{min(ms):.4f}", "ms_max": f"{max(ms):.4f}", "reps": len(ms)} if ms else {}
+
+
 def compare_json_rows(js, steps):
     points = len(js["ladder_values"])
     for r in js["rows"]:
@@ -99,6 +108,7 @@ def compare_json_rows(js, steps):
         yield {"who": "tapelab", "formulation": formulation(m, points), "engine": r["engine"], "kernel": r["kernel"],
                "segments": r["segments"], "pass": GREEKS if js["greeks"] else PRICE, "steps": steps,
                "paths": js["paths"], "markets": m, "ladder_points": points, "ms": f"{r['ms_per_ladder']:.4f}",
+               **spread(r.get("ms_ladders") or []),
                "mpath_s": f"{r['mpaths_per_second']:.2f}", "value": res.get("value", ""),
                "delta": res.get("greeks", {}).get("spot", ""), "registers": st.get("registers", ""),
                "spill_bytes": st.get("spill_bytes", ""), "same_bits": r.get("identical_to_plain", ""),
@@ -154,6 +164,7 @@ def main(argv):
     if a.quick and "--engines" not in argv:
         a.engines = sd.QUICK_ENGINES
     a.engine_list = [e for e in a.engines.split(",") if e]
+    ladders = a.reps or (2 if a.quick else 3)  # tapelab's timed ladders: their median is ms, their spread ms_min/ms_max
     a.reps = a.reps or (2 if a.quick else 5)
     paths = sd.int_list(a.paths or ("2048" if a.quick else "1000000,4000000"), "--paths")
     if not os.access(a.tapelab_bin, os.X_OK):
@@ -210,7 +221,7 @@ def main(argv):
                     what = f"tapelab {engine} {ps} {pc} paths" + (f" --config {config}" if config else "")
                     cmd = [a.tapelab_bin, "compare", "--product", "asian", "--steps", str(steps), "--engines", engine,
                            "--kernels", "register", "--paths", str(pc), "--markets", str(markets), "--points", str(points),
-                           "--ladders", "1" if a.quick else "3", "--fp32", "--json"] + ([] if ps == GREEKS else ["--no-greeks"])
+                           "--ladders", str(ladders), "--fp32", "--json"] + ([] if ps == GREEKS else ["--no-greeks"])
                     cmd += (["--config", config] if config else []) + (["--untuned"] if a.untuned else [])
                     text, why = run(cmd, timeout, what)
                     if why:

@@ -4,7 +4,9 @@ Asian call, value + 5 Greeks, fp32, bits checked against plain), and its rows ar
 appended to the driver's CSV as soon as the point finishes, so a run cut short
 keeps what it measured. The first CSV line is a comment row naming the machine,
 the driver, the commit and the arguments; then a header; each row repeats the
-point's coordinates (steps, markets, segments) before scratch_sweep's columns.
+point's coordinates (steps, markets, segments) before scratch_sweep's columns:
+ms is the median of --reps timed runs, ms_min and ms_max their spread (the
+error bars of papers/plot.py), reps their count.
 
 Progress goes to stderr. Exit 0 when every point ran (engines that cannot run
 here are skipped with their reason), 1 when a kernel failed or differed from
@@ -24,8 +26,8 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 QUICK_ENGINES = "cpu-jit,vulkan,opencl"  # the engines CI serves on the CPU (lavapipe, PoCL)
 NOT_OFFERED = "has no scratch kernels"  # an engine without that kind (cpu-jit): its rows are left out, not failures
 # scratch_sweep's CSV header (experiment_sweep_driver_header checks they agree)
-SWEEP_HEADER = ("engine,kernel,layout,strategy,seglen,segments,slots,paths,markets,ms,mpath_s,ratio_to_plain,registers,"
-                "spill_bytes,scratch_bytes,compile_s,cache_hit,bit_exact_vs_plain,price,delta,kernel_stats,notes,math,config").split(",")
+SWEEP_HEADER = ("engine,kernel,layout,strategy,seglen,segments,slots,paths,markets,ms,ms_min,ms_max,reps,mpath_s,"
+                "ratio_to_plain,registers,spill_bytes,scratch_bytes,compile_s,cache_hit,bit_exact_vs_plain,price,delta,kernel_stats,notes,math,config").split(",")
 
 
 def bad(message):
@@ -48,7 +50,8 @@ def parser(name, description):
     ap = argparse.ArgumentParser(prog=name, description=description)
     ap.add_argument("--engines", default="cuda,vulkan,opencl", help="engines to sweep (--quick: %s)" % QUICK_ENGINES)
     ap.add_argument("--paths", type=int, default=None, help="paths per dispatch (default 1000000, --quick 2048)")
-    ap.add_argument("--reps", type=int, default=None, help="timed runs per kernel, median (default 5, --quick 2)")
+    ap.add_argument("--reps", "--repeat", dest="reps", type=int, default=None,
+                    help="timed runs per kernel: the median is ms, their spread ms_min and ms_max (default 5, --quick 2)")
     ap.add_argument("--out", default=None, help="CSV file (default: standard output)")
     ap.add_argument("--quick", action="store_true", help="CI's smoke test: CPU-served engines, tiny tapes (flags given win)")
     ap.add_argument("--machine", default=socket.gethostname(), help="machine name for the header row (default: host name)")
