@@ -3,10 +3,19 @@
 directory (papers/data/ by default): one function per figure, each naming the
 CSV files and rows it draws. CSV names are <driver>-<machine>.csv; a comment
 row (# machine=... driver=... commit=...) heads each file and is copied under
-the figure's table. Same inputs, same files: Agg backend, DejaVu Sans, no
-Software/date metadata, inputs in sorted order.
+the figure's table. Every figure goes through papers/style.py (sizes for a
+two-column paper, a palette that does not repeat, legends below the panels,
+plain ticks, the CPU-served banner, notes for what a figure leaves out) and is
+checked there: an empty panel, a legend over the data or text out of its panel
+stops the build. Timings carry error bars (fastest and slowest of the timed
+runs: the drivers' ms_min and ms_max) where the CSV records them, and a note
+saying no spread was recorded where it does not. Same inputs, same files: Agg
+backend, DejaVu Sans, no Software/date metadata, inputs in sorted order.
 
-  plot.py DATA_DIR OUT_DIR     (papers/build.sh runs it)
+  plot.py DATA_DIR OUT_DIR [--require-spread]    (papers/build.sh runs it)
+
+--require-spread: fail when a figure shows timings without error bars (the
+drivers record the spread since 2026-12-02; CTest's paper_build_quick uses it).
 """
 import csv
 import glob
@@ -14,14 +23,13 @@ import os
 import re
 import sys
 
-import matplotlib
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import style  # noqa: E402
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-plt.rcParams.update({"font.family": "DejaVu Sans", "font.size": 9, "figure.dpi": 100, "savefig.dpi": 100,
-                     "axes.grid": True, "grid.alpha": 0.3, "svg.hashsalt": "tapelab"})
 SPILL_UNKNOWN = 1 << 35  # NVIDIA's Vulkan driver reports 2^36 + n for spills: not a byte count, drawn as missing
+MPATH = "throughput (Mpath/s)"
+MARKET_PATHS = "throughput (M market-paths/s)"
 
 
 def read(path):
@@ -51,6 +59,11 @@ def spill(v):
     return None if x is None or x < 0 or x >= SPILL_UNKNOWN else x
 
 
+def positive(v):
+    x = num(v)
+    return x if x is not None and x > 0 else None
+
+
 def inputs(data, driver):
     """[(machine tag, path)] of data/<driver>-<machine>.csv, sorted."""
     out = []
@@ -63,9 +76,15 @@ def cpu_served(machine):
     return "cpu" in machine or "quick" in machine  # CI writes <driver>-quick.csv
 
 
+def machine_name(machine):
+    """How a figure names the machine: H200, sm_90 (compile only), CPU (quick)."""
+    return {"h200": "H200", "sm90": "sm_90, compile only", "hip": "HIP, compile only"}.get(
+        machine, "CPU" + (" (quick run)" if "quick" in machine else ""))
+
+
 def preferred(data, *drivers):
-    """(machine, [paths], caption) of the first driver's GPU CSV (h200 first) when one is in data, else its
-    CPU-served quick CSV; the other drivers' CSVs of that machine join it (e.g. strategies_revolve7)."""
+    """(machine, [paths]) of the first driver's GPU CSV (h200 first) when one is in data, else its CPU-served
+    quick CSV; the other drivers' CSVs of that machine join it (e.g. strategies_revolve7)."""
     found = inputs(data, drivers[0])
     if not found:
         return None
@@ -73,9 +92,7 @@ def preferred(data, *drivers):
     machine = gpu[0] if gpu else sorted(m for m, _ in found)[0]
     paths = [p for m, p in found if m == machine]
     paths += [p for d in drivers[1:] for m, p in inputs(data, d) if m == machine]
-    caption = (f"{machine.upper() if machine == 'h200' else machine}" if gpu else
-               f"{machine}: CPU-served quick run (lavapipe, PoCL, cpu-jit), not GPU behaviour")
-    return machine, paths, caption
+    return machine, paths
 
 
 def read_all(paths):
@@ -88,16 +105,28 @@ def read_all(paths):
 
 
 class Out:
-    def __init__(self, out):
+    """Where figures and tables go; `drawn` keeps what each figure showed (for papers/tests)."""
+
+    def __init__(self, out, require_spread=False):
         self.dir = out
         self.made = []
+        self.drawn = {}
+        self.require_spread = require_spread
         os.makedirs(os.path.join(out, "figures"), exist_ok=True)
         os.makedirs(os.path.join(out, "tables"), exist_ok=True)
 
-    def save(self, fig, name):
+    def save(self, f, name):
+        """Lays out and checks a style.Figure (style.FigureError names the figure), then writes it."""
+        try:
+            fig = f.finish()
+            if self.require_spread and f.timings and not style.has_errorbars(fig):
+                raise style.FigureError("timings without error bars (--require-spread: the drivers record ms_min, ms_max)")
+        except style.FigureError as e:
+            raise style.FigureError(f"{name}: {e}") from None
+        self.drawn[name] = {"texts": style.figure_texts(fig), "errorbars": style.has_errorbars(fig),
+                            "cpu_served": f.cpu_served, "timings": f.timings, "panels": len(fig.axes), "notes": f.notes}
         path = os.path.join(self.dir, "figures", name + ".png")
-        fig.savefig(path, metadata={"Software": None})
-        plt.close(fig)
+        style.save(fig, path)
         self.made.append(path)
 
     def table(self, name, source, comments, columns, rows):
@@ -120,69 +149,133 @@ def label(r):
 
 
 def series(rows, key, x, y):
-    """{label: sorted [(x, y)]} of rows that ran."""
+    """{label: sorted [(x, y, None, None)]} of rows with both values (no spread: counts, bytes)."""
     out = {}
     for r in rows:
         xv, yv = num(r.get(x)), y(r)
         if xv is None or yv is None:
             continue
-        out.setdefault(key(r), []).append((xv, yv))
-    return {k: sorted(v) for k, v in sorted(out.items())}
+        out.setdefault(key(r), []).append((xv, yv, None, None))
+    return {k: sorted(v, key=lambda p: p[:2]) for k, v in sorted(out.items())}
 
 
-def lines(ax, data, **kw):
-    for k, pts in data.items():
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", ms=3, label=k, **kw)
+def timed(rows, key, x, y, ms="ms"):
+    """{label: sorted [(x, y, lo, hi)]} of timed rows: y a throughput (proportional to 1/ms), lo and hi its
+    values at the slowest and fastest timed run (ms_max, ms_min) where the row records them."""
+    out = {}
+    for r in rows:
+        xv, yv = num(r.get(x)), y(r)
+        if xv is None or yv is None:
+            continue
+        sp = style.spread(yv, num(r.get(ms)), num(r.get("ms_min")), num(r.get("ms_max")))
+        out.setdefault(key(r), []).append((xv, yv) + (sp or (None, None)))
+    return {k: sorted(v, key=lambda p: p[:2]) for k, v in sorted(out.items())}
+
+
+def timing_note(f, rows, ms="ms", who=None):
+    """Marks f as showing timings and says what its error bars are, or that no spread was recorded (for
+    every timed row, or for the rows `who` names)."""
+    f.timings = True
+    ran = [r for r in rows if num(r.get(ms))]
+    bare = [r for r in ran if not num(r.get("ms_min"))]
+    reps = sorted({int(num(r["reps"])) for r in ran if num(r.get("reps")) and r not in bare})
+    if len(bare) < len(ran):
+        f.note("Error bars: fastest and slowest of the timed runs" + (f" ({'/'.join(map(str, reps))} per point)" if reps else "")
+               + "; each point or bar is their median.")
+    if bare and len(bare) == len(ran):
+        f.note("Timings: no spread recorded. This run kept each point's median of its timed runs only (the drivers "
+               "record the fastest and slowest since 2026-12-02), so there are no error bars.")
+    elif bare:
+        f.note(f"No spread recorded for {who or f'{len(bare)} of {len(ran)} points'}: no error bars there.")
+
+
+def omitted(f, what, why):
+    f.note(f"Not shown: {what} ({why}).")
 
 
 SWEEP_COLS = ["engine", "steps", "kernel", "layout", "seglen", "segments", "markets", "paths", "mpath_s",
               "ratio_to_plain", "registers", "spill_bytes", "bit_exact_vs_plain"]
 
 
-# Finding 1: the plain kernel's cliff with tape length. Rows: every row of cliff-<m>.csv that ran.
+def sweep_cols(rows, cols=SWEEP_COLS):
+    """The table's columns, with the spread next to mpath_s where the CSV records it."""
+    if rows and "ms_min" in rows[0]:
+        at = cols.index("mpath_s") + 1
+        return cols[:at] + ["ms", "ms_min", "ms_max", "reps"] + cols[at:]
+    return cols
+
+
+def timed_figure(f, machine):
+    if cpu_served(machine):
+        f.mark_cpu_served()
+
+
+# Finding 1: the plain kernel's cliff with tape length. Rows: every row of cliff-<m>.csv that ran: (a)
+# throughput, (b) spill bytes and (c) registers of the plain and register kernels (each panel one quantity;
+# an engine that reports neither leaves its panel out, said in a note).
 def fig_cliff(data, out):
     for machine, path in inputs(data, "cliff"):
         comments, rows = read(path)
-        fig, (a, b) = plt.subplots(1, 2, figsize=(11, 4))
-        lines(a, series(rows, label, "steps", lambda r: num(r["mpath_s"])))
-        a.set(xlabel="time steps (tape length)", ylabel="Mpath/s", yscale="log", title=f"cliff: Mpath/s ({machine})")
-        a.legend(fontsize=7)
-        lines(b, series([r for r in rows if r["kernel"] != "scratch"], label, "steps", lambda r: spill(r["spill_bytes"])))
-        lines(b, series([r for r in rows if r["kernel"] != "scratch"], lambda r: label(r) + " regs", "steps",
-                        lambda r: num(r["registers"]) if num(r["registers"]) and num(r["registers"]) > 0 else None), ls="--")
-        b.set(xlabel="time steps", ylabel="spill bytes (solid) / registers (dashed)", title="why: registers and spills")
-        b.legend(fontsize=7)
-        fig.tight_layout()
-        out.save(fig, f"cliff-{machine}")
-        out.table(f"cliff-{machine}", os.path.basename(path), comments, SWEEP_COLS, rows)
+        flat = [r for r in rows if r["kernel"] != "scratch"]
+        spills = series(flat, label, "steps", lambda r: spill(r["spill_bytes"]))
+        regs = series(flat, label, "steps", lambda r: positive(r["registers"]))
+        f = style.Figure(1, 1 + bool(spills) + bool(regs), width=style.PAGE_W)
+        st = style.Styles()
+        axes = iter(f.axes)
+        a = next(axes)
+        style.lines(a, timed(rows, label, "steps", lambda r: num(r["mpath_s"])), st)
+        a.set(xlabel="time steps (tape length)", ylabel=MPATH, yscale="log", title=f"(a) throughput, {machine_name(machine)}")
+        if spills:
+            b = next(axes)
+            style.lines(b, spills, st)
+            b.set(xlabel="time steps (tape length)", ylabel="spills (bytes/thread)",
+                  title="(b) spills, plain and register")
+        else:
+            omitted(f, "spill bytes", "no engine of this run reports them")
+        if regs:
+            c = next(axes)
+            style.lines(c, regs, st)
+            c.set(xlabel="time steps (tape length)", ylabel="registers per thread", title="(c) registers, plain and register")
+        else:
+            omitted(f, "registers", "no engine of this run reports them")
+        timed_figure(f, machine)
+        timing_note(f, rows)
+        out.save(f, f"cliff-{machine}")
+        out.table(f"cliff-{machine}", os.path.basename(path), comments, sweep_cols(rows), rows)
 
 
-# Finding 2: the segment-count curve. Rows: register rows of segments-<m>.csv (plain as a dotted line),
-# and gpu_kernels_segments-<m>.csv (the 2026-11-29 Vulkan run on the H200) where present.
+# Finding 2: the segment-count curve. Rows: register rows of segments-<m>.csv (plain's median a dotted line per
+# engine), and gpu_kernels_segments-<m>.csv (the 2026-11-29 Vulkan run on the H200) where present.
 def fig_segments(data, out):
     for machine, path in inputs(data, "segments"):
         comments, rows = read(path)
-        fig, ax = plt.subplots(figsize=(6.5, 4))
-        lines(ax, series([r for r in rows if r["kernel"] == "register"], label, "segments", lambda r: num(r["mpath_s"])))
+        f = style.Figure(1, 1)
+        ax = f.axes[0]
+        st = style.Styles()
+        reg = [r for r in rows if r["kernel"] == "register"]
+        style.lines(ax, timed(reg, label, "segments", lambda r: num(r["mpath_s"])), st)
         for eng, pts in series([r for r in rows if r["kernel"] == "plain"], label, "segments",
                                lambda r: num(r["mpath_s"])).items():
             ys = sorted(p[1] for p in pts)
-            ax.axhline(ys[len(ys) // 2], ls=":", lw=1, color="grey")
-            ax.annotate(f"{eng} (median)", (1, ys[len(ys) // 2]), fontsize=7, color="grey")
-        ax.set(xlabel="segments (window)", ylabel="Mpath/s", xscale="log", title=f"register kernel vs segments ({machine})")
-        ax.legend(fontsize=7)
-        fig.tight_layout()
-        out.save(fig, f"segments-{machine}")
-        out.table(f"segments-{machine}", os.path.basename(path), comments, SWEEP_COLS, rows)
+            style.reference_line(ax, ys[len(ys) // 2], f"{eng} (median)", st)
+        style.ticks_at(ax, [num(r["segments"]) for r in reg if num(r["mpath_s"])])
+        ax.set(xlabel="segments (window plan)", ylabel=MPATH, title=f"register kernel by segment count, {machine_name(machine)}")
+        timed_figure(f, machine)
+        timing_note(f, rows)
+        out.save(f, f"segments-{machine}")
+        out.table(f"segments-{machine}", os.path.basename(path), comments, sweep_cols(rows), rows)
     for machine, path in inputs(data, "gpu_kernels_segments"):
         comments, rows = read(path)
-        fig, ax = plt.subplots(figsize=(6.5, 4))
-        lines(ax, series(rows, lambda r: f"{r['engine']} {r['kind']}", "segments", lambda r: num(r["mpaths_per_s"])))
-        ax.set(xlabel="segments (window)", ylabel="Mpath/s (7-point ladder)", xscale="log",
-               title=f"register kernel vs segments, gpu_kernels ({machine})")
-        ax.legend(fontsize=7)
-        fig.tight_layout()
-        out.save(fig, f"segments_gpu_kernels-{machine}")
+        f = style.Figure(1, 1)
+        ax = f.axes[0]
+        style.lines(ax, timed(rows, lambda r: f"{r['engine']} {r['kind']}", "segments", lambda r: num(r["mpaths_per_s"]),
+                              ms="ms_per_ladder"), style.Styles())
+        style.ticks_at(ax, [num(r["segments"]) for r in rows])
+        ax.set(xlabel="segments (window plan)", ylabel=MPATH, title=f"register kernel by segment count, {machine_name(machine)}")
+        f.note("gpu_kernels: Mpath/s of a 7-point spot ladder, one market per dispatch.")
+        timed_figure(f, machine)
+        timing_note(f, rows, ms="ms_per_ladder")
+        out.save(f, f"segments_gpu_kernels-{machine}")
         out.table(f"segments_gpu_kernels-{machine}", os.path.basename(path), comments,
                   ["engine", "steps", "segments", "kind", "paths", "markets", "registers", "mpaths_per_s"], rows)
 
@@ -192,71 +285,85 @@ def fig_segments(data, out):
 def fig_seglen(data, out):
     for machine, path in inputs(data, "scratch_sweep"):
         comments, rows = read(path)
-        engines = sorted({r["engine"] for r in rows})
-        fig, axes = plt.subplots(1, len(engines), figsize=(5.5 * len(engines), 4), squeeze=False)
-        for ax, eng in zip(axes[0], engines):
+        engines = sorted({r["engine"] for r in rows if num(r["mpath_s"])})
+        f = style.Figure(1, len(engines))
+        st = style.Styles(["scratch aos", "scratch soa", "plain", "register"])
+        for i, (ax, eng) in enumerate(zip(f.axes, engines)):
             er = [r for r in rows if r["engine"] == eng]
-            lines(ax, series([r for r in er if r["kernel"] == "scratch"], lambda r: f"scratch {r['layout']}", "seglen",
-                             lambda r: num(r["mpath_s"])))
+            scratch = [r for r in er if r["kernel"] == "scratch"]
+            style.lines(ax, timed(scratch, lambda r: f"scratch {r['layout']}", "seglen", lambda r: num(r["mpath_s"])), st)
             for r in er:
                 if r["kernel"] != "scratch" and num(r["mpath_s"]):
-                    ax.axhline(num(r["mpath_s"]), ls=":" if r["kernel"] == "plain" else "--", lw=1, color="grey")
-                    ax.annotate(r["kernel"], (0.02, num(r["mpath_s"])), xycoords=("axes fraction", "data"), fontsize=7)
-            ax.set(xlabel="segment length (nodes)", ylabel="Mpath/s", title=f"{eng}: seglen x layout ({machine})")
-            ax.legend(fontsize=7)
-        fig.tight_layout()
-        out.save(fig, f"seglen_layout-{machine}")
+                    style.reference_line(ax, num(r["mpath_s"]), r["kernel"], st)
+            style.ticks_at(ax, [num(r["seglen"]) for r in scratch if num(r["mpath_s"])])
+            ax.set(xlabel="segment length (nodes)", ylabel=MPATH, title=f"({chr(97 + i)}) {eng}, {machine_name(machine)}")
+        timed_figure(f, machine)
+        timing_note(f, rows)
+        out.save(f, f"seglen_layout-{machine}")
         cols = [c for c in SWEEP_COLS if c in rows[0]] if rows else SWEEP_COLS
-        out.table(f"seglen_layout-{machine}", os.path.basename(path), comments, cols, rows)
+        out.table(f"seglen_layout-{machine}", os.path.basename(path), comments, sweep_cols(rows, cols), rows)
 
 
 # Finding 4: registers and spilling. Rows: regmap-cuda-*.csv (ptxas, sm_90, compile only) by markets,
-# one line per kind and segment count.
+# one line per kind and segment count: (a) registers, (b) spill stores.
 def fig_registers(data, out):
     for machine, path in inputs(data, "regmap-cuda"):
         comments, rows = read(path)
-        fig, (a, b) = plt.subplots(1, 2, figsize=(11, 4))
-        key = lambda r: f"{r['kind']} {r['segments']} segs"  # noqa: E731
-        lines(a, series(rows, key, "markets", lambda r: num(r["registers"])))
-        a.set(xlabel="markets per dispatch", ylabel="registers per thread", title=f"ptxas registers ({machine})")
-        lines(b, series(rows, key, "markets", lambda r: num(r["spill_store_bytes"])))
-        b.set(xlabel="markets per dispatch", ylabel="spill store bytes", title="spill stores")
-        b.legend(fontsize=6, ncol=2)
-        fig.tight_layout()
-        out.save(fig, f"registers-cuda-{machine}")
+        f = style.Figure(1, 2)
+        order = sorted({(r["kind"], int(r["segments"])) for r in rows})
+        st = style.Styles(f"{k}, {s} segment{'s' * (s > 1)}" for k, s in order)
+        key = lambda r: f"{r['kind']}, {r['segments']} segment{'s' * (int(r['segments']) > 1)}"  # noqa: E731
+        ordered = lambda d: {k: d[k] for k in st.order if k in d}  # noqa: E731
+        a, b = f.axes
+        style.lines(a, ordered(series(rows, key, "markets", lambda r: num(r["registers"]))), st)
+        a.set(xlabel="markets per dispatch", ylabel="registers per thread", title=f"(a) ptxas registers, {machine_name(machine)}")
+        style.lines(b, ordered(series(rows, key, "markets", lambda r: num(r["spill_store_bytes"]))), st)
+        b.set(xlabel="markets per dispatch", ylabel="spill stores (bytes/thread)", title="(b) spill stores")
+        for ax in (a, b):
+            style.ticks_at(ax, [num(r["markets"]) for r in rows], log=False)
+        out.save(f, f"registers-cuda-{machine}")
         out.table(f"registers-cuda-{machine}", os.path.basename(path), comments, list(rows[0].keys()), rows)
 
 
 # Markets per dispatch x kernel kind. Rows: every row of markets-<m>.csv that ran (the H200's when
-# committed, else the CPU-served quick run, named in the title); y = mpath_s x markets. markets.png.
+# committed, else the CPU-served quick run, marked in the figure); y = mpath_s x markets. markets.png.
 def fig_markets(data, out):
     pick = preferred(data, "markets")
     if pick:
-        machine, paths, caption = pick
+        machine, paths = pick
         comments, rows = read_all(paths)
-        fig, ax = plt.subplots(figsize=(6.5, 4))
-        lines(ax, series(rows, label, "markets",
-                         lambda r: num(r["mpath_s"]) * num(r["markets"]) if num(r["mpath_s"]) else None))
-        ax.set(xlabel="markets per dispatch", ylabel="market-paths/s (M)", title=f"markets x kernel kind\n({caption})")
-        ax.legend(fontsize=7)
-        fig.tight_layout()
-        out.save(fig, "markets")
-        out.table("markets", ", ".join(os.path.basename(p) for p in paths), comments, SWEEP_COLS, rows)
+        f = style.Figure(1, 1)
+        ax = f.axes[0]
+        style.lines(ax, timed(rows, label, "markets",
+                              lambda r: num(r["mpath_s"]) * num(r["markets"]) if num(r["mpath_s"]) else None), style.Styles())
+        style.ticks_at(ax, [num(r["markets"]) for r in rows], log=False)
+        ax.set(xlabel="markets per dispatch", ylabel=MARKET_PATHS, title=f"markets by kernel kind, {machine_name(machine)}")
+        timed_figure(f, machine)
+        timing_note(f, rows)
+        out.save(f, "markets")
+        out.table("markets", ", ".join(os.path.basename(p) for p in paths), comments, sweep_cols(rows), rows)
     # The converted `tapelab compare` tables: Mpath/s by markets, per engine x kernel, greeks on, per path count.
     for machine, path in inputs(data, "compare"):
         comments, rows = read(path)
         rows = [r for r in rows if r["greeks"] == "on"]
         counts = sorted({r["paths"] for r in rows}, key=int)
-        fig, axes = plt.subplots(1, len(counts), figsize=(5.5 * len(counts), 4), squeeze=False)
-        for ax, pc in zip(axes[0], counts):
+        f = style.Figure(1, len(counts))
+        key = lambda r: f"{r['engine']} {r['kernel']} ({r['segments']} segment{'s' * (r['segments'] != '1')})"  # noqa: E731
+        st = style.Styles(sorted({key(r) for r in rows}))
+        for i, (ax, pc) in enumerate(zip(f.axes, counts)):
             pr = [r for r in rows if r["paths"] == pc]
-            lines(ax, series(pr, lambda r: f"{r['engine']} {r['kernel']} {r['segments']}", "markets",
-                             lambda r: num(r["mpath_s"])), ls="")
-            ax.set(xlabel="markets per dispatch", ylabel="Mpath/s (7-point ladder)",
-                   title=f"tapelab compare, {int(pc) // 1000000}M paths ({machine})")
-            ax.legend(fontsize=7)
-        fig.tight_layout()
-        out.save(fig, f"compare-{machine}")
+            data_ = timed(pr, key, "markets", lambda r: num(r["mpath_s"]), ms="ms_per_ladder")
+            n = len(st.order)
+            dodged = {k: [(p[0] + 0.06 * (st.order.index(k) - (n - 1) / 2),) + p[1:] for p in pts] for k, pts in data_.items()}
+            style.lines(ax, dodged, st, linestyle="")
+            style.ticks_at(ax, [num(r["markets"]) for r in pr], log=False)
+            ax.set(xlabel="markets per dispatch", ylabel=MPATH,
+                   title=f"({chr(97 + i)}) {int(pc) // 1000000}M paths, {machine_name(machine)}")
+        f.note("tapelab compare, value and five Greeks, Mpath/s of a 7-point spot ladder; each point one table of a run (points of one x spread "
+               "sideways to stay apart).")
+        timed_figure(f, machine)
+        timing_note(f, rows, ms="ms_per_ladder")
+        out.save(f, f"compare-{machine}")
         out.table(f"compare-{machine}", os.path.basename(path), comments,
                   ["source", "paths", "engine", "kernel", "segments", "markets", "ms_per_ladder", "mpath_s", "same_bits",
                    "registers", "spill_bytes"], rows)
@@ -267,6 +374,7 @@ def fig_markets(data, out):
 # Rows: every row of peers-<m>.csv (experiments/drivers/peers.py; H200 first, else the CPU quick run).
 PEERS_COLS = ["who", "formulation", "engine", "kernel", "segments", "pass", "paths", "markets", "ladder_points", "ms",
               "mpath_s", "registers", "spill_bytes", "same_bits", "notes", "knobs"]
+WHO = {"jax": "JAX", "handwritten": "hand-written CUDA (contraction allowed)", "tapelab": "tapelab"}
 
 
 def peer_label(r):
@@ -287,33 +395,49 @@ def fig_peers(data, out):
     pick = preferred(data, "peers", "peers_vulkan")  # peers_vulkan: Vulkan run apart when cuda ran with knobs
     if not pick:
         return
-    machine, paths, caption = pick
+    machine, paths = pick
     comments, rows = read_all(paths)
     rows = [r for r in rows if num(r.get("mpath_s"))]
     order = {"jax": 0, "handwritten": 1, "tapelab": 2}
     panels = sorted({(r["pass"], int(r["paths"])) for r in rows}, key=lambda k: (k[0] != "value+5greeks", k[1]))
     per = [sorted((r for r in rows if r["pass"] == ps and int(r["paths"]) == pc),
                   key=lambda r: (order.get(r["who"], 3), peer_label(r))) for ps, pc in panels]
-    fig, axes = plt.subplots(len(panels), 1, figsize=(8, 1.0 + sum(0.9 + 0.16 * len(b) for b in per)), squeeze=False,
-                             gridspec_kw={"height_ratios": [0.9 + 0.16 * len(b) for b in per]})
-    for ax, (ps, pc), bs in zip(axes[:, 0], panels, per):
+    heights = [0.45 + 0.13 * len(b) for b in per]
+    f = style.Figure(len(panels), 1, width=style.PAGE_W, panel_h=sum(heights) / len(heights),
+                     gridspec_kw={"height_ratios": heights})
+    st = style.Styles(WHO[w] for w in sorted(order, key=order.get))
+    for i, (ax, (ps, pc), bs) in enumerate(zip(f.axes, panels, per)):
         ys = list(range(len(bs)))  # positions, not categories: a label measured twice keeps both bars
-        ax.barh(ys, [num(r["mpath_s"]) for r in bs], color=["C%d" % order.get(r["who"], 3) for r in bs])
+        top = 0
+        for who in sorted({r["who"] for r in bs}, key=lambda w: order.get(w, 3)):
+            at = [(y, r) for y, r in zip(ys, bs) if r["who"] == who]
+            xs = [num(r["mpath_s"]) for _, r in at]
+            sp = [style.spread(x, num(r["ms"]), num(r.get("ms_min")), num(r.get("ms_max"))) for x, (_, r) in zip(xs, at)]
+            err = [[x - s[0] if s else 0 for x, s in zip(xs, sp)], [s[1] - x if s else 0 for x, s in zip(xs, sp)]]
+            bars = ax.barh([y for y, _ in at], xs, height=0.75, color=st[WHO.get(who, who)]["color"], label=WHO.get(who, who),
+                           xerr=err if any(sp) else None, error_kw={"elinewidth": 0.7, "capsize": 1.5})
+            for (y, _), x, s in zip(at, xs, sp):  # the value, right of the bar and of its error bar
+                ax.annotate(f"{x:,.0f}" if x >= 100 else f"{x:.1f}", (s[1] if s else x, y), xytext=(2, 0),
+                            textcoords="offset points", va="center", fontsize=5.5)
+            top = max([top] + [s[1] if s else x for x, s in zip(xs, sp)])
+        ax.set_xlim(0, top * 1.16)
         ax.set_yticks(ys)
-        ax.set_yticklabels([peer_label(r) for r in bs], fontsize=6)
-        for y, r in zip(ys, bs):
-            ax.annotate(f"{num(r['mpath_s']):.1f}", (num(r["mpath_s"]), y), fontsize=6, va="center")
-        ax.set(xlabel=f"Mpath/s (market-paths), {ps}", title=f"peers, {pc:,} paths, {ps} ({caption})")
+        ax.set_yticklabels([peer_label(r) for r in bs], fontsize=5.5)
+        ax.set(xlabel=f"{MARKET_PATHS}, {ps}", title=f"({chr(97 + i)}) {pc:,} paths, {ps}, {machine_name(machine)}")
         ax.invert_yaxis()
-    fig.tight_layout()
-    out.save(fig, "peers")
+        ax.grid(axis="y", visible=False)
+    timed_figure(f, machine)
+    bare = [WHO[w].split(" (")[0] for w in order if any(r["who"] == w and not num(r.get("ms_min")) for r in rows)]
+    timing_note(f, rows, who=" and ".join(bare) + f" (the script{'s' * (len(bare) > 1)} print{'s' * (len(bare) == 1)} a median only)"
+                if any(r["who"] == "tapelab" and num(r.get("ms_min")) for r in rows) and "tapelab" not in bare else None)
+    out.save(f, "peers")
     out.table("peers", ", ".join(os.path.basename(p) for p in paths), comments, PEERS_COLS, rows)
 
 
 # Cut strategies, flat and nested, at equal segment counts: the register kernel's market-paths/s per strategy
 # (bars per requested segment count; registers / spill bytes over each bar), one panel per engine and markets
-# per dispatch, the plain kernel's median as a dotted line. Rows: strategies-<m>.csv (+ strategies_revolve7-<m>.csv),
-# H200 first, else the CPU quick run.
+# per dispatch that has timed rows (others named in a note), the plain kernel's median as a dotted line.
+# Rows: strategies-<m>.csv (+ strategies_revolve7-<m>.csv), H200 first, else the CPU quick run.
 STRATEGY_COLS = ["engine", "markets", "strategy", "requested_segments", "segments", "depth", "peak_live",
                  "recompute_cost", "mpath_s", "ratio_to_plain", "registers", "spill_bytes", "bit_exact_vs_plain", "notes"]
 
@@ -327,7 +451,7 @@ def fig_strategies(data, out):
     pick = preferred(data, "strategies", "strategies_revolve7")
     if not pick:
         return
-    machine, paths, caption = pick
+    machine, paths = pick
     comments, rows = read_all(paths)
     # Rows timed under the configuration tapelab tune found for each plan (strategies.py --configs
     # defaults,tuned) are drawn as markers over the defaults' bars.
@@ -341,54 +465,81 @@ def fig_strategies(data, out):
         if r["strategy"] not in strategies:
             strategies.append(r["strategy"])
     counts = sorted({int(r["requested_segments"]) for r in reg})
-    fig, axes = plt.subplots(len(engines), len(markets), figsize=(5.5 * len(markets), 3.4 * len(engines)), squeeze=False)
-    width = 0.8 / max(1, len(counts))
-    for i, e in enumerate(engines):
-        for j, m in enumerate(markets):
-            ax = axes[i][j]
-            here = [r for r in rows if r["engine"] == e and num(r["markets"]) == m]
-            for k, n in enumerate(counts):
-                xs, ys, notes = [], [], []
-                for x, s in enumerate(strategies):
-                    r = next((r for r in here if r["kernel"] == "register" and r["strategy"] == s
-                              and int(r["requested_segments"]) == n), None)
-                    if r is None:
-                        continue
-                    y = num(r["mpath_s"]) * m if num(r["mpath_s"]) else 0.0
-                    xs.append(x - 0.4 + width * (k + 0.5))
-                    ys.append(y)
-                    regs, sp = num(r["registers"]), spill(r["spill_bytes"])
-                    notes.append("skip" if not num(r["mpath_s"]) else
-                                 (f"{int(regs)}r" if regs and regs > 0 else "") + (f" {int(sp)}B" if sp else ""))
-                ax.bar(xs, ys, width, label=f"{n} segs")
-                tx, ty = [], []
-                for x, s in enumerate(strategies):
-                    t = next((r for r in tuned if r["engine"] == e and num(r["markets"]) == m and r["kernel"] == "register"
-                              and r["strategy"] == s and int(r["requested_segments"]) == n and num(r["mpath_s"])), None)
-                    if t is not None:
-                        tx.append(x - 0.4 + width * (k + 0.5))
-                        ty.append(num(t["mpath_s"]) * m)
-                if tx:
-                    ax.plot(tx, ty, "k_", ms=8, mew=1.5, label="tuned configuration" if k == 0 else None)
-                for x, y, t in zip(xs, ys, notes):
-                    if t:
-                        ax.annotate(t, (x, y), fontsize=5, ha="center", va="bottom", rotation=90)
-            plain = median([num(r["mpath_s"]) * m for r in here if r["kernel"] == "plain" and num(r["mpath_s"])])
-            if plain:
-                ax.axhline(plain, ls=":", lw=1, color="grey")
-                ax.annotate("plain (median)", (0.01, plain), xycoords=("axes fraction", "data"), fontsize=6, color="grey")
-            ax.set_xticks(range(len(strategies)))
-            ax.set_xticklabels(strategies, fontsize=7, rotation=20)
-            ax.set(ylabel="market-paths/s (M)", title=f"{e}, {m} market(s) per dispatch", ylim=(0, None))
-            if not any(r["kernel"] == "register" and num(r["mpath_s"]) for r in here):
-                ax.text(0.5, 0.5, "no timed rows in the CSV\n(the run was cut short before these points)",
-                        transform=ax.transAxes, ha="center", va="center", fontsize=8, color="grey")
-                ax.set_yticks([])
+    shown = []
+    for e in engines:
+        for m in markets:
+            if any(r["engine"] == e and num(r["markets"]) == m and num(r["mpath_s"]) for r in reg):
+                shown.append((e, m))
             else:
-                ax.legend(fontsize=6)
-    fig.suptitle(f"register kernel per cut strategy ({caption}); over each bar: registers, spill bytes", fontsize=9)
-    fig.tight_layout()
-    out.save(fig, "strategies")
+                f_missing = f"{e} at {m} market{'s' * (m > 1)} per dispatch"
+                shown.append((None, f_missing))
+    missing = [m for e, m in shown if e is None]
+    shown = [(e, m) for e, m in shown if e is not None]
+    cols = 1 if len(shown) == 1 else 2
+    f = style.Figure((len(shown) + cols - 1) // cols, cols, panel_h=2.3)
+    for ax in f.axes[len(shown):]:
+        f.fig.delaxes(ax)
+    f.axes = f.axes[:len(shown)]
+    st = style.Styles([f"{n} segments" for n in counts] + ["plain kernel (median)", "tuned configuration"])
+    width = 0.8 / max(1, len(counts))
+    for i, (ax, (e, m)) in enumerate(zip(f.axes, shown)):
+        here = [r for r in rows if r["engine"] == e and num(r["markets"]) == m]
+        top = 0
+        for k, n in enumerate(counts):
+            xs, ys, lo, hi, notes = [], [], [], [], []
+            for x, s in enumerate(strategies):
+                r = next((r for r in here if r["kernel"] == "register" and r["strategy"] == s
+                          and int(r["requested_segments"]) == n), None)
+                if r is None or not num(r["mpath_s"]):
+                    continue
+                y = num(r["mpath_s"]) * m
+                sp = style.spread(y, num(r["ms"]), num(r.get("ms_min")), num(r.get("ms_max")))
+                xs.append(x - 0.4 + width * (k + 0.5))
+                ys.append(y)
+                lo.append(y - sp[0] if sp else 0)
+                hi.append(sp[1] - y if sp else 0)
+                regs, sb = positive(r["registers"]), spill(r["spill_bytes"])
+                notes.append((f"{int(regs)}r" if regs else "") + (f" {int(sb)}B" if sb else ""))
+            c = st[f"{n} segments"]["color"]
+            ax.bar(xs, ys, width, color=c, label=f"{n} segments",
+                   yerr=[lo, hi] if any(lo) or any(hi) else None, error_kw={"elinewidth": 0.7, "capsize": 1.2})
+            for x, y, h, t in zip(xs, ys, hi, notes):
+                if t:
+                    ax.annotate(t.strip(), (x, y + h), xytext=(0, 1.5), textcoords="offset points", fontsize=4.5,
+                                ha="center", va="bottom", rotation=90)
+                top = max(top, y + h)
+            tx, ty = [], []
+            for x, s in enumerate(strategies):
+                t = next((r for r in tuned if r["engine"] == e and num(r["markets"]) == m and r["kernel"] == "register"
+                          and r["strategy"] == s and int(r["requested_segments"]) == n and num(r["mpath_s"])), None)
+                if t is not None:
+                    tx.append(x - 0.4 + width * (k + 0.5))
+                    ty.append(num(t["mpath_s"]) * m)
+            if tx:
+                ax.plot(tx, ty, linestyle="", marker="_", color="black", ms=8, mew=1.5, label="tuned configuration")
+                top = max([top] + ty)
+        plain = median([num(r["mpath_s"]) * m for r in here if r["kernel"] == "plain" and num(r["mpath_s"])])
+        if plain:
+            ax.axhline(plain, ls=":", lw=1, color=style.GREY, label="plain kernel (median)")
+            top = max(top, plain)
+        ax.set_xticks(range(len(strategies)))
+        ax.set_xticklabels(strategies, rotation=20)
+        ax.grid(axis="x", visible=False)
+        ax.set(ylabel=MARKET_PATHS, ylim=(0, top * 1.45),
+               title=f"({chr(97 + i)}) {e}, {m} market{'s' * (m > 1)} per dispatch, {machine_name(machine)}")
+    f.note("Over each bar: the kernel's registers per thread (r) and spill bytes per thread (B), where the engine "
+           "reports them.")
+    for what in missing:
+        omitted(f, what, "no timed rows: the run was cut short before these points")
+    for e, m in shown:  # a strategy without bars in a panel that has some
+        for s_ in strategies:
+            mine = [r for r in reg if r["engine"] == e and num(r["markets"]) == m and r["strategy"] == s_]
+            if not any(num(r["mpath_s"]) for r in mine):
+                why = next((r["notes"] for r in mine if r.get("notes")), "") or "not in this run"
+                omitted(f, f"{s_} on {e} at {m} market{'s' * (m > 1)} per dispatch", why)
+    timed_figure(f, machine)
+    timing_note(f, [r for r in rows if r["kernel"] == "register" or r["kernel"] == "plain"])
+    out.save(f, "strategies")
     plain_rows = []
     for e in engines:
         for m in markets:
@@ -398,7 +549,8 @@ def fig_strategies(data, out):
                 plain_rows.append({"engine": e, "markets": m, "strategy": f"plain (median of {len(ps)} runs)",
                                    "segments": 1, "mpath_s": f"{med:.3f}", "registers": ps[0]["registers"],
                                    "spill_bytes": ps[0]["spill_bytes"]})
-    out.table("strategies", ", ".join(os.path.basename(p) for p in paths), comments, STRATEGY_COLS, plain_rows + reg)
+    out.table("strategies", ", ".join(os.path.basename(p) for p in paths), comments, sweep_cols(reg, STRATEGY_COLS),
+              plain_rows + reg)
 
 
 # Beyond the article: tangent (forward) mode against the adjoint kernels as inputs grow. Rows: every
@@ -410,57 +562,65 @@ def fig_tangent(data, out):
     for machine, path in inputs(data, "tangent_crossover"):
         comments, rows = read(path)
         engines = sorted({r["engine"] for r in rows})
-        fig, axes = plt.subplots(1, len(engines), figsize=(5 * len(engines), 4), squeeze=False)
-        for ax, e in zip(axes[0], engines):
-            basket = [r for r in rows if r["engine"] == e and r["product"] == "basket"]
-            lines(ax, series(basket, lambda r: r["kind"], "inputs", lambda r: num(r["mpaths_per_s"])))
-            ax.set(xlabel="inputs (Greeks)", ylabel="Mpath/s", xscale="log", yscale="log",
-                   title=f"tangent vs adjoint: {e} ({machine})")
-            ax.legend(fontsize=7)
-        fig.tight_layout()
-        out.save(fig, f"tangent_crossover-{machine}")
+        f = style.Figure(1, len(engines))
+        st = style.Styles(["plain", "register", "scratch", "tangent"])
+        basket = [r for r in rows if r["product"] == "basket"]
+        for i, (ax, e) in enumerate(zip(f.axes, engines)):
+            mine = [r for r in basket if r["engine"] == e]
+            style.lines(ax, timed(mine, lambda r: r["kind"], "inputs", lambda r: num(r["mpaths_per_s"])), st)
+            style.ticks_at(ax, [num(r["inputs"]) for r in mine if num(r["mpaths_per_s"])])
+            ax.set(xlabel="inputs (Greeks)", ylabel=MPATH, yscale="log", title=f"({chr(97 + i)}) {e}, {machine_name(machine)}")
+        f.note("Basket call: tangent (forward) mode against the adjoint kernels as the inputs grow.")
+        timed_figure(f, machine)
+        timing_note(f, basket)
+        out.save(f, f"tangent_crossover-{machine}")
         out.table(f"tangent_crossover-{machine}", os.path.basename(path), comments, cols, rows)
 
 
 def fig_zoo(data, out):
-    """experiments/zoo.py: peak_live against segments per zoo tape and strategy (left), the pipe width
-    against the best peak_live any strategy reached (middle), sm_90 registers against peak_live (right)."""
+    """experiments/zoo.py: peak_live against segments per zoo tape (window plans, left), the pipe width
+    against the least peak_live any strategy reached (middle), sm_90 registers against peak_live (right,
+    only where the CSV has them: else a note says why)."""
     cols = ["tape", "nodes", "draws", "inputs", "pipe_width", "strategy", "segments", "depth", "peak_live",
             "persistent", "recompute_ops", "sm90_registers", "sm90_spill_bytes", "paths_per_s", "vs_plain", "bits"]
     for machine, path in inputs(data, "zoo"):
         comments, rows = read(path)
         rows = [r for r in rows if num(r.get("peak_live")) is not None]
         tapes = list(dict.fromkeys(r["tape"] for r in rows))
-        fig, axes = plt.subplots(1, 3, figsize=(15, 4.5))
-        ax = axes[0]
+        reg = [r for r in rows if num(r.get("sm90_registers")) is not None]
+        f = style.Figure(1, 3 if reg else 2)
+        st = style.Styles(tapes)
+        ax = f.axes[0]
         for t in tapes:
-            w = [r for r in rows if r["tape"] == t and r["strategy"] == "window"]
-            w.sort(key=lambda r: num(r["segments"]))
+            w = sorted((r for r in rows if r["tape"] == t and r["strategy"] == "window"), key=lambda r: num(r["segments"]))
             if w:
-                ax.plot([num(r["segments"]) for r in w], [num(r["peak_live"]) for r in w], marker="o", label=t)
-        ax.set(xlabel="segments (window)", ylabel="peak_live", xscale="log", yscale="log",
-               title=f"zoo: register-pressure proxy by segments ({machine})")
-        ax.legend(fontsize=7)
-        ax = axes[1]
+                ax.plot([num(r["segments"]) for r in w], [num(r["peak_live"]) for r in w], label=t, **st[t])
+        style.ticks_at(ax, [num(r["segments"]) for r in rows if r["strategy"] == "window"])
+        ax.set(xlabel="segments (window plan)", ylabel="peak_live (values)", yscale="log",
+               title="(a) register-pressure proxy by segments")
+        ax = f.axes[1]
         for t in tapes:
             tr = [r for r in rows if r["tape"] == t]
-            best = min(num(r["peak_live"]) for r in tr)
-            ax.scatter(num(tr[0]["pipe_width"]), best)
-            ax.annotate(t, (num(tr[0]["pipe_width"]), best), fontsize=7)
-        ax.set(xlabel="pipe width (fewest values live across a mid-tape cut)", ylabel="least peak_live, any plan",
-               xscale="log", yscale="log", title="narrow and wide pipes")
-        ax = axes[2]
-        reg = [r for r in rows if num(r.get("sm90_registers")) is not None]
-        for t in tapes:
-            tr = [r for r in reg if r["tape"] == t]
-            if tr:
-                ax.scatter([num(r["peak_live"]) for r in tr], [num(r["sm90_registers"]) for r in tr], label=t, s=14)
-        ax.set(xlabel="peak_live", ylabel="sm_90 registers (NVRTC, fp32, register kernel)", xscale="log",
-               title="does peak_live predict registers across shapes?")
+            s = st[t]
+            ax.plot([num(tr[0]["pipe_width"])], [min(num(r["peak_live"]) for r in tr)], linestyle="", marker=s["marker"],
+                    color=s["color"], ms=5, label=t)
+        ax.set(xlabel="pipe width (values live across a mid-tape cut)", ylabel="least peak_live (values)",
+               xscale="log", yscale="log", title="(b) narrow and wide pipes (best plan)")
         if reg:
-            ax.legend(fontsize=7)
-        fig.tight_layout()
-        out.save(fig, f"zoo-{machine}")
+            ax = f.axes[2]
+            for t in tapes:
+                tr = [r for r in reg if r["tape"] == t]
+                if tr:
+                    s = st[t]
+                    ax.plot([num(r["peak_live"]) for r in tr], [num(r["sm90_registers"]) for r in tr], linestyle="",
+                            marker=s["marker"], color=s["color"], label=t)
+            ax.set(xlabel="peak_live (values)", ylabel="sm_90 registers per thread", xscale="log",
+                   title="(c) does peak_live predict registers?")
+        else:
+            omitted(f, "sm_90 registers against peak_live", "this data has no register column: the Python front end "
+                    "refuses the compile-only cuda engine")
+        f.note("Plan metrics only: the same on every device; no timings in this data.")
+        out.save(f, f"zoo-{machine}")
         out.table(f"zoo-{machine}", os.path.basename(path), comments, cols, rows)
 
 
@@ -469,18 +629,24 @@ FIGURES = [fig_cliff, fig_segments, fig_seglen, fig_registers, fig_markets, fig_
 
 
 def main(argv):
-    if len(argv) != 2:
-        sys.exit("usage: plot.py DATA_DIR OUT_DIR")
+    flags = [a for a in argv if a.startswith("--")]
+    argv = [a for a in argv if not a.startswith("--")]
+    if len(argv) != 2 or any(a != "--require-spread" for a in flags):
+        sys.exit("usage: plot.py DATA_DIR OUT_DIR [--require-spread]")
     data, out_dir = argv
     if not os.path.isdir(data):
         sys.exit(f"tapelab: {data}: no such data directory")
-    out = Out(out_dir)
-    for f in FIGURES:
-        f(data, out)
+    out = Out(out_dir, require_spread="--require-spread" in flags)
+    try:
+        for f in FIGURES:
+            f(data, out)
+    except style.FigureError as e:
+        sys.exit(f"tapelab: papers/plot.py: figure {e}")
     for p in out.made:
         print(p)
     if not out.made:
         sys.exit(f"tapelab: {data}: no CSV the paper draws (cliff-*.csv, segments-*.csv, ...)")
+    return out
 
 
 if __name__ == "__main__":

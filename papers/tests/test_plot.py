@@ -1,0 +1,223 @@
+"""papers/plot.py and papers/style.py: every figure renders from the committed CSVs, is the committed file
+byte for byte (same inputs, same bytes), keeps the style rules (papers/style.py check), and draws error
+bars from the drivers' spread columns or says that none was recorded. CTest: paper_plot.
+
+  /usr/bin/python3 -m pytest -q -p no:cacheprovider papers/tests
+"""
+import filecmp
+import os
+import sys
+
+import pytest
+
+sys.dont_write_bytecode = True
+PAPERS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, PAPERS)
+sys.path.insert(0, os.path.join(os.path.dirname(PAPERS), "experiments", "drivers"))
+import plot  # noqa: E402
+import style  # noqa: E402
+
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.container import ErrorbarContainer  # noqa: E402
+
+DATA = os.path.join(PAPERS, "data")
+
+
+def render(data, out_dir, *flags, keep=None):
+    """plot.main over data into out_dir; `keep`: a dict that receives each matplotlib figure by name."""
+    if keep is not None:
+        saved = style.save
+
+        def save(fig, path):
+            keep[os.path.basename(path)[:-4]] = fig
+            fig.savefig(path, metadata={"Software": None}, bbox_inches="tight", pad_inches=0.03)
+
+        plot.style.save = save
+    try:
+        return plot.main([str(data), str(out_dir), *flags])
+    finally:
+        if keep is not None:
+            plot.style.save = saved
+
+
+@pytest.fixture(scope="module")
+def committed(tmp_path_factory):
+    out = tmp_path_factory.mktemp("committed")
+    figs = {}
+    drawn = render(DATA, out, keep=figs)
+    drawn.figures = figs
+    return out, drawn
+
+
+def test_every_figure_renders_from_the_committed_csvs_and_is_the_committed_file(committed):
+    out_dir, out = committed
+    made = sorted(os.listdir(out_dir / "figures"))
+    assert made == sorted(os.listdir(os.path.join(PAPERS, "figures"))), "papers/figures is not what plot.py draws"
+    assert len(made) >= 14
+    for name in made:
+        assert os.path.getsize(out_dir / "figures" / name) > 10000, name
+        assert filecmp.cmp(out_dir / "figures" / name, os.path.join(PAPERS, "figures", name), shallow=False), \
+            f"papers/figures/{name} is stale: run papers/build.sh"
+    for name in sorted(os.listdir(out_dir / "tables")):
+        assert filecmp.cmp(out_dir / "tables" / name, os.path.join(PAPERS, "tables", name), shallow=False), \
+            f"papers/tables/{name} is stale: run papers/build.sh"
+    assert all(d["panels"] >= 1 for d in out.drawn.values())
+
+
+def test_the_same_csvs_give_the_same_bytes(committed, tmp_path):
+    first, _ = committed
+    render(DATA, tmp_path)
+    for sub in ("figures", "tables"):
+        for name in os.listdir(first / sub):
+            assert filecmp.cmp(first / sub / name, tmp_path / sub / name, shallow=False), name
+
+
+def test_cpu_served_timings_are_marked_in_the_figure_and_gpu_ones_are_not(committed):
+    _, out = committed
+    for name, d in out.drawn.items():
+        cpu = d["timings"] and plot.cpu_served(name.split("-", 1)[-1] if "-" in name else "")
+        if name in ("cliff-cpu-quick", "segments-cpu-quick", "tangent_crossover-cpu"):
+            assert cpu
+        assert (style.CPU_BANNER in d["texts"]) == bool(cpu), name
+    assert out.drawn["cliff-cpu-quick"]["cpu_served"] and not out.drawn["cliff-h200"]["cpu_served"]
+
+
+def test_every_timing_figure_has_error_bars_or_says_no_spread_was_recorded(committed):
+    _, out = committed
+    timing = [n for n, d in out.drawn.items() if d["timings"]]
+    assert {"cliff-h200", "segments-h200", "markets", "peers", "strategies", "tangent_crossover-h200",
+            "compare-h200", "seglen_layout-h200"} <= set(timing)
+    for name in timing:
+        d = out.drawn[name]
+        assert d["errorbars"] or any("no spread recorded" in t for t in d["texts"]), name
+    assert not out.drawn["zoo-cpu"]["timings"] and not out.drawn["registers-cuda-sm90"]["timings"]
+
+
+def test_no_panel_is_drawn_empty_what_is_left_out_is_said(committed):
+    _, out = committed
+    zoo = out.drawn["zoo-cpu"]
+    assert zoo["panels"] == 2 and any("sm_90 registers" in n for n in zoo["notes"])
+    strategies = out.drawn["strategies"]  # vulkan at 7 markets has no timed rows in the H200 CSV
+    assert strategies["panels"] == 3 and any("vulkan at 7 markets" in n for n in strategies["notes"])
+
+
+def test_one_quantity_per_axis_with_its_unit(committed):
+    _, out = committed
+    for name, fig in out.figures.items():
+        for ax in fig.axes:
+            y = ax.get_ylabel()
+            assert not ("spill" in y and "register" in y), (name, y)
+            if "throughput" in y:
+                assert y.endswith("(Mpath/s)") or y.endswith("(M market-paths/s)"), (name, y)
+            if "spill" in y:
+                assert "(bytes/thread)" in y, (name, y)
+    cliff = [ax.get_ylabel() for ax in out.figures["cliff-h200"].axes]
+    assert cliff == ["throughput (Mpath/s)", "spills (bytes/thread)", "registers per thread"]
+
+
+SWEEP = ("steps,engine,kernel,layout,strategy,seglen,segments,slots,paths,markets,ms,ms_min,ms_max,reps,mpath_s,"
+         "ratio_to_plain,registers,spill_bytes\n")
+
+
+def write_cliff(path, spread=True):
+    rows = [(16, "plain", 2.0, 1.0, 4.0), (48, "plain", 4.0, 3.0, 8.0), (16, "register", 1.0, 0.5, 1.25),
+            (48, "register", 2.0, 2.0, 2.0)]
+    with open(path, "w") as f:
+        f.write("# machine=test driver=cliff commit=0\n" + SWEEP)
+        for steps, kernel, ms, lo, hi in rows:
+            cells = [steps, "cuda", kernel, "", kernel, 0, 1, 0, 1000, 1, ms, lo if spread else "", hi if spread else "",
+                     5 if spread else "", 1000 / (ms * 1e3), 1, 96, 0]
+            f.write(",".join(map(str, cells)) + "\n")
+
+
+def test_the_drivers_spread_columns_become_error_bars_at_the_slowest_and_fastest_run(tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    write_cliff(data / "cliff-test.csv")
+    figs = {}
+    out = render(data, tmp_path / "out", "--require-spread", keep=figs)
+    assert out.drawn["cliff-test"]["errorbars"]
+    assert any("fastest and slowest of the timed runs (5 per point)" in n for n in out.drawn["cliff-test"]["notes"])
+    bars = [c for c in figs["cliff-test"].axes[0].containers if isinstance(c, ErrorbarContainer)]
+    spans = {c.get_label(): sorted(tuple(round(v, 9) for v in seg[:, 1]) for seg in c.lines[2][0].get_segments())
+             for c in bars}
+    # y = paths / ms: the bar runs from the slowest run's throughput to the fastest's
+    assert spans["cuda plain"] == [(0.125, 0.333333333), (0.25, 1.0)]  # 0.25 Mpath/s at 4 ms: 8 ms and 3 ms
+    assert spans["cuda register"] == [(0.5, 0.5), (0.8, 2.0)]
+    table = open(tmp_path / "out" / "tables" / "cliff-test.md").read()
+    assert "| mpath_s | ms | ms_min | ms_max | reps |" in table
+    for f in figs.values():
+        plt.close(f)
+
+
+def test_require_spread_refuses_timings_without_error_bars(tmp_path, capsys):
+    data = tmp_path / "data"
+    data.mkdir()
+    write_cliff(data / "cliff-test.csv", spread=False)
+    out = render(data, tmp_path / "plain")  # without the flag: drawn, and said
+    assert not out.drawn["cliff-test"]["errorbars"]
+    assert any("no spread recorded" in n for n in out.drawn["cliff-test"]["notes"])
+    with pytest.raises(SystemExit) as e:
+        render(data, tmp_path / "strict", "--require-spread")
+    assert "cliff-test" in str(e.value.code) and "error bars" in str(e.value.code)
+
+
+def test_palette_never_repeats_a_colour_within_twenty_series_nor_a_look_within_eighty():
+    assert len({style.style(i)["color"] for i in range(20)}) == 20
+    assert len({tuple(style.style(i).values()) for i in range(80)}) == 80
+    s = style.Styles(["a", "b"])
+    assert s["b"] == style.style(1) and s["c"] == style.style(2) and s["a"] == style.style(0)
+
+
+def test_tick_labels_are_plain_numbers():
+    assert [style.plain_number(v) for v in (0, 0.5, 2, 30, 1000, 25000, 0.00002)] == \
+        ["0", "0.5", "2", "30", "1,000", "25,000", "0.00002"]
+    f = style.Figure(1, 1)
+    ax = f.axes[0]
+    ax.plot([0.3, 3000], [2, 3000], label="x")
+    ax.set(xscale="log", yscale="log", xlabel="x (s)", ylabel="y (Mpath/s)")
+    fig = f.finish()
+    labels = [t.get_text() for t in ax.get_yticklabels(which="both") + ax.get_xticklabels(which="both") if t.get_text()]
+    assert "1,000" in labels and "10" in labels
+    assert not any("$" in t or "^" in t or "e+" in t for t in labels), labels
+    plt.close(fig)
+
+
+def broken(draw):
+    f = style.Figure(1, 2)
+    for ax in f.axes:
+        ax.plot([1, 2, 3], [1, 2, 3], label="series", **style.style(0))
+        ax.set(xlabel="x (s)", ylabel="y (Mpath/s)", title="a panel")
+    draw(f)
+    with pytest.raises(style.FigureError) as e:
+        f.finish()
+    plt.close(f.fig)
+    return str(e.value)
+
+
+def test_check_refuses_what_a_paper_figure_must_not_have():
+    assert "is empty" in broken(lambda f: f.axes[1].lines[0].remove())
+    assert "legend inside the panel" in broken(lambda f: f.axes[0].legend())
+    assert "spills out of its panel" in broken(lambda f: f.axes[0].annotate("label", (2, 3), xytext=(0, 30),
+                                                                            textcoords="offset points"))
+    assert "source path" in broken(lambda f: f.axes[0].set_ylabel("Mpath/s (experiments/scratch_sweep.cpp)"))
+    assert "longer than its panel" in broken(lambda f: f.axes[0].set_ylabel("a very long label " * 6))
+    assert "not a plain number" in broken(lambda f: f.axes[1].set_yticks([1, 2], ["$2\\times10^0$", "3"]))
+    assert "look the same" in broken(lambda f: f.axes[1].plot([1, 2], [2, 1], label="other",
+                                                              **{k: v for k, v in style.style(0).items()}))
+    assert "without error bars" in broken(lambda f: setattr(f, "timings", True))
+
+    def banner_on_a_title(f):
+        f.mark_cpu_served()
+        f.fig.text(0.25, 0.9, "a note over the title", fontsize=12)
+    assert "overlaps a panel" in broken(banner_on_a_title)
+
+
+def test_peers_records_the_spread_of_tapelabs_timed_ladders():
+    import peers
+    js = {"ladder_values": [99.0, 100.0], "greeks": True, "paths": 2048, "ladder_input": "spot",
+          "rows": [{"engine": "cpu-jit", "kernel": "plain", "segments": 1, "markets": 1, "ms_per_ladder": 2.0,
+                    "ms_ladders": [2.0, 1.5, 3.25], "mpaths_per_second": 2.0}]}
+    row = next(peers.compare_json_rows(js, 16))
+    assert (row["ms"], row["ms_min"], row["ms_max"], row["reps"]) == ("2.0000", "1.5000", "3.2500", 3)
+    assert set(peers.COLUMNS) >= {"ms_min", "ms_max", "reps"}
