@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs one libFuzzer harness (fuzz/README.md) for SECONDS at nice 19, one worker:
-#   fuzz/run.sh tape|planfile|cli SECONDS [BUILD_DIR]   (BUILD_DIR: build/fuzz)
+#   fuzz/run.sh tape|planfile|cli|plannest|cacheentry SECONDS [BUILD_DIR]   (BUILD_DIR: build/fuzz)
 # New inputs go to BUILD_DIR/fuzz-corpus/HARNESS (the seeds in fuzz/corpus stay
 # as committed); a crash input to BUILD_DIR/fuzz-artifacts/HARNESS/, which makes
 # this script fail: copy it to fuzz/regressions/HARNESS/ once the reader is fixed.

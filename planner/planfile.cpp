@@ -38,45 +38,50 @@ class Source : public std::streambuf {
  public:
   explicit Source(std::string_view text) { set(text); }
   explicit Source(InputFile& file) : file_(&file) {}
-  // "line L, column C" of the last byte the parser took.
+  // "line L, column C" of the last byte the parser took (the same for a string and a file).
   std::string where() const {
-    const char* p = gptr();
+    if (gptr() == eback()) return at(lastLine_, lastColumn_);  // the last byte taken was a retired chunk's
     size_t line = lines_, column = column_;
-    for (const char* c = eback(); c + 1 < p; ++c) {
-      if (*c == '\n') {
-        ++line;
-        column = 1;
-      } else {
-        ++column;
-      }
-    }
-    return "line " + std::to_string(line) + ", column " + std::to_string(column);
+    for (const char* c = eback(); c + 1 < gptr(); ++c) advance(*c, line, column);
+    return at(line, column);
   }
 
  protected:
   int_type underflow() override {
     if (!file_) return traits_type::eof();
-    for (const char* c = eback(); c < egptr(); ++c) {  // the chunk done with: its lines counted
-      if (*c == '\n') {
-        ++lines_;
-        column_ = 1;
-      } else {
-        ++column_;
-      }
+    for (const char* c = eback(); c < egptr(); ++c) {  // the chunk done with: where its last byte was
+      lastLine_ = lines_;
+      lastColumn_ = column_;
+      advance(*c, lines_, column_);
     }
     const std::string_view chunk = file_->next();  // throws InputError past the limit
-    if (chunk.empty()) return traits_type::eof();
+    if (chunk.empty()) {
+      setg(egptr(), egptr(), egptr());  // nothing left to count twice
+      return traits_type::eof();
+    }
     set(chunk);
     return traits_type::to_int_type(*gptr());
   }
 
  private:
+  static void advance(char c, size_t& line, size_t& column) {
+    if (c == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  static std::string at(size_t line, size_t column) {
+    return "line " + std::to_string(line) + ", column " + std::to_string(column);
+  }
   void set(std::string_view v) {
     char* b = const_cast<char*>(v.data());  // read only: a get area needs char*
     setg(b, b, b + v.size());
   }
   InputFile* file_ = nullptr;
-  size_t lines_ = 1, column_ = 1;  // where the current chunk starts
+  size_t lines_ = 1, column_ = 1;          // where the current chunk starts
+  size_t lastLine_ = 1, lastColumn_ = 1;   // where the last byte of the chunks before it was
 };
 
 // Parsing: every check names the file and the field.
@@ -197,7 +202,9 @@ class Reader {
   }
 
   [[noreturn]] void fail(const std::string& field, const std::string& why) const {
-    throw PlanFileError(file_ + ": " + field + ": " + why);
+    // A field deep in nested cuts is named by its start and its end: the line stays readable.
+    const std::string shownField = field.size() <= 120 ? field : field.substr(0, 60) + "..." + field.substr(field.size() - 50);
+    throw PlanFileError(file_ + ": " + shownField + ": " + why);
   }
 
   // nlohmann's message after its "[json.exception.parse_error.101] parse error at ...: " prefix.

@@ -19,6 +19,6 @@ targets=$(ninja -C build/asan -t targets all |
   tr -d : | sort -u)
 cmake --build --preset asan --target $targets
 ctest --preset asan
-for h in tape planfile cli; do
+for h in tape planfile cli plannest cacheentry; do
   fuzz/run.sh "$h" "$seconds" build/asan
 done
