@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <limits>
 #include <string_view>
-#include <unordered_set>
+#include <functional>
 #include <vector>
 
 #include "util/files.h"
@@ -15,8 +15,47 @@
 namespace tapelab {
 namespace {
 
+// The input names seen so far, as indices into the tape's own names (no copies): open addressing
+// over a power-of-two table of 4-byte slots with each name's hash beside it, so that a million
+// inputs cost two flat arrays, not a million allocated nodes.
+class NameSet {
+ public:
+  // Inserts names[names.size()] to come, `name`; false when it is there already.
+  bool insert(const std::string& name, const std::vector<std::string>& names) {
+    if ((count_ + 1) * 2 > slots_.size()) grow(names);
+    const uint64_t h = std::hash<std::string>{}(name);
+    for (size_t at = h & (slots_.size() - 1);; at = (at + 1) & (slots_.size() - 1)) {
+      const uint32_t s = slots_[at];
+      if (s == 0) {
+        slots_[at] = static_cast<uint32_t>(names.size()) + 1;
+        hashes_.push_back(h);
+        ++count_;
+        return true;
+      }
+      if (hashes_[s - 1] == h && names[s - 1] == name) return false;
+    }
+  }
+
+ private:
+  void grow(const std::vector<std::string>& names) {
+    std::vector<uint32_t> old = std::move(slots_);
+    slots_.assign(std::max<size_t>(16, old.size() * 2), 0);
+    for (uint32_t s : old)
+      if (s != 0)
+        for (size_t at = hashes_[s - 1] & (slots_.size() - 1);; at = (at + 1) & (slots_.size() - 1))
+          if (slots_[at] == 0) {
+            slots_[at] = s;
+            break;
+          }
+    (void)names;
+  }
+  std::vector<uint32_t> slots_;   // 0 empty, else the name's index + 1
+  std::vector<uint64_t> hashes_;  // per name, in tape order
+  size_t count_ = 0;
+};
+
 // The reader takes one line at a time (no copy of the file is kept): memory is the tape's own
-// plus one line, time is linear in the bytes (input names are checked against a hash set).
+// plus one line, time is linear in the bytes (input names are checked against NameSet).
 class Reader {
  public:
   explicit Reader(const std::string& file) : file_(file) {}
@@ -52,7 +91,7 @@ class Reader {
       expectCount(nw, 2);
       const std::string name(w_[1]);
       if (!validName(name)) fail(line_, "input name '" + shown(name) + "' must be letters, digits, '_' or '.', not starting with a digit");
-      if (!names_.insert(name).second) fail(line_, "duplicate input name '" + name + "'");
+      if (!names_.insert(name, t_.inputNames)) fail(line_, "duplicate input name '" + name + "'");
       t_.addInput(name, number(w_[2]));
       return;
     }
@@ -173,7 +212,7 @@ class Reader {
   int line_ = 0;
   bool header_ = false, haveOutput_ = false;
   Tape t_;
-  std::unordered_set<std::string> names_;
+  NameSet names_;
   std::string_view w_[4];
 };
 
