@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <new>
 
 #include "api/ranks.h"
 #include "engine/engine.h"
@@ -350,6 +351,9 @@ int runCommandLine(CLI::App& app, int argc, const char* const* argv, const std::
   } catch (const std::exception& e) {  // UsageError, PlanFileError, TapeParseError, EngineUnavailable, ...
     message = e.what();
     code = ranks::exitCodeOf(e);
+    // The readers and the engines name what they allocate; anything else says which command ran out.
+    if (dynamic_cast<const std::bad_alloc*>(&e))
+      message = "out of memory in '" + commandPath(selected(app)) + "' (" + message + ")";
     if (ranks::size() > 1 && !dynamic_cast<const ranks::RankFailure*>(&e)) {
       try {
         ranks::agree(code, message);  // the others are at their next agreement: they stop with this

@@ -4,6 +4,7 @@
 // ambiguous input refused, and messages that say why.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -58,8 +59,9 @@ std::string slurp(const std::string& path) {
 
 void writeFile(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 
-// Runs tapelab with `args` (no shell), `env` added ("NAME=value"), stdout and stderr captured.
-Proc run(const std::vector<std::string>& args, const std::vector<std::string>& env = {}) {
+// Runs tapelab with `args` (no shell), `env` added ("NAME=value"), stdout and stderr captured;
+// `addressSpace` > 0 limits its memory (RLIMIT_AS, bytes).
+Proc run(const std::vector<std::string>& args, const std::vector<std::string>& env = {}, rlim_t addressSpace = 0) {
   static int counter = 0;
   const std::string base = fs::temp_directory_path() / ("tapelab-hostile-" + std::to_string(::getpid()) + "-" +
                                                         std::to_string(counter++));
@@ -68,6 +70,10 @@ Proc run(const std::vector<std::string>& args, const std::vector<std::string>& e
   if (pid == 0) {
     if (!std::freopen(outPath.c_str(), "w", stdout) || !std::freopen(errPath.c_str(), "w", stderr)) ::_exit(126);
     for (const std::string& e : env) ::putenv(const_cast<char*>(e.c_str()));
+    if (addressSpace > 0) {
+      const rlimit limit{addressSpace, addressSpace};
+      ::setrlimit(RLIMIT_AS, &limit);
+    }
     std::vector<char*> argv{const_cast<char*>(kTapelab.c_str())};
     for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
@@ -228,6 +234,30 @@ TEST_F(CliHostile, CountsAreCheckedAtTheEdge) {
   const Proc edge = run({"run", d / "t.tape", "--paths", "1000", "--json"}, {"TAPELAB_PATH_OFFSET=18446744073709550616"});
   EXPECT_EQ(edge.code, 0) << "the last 1000 path indices: " << edge.err;
   EXPECT_NE(edge.out.find("\"paths\":1000,"), std::string::npos) << edge.out;
+}
+
+// Class 3: memory does not grow with paths (a window of blocks at a time), and an allocation that
+// fails names the command that ran out, where no reader or engine names its own.
+TEST_F(CliHostile, MemoryDoesNotGrowWithPathsAndRunningOutSaysWhere) {
+  TempDir d;
+  writeFile(d / "t.tape", kSmallTape);
+  // 2^40 paths would take days; within 300 MB the run must get going, not die allocating.
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const rlimit limit{300u << 20, 300u << 20};
+    ::setrlimit(RLIMIT_AS, &limit);
+    if (!std::freopen("/dev/null", "w", stdout) || !std::freopen("/dev/null", "w", stderr)) ::_exit(126);
+    ::execl(kTapelab.c_str(), kTapelab.c_str(), "run", (d / "t.tape").c_str(), "--paths", "1099511627776",
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  int status = 0;
+  EXPECT_EQ(::waitpid(pid, &status, WNOHANG), 0) << "the run of 2^40 paths ended within 3 s (status " << status << ")";
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, &status, 0);
+  expectError(run({"price", "--product", "asian", "--steps", "1000000", "--paths", "10"}, {}, rlim_t{400} << 20), 1,
+              "out of memory in 'tapelab price' (std::bad_alloc)", "a tape too large for the memory");
 }
 
 // Class 4: a result that is not finite prints nan, lists it under non_finite in --json and warns,
