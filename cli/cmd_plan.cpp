@@ -1,9 +1,12 @@
 // tapelab plan: where a strategy cuts a tape and what the plan costs
 // (planner/metrics.h), next to the plain kernel; --all compares every
-// strategy over a range of segment counts.
+// strategy (or a list) over a range of segment counts, says on stderr how far
+// it got, and sums up with the Pareto front of peak_live against weighted
+// recompute cost.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <exception>
 #include <memory>
@@ -13,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "api/knobs.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "planner/liveness.h"
@@ -138,6 +142,147 @@ void checkStrategy(const std::string& name, const std::string& label) {
   }
 }
 
+// --all's strategies: --strategy A,B,... or --strategies A,B,... in the order given (a name once), else
+// every strategy. --all ignores TAPELAB_STRATEGY (the variable names the strategy of a run).
+std::vector<std::string> allStrategies(const Flags& f) {
+  if (f.onCommandLine("strategy") && f.given("strategies"))
+    throw UsageError("--strategy and --strategies name the same list: give one of them");
+  const std::string flag = f.onCommandLine("strategy") ? "strategy" : "strategies";
+  std::vector<std::string> names;
+  if (f.onCommandLine("strategy") || f.given("strategies")) {
+    try {
+      for (const std::string& n : parseNameList(*f.text(flag), f.label(flag)))
+        if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+    for (const std::string& n : names) checkStrategy(n, f.label(flag));
+    return names;
+  }
+  for (const StrategyEntry& s : strategies()) names.push_back(s.name);
+  return names;
+}
+
+// One point of the summary: a plan's register-pressure proxy against what it recomputes.
+struct FrontPoint {
+  std::string strategy;
+  int requested = 1;
+  PlanMetrics metrics;
+};
+
+bool dominates(const PlanMetrics& a, const PlanMetrics& b) {
+  return a.peakLive <= b.peakLive && a.recomputeCost <= b.recomputeCost &&
+         (a.peakLive < b.peakLive || a.recomputeCost < b.recomputeCost);
+}
+
+// The plans no other plan beats on both peak_live and weighted recompute_cost (the plain kernel among
+// them: it recomputes nothing), by peak_live; of plans with the same strategy, segments and both numbers,
+// the one asked with the fewest segments.
+std::vector<FrontPoint> paretoFront(const std::vector<FrontPoint>& points) {
+  std::vector<FrontPoint> front;
+  for (const FrontPoint& p : points) {
+    if (std::any_of(points.begin(), points.end(), [&](const FrontPoint& q) { return dominates(q.metrics, p.metrics); }))
+      continue;
+    const bool same = std::any_of(front.begin(), front.end(), [&](const FrontPoint& q) {
+      return q.strategy == p.strategy && q.metrics.segments == p.metrics.segments &&
+             q.metrics.peakLive == p.metrics.peakLive && q.metrics.recomputeCost == p.metrics.recomputeCost;
+    });
+    if (!same) front.push_back(p);
+  }
+  std::stable_sort(front.begin(), front.end(), [](const FrontPoint& a, const FrontPoint& b) {
+    if (a.metrics.peakLive != b.metrics.peakLive) return a.metrics.peakLive < b.metrics.peakLive;
+    return a.metrics.recomputeCost < b.metrics.recomputeCost;
+  });
+  return front;
+}
+
+// Plans every (strategy, segment count) job on every core (strategies are pure functions of the tape and
+// the options). stderr says when each strategy's plans are all made, with the time they took and the time
+// since the start, and every 5 s how many plans are made: a long --all is never silent.
+std::vector<Row> planAll(const Tape& t, const std::vector<std::string>& names, int from, int to, const PlanOptions& base) {
+  struct Job {
+    size_t strategy;
+    int segments;
+  };
+  std::vector<Job> jobs;
+  for (size_t s = 0; s < names.size(); ++s)
+    for (int segs = from; segs <= to; ++segs) jobs.push_back({s, segs});
+  std::vector<Row> rows(jobs.size());
+  std::vector<size_t> left(names.size(), static_cast<size_t>(to - from + 1));
+  std::vector<double> seconds(names.size(), 0.0);
+  const auto start = std::chrono::steady_clock::now();
+  auto since = [](std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  std::mutex mu;
+  std::condition_variable changed;
+  size_t made = 0, strategiesDone = 0;
+  auto lastLine = start;
+  std::atomic<size_t> next{0};
+  std::exception_ptr failure;
+  const unsigned threads =
+      std::max(1u, std::min<unsigned>({std::thread::hardware_concurrency(), 16u, static_cast<unsigned>(jobs.size())}));
+  unsigned running = threads;
+  auto worker = [&] {
+    try {
+      for (size_t k; (k = next.fetch_add(1)) < jobs.size();) {
+        rows[k] = planRow(t, names[jobs[k].strategy], jobs[k].segments, base);
+        std::lock_guard<std::mutex> lock(mu);
+        ++made;
+        const size_t s = jobs[k].strategy;
+        seconds[s] += rows[k].seconds;
+        if (--left[s] == 0) {
+          ++strategiesDone;
+          std::fprintf(stderr, "plan --all: %s: %d plans, %.1f s of planning (elapsed %.1f s, %zu/%zu strategies)\n",
+                       names[s].c_str(), to - from + 1, seconds[s], since(start), strategiesDone, names.size());
+          lastLine = std::chrono::steady_clock::now();
+        }
+      }
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mu);
+      if (!failure) failure = std::current_exception();
+      next = jobs.size();
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    --running;
+    changed.notify_all();
+  };
+  std::vector<std::thread> pool;
+  for (unsigned i = 0; i < threads; ++i) pool.emplace_back(worker);
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    while (running > 0) {
+      changed.wait_for(lock, std::chrono::milliseconds(500));
+      if (running > 0 && since(lastLine) >= 5.0) {
+        std::string open;  // the strategies still planning, with how far each got
+        const size_t per = static_cast<size_t>(to - from + 1);
+        for (size_t s = 0; s < names.size(); ++s)
+          if (left[s] > 0 && left[s] < per)
+            open += (open.empty() ? "" : ", ") + names[s] + " " + std::to_string(per - left[s]) + "/" + std::to_string(per);
+        std::fprintf(stderr, "plan --all: %zu/%zu plans made%s%s%s, %zu/%zu strategies done (elapsed %.1f s)\n", made,
+                     jobs.size(), open.empty() ? "" : " (", open.c_str(), open.empty() ? "" : ")", strategiesDone,
+                     names.size(), since(start));
+        lastLine = std::chrono::steady_clock::now();
+      }
+    }
+  }
+  for (auto& th : pool) th.join();
+  if (failure) std::rethrow_exception(failure);
+  return rows;
+}
+
+std::string frontJson(const std::vector<FrontPoint>& front) {
+  std::vector<std::string> items;
+  for (const FrontPoint& p : front) {
+    Json j;
+    j.str("strategy", p.strategy).integer("requested_segments", p.requested).integer("segments", p.metrics.segments)
+        .integer("depth", p.metrics.depth).integer("peak_live", p.metrics.peakLive)
+        .number("recompute_cost", p.metrics.recomputeCost).integer("recompute_ops", p.metrics.recomputeOps);
+    items.push_back(j.done());
+  }
+  return jsonArray(items);
+}
+
 int plan(const Flags& f) {
   const Tape t = tapeFrom(f);
   const bool json = f.given("json");
@@ -151,9 +296,15 @@ int plan(const Flags& f) {
     if (base.markets > 8) throw UsageError("--markets: expected 1..8, got " + std::to_string(base.markets));
   }
   std::optional<std::string> onlyStrategy;
-  if (f.onCommandLine("strategy") || (!all && f.given("strategy"))) {  // --all ignores TAPELAB_STRATEGY
-    onlyStrategy = *f.text("strategy");
-    checkStrategy(*onlyStrategy, f.label("strategy"));
+  if (!all) {
+    if (f.given("strategies")) throw UsageError("--strategies lists the strategies of --all: give --all, or one --strategy");
+    if (f.given("strategy")) {
+      onlyStrategy = *f.text("strategy");
+      if (onlyStrategy->find(',') != std::string::npos)
+        throw UsageError(f.label("strategy") + ": one strategy without --all, got '" + *onlyStrategy +
+                         "' (a list: plan --all, or run --strategy A,B)");
+      checkStrategy(*onlyStrategy, f.label("strategy"));
+    }
   }
   const PlanMetrics plain = planMetrics(t, plainPlan(t));
   const std::vector<std::string> header{"kernel",        "strategy",      "segments",       "depth",
@@ -204,39 +355,16 @@ int plan(const Flags& f) {
   if (hi < 1) throw UsageError("--max-segments: expected a positive integer, got " + std::to_string(hi));
   if (lo > hi) throw UsageError("--min-segments " + std::to_string(lo) + " is above --max-segments " + std::to_string(hi));
   const int from = std::min(lo, t.size()), to = std::min(hi, t.size());
-  // Strategies are pure functions of (tape, options): rows are planned on every core.
-  std::vector<std::pair<std::string, int>> jobs;
-  for (const StrategyEntry& s : strategies()) {
-    if (onlyStrategy && s.name != *onlyStrategy) continue;
-    for (int segs = from; segs <= to; ++segs) jobs.emplace_back(s.name, segs);
-  }
-  std::vector<Row> rows(jobs.size());
-  std::atomic<size_t> next{0};
-  std::exception_ptr failure;
-  std::mutex failureMutex;
-  auto worker = [&] {
-    try {
-      for (size_t k; (k = next.fetch_add(1)) < jobs.size();) rows[k] = planRow(t, jobs[k].first, jobs[k].second, base);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(failureMutex);
-      if (!failure) failure = std::current_exception();
-      next = jobs.size();
-    }
-  };
-  std::vector<std::thread> pool;
-  const unsigned threads = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), 16));
-  for (unsigned i = 1; i < threads; ++i) pool.emplace_back(worker);
-  worker();
-  for (auto& th : pool) th.join();
-  if (failure) std::rethrow_exception(failure);
-  const Row* best = nullptr;
-  for (const Row& r : rows)
-    if (!best || r.metrics.peakLive < best->metrics.peakLive) best = &r;
+  const std::vector<Row> rows = planAll(t, allStrategies(f), from, to, base);
+  std::vector<FrontPoint> points{{"plain", 1, plain}};
+  for (const Row& r : rows) points.push_back({r.strategy, r.requested, r.metrics});
+  const std::vector<FrontPoint> front = paretoFront(points);
   if (json) {
     std::vector<std::string> items;
     for (const Row& r : rows) items.push_back(rowJson(r, false, t));
     Json j;
-    j.field("tape", tapeJson(t)).field("plain", metricsJson(plain)).field("rows", jsonArray(items));
+    j.field("tape", tapeJson(t)).field("plain", metricsJson(plain)).field("rows", jsonArray(items))
+        .field("pareto_front", frontJson(front));
     std::printf("%s\n", j.done().c_str());
     return kExitOk;
   }
@@ -258,9 +386,17 @@ int plan(const Flags& f) {
   }
   std::printf("%s: %d nodes, %d inputs, %llu draws\n\n%s", t.name.c_str(), t.size(), t.numInputs(), static_cast<unsigned long long>(t.drawCount()),
               table(allHeader, out).c_str());
-  if (best)
-    std::printf("\nleast peak_live: %s at %d segments (requested %d): %d, plain %d\n", best->strategy.c_str(),
-                best->metrics.segments, best->requested, best->metrics.peakLive, plain.peakLive);
+  std::vector<std::vector<std::string>> frontRows;
+  for (const FrontPoint& p : front) {
+    char cost[32];
+    std::snprintf(cost, sizeof cost, "%.0f", p.metrics.recomputeCost);
+    frontRows.push_back({p.strategy, std::to_string(p.requested), std::to_string(p.metrics.segments),
+                         std::to_string(p.metrics.depth), std::to_string(p.metrics.peakLive), cost});
+  }
+  std::printf("\nPareto front of peak_live against weighted recompute_cost: the %zu of %zu plans (plain included) "
+              "that no other plan matches on both and beats on one:\n%s",
+              front.size(), points.size(),
+              table({"strategy", "requested", "segments", "depth", "peak_live", "recompute_cost"}, frontRows).c_str());
   return kExitOk;
 }
 
@@ -280,7 +416,8 @@ Runner setupPlan(CLI::App& app) {
              "strategies:\n" + list);
   auto f = std::make_shared<Flags>(app);
   addTapeFlags(*f, TapeSource::FileOrProduct);
-  f->knob("strategy", "NAME", "window", "with --all, only this one");
+  f->knob("strategy", "NAME", "window", "with --all, a list: only these (A,B,...)");
+  f->value("strategies", "A,B,...", "--all: only these strategies, in this order (as --strategy A,B,...)");
   f->knob("checkpoint", "SEGMENTS", "16", "off = 1; auto: " + std::to_string(RunConfig().segments) +
                                               " from --ckpt-nodes nodes");
   f->knob("ckpt-nodes", "N", std::to_string(RunConfig().ckptNodes));
@@ -289,7 +426,8 @@ Runner setupPlan(CLI::App& app) {
   f->knob("budget", "B", "", "default: with --markets, the register-file default for M markets, else window's peak_live at that segment count");
   f->value("markets", "M", "budget: derive the default budget for a register kernel of M markets per dispatch (1-8): min(212, 400/M), from the sm_90 calibration (runs)");
   f->value("out", "FILE", "write the plan to FILE (a plan file: run it with --plan FILE)");
-  f->flag("all", "one row per strategy and segment count, with the plain kernel");
+  f->flag("all", "one row per strategy and segment count, with the plain kernel; progress on stderr; the summary is "
+                 "the Pareto front of peak_live against weighted recompute_cost");
   f->value("min-segments", "A", "--all: smallest segment count", "2");
   f->value("max-segments", "B", "--all: largest segment count (both capped at the node count)", "32");
   f->flag("json", "print JSON instead of tables (numbers with 17 significant digits)");
