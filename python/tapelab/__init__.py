@@ -208,6 +208,8 @@ def _finite(value, flag):
         v = math.nan
     if not math.isfinite(v):
         raise _invalid(f"{flag}: '{value}' is not a finite number")
+    if v == 0 and isinstance(value, str) and any(c in "123456789" for c in value.lower().split("e")[0]):
+        raise _invalid(f"{flag}: '{value}' underflows to zero")  # the CLI's and the tape reader's rule
     return v
 
 

@@ -94,6 +94,13 @@ def test_set_and_ladder_on_one_input_is_refused(cli):
     assert one_line(e) == line
 
 
+def test_a_value_that_underflows_is_refused(cli):
+    rc, line = cli.error("price", "--product", "asian", "--steps", 4, "--set", "spot=1e-400")
+    with pytest.raises(ValueError) as e:
+        tapelab.price(tapelab.product("asian", steps=4), inputs={"spot": "1e-400"})
+    assert one_line(e) == line
+
+
 def test_non_finite_results_warn_and_say_nan(usable):
     tape = tapelab.parse_tape(OVERFLOW, "overflow.tape")
     for engine in [e for e in ("reference", "reference-f32", "cpu-jit", "vulkan", "opencl") if e in usable]:
