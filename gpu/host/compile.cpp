@@ -15,9 +15,9 @@ std::string dumpSource(const std::string& dir, const std::string& stem, const st
   if (dir.empty()) return "";
   const std::string path =
       (std::filesystem::path(dir) / ("tapelab-" + stem + "-" + contentHash(source).substr(0, 12) + "." + ext)).string();
-  std::string why;
-  if (!writeFileAtomic(path, source, &why))
-    throw std::runtime_error("cannot write generated source to " + path + " (--dump, TAPELAB_DUMP): " + why);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  writeOutputFile(path, source, {}, "--dump");  // as every --out: through links, never a special file replaced
   return path;
 }
 

@@ -10,8 +10,9 @@
 namespace tapelab {
 
 // Writes `source` to DIR/tapelab-<stem>-<hash>.<ext> (creating DIR) and
-// returns the path; "" when dir is "". Throws std::runtime_error when it
-// cannot write.
+// returns the path; "" when dir is "". Written as every --out (util/files.h
+// writeOutputFile): std::runtime_error "--dump FILE: cannot write: why", or
+// OutputRefused for a directory in the file's place.
 std::string dumpSource(const std::string& dir, const std::string& stem, const std::string& ext,
                        const std::string& source);
 

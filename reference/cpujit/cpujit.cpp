@@ -5,7 +5,6 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <stdexcept>
 #include <thread>
 
@@ -13,6 +12,7 @@
 #include "reference/cpujit/compile.h"
 #include "reference/cpujit/emit.h"
 #include "reference/cpujit/probe.h"
+#include "util/files.h"
 #include "util/process.h"
 
 namespace tapelab {
@@ -82,9 +82,7 @@ Loaded buildKernel(const Tape& tape, const KernelOptions& o, const EngineSetting
           (std::filesystem::path(dumpDir) /
            ("cpujit-" + hint + (i == 0 ? std::string() : ".part" + std::to_string(i)) + ".cpp"))
               .string();
-      std::ofstream out(path, std::ios::binary);
-      out << k.source.parts[i];
-      if (!out) throw std::runtime_error("cpu-jit: cannot write the dumped source " + path);
+      writeOutputFile(path, k.source.parts[i], {}, "--dump");  // as every --out (util/files.h)
       if (i == 0) dumped = path;
     }
   }
