@@ -81,28 +81,33 @@ py::dict metricsDict(const PlanMetrics& m) {
 
 void bindPlans(py::module_& m) {
   py::class_<PlanMetrics>(m, "Metrics", "What a plan costs (planner/metrics.h); the names of `tapelab plan --json`.")
-      .def_readonly("segments", &PlanMetrics::segments)
+      .def_readonly("segments", &PlanMetrics::segments, "top-level segments of the plan (1: plain)")
       .def_readonly("persistent", &PlanMetrics::persistent, "values held for the whole kernel")
       .def_readonly("peak_live", &PlanMetrics::peakLive, "most values live at once: the register-pressure proxy")
-      .def_readonly("scratch_slots", &PlanMetrics::scratchSlots)
-      .def_readonly("recompute_ops", &PlanMetrics::recomputeOps)
+      .def_readonly("scratch_slots", &PlanMetrics::scratchSlots, "slots a scratch kernel's buffer needs per path")
+      .def_readonly("recompute_ops", &PlanMetrics::recomputeOps, "operations the reverse sweep recomputes")
       .def_readonly("recompute_cost", &PlanMetrics::recomputeCost, "recompute_ops weighted by op cost")
       .def_readonly("depth", &PlanMetrics::depth, "levels of cuts: 0 plain, 1 flat, 2 two-level, ...")
       .def_readonly("peak_segment", &PlanMetrics::peakSegment, "-1: forward sweep, else the segment holding the peak")
-      .def("to_dict", &metricsDict)
+      .def("to_dict", &metricsDict, "the metrics as a dict, keyed as `tapelab plan --json` prints them")
       .def("__eq__", [](const PlanMetrics& a, const PlanMetrics& b) {
         return a.segments == b.segments && a.persistent == b.persistent && a.peakLive == b.peakLive &&
                a.scratchSlots == b.scratchSlots && a.recomputeOps == b.recomputeOps &&
                a.recomputeCost == b.recomputeCost && a.depth == b.depth && a.peakSegment == b.peakSegment;
-      })
-      .def("__repr__", [](const PlanMetrics& m) { return "Metrics(" + py::repr(metricsDict(m)).cast<std::string>() + ")"; });
+      }, "every metric equal")
+      .def("__repr__", [](const PlanMetrics& m) { return "Metrics(" + py::repr(metricsDict(m)).cast<std::string>() + ")"; },
+           "Metrics({...}) with to_dict()'s keys");
 
   py::class_<PlanHandle, std::shared_ptr<PlanHandle>>(m, "Plan", "Where a tape's kernel cuts it (planner/plan.h).")
-      .def_property_readonly("strategy", [](const PlanHandle& h) { return h.plan.strategy; })
-      .def_property_readonly("segments", [](const PlanHandle& h) { return h.plan.segments(); })
-      .def_property_readonly("depth", [](const PlanHandle& h) { return h.plan.depth(); })
-      .def_property_readonly("nested", [](const PlanHandle& h) { return h.plan.nested(); })
-      .def_property_readonly("bounds", [](const PlanHandle& h) { return h.plan.bounds; })
+      .def_property_readonly("strategy", [](const PlanHandle& h) { return h.plan.strategy; },
+                             "the strategy's name (a built-in's, python:NAME for a function, or the file's label)")
+      .def_property_readonly("segments", [](const PlanHandle& h) { return h.plan.segments(); }, "top-level segments")
+      .def_property_readonly("depth", [](const PlanHandle& h) { return h.plan.depth(); },
+                             "levels of cuts: 0 plain, 1 flat, 2 two-level, ...")
+      .def_property_readonly("nested", [](const PlanHandle& h) { return h.plan.nested(); },
+                             "whether some segment is cut again (inner is not None)")
+      .def_property_readonly("bounds", [](const PlanHandle& h) { return h.plan.bounds; },
+                             "segment bounds: 0, the cuts, the node count")
       .def_property_readonly("cuts", [](const PlanHandle& h) { return cutsOf(h.plan); }, "the top-level cuts")
       .def_property_readonly(
           "inner",
@@ -112,13 +117,19 @@ void bindPlans(py::module_& m) {
           },
           "None for a flat plan, else the plan file's \"inner\": one entry per segment, None or "
           "{\"cuts\": [...], \"chain\": bool, \"inner\": [...]}")
-      .def_property_readonly("persistent", [](const PlanHandle& h) { return h.plan.persistent; })
-      .def_property_readonly("crossing", [](const PlanHandle& h) { return h.plan.crossing; })
-      .def_property_readonly("scratch_slots", [](const PlanHandle& h) { return h.plan.scratchSlots; })
-      .def_readonly("requested_segments", &PlanHandle::requested)
+      .def_property_readonly("persistent", [](const PlanHandle& h) { return h.plan.persistent; },
+                             "nodes whose values the kernel keeps for the whole reverse sweep")
+      .def_property_readonly("crossing", [](const PlanHandle& h) { return h.plan.crossing; },
+                             "per segment boundary, the nodes whose values cross it (planner/plan.h)")
+      .def_property_readonly("scratch_slots", [](const PlanHandle& h) { return h.plan.scratchSlots; },
+                             "slots a scratch kernel's buffer needs per path")
+      .def_readonly("requested_segments", &PlanHandle::requested,
+                    "the segment count asked for (budget and auto choose their own: see segments)")
       .def_readonly("seconds", &PlanHandle::seconds, "time the strategy took")
-      .def_property_readonly("tape", [](const PlanHandle& h) { return std::const_pointer_cast<Tape>(h.tape); })
-      .def_property_readonly("metrics", [](PlanHandle& h) { return metricsOf(h); })
+      .def_property_readonly("tape", [](const PlanHandle& h) { return std::const_pointer_cast<Tape>(h.tape); },
+                             "the tape the plan cuts")
+      .def_property_readonly("metrics", [](PlanHandle& h) { return metricsOf(h); },
+                             "what the plan costs (tapelab.Metrics), computed once")
       .def(
           "to_json", [](const PlanHandle& h) { return planFileText(*h.tape, h.plan, h.requested); },
           "the plan file's text (tapelab plan --out writes the same)")
@@ -131,17 +142,18 @@ void bindPlans(py::module_& m) {
           py::arg("path"), "write the plan file (run it with plan=tapelab.read_plan(path, tape) or --plan)")
       .def("same_cuts", [](const PlanHandle& a, const PlanHandle& b) {
         return a.structure == b.structure && a.plan.bounds == b.plan.bounds && a.plan.inner == b.plan.inner;
-      }, "the same cuts (flat and nested) on the same tape structure, whatever the strategy's name")
+      }, py::arg("other"), "the same cuts (flat and nested) on the same tape structure, whatever the strategy's name")
       .def("__repr__", [](PlanHandle& h) {
         return "<tapelab.Plan " + h.plan.strategy + ": " + std::to_string(h.plan.segments()) + " segments, depth " +
                std::to_string(h.plan.depth()) + ", peak_live " + std::to_string(metricsOf(h).peakLive) + ">";
-      });
+      }, "<tapelab.Plan STRATEGY: N segments, depth D, peak_live P>");
 
   m.def("_plan_strategy", &strategyPlan, py::arg("tape"), py::arg("name"), py::arg("segments"),
-        py::arg("seglen") = py::none(), py::arg("inner") = py::none(), py::arg("budget") = py::none());
+        py::arg("seglen") = py::none(), py::arg("inner") = py::none(), py::arg("budget") = py::none(),
+        "a built-in strategy's plan (tapelab.plan(tape, NAME, ...)); the GIL is released while it plans");
   m.def(
       "_plain_plan", [](std::shared_ptr<const Tape> tape) { return handle(plainPlan(*tape), tape, 1, 0); },
-      py::arg("tape"));
+      py::arg("tape"), "the plain kernel's plan: one segment, no cuts");
   m.def(
       "parse_plan",
       [](const std::string& text, std::shared_ptr<const Tape> tape, const std::string& file, std::optional<int> requested,

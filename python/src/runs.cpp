@@ -418,53 +418,69 @@ void bindRuns(py::module_& m) {
       "Every engine tapelab knows, usable here or not: name, usable, compile_only, reason, kinds, precisions, ...");
 
   py::class_<KernelStats>(m, "KernelStats", "What the compiler and driver say about a kernel; -1 = not reported.")
-      .def_readonly("registers", &KernelStats::registers)
-      .def_readonly("spill_bytes", &KernelStats::spillBytes)
-      .def_readonly("spill_store_bytes", &KernelStats::spillStoreBytes)
-      .def_readonly("scratch_bytes", &KernelStats::scratchBytes)
-      .def_readonly("compile_seconds", &KernelStats::compileSeconds)
-      .def_readonly("cache_hit", &KernelStats::cacheHit)
-      .def_readonly("notes", &KernelStats::notes)
-      .def_readonly("source_path", &KernelStats::sourcePath)
-      .def("to_dict", &statsDict)
-      .def("__repr__", [](const KernelStats& s) { return "KernelStats(" + py::repr(statsDict(s)).cast<std::string>() + ")"; });
+      .def_readonly("registers", &KernelStats::registers, "registers per thread (GPU compilers), -1 when not reported")
+      .def_readonly("spill_bytes", &KernelStats::spillBytes, "local memory (spills and stack frame) per thread in bytes, -1 when not reported")
+      .def_readonly("spill_store_bytes", &KernelStats::spillStoreBytes, "of which register spills, where the compiler says (ptxas: spill stores), else -1")
+      .def_readonly("scratch_bytes", &KernelStats::scratchBytes, "bytes of the scratch buffer the kernel allocates (scratch kind), -1 when not reported")
+      .def_readonly("compile_seconds", &KernelStats::compileSeconds, "time the kernel took to compile (0 from a cache)")
+      .def_readonly("cache_hit", &KernelStats::cacheHit, "whether the kernel came from a compiled-kernel cache")
+      .def_readonly("notes", &KernelStats::notes, "free text: the compiler's and driver's statistics by name")
+      .def_readonly("source_path", &KernelStats::sourcePath, "the generated source's file where dump= wrote it, else empty")
+      .def("to_dict", &statsDict, "the statistics as a dict, keyed as `tapelab price --json` prints kernel_stats")
+      .def("__repr__", [](const KernelStats& s) { return "KernelStats(" + py::repr(statsDict(s)).cast<std::string>() + ")"; },
+           "KernelStats({...}) with to_dict()'s keys");
 
   py::class_<KernelHandle, std::shared_ptr<KernelHandle>>(m, "Kernel", "A compiled kernel: run it many times.")
-      .def_readonly("engine", &KernelHandle::engine)
-      .def_property_readonly("tape", [](const KernelHandle& k) { return std::const_pointer_cast<Tape>(k.tape); })
-      .def_readonly("plan", &KernelHandle::plan)
-      .def_property_readonly("kind", [](const KernelHandle& k) { return kindName(k.pricer.options().kind); })
-      .def_property_readonly("precision", [](const KernelHandle& k) { return toString(k.pricer.options().precision); })
-      .def_property_readonly("layout", [](const KernelHandle& k) { return toString(k.pricer.options().layout); })
-      .def_property_readonly("greeks", [](const KernelHandle& k) { return k.pricer.options().greeks; })
+      .def_readonly("engine", &KernelHandle::engine, "the engine it runs on (auto resolved)")
+      .def_property_readonly("tape", [](const KernelHandle& k) { return std::const_pointer_cast<Tape>(k.tape); },
+                             "the tape it prices")
+      .def_readonly("plan", &KernelHandle::plan, "the plan it runs (tapelab.Plan; the plain plan for a plain kernel)")
+      .def_property_readonly("kind", [](const KernelHandle& k) { return kindName(k.pricer.options().kind); },
+                             "plain, register, scratch or tangent")
+      .def_property_readonly("precision", [](const KernelHandle& k) { return toString(k.pricer.options().precision); },
+                             "fp32 or fp64 (the engine's default unless precision= was given)")
+      .def_property_readonly("layout", [](const KernelHandle& k) { return toString(k.pricer.options().layout); },
+                             "the scratch buffer's layout: aos or soa")
+      .def_property_readonly("greeks", [](const KernelHandle& k) { return k.pricer.options().greeks; },
+                             "whether it computes the Greeks (False: value only)")
       .def_property_readonly("markets", [](const KernelHandle& k) { return k.pricer.options().markets; },
                              "input sets per dispatch")
-      .def_property_readonly("stats", [](const KernelHandle& k) { return k.pricer.stats(); })
-      .def("_run", &runKernel, py::arg("sets"), py::arg("paths"), py::arg("seed"));
+      .def_property_readonly("stats", [](const KernelHandle& k) { return k.pricer.stats(); },
+                             "what the compiler and driver said (tapelab.KernelStats)")
+      .def("_run", &runKernel, py::arg("sets"), py::arg("paths"), py::arg("seed"),
+           "prices the input sets (lists of input values) with paths and seed (Kernel.run checks its keywords)");
 
   py::class_<ResultHandle, std::shared_ptr<ResultHandle>>(m, "Result", "One run: a result per market.")
-      .def_property_readonly("engine", [](const ResultHandle& r) { return r.result.engine; })
-      .def_property_readonly("kind", [](const ResultHandle& r) { return kindName(r.result.kernel.kind); })
-      .def_property_readonly("segments", [](const ResultHandle& r) { return r.result.kernel.plan.segments(); })
-      .def_property_readonly("strategy", [](const ResultHandle& r) { return r.result.kernel.plan.strategy; })
-      .def_property_readonly("precision", [](const ResultHandle& r) { return toString(r.result.kernel.precision); })
-      .def_property_readonly("layout", [](const ResultHandle& r) { return toString(r.result.kernel.layout); })
-      .def_property_readonly("has_greeks", [](const ResultHandle& r) { return r.result.kernel.greeks; })
-      .def_property_readonly("paths", [](const ResultHandle& r) { return r.result.run.paths; })
-      .def_property_readonly("seed", [](const ResultHandle& r) { return r.result.run.seed; })
+      .def_property_readonly("engine", [](const ResultHandle& r) { return r.result.engine; }, "the engine that ran")
+      .def_property_readonly("kind", [](const ResultHandle& r) { return kindName(r.result.kernel.kind); },
+                             "the kernel kind: plain, register, scratch or tangent")
+      .def_property_readonly("segments", [](const ResultHandle& r) { return r.result.kernel.plan.segments(); },
+                             "the plan's top-level segments (1: plain)")
+      .def_property_readonly("strategy", [](const ResultHandle& r) { return r.result.kernel.plan.strategy; },
+                             "the plan's strategy")
+      .def_property_readonly("precision", [](const ResultHandle& r) { return toString(r.result.kernel.precision); },
+                             "fp32 or fp64")
+      .def_property_readonly("layout", [](const ResultHandle& r) { return toString(r.result.kernel.layout); },
+                             "the scratch buffer's layout: aos or soa")
+      .def_property_readonly("has_greeks", [](const ResultHandle& r) { return r.result.kernel.greeks; },
+                             "whether the run computed Greeks")
+      .def_property_readonly("paths", [](const ResultHandle& r) { return r.result.run.paths; }, "paths per market")
+      .def_property_readonly("seed", [](const ResultHandle& r) { return r.result.run.seed; }, "the draws' seed")
       .def_property_readonly("seconds", [](const ResultHandle& r) { return r.result.run.seconds; },
                              "wall time of the run, compile excluded")
-      .def_property_readonly("paths_per_second", [](const ResultHandle& r) { return r.result.pathsPerSecond(); })
+      .def_property_readonly("paths_per_second", [](const ResultHandle& r) { return r.result.pathsPerSecond(); },
+                             "market-paths per second of the run (paths x markets / seconds)")
       .def_property_readonly("setup_seconds", [](const ResultHandle& r) { return r.result.run.setupSeconds; },
                              "GPU engines: packing and uploading the inputs, before the first dispatch")
       .def_property_readonly("dispatches", [](const ResultHandle& r) { return dispatchList(r.result.run); },
                              "GPU engines: a dict per dispatch (groups, ready_seconds, sum_seconds, kernel_seconds and "
                              "gap_seconds: CUDA with knobs={'TAPELAB_TIMELINE': 1}, else None); empty elsewhere")
-      .def_property_readonly("input_names", [](const ResultHandle& r) { return r.result.inputNames; })
+      .def_property_readonly("input_names", [](const ResultHandle& r) { return r.result.inputNames; },
+                             "the tape's inputs, in the order of greek_array's columns")
       .def_readonly("input_sets", &ResultHandle::inputSets, "the markets priced, in order")
-      .def_readonly("kernel_stats", &ResultHandle::stats)
-      .def_readonly("plan", &ResultHandle::plan)
-      .def("__len__", [](const ResultHandle& r) { return r.result.run.markets.size(); })
+      .def_readonly("kernel_stats", &ResultHandle::stats, "the kernel's statistics (tapelab.KernelStats)")
+      .def_readonly("plan", &ResultHandle::plan, "the plan the kernel ran (tapelab.Plan)")
+      .def("__len__", [](const ResultHandle& r) { return r.result.run.markets.size(); }, "number of markets priced")
       .def("_values", [](const ResultHandle& r) {
         std::vector<double> v, e;
         for (const MarketResult& m : r.result.run.markets) {
@@ -472,7 +488,7 @@ void bindRuns(py::module_& m) {
           e.push_back(m.valueStderr);
         }
         return std::make_pair(v, e);
-      })
+      }, "(values, standard errors), one per market (Result.values reads these)")
       .def("_greeks", [](const ResultHandle& r) {
         std::vector<std::vector<double>> g, e;
         for (const MarketResult& m : r.result.run.markets) {
@@ -480,25 +496,25 @@ void bindRuns(py::module_& m) {
           e.push_back(r.result.kernel.greeks ? m.greeksStderr : std::vector<double>{});
         }
         return std::make_pair(g, e);
-      })
+      }, "(Greeks, standard errors), a list per market (Result.greek_array reads these)")
       .def("to_dict", &resultDict, py::arg("market") = 0,
            "market `market` as `tapelab price --json` prints it (a list of these with --ladder)");
 
   m.def("_tune", &tuneJob, py::arg("tape"), py::arg("engine"), py::arg("markets"), py::arg("paths"), py::arg("seed"),
         py::arg("budget_seconds"), py::arg("repeats"), py::arg("strategies"), py::arg("segments"), py::arg("plans"),
         py::arg("compile_only"), py::arg("store"), py::arg("precision"), py::arg("greeks"), py::arg("config"),
-        py::arg("knobs"), py::arg("progress"));
+        py::arg("knobs"), py::arg("progress"), "the search behind tapelab.tune (api/tune.h): a dict of what it found");
   m.def("_compile", &compileKernel, py::arg("tape"), py::arg("engine") = py::none(), py::arg("plan") = nullptr,
         py::arg("strategy") = py::none(), py::arg("checkpoint") = py::none(), py::arg("ckpt_nodes") = py::none(),
         py::arg("seglen") = py::none(), py::arg("inner") = py::none(), py::arg("budget") = py::none(),
         py::arg("kernel") = py::none(), py::arg("layout") = py::none(), py::arg("precision") = py::none(),
         py::arg("greeks") = true, py::arg("markets") = 1, py::arg("dump") = py::none(), py::arg("config") = py::none(),
-        py::arg("knobs") = py::dict());
+        py::arg("knobs") = py::dict(), "the kernel behind tapelab.compile (its keywords checked there)");
   m.def("_paths_and_seed", [](const py::object& paths, const py::object& seed) {
     // The CLI's defaults: the keyword, else TAPELAB_PATHS / TAPELAB_SEED, else 100000 and 42.
     return std::make_pair(countArgument(paths, "paths", "TAPELAB_PATHS", 100000, true),
                           countArgument(seed, "seed", "TAPELAB_SEED", 42, false));
-  }, py::arg("paths"), py::arg("seed"));
+  }, py::arg("paths"), py::arg("seed"), "(paths, seed) as the CLI reads --paths and --seed, checked, with its defaults");
 }
 
 }  // namespace tapelab::python

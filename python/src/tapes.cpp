@@ -66,9 +66,9 @@ std::shared_ptr<Tape> checked(Tape t, const std::string& file) {
 void bindTapes(py::module_& m) {
   py::class_<Tape, std::shared_ptr<Tape>>(m, "Tape",
                                           "One Monte-Carlo path's arithmetic: a flat list of nodes (tape/tape.h).")
-      .def_readonly("name", &Tape::name)
-      .def_property_readonly("nodes", &Tape::size)
-      .def("__len__", &Tape::size)
+      .def_readonly("name", &Tape::name, "the tape's name (a product's, the .tape file's comment line, a Recorder's)")
+      .def_property_readonly("nodes", &Tape::size, "number of nodes (len(tape))")
+      .def("__len__", &Tape::size, "number of nodes")
       .def_readonly("inputs", &Tape::inputNames, "input names, in input order")
       .def_readonly("output", &Tape::output, "the node whose value is priced")
       .def_property_readonly("draws", &Tape::drawCount, "largest draw index + 1")
@@ -88,13 +88,14 @@ void bindTapes(py::module_& m) {
              if (which == "live_across") return column(liveAcross(t, lastUse(t)));
              if (which == "first_reverse_read") return column(firstReverseRead(t));
              throw std::invalid_argument("no tape column '" + which + "'");
-           })
+           },
+           py::arg("which"), "one node column as raw bytes (tapelab.Tape's NumPy properties read these)")
       .def("text", &writeTape, "the tape in the .tape text format")
       .def("write", &writeTapeFile, py::arg("path"), "write the tape as a .tape file")
       .def("__repr__", [](const Tape& t) {
         return "<tapelab.Tape " + t.name + ": " + std::to_string(t.size()) + " nodes, " +
                std::to_string(t.numInputs()) + " inputs>";
-      });
+      }, "<tapelab.Tape NAME: N nodes, K inputs>");
 
   m.def("_product", &product, py::arg("name"), py::arg("steps") = py::none(), py::arg("assets") = py::none(),
         py::arg("params") = std::map<std::string, double>{}, "A product's tape (tapelab.product).");

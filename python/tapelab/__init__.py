@@ -87,6 +87,8 @@ Tape.last_use.__doc__ = "the last node reading each value (the output counts as 
 Tape.live_across = lambda tape: np.frombuffer(tape._column("live_across"), dtype=np.int32)
 Tape.live_across.__doc__ = "for c in 0..n: values a cut before node c must keep (planner/liveness.h)"
 Tape.first_reverse_read = lambda tape: np.frombuffer(tape._column("first_reverse_read"), dtype=np.int32)
+Tape.first_reverse_read.__doc__ = ("per node j, the smallest node whose adjoint rule reads j's value, -1 when the reverse "
+                                   "sweep never reads it (planner/liveness.h)")
 
 
 # ---- plans ---------------------------------------------------------------------------------------------
@@ -348,5 +350,6 @@ Result.compile_seconds = property(lambda r: r.kernel_stats.compile_seconds, doc=
 Result.markets = property(lambda r: [r.to_dict(m) for m in range(len(r))], doc="each market as to_dict() gives it")
 Result.__repr__ = lambda r: (f"<tapelab.Result {r.engine} {r.kind} ({r.precision}), {len(r)} market(s), "
                              f"value {r.value!r} ± {r.stderr!r}>")
+Result.__repr__.__doc__ = "<tapelab.Result ENGINE KIND (PRECISION), N market(s), value V ± E>"
 
 from .record import Recorder  # noqa: E402  (a tape recorded in Python: tapelab/record.py)

@@ -45,6 +45,7 @@ class Var:
     __slots__ = ("recorder", "node")
 
     def __init__(self, recorder, node):
+        """Made by the Recorder's methods and ops, not by hand."""
         self.recorder, self.node = recorder, node
 
     def __repr__(self):
@@ -74,6 +75,7 @@ class Recorder:
     """Appends nodes as operations run; `tape()` returns the tapelab.Tape, `text()` its .tape text."""
 
     def __init__(self, name="python"):
+        """A new, empty recording; `name` (one word) names the tape."""
         if not isinstance(name, str) or not name or any(c.isspace() for c in name):
             raise ValueError(f"tapelab: a tape name is one word, got {name!r}")
         self.name = name
@@ -82,6 +84,7 @@ class Recorder:
         self._output = None
 
     def __len__(self):
+        """Nodes recorded so far."""
         return len(self._lines)
 
     def _push(self, line):
@@ -107,6 +110,7 @@ class Recorder:
         return self._push(f"input {name} {_literal(default)}")
 
     def constant(self, value):
+        """A `const` node of a finite number (numbers beside recorded values become these by themselves)."""
         return self._push(f"const {_literal(value)}")
 
     def randn(self, k):
