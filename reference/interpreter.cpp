@@ -340,6 +340,7 @@ class ReferenceEngine final : public Engine {
     c.reason = "interpreter on the CPU";
     c.fp32 = scalar_ == ReferenceScalar::Float;
     c.fp64 = scalar_ != ReferenceScalar::Float;
+    c.defaultPrecision = c.fp64 ? Precision::F64 : Precision::F32;  // its only one
     c.kinds = {KernelKind::Plain, KernelKind::Register, KernelKind::Scratch, KernelKind::Tangent};
     c.maxMarkets = 1 << 20;
     return c;

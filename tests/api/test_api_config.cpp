@@ -7,6 +7,7 @@
 #include <string>
 
 #include "api/montecarlo.h"
+#include "api/registry.h"
 #include "engine/config.h"
 
 using namespace tapelab;
@@ -83,6 +84,16 @@ TEST(ApiConfig, DefaultsDifferByEngine) {
   EXPECT_EQ(configText(defaultConfig("reference"), "reference"), "math=ieee");
   for (const char* engine : kEngines)
     EXPECT_EQ(mathProblem(defaultConfig(engine), engine, true), "") << engine << ": its defaults have its contract";
+}
+
+// run, price and compare take the engine's default precision when none is given: it must be one it has
+// (reference-f32 once said fp64, which only it cannot run).
+TEST(ApiConfig, EveryEngineDefaultPrecisionIsOneItHas) {
+  for (const EngineEntry& e : engineRegistry()) {
+    const EngineCaps c = engineCaps(e);
+    if (!c.usable && !c.compileOnly) continue;
+    EXPECT_TRUE(c.defaultPrecision == Precision::F32 ? c.fp32 : c.fp64) << e.name;
+  }
 }
 
 TEST(ApiConfig, BadTextIsOneLineNamingTheFieldAndTheEngine) {
