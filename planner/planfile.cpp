@@ -27,7 +27,7 @@ Json treeJson(const CutTree& c) {
   if (!c.inner.empty()) {
     Json inner = Json::array();
     for (const CutTree& i : c.inner) inner.push_back(treeJson(i));
-    j["inner"] = inner;
+    j["inner"] = std::move(inner);  // a copy here made writing a plan quadratic in its depth
   }
   return j;
 }
@@ -339,7 +339,7 @@ std::string planFileText(const Tape& t, const Plan& p, int requested) {
   if (p.nested()) {
     Json inner = Json::array();
     for (const CutTree& c : p.inner) inner.push_back(treeJson(c));
-    j["inner"] = inner;
+    j["inner"] = std::move(inner);
   }
   j["metrics"] = {{"segments", m.segments},         {"depth", m.depth},
                   {"persistent", m.persistent},     {"peak_live", m.peakLive},
