@@ -95,7 +95,7 @@ TEST(Products, NodeCountsFollowTheirFormulas) {
   }
   EXPECT_THROW(products::asianCall(0), std::invalid_argument);
   EXPECT_THROW(products::europeanCall(-1), std::invalid_argument);
-  EXPECT_THROW(products::byName("lookback", 4), std::invalid_argument);
+  EXPECT_THROW(products::byName("no-such-product", 4), std::invalid_argument);  // lookback is one since the zoo
   EXPECT_EQ(products::byName("asian", 7).size(), products::asianCall(7).size());
 }
 
