@@ -12,37 +12,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tests/cli/cli_process.h"
+
+using namespace tapelab::clitest;
+
 namespace {
-
-const std::string kTapelab = TAPELAB_BINARY_DIR "/cli/tapelab";
-
-struct Proc {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-// Runs `args` after the binary, with `env` ("VAR=value ...") set, stdout and stderr captured.
-Proc tapelab(const std::string& args, const std::string& env = "") {
-  const std::string errPath = std::filesystem::temp_directory_path() / ("tapelab-config-" + std::to_string(getpid()) + ".err");
-  const std::string cmd = env + (env.empty() ? "" : " ") + kTapelab + " " + args + " 2>'" + errPath + "'";
-  Proc p;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) return p;
-  char buf[4096];
-  for (size_t n; (n = fread(buf, 1, sizeof buf, pipe)) > 0;) p.out.append(buf, n);
-  const int status = pclose(pipe);
-  p.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  p.err = slurp(errPath);
-  std::remove(errPath.c_str());
-  return p;
-}
 
 class CliConfig : public ::testing::Test {
  protected:
@@ -61,41 +35,41 @@ class CliConfig : public ::testing::Test {
 
 // docs/config.md is what `tapelab config --markdown` prints: regenerate it when a field changes.
 TEST_F(CliConfig, TheCommittedReferenceIsTheGeneratedOne) {
-  const Proc p = tapelab("config --markdown");
+  const Proc p = runTapelab("config --markdown");
   ASSERT_EQ(p.code, 0) << p.err;
   EXPECT_EQ(p.out, slurp(TAPELAB_SOURCE_DIR "/docs/config.md"))
       << "docs/config.md is stale: build/.../tapelab config --markdown > docs/config.md";
-  const Proc list = tapelab("config --list");
+  const Proc list = runTapelab("config --list");
   EXPECT_EQ(list.code, 0);
   EXPECT_NE(list.out.find("cuda.reduce"), std::string::npos);
 }
 
 TEST_F(CliConfig, ResultsCarryTheConfigAndRefuseFieldsTheEngineHasNoUseFor) {
   const std::string price = "price --product asian --steps 8 --paths 2000 --json --engine reference";
-  Proc p = tapelab(price);
+  Proc p = runTapelab(price);
   ASSERT_EQ(p.code, 0) << p.err;
   EXPECT_NE(p.out.find("\"config\":\"math=ieee\""), std::string::npos) << p.out;
   EXPECT_NE(p.out.find("\"math\":\"ieee\""), std::string::npos) << p.out;
-  p = tapelab(price + " --config lanes=2");
+  p = runTapelab(price + " --config lanes=2");
   EXPECT_EQ(p.code, 2);
   EXPECT_EQ(p.err, "tapelab: --config: field 'lanes' applies to vulkan,opencl,cuda,hip, not to engine reference\n");
-  p = tapelab(price, "TAPELAB_CONFIG=math=approx");
+  p = runTapelab(price, "TAPELAB_CONFIG=math=approx");
   EXPECT_EQ(p.code, 2);
   EXPECT_EQ(p.err, "tapelab: TAPELAB_CONFIG: math=approx: engine reference has no approximate functions (cuda, hip and "
                    "opencl do, in fp32)\n");
-  p = tapelab(price + " --config lanes=2", "TAPELAB_CONFIG=bogus=1");
+  p = runTapelab(price + " --config lanes=2", "TAPELAB_CONFIG=bogus=1");
   EXPECT_EQ(p.code, 2) << "the flag wins over the variable, and the flag's text is checked";
   EXPECT_NE(p.err.find("--config: field 'lanes'"), std::string::npos) << p.err;
-  p = tapelab("config --engine cuda lanes=2,math=approx");
+  p = runTapelab("config --engine cuda lanes=2,math=approx");
   EXPECT_EQ(p.code, 0) << p.err;
-  EXPECT_EQ(p.out.rfind("lanes=2,", 0), 0u) << p.out;
+  EXPECT_EQ(p.out.rfind("workgroup=64,lanes=2,", 0), 0u) << p.out;  // canonical: every field, in table order
   EXPECT_NE(p.out.find("math=approx"), std::string::npos) << p.out;
 }
 
 // A field set by the user that the kernel could not use is said on stderr (and listed in --json).
 TEST_F(CliConfig, AFieldTheKernelDidNotUseIsSaid) {
-  if (tapelab("engines").out.find("opencl         yes") == std::string::npos) GTEST_SKIP() << "no OpenCL here";
-  const Proc p = tapelab("price --product asian --steps 8 --paths 500 --engine opencl --checkpoint off "
+  if (runTapelab("engines").out.find("opencl         yes") == std::string::npos) GTEST_SKIP() << "no OpenCL here";
+  const Proc p = runTapelab("price --product asian --steps 8 --paths 500 --engine opencl --checkpoint off "
                          "--config draws=stored --json");
   ASSERT_EQ(p.code, 0) << p.err;
   EXPECT_EQ(p.err, "tapelab: --config: draws=stored: not a checkpointed kernel\n");
@@ -110,20 +84,20 @@ TEST_F(CliConfig, AFieldTheKernelDidNotUseIsSaid) {
 // (other markets) does not see it, and --forget removes it.
 TEST_F(CliConfig, TuneStoresAWinnerThatRunsSayTheyUse) {
   const std::string job = "--product asian --steps 8 --engine cpu-jit --paths 4000";
-  const Proc t = tapelab("tune " + job + " --budget-seconds 60 --repeats 1 --segments 2 --strategies window", env_);
+  const Proc t = runTapelab("tune " + job + " --budget-seconds 60 --repeats 1 --segments 2 --strategies window", env_);
   ASSERT_EQ(t.code, 0) << t.out << t.err;
   EXPECT_NE(t.out.find("(winner)"), std::string::npos) << t.out;
   EXPECT_NE(t.out.find("==plain"), std::string::npos) << t.out;
   EXPECT_NE(t.err.find("tune: [1] defaults: "), std::string::npos) << "progress is printed: " << t.err;
-  Proc p = tapelab("price " + job + " --json", env_);
+  Proc p = runTapelab("price " + job + " --json", env_);
   ASSERT_EQ(p.code, 0) << p.err;
   EXPECT_NE(p.out.find("\"tuned\":\"" + cache_.string() + "/tune/"), std::string::npos) << p.out;
-  p = tapelab("price " + job + " --json --untuned", env_);
+  p = runTapelab("price " + job + " --json --untuned", env_);
   EXPECT_NE(p.out.find("\"tuned\":\"\""), std::string::npos) << p.out;
-  p = tapelab("price " + job + " --json --ladder spot=99,100", env_);
+  p = runTapelab("price " + job + " --json --ladder spot=99,100", env_);
   EXPECT_NE(p.out.find("\"tuned\":\"\""), std::string::npos) << "two markets are another job: " << p.out;
-  p = tapelab("tune " + job + " --forget", env_);
+  p = runTapelab("tune " + job + " --forget", env_);
   EXPECT_EQ(p.out, "tuning cache entry removed\n");
-  p = tapelab("price " + job + " --json", env_);
+  p = runTapelab("price " + job + " --json", env_);
   EXPECT_NE(p.out.find("\"tuned\":\"\""), std::string::npos) << p.out;
 }

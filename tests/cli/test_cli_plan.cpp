@@ -15,33 +15,13 @@
 #include <unistd.h>
 #include <vector>
 
+#include "tests/cli/cli_process.h"
+
+using namespace tapelab::clitest;
+
 namespace {
 
-const std::string kTapelab = TAPELAB_BINARY_DIR "/cli/tapelab";
 const std::string kPlan = kTapelab + " plan --product asian --steps 20 --all";
-
-struct Proc {
-  int code = -1;
-  std::string out, err;
-};
-
-Proc sh(const std::string& line) {
-  const std::string errPath =
-      std::filesystem::temp_directory_path() / ("tapelab-plan-" + std::to_string(getpid()) + ".err");
-  Proc p;
-  FILE* pipe = popen((line + " 2>'" + errPath + "'").c_str(), "r");
-  if (!pipe) return p;
-  char buf[4096];
-  for (size_t n; (n = fread(buf, 1, sizeof buf, pipe)) > 0;) p.out.append(buf, n);
-  const int status = pclose(pipe);
-  p.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream f(errPath);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  p.err = ss.str();
-  std::remove(errPath.c_str());
-  return p;
-}
 
 std::vector<std::string> lines(const std::string& text) {
   std::vector<std::string> out;

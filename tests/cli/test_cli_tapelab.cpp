@@ -16,54 +16,12 @@
 #include <vector>
 
 #include "api/knobs.h"
+#include "tests/cli/cli_process.h"
 #include "tests/common/bad_tapes.h"
 
+using namespace tapelab::clitest;
+
 namespace {
-
-const std::string kTapelab = "'" TAPELAB_BINARY_DIR "/cli/tapelab'";
-
-struct Proc {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string tempPath(const std::string& stem) {
-  static int counter = 0;
-  return ::testing::TempDir() + "tapelab_cli_" + std::to_string(getpid()) + "_" + std::to_string(counter++) + "_" +
-         stem;
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-// Runs a shell command line; "tapelab" at the start of it, or after "| ",
-// means the binary under test. `env` ("VAR=value ...") is set for the first
-// command. stderr of the whole line is captured.
-Proc sh(std::string line, const std::string& env = "") {
-  auto expand = [&](size_t at) { line.replace(at, 7, kTapelab); };
-  if (line.rfind("tapelab", 0) == 0) expand(0);
-  for (size_t at; (at = line.find("| tapelab")) != std::string::npos;) expand(at + 2);
-  if (!env.empty()) line = env + " " + line;
-  const std::string errPath = tempPath("stderr");
-  const std::string cmd = "{ " + line + " ; } 2>'" + errPath + "'";
-  Proc p;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) {
-    ADD_FAILURE() << "popen failed: " << cmd;
-    return p;
-  }
-  char buf[4096];
-  for (size_t n; (n = fread(buf, 1, sizeof buf, pipe)) > 0;) p.out.append(buf, n);
-  const int status = pclose(pipe);
-  p.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  p.err = slurp(errPath);
-  std::remove(errPath.c_str());
-  return p;
-}
 
 // The raw text of a JSON member `"key":VALUE` (inside the object that
 // follows `"scope":` when scope is given), VALUE up to the next ',' or '}'.

@@ -11,36 +11,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tests/cli/cli_process.h"
+
+using namespace tapelab::clitest;
+
 namespace {
-
-const std::string kTapelab = TAPELAB_BINARY_DIR "/cli/tapelab";
-
-struct Proc {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-Proc tapelab(const std::string& args) {
-  const std::string errPath =
-      std::filesystem::temp_directory_path() / ("tapelab-user-tapes-" + std::to_string(getpid()) + ".err");
-  Proc p;
-  FILE* pipe = popen((kTapelab + " " + args + " 2>'" + errPath + "'").c_str(), "r");
-  if (!pipe) return p;
-  char buf[4096];
-  for (size_t n; (n = fread(buf, 1, sizeof buf, pipe)) > 0;) p.out.append(buf, n);
-  const int status = pclose(pipe);
-  p.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  p.err = slurp(errPath);
-  std::remove(errPath.c_str());
-  return p;
-}
 
 // A tape a user wrote: no input named spot (a rate model), 3 inputs, 2 draws.
 const char* kTape = R"(tapelab-tape 1
@@ -75,47 +50,47 @@ class CliUserTapes : public ::testing::Test {
 
 TEST_F(CliUserTapes, CompareLaddersOverAnyInput) {
   const std::string compare = "compare " + path_ + " --engines reference --paths 500 --ladders 1 --markets 2";
-  Proc p = tapelab(compare);
+  Proc p = runTapelab(compare);
   ASSERT_EQ(p.code, 0) << p.err;
   EXPECT_NE(p.out.find("7-point r0 ladder"), std::string::npos) << "no spot: the first input\n" << p.out;
   EXPECT_NE(p.out.find("d/d r0"), std::string::npos) << p.out;
   EXPECT_NE(p.out.find("d/d sigma"), std::string::npos) << "no vol: the next input's Greek\n" << p.out;
   EXPECT_EQ(p.out.find(" NO "), std::string::npos) << p.out;
-  p = tapelab(compare + " --ladder sigma=0.01,0.02,0.03 --json");
+  p = runTapelab(compare + " --ladder sigma=0.01,0.02,0.03 --json");
   ASSERT_EQ(p.code, 0) << p.err;
   EXPECT_NE(p.out.find("\"ladder_input\":\"sigma\",\"ladder_values\":[0.01,0.02,0.029999999999999999]"),
             std::string::npos)
       << p.out;
-  p = tapelab(compare + " --ladder notional");
+  p = runTapelab(compare + " --ladder notional");
   EXPECT_EQ(p.code, 0) << p.err;
-  p = tapelab(compare + " --ladder spot");
+  p = runTapelab(compare + " --ladder spot");
   EXPECT_EQ(p.code, 2);
   EXPECT_EQ(p.err, "tapelab: --ladder: no input named 'spot' (inputs: r0, sigma, notional)\n");
-  p = tapelab(compare + " --ladder sigma=0.01,0.02 --points 5");
+  p = runTapelab(compare + " --ladder sigma=0.01,0.02 --points 5");
   EXPECT_EQ(p.code, 2);
   EXPECT_NE(p.err.find("--points"), std::string::npos) << p.err;
 }
 
 TEST_F(CliUserTapes, RunTakesAListOfStrategiesWithTheSameBits) {
-  const Proc p = tapelab("run " + path_ + " --engine reference --paths 800 --checkpoint 3 --strategy window,optimal,uniform");
+  const Proc p = runTapelab("run " + path_ + " --engine reference --paths 800 --checkpoint 3 --strategy window,optimal,uniform");
   ASSERT_EQ(p.code, 0) << p.err;
   for (const char* s : {"window ", "optimal ", "uniform "}) EXPECT_NE(p.out.find(s), std::string::npos) << s << p.out;
   EXPECT_EQ(p.out.find("NO"), std::string::npos) << p.out;
   int yes = 0;
   for (size_t at = 0; (at = p.out.find(" yes", at)) != std::string::npos; ++at) ++yes;
   EXPECT_EQ(yes, 2) << "the second and third rows against the first\n" << p.out;
-  const Proc bad = tapelab("run " + path_ + " --engine reference --strategy window,nosuch --checkpoint 3");
+  const Proc bad = runTapelab("run " + path_ + " --engine reference --strategy window,nosuch --checkpoint 3");
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find("unknown strategy 'nosuch'"), std::string::npos) << bad.err;
 }
 
 TEST_F(CliUserTapes, AStrategyAutoLeavesOutIsSaid) {
-  const Proc p = tapelab("run " + path_ + " --engine reference --paths 200 --strategy optimal --json");
+  const Proc p = runTapelab("run " + path_ + " --engine reference --paths 200 --strategy optimal --json");
   ASSERT_EQ(p.code, 0) << p.err;
   EXPECT_EQ(p.err, "tapelab: --strategy optimal: not used: the plain kernel runs, the tape's 12 nodes are under "
                    "--ckpt-nodes 768 (auto); --checkpoint N cuts it\n");
   EXPECT_NE(p.out.find("\"not_used\":[\"--strategy optimal: not used:"), std::string::npos) << p.out;
-  const Proc forced = tapelab("run " + path_ + " --engine reference --paths 200 --strategy optimal --checkpoint 3 --json");
+  const Proc forced = runTapelab("run " + path_ + " --engine reference --paths 200 --strategy optimal --checkpoint 3 --json");
   ASSERT_EQ(forced.code, 0) << forced.err;
   EXPECT_EQ(forced.err, "");
   EXPECT_NE(forced.out.find("\"not_used\":[]"), std::string::npos) << forced.out;
