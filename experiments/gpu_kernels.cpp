@@ -7,7 +7,7 @@
 //   gpu_kernels [--engine vulkan] [--steps 252] [--paths 1000000,4000000]
 //               [--markets 1,4] [--greeks on,off] [--segments 16[,8,...] | --plan FILE]
 //               [--kinds plain,register,register-noopq] [--reps 3]
-//               [--out FILE.csv] [--quick]
+//               [--config NAME=VALUE,...] [--out FILE.csv] [--quick]
 //
 // --plan FILE (tapelab plan --out, for the same tape): the register kernels
 // run that plan instead of window's at each --segments count.
@@ -37,6 +37,7 @@
 #include "experiments/experiment_tape.h"
 #include "api/registry.h"
 #include "cli/options.h"
+#include "engine/config.h"
 #include "planner/planfile.h"
 #include "planner/strategies.h"
 #include "tape/products/products.h"
@@ -125,7 +126,9 @@ int run(const cli::Flags& f) {
   }
   const EngineEntry& entry = findEngine(engineName);
   const EngineCaps caps = engineCaps(entry, env.engineSettings);
-  resolveConfig(env, caps, Precision::F32);  // a bad --config is an error before any kernel
+  // A bad --config is an error before any kernel; the first market count's configuration is said.
+  std::printf("# config %s\n", configText(resolveConfig(env, caps, Precision::F32, std::stoi(markets.front())),
+                                           engineName).c_str());
   const bool compileOnly = !caps.usable && caps.compileOnly;
   if (!caps.usable && !compileOnly) {
     std::fprintf(stderr, "gpu_kernels: %s unavailable: %s\n", engineName.c_str(), caps.reason.c_str());
@@ -298,5 +301,6 @@ int main(int argc, char** argv) {
   f.flag("quick", "CTest's smoke test: 24 steps, 4000 paths, markets 1,2, greeks on, 4 segments, 1 ladder "
                   "(flags given win)");
   f.knob("dump", "DIR");
+  f.knob("config", "NAME=VALUE,...", "", "over the engine's defaults (tapelab config --list), every kernel alike");
   return cli::runCommandLine(app, argc, argv, [&] { return run(f); });
 }
