@@ -20,7 +20,8 @@ namespace {
 
 // out = sum over every op of op(x_op * noise [, y_op]); noise = exp(0.2 z) > 0
 // so log, sqrt and div see positive arguments, max/min take both branches
-// (x ~ 1.3 noise against y = 1.1), abs and neg see both signs.
+// (x ~ 1.3 noise against y = 1.1), abs, neg and select's condition see both
+// signs (select picks either side, each an input times the noise).
 Tape everyOpTape() {
   Recorder rec;
   const Var noise = exp(rec.randn(0) * 0.2);
@@ -29,8 +30,11 @@ Tape everyOpTape() {
     if (o.arity == 0) continue;
     const std::string n(o.name);
     Var x = rec.input(n + "_a", 1.3) * noise;
-    if (o.op == Op::Abs || o.op == Op::Neg) x = x - 1.3;
-    const Var r = o.arity == 2 ? rec.binary(o.op, x, rec.input(n + "_b", 1.1)) : rec.unary(o.op, x);
+    if (o.op == Op::Abs || o.op == Op::Neg || o.arity == 3) x = x - 1.3;  // both signs (select: both sides)
+    Var r = x;
+    if (o.arity == 1) r = rec.unary(o.op, x);
+    if (o.arity == 2) r = rec.binary(o.op, x, rec.input(n + "_b", 1.1));
+    if (o.arity == 3) r = rec.ternary(o.op, x, rec.input(n + "_b", 1.1) * noise, rec.input(n + "_c", 0.7) * noise);
     sum = sum + r;
   }
   rec.output(sum);
