@@ -11,7 +11,8 @@
 // with --ptx, the kernel's PTX instruction count (straight-line code: about the
 // instructions per path). One CSV row per kernel. Cold 7-market compiles take
 // a minute or more each; NVRTC output is cached (TAPELAB_CACHE_DIR). The kernel
-// knobs apply (TAPELAB_KAHAN_LOCAL, TAPELAB_CUDA_MIN_BLOCKS: scripts/gpu-occupancy.sh).
+// configuration applies over the engine's defaults (TAPELAB_CONFIG=NAME=VALUE,..., e.g.
+// sums=local,min_blocks=6: docs/config.md; scripts/gpu-occupancy.sh sweeps those two).
 #include <CLI/CLI.hpp>
 
 #include <atomic>
