@@ -5,139 +5,531 @@ For each tape (tape/products/zoo.cpp, and the 252-step Asian for reference) it r
 size (nodes, draws, inputs, pipe width: planner/liveness.h's pipeWidth), then for each strategy
 (flat: window, uniform; nested: revolve, two-level; budget) at each segment count the plan metrics
 (peak_live, persistent, recompute_ops, recompute_cost, depth; planner/metrics.h), and optionally
-  --cuda       the register kernel's sm_90 registers and spill bytes from NVRTC + ptxas (fp32, value and
-               Greeks; the cuda engine compiles without a GPU here), at the --cuda-segments counts;
-  --time E     paths/s of the plain kernel and of each register kernel on engine E (cpu-jit: CPU-served),
-               median of --repeats runs, each checked bit-identical to plain (exit 1 if not),
-               at the --time-segments counts;
-  a GPU engine given to --time (cuda on the H200) times there the same way.
-One CSV row per (tape, strategy, segments). --quick: small tapes, two segment counts, no timing
-(CTest runs it).
+  --cuda       sm_90 registers, spill-store and spill-load bytes, stack frame and compile seconds of
+               every distinct register kernel (and each tape's plain kernel) from NVRTC + ptxas (fp32,
+               value and Greeks, one market), compile-only where no driver is: one `gpu_kernels
+               --engine cuda --tape T --plan P --kinds register` per kernel (--jobs at once), in a fresh
+               kernel cache so compile_s is a cold compile; --cuda-config over the engine's defaults
+               (default min_blocks=0: the register demand up to the 255 cap, as the Asian's calibration
+               in runs/calibration-sm90-2026-12-01 measured it; the defaults' min_blocks=10 caps at 96);
+  --time E,... each engine's plain kernel and register kernels (value and Greeks, the engine's default
+               precision) at the --time-segments counts: a warm-up each, then --repeats runs taken in
+               turn over the tape's kernels (so a load change hits all alike): ms is their median,
+               ms_min and ms_max their spread; every run's value and Greeks (the plain kernel's own
+               runs included) must equal the plain kernel's first run bit for bit (exit 1 if not). `served` says cpu for CPU-served engines (cpu-jit,
+               Vulkan on lavapipe, OpenCL on PoCL), gpu for a real device (cuda on the H200).
+Plans with the same cuts as an earlier plan of the tape (budget at 4 and 8 often) are compiled once:
+`same_plan_as` names the first, and summaries count each kernel once; such a row gets the kernel's sm_90
+columns and timings even where the first plan's segment count is not among --cuda-segments/--time-segments.
+--tape FILE (repeatable) adds a .tape file of your own to the run, named by its file name.
+--budget-seconds S: no sm_90 compile and no timing kernel is started after S seconds (rows keep their
+metrics; a note says what was left out). The CSV goes to --out, by default $TMPDIR/tapelab-zoo/zoo.csv
+(outside the source tree); the comment row's commit is `git describe --always --dirty`.
+One CSV row per (tape, strategy, segments) and timed engine (a row per engine; one row when untimed),
+and a "plain" row per tape; a comment row first (machine, driver, commit, arguments).
+--size table (default) compiles the zoo at sizes where the whole sm_90 table takes well under an
+hour on two cores; --size full is each product's default size (plan metrics in seconds; NVRTC takes
+minutes per kernel for the 40-forward LMM there); --quick: small tapes, two segment counts, sm_90
+for two tapes where gpu_kernels is given, cpu-jit timing of one (CTest runs it).
+--summary CSV prints, for a table with sm_90 columns, Spearman rank correlations of peak_live with
+registers and with spill-store bytes per tape and overall, the no-spill line, and the winners.
 
-usage: zoo.py [--out FILE.csv] [--quick] [--tapes heston,lmm,...] [--segments 4,8,16,32]
-              [--strategies window,uniform,revolve,two-level,budget] [--cuda] [--cuda-segments 16]
-              [--time cpu-jit] [--time-segments 16] [--paths N] [--repeats R] [--budget-seconds S]
+usage: zoo.py [--out FILE.csv] [--quick] [--size table|full] [--tapes heston,lmm,...] [--tape FILE.tape ...]
+              [--segments 4,8,16,32] [--strategies window,uniform,revolve,two-level,budget]
+              [--cuda] [--cuda-segments 4,8,16,32] [--cuda-config min_blocks=0] [--gpu-kernels BIN]
+              [--sm90-from EARLIER.csv]
+              [--jobs 2] [--time cpu-jit,vulkan,opencl] [--time-segments 16] [--paths N] [--repeats R]
+              [--budget-seconds S] [--machine cpu]
+       zoo.py --summary FILE.csv
 """
 import argparse
+import concurrent.futures
 import csv
+import os
+import re
+import shutil
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 
-import tapelab
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEFAULT_OUT = os.path.join(tempfile.gettempdir(), "tapelab-zoo", "zoo.csv")
 
-# name -> (product, parameters) at the full size, and a small one for --quick.
+# name -> {size: (product, parameters)}: full is the product's default, table what the committed table
+# compiles (the wide tapes smaller: at full size one LMM kernel takes 150 s of NVRTC here, a neural one
+# 70-90 s, heat 43 s; at these sizes 4-18 s, with the pipe still 22-109 values wide), quick for CI.
 ZOO = {
-    "asian": (("asian", {"steps": 252}), ("asian", {"steps": 24})),
-    "heston": (("heston", {"steps": 100}), ("heston", {"steps": 12})),
-    "cev": (("cev", {"steps": 100}), ("cev", {"steps": 12})),
-    "barrier": (("barrier", {"steps": 50}), ("barrier", {"steps": 12})),
-    "barrier-smooth": (("barrier", {"steps": 50, "smoothing": 0.002}), ("barrier", {"steps": 12, "smoothing": 0.01})),
-    "lookback": (("lookback", {"steps": 50}), ("lookback", {"steps": 12})),
-    "lmm": (("lmm", {"forwards": 40}), ("lmm", {"forwards": 8})),
-    "worstof": (("worstof", {"assets": 20, "steps": 12}), ("worstof", {"assets": 20, "steps": 2})),
-    "neural": (("neural", {"hidden": 16, "steps": 16}), ("neural", {"hidden": 4, "steps": 4})),
-    "heat": (("heat", {"points": 41, "steps": 48}), ("heat", {"points": 11, "steps": 8})),
+    "asian": {"full": ("asian", {"steps": 252}), "table": ("asian", {"steps": 252}), "quick": ("asian", {"steps": 24})},
+    "heston": {"full": ("heston", {"steps": 100}), "table": ("heston", {"steps": 100}),
+               "quick": ("heston", {"steps": 12})},
+    "cev": {"full": ("cev", {"steps": 100}), "table": ("cev", {"steps": 100}), "quick": ("cev", {"steps": 12})},
+    "barrier": {"full": ("barrier", {"steps": 50}), "table": ("barrier", {"steps": 50}),
+                "quick": ("barrier", {"steps": 12})},
+    "barrier-smooth": {"full": ("barrier", {"steps": 50, "smoothing": 0.002}),
+                       "table": ("barrier", {"steps": 50, "smoothing": 0.002}),
+                       "quick": ("barrier", {"steps": 12, "smoothing": 0.01})},
+    "lookback": {"full": ("lookback", {"steps": 50}), "table": ("lookback", {"steps": 50}),
+                 "quick": ("lookback", {"steps": 12})},
+    "lmm": {"full": ("lmm", {"forwards": 40}), "table": ("lmm", {"forwards": 20}), "quick": ("lmm", {"forwards": 8})},
+    "worstof": {"full": ("worstof", {"assets": 20, "steps": 12}), "table": ("worstof", {"assets": 20, "steps": 6}),
+                "quick": ("worstof", {"assets": 20, "steps": 2})},
+    "neural": {"full": ("neural", {"hidden": 16, "steps": 16}), "table": ("neural", {"hidden": 8, "steps": 16}),
+               "quick": ("neural", {"hidden": 4, "steps": 4})},
+    "heat": {"full": ("heat", {"points": 41, "steps": 48}), "table": ("heat", {"points": 21, "steps": 24}),
+             "quick": ("heat", {"points": 11, "steps": 8})},
 }
+QUICK_CUDA_TAPES = ("cev", "heat")  # --quick: sm_90 for these (a narrow and a wide pipe), where gpu_kernels is
+QUICK_TIME_TAPES = ("cev",)
 STRATEGIES = ["window", "uniform", "revolve", "two-level", "budget"]
-KIND = {"window": "flat", "uniform": "flat", "revolve": "nested", "two-level": "nested", "budget": "budget"}
-HEADER = ["tape", "product", "nodes", "draws", "inputs", "pipe_width", "strategy", "shape", "requested_segments",
-          "segments", "depth", "peak_live", "persistent", "recompute_ops", "recompute_cost", "sm90_registers",
-          "sm90_spill_bytes", "sm90_compile_s", "time_engine", "paths", "plain_paths_per_s", "paths_per_s",
-          "vs_plain", "bits", "note"]
+KIND = {"window": "flat", "uniform": "flat", "revolve": "nested", "two-level": "nested", "budget": "budget",
+        "plain": "plain"}
+HEADER = ["tape", "product", "params", "nodes", "draws", "inputs", "pipe_width", "strategy", "shape",
+          "requested_segments", "segments", "depth", "peak_live", "persistent", "recompute_ops", "recompute_cost",
+          "same_plan_as", "sm90_config", "sm90_registers", "sm90_spill_bytes", "sm90_spill_load_bytes",
+          "sm90_stack_bytes", "sm90_compile_s", "sm90_cache_hit", "time_engine", "served", "precision", "paths",
+          "reps", "ms", "ms_min", "ms_max", "paths_per_s", "plain_ms", "vs_plain", "bits", "note"]
+PTXAS = re.compile(r"ptxas \S+: (\d+) registers, (\d+) bytes stack frame, (\d+) bytes spill stores, "
+                   r"(\d+) bytes spill loads")
 
 
 def ints(text):
     return [int(x) for x in text.split(",") if x]
 
 
-def timed(tape, engine, plan, paths, repeats):
-    kw = dict(precision="fp64" if engine.startswith("cpu") or engine.startswith("reference") else "fp32")
-    if plan is None:
-        k = tapelab.compile(tape, engine, checkpoint="off", **kw)
-    else:
-        k = tapelab.compile(tape, engine, plan=plan, kernel="register", **kw)
-    k.run(paths=max(paths // 4, 64), seed=99)  # warm-up on another seed
-    runs = [k.run(paths=paths, seed=1) for _ in range(repeats)]
-    return runs[0], statistics.median(paths / r.to_dict()["seconds"] for r in runs)
+def commit():
+    try:
+        return subprocess.run(["git", "-C", REPO, "describe", "--always", "--dirty", "--abbrev=12"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
 
 
-def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", default="zoo.csv")
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--tapes", default=",".join(ZOO))
-    ap.add_argument("--segments", default=None, help="segment counts (default 4,8,16,32; --quick 4,8)")
-    ap.add_argument("--strategies", default=",".join(STRATEGIES))
-    ap.add_argument("--cuda", action="store_true", help="sm_90 registers and spills (NVRTC, compile-only)")
-    ap.add_argument("--cuda-segments", default="16")
-    ap.add_argument("--time", default=None, help="engine to time plain and register kernels on")
-    ap.add_argument("--time-segments", default="16")
-    ap.add_argument("--paths", type=int, default=20000)
-    ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--budget-seconds", type=float, default=None,
-                    help="start no compile (cuda or timing) after this many seconds; rows keep their metrics")
-    a = ap.parse_args(argv)
+def compile_sm90(gpu_kernels, tape_file, plan_file, config, cache, timeout):
+    """{registers, spill_bytes (stores), spill_load_bytes, stack_bytes, compile_s, cache_hit} of one kernel
+    (plan_file None: the plain kernel), or {"error": one line}."""
+    cmd = [gpu_kernels, "--engine", "cuda", "--tape", tape_file, "--markets", "1", "--greeks", "on", "--config", config]
+    cmd += ["--kinds", "plain"] if plan_file is None else ["--kinds", "register", "--plan", plan_file]
+    env = dict(os.environ, TAPELAB_CACHE_DIR=cache)
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"error": f"gpu_kernels: no kernel after {timeout:.0f} s"}
+    m = PTXAS.search(p.stdout)
+    row = [line.split() for line in p.stdout.splitlines() if line.startswith(("plain ", "register "))]
+    if p.returncode != 0 or not m or not row:
+        why = (p.stderr.strip().splitlines() or p.stdout.strip().splitlines() or ["no output"])[-1]
+        return {"error": f"gpu_kernels exit {p.returncode}: {why}", "unavailable": p.returncode == 3}
+    regs, stack, stores, loads = (int(x) for x in m.groups())
+    # the row: kind segs paths M greeks compile_s cache regs spill ...
+    return {"registers": regs, "spill_bytes": stores, "spill_load_bytes": loads, "stack_bytes": stack,
+            "compile_s": float(row[0][5]), "cache_hit": 1 if row[0][6] == "hit" else 0}
+
+
+def sm90_of(path):
+    """{(tape, nodes): {(strategy, requested): sm_90 columns}} of an earlier zoo CSV's compiled rows."""
+    out = {}
+    with open(path, encoding="utf-8") as f:
+        for r in csv.DictReader(line for line in f if not line.startswith("#")):
+            if not r.get("sm90_registers") or r.get("same_plan_as"):
+                continue
+            try:
+                out.setdefault((r["tape"], int(r["nodes"])), {})[(r["strategy"], int(r["requested_segments"]))] = {
+                    "config": r["sm90_config"], "registers": int(r["sm90_registers"]),
+                    "spill_bytes": int(r["sm90_spill_bytes"]), "spill_load_bytes": int(r["sm90_spill_load_bytes"]),
+                    "stack_bytes": int(r["sm90_stack_bytes"]), "compile_s": float(r["sm90_compile_s"]),
+                    "cache_hit": int(r["sm90_cache_hit"])}
+            except (KeyError, TypeError, ValueError) as e:
+                sys.exit(f"zoo.py: --sm90-from: {path}: not a zoo table with sm_90 columns ({e!r})")
+    return out
+
+
+def time_kernels(tapelab, tape, engine, plans, paths, repeats, in_budget):
+    """{key: {ms, ms_min, ms_max, reps, precision, same}} of the plain kernel (key None) and each plan's
+    register kernel on `engine`: a warm-up each (another seed), then `repeats` rounds over all of them.
+    `same`: every run's value and Greeks equal the plain kernel's first run bit for bit (the plain kernel's
+    own runs included). No kernel is compiled once in_budget() says the time is up (those keys are absent)."""
+    kernels = {None: tapelab.compile(tape, engine, checkpoint="off")}
+    for key, plan in plans.items():
+        if not in_budget():
+            break
+        kernels[key] = tapelab.compile(tape, engine, plan=plan, kernel="register")
+    for k in kernels.values():
+        k.run(paths=max(paths // 8, 64), seed=99)
+    secs = {key: [] for key in kernels}
+    same = {key: True for key in kernels}
+    precision = {}
+    ref = None
+    for _ in range(repeats):
+        for key, k in kernels.items():
+            r = k.run(paths=paths, seed=1)
+            d = r.to_dict()
+            secs[key].append(d["seconds"])
+            precision.setdefault(key, d["precision"])
+            bits = (r.value, dict(r.greeks))
+            if ref is None:
+                ref = bits  # the plain kernel's first run: the plain kernel is first in every round
+            same[key] = same[key] and bits == ref
+    out = {}
+    for key, s in secs.items():
+        out[key] = {"ms": statistics.median(s) * 1e3, "ms_min": min(s) * 1e3, "ms_max": max(s) * 1e3, "reps": len(s),
+                    "precision": precision[key], "same": same[key]}
+    return out
+
+
+def fmt(x, digits=4):
+    return "" if x is None else round(x, digits)
+
+
+def run(a):
+    try:
+        import tapelab
+    except ImportError:  # run from the source tree without PYTHONPATH: the ci build's staged module
+        sys.path.insert(0, os.path.join(REPO, "build", "ci", "python"))
+        import tapelab
+
+    size = "quick" if a.quick else a.size
     segments = ints(a.segments or ("4,8" if a.quick else "4,8,16,32"))
-    cuda_segments, time_segments = ints(a.cuda_segments), ints(a.time_segments)
+    cuda_segments = ints(a.cuda_segments) if a.cuda_segments else segments
+    time_segments = ints(a.time_segments or ("4" if a.quick else "16"))
     names = [t for t in a.tapes.split(",") if t]
     for t in names:
         if t not in ZOO:
             sys.exit(f"zoo.py: --tapes: unknown tape '{t}' (known: {', '.join(ZOO)})")
+    own = {}  # --tape FILE: a user's tape, named by its file (without .tape), at every size
+    for path in a.tape or []:
+        name = os.path.splitext(os.path.basename(path))[0]
+        if name in ZOO or name in own:
+            sys.exit(f"zoo.py: --tape {path}: the name '{name}' is taken (rename the file)")
+        try:
+            own[name] = tapelab.read_tape(path)
+        except (OSError, ValueError, RuntimeError) as e:
+            sys.exit(f"zoo.py: --tape {path}: {str(e).splitlines()[0] if str(e) else type(e).__name__}")
+        names.append(name)
     strategies = [s for s in a.strategies.split(",") if s]
     known = set(tapelab.strategies())
     for s in strategies:
         if s not in known:
             sys.exit(f"zoo.py: --strategies: unknown strategy '{s}' (known: {', '.join(sorted(known))})")
+    engines = {e["name"]: e for e in tapelab.engines()}
+    time_engines = [e for e in (a.time or ("cpu-jit" if a.quick else "")).split(",") if e]
+    for e in time_engines:
+        if e not in engines:
+            sys.exit(f"zoo.py: --time: unknown engine '{e}' (known: {', '.join(engines)})")
+    skipped = {e: engines[e]["reason"] for e in time_engines if not engines[e]["usable"]}
+    for e, why in skipped.items():
+        print(f"zoo: --time {e} skipped: {why}", file=sys.stderr)
+    time_engines = [e for e in time_engines if e not in skipped]
+    cuda = a.cuda or (a.quick and a.gpu_kernels is not None)
+    gpu_kernels = a.gpu_kernels or os.path.join(REPO, "build", "ci", "experiments", "gpu_kernels")
+    if cuda and not os.access(gpu_kernels, os.X_OK):
+        sys.exit(f"zoo.py: --gpu-kernels: {gpu_kernels}: not an executable (build it: ninja -C build/ci gpu_kernels)")
+    reused = sm90_of(a.sm90_from) if a.sm90_from else {}
+    work = tempfile.mkdtemp(prefix="tapelab-zoo-")
+    cache = a.cuda_cache or os.path.join(work, "cache")
     start = time.perf_counter()
     in_budget = lambda: a.budget_seconds is None or time.perf_counter() - start < a.budget_seconds  # noqa: E731
-    bad = 0
-    with open(a.out, "w", newline="") as fh:
-        out = csv.writer(fh)
-        out.writerow(HEADER)
-        for name in names:
-            product, params = ZOO[name][1 if a.quick else 0]
-            tape = tapelab.product(product, **params)
-            size = [name, product, len(tape), tape.draws, len(tape.inputs), tape.pipe_width]
-            plain_rate, plain_result = None, None
-            if a.time and in_budget():
-                plain_result, plain_rate = timed(tape, a.time, None, a.paths, a.repeats)
-            for strategy in strategies:
-                for s in segments:
-                    note = ""
-                    try:
-                        plan = tapelab.plan(tape, strategy, segments=s)
-                    except ValueError as e:
-                        out.writerow(size + [strategy, KIND.get(strategy, "flat"), s] + [""] * 15 + [str(e)])
+    bad_kernels = {}  # (tape, engine, kernel key) -> every run equal to plain's bits
+    failed = set()  # (tape, kernel key) of each failed sm_90 compile: counted per kernel, not per row
+    out_dir = os.path.dirname(os.path.abspath(a.out))
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+        fh = open(a.out, "w", newline="")
+    except OSError as e:
+        sys.exit(f"zoo.py: --out {a.out}: {e.strerror}")
+    try:
+        with fh:
+            fh.write(f"# machine={a.machine} driver=zoo commit={commit()} size={size} cores={os.cpu_count()} "
+                     f"load={os.getloadavg()[0]:.1f} args=zoo.py {' '.join(a.argv)}\n")
+            out = csv.writer(fh)
+            out.writerow(HEADER)
+            for name in names:
+                if name in own:
+                    tape, product, params = own[name], "file", {"file": a.tape[list(own).index(name)]}
+                else:
+                    product, params = ZOO[name][size]
+                    tape = tapelab.product(product, **params)
+                tape_file = os.path.join(work, name + ".tape")
+                tape.write(tape_file)
+                size_cols = [name, product, " ".join(f"{k}={v}" for k, v in params.items()), len(tape), tape.draws,
+                             len(tape.inputs), tape.pipe_width]
+                # Every plan first: rows in order, each with its key (strategy, requested segments).
+                entries = []  # (key, strategy, s, plan or None, error, same_as)
+                plain = tapelab._core._plain_plan(tape)
+                entries.append((("plain", 1), "plain", 1, plain, "", ""))
+                for strategy in strategies:
+                    for s in segments:
+                        try:
+                            plan = tapelab.plan(tape, strategy, segments=s)
+                        except ValueError as e:
+                            entries.append(((strategy, s), strategy, s, None, str(e), ""))
+                            continue
+                        same = next((f"{st} {ss}" for (st, ss), st2, _, p, _, sa in entries
+                                     if p is not None and st != "plain" and not sa and p.same_cuts(plan)), "")
+                        entries.append(((strategy, s), strategy, s, plan, "", same))
+                # The kernel behind each row: its own plan's, or the earlier plan's it repeats (same_plan_as).
+                def source_of(key, same):
+                    if not same:
+                        return key
+                    st, ss = same.split(" ")
+                    return (st, int(ss))
+
+                plan_of = {key: plan for key, _, _, plan, _, _ in entries if plan is not None}
+                # sm_90: each distinct kernel once (a repeated plan's kernel wherever any row at a --cuda-segments
+                # count needs it, whatever the count of the plan it repeats), --jobs at a time, each started only
+                # while --budget-seconds allows.
+                sm90 = {key: v for key, v in reused.get((name, len(tape)), {}).items()}
+                if cuda and (not a.quick or name in QUICK_CUDA_TAPES):
+                    need = list(dict.fromkeys(source_of(key, same) for key, strategy, s, plan, _, same in entries
+                                              if plan is not None and (strategy == "plain" or s in cuda_segments)))
+                    need = [key for key in need if key not in sm90]
+
+                    def job(key):
+                        if not in_budget():
+                            return {"skipped": "not compiled: --budget-seconds was spent"}
+                        plan_file = None
+                        if key[0] != "plain":
+                            plan_file = os.path.join(work, f"{name}-{key[0]}-{key[1]}.json")
+                            plan_of[key].write(plan_file)
+                        return compile_sm90(gpu_kernels, tape_file, plan_file, a.cuda_config, cache, a.cuda_timeout)
+
+                    with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as pool:
+                        for key, res in zip(need, pool.map(job, need)):
+                            sm90[key] = res
+                            if "error" in res and not res.get("unavailable"):
+                                failed.add((name, key))
+                # Timings: per engine, the plain kernel and the register kernel behind each row at --time-segments
+                # (a repeated plan's kernel is the earlier plan's, timed once).
+                timed = {}
+                if time_engines and (not a.quick or name in QUICK_TIME_TAPES):
+                    plans = {}
+                    for key, strategy, s, plan, _, same in entries:
+                        if plan is not None and strategy != "plain" and s in time_segments:
+                            src = source_of(key, same)
+                            plans.setdefault(src, plan_of[src])
+                    for e in time_engines:
+                        if not in_budget():
+                            break
+                        t0 = time.perf_counter()
+                        try:
+                            timed[e] = time_kernels(tapelab, tape, e, plans, a.paths, a.repeats, in_budget)
+                        except (ValueError, RuntimeError) as ex:
+                            timed[e] = {"error": str(ex).splitlines()[0]}
+                        print(f"zoo: {name}: timed on {e} ({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
+                        if "error" not in timed[e]:
+                            for k, tk in timed[e].items():
+                                bad_kernels[(name, e, k)] = tk["same"]
+                for key, strategy, s, plan, err, same in entries:
+                    if plan is None:
+                        out.writerow(size_cols + [strategy, KIND.get(strategy, "flat"), s] + [""] * 26 + [err])
                         continue
                     m = plan.metrics
-                    row = size + [strategy, KIND.get(strategy, "flat"), s, plan.segments, m.depth, m.peak_live,
-                                  m.persistent, m.recompute_ops, m.recompute_cost]
-                    regs = spill = secs = ""
-                    if a.cuda and s in cuda_segments and in_budget():
-                        try:
-                            k = tapelab.compile(tape, "cuda", plan=plan, kernel="register", precision="fp32")
-                            st = k.stats.to_dict() if hasattr(k, "stats") else k.kernel_stats.to_dict()
-                            regs, spill, secs = st["registers"], st["spill_bytes"], round(st["compile_seconds"], 2)
-                        except (ValueError, RuntimeError) as e:
-                            note = f"cuda: {e}"
-                    rate = ratio = bits = ""
-                    if a.time and plain_rate and s in time_segments and in_budget():
-                        r, rate = timed(tape, a.time, plan, a.paths, a.repeats)
-                        same = r.value == plain_result.value and r.greeks == plain_result.greeks
-                        bits = "same" if same else "DIFFER"
-                        bad += not same
-                        ratio = round(rate / plain_rate, 4)
-                        rate = round(rate, 1)
-                    out.writerow(row + [regs, spill, secs, a.time or "", a.paths if a.time else "",
-                                        round(plain_rate, 1) if plain_rate else "", rate, ratio, bits, note])
-                    fh.flush()
-            print(f"zoo: {name}: {len(tape)} nodes, pipe {tape.pipe_width}, {time.perf_counter() - start:.0f} s",
-                  file=sys.stderr)
+                    row = size_cols + [strategy, KIND[strategy], s, plan.segments, m.depth, m.peak_live, m.persistent,
+                                       m.recompute_ops, fmt(m.recompute_cost, 2), same]
+                    source = source_of(key, same)
+                    st90 = sm90.get(source)
+                    note = []
+                    if st90 is None:
+                        row += [""] * 7
+                    elif "skipped" in st90:
+                        row += [""] * 7
+                        note.append("cuda: " + st90["skipped"])
+                    elif "error" in st90:
+                        row += [st90.get("config", a.cuda_config)] + [""] * 6
+                        note.append("cuda: " + st90["error"])
+                    else:
+                        row += [st90.get("config", a.cuda_config), st90["registers"], st90["spill_bytes"],
+                                st90["spill_load_bytes"],
+                                st90["stack_bytes"], st90["compile_s"], st90["cache_hit"]]
+                    wrote = False
+                    for e, res in timed.items():
+                        served = "cpu" if engines[e]["cpu_device"] or e.startswith(("cpu", "reference")) else "gpu"
+                        if "error" in res:
+                            if strategy == "plain" or s in time_segments:
+                                out.writerow(row + [e, served] + [""] * 10 + ["; ".join(note + [f"{e}: {res['error']}"])])
+                                wrote = True
+                            continue
+                        if strategy != "plain" and s not in time_segments:
+                            continue
+                        tk = res.get(None if strategy == "plain" else source)
+                        if tk is None:
+                            continue
+                        pl = res[None]
+                        same_bits = tk["same"]
+                        out.writerow(row + [e, served, tk["precision"], a.paths, tk["reps"], fmt(tk["ms"]),
+                                            fmt(tk["ms_min"]), fmt(tk["ms_max"]), round(a.paths / tk["ms"] * 1e3, 1),
+                                            fmt(pl["ms"]), fmt(pl["ms"] / tk["ms"]),
+                                            "same" if same_bits else "DIFFER", "; ".join(note)])
+                        wrote = True
+                    if not wrote:
+                        out.writerow(row + [""] * 12 + ["; ".join(note)])
+                fh.flush()
+                print(f"zoo: {name}: {len(tape)} nodes, pipe {tape.pipe_width}, {len(sm90)} sm_90 kernels, "
+                      f"{time.perf_counter() - start:.0f} s, load {os.getloadavg()[0]:.1f}", file=sys.stderr)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    if failed:
+        print(f"zoo: {len(failed)} sm_90 kernels failed to compile (the rows' notes say why)", file=sys.stderr)
+    bad = sum(1 for res in bad_kernels.values() if not res)
     if bad:
-        print(f"zoo: {bad} checkpointed kernels differ from plain", file=sys.stderr)
-        return 1
+        print(f"zoo: {bad} kernels' runs differ from the plain kernel's bits", file=sys.stderr)
+    return 1 if bad or failed else 0
+
+
+# ----------------------------------------------------------------- --summary
+
+
+def ranks(xs):
+    order = sorted(range(len(xs)), key=lambda i: xs[i])
+    r = [0.0] * len(xs)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and xs[order[j + 1]] == xs[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            r[order[k]] = (i + j) / 2.0 + 1
+        i = j + 1
+    return r
+
+
+def pearson(x, y):
+    n = len(x)
+    if n < 2:
+        return float("nan")
+    mx, my = sum(x) / n, sum(y) / n
+    sxy = sum((a - mx) * (b - my) for a, b in zip(x, y))
+    sxx = sum((a - mx) ** 2 for a in x)
+    syy = sum((b - my) ** 2 for b in y)
+    return sxy / (sxx * syy) ** 0.5 if sxx > 0 and syy > 0 else float("nan")
+
+
+def spearman(x, y):
+    return pearson(ranks(x), ranks(y))
+
+
+def summary(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = [line for line in f if not line.startswith("#")]
+    except OSError as e:
+        sys.exit(f"zoo.py: --summary: {path}: {e.strerror}")
+    rows = list(csv.DictReader(lines))
+    kernels, seen = [], set()
+    for r in rows:  # one row per distinct kernel: the first of its (tape, strategy, segments), no repeated plan
+        key = (r["tape"], r["strategy"], r["requested_segments"])
+        if key in seen or r.get("same_plan_as") or not r.get("sm90_registers"):
+            continue
+        seen.add(key)
+        kernels.append(r)
+    if not kernels:
+        sys.exit(f"zoo.py: --summary: {path}: no sm_90 columns")
+    reg = [k for k in kernels if k["strategy"] != "plain"]
+    tapes = list(dict.fromkeys(k["tape"] for k in reg))
+    pw = {k["tape"]: int(k["pipe_width"]) for k in reg}
+    configs = sorted({k.get("sm90_config") or "the engine's defaults" for k in reg})
+    print(f"{path}: {len(reg)} distinct register kernels ({len(kernels) - len(reg)} plain), sm_90 config "
+          f"{', '.join(configs)}; spill = ptxas spill-store bytes")
+    print(f"{'tape':<16} {'pipe':>4} {'n':>3} {'rho(pl,regs)':>12} {'rho(pl,spill)':>13} {'regs':>9} "
+          f"{'spill B':>11} {'no-spill':>8}  least spill (strategy seg: peak_live, regs, spill)")
+
+    def line(label, ks, pipe=""):
+        if not ks:  # an empty group (no narrow or no wide tape in this table): no line
+            return
+        pl = [int(k["peak_live"]) for k in ks]
+        rg = [int(k["sm90_registers"]) for k in ks]
+        sp = [int(k["sm90_spill_bytes"]) for k in ks]
+        best = min(ks, key=lambda k: (int(k["sm90_spill_bytes"]), int(k["sm90_registers"])))
+        print(f"{label:<16} {pipe:>4} {len(ks):>3} {spearman(pl, rg):>12.3f} {spearman(pl, sp):>13.3f} "
+              f"{min(rg):>4}-{max(rg):<4} {min(sp):>5}-{max(sp):<5} {sum(1 for s in sp if s == 0):>8}  "
+              f"{best['strategy']} {best['requested_segments']}: {best['peak_live']}, {best['sm90_registers']}, "
+              f"{best['sm90_spill_bytes']}")
+    for t in tapes:
+        line(t, [k for k in reg if k["tape"] == t], pw[t])
+    narrow = [k for k in reg if pw[k["tape"]] <= 13]
+    wide = [k for k in reg if pw[k["tape"]] > 13]
+    line("narrow (<=13)", narrow)
+    line("wide (>13)", wide)
+    line("all", reg)
+    ns = [k for k in reg if int(k["sm90_spill_bytes"]) == 0 and int(k["sm90_registers"]) < 255]
+    if len(ns) >= 2:
+        x = [float(k["peak_live"]) for k in ns]
+        y = [float(k["sm90_registers"]) for k in ns]
+        mx, my = sum(x) / len(x), sum(y) / len(y)
+        sxx = sum((v - mx) ** 2 for v in x)
+        b = sum((u - mx) * (v - my) for u, v in zip(x, y)) / sxx if sxx else float("nan")
+        print(f"no-spill rows below the cap: registers ~ {my - b * mx:.1f} + {b:.3f} * peak_live "
+              f"({len(ns)} kernels, pearson {pearson(x, y):.3f})")
+    spilled = [int(k["peak_live"]) for k in reg if int(k["sm90_spill_bytes"]) > 0]
+    clean = [int(k["peak_live"]) for k in reg if int(k["sm90_spill_bytes"]) == 0]
+    if spilled and clean:
+        print(f"spilling kernels: {len(spilled)} of {len(reg)}; least peak_live that spilled {min(spilled)}, "
+              f"most that did not {max(clean)}; every kernel at peak_live >= "
+              f"{min(p for p in spilled if p > max(clean)) if any(p > max(clean) for p in spilled) else 'n/a'} spills")
+    plains = [k for k in kernels if k["strategy"] == "plain"]
+    if plains:
+        print("plain kernels: " + "; ".join(f"{k['tape']} {k['sm90_registers']} regs {k['sm90_spill_bytes']} B"
+                                            for k in plains))
+    cs = [float(k["sm90_compile_s"]) for k in kernels if k.get("sm90_compile_s") and k.get("sm90_cache_hit") == "0"]
+    if cs:
+        print(f"compile (cold, NVRTC + ptxas): {len(cs)} kernels, {sum(cs) / 60:.1f} min in all, median "
+              f"{statistics.median(cs):.1f} s, max {max(cs):.1f} s")
+    timed = [r for r in rows if r.get("ms")]
+    if timed:
+        print("timed (median ms, [min, max]; vs_plain = plain ms / ms; least ms per tape and engine):")
+        for e in dict.fromkeys(r["time_engine"] for r in timed):
+            for t in dict.fromkeys(r["tape"] for r in timed):
+                tr = [r for r in timed if r["time_engine"] == e and r["tape"] == t and r["strategy"] != "plain"]
+                if not tr:
+                    continue
+                best = min(tr, key=lambda r: float(r["ms"]))
+                print(f"  {e:<8} {t:<16} best {best['strategy']} {best['requested_segments']}: {best['ms']} ms "
+                      f"[{best['ms_min']}, {best['ms_max']}], plain {best['plain_ms']} ms, vs_plain {best['vs_plain']}"
+                      f" ({best['served']}-served); " + ", ".join(f"{r['strategy']} {r['vs_plain']}" for r in tr))
+        differ = [r for r in timed if r["bits"] != "same"]
+        print(f"bits: {len(timed) - len(differ)} of {len(timed)} timed kernels equal plain"
+              + (f"; DIFFER: {differ}" if differ else ""))
     return 0
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", default=DEFAULT_OUT,
+                    help=f"the CSV written (default {DEFAULT_OUT}: outside the source tree; the committed table is "
+                         "papers/data/zoo-cpu.csv)")
+    ap.add_argument("--tape", metavar="FILE", action="append", default=None,
+                    help="a .tape file of your own, added to the zoo run under its file name (repeatable; the same "
+                         "tape at every --size)")
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--size", choices=["table", "full"], default="table")
+    ap.add_argument("--tapes", default=",".join(ZOO))
+    ap.add_argument("--segments", default=None, help="segment counts (default 4,8,16,32; --quick 4,8)")
+    ap.add_argument("--strategies", default=",".join(STRATEGIES))
+    ap.add_argument("--cuda", action="store_true", help="sm_90 registers and spills (NVRTC, compile-only)")
+    ap.add_argument("--cuda-segments", default=None, help="segment counts compiled for sm_90 (default: --segments)")
+    ap.add_argument("--cuda-config", default="min_blocks=0", help="kernel configuration over cuda's defaults")
+    ap.add_argument("--sm90-from", metavar="CSV", default=None,
+                    help="take the sm_90 columns of kernels an earlier zoo CSV compiled (same tape and nodes)")
+    ap.add_argument("--cuda-cache", default=None, help="kernel cache (default: a fresh one, cold compiles)")
+    ap.add_argument("--cuda-timeout", type=float, default=900, help="seconds one kernel's compile may take")
+    ap.add_argument("--gpu-kernels", default=None, help="the gpu_kernels binary (default build/ci/experiments/)")
+    ap.add_argument("--jobs", type=int, default=2, help="sm_90 kernels compiled at once")
+    ap.add_argument("--time", default=None, help="engines to time plain and register kernels on (--quick: cpu-jit)")
+    ap.add_argument("--time-segments", default=None, help="segment counts timed (default 16; --quick 4)")
+    ap.add_argument("--paths", type=int, default=16384)
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--budget-seconds", type=float, default=None,
+                    help="start no compile (cuda or timing) after this many seconds; rows keep their metrics")
+    ap.add_argument("--machine", default="cpu", help="machine name for the comment row")
+    ap.add_argument("--summary", metavar="CSV", default=None, help="print the sm_90 and timing summary of a table")
+    a = ap.parse_args(argv)
+    a.argv = argv
+    if a.summary:
+        return summary(a.summary)
+    if a.jobs < 1 or a.paths < 1 or a.repeats < 1:
+        sys.exit("zoo.py: --jobs, --paths and --repeats take a positive integer")
+    return run(a)
 
 
 if __name__ == "__main__":
