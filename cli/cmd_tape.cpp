@@ -34,7 +34,7 @@ int tape(const Flags& f) {
     return kExitOk;
   }
   if (auto out = f.text("out")) {
-    writeTapeFile(t, *out);
+    writeTapeFile(t, *out, f.all("file"));  // never over the tape it read
     std::fprintf(stderr, "tapelab: wrote %s (%d nodes)\n", out->c_str(), t.size());
   } else {
     std::printf("%s", writeTape(t).c_str());

@@ -15,6 +15,9 @@
 namespace tapelab::cli {
 namespace {
 
+// A shortlist is a few hundred configuration lines; 16 MiB is far past any real one.
+constexpr uint64_t kMaxShortlistBytes = uint64_t{16} << 20;
+
 std::vector<int> intList(const std::string& text, const std::string& flag) {
   std::vector<int> out;
   std::stringstream in(text);
@@ -65,8 +68,13 @@ int tuneCommand(const Flags& f) {
   }
   if (auto s = f.text("segments")) opt.segments = intList(*s, "--segments");
   if (auto path = f.text("shortlist")) {
-    std::ifstream in(*path);
-    if (!in) throw UsageError("--shortlist: cannot read " + *path);
+    std::string text;
+    try {
+      text = readInputText(*path, kMaxShortlistBytes);
+    } catch (const InputError& e) {
+      throw UsageError("--shortlist " + *path + ": " + e.what());
+    }
+    std::stringstream in(text);
     for (std::string line; std::getline(in, line);) opt.shortlist.push_back(line);
   }
   const bool json = f.given("json");

@@ -5,11 +5,16 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <sstream>
 
 #include "cli/options.h"
+#include "util/files.h"
 
 namespace tapelab::cli {
 namespace {
+
+// A peers CSV is a few hundred rows; 64 MiB is far past any real one.
+constexpr uint64_t kMaxPeerFileBytes = uint64_t{64} << 20;
 
 // One CSV line: fields split at commas outside double quotes; "" inside quotes is a quote.
 bool splitCsv(const std::string& line, std::vector<std::string>& out) {
@@ -35,8 +40,12 @@ bool splitCsv(const std::string& line, std::vector<std::string>& out) {
 }  // namespace
 
 std::vector<PeerRow> readPeerFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError("--peer " + path + ": cannot read (" + std::strerror(errno) + ")");
+  std::stringstream in;
+  try {
+    in.str(readInputText(path, kMaxPeerFileBytes));
+  } catch (const InputError& e) {
+    throw UsageError("--peer " + path + ": " + e.what());
+  }
   std::map<std::string, size_t> col;
   bool jaxLayout = false;
   std::vector<PeerRow> rows;

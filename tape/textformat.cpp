@@ -301,6 +301,8 @@ std::string writeTape(const Tape& t) {
   return out;
 }
 
-void writeTapeFile(const Tape& t, const std::string& path) { writeOutputFile(path, writeTape(t), {}, "--out"); }
+void writeTapeFile(const Tape& t, const std::string& path, const std::vector<std::string>& inputs) {
+  writeOutputFile(path, writeTape(t), inputs, "--out");
+}
 
 }  // namespace tapelab

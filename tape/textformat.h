@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "tape/tape.h"
 
@@ -47,7 +48,8 @@ Tape readTapeFile(const std::string& path);
 
 std::string writeTape(const Tape& tape);
 // Writes the tape to the file a user named (util/files.h writeOutputFile: through links, never
-// replacing a special file); throws std::runtime_error naming the file and why on failure.
-void writeTapeFile(const Tape& tape, const std::string& path);
+// replacing a special file, never one of `inputs`, the run's own input files); throws
+// std::runtime_error naming the file and why on failure, OutputRefused for what it refuses.
+void writeTapeFile(const Tape& tape, const std::string& path, const std::vector<std::string>& inputs = {});
 
 }  // namespace tapelab

@@ -119,6 +119,13 @@ std::string_view InputFile::next() {
   }
 }
 
+std::string readInputText(const std::string& path, uint64_t maxBytes) {
+  InputFile in(path, maxBytes);
+  std::string text;
+  for (std::string_view chunk; !(chunk = in.next()).empty();) text.append(chunk);
+  return text;
+}
+
 // ------------------------------------------------------------ files tapelab writes itself
 
 std::string uniqueTempSuffix() {

@@ -42,6 +42,11 @@ class InputFile {
   std::string buf_;
 };
 
+// The whole of a small input a user names (a shortlist, a peer CSV) through InputFile: at most
+// maxBytes, a FIFO or /dev/stdin read to its end, a directory or /dev/zero refused; throws
+// InputError with the reason alone, as InputFile does.
+std::string readInputText(const std::string& path, uint64_t maxBytes);
+
 // "1 GiB", "64 KiB", "1000 bytes": a limit as messages state it.
 std::string byteCount(uint64_t bytes);
 

@@ -91,7 +91,8 @@ void bindTapes(py::module_& m) {
            },
            py::arg("which"), "one node column as raw bytes (tapelab.Tape's NumPy properties read these)")
       .def("text", &writeTape, "the tape in the .tape text format")
-      .def("write", &writeTapeFile, py::arg("path"), "write the tape as a .tape file")
+      .def("write", [](const Tape& t, const std::string& path) { writeTapeFile(t, path); }, py::arg("path"),
+           "write the tape as a .tape file")
       .def("__repr__", [](const Tape& t) {
         return "<tapelab.Tape " + t.name + ": " + std::to_string(t.size()) + " nodes, " +
                std::to_string(t.numInputs()) + " inputs>";

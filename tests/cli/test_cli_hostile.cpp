@@ -216,6 +216,15 @@ TEST_F(CliHostile, ReadersAreBoundedAndSayWhy) {
   writeFile(d / "p.json", "{\"format\": \"tapelab-plan 1\"}");
   expectError(run({"run", d / "t.tape", "--plan", d / "p.json"}), 2,
               d / "p.json" + ": (file): the required key 'tape' is missing", "a plan without its tape");
+  // The small inputs (a tune shortlist, a peers CSV) are bounded and say why as the readers do.
+  expectError(run({"tune", d / "t.tape", "--engine", "reference", "--shortlist", "/dev/zero"}), 2,
+              "--shortlist /dev/zero: larger than the limit of 16 MiB", "--shortlist /dev/zero");
+  expectError(run({"tune", d / "t.tape", "--engine", "reference", "--shortlist", d.path()}), 2,
+              "--shortlist " + d.path() + ": a directory, not a file", "--shortlist a directory");
+  expectError(run({"compare", d / "t.tape", "--engines", "reference", "--peer", "/dev/zero"}), 2,
+              "--peer /dev/zero: larger than the limit of 64 MiB", "--peer /dev/zero");
+  expectError(run({"compare", d / "t.tape", "--engines", "reference", "--peer", d / "missing.csv"}), 2,
+              "--peer " + d / "missing.csv" + ": no such file", "--peer a missing file");
 }
 
 // Class 4: every count is checked where it enters; a wrapping path index is refused.
@@ -298,6 +307,10 @@ TEST_F(CliHostile, OutputsNeverClobber) {
   fs::create_symlink(tape, d / "alias.tape");
   expectError(run({"plan", tape, "--out", d / "alias.tape"}), 2, "--out " + d / "alias.tape" + " (-> " + tape + "): is ",
               "--out a link to the input");
+  expectError(run({"tape", tape, "--out", tape}), 2, "--out " + tape + ": is an input of this run; refusing to overwrite it",
+              "tape x.tape --out x.tape");
+  expectError(run({"tape", tape, "--out", d / "alias.tape"}), 2, "--out " + d / "alias.tape" + " (-> " + tape + "): is ",
+              "tape x.tape --out a link to it");
   EXPECT_EQ(slurp(tape), before) << "the input was overwritten";
   expectError(run({"plan", tape, "--out", d.path()}), 2, "--out " + d.path() + ": a directory, not a file", "--out a directory");
   expectError(run({"tape", "--product", "asian", "--steps", "8", "--out", "/dev/full"}), 1,
