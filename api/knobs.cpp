@@ -245,8 +245,46 @@ const std::vector<Knob>& knobTable() {
 
 namespace {
 
+// The kernel variables the configuration replaced (2026-12-02), each with what replaces it. Set (and
+// not empty), one stops every front end with a line naming both: ignored, it would be a silent
+// fallback to the defaults.
+struct Retired {
+  const char* variable;
+  const char* replacement;
+};
+constexpr Retired kRetired[] = {
+    {"TAPELAB_KAHAN_LOCAL", "--config sums=local|registers"},
+    {"TAPELAB_CUDA_MIN_BLOCKS", "--config min_blocks=N"},
+    {"TAPELAB_PATHS_PER_LANE", "--config lanes=N"},
+    {"TAPELAB_APPROX_MATH", "--config math=approx"},
+    {"TAPELAB_CUDA_APPROX_MATH", "--config math=approx"},
+    {"TAPELAB_QUANTILE_SELECT", "--config quantile=select|branch"},
+    {"TAPELAB_CUDA_OUTLINE_DRAWS", "--config outline_draws=on|off"},
+    {"TAPELAB_STORE_DRAWS", "--config draws=stored|redraw"},
+    {"TAPELAB_MARKET_LOOP", "--config markets=loop|copies"},
+    {"TAPELAB_SHARED_CONSTANTS", "--config shared_constants=on|off"},
+    {"TAPELAB_DRAW_LOOP", nullptr},  // lost everywhere it was timed: no field replaces it
+    {"TAPELAB_DEVICE_SUMS", "--config cuda.reduce=device|host"},
+    {"TAPELAB_CUDA_SUMS_BESIDE", "--config cuda.reduce=beside"},
+    {"TAPELAB_OPAQUE", "--config opaque=on|off"},
+    {"TAPELAB_UNROLL_DRAWS", "--config philox=unrolled|rolled"},
+    {"TAPELAB_JIT_CHUNK", "--config jit.chunk=N"},
+};
+
+void refuseRetiredVariables() {
+  for (const Retired& r : kRetired) {
+    if (!variable(r.variable)) continue;
+    throw std::invalid_argument(
+        std::string(r.variable) + " is retired: " +
+        (r.replacement ? "use " + std::string(r.replacement) + " (or TAPELAB_CONFIG; tapelab config --list)"
+                       : std::string("the draw loop lost everywhere it was timed and has no replacement "
+                                     "(papers/findings.md, \"Fast by default\")")));
+  }
+}
+
 // Applies the table's rows of `scopes` to `c`, then the values made of several variables.
 void applyEnvironment(RunConfig& c, std::initializer_list<Scope> scopes) {
+  refuseRetiredVariables();
   bool engine = false;
   for (Scope s : scopes) engine |= s == Scope::Engine;
   for (const Knob& k : knobTable()) {

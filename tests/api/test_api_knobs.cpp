@@ -147,6 +147,41 @@ TEST(ApiKnobs, NoKernelVariableButTheConfig) {
       EXPECT_NE(std::string(k.variable), retired) << retired << " is a field of TAPELAB_CONFIG now";
 }
 
+// A retired kernel variable still set is refused, one line naming it and what replaces it: ignoring
+// it would run the defaults while the user believes the variable took effect.
+TEST(ApiKnobs, ARetiredKernelVariableIsRefusedNamingItsField) {
+  CleanKnobs clean;
+  const std::vector<std::pair<const char*, const char*>> retired = {
+      {"TAPELAB_KAHAN_LOCAL", "--config sums="},        {"TAPELAB_CUDA_MIN_BLOCKS", "--config min_blocks="},
+      {"TAPELAB_PATHS_PER_LANE", "--config lanes="},    {"TAPELAB_APPROX_MATH", "--config math=approx"},
+      {"TAPELAB_CUDA_APPROX_MATH", "--config math=approx"}, {"TAPELAB_QUANTILE_SELECT", "--config quantile="},
+      {"TAPELAB_CUDA_OUTLINE_DRAWS", "--config outline_draws="}, {"TAPELAB_STORE_DRAWS", "--config draws="},
+      {"TAPELAB_MARKET_LOOP", "--config markets="},     {"TAPELAB_SHARED_CONSTANTS", "--config shared_constants="},
+      {"TAPELAB_DRAW_LOOP", "no replacement"},          {"TAPELAB_DEVICE_SUMS", "--config cuda.reduce="},
+      {"TAPELAB_CUDA_SUMS_BESIDE", "--config cuda.reduce=beside"}, {"TAPELAB_OPAQUE", "--config opaque="},
+      {"TAPELAB_UNROLL_DRAWS", "--config philox="},     {"TAPELAB_JIT_CHUNK", "--config jit.chunk="}};
+  for (const auto& [variable, replacement] : retired) {
+    {
+      ScopedEnv empty(variable, "");  // empty is unset, as for every variable
+      EXPECT_NO_THROW(RunConfig::fromEnvironment()) << variable;
+    }
+    ScopedEnv env(variable, "1");
+    for (const auto& read : std::vector<std::function<void()>>{[] { RunConfig::fromEnvironment(); },
+                                                              [] { RunConfig::fromEnvironmentWithoutRunKnobs(); },
+                                                              [] { engineSettingsFromEnvironment(); }}) {
+      try {
+        read();
+        ADD_FAILURE() << variable << "=1 was accepted";
+      } catch (const std::invalid_argument& e) {
+        const std::string what = e.what();
+        EXPECT_EQ(what.rfind(std::string(variable) + " is retired: ", 0), 0u) << what;
+        EXPECT_NE(what.find(replacement), std::string::npos) << what;
+        EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+      }
+    }
+  }
+}
+
 // Seconds as a decimal, 0 meaning no limit; anything that is not a finite decimal in [0, 1e9] is refused.
 TEST(ApiKnobs, DeviceTimeoutIsSecondsWithZeroForNoLimit) {
   CleanKnobs clean;
