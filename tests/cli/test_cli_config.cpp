@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
@@ -80,18 +81,63 @@ TEST_F(CliConfig, AFieldTheKernelDidNotUseIsSaid) {
   EXPECT_LT(p.out.find("\"markets=loop: not a register kernel\"", unused), p.out.find(']', unused)) << p.out;
 }
 
-// tune stores a winner; the same job's next run says it used it, --untuned does not, another job
-// (other markets) does not see it, and --forget removes it.
-TEST_F(CliConfig, TuneStoresAWinnerThatRunsSayTheyUse) {
-  const std::string job = "--product asian --steps 8 --engine cpu-jit --paths 4000";
-  const Proc t = runTapelab("tune " + job + " --budget-seconds 60 --repeats 1 --segments 2 --strategies window", env_);
+namespace {
+
+// Whether `engine` can run here, from tapelab engines --json; else why not (its reason, or that it
+// compiles only).
+bool usableHere(const std::string& engine, std::string& why) {
+  const Proc p = runTapelab("engines --json");
+  const size_t at = p.out.find("{\"name\":\"" + engine + "\"");
+  if (at == std::string::npos) {
+    why = "not built (tapelab engines does not list it)";
+    return false;
+  }
+  const std::string entry = p.out.substr(at, p.out.find('}', at) - at);
+  const size_t r = entry.find("\"reason\":\"");
+  why = r == std::string::npos ? "" : entry.substr(r + 10, entry.find('"', r + 10) - r - 10);
+  if (entry.find("\"compile_only\":true") != std::string::npos) why = "compile-only here: " + why;
+  return entry.find("\"usable\":true") != std::string::npos && entry.find("\"compile_only\":false") != std::string::npos;
+}
+
+// The text after `key` up to the next quote (a JSON string's value), "" when absent.
+std::string jsonText(const std::string& json, const std::string& key) {
+  const size_t at = json.find("\"" + key + "\":\"");
+  if (at == std::string::npos) return "";
+  const size_t from = at + key.size() + 4;
+  return json.substr(from, json.find('"', from) - from);
+}
+
+}  // namespace
+
+// tune stores a winner; the same job's next run says it used it (and runs the winner's
+// configuration), --untuned does not, another job (other markets) does not see it, and --forget
+// removes it. On every engine served by a CPU here: cpu-jit, Vulkan (lavapipe), OpenCL (PoCL); a small
+// tape and a tight budget.
+class CliTune : public CliConfig, public ::testing::WithParamInterface<std::string> {};
+
+TEST_P(CliTune, TuneStoresAWinnerThatRunsSayTheyUse) {
+  const std::string engine = GetParam();
+  std::string why;
+  if (!usableHere(engine, why)) {
+    std::cout << "SKIP " << engine << ": " << why << std::endl;
+    GTEST_SKIP() << engine << ": " << why;
+  }
+  const std::string job = "--product asian --steps 8 --engine " + engine + " --paths 4000";
+  const Proc t = runTapelab("tune " + job + " --budget-seconds 40 --repeats 1 --segments 2 --strategies window", env_);
   ASSERT_EQ(t.code, 0) << t.out << t.err;
   EXPECT_NE(t.out.find("(winner)"), std::string::npos) << t.out;
   EXPECT_NE(t.out.find("==plain"), std::string::npos) << t.out;
   EXPECT_NE(t.err.find("tune: [1] defaults: "), std::string::npos) << "progress is printed: " << t.err;
+  EXPECT_NE(t.err.find("budget 40 s"), std::string::npos) << "the budget is said: " << t.err;
   Proc p = runTapelab("price " + job + " --json", env_);
   ASSERT_EQ(p.code, 0) << p.err;
   EXPECT_NE(p.out.find("\"tuned\":\"" + cache_.string() + "/tune/"), std::string::npos) << p.out;
+  const std::string tunedConfig = jsonText(p.out, "config");
+  EXPECT_NE(tunedConfig, "") << p.out;
+  // The tune's "winner: PLAN | CONFIG (...)" line names the configuration the run used.
+  EXPECT_NE(t.out.find("\nwinner: " + jsonText(p.out, "strategy")), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find(" | " + tunedConfig + " ("), std::string::npos)
+      << "price ran " << tunedConfig << "; the tune said:\n" << t.out;
   p = runTapelab("price " + job + " --json --untuned", env_);
   EXPECT_NE(p.out.find("\"tuned\":\"\""), std::string::npos) << p.out;
   p = runTapelab("price " + job + " --json --ladder spot=99,100", env_);
@@ -101,3 +147,11 @@ TEST_F(CliConfig, TuneStoresAWinnerThatRunsSayTheyUse) {
   p = runTapelab("price " + job + " --json", env_);
   EXPECT_NE(p.out.find("\"tuned\":\"\""), std::string::npos) << p.out;
 }
+
+INSTANTIATE_TEST_SUITE_P(Engines, CliTune, ::testing::Values("cpu-jit", "vulkan", "opencl"),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string name = info.param;
+                           for (char& c : name)
+                             if (c == '-') c = '_';
+                           return name;
+                         });
