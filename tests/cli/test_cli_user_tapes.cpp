@@ -1,15 +1,19 @@
 // A user's own tape through the commands: compare ladders over any input, run takes a list of
 // strategies (a row each, the same bits), and a cut asked for that auto checkpointing leaves out is
-// said on stderr and in --json, never silent.
+// said on stderr and in --json, never silent. CliUserHeston: a committed user tape FILE
+// (tests/data/user-heston.tape) through plan --all, run and compare.
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <utility>
+#include <vector>
 
 #include "tests/cli/cli_process.h"
 
@@ -95,4 +99,168 @@ TEST_F(CliUserTapes, AStrategyAutoLeavesOutIsSaid) {
   EXPECT_EQ(forced.err, "");
   EXPECT_NE(forced.out.find("\"not_used\":[]"), std::string::npos) << forced.out;
   EXPECT_NE(forced.out.find("\"strategy\":\"optimal\""), std::string::npos) << forced.out;
+}
+
+// A new user's Heston call as a committed FILE (tests/data/user-heston.tape: 578 nodes, 9 inputs, 48
+// draws, under auto checkpointing's 768), read by path through plan --all, run with a strategy list and
+// compare over an input that is not spot: no source edits, no --product, nothing left out unsaid.
+namespace {
+
+const std::string kHeston = TAPELAB_SOURCE_DIR "/tests/data/user-heston.tape";
+
+std::vector<std::string> wordsOf(const std::string& line) {
+  std::vector<std::string> out;
+  std::istringstream in(line);
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+std::vector<std::string> linesOf(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+bool usable(const std::string& engine) {
+  for (const std::string& l : linesOf(runTapelab("engines").out)) {
+    const auto w = wordsOf(l);
+    if (w.size() >= 2 && w[0] == engine) return w[1] == "yes";
+  }
+  return false;
+}
+
+class CliUserHeston : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (const char* v : {"TAPELAB_CONFIG", "TAPELAB_ENGINE", "TAPELAB_CKPT", "TAPELAB_STRATEGY", "TAPELAB_PATHS",
+                          "TAPELAB_CKPT_NODES"})
+      unsetenv(v);
+    ASSERT_TRUE(std::filesystem::is_regular_file(kHeston)) << kHeston;
+  }
+};
+
+}  // namespace
+
+TEST_F(CliUserHeston, PlanAllShowsProgressAndAParetoFront) {
+  const Proc p = runTapelab("plan " + kHeston + " --all");
+  ASSERT_EQ(p.code, 0) << p.err;
+  EXPECT_EQ(p.out.rfind("user-heston.tape: 578 nodes, 9 inputs, 48 draws\n", 0), 0u) << p.out.substr(0, 200);
+  // Progress on stderr, a line as each strategy is done, naming it and how many of the nine are.
+  for (const char* s : {"uniform", "window", "marginal", "optimal", "optimal-persistent", "auto", "two-level", "revolve",
+                        "budget"}) {
+    const std::string line = std::string("plan --all: ") + s + ": 31 plans, ";
+    EXPECT_NE(p.err.find(line), std::string::npos) << line << "\n" << p.err;
+  }
+  EXPECT_NE(p.err.find("9/9 strategies)"), std::string::npos) << p.err;
+  EXPECT_EQ(p.out.find("plan --all:"), std::string::npos) << "progress belongs on stderr";
+  // The table's rows: (strategy, requested) -> (peak_live, recompute_cost).
+  std::map<std::pair<std::string, int>, std::pair<int, double>> table;
+  const size_t heading = p.out.find("Pareto front of peak_live against weighted recompute_cost");
+  ASSERT_NE(heading, std::string::npos) << p.out;
+  EXPECT_EQ(p.out.find("least peak_live"), std::string::npos) << "a front, not one number";
+  for (const std::string& l : linesOf(p.out.substr(0, heading))) {
+    const auto w = wordsOf(l);
+    if (w.size() == 12 && (w[0] == "register" || w[0] == "plain") && w[2] != "requested")
+      table[{w[1], std::stoi(w[2])}] = {std::stoi(w[6]), std::stod(w[9])};
+  }
+  EXPECT_EQ(table.size(), 9u * 31u + 1u) << "nine strategies at 2..32 segments, and the plain kernel";
+  // The front: every entry a row of the table, by peak_live up and recompute_cost strictly down (so no
+  // entry dominates another; plans at the same point listed together), no row of the table dominating
+  // an entry, the plain kernel last.
+  std::vector<std::pair<std::string, int>> front;
+  int lastLive = -1;
+  double lastCost = 1e300;
+  for (const std::string& l : linesOf(p.out.substr(heading))) {
+    const auto w = wordsOf(l);
+    if (w.size() != 6 || w[1] == "requested" || w[0][0] == '-') continue;
+    front.emplace_back(w[0], std::stoi(w[1]));
+    const int live = std::stoi(w[4]);
+    const double cost = std::stod(w[5]);
+    const auto row = table.find(front.back());
+    ASSERT_NE(row, table.end()) << l;
+    EXPECT_EQ(row->second.first, live) << l;
+    EXPECT_EQ(row->second.second, cost) << l;
+    EXPECT_GE(live, lastLive) << l;
+    if (live == lastLive) {
+      EXPECT_EQ(cost, lastCost) << "plans at one point are listed together\n" << l;
+    } else {
+      EXPECT_LT(cost, lastCost) << l;
+    }
+    for (const auto& [key, value] : table)
+      EXPECT_FALSE(value.first <= live && value.second <= cost && (value.first < live || value.second < cost))
+          << key.first << " " << key.second << " dominates front entry " << l;
+    lastLive = live;
+    lastCost = cost;
+  }
+  ASSERT_GE(front.size(), 3u) << p.out.substr(heading);
+  EXPECT_EQ(front.back(), (std::pair<std::string, int>{"plain", 1}));
+}
+
+TEST_F(CliUserHeston, RunTakesAStrategyListWithTheSameBitsOnEachEngine) {
+  for (const std::string engine : {"reference", "cpu-jit"}) {
+    if (!usable(engine)) {
+      ADD_FAILURE() << engine << " is not usable here: the test needs it";
+      continue;
+    }
+    const Proc p = runTapelab("run " + kHeston + " --engine " + engine +
+                              " --paths 1000 --strategy window,two-level --checkpoint 8");
+    ASSERT_EQ(p.code, 0) << p.err;
+    EXPECT_EQ(p.err, "") << "--checkpoint 8 cuts it: nothing is left out";
+    std::map<std::string, std::vector<std::string>> rows;
+    for (const std::string& l : linesOf(p.out)) {
+      const auto w = wordsOf(l);
+      if (w.size() >= 7 && (w[0] == "window" || w[0] == "two-level")) rows[w[0]] = w;
+    }
+    ASSERT_EQ(rows.size(), 2u) << p.out;
+    for (const auto& [name, w] : rows) {
+      EXPECT_EQ(w[1], "register") << engine << " " << name << ": the cut kernel ran\n" << p.out;
+      EXPECT_EQ(w[2], "8") << engine << " " << name << "\n" << p.out;
+    }
+    EXPECT_EQ(rows["window"][3], rows["two-level"][3]) << engine << ": value, bit for bit\n" << p.out;
+    EXPECT_EQ(rows["window"][4], rows["two-level"][4]) << engine << ": stderr, bit for bit\n" << p.out;
+    EXPECT_EQ(rows["two-level"][7], "yes") << engine << "\n" << p.out;
+    EXPECT_EQ(p.out.find(" NO "), std::string::npos) << p.out;
+  }
+  // Without --checkpoint the 578 nodes are under auto's 768: both strategies are said to be left out,
+  // on stderr and in --json, and the plain kernel runs.
+  const Proc plain = runTapelab("run " + kHeston + " --engine reference --paths 200 --strategy window,two-level --json");
+  ASSERT_EQ(plain.code, 0) << plain.err;
+  for (const char* s : {"window", "two-level"})
+    EXPECT_NE(plain.err.find(std::string("tapelab: --strategy ") + s +
+                             ": not used: the plain kernel runs, the tape's 578 nodes are under --ckpt-nodes 768"),
+              std::string::npos)
+        << plain.err;
+  EXPECT_NE(plain.out.find("\"not_used\":[\"--strategy window: not used:"), std::string::npos) << plain.out;
+}
+
+TEST_F(CliUserHeston, CompareLaddersOverV0OnTwoEngines) {
+  for (const char* engine : {"reference", "cpu-jit"}) ASSERT_TRUE(usable(engine)) << engine << " is not usable here";
+  const std::string compare = "compare " + kHeston + " --ladder v0 --engines reference,cpu-jit --paths 500 --ladders 1 --markets 2";
+  const Proc p = runTapelab(compare);
+  ASSERT_EQ(p.code, 0) << p.err;
+  EXPECT_NE(p.out.find("7-point v0 ladder"), std::string::npos) << p.out;
+  EXPECT_NE(p.out.find("d/d v0"), std::string::npos) << p.out;
+  EXPECT_NE(p.out.find("d/d spot"), std::string::npos) << p.out;
+  EXPECT_EQ(p.out.find(" NO "), std::string::npos) << p.out;
+  // Each engine at its default precision (fp64 on both CPUs, as run), every row naming its plan; within
+  // an engine every ladder equals its plain single-market kernel's bits.
+  int rows = 0, same = 0;
+  for (const std::string& l : linesOf(p.out)) {
+    const auto w = wordsOf(l);
+    if (w.size() < 3 || (w[0] != "reference" && w[0] != "cpu-jit")) continue;
+    ++rows;
+    EXPECT_EQ(w[1], "fp64") << l;
+    EXPECT_TRUE(l.size() > 8 && (l.substr(l.size() - 5) == "plain" || l.find("window 16") != std::string::npos)) << l;
+    same += l.find("  yes  ") != std::string::npos;
+  }
+  EXPECT_EQ(rows, 8) << "plain and register, 1 and 2 markets, on each engine\n" << p.out;
+  EXPECT_EQ(same, 6) << "every row but each engine's first\n" << p.out;
+  const Proc js = runTapelab(compare + " --json");
+  ASSERT_EQ(js.code, 0) << js.err;
+  EXPECT_NE(js.out.find("\"ladder_input\":\"v0\""), std::string::npos) << js.out.substr(0, 400);
+  const Proc bad = runTapelab("compare " + kHeston + " --ladder vol --engines reference");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_EQ(bad.err, "tapelab: --ladder: no input named 'vol' (inputs: spot, strike, v0, kappa, theta, xi, rho, rate, "
+                     "maturity)\n");
 }
