@@ -208,32 +208,66 @@ std::string throughLinks(const std::string& path, const std::string& shown, cons
 
 }  // namespace
 
+namespace {
+
+// Where an output goes, once the refusals are passed: the file its links name, the name messages
+// give, and what is there now (exists false: nothing yet).
+struct OutputTarget {
+  std::string path, shown;
+  bool exists = false;
+  struct stat st {};
+};
+
+// Throws OutputRefused when `st` (what the output is, or will write) is one of `inputs` or a kind
+// of file that is never written.
+void refuseOutput(const struct stat& st, const std::string& path, const std::string& shown,
+                  const std::vector<std::string>& inputs, const std::string& what) {
+  for (const std::string& in : inputs) {
+    struct stat is {};
+    if (!in.empty() && ::stat(in.c_str(), &is) == 0 && sameFile(st, is))
+      throw OutputRefused(what + " " + shown + ": is " + (in == path ? "" : in + ", ") +
+                          "an input of this run; refusing to overwrite it");
+  }
+  if (S_ISDIR(st.st_mode)) throw OutputRefused(what + " " + shown + ": a directory, not a file");
+  if (S_ISBLK(st.st_mode)) throw OutputRefused(what + " " + shown + ": a block device; refusing to write to it");
+  if (S_ISSOCK(st.st_mode)) throw OutputRefused(what + " " + shown + ": a socket, not a file");
+}
+
+OutputTarget outputTarget(const std::string& path, const std::vector<std::string>& inputs, const std::string& what) {
+  if (path.empty()) throw OutputRefused(what + ": an empty file name");
+  OutputTarget t;
+  t.path = throughLinks(path, path, what);
+  t.shown = t.path == path ? path : path + " (-> " + t.path + ")";
+  t.exists = ::stat(t.path.c_str(), &t.st) == 0;
+  if (t.exists) refuseOutput(t.st, path, t.shown, inputs, what);
+  return t;
+}
+
+std::runtime_error cannotWrite(const std::string& what, const std::string& shown, int e) {
+  return std::runtime_error(what + " " + shown + ": cannot write: " + errnoText(e));
+}
+
+}  // namespace
+
+void checkOutputFile(const std::string& path, const std::vector<std::string>& inputs, const std::string& what) {
+  outputTarget(path, inputs, what);
+}
+
 void writeOutputFile(const std::string& path, std::string_view bytes, const std::vector<std::string>& inputs,
                      const std::string& what) {
-  if (path.empty()) throw OutputRefused(what + ": an empty file name");
-  const std::string target = throughLinks(path, path, what);
-  const std::string shown = target == path ? path : path + " (-> " + target + ")";
-  struct stat st {};
-  const bool exists = ::stat(target.c_str(), &st) == 0;
-  if (exists) {
-    for (const std::string& in : inputs) {
-      struct stat is {};
-      if (!in.empty() && ::stat(in.c_str(), &is) == 0 && sameFile(st, is))
-        throw OutputRefused(what + " " + shown + ": is " + (in == path ? "" : in + ", ") +
-                            "an input of this run; refusing to overwrite it");
-    }
-    if (S_ISDIR(st.st_mode)) throw OutputRefused(what + " " + shown + ": a directory, not a file");
-    if (S_ISBLK(st.st_mode)) throw OutputRefused(what + " " + shown + ": a block device; refusing to write to it");
-    if (S_ISSOCK(st.st_mode)) throw OutputRefused(what + " " + shown + ": a socket, not a file");
-    if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) {  // written in place, never replaced
-      const int fd = ::open(target.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
-      if (fd < 0) throw std::runtime_error(what + " " + shown + ": cannot write: " + errnoText(errno));
-      const bool ok = writeAll(fd, bytes);
-      const int e = errno;
-      const bool closed = ::close(fd) == 0;
-      if (!ok || !closed) throw std::runtime_error(what + " " + shown + ": cannot write: " + errnoText(ok ? errno : e));
-      return;
-    }
+  const OutputTarget t = outputTarget(path, inputs, what);
+  const std::string& target = t.path;
+  const std::string& shown = t.shown;
+  const struct stat& st = t.st;
+  const bool exists = t.exists;
+  if (exists && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))) {  // written in place, never replaced
+    const int fd = ::open(target.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) throw cannotWrite(what, shown, errno);
+    const bool ok = writeAll(fd, bytes);
+    const int e = errno;
+    const bool closed = ::close(fd) == 0;
+    if (!ok || !closed) throw cannotWrite(what, shown, ok ? errno : e);
+    return;
   }
   // A regular file or none: a temporary file beside it, then rename.
   const TempFile tmp(target + uniqueTempSuffix());
@@ -242,8 +276,42 @@ void writeOutputFile(const std::string& path, std::string_view bytes, const std:
     throw std::runtime_error(what + " " + shown + ": cannot write: " + why);
   // The old file's permission bits past the umask; where that fails the umask's stay, not worth failing for.
   if (exists && ::chmod(tmp.path().c_str(), mode) != 0) errno = 0;
-  if (::rename(tmp.path().c_str(), target.c_str()) != 0)
-    throw std::runtime_error(what + " " + shown + ": cannot write: " + errnoText(errno));
+  if (::rename(tmp.path().c_str(), target.c_str()) != 0) throw cannotWrite(what, shown, errno);
+}
+
+OutputFile::OutputFile(const std::string& path, const std::vector<std::string>& inputs, const std::string& what)
+    : what_(what) {
+  const OutputTarget t = outputTarget(path, inputs, what);
+  shown_ = t.shown;
+  // Opened without O_TRUNC: what was opened is checked again (it may have changed since), then emptied.
+  fd_ = ::open(t.path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY, 0666);
+  if (fd_ < 0) throw cannotWrite(what_, shown_, errno);
+  struct stat st {};
+  try {
+    if (::fstat(fd_, &st) != 0) throw cannotWrite(what_, shown_, errno);
+    refuseOutput(st, path, shown_, inputs, what_);
+    if (S_ISREG(st.st_mode) && ::ftruncate(fd_, 0) != 0) throw cannotWrite(what_, shown_, errno);
+  } catch (...) {
+    ::close(fd_);
+    fd_ = -1;
+    throw;
+  }
+}
+
+OutputFile::~OutputFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void OutputFile::write(std::string_view bytes) {
+  if (fd_ < 0) throw std::runtime_error(what_ + " " + shown_ + ": cannot write: already closed");
+  if (!writeAll(fd_, bytes)) throw cannotWrite(what_, shown_, errno);
+}
+
+void OutputFile::close() {
+  if (fd_ < 0) return;
+  const int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0) throw cannotWrite(what_, shown_, errno);  // NFS and quotas report here
 }
 
 // ------------------------------------------------------------ cache records

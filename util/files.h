@@ -70,6 +70,39 @@ struct OutputRefused : std::invalid_argument {
 void writeOutputFile(const std::string& path, std::string_view bytes, const std::vector<std::string>& inputs = {},
                      const std::string& what = "--out");
 
+// The refusals of writeOutputFile alone, nothing written (throws OutputRefused as it does): for a
+// command that runs long before it writes a whole file (an experiment driver) to refuse its --out
+// before the run, not after it.
+void checkOutputFile(const std::string& path, const std::vector<std::string>& inputs = {},
+                     const std::string& what = "--out");
+
+// An output a user names that is written as it goes (an experiment's CSV, each row as it finishes,
+// so that a run cut short keeps the rows it measured): the refusals of writeOutputFile (a directory,
+// a block device, a socket, an input of the same run: OutputRefused from the constructor), a
+// symbolic link followed to the file it names, a FIFO or a character device written in place.
+// A regular file is written in place too, no temporary file and rename: emptied when opened (after
+// the checks, never before), its rows are there as they are written, and a run stopped midway leaves
+// the rows written so far. Every failure throws std::runtime_error "`what` FILE: cannot write:
+// reason" (ENOSPC, EACCES, EIO; a close that fails). The destructor closes without reporting: call
+// close() to know that everything was written.
+class OutputFile {
+ public:
+  explicit OutputFile(const std::string& path, const std::vector<std::string>& inputs = {},
+                      const std::string& what = "--out");
+  ~OutputFile();
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+  // All of `bytes`, or a throw; nothing is buffered here.
+  void write(std::string_view bytes);
+  void close();
+  // The name as messages give it: "FILE", or "LINK (-> FILE)".
+  const std::string& name() const { return shown_; }
+
+ private:
+  int fd_ = -1;
+  std::string what_, shown_;
+};
+
 // ------------------------------------------------------------ files tapelab writes itself
 
 // Writes `bytes` to `path` as one step for every reader: a temporary file in the

@@ -1,10 +1,14 @@
 // util/: the content hash, atomic file writes, inputs and outputs a user names, cache records, the cache directory.
 #include <gtest/gtest.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -315,5 +319,115 @@ TEST(UtilFiles, OutputFilesNeverClobber) {
   int status = 0;
   ASSERT_EQ(::waitpid(child, &status, 0), child);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "EACCES was not reported as such";
+  fs::remove_all(d);
+}
+
+// A streamed --out (experiments/*.cpp, rows as they finish): the refusals of writeOutputFile, checked
+// before the file is emptied; rows there as they are written; special files written in place; write
+// failures naming the file.
+TEST(UtilFiles, StreamedOutputFilesRefuseWhatWriteOutputFileRefuses) {
+  const fs::path d = freshDir();
+  fs::create_directories(d);
+  auto opened = [](const std::string& path, const std::vector<std::string>& inputs) {
+    try {
+      OutputFile out(path, inputs);
+      return std::string("(opened)");
+    } catch (const OutputRefused& e) {
+      return "refused: " + std::string(e.what());
+    } catch (const std::runtime_error& e) {
+      return "failed: " + std::string(e.what());
+    }
+  };
+  // In place: each row is in the file as soon as it is written, none held back until close().
+  const std::string csv = (d / "rows.csv").string();
+  ASSERT_TRUE(writeFileAtomic(csv, "an older and longer file\n"));
+  {
+    OutputFile out(csv);
+    EXPECT_EQ(readFile(csv), "") << "not emptied when opened";
+    out.write("a,b\n");
+    EXPECT_EQ(readFile(csv), "a,b\n");
+    out.write("1,2\n");
+    EXPECT_EQ(readFile(csv), "a,b\n1,2\n");
+    out.close();
+    EXPECT_THROW(out.write("3,4\n"), std::runtime_error);
+  }
+  for (const auto& e : fs::directory_iterator(d)) EXPECT_NE(e.path().extension(), ".tmp") << e.path();
+  // The run's own input, under its name, a link and a hard link: refused, and left as it was.
+  const std::string tape = (d / "in.tape").string();
+  ASSERT_TRUE(writeFileAtomic(tape, "the input\n"));
+  fs::create_symlink(tape, d / "alias.tape");
+  ASSERT_EQ(::link(tape.c_str(), (d / "hard.tape").c_str()), 0);
+  EXPECT_EQ(opened(tape, {tape}), "refused: --out " + tape + ": is an input of this run; refusing to overwrite it");
+  EXPECT_EQ(opened((d / "alias.tape").string(), {tape}),
+            "refused: --out " + (d / "alias.tape").string() + " (-> " + tape + "): is " + tape +
+                ", an input of this run; refusing to overwrite it");
+  EXPECT_NE(opened((d / "hard.tape").string(), {"", csv, tape}).find("is " + tape + ", an input of this run"),
+            std::string::npos);
+  EXPECT_THROW(checkOutputFile(tape, {tape}), OutputRefused);
+  EXPECT_EQ(readFile(tape), "the input\n");
+  // checkOutputFile writes nothing, creates nothing.
+  checkOutputFile((d / "later.csv").string(), {tape});
+  EXPECT_FALSE(fs::exists(d / "later.csv"));
+  // A directory, a socket and a block device are refused before anything is opened.
+  EXPECT_EQ(opened(d.string(), {}), "refused: --out " + d.string() + ": a directory, not a file");
+  const fs::path sock = d / "sock";
+  const int s = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  ASSERT_GE(s, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  ASSERT_LT(sock.string().size(), sizeof addr.sun_path);
+  std::strcpy(addr.sun_path, sock.c_str());
+  ASSERT_EQ(::bind(s, reinterpret_cast<const sockaddr*>(&addr), sizeof addr), 0);
+  EXPECT_EQ(opened(sock.string(), {}), "refused: --out " + sock.string() + ": a socket, not a file");
+  ::close(s);
+  std::string block;  // any block device here; never written (the refusal comes before the open)
+  for (const auto& e : fs::directory_iterator("/dev"))
+    if (e.is_block_file() && block.empty()) block = e.path().string();
+  if (!block.empty()) EXPECT_EQ(opened(block, {}), "refused: --out " + block + ": a block device; refusing to write to it");
+  else std::printf("(no block device in /dev: that refusal is not checked here)\n");
+  // Through a link: the file it names is written, the link stays.
+  ASSERT_TRUE(writeFileAtomic(d / "target.csv", "old"));
+  fs::create_symlink(d / "target.csv", d / "link.csv");
+  {
+    OutputFile out((d / "link.csv").string());
+    EXPECT_EQ(out.name(), (d / "link.csv").string() + " (-> " + (d / "target.csv").string() + ")");
+    out.write("row\n");
+    out.close();
+  }
+  EXPECT_TRUE(fs::is_symlink(d / "link.csv"));
+  EXPECT_EQ(readFile(d / "target.csv"), "row\n");
+  // A FIFO and a character device: written in place, still what they were.
+  const fs::path fifo = d / "fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::string got;
+  std::thread reader([&] {
+    std::ifstream in(fifo);
+    got.assign(std::istreambuf_iterator<char>(in), {});
+  });
+  {
+    OutputFile out(fifo.string());
+    out.write("one\n");
+    out.write("two\n");
+    out.close();
+  }
+  reader.join();
+  EXPECT_EQ(got, "one\ntwo\n");
+  EXPECT_TRUE(fs::is_fifo(fifo));
+  {
+    OutputFile out("/dev/null");
+    out.write("gone\n");
+    out.close();
+  }
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
+  // ENOSPC on a write, ENOENT at the open: each names the file and the reason.
+  OutputFile full("/dev/full");
+  try {
+    full.write("row\n");
+    ADD_FAILURE() << "a write to /dev/full succeeded";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "--out /dev/full: cannot write: No space left on device");
+  }
+  EXPECT_EQ(opened((d / "no-such-dir" / "x.csv").string(), {}),
+            "failed: --out " + (d / "no-such-dir" / "x.csv").string() + ": cannot write: No such file or directory");
   fs::remove_all(d);
 }
