@@ -16,14 +16,17 @@
 // of peak_live x markets with registers and with spill bytes, over all rows and
 // per market count, and the least-squares line registers ~ a + b * peak_live x
 // markets over the rows that do not spill (what a register budget is derived from).
+// --out gets each row as its kernel finishes (util/files.h's OutputFile: never the
+// --plan file, a directory or a block device, refused before anything runs).
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
+#include <memory>
 #include <mutex>
+#include <sstream>
 #include <numeric>
 #include <thread>
 
@@ -34,6 +37,7 @@
 #include "planner/planfile.h"
 #include "planner/strategies.h"
 #include "tape/products/products.h"
+#include "util/files.h"
 
 using namespace tapelab;
 
@@ -111,6 +115,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "calibrate_proxy: --strategies: %s\n", e.what());
     return 2;
   }
+  // Refused before anything runs (exit 2): an --out that is the --plan file, a directory, ... (util/files.h).
+  try {
+    if (!out.empty()) checkOutputFile(out, {planFile});
+  } catch (const OutputRefused& e) {
+    std::fprintf(stderr, "calibrate_proxy: %s\n", e.what());
+    return 2;
+  }
   if (quick) {
     steps = 24;
     markets = {1, 2};
@@ -178,17 +189,21 @@ int main(int argc, char** argv) {
   std::fprintf(stderr, "calibrate_proxy: %zu kernels on %s (%s), %d at once\n", work.size(), engineName.c_str(),
                caps.reason.c_str(), jobs);
 
-  // Rows are written as kernels finish (completion order), so a run cut short keeps what it compiled.
-  std::ofstream csv;
-  if (!out.empty()) {
-    csv.open(out);
-    if (!csv) {
-      std::fprintf(stderr, "calibrate_proxy: --out %s: cannot write\n", out.c_str());
-      return 2;
+  // Rows are written as kernels finish (completion order), so a run cut short keeps what it compiled:
+  // in place, through util/files.h's OutputFile (its refusals; a failed write names the file and ends
+  // the run, exit 1).
+  std::unique_ptr<OutputFile> csv;
+  std::string writeError;  // the first failed write, from any worker
+  try {
+    if (!out.empty()) {
+      csv = std::make_unique<OutputFile>(out, std::vector<std::string>{planFile});
+      csv->write("engine,target,steps,strategy,requested,budget,segments,depth,markets,persistent,peak_live,"
+                 "peak_live_x_markets,recompute_ops,recompute_cost,registers,local_bytes,spill_store_bytes,compile_s,"
+                 "cache_hit,error\n");
     }
-    csv << "engine,target,steps,strategy,requested,budget,segments,depth,markets,persistent,peak_live,"
-           "peak_live_x_markets,recompute_ops,recompute_cost,registers,local_bytes,spill_store_bytes,compile_s,cache_hit,error\n"
-        << std::flush;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "calibrate_proxy: %s\n", e.what());
+    return dynamic_cast<const OutputRefused*>(&e) ? 2 : 1;
   }
   std::atomic<size_t> next{0}, done{0};
   std::mutex printing;
@@ -217,13 +232,20 @@ int main(int argc, char** argv) {
           if (c == '"' || c == '\n' || c == '\r') c = c == '"' ? '\'' : ' ';
       }
       std::lock_guard<std::mutex> lock(printing);
-      if (csv.is_open())
-        csv << engineName << ",\"" << caps.reason << "\"," << steps << ',' << j.strategy << ',' << j.requested << ','
+      if (csv && writeError.empty()) {
+        std::ostringstream row;
+        row << engineName << ",\"" << caps.reason << "\"," << steps << ',' << j.strategy << ',' << j.requested << ','
             << j.budget << ',' << j.metrics.segments << ',' << j.metrics.depth << ',' << j.markets << ','
             << j.metrics.persistent << ',' << j.metrics.peakLive << ',' << j.metrics.peakLive * j.markets << ','
             << j.metrics.recomputeOps << ',' << j.metrics.recomputeCost << ',' << j.registers << ',' << j.spill << ','
-            << j.spillStores << ',' << j.compileSeconds << ',' << (j.cacheHit ? 1 : 0) << ",\"" << j.error << "\"\n"
-            << std::flush;
+            << j.spillStores << ',' << j.compileSeconds << ',' << (j.cacheHit ? 1 : 0) << ",\"" << j.error << "\"\n";
+        try {
+          csv->write(row.str());
+        } catch (const std::exception& e) {
+          writeError = e.what();
+          next = work.size();  // no more kernels: their rows could not be kept
+        }
+      }
       std::fprintf(stderr, "[%zu/%zu] %s %d x%d: peak_live %d, %d registers, %lld B local, %lld B spill stores (%.1f s)%s\n", ++done,
                    work.size(), j.strategy.c_str(), j.requested, j.markets, j.metrics.peakLive, j.registers,
                    static_cast<long long>(j.spill), static_cast<long long>(j.spillStores), j.compileSeconds, j.error.empty() ? "" : (" ERROR " + j.error).c_str());
@@ -233,6 +255,17 @@ int main(int argc, char** argv) {
   for (int i = 1; i < jobs; ++i) pool.emplace_back(worker);
   worker();
   for (auto& t : pool) t.join();
+  if (csv && writeError.empty()) {
+    try {
+      csv->close();
+    } catch (const std::exception& e) {
+      writeError = e.what();
+    }
+  }
+  if (!writeError.empty()) {
+    std::fprintf(stderr, "calibrate_proxy: %s\n", writeError.c_str());
+    return 1;
+  }
 
   // Rank correlations and the no-spill line.
   auto report = [&](const std::string& label, const std::vector<const Job*>& rows) {

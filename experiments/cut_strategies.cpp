@@ -22,7 +22,10 @@
 // the source tree; the path is printed).
 // --plan FILE (tapelab plan --out) adds one row: that plan, on the study tape
 // it was made for, as strategy "plan-file".
-// Exit 0 on success, 1 when the plot script failed, 2 on bad flags.
+// The CSV is written whole once every plan is made (util/files.h's
+// writeOutputFile: through links, never over a --tape or --plan file, which is
+// refused before the run). Exit 0 on success, 1 when the plot script failed or
+// the CSV could not be written, 2 on bad flags.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -30,7 +33,6 @@
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
-#include <fstream>
 #include <mutex>
 #include <optional>
 #include <sstream>
@@ -47,6 +49,7 @@
 #include "tape/products/products.h"
 #include "tape/random_tape.h"
 #include "tape/textformat.h"
+#include "util/files.h"
 
 using namespace tapelab;
 
@@ -202,6 +205,11 @@ int study(const cli::Flags& f) {
     tapes.push_back({"file:" + fs::path(path).filename().string(), 0, 0, std::move(t)});
   }
   if (tapes.empty()) throw cli::UsageError("--only-tapes: give --tape FILE");
+  // The CSV is written whole at the end (util/files.h's writeOutputFile); what it would refuse (one of
+  // the --tape files or the --plan file, a directory in the CSV's place, ...) is refused now.
+  std::vector<std::string> inputs = f.all("tape");
+  inputs.push_back(planFile);
+  checkOutputFile(csvPath.string(), inputs);
   std::optional<std::pair<size_t, Plan>> filePlan;
   if (!planFile.empty()) filePlan = planForStudyTape(planFile, tapes);  // PlanFileError: FILE: field: reason
   std::vector<PlanMetrics> plain;
@@ -260,11 +268,7 @@ int study(const cli::Flags& f) {
     }
   }
 
-  std::ofstream csv(csvPath);
-  if (!csv) {
-    std::fprintf(stderr, "cut_strategies: cannot write %s\n", csvPath.c_str());
-    return 1;
-  }
+  std::ostringstream csv;
   csv << "tape,family,steps,assets,nodes,strategy,requested_segments,segments,persistent,peak_live,scratch_slots,"
          "recompute_ops,peak_segment,plain_persistent,plain_peak_live,plan_seconds,depth,recompute_cost,cuts\n";
   for (size_t k = 0; k < tapes.size(); ++k) {
@@ -281,7 +285,7 @@ int study(const cli::Flags& f) {
       csv << csvRow(tapes[k], "plan-file", r.plan.segments(), r, plain[k]);
     }
   }
-  csv.close();
+  writeOutputFile(csvPath.string(), csv.str(), inputs);  // a failed write: "--out FILE: cannot write: reason", exit 1
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::fprintf(stderr, "cut_strategies: wrote %s (%zu rows) in %.1f s\n", csvPath.c_str(),
                jobs.size() + tapes.size() + (filePlan ? 1 : 0), seconds);

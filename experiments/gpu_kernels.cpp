@@ -15,7 +15,9 @@
 // Prints one row per configuration: compile seconds, cache hit, registers and
 // spills where the driver reports them, ms per ladder, Mpath/s (7 x paths per
 // second), price/delta/vega at spot 100 with 17 digits, and whether the bits
-// equal the plain kernel's. CSV with --out.
+// equal the plain kernel's. CSV with --out, written whole at the end (through
+// util/files.h's writeOutputFile: never over --tape or --plan, refused before
+// anything runs).
 //
 // On a compile-only engine (cuda where NVRTC is installed but no driver, hip
 // where hipcc is) every kernel is compiled and only its statistics are printed
@@ -26,7 +28,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -41,6 +42,7 @@
 #include "planner/planfile.h"
 #include "planner/strategies.h"
 #include "tape/products/products.h"
+#include "util/files.h"
 
 using namespace tapelab;
 
@@ -124,6 +126,9 @@ int run(const cli::Flags& f) {
     if (filePlan->segments() < 2) throw cli::UsageError(env.planFile + ": one segment: the register kernels need cuts");
     segmentList = {filePlan->segments()};
   }
+  // --out is written whole at the end (util/files.h's writeOutputFile); what it would refuse, it refuses now.
+  const std::vector<std::string> inputs = {f.text("tape").value_or(""), env.planFile};
+  if (!out.empty()) checkOutputFile(out, inputs);
   const EngineEntry& entry = findEngine(engineName);
   const EngineCaps caps = engineCaps(entry, env.engineSettings);
   // A bad --config is an error before any kernel; the first market count's configuration is said.
@@ -251,7 +256,7 @@ int run(const cli::Flags& f) {
           }
         }
   if (!out.empty()) {
-    std::ofstream f(out);
+    std::ostringstream f;
     f << "engine,steps,segments,kind,paths,markets,greeks,compile_s,cache_hit,registers,spill_bytes,ms_per_ladder,"
          "mpaths_per_s,price,delta,vega,identical_to_plain\n";
     for (const Row& r : rows) {
@@ -264,10 +269,7 @@ int run(const cli::Flags& f) {
       else f << r.msPerLadder << ',' << r.mpaths << ',' << g17(r.price) << ',' << g17(r.delta) << ',' << g17(r.vega) << ',';
       f << r.identical << '\n';
     }
-    if (!f) {
-      std::fprintf(stderr, "gpu_kernels: cannot write %s\n", out.c_str());
-      return 1;
-    }
+    writeOutputFile(out, f.str(), inputs);  // a failed write: "--out FILE: cannot write: reason", exit 1
   }
   for (const Row& r : rows)
     if (r.identical == "NO") {

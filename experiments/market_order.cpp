@@ -9,7 +9,9 @@
 // registers, local-memory bytes (spills and stack) and spill stores are printed,
 // with the workgroup-local bytes the Kahan sums take (they cap occupancy too) and,
 // with --ptx, the kernel's PTX instruction count (straight-line code: about the
-// instructions per path). One CSV row per kernel. Cold 7-market compiles take
+// instructions per path). One CSV row per kernel, to standard output or --out
+// (written whole at the end through util/files.h's writeOutputFile; a target it
+// refuses is refused before the first compile, exit 2). Cold 7-market compiles take
 // a minute or more each; NVRTC output is cached (TAPELAB_CACHE_DIR). The kernel
 // configuration applies over the engine's defaults (TAPELAB_CONFIG=NAME=VALUE,..., e.g.
 // sums=local,min_blocks=6: docs/config.md; scripts/gpu-occupancy.sh sweeps those two).
@@ -18,7 +20,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -28,6 +29,7 @@
 #include "gpu/codegen/emit.h"
 #include "gpu/cuda/cuda.h"
 #include "tape/products/products.h"
+#include "util/files.h"
 
 using namespace tapelab;
 
@@ -91,6 +93,12 @@ int main(int argc, char** argv) {
     steps = 24, segments = 4, markets = "1,2", kinds = "register";
   }
 
+  try {
+    if (!out.empty()) checkOutputFile(out);  // refused before the compiles, not after them
+  } catch (const OutputRefused& e) {
+    std::fprintf(stderr, "market_order: %s\n", e.what());
+    return 2;
+  }
   try {
     RunConfig config = RunConfig::fromEnvironment();
     const EngineCaps caps = engineCaps(findEngine(engineName), config.engineSettings);
@@ -161,7 +169,14 @@ int main(int argc, char** argv) {
     if (out.empty()) {
       std::fputs(csv.str().c_str(), stdout);
     } else {
-      std::ofstream(out) << csv.str();
+      try {
+        writeOutputFile(out, csv.str());  // util/files.h: through links, never a special file replaced
+      } catch (const OutputRefused&) {
+        throw;
+      } catch (const std::runtime_error& e) {  // "--out FILE: cannot write: reason"
+        std::fprintf(stderr, "market_order: %s\n", e.what());
+        return 1;
+      }
     }
     bool failed = false;
     for (const Job& j : work) failed = failed || !j.error.empty();

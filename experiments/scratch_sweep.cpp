@@ -22,15 +22,17 @@
 // compile-only engine (cuda without a driver) still compiles every kernel and
 // reports its statistics with empty timings. --quick (CTest's smoke test)
 // shrinks everything so PoCL finishes in seconds. Exit 0 on success, 1 when a
-// kernel failed or differed from plain, 2 on bad flags.
+// kernel failed or differed from plain or a row could not be written, 2 on bad
+// flags (an --out that is --tape or --plan, a directory, ...: refused before
+// anything runs; util/files.h's OutputFile).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -46,6 +48,7 @@
 #include "planner/planfile.h"
 #include "planner/strategies.h"
 #include "tape/products/products.h"
+#include "util/files.h"
 #include "util/warmup.h"
 
 using namespace tapelab;
@@ -64,6 +67,7 @@ struct Options {
   uint64_t seed = 0;
   unsigned jobs = 1;
   std::string out;
+  std::vector<std::string> inputs;  // --tape and --plan: never overwritten by --out
   RunConfig knobs;  // --plan, --dump and the kernel and engine variables
   Tape tape;        // --tape FILE, else the Asian at --steps
 };
@@ -106,6 +110,8 @@ Options parse(const cli::Flags& f) {
   o.out = f.text("out").value_or("");
   o.knobs = cli::runConfigFrom(f);
   o.tape = experiments::experimentTape(f, o.steps);
+  o.inputs = {f.text("tape").value_or(""), o.knobs.planFile};
+  if (!o.out.empty()) checkOutputFile(o.out, o.inputs);  // exit 2 before anything runs
   if (!o.knobs.planFile.empty() && f.given("segments")) throw cli::UsageError("--plan replaces --segments: give one of them");
   if (o.engines.empty()) throw cli::UsageError("--engines: empty list");
   for (const std::string& e : o.engines) {
@@ -179,22 +185,24 @@ int sweep(const Options& opt) {
   std::fprintf(stderr, "scratch_sweep: %s, %d nodes, %" PRIu64 " paths, %d market(s), fp32, value + %d Greeks, %d timed runs\n",
                tape.name.c_str(), tape.size(), opt.paths, opt.markets, tape.numInputs(), opt.reps);
 
-  // CSV rows are written (and flushed) as each kernel finishes, so a run cut
-  // short by a time limit keeps what it measured.
-  std::ofstream file;
-  if (!opt.out.empty()) {
-    file.open(opt.out);
-    if (!file) {
-      std::fprintf(stderr, "scratch_sweep: cannot write %s\n", opt.out.c_str());
-      return 1;
+  // CSV rows are written as each kernel finishes, so a run cut short by a time limit keeps what it
+  // measured: to standard output, or to --out in place (util/files.h's OutputFile: never one of the
+  // run's inputs, a directory or a block device; a failed write names the file and ends the run).
+  std::unique_ptr<OutputFile> file;
+  if (!opt.out.empty()) file = std::make_unique<OutputFile>(opt.out, opt.inputs);
+  auto emit = [&](const std::string& text) {
+    if (file) {
+      file->write(text);
+    } else {
+      std::cout << text << std::flush;
+      if (!std::cout) throw std::runtime_error("standard output: cannot write");
     }
-  }
-  std::ostream& csv = opt.out.empty() ? std::cout : file;
+  };
   // ms is the median of --reps timed runs; ms_min and ms_max their spread (papers/plot.py's error bars).
-  csv << "engine,kernel,layout,strategy,seglen,segments,slots,paths,markets,ms,ms_min,ms_max,reps,mpath_s,ratio_to_plain,registers,"
-         "spill_bytes,scratch_bytes,compile_s,cache_hit,bit_exact_vs_plain,price,delta,kernel_stats,notes,math,config\n";
-  csv.flush();
+  emit("engine,kernel,layout,strategy,seglen,segments,slots,paths,markets,ms,ms_min,ms_max,reps,mpath_s,ratio_to_plain,registers,"
+       "spill_bytes,scratch_bytes,compile_s,cache_hit,bit_exact_vs_plain,price,delta,kernel_stats,notes,math,config\n");
   auto writeRow = [&](const Row& r) {
+    std::ostringstream csv;
     csv << r.engine << ',' << r.kernel << ',' << r.layout << ',' << r.strategy << ',' << r.segLen << ',' << r.segments
         << ',' << r.slots << ',' << opt.paths << ',' << opt.markets << ',' << (r.ran ? fmt(r.ms, "%.4f") : "") << ','
         << (r.ran ? fmt(r.msMin, "%.4f") : "") << ',' << (r.ran ? fmt(r.msMax, "%.4f") : "") << ','
@@ -203,7 +211,7 @@ int sweep(const Options& opt) {
         << fmt(r.stats.compileSeconds, "%.3f") << ',' << (r.stats.cacheHit ? "yes" : "no") << ',' << r.exact << ','
         << (r.ran ? fmt(r.price) : "") << ',' << (r.ran ? fmt(r.delta) : "") << ',' << csvField(r.stats.notes) << ','
         << csvField(r.note) << ',' << r.math << ',' << csvField(r.config) << '\n';
-    csv.flush();
+    emit(csv.str());
   };
   std::vector<Row> rows;
   bool failed = false;
@@ -355,13 +363,9 @@ int sweep(const Options& opt) {
     }
   }
 
-  if (!opt.out.empty()) {
-    file.close();
-    if (!file) {
-      std::fprintf(stderr, "scratch_sweep: cannot write %s\n", opt.out.c_str());
-      return 1;
-    }
-    std::fprintf(stderr, "scratch_sweep: wrote %zu rows to %s\n", rows.size(), opt.out.c_str());
+  if (file) {
+    file->close();
+    std::fprintf(stderr, "scratch_sweep: wrote %zu rows to %s\n", rows.size(), file->name().c_str());
   }
   if (rows.empty()) std::fprintf(stderr, "scratch_sweep: no engine could compile here\n");
   return failed ? 1 : 0;

@@ -15,7 +15,9 @@
 // another seed), compile seconds, registers and spills where the engine reports
 // them, whether the value's bits equal the plain kernel's (every kind promises
 // it), and the largest difference of a differentiated Greek from the plain
-// kernel's in units of its standard error. A compile-only engine (cuda without a
+// kernel's in units of its standard error, and the kernel's configuration (math:
+// its math contract; config: the canonical configuration text, engine/config.h).
+// A compile-only engine (cuda without a
 // driver) gets kernel statistics only. At the end, per engine, the crossover:
 // the fewest inputs from which the best adjoint kernel (plain, register or
 // scratch) beats the tangent kernel at every larger input count measured.
@@ -23,8 +25,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdarg>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -35,7 +37,9 @@
 #include "api/montecarlo.h"
 #include "api/registry.h"
 #include "cli/options.h"
+#include "engine/config.h"
 #include "tape/products/products.h"
+#include "util/files.h"
 
 using namespace tapelab;
 
@@ -82,6 +86,28 @@ std::string csvField(std::string s) {
   return s;
 }
 
+// A field quoted as CSV quotes it (RFC 4180): the canonical configuration text, commas and all.
+std::string csvQuoted(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+// printf's formatting into a string.
+std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+std::string format(const char* fmt, ...) {
+  va_list a, b;
+  va_start(a, fmt);
+  va_copy(b, a);
+  const int n = std::vsnprintf(nullptr, 0, fmt, a);
+  va_end(a);
+  std::string out(n > 0 ? static_cast<size_t>(n) : 0, '\0');
+  if (n > 0) std::vsnprintf(out.data(), out.size() + 1, fmt, b);
+  va_end(b);
+  return out;
+}
+
 struct Case {
   std::string product;  // "basket" or "asian"
   int assets = 0;       // basket only
@@ -123,22 +149,27 @@ int run(const cli::Flags& f) {
   }
   cases.push_back({"asian", 0, products::asianCall(asianSteps), {"spot", "strike", "vol", "rate", "maturity"}});
 
-  std::FILE* out = stdout;
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(nullptr, &std::fclose);
-  if (auto path = f.text("out")) {
-    file.reset(std::fopen(path->c_str(), "w"));
-    if (!file) throw cli::UsageError("--out: cannot write " + *path);
-    out = file.get();
-  }
+  // Rows as they are measured: to standard output, or to --out in place (util/files.h's OutputFile:
+  // never the --plan file, a directory or a block device, refused before anything runs; a failed
+  // write names the file and ends the run, exit 1).
+  std::unique_ptr<OutputFile> file;
+  if (auto path = f.text("out")) file = std::make_unique<OutputFile>(*path, std::vector<std::string>{env.planFile});
+  auto emit = [&](const std::string& text) {
+    if (file) {
+      file->write(text);
+    } else if (std::fputs(text.c_str(), stdout) < 0 || std::fflush(stdout) != 0) {
+      throw std::runtime_error("standard output: cannot write");
+    }
+  };
   char host[256] = "unknown";
   gethostname(host, sizeof host - 1);
   const std::string machine = csvField(host), commit = csvField(commitOf(f));
-  std::fprintf(out, "# tangent_crossover machine=%s commit=%s paths=%llu basket_steps=%d asian_steps=%d reps=%d\n",
-               machine.c_str(), commit.c_str(), static_cast<unsigned long long>(paths), basketSteps, asianSteps, reps);
-  std::fprintf(out, "machine,driver,commit,engine,device,product,assets,inputs,nodes,kind,segments,precision,paths,"
-                    "compile_s,registers,spill_bytes,ms,mpaths_per_s,value,value_bits_equal_plain,"
-                    "max_greek_dev_stderr\n");
-  std::fflush(out);
+  emit(format("# tangent_crossover machine=%s commit=%s paths=%llu basket_steps=%d asian_steps=%d reps=%d\n",
+              machine.c_str(), commit.c_str(), static_cast<unsigned long long>(paths), basketSteps, asianSteps, reps));
+  // math and config: each kernel's configuration (engine/config.h), the canonical text, on every row.
+  emit("machine,driver,commit,engine,device,product,assets,inputs,nodes,kind,segments,precision,paths,"
+       "compile_s,registers,spill_bytes,ms,mpaths_per_s,value,value_bits_equal_plain,"
+       "max_greek_dev_stderr,math,config\n");
 
   // Per engine: per case, the tangent's and the best adjoint's Mpath/s (the crossover).
   std::map<std::string, std::vector<std::pair<int, std::pair<double, double>>>> speeds;
@@ -205,15 +236,15 @@ int run(const cli::Flags& f) {
         }
         if (m.ran && kind == "tangent") tangentSpeed = m.mpaths;
         if (m.ran && (kind == "register" || kind == "scratch" || kind == "plain")) bestAdjoint = std::max(bestAdjoint, m.mpaths);
-        std::fprintf(out, "%s,tangent_crossover,%s,%s,%s,%s,%d,%d,%d,%s,%s,%s,%llu,%.3f,%d,%lld,%s,%s,%s,%s,%s\n",
-                     machine.c_str(), commit.c_str(), engine.c_str(), csvField(caps.reason).c_str(), c.product.c_str(),
-                     c.assets, inputs, c.tape.size(), kind.c_str(),
-                     kind == "tangent" ? "-" : std::to_string(options.plan.segments()).c_str(),
-                     toString(precision), static_cast<unsigned long long>(m.ran ? paths : 0), compileS, st.registers,
-                     static_cast<long long>(st.spillBytes), m.ran ? g17(m.ms).c_str() : "",
-                     m.ran ? g17(m.mpaths).c_str() : "", m.ran ? g17(m.result.markets[0].value).c_str() : "",
-                     equal.c_str(), dev.c_str());
-        std::fflush(out);
+        emit(format("%s,tangent_crossover,%s,%s,%s,%s,%d,%d,%d,%s,%s,%s,%llu,%.3f,%d,%lld,%s,%s,%s,%s,%s,%s,%s\n",
+                    machine.c_str(), commit.c_str(), engine.c_str(), csvField(caps.reason).c_str(), c.product.c_str(),
+                    c.assets, inputs, c.tape.size(), kind.c_str(),
+                    kind == "tangent" ? "-" : std::to_string(options.plan.segments()).c_str(),
+                    toString(precision), static_cast<unsigned long long>(m.ran ? paths : 0), compileS, st.registers,
+                    static_cast<long long>(st.spillBytes), m.ran ? g17(m.ms).c_str() : "",
+                    m.ran ? g17(m.mpaths).c_str() : "", m.ran ? g17(m.result.markets[0].value).c_str() : "",
+                    equal.c_str(), dev.c_str(), toString(options.config.math),
+                    csvQuoted(configText(options.config, engine)).c_str()));
         if (equal == "NO") {
           std::fprintf(stderr, "tangent_crossover: %s %s value differs from plain\n", engine.c_str(), kind.c_str());
           return 1;
@@ -236,6 +267,7 @@ int run(const cli::Flags& f) {
     else
       std::fprintf(stderr, "tangent_crossover: %s: an adjoint kernel is faster from %d inputs on\n", engine.c_str(), crossover);
   }
+  if (file) file->close();
   return 0;
 }
 
