@@ -1,6 +1,13 @@
 #include "gpu/hip/compiler.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -92,7 +99,10 @@ std::string isaVersionNumber(const std::string& processor) {
 // oclc/src/isa_version_1103.cl) is this one constant, 11003; ocml and ockl 5.2
 // only compare it with versions below 9011 (8000, 9000, 9006, 9008, 9010), so
 // every gfx11 target gets the same library code as gfx1036, and LLVM 15's own
-// gfx11 backend makes the code object. Built once per toolchain, in the cache.
+// gfx11 backend makes the code object. Built once per toolchain, in the cache
+// (cacheDir/hip), each made file with a record of its key beside it, checked
+// at every use and rebuilt when the check fails; with no cache directory, in a
+// folder private to the process (isaLibraryFolder).
 const std::string kDeviceLibPathFlag = "--hip-device-lib-path=";
 
 bool needsIsaLibrary(const Toolchain& tc, const std::string& target) {
@@ -101,46 +111,133 @@ bool needsIsaLibrary(const Toolchain& tc, const std::string& target) {
          !fs::exists(fs::path(tc.deviceLibDir) / isaLibraryName(processor));
 }
 
+constexpr const char* kGfx11Processors[] = {"gfx1100", "gfx1101", "gfx1102", "gfx1103"};
+
+// The one-constant module upstream's oclc/src/isa_version_110x.cl compiles to.
+std::string isaLibraryIr(const std::string& processor) {
+  return "target triple = \"amdgcn-amd-amdhsa\"\n"
+         "@__oclc_ISA_version = linkonce_odr protected local_unnamed_addr addrspace(4) constant i32 " +
+         isaVersionNumber(processor) + ", align 4\n";
+}
+
+// What a made ISA file's record holds (util/files.h's writeCacheSum): the toolchain, where its
+// libraries are, the processor and the module, so that another toolchain's or processor's file
+// under this name, or one whose bytes changed, fails the check.
+std::string isaLibraryKey(const Toolchain& tc, const std::string& processor) {
+  return "tapelab-hip-isa-library-v1|" + contentHash(tc.versionText) + "|" + tc.deviceLibDir + "|" + processor + "|" +
+         contentHash(isaLibraryIr(processor));
+}
+
+// Whether `dir` is a directory (not a link to one) holding what makeIsaLibraryFolder makes for
+// `tc`: each installed library as a symbolic link to it, each made ISA file whole and for its key.
+// A README alone, a file changed or copied from another processor, a link pointing elsewhere: not.
+bool isaLibraryFolderValid(const Toolchain& tc, const fs::path& dir) {
+  struct stat l {};
+  if (::lstat(dir.c_str(), &l) != 0 || !S_ISDIR(l.st_mode)) return false;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(tc.deviceLibDir, ec)) {
+    if (e.path().extension() != ".bc") continue;
+    const fs::path link = dir / e.path().filename();
+    if (!fs::is_symlink(fs::symlink_status(link, ec)) || fs::read_symlink(link, ec) != e.path() || ec) return false;
+  }
+  if (ec) return false;
+  for (const char* processor : kGfx11Processors) {
+    if (fs::exists(fs::path(tc.deviceLibDir) / isaLibraryName(processor))) continue;  // installed: a link, checked above
+    if (!checkCacheSum(dir / isaLibraryName(processor), isaLibraryKey(tc, processor), 1 << 20)) return false;
+  }
+  return true;
+}
+
+// Makes the folder at `dir` (which must not exist): links to the installed libraries, each missing
+// gfx11 ISA file assembled by hipcc's clang with its record beside it, and a README.
+void makeIsaLibraryFolder(const Toolchain& tc, const fs::path& dir) {
+  if (tc.clang.empty() || tc.deviceLibDir.empty())
+    throw std::runtime_error("hip: cannot build gfx11 device libraries: hipcc -### named no clang or ocml.bc");
+  fs::create_directories(dir);
+  for (const auto& e : fs::directory_iterator(tc.deviceLibDir))
+    if (e.path().extension() == ".bc") fs::create_symlink(e.path(), dir / e.path().filename());
+  std::string made;
+  for (const char* processor : kGfx11Processors) {
+    const fs::path bc = dir / isaLibraryName(processor);
+    if (fs::exists(bc)) continue;
+    const fs::path ll = dir / (std::string(processor) + ".ll");
+    std::string why;
+    if (!writeFileAtomic(ll, isaLibraryIr(processor), &why)) throw std::runtime_error("hip: " + why);
+    const ProcessResult r = runProcess({tc.clang, "--target=amdgcn-amd-amdhsa", "-nogpulib", "-c", "-emit-llvm", "-x",
+                                        "ir", ll.string(), "-o", bc.string()});
+    if (r.status != 0)
+      throw std::runtime_error("hip: " + tc.clang + " could not assemble " + ll.filename().string() + ": " + r.output + r.error);
+    fs::remove(ll);
+    if (!writeCacheSum(bc, isaLibraryKey(tc, processor), &why)) throw std::runtime_error("hip: " + why);
+    made += " " + bc.filename().string();
+  }
+  writeFileAtomic(dir / "README",
+                  "Made by tapelab (gpu/hip/compiler.cpp): the device libraries of " + tc.deviceLibDir +
+                      " linked in, plus" + made + ", each one constant __oclc_ISA_version as upstream's\n" +
+                      "oclc/src/isa_version_110x.cl defines it, which this ROCm lacks. Each made file's .sum holds\n" +
+                      "its key; a folder that fails the check is made again.\n");
+}
+
+// With no cache directory: a folder private to this process (mkdtemp, mode 0700), made on first
+// use and removed at exit; never a shared /tmp folder another user could have filled.
+struct PrivateIsaFolder {
+  fs::path root, dir;
+  ~PrivateIsaFolder() {
+    std::error_code ec;
+    if (!root.empty()) fs::remove_all(root, ec);
+  }
+};
+
 fs::path isaLibraryFolder(const Toolchain& tc, const std::string& cacheDir) {
   static std::mutex mu;
   std::lock_guard<std::mutex> lock(mu);
-  const fs::path base = cacheDir.empty() ? fs::temp_directory_path() / "tapelab-hip" : fs::path(cacheDir) / "hip";
-  const fs::path dir = base / ("device-libs-" + contentHash(tc.versionText + "|" + tc.deviceLibDir).substr(0, 16));
-  if (fs::exists(dir / "README")) return dir;
-  if (tc.clang.empty() || tc.deviceLibDir.empty())
-    throw std::runtime_error("hip: cannot build gfx11 device libraries: hipcc -### named no clang or ocml.bc");
-  const fs::path tmp = base / ("device-libs" + uniqueTempSuffix());
-  fs::create_directories(tmp);
-  for (const auto& e : fs::directory_iterator(tc.deviceLibDir))
-    if (e.path().extension() == ".bc") fs::create_symlink(e.path(), tmp / e.path().filename());
-  std::string made;
-  for (const char* processor : {"gfx1100", "gfx1101", "gfx1102", "gfx1103"}) {
-    const fs::path bc = tmp / isaLibraryName(processor);
-    if (fs::exists(bc)) continue;
-    const fs::path ll = tmp / (std::string(processor) + ".ll");
-    std::string why;
-    if (!writeFileAtomic(ll,
-                         "target triple = \"amdgcn-amd-amdhsa\"\n"
-                         "@__oclc_ISA_version = linkonce_odr protected local_unnamed_addr addrspace(4) constant i32 " +
-                             isaVersionNumber(processor) + ", align 4\n",
-                         &why))
-      throw std::runtime_error("hip: " + why);
-    const ProcessResult r = runProcess({tc.clang, "--target=amdgcn-amd-amdhsa", "-nogpulib", "-c", "-emit-llvm", "-x",
-                                        "ir", ll.string(), "-o", bc.string()});
-    if (r.status != 0) {
-      fs::remove_all(tmp);
-      throw std::runtime_error("hip: " + tc.clang + " could not assemble " + ll.filename().string() + ": " + r.output + r.error);
+  const std::string name = "device-libs-" + contentHash(tc.versionText + "|" + tc.deviceLibDir).substr(0, 16);
+  if (cacheDir.empty()) {
+    static PrivateIsaFolder folder;
+    if (!folder.dir.empty() && isaLibraryFolderValid(tc, folder.dir)) return folder.dir;
+    if (folder.root.empty()) {
+      std::string tmpl = (fs::temp_directory_path() / "tapelab-hip-device-libs-XXXXXX").string();
+      if (!::mkdtemp(tmpl.data())) throw std::runtime_error("hip: cannot make a private folder " + tmpl + ": " + std::strerror(errno));
+      folder.root = tmpl;
     }
-    fs::remove(ll);
-    made += " " + bc.filename().string();
+    folder.dir = folder.root / name;
+    std::error_code ec;
+    fs::remove_all(folder.dir, ec);
+    makeIsaLibraryFolder(tc, folder.dir);
+    return folder.dir;
   }
-  writeFileAtomic(tmp / "README",
-                  "Made by tapelab (gpu/hip/compiler.cpp): the device libraries of " + tc.deviceLibDir +
-                      " linked in, plus" + made + ", each one constant __oclc_ISA_version as upstream's\n" +
-                      "oclc/src/isa_version_110x.cl defines it, which this ROCm lacks.\n");
+  const fs::path base = fs::path(cacheDir) / "hip", dir = base / name;
+  if (isaLibraryFolderValid(tc, dir)) return dir;
+  // Rebuilt under a lock, so that no process removes a folder another has just put in place.
+  fs::create_directories(base);
+  const fs::path lockPath = base / (name + ".lock");
+  std::string why;
+  if (!clearCacheSlot(lockPath, &why)) throw std::runtime_error("hip: " + why);
+  const int fd = ::open(lockPath.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0644);
+  if (fd < 0) throw std::runtime_error("hip: cannot open " + lockPath.string() + ": " + std::strerror(errno));
+  struct Unlock {
+    int fd;
+    ~Unlock() { ::close(fd); }  // releases the lock
+  } unlock{fd};
+  while (::flock(fd, LOCK_EX) != 0)
+    if (errno != EINTR) throw std::runtime_error("hip: cannot lock " + lockPath.string() + ": " + std::strerror(errno));
+  if (isaLibraryFolderValid(tc, dir)) return dir;  // another process made it meanwhile
+  // Whatever is in its place (a folder that failed the check, a link, a file) goes.
+  if (!clearCacheSlot(dir, &why)) throw std::runtime_error("hip: " + why);
   std::error_code ec;
+  fs::remove(dir, ec);
+  const fs::path tmp = base / ("device-libs" + uniqueTempSuffix());
+  try {
+    makeIsaLibraryFolder(tc, tmp);
+  } catch (...) {
+    fs::remove_all(tmp, ec);
+    throw;
+  }
   fs::rename(tmp, dir, ec);
-  if (ec) fs::remove_all(tmp);  // another process made it first
+  if (ec) {
+    fs::remove_all(tmp, ec);
+    throw std::runtime_error("hip: cannot move the made device libraries to " + dir.string());
+  }
   return dir;
 }
 
@@ -260,6 +357,9 @@ CodeObject compileHip(const std::string& source, const std::string& target, cons
   const ProcessResult r = runProcess(argv);
   hipccSlots().release();
   out.log = r.output;
+  if (out.syntheticIsaLibrary && cacheDir.empty())
+    out.log += (out.log.empty() ? "" : "\n") + std::string("tapelab: no cache directory: the gfx11 device libraries were made in ") +
+               isaLibraryFolder(tc, cacheDir).parent_path().string() + ", private to this process (removed at exit)";
   if (r.status == 0) out.bytes = readFile(work / "tapelab_kernel.co").value_or("");
   else if (!r.error.empty()) out.log += (out.log.empty() ? "" : "\n") + tc.hipcc + ": " + r.error;
   std::error_code ec;

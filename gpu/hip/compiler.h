@@ -34,7 +34,10 @@ const std::vector<std::string>& exactnessFlags();
 // hipcc's arguments for `target` up to the input file: -x hip, the target,
 // one unbundled device object, the exactness flags, and for a gfx11 target
 // this ROCm has no device-library ISA file for, a folder with one made here
-// (compiler.cpp says why that is sound; made on first use, in the cache).
+// (compiler.cpp says why that is sound; made on first use in cacheDir/hip, each
+// made file's key in its util/files.h record, checked at every call and the
+// folder made again when a check fails; with cacheDir "", in a mkdtemp folder
+// private to this process, removed at exit, which compileHip's log names).
 std::vector<std::string> hipccArguments(const std::string& target, const std::string& cacheDir);
 
 // Whether `target` (with or without features) is a gfx11 (RDNA3) processor.

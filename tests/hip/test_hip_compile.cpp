@@ -5,11 +5,14 @@
 // rounded, and the occupancy formula agrees with the compiler's own figure.
 // Skips, with the reason, where hipcc is not installed.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "api/knobs.h"
@@ -285,5 +288,81 @@ TEST(HipCompile, ForeignOrSpecialCacheEntriesAreRebuilt) {
     EXPECT_EQ(again.bytes.size(), first.bytes.size());
     return again.cacheHit;
   });
+  fs::remove_all(dir);
+}
+
+// The gfx11 device-library folder made here (compiler.cpp): trusted only when each made ISA file
+// matches its key's record and each installed library is a link to it; a README alone, another
+// processor's file and record, a link pointing elsewhere or a file in the folder's place are all
+// rebuilt. Without a cache directory the folder is private to the process, never a shared /tmp one.
+TEST(HipCompile, MadeDeviceLibrariesAreCheckedAndRebuilt) {
+  REQUIRE_HIPCC();
+  const fs::path dir = fs::temp_directory_path() / ("tapelab-hip-isa-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const std::string flag = "--hip-device-lib-path=";
+  auto folder = [&](const std::string& cache) {
+    for (const std::string& a : hip::hipccArguments("gfx1103", cache))
+      if (a.rfind(flag, 0) == 0) return fs::path(a.substr(flag.size()));
+    return fs::path();
+  };
+  const fs::path made = folder(dir.string());
+  if (made.empty()) GTEST_SKIP() << "this ROCm has gfx1103's ISA library: nothing is made here";
+  const std::string lib = hip::toolchain().deviceLibDir;
+  ASSERT_EQ(made.parent_path(), dir / "hip");
+  const fs::path isa = made / "oclc_isa_version_1103.bc", other = made / "oclc_isa_version_1100.bc";
+  const std::optional<std::string> key = cacheSumKey(isa);
+  ASSERT_TRUE(key.has_value()) << isa << " has no record of its key";
+  ASSERT_NE(cacheSumKey(other), key);
+  auto expectRebuilt = [&](const std::string& what) {
+    EXPECT_EQ(folder(dir.string()), made) << what;
+    EXPECT_EQ(cacheSumKey(isa), key) << what << ": not rebuilt for its key";
+    EXPECT_NE(readFile(isa), readFile(other)) << what;  // (the bytes name the folder they were made in: no equality)
+    EXPECT_EQ(fs::read_symlink(made / "ocml.bc"), fs::path(lib) / "ocml.bc") << what;
+  };
+  // Another processor's file with its own record under this name: its key is not this one's.
+  fs::remove(isa);
+  fs::remove(isa.string() + ".sum");
+  fs::copy_file(other, isa);
+  fs::copy_file(other.string() + ".sum", isa.string() + ".sum");
+  expectRebuilt("gfx1100's file and record");
+  // The file changed, its record kept.
+  ASSERT_TRUE(writeFileAtomic(isa, readFile(other).value()));
+  expectRebuilt("another file under the record");
+  // The old rule: a README was enough.
+  fs::remove_all(made);
+  fs::create_directories(made);
+  ASSERT_TRUE(writeFileAtomic(made / "README", "trust me\n"));
+  expectRebuilt("a README alone");
+  // An installed library's link pointing elsewhere.
+  fs::remove(made / "ocml.bc");
+  fs::create_symlink(fs::path(lib) / "ockl.bc", made / "ocml.bc");
+  expectRebuilt("ocml.bc linked to ockl.bc");
+  // A file, and a link to another folder, in the folder's place.
+  fs::remove_all(made);
+  ASSERT_TRUE(writeFileAtomic(made, "not a folder"));
+  expectRebuilt("a file in its place");
+  fs::create_directories(dir / "elsewhere");
+  fs::remove_all(made);
+  fs::create_symlink(dir / "elsewhere", made);
+  expectRebuilt("a link to another folder");
+  EXPECT_FALSE(fs::is_symlink(made));
+  // The rebuilt folder compiles (gfx1103 links its ISA library).
+  const std::string source = "extern \"C\" __global__ void k(float* x) { x[threadIdx.x] *= 2.0f; }\n";
+  const hip::CodeObject o = hip::compileHip(source, "gfx1103", dir.string());
+  EXPECT_FALSE(o.bytes.empty()) << o.log;
+  EXPECT_TRUE(o.syntheticIsaLibrary);
+  // No cache directory: a mkdtemp folder only this user can enter, said in the log; never /tmp/tapelab-hip.
+  const fs::path mine = folder("");
+  ASSERT_FALSE(mine.empty());
+  EXPECT_EQ(mine.parent_path().filename().string().rfind("tapelab-hip-device-libs-", 0), 0u) << mine;
+  EXPECT_NE(mine.parent_path(), fs::temp_directory_path() / "tapelab-hip");
+  struct stat st {};
+  ASSERT_EQ(::stat(mine.parent_path().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+  EXPECT_TRUE(checkCacheSum(mine / "oclc_isa_version_1103.bc", *key));
+  const hip::CodeObject uncached = hip::compileHip(source, "gfx1103", "");
+  EXPECT_FALSE(uncached.bytes.empty()) << uncached.log;
+  EXPECT_NE(uncached.log.find("no cache directory: the gfx11 device libraries were made in " + mine.parent_path().string()),
+            std::string::npos) << uncached.log;
   fs::remove_all(dir);
 }
