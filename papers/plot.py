@@ -578,17 +578,27 @@ def fig_tangent(data, out):
 
 
 def fig_zoo(data, out):
-    """experiments/zoo.py: peak_live against segments per zoo tape (window plans, left), the pipe width
-    against the least peak_live any strategy reached (middle), sm_90 registers against peak_live (right,
-    only where the CSV has them: else a note says why)."""
-    cols = ["tape", "nodes", "draws", "inputs", "pipe_width", "strategy", "segments", "depth", "peak_live",
-            "persistent", "recompute_ops", "sm90_registers", "sm90_spill_bytes", "paths_per_s", "vs_plain", "bits"]
+    """experiments/zoo.py. zoo-<m>: peak_live against segments per zoo tape (window plans), the pipe width
+    against the least peak_live any strategy reached, and where the CSV has sm_90 columns (one point per
+    distinct register kernel) registers and spill-store bytes against peak_live. zoo_timings-<m>, where the
+    CSV has timings: per engine, each strategy's register kernel against the plain kernel (plain ms / ms,
+    median, error bars the fastest and slowest run), CPU-served engines marked."""
+    cols = ["tape", "params", "nodes", "draws", "inputs", "pipe_width", "strategy", "segments", "depth", "peak_live",
+            "persistent", "recompute_ops", "same_plan_as", "sm90_registers", "sm90_spill_bytes", "sm90_compile_s",
+            "time_engine", "served", "ms", "ms_min", "ms_max", "plain_ms", "vs_plain", "bits"]
     for machine, path in inputs(data, "zoo"):
         comments, rows = read(path)
         rows = [r for r in rows if num(r.get("peak_live")) is not None]
         tapes = list(dict.fromkeys(r["tape"] for r in rows))
-        reg = [r for r in rows if num(r.get("sm90_registers")) is not None]
-        f = style.Figure(1, 3 if reg else 2)
+        seen, reg = set(), []
+        for r in rows:  # one point per distinct register kernel (a timed plan has a row per engine)
+            key = (r["tape"], r["strategy"], r.get("requested_segments"))
+            if (r["strategy"] != "plain" and not r.get("same_plan_as") and num(r.get("sm90_registers")) is not None
+                    and key not in seen):
+                seen.add(key)
+                reg.append(r)
+        spills = any(num(r["sm90_spill_bytes"]) for r in reg)  # (d) only where some kernel spills
+        f = style.Figure(2 if spills else 1, 2 if spills or not reg else 3)
         st = style.Styles(tapes)
         ax = f.axes[0]
         for t in tapes:
@@ -600,28 +610,82 @@ def fig_zoo(data, out):
                title="(a) register-pressure proxy by segments")
         ax = f.axes[1]
         for t in tapes:
-            tr = [r for r in rows if r["tape"] == t]
+            tr = [r for r in rows if r["tape"] == t and r["strategy"] != "plain"]
             s = st[t]
             ax.plot([num(tr[0]["pipe_width"])], [min(num(r["peak_live"]) for r in tr)], linestyle="", marker=s["marker"],
                     color=s["color"], ms=5, label=t)
         ax.set(xlabel="pipe width (values live across a mid-tape cut)", ylabel="least peak_live (values)",
                xscale="log", yscale="log", title="(b) narrow and wide pipes (best plan)")
         if reg:
-            ax = f.axes[2]
+            ax, ax2 = f.axes[2], (f.axes[3] if spills else None)
             for t in tapes:
                 tr = [r for r in reg if r["tape"] == t]
-                if tr:
-                    s = st[t]
-                    ax.plot([num(r["peak_live"]) for r in tr], [num(r["sm90_registers"]) for r in tr], linestyle="",
-                            marker=s["marker"], color=s["color"], label=t)
+                s = st[t]
+                clean = [r for r in tr if num(r["sm90_spill_bytes"]) == 0]
+                spilt = [r for r in tr if num(r["sm90_spill_bytes"]) > 0]
+                for part, face in ((clean, s["color"]), (spilt, "none")):
+                    if part:
+                        ax.plot([num(r["peak_live"]) for r in part], [num(r["sm90_registers"]) for r in part],
+                                linestyle="", marker=s["marker"], color=s["color"], markerfacecolor=face,
+                                label=t if part is (clean or spilt) else "_" + t)
+                if spilt and ax2 is not None:
+                    ax2.plot([num(r["peak_live"]) for r in spilt], [num(r["sm90_spill_bytes"]) for r in spilt],
+                             linestyle="", marker=s["marker"], color=s["color"], markerfacecolor="none", label="_" + t)
             ax.set(xlabel="peak_live (values)", ylabel="sm_90 registers per thread", xscale="log",
-                   title="(c) does peak_live predict registers?")
+                   title="(c) registers (hollow: the kernel spills)")
+            if spills:
+                ax2.set(xlabel="peak_live (values)", ylabel="spills (bytes/thread)", xscale="log", yscale="log",
+                        title="(d) spill stores where it spills")
+            else:
+                omitted(f, "spill stores against peak_live", "no register kernel in this data spills")
+            config = sorted({r["sm90_config"] for r in reg if r.get("sm90_config")})
+            f.note(f"sm_90: NVRTC + ptxas, compile only (no GPU), register kernels fp32 with Greeks, one market, "
+                   f"config {', '.join(config)} over cuda's defaults; {len(reg)} distinct kernels, "
+                   f"{sum(1 for r in reg if num(r['sm90_spill_bytes']) == 0)} without spills"
+                   + (" (not in d)." if spills else "."))
         else:
-            omitted(f, "sm_90 registers against peak_live", "this data has no register column: the Python front end "
-                    "refuses the compile-only cuda engine")
-        f.note("Plan metrics only: the same on every device; no timings in this data.")
+            omitted(f, "sm_90 registers and spills against peak_live", "this data has no sm_90 columns (zoo.py --cuda)")
+        timed_rows = [r for r in rows if num(r.get("ms")) and r["strategy"] != "plain"]
+        f.note("Plan metrics and sm_90 statistics: the same on every machine; "
+               + ("timings in the zoo_timings figure." if timed_rows else "no timings in this data."))
         out.save(f, f"zoo-{machine}")
         out.table(f"zoo-{machine}", os.path.basename(path), comments, cols, rows)
+        engines = list(dict.fromkeys(r["time_engine"] for r in timed_rows))
+        if not engines:
+            continue
+        f = style.Figure(1, len(engines), panel_h=3.2)
+        strategies = list(dict.fromkeys(r["strategy"] for r in timed_rows))
+        ss = style.Styles(strategies)
+        for ax, e in zip(f.axes, engines):
+            er = [r for r in timed_rows if r["time_engine"] == e]
+            order = [t for t in tapes if any(r["tape"] == t for r in er)]
+            for k, strat in enumerate(strategies):
+                pts = [(order.index(r["tape"]) + (k - (len(strategies) - 1) / 2) * 0.12, r) for r in er
+                       if r["strategy"] == strat]
+                if not pts:
+                    continue
+                xs = [num(r["vs_plain"]) for _, r in pts]
+                # clamped at 0: vs_plain is rounded to 4 digits in the CSV, the bounds are not
+                lo = [max(0.0, x - num(r["plain_ms"]) / num(r["ms_max"])) for x, (_, r) in zip(xs, pts)]
+                hi = [max(0.0, num(r["plain_ms"]) / num(r["ms_min"]) - x) for x, (_, r) in zip(xs, pts)]
+                s = ss[strat]
+                ax.errorbar(xs, [y for y, _ in pts], xerr=[lo, hi], linestyle="", marker=s["marker"], color=s["color"],
+                            elinewidth=0.8, label=strat)
+            ax.axvline(1, color="#444444", linestyle=":", linewidth=1)
+            ax.set_yticks(range(len(order)))
+            ax.set_yticklabels(order)
+            ax.invert_yaxis()
+            segs = sorted({int(num(r["segments"])) for r in er if r["shape"] == "flat"})
+            ax.set(xlabel="plain ms / register ms (right of 1: faster)", xscale="log",
+                   title=f"{e}, {', '.join(map(str, segs))} segments")
+        if all(r.get("served") == "cpu" for r in timed_rows) or cpu_served(machine):
+            f.mark_cpu_served()
+        timing_note(f, timed_rows)
+        paths = sorted({r["paths"] for r in timed_rows})
+        f.note(f"Register kernels (value and Greeks) against the plain kernel on the same engine, {'/'.join(paths)} "
+               f"paths a run, runs taken in turn over the tape's kernels; value and Greeks bit-identical to plain in "
+               f"{sum(1 for r in timed_rows if r['bits'] == 'same')} of {len(timed_rows)} kernels.")
+        out.save(f, f"zoo_timings-{machine}")
 
 
 FIGURES = [fig_cliff, fig_segments, fig_seglen, fig_registers, fig_markets, fig_peers, fig_strategies, fig_tangent,

@@ -95,12 +95,17 @@ def test_every_timing_figure_has_error_bars_or_says_no_spread_was_recorded(commi
 
 def test_no_panel_is_drawn_empty_what_is_left_out_is_said(committed):
     _, out = committed
-    zoo = out.drawn["zoo-cpu"]  # its third panel (sm_90 registers) only where the CSV has the column filled
+    zoo = out.drawn["zoo-cpu"]  # its sm_90 panels (registers, spills) only where the CSV has them filled
     _, rows = plot.read(os.path.join(DATA, "zoo-cpu.csv"))
-    if any(plot.num(r.get("sm90_registers")) is not None for r in rows):
-        assert zoo["panels"] == 3
+    reg = [r for r in rows if r["strategy"] != "plain" and plot.num(r.get("sm90_registers")) is not None]
+    if any(plot.num(r["sm90_spill_bytes"]) for r in reg):
+        assert zoo["panels"] == 4
+    elif reg:  # no register kernel spills: (d) left out, said
+        assert zoo["panels"] == 3 and any("spill stores" in n for n in zoo["notes"])
     else:
         assert zoo["panels"] == 2 and any("sm_90 registers" in n for n in zoo["notes"])
+    if any(plot.num(r.get("ms")) for r in rows):  # its timings in their own figure, marked CPU-served
+        assert out.drawn["zoo_timings-cpu"]["timings"] and out.drawn["zoo_timings-cpu"]["cpu_served"]
     strategies = out.drawn["strategies"]  # vulkan at 7 markets has no timed rows in the H200 CSV
     assert strategies["panels"] == 3 and any("vulkan at 7 markets" in n for n in strategies["notes"])
 
