@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <ctime>
+#include <limits>
 #include <map>
 #include <set>
 #include <atomic>
@@ -80,6 +81,14 @@ struct Search {
   // Kernels compiled ahead, several at once (a shortlist): by candidate id, and plain ones by bitsKey.
   std::map<std::string, std::shared_ptr<Kernel>> ahead, aheadPlain;
   std::mutex aheadMutex;
+
+  // The compiler's static instruction count per market a dispatch prices (-1 where it says none):
+  // a market loop's code runs once per market, copies run once for them all.
+  int64_t instructionsPerMarket(const TuneCandidate& c) const {
+    if (c.stats.instructions < 0) return std::numeric_limits<int64_t>::max();
+    const int64_t markets = std::max(opt.markets, 1);
+    return c.config.markets == MarketCode::Loop ? c.stats.instructions : c.stats.instructions / markets;
+  }
 
   std::string idOf(const TuneCandidate& c) const { return c.plan + " | " + configText(c.config, run.engine); }
 
@@ -220,6 +229,7 @@ struct Search {
     }
     if (c.stats.registers >= 0) line += ", " + std::to_string(c.stats.registers) + " registers";
     if (c.stats.spillBytes > 0) line += ", " + std::to_string(c.stats.spillBytes) + " B local";
+    if (c.stats.instructions >= 0) line += ", " + std::to_string(c.stats.instructions) + " instructions";
     char elapsed[32];
     std::snprintf(elapsed, sizeof elapsed, " [%.0f s]", since(start));
     say(line + elapsed);
@@ -228,14 +238,16 @@ struct Search {
   }
 
   // Whether candidate a beats b: faster beyond the larger of their spreads (and 1%), with the bits;
-  // compile-only: fewer spill stores, then fewer local bytes, then fewer registers.
+  // compile-only: fewer spill stores, then fewer local bytes, then fewer instructions per market (the
+  // static count over the markets one pass of the code serves: a market loop's body serves them all),
+  // then fewer registers.
   bool beats(const TuneCandidate& a, const TuneCandidate& b) const {
     if (compileOnly) {
       if (a.status != "compiled") return false;
       if (b.status != "compiled") return true;
-      auto proxy = [](const TuneCandidate& c) {
+      auto proxy = [this](const TuneCandidate& c) {
         return std::tuple{std::max<int64_t>(c.stats.spillStoreBytes, 0), std::max<int64_t>(c.stats.spillBytes, 0),
-                          c.stats.registers};
+                          instructionsPerMarket(c), c.stats.registers};
       };
       return proxy(a) < proxy(b);
     }
@@ -477,9 +489,10 @@ TuneResult tune(const Tape& tape, const RunConfig& config, const TuneOptions& op
     if (klass(x) == 2) return s.beats(x, y);
     return false;
   });
+  const int defaultsBefore = result.defaults;  // its index before the ranking (compared, never reassigned mid-loop)
   for (size_t r = 0; r < order.size(); ++r) {
     result.candidates.push_back(s.candidates[order[r]]);
-    if (static_cast<int>(order[r]) == result.defaults) result.defaults = static_cast<int>(r);
+    if (static_cast<int>(order[r]) == defaultsBefore) result.defaults = static_cast<int>(r);
   }
   if (!result.candidates.empty()) {
     const int k = klass(result.candidates[0]);

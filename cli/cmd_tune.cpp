@@ -99,16 +99,17 @@ int tuneCommand(const Flags& f) {
     const int n = f.positive("shortlist-size");
     std::string text = "# tapelab tune shortlist: " + tape.name + ", " + cfg.engine + ", " + std::to_string(opt.markets) +
                        " market(s), " + toString(r.key.precision) + ", math=" + toString(r.key.math) +
-                       (r.compileOnly ? ", ranked by the compiler's statistics (spill stores, local bytes, registers)"
+                       (r.compileOnly ? ", ranked by the compiler's statistics (spill stores, local bytes, instructions per market, registers)"
                                       : ", ranked by measured speed") +
                        "\n# PLAN | CONFIG; time it where the engine runs: tapelab tune ... --shortlist FILE\n";
     int written = 0;
     for (const TuneCandidate& c : r.candidates) {
       if (written >= n || (c.status != "compiled" && !c.timed())) continue;
-      char stats[160];
-      std::snprintf(stats, sizeof stats, "# %d registers, %lld B local, %lld B spill stores, peak_live %d\n",
+      char stats[200];
+      std::snprintf(stats, sizeof stats, "# %d registers, %lld B local, %lld B spill stores, %lld instructions, peak_live %d\n",
                     c.stats.registers, static_cast<long long>(c.stats.spillBytes),
-                    static_cast<long long>(c.stats.spillStoreBytes), c.metrics.peakLive);
+                    static_cast<long long>(c.stats.spillStoreBytes), static_cast<long long>(c.stats.instructions),
+                    c.metrics.peakLive);
       text += stats + shortlistLine(c, cfg.engine) + "\n";
       ++written;
     }
@@ -129,7 +130,7 @@ int tuneCommand(const Flags& f) {
           .str("step", c.step).str("status", c.status).str("bits", c.bits)
           .number("mpaths_per_s", c.mpathsPerSecond).number("median_s", c.median).number("spread", c.spread)
           .integer("registers", c.stats.registers).integer("local_bytes", c.stats.spillBytes)
-          .integer("spill_store_bytes", c.stats.spillStoreBytes);
+          .integer("spill_store_bytes", c.stats.spillStoreBytes).integer("instructions", c.stats.instructions);
       items.push_back(j.done());
     }
     Json out;
@@ -161,10 +162,11 @@ int tuneCommand(const Flags& f) {
     else if (static_cast<int>(i) == r.defaults) status += " (the defaults)";
     rows.push_back({std::to_string(i + 1), c.plan, std::to_string(c.metrics.peakLive), configDiff(c.config, defaults, cfg.engine),
                     mps, spread, ratio, c.stats.registers >= 0 ? std::to_string(c.stats.registers) : "-",
-                    c.stats.spillBytes >= 0 ? std::to_string(c.stats.spillBytes) : "-", c.bits, status});
+                    c.stats.spillBytes >= 0 ? std::to_string(c.stats.spillBytes) : "-",
+                    c.stats.instructions >= 0 ? std::to_string(c.stats.instructions) : "-", c.bits, status});
   }
   std::printf("%s", table({"rank", "plan", "peak_live", "config (vs defaults)", "Mpath/s", "spread", "vs defaults",
-                           "regs", "local B", "bits", "step / status"},
+                           "regs", "local B", "instr", "bits", "step / status"},
                           rows)
                         .c_str());
   std::printf("defaults: %s\n", configText(defaults, cfg.engine).c_str());

@@ -81,6 +81,8 @@ struct KernelStats {
   int64_t spillBytes = -1;    // local memory / scratch / spill bytes per thread (a stack frame counts)
   int64_t spillStoreBytes = -1;  // of which register spills, where the compiler says (ptxas: spill stores)
   int64_t scratchBytes = -1;  // scratch-buffer bytes the kernel allocates (scratch kind)
+  int64_t instructions = -1;  // static instruction count of the kernel's code (cuda: PTX of tapelab_kernel), -1 where
+                              // the compiler does not say; a loop's body counts once
   double compileSeconds = 0;
   bool cacheHit = false;      // compiled code came from an on-disk cache
   std::string notes;          // free text: driver statistics by name

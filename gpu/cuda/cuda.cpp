@@ -224,6 +224,7 @@ KernelStats statsFrom(const cu::NvrtcOutput& out, const std::string& sourcePath,
   s.registers = out.registers;
   s.spillBytes = out.stackBytes;  // local memory per thread: spills and call frames (the emitter makes no local arrays)
   s.spillStoreBytes = out.spillStoreBytes;
+  s.instructions = out.ptxInstructions;
   s.compileSeconds = seconds;
   s.sourcePath = sourcePath;
   if (!out.statsLine().empty()) s.notes = "ptxas " + out.arch + ": " + out.statsLine() + "; ";

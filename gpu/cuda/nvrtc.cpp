@@ -68,6 +68,10 @@ const Api& api() {
 // The statistics of the entry tapelab_kernel (a module may hold other kernels: the CUDA engine's
 // reduction), else of the first function the log names.
 void parsePtxasStats(NvrtcOutput& out) {
+  if (!out.ptx.empty()) {
+    out.ptxInstructions = ptxInstructions(out.ptx, "tapelab_kernel");
+    if (out.ptxInstructions == 0) out.ptxInstructions = ptxInstructions(out.ptx);
+  }
   const std::string entry = "Compiling entry function 'tapelab_kernel'";
   std::string log = out.log;
   if (const size_t at = log.find(entry); at != std::string::npos) {
@@ -84,6 +88,38 @@ void parsePtxasStats(NvrtcOutput& out) {
 }
 
 }  // namespace
+
+long long ptxInstructions(const std::string& ptx, const std::string& entry) {
+  long long count = 0;
+  int depth = 0;
+  bool counting = entry.empty();
+  size_t begin = 0;
+  while (begin < ptx.size()) {
+    size_t end = ptx.find('\n', begin);
+    if (end == std::string::npos) end = ptx.size();
+    const std::string_view line(ptx.data() + begin, end - begin);
+    begin = end + 1;
+    const size_t at = line.find_first_not_of(" \t");
+    if (at == std::string_view::npos) continue;
+    const std::string_view s = line.substr(at);
+    if (depth == 0 && !entry.empty()) {
+      // A function's header: ".visible .entry NAME(" or ".func ... NAME(" at the top level.
+      const size_t e = s.find(".entry ");
+      const size_t f = s.find(".func ");
+      if (e != std::string_view::npos || f != std::string_view::npos) {
+        const size_t paren = s.find('(');
+        const std::string_view head = s.substr(0, paren);
+        const size_t name = head.find_last_of(" \t");
+        counting = head.substr(name == std::string_view::npos ? 0 : name + 1) == entry;
+      }
+    }
+    if (s[0] == '{') ++depth;
+    if (s[0] == '}') --depth;
+    if (depth <= 0 || !counting || s[0] == '.' || s[0] == '/' || s[0] == '{' || s[0] == '}' || s.back() == ':') continue;
+    if (s.find(';') != std::string_view::npos) ++count;
+  }
+  return count;
+}
 
 std::string NvrtcOutput::statsLine() const {
   if (registers < 0) return "";

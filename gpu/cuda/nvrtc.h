@@ -18,6 +18,7 @@ struct NvrtcOutput {
   int registers = -1;             // from the ptxas log, -1 when not reported
   long long stackBytes = -1;      // "bytes stack frame"
   long long spillStoreBytes = -1, spillLoadBytes = -1;
+  long long ptxInstructions = -1;  // tapelab_kernel's PTX instructions (cu::ptxInstructions), -1 without PTX
   std::string statsLine() const;  // "40 registers, 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads"
 };
 
@@ -32,6 +33,10 @@ NvrtcOutput compileCudaCached(const std::string& source, const std::string& file
 
 // PTX only, for the virtual architecture compute_<smMajor><smMinor> (no ptxas: fast).
 NvrtcOutput compilePtxOnly(const std::string& source, const std::string& fileName, int smMajor = 9, int smMinor = 0);
+
+// Instructions in the PTX of one entry function (`entry`; "" = every function): statement lines
+// inside its body, not directives, labels or braces. A static count: a loop's body counts once.
+long long ptxInstructions(const std::string& ptx, const std::string& entry = "");
 
 // Whether libnvrtc could be loaded (it is dlopen'ed on first use); else *why says so.
 bool nvrtcAvailable(std::string* why);

@@ -129,6 +129,10 @@ TEST_P(CliTune, TuneStoresAWinnerThatRunsSayTheyUse) {
   EXPECT_NE(t.out.find("==plain"), std::string::npos) << t.out;
   EXPECT_NE(t.err.find("tune: [1] defaults: "), std::string::npos) << "progress is printed: " << t.err;
   EXPECT_NE(t.err.find("budget 40 s"), std::string::npos) << "the budget is said: " << t.err;
+  // One row is the defaults (the baseline's step), and the "defaults:" line is its configuration.
+  const size_t first = t.out.find("(the defaults)");
+  EXPECT_EQ(t.out.find("(the defaults)", first == std::string::npos ? 0 : first + 1), std::string::npos)
+      << "two rows marked as the defaults:\n" << t.out;
   Proc p = runTapelab("price " + job + " --json", env_);
   ASSERT_EQ(p.code, 0) << p.err;
   EXPECT_NE(p.out.find("\"tuned\":\"" + cache_.string() + "/tune/"), std::string::npos) << p.out;

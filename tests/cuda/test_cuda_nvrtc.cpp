@@ -97,7 +97,23 @@ TEST(CudaNvrtc, EngineCompilesWithPtxasStatistics) {
     EXPECT_GE(s.spillBytes, 0) << v.name;
     EXPECT_GT(s.compileSeconds, 0) << v.name;
     EXPECT_NE(s.notes.find("registers"), std::string::npos) << v.name << ": " << s.notes;
+    EXPECT_GT(s.instructions, 100) << v.name << ": PTX instructions of tapelab_kernel (the tuner's proxy)";
   }
+}
+
+// The static count the compile-only tuner ranks by: statement lines of one entry's body, not its
+// directives, labels, braces or another function's lines.
+TEST(CudaNvrtc, PtxInstructionsCountOneEntrysStatements) {
+  const std::string ptx =
+      ".version 8.0\n.target sm_90\n"
+      ".visible .entry tapelab_reduce(\n\t.param .u64 p0\n)\n{\n\t.reg .b32 %r<4>;\n\tmov.u32 %r1, 0;\n\tret;\n}\n"
+      ".visible .entry tapelab_kernel(\n\t.param .u64 p0,\n\t.param .u32 p1\n)\n{\n\t.reg .f32 %f<9>;\n"
+      "\tld.param.u64 %rd1, [p0];\n$L__BB0_1:\n\tadd.f32 %f1, %f2, %f3;\n\t// a comment;\n"
+      "\t{\n\tmul.rn.f32 %f4, %f1, %f1;\n\t}\n\t@%p1 bra $L__BB0_1;\n\tret;\n}\n";
+  EXPECT_EQ(cu::ptxInstructions(ptx, "tapelab_kernel"), 5);  // ld, add, mul, bra, ret
+  EXPECT_EQ(cu::ptxInstructions(ptx, "tapelab_reduce"), 2);  // mov, ret
+  EXPECT_EQ(cu::ptxInstructions(ptx), 7);
+  EXPECT_EQ(cu::ptxInstructions(ptx, "no_such_entry"), 0);
 }
 
 TEST(CudaNvrtc, RandomTapesCompileToPtx) {
