@@ -613,6 +613,6 @@ TEST_F(Cli, ComparePeerRatios) {
   }
   const Proc missing = sh(compare + "--peer '" + bad + ".none'");
   EXPECT_EQ(missing.code, 2);
-  EXPECT_EQ(missing.err, "tapelab: --peer " + bad + ".none: cannot read (No such file or directory)\n");
+  EXPECT_EQ(missing.err, "tapelab: --peer " + bad + ".none: no such file\n");
   for (const std::string& f : {peers, jax, bad}) std::remove(f.c_str());
 }
