@@ -54,6 +54,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from calibration_summary import pearson, spearman  # noqa: E402  (the proxy's calibration uses the same)
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_OUT = os.path.join(tempfile.gettempdir(), "tapelab-zoo", "zoo.csv")
 
@@ -378,35 +381,6 @@ def run(a):
 
 
 # ----------------------------------------------------------------- --summary
-
-
-def ranks(xs):
-    order = sorted(range(len(xs)), key=lambda i: xs[i])
-    r = [0.0] * len(xs)
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and xs[order[j + 1]] == xs[order[i]]:
-            j += 1
-        for k in range(i, j + 1):
-            r[order[k]] = (i + j) / 2.0 + 1
-        i = j + 1
-    return r
-
-
-def pearson(x, y):
-    n = len(x)
-    if n < 2:
-        return float("nan")
-    mx, my = sum(x) / n, sum(y) / n
-    sxy = sum((a - mx) * (b - my) for a, b in zip(x, y))
-    sxx = sum((a - mx) ** 2 for a in x)
-    syy = sum((b - my) ** 2 for b in y)
-    return sxy / (sxx * syy) ** 0.5 if sxx > 0 and syy > 0 else float("nan")
-
-
-def spearman(x, y):
-    return pearson(ranks(x), ranks(y))
 
 
 def summary(path):
