@@ -138,7 +138,11 @@ struct Search {
   void say(const std::string& s) const {
     if (opt.progress) opt.progress(s);
   }
-  bool overBudget() { return budgetSpent = budgetSpent || since(start) > opt.budgetSeconds; }
+  // A candidate starts only if the longest one so far would still end within the budget (a cold
+  // compile can take minutes on a CPU-served device: the budget is a bound on the search, not on
+  // when its last candidate may start).
+  double longest = 0;
+  bool overBudget() { return budgetSpent = budgetSpent || since(start) + longest > opt.budgetSeconds; }
 
   KernelOptions optionsFor(const TuneCandidate& c) const {
     KernelOptions o;
@@ -181,6 +185,7 @@ struct Search {
       candidates.push_back(c);
       return index;
     }
+    const auto began = Clock::now();
     try {
       std::shared_ptr<Kernel> kernel;
       if (auto a = ahead.find(id); a != ahead.end()) kernel = a->second;
@@ -233,6 +238,7 @@ struct Search {
     char elapsed[32];
     std::snprintf(elapsed, sizeof elapsed, " [%.0f s]", since(start));
     say(line + elapsed);
+    longest = std::max(longest, since(began));
     candidates.push_back(std::move(c));
     return index;
   }
