@@ -1,6 +1,7 @@
 // The readers' time and memory (tape/textformat.h, planner/planfile.h; README "Faults"): the
 // .tape reader over tapes of 1,024 to 1,048,576 nodes and of as many inputs (input names are
-// checked against a hash set: linear, where a scan made 100k inputs take 16-28 s), and the plan
+// checked against tape/textformat.cpp's NameSet, an open-addressing table of name indices with
+// linear probing: linear in the inputs, where a scan made 100k inputs take 16-28 s), and the plan
 // reader over plans of as many cuts. Each benchmark reports seconds per node (or cut; printed as n, u: nano, micro) and the peak
 // heap the read holds per node, counted by this binary's operator new, and fits the complexity
 // (benchmark::oN): a reader that turned quadratic shows it here, not in a timed test.
