@@ -191,3 +191,149 @@ def test_ctrl_c_stops_a_cpu_jit_compile_and_leaves_nothing_behind(usable, tmp_pa
     leftovers = [os.path.join(d, f) for d, _, fs in os.walk(tmp_path) for f in fs if ".tmp" in f]
     assert leftovers == []
     assert tapelab.price(small(), "cpu-jit", paths=1000, knobs=knobs).value != 0
+
+
+# ---- in a child process: Ctrl-C as a terminal sends it, to the whole interpreter -----------------------
+
+CHILD = """
+import sys, tapelab
+tape = tapelab.product("asian", steps=64)
+k = tapelab.compile(tape, sys.argv[1], checkpoint=sys.argv[2])
+k.run(paths=1000)
+print("ready", flush=True)
+k.run(paths=2**40)  # hours on any CPU engine
+print("finished", flush=True)
+"""
+
+
+@pytest.mark.parametrize("engine,checkpoint", [("reference", "off"), ("reference", "4"), ("cpu-jit", "off"),
+                                               ("cpu-jit", "4")])
+def test_sigint_to_a_child_running_a_long_price_raises_keyboard_interrupt(usable, engine, checkpoint):
+    if engine not in usable:
+        pytest.skip(f"{engine} does not run here")
+    import subprocess
+    import sys
+    child = subprocess.Popen([sys.executable, "-c", CHILD, engine, checkpoint], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONUNBUFFERED="1"))
+    try:
+        assert child.stdout.readline().strip() == "ready", child.stderr.read()
+        time.sleep(1.0)
+        assert child.poll() is None, "the long run ended on its own"
+        sent = time.monotonic()
+        child.send_signal(signal.SIGINT)
+        _, err = child.communicate(timeout=5)
+        took = time.monotonic() - sent
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert "KeyboardInterrupt" in err, err
+    assert child.returncode != 0, "finished instead of stopping"
+    assert took < 3, f"the child stopped {took:.1f} s after SIGINT"
+
+
+# ---- a path offset that wraps the 64-bit path index ----------------------------------------------------
+
+WRAPS = 18446744073709551000  # + 1000 paths passes 2^64 - 1
+LAST = 18446744073709550616  # the last 1000 path indices: fine
+
+
+def test_a_path_offset_that_wraps_is_one_line_as_the_cli_says(cli, monkeypatch):
+    rc, line = cli.error("price", "--product", "asian", "--steps", 4, "--paths", 1000,
+                         env={"TAPELAB_PATH_OFFSET": str(WRAPS)})
+    assert rc == 2 and "the path index would wrap" in line, line
+    with pytest.raises(ValueError) as e:
+        tapelab.price(tapelab.product("asian", steps=4), "reference", paths=1000, knobs={"TAPELAB_PATH_OFFSET": WRAPS})
+    assert one_line(e) == line
+    monkeypatch.setenv("TAPELAB_PATH_OFFSET", str(WRAPS))
+    with pytest.raises(ValueError) as e:
+        tapelab.price(tapelab.product("asian", steps=4), "reference", paths=1000)
+    assert one_line(e) == line
+    monkeypatch.delenv("TAPELAB_PATH_OFFSET")
+    assert tapelab.price(small(), "reference", paths=1000, knobs={"TAPELAB_PATH_OFFSET": LAST}).paths == 1000
+
+
+@pytest.mark.parametrize("offset", ["abc", 2**64, -1])
+def test_a_path_offset_that_is_no_index_is_one_line(cli, offset):
+    rc, line = cli.error("price", "--product", "asian", "--steps", 4, env={"TAPELAB_PATH_OFFSET": str(offset)})
+    with pytest.raises(ValueError) as e:
+        tapelab.price(tapelab.product("asian", steps=4), "reference", paths=1000, knobs={"TAPELAB_PATH_OFFSET": offset})
+    assert one_line(e) == line
+    assert line.startswith("tapelab: TAPELAB_PATH_OFFSET: expected an unsigned integer, got "), line
+
+
+# ---- the tape reader on what is not a tape: one line, bounded ------------------------------------------
+
+READER = """
+import resource, sys, tapelab
+resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))  # a reader that slurps /dev/zero dies here
+try:
+    tapelab.read_tape(sys.argv[1])
+except ValueError as e:
+    print(e)
+    sys.exit(2)
+print("read")
+"""
+
+
+@pytest.mark.parametrize("path,message", [
+    ("/dev/zero", "tapelab: /dev/zero:1: binary data (control byte 0), not a tape"),
+    ("/dev/urandom", "tapelab: /dev/urandom:1: binary data (control byte "),
+    ("/dev/null", "tapelab: /dev/null:1: empty file"),
+])
+def test_read_tape_of_a_device_is_one_line_not_a_hang(cli, path, message):
+    import subprocess
+    import sys
+    start = time.monotonic()
+    p = subprocess.run([sys.executable, "-c", READER, path], capture_output=True, text=True, timeout=30)
+    took = time.monotonic() - start
+    assert p.returncode == 2, p.stdout + p.stderr
+    assert p.stdout.count("\n") == 1 and p.stdout.startswith(message), p.stdout
+    assert took < 20, f"{took:.1f} s"
+    if path == "/dev/zero":
+        assert cli.error("run", path)[1] == p.stdout.strip()
+
+
+def test_read_tape_of_what_is_no_file_is_one_line(tmp_path, cli):
+    for path, why in ((str(tmp_path), "a directory, not a file"), (str(tmp_path / "none.tape"), "no such file")):
+        with pytest.raises(ValueError) as e:
+            tapelab.read_tape(path)
+        assert one_line(e) == f"tapelab: {path}:0: {why}"
+        assert cli.error("run", path)[1] == one_line(e)
+
+
+# ---- Tape.write: the CLI's writer (util/files.h writeOutputFile), the same refusals --------------------
+
+def test_tape_write_never_clobbers(tmp_path):
+    import socket
+    tape = small()
+    with pytest.raises(ValueError) as e:
+        tape.write(str(tmp_path))
+    assert one_line(e) == f"tapelab: --out {tmp_path}: a directory, not a file"
+    with pytest.raises(RuntimeError) as e:
+        tape.write("/dev/full")
+    assert one_line(e) == "tapelab: --out /dev/full: cannot write: No space left on device"
+    sock = socket.socket(socket.AF_UNIX)
+    try:
+        sock.bind(str(tmp_path / "s.tape"))
+        with pytest.raises(ValueError) as e:
+            tape.write(str(tmp_path / "s.tape"))
+        assert one_line(e) == f"tapelab: --out {tmp_path}/s.tape: a socket, not a file"
+    finally:
+        sock.close()
+    tape.write("/dev/null")  # a character device is written in place and stays one
+    assert os.path.exists("/dev/null") and not os.path.isfile("/dev/null")
+    (tmp_path / "target.tape").write_text("old")
+    os.symlink(tmp_path / "target.tape", tmp_path / "link.tape")
+    tape.write(str(tmp_path / "link.tape"))  # through the link: the link stays, its target gets the tape
+    assert os.path.islink(tmp_path / "link.tape")
+    assert (tmp_path / "target.tape").read_text() == tape.text()
+    fifo = str(tmp_path / "fifo.tape")
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(open(fifo).read()))
+    reader.start()
+    tape.write(fifo)
+    reader.join(10)
+    assert got == [tape.text()] and not os.path.isfile(fifo)
+    assert [f for f in os.listdir(tmp_path) if ".tmp" in f] == []
