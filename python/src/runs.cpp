@@ -283,6 +283,7 @@ py::dict resultDict(const ResultHandle& h, size_t m) {
   d["config"] = configText(r.kernel.config, r.engine);
   d["math"] = toString(r.kernel.config.math);
   d["tuned"] = r.tuned;
+  d["not_used"] = r.notUsed;  // as --json: the requests the kernel does not follow, and why ([] when none)
   d["segments"] = r.kernel.plan.segments();
   d["strategy"] = r.kernel.plan.strategy;
   d["precision"] = toString(r.kernel.precision);
@@ -447,6 +448,9 @@ void bindRuns(py::module_& m) {
                              "input sets per dispatch")
       .def_property_readonly("stats", [](const KernelHandle& k) { return k.pricer.stats(); },
                              "what the compiler and driver said (tapelab.KernelStats)")
+      .def_property_readonly("not_used", [](const KernelHandle& k) { return k.pricer.notUsed(); },
+                             "the requests (strategy=, seglen=, budget=, inner=) the kernel does not follow, one line "
+                             "each saying why and what forces them, as the CLI's --json not_used; [] when none")
       .def("_run", &runKernel, py::arg("sets"), py::arg("paths"), py::arg("seed"),
            "prices the input sets (lists of input values) with paths and seed (Kernel.run checks its keywords)");
 
@@ -480,6 +484,8 @@ void bindRuns(py::module_& m) {
       .def_readonly("input_sets", &ResultHandle::inputSets, "the markets priced, in order")
       .def_readonly("kernel_stats", &ResultHandle::stats, "the kernel's statistics (tapelab.KernelStats)")
       .def_readonly("plan", &ResultHandle::plan, "the plan the kernel ran (tapelab.Plan)")
+      .def_property_readonly("not_used", [](const ResultHandle& r) { return r.result.notUsed; },
+                             "the requests the kernel that ran does not follow, and why (Kernel.not_used); [] when none")
       .def("__len__", [](const ResultHandle& r) { return r.result.run.markets.size(); }, "number of markets priced")
       .def("_values", [](const ResultHandle& r) {
         std::vector<double> v, e;

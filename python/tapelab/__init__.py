@@ -20,6 +20,7 @@ an engine that cannot run here, RuntimeError for a failed run.
 import json
 import math
 import time
+import warnings
 
 import numpy as np
 
@@ -262,8 +263,27 @@ def compile(tape, engine=None, *, plan=None, strategy=None, segments=None, check
     precision= fp32|fp64, greeks=False for value only, markets= input sets per dispatch (1..8),
     dump= a directory for the generated source, config= "NAME=VALUE,..." the kernel's configuration over the
     engine's defaults (tapelab config --list), knobs= {TAPELAB_VARIABLE: value} as if in the environment.
-    The GIL is released while the kernel compiles; Ctrl-C stops it (KeyboardInterrupt).
+    The GIL is released while the kernel compiles; Ctrl-C stops it (KeyboardInterrupt). A request the kernel
+    does not follow (strategy= on a tape auto checkpointing leaves whole: the plain kernel runs) warns
+    (RuntimeWarning, the CLI's line) and is listed in Kernel.not_used.
     """
+    k = _build_kernel(tape, engine, plan=plan, strategy=strategy, segments=segments, checkpoint=checkpoint,
+                      ckpt_nodes=ckpt_nodes, seglen=seglen, inner=inner, budget=budget, kernel=kernel, layout=layout,
+                      precision=precision, greeks=greeks, markets=markets, dump=dump, config=config, knobs=knobs)
+    _warn_not_used(k)
+    return k
+
+
+def _warn_not_used(kernel):
+    """Each request the kernel does not follow as the CLI says it on stderr, a RuntimeWarning at the caller of
+    compile() or price()."""
+    for line in kernel.not_used:
+        warnings.warn("tapelab: " + line, RuntimeWarning, stacklevel=3)
+
+
+def _build_kernel(tape, engine=None, *, plan=None, strategy=None, segments=None, checkpoint=None, ckpt_nodes=None,
+                  seglen=None, inner=None, budget=None, kernel=None, layout=None, precision=None, greeks=True,
+                  markets=1, dump=None, config=None, knobs=None):
     _tape(tape)
     markets = _integer(markets, "--markets")
     if segments is not None:
@@ -318,12 +338,14 @@ def price(tape, engine=None, *, paths=None, seed=None, inputs=None, ladder=None,
     """Compiles and runs (tapelab price/run): `inputs` overrides input values ({name: value}, the CLI's --set)
     or lists several markets; ladder={name: [values]} prices one market per value, `markets` per dispatch
     (default: all, at most 8). Other keywords: compile()'s. Ctrl-C stops the compile or the run
-    (KeyboardInterrupt); a result that is not finite warns (RuntimeWarning)."""
+    (KeyboardInterrupt); a result that is not finite, or a request the kernel does not follow (Result.not_used),
+    warns (RuntimeWarning)."""
     sets = _market_sets(_tape(tape), inputs, ladder)
     paths, seed = _core._paths_and_seed(paths, seed)  # checked before anything compiles
     if markets is None:
         markets = min(len(sets), 8) if len(sets) > 1 else 1
-    k = compile(tape, engine, markets=markets, **options)
+    k = _build_kernel(tape, engine, markets=markets, **options)
+    _warn_not_used(k)
     return k._run(sets, paths, seed)
 
 
