@@ -143,6 +143,15 @@ def test_read_plan_says_why(tmp_path):
     assert tapelab.read_plan(str(tmp_path / "bom.json"), tape).same_cuts(p)
 
 
+@pytest.fixture
+def ctrl_c():
+    """Python's own SIGINT handler (KeyboardInterrupt), whatever the process started with: a shell starts a
+    background job with SIGINT ignored, and then Python installs none and a Ctrl-C test would run for hours."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
 def _interrupt_after(seconds):
     def send():
         time.sleep(seconds)
@@ -152,7 +161,7 @@ def _interrupt_after(seconds):
     return t
 
 
-def test_ctrl_c_stops_a_long_price_promptly():
+def test_ctrl_c_stops_a_long_price_promptly(ctrl_c):
     k = tapelab.compile(tapelab.product("asian", steps=64), "reference", checkpoint="off")
     sender = _interrupt_after(1.0)
     start = time.monotonic()
@@ -175,7 +184,7 @@ def _children():
     return out
 
 
-def test_ctrl_c_stops_a_cpu_jit_compile_and_leaves_nothing_behind(usable, tmp_path):
+def test_ctrl_c_stops_a_cpu_jit_compile_and_leaves_nothing_behind(usable, tmp_path, ctrl_c):
     if "cpu-jit" not in usable:
         pytest.skip("cpu-jit does not run here")
     knobs = {"TAPELAB_CACHE_DIR": str(tmp_path), "TAPELAB_JIT_PCH": 0}
@@ -196,7 +205,8 @@ def test_ctrl_c_stops_a_cpu_jit_compile_and_leaves_nothing_behind(usable, tmp_pa
 # ---- in a child process: Ctrl-C as a terminal sends it, to the whole interpreter -----------------------
 
 CHILD = """
-import sys, tapelab
+import signal, sys, tapelab
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal, even if started with SIGINT ignored
 tape = tapelab.product("asian", steps=64)
 k = tapelab.compile(tape, sys.argv[1], checkpoint=sys.argv[2])
 k.run(paths=1000)
