@@ -14,8 +14,9 @@
 //
 // Prints one row per configuration: compile seconds, cache hit, registers and
 // spills where the driver reports them, ms per ladder, Mpath/s (7 x paths per
-// second), price/delta/vega at spot 100 with 17 digits, and whether the bits
-// equal the plain kernel's. CSV with --out, written whole at the end (through
+// second), price/delta/vega at spot 100 with 17 digits (vega empty for a tape
+// without a `vol` input), and whether the bits equal the plain kernel's; the CSV
+// names the tape in its last column. CSV with --out, written whole at the end (through
 // util/files.h's writeOutputFile: never over --tape or --plan, refused before
 // anything runs).
 //
@@ -27,6 +28,7 @@
 // register map of markets x segments, without a GPU.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <optional>
@@ -60,6 +62,16 @@ std::string g17(double v) {
   char buf[40];
   std::snprintf(buf, sizeof buf, "%.17g", v);
   return buf;
+}
+
+// g17, or `none` for NaN (a vega the tape does not have).
+std::string orEmpty(double v, const char* none) { return std::isnan(v) ? none : g17(v); }
+
+std::string csvField(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
 }
 
 int positive(const std::string& text, const std::string& flag) {
@@ -119,6 +131,7 @@ int run(const cli::Flags& f) {
   const RunConfig env = cli::runConfigFrom(f);
   const std::string engineName = env.engine;
   const Tape tape = experiments::experimentTape(f, steps);
+  const bool userTape = f.given("tape");  // the CSV's steps column is the Asian's: empty for a --tape
   std::optional<Plan> filePlan;
   if (!env.planFile.empty()) {
     if (f.given("segments")) throw cli::UsageError("--plan replaces --segments: give one of them");
@@ -240,7 +253,7 @@ int run(const cli::Flags& f) {
             const MarketResult& mr = at100.markets.at(0);
             row.price = mr.value;
             row.delta = mr.greeks.at(spotIndex);
-            row.vega = mr.greeks.at(volIndex);
+            row.vega = volIndex >= 0 ? mr.greeks.at(volIndex) : std::nan("");  // a --tape without vol: no vega
             std::vector<double> bits{mr.value};
             bits.insert(bits.end(), mr.greeks.begin(), mr.greeks.end());
             const std::string config = ps + "/" + ms + "/" + gs;
@@ -250,7 +263,7 @@ int run(const cli::Flags& f) {
                         kind.c_str(), row.segments, static_cast<unsigned long long>(row.paths), row.markets, gs.c_str(),
                         row.compileS, row.cacheHit ? "hit" : "miss", row.registers, static_cast<long long>(row.spill),
                         row.msPerLadder, row.mpaths, g17(row.price).c_str(), g17(row.delta).c_str(),
-                        g17(row.vega).c_str(), row.identical.c_str());
+                        orEmpty(row.vega, "-").c_str(), row.identical.c_str());
             std::fflush(stdout);
             rows.push_back(row);
           }
@@ -258,16 +271,16 @@ int run(const cli::Flags& f) {
   if (!out.empty()) {
     std::ostringstream f;
     f << "engine,steps,segments,kind,paths,markets,greeks,compile_s,cache_hit,registers,spill_bytes,ms_per_ladder,"
-         "mpaths_per_s,price,delta,vega,identical_to_plain\n";
+         "mpaths_per_s,price,delta,vega,identical_to_plain,tape\n";
     for (const Row& r : rows) {
-      f << engineName << ',' << steps << ',' << r.segments << ',' << r.kind << ',';
+      f << engineName << ',' << (userTape ? "" : std::to_string(steps)) << ',' << r.segments << ',' << r.kind << ',';
       if (compileOnly) f << ',';  // nothing ran: no paths, times or results
       else f << r.paths << ',';
       f << r.markets << ',' << (r.greeks ? "on" : "off") << ',' << r.compileS << ',' << (r.cacheHit ? 1 : 0) << ','
         << r.registers << ',' << r.spill << ',';
       if (compileOnly) f << ",,,,,";
-      else f << r.msPerLadder << ',' << r.mpaths << ',' << g17(r.price) << ',' << g17(r.delta) << ',' << g17(r.vega) << ',';
-      f << r.identical << '\n';
+      else f << r.msPerLadder << ',' << r.mpaths << ',' << g17(r.price) << ',' << g17(r.delta) << ',' << orEmpty(r.vega, "") << ',';
+      f << r.identical << ',' << csvField(tape.name) << '\n';
     }
     writeOutputFile(out, f.str(), inputs);  // a failed write: "--out FILE: cannot write: reason", exit 1
   }

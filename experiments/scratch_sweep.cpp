@@ -4,7 +4,8 @@
 // checkpointing in both layouts (aos, soa) at a ladder of segment lengths, and
 // writes one CSV row per kernel: ms (median of the timed runs after warm-up;
 // ms_min and ms_max their spread, reps their count), Mpath/s, ratio to plain,
-// registers and spill bytes, and whether the kernel returned plain's bits exactly.
+// registers and spill bytes, whether the kernel returned plain's bits exactly, and the
+// tape that ran (its file name for --tape FILE, else asian-STEPS).
 //
 //   scratch_sweep [--engines cuda,opencl] [--paths N] [--steps N] [--seglens 24,48,...]
 //                 [--reps N] [--segments N | --plan FILE] [--markets M] [--seed S] [--jobs N]
@@ -200,7 +201,7 @@ int sweep(const Options& opt) {
   };
   // ms is the median of --reps timed runs; ms_min and ms_max their spread (papers/plot.py's error bars).
   emit("engine,kernel,layout,strategy,seglen,segments,slots,paths,markets,ms,ms_min,ms_max,reps,mpath_s,ratio_to_plain,registers,"
-       "spill_bytes,scratch_bytes,compile_s,cache_hit,bit_exact_vs_plain,price,delta,kernel_stats,notes,math,config\n");
+       "spill_bytes,scratch_bytes,compile_s,cache_hit,bit_exact_vs_plain,price,delta,kernel_stats,notes,math,config,tape\n");
   auto writeRow = [&](const Row& r) {
     std::ostringstream csv;
     csv << r.engine << ',' << r.kernel << ',' << r.layout << ',' << r.strategy << ',' << r.segLen << ',' << r.segments
@@ -210,7 +211,7 @@ int sweep(const Options& opt) {
         << r.stats.registers << ',' << r.stats.spillBytes << ',' << r.stats.scratchBytes << ','
         << fmt(r.stats.compileSeconds, "%.3f") << ',' << (r.stats.cacheHit ? "yes" : "no") << ',' << r.exact << ','
         << (r.ran ? fmt(r.price) : "") << ',' << (r.ran ? fmt(r.delta) : "") << ',' << csvField(r.stats.notes) << ','
-        << csvField(r.note) << ',' << r.math << ',' << csvField(r.config) << '\n';
+        << csvField(r.note) << ',' << r.math << ',' << csvField(r.config) << ',' << csvField(tape.name) << '\n';
     emit(csv.str());
   };
   std::vector<Row> rows;

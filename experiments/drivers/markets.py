@@ -26,7 +26,7 @@ def main(argv):
     w = sd.Writer(a, "markets", ["steps"], ["markets.py"] + argv)  # markets is one of scratch_sweep's columns
     for engine in a.engine_list:
         for m in markets:
-            sd.run_point(a, w, engine, {"steps": steps}, steps, m, a.segments, [seglen])
+            sd.run_point(a, w, engine, {"steps": sd.steps_coord(a, steps)}, steps, m, a.segments, [seglen])
     return sd.done(w)
 
 

@@ -24,7 +24,7 @@ def main(argv):
     w = sd.Writer(a, "segments", ["steps"], ["segments.py"] + argv)  # segments is one of scratch_sweep's columns
     for engine in a.engine_list:
         for n in counts:
-            sd.run_point(a, w, engine, {"steps": steps}, steps, 1, n, [NO_SCRATCH])
+            sd.run_point(a, w, engine, {"steps": sd.steps_coord(a, steps)}, steps, 1, n, [NO_SCRATCH])
     return sd.done(w)
 
 

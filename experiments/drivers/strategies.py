@@ -160,7 +160,7 @@ def main(argv):
         engine, m, s, n = p
         metrics = plans[(s, n)][1]
         for configuration in configs:
-            coords = {"steps": steps, "requested_segments": n, "configuration": configuration,
+            coords = {"steps": sd.steps_coord(a, steps), "requested_segments": n, "configuration": configuration,
                       **{c: round(metrics[c], 1) for c in PLAN_COLUMNS}}
             label = f"{engine} markets {m} {s} {n} ({configuration})"
             if p in compile_failed:

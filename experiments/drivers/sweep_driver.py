@@ -1,12 +1,13 @@
 """Shared part of the paper's drivers (cliff, markets, segments, strategies): each point is
 one run of experiments/scratch_sweep (plain, register and scratch kernels of the
-Asian call, value + 5 Greeks, fp32, bits checked against plain), and its rows are
+Asian call, or of --tape FILE, value + Greeks, fp32, bits checked against plain), and its rows are
 appended to the driver's CSV as soon as the point finishes, so a run cut short
 keeps what it measured. The first CSV line is a comment row naming the machine,
 the driver, the commit and the arguments; then a header; each row repeats the
 point's coordinates (steps, markets, segments) before scratch_sweep's columns:
 ms is the median of --reps timed runs, ms_min and ms_max their spread (the
-error bars of papers/plot.py), reps their count.
+error bars of papers/plot.py), reps their count; tape the tape that ran (the
+file's name for --tape FILE, whose rows leave steps empty: it does not apply).
 
 Progress goes to stderr. Exit 0 when every point ran (engines that cannot run
 here are skipped with their reason), 1 when a kernel failed or differed from
@@ -27,7 +28,7 @@ QUICK_ENGINES = "cpu-jit,vulkan,opencl"  # the engines CI serves on the CPU (lav
 NOT_OFFERED = "has no scratch kernels"  # an engine without that kind (cpu-jit): its rows are left out, not failures
 # scratch_sweep's CSV header (experiment_sweep_driver_header checks they agree)
 SWEEP_HEADER = ("engine,kernel,layout,strategy,seglen,segments,slots,paths,markets,ms,ms_min,ms_max,reps,mpath_s,"
-                "ratio_to_plain,registers,spill_bytes,scratch_bytes,compile_s,cache_hit,bit_exact_vs_plain,price,delta,kernel_stats,notes,math,config").split(",")
+                "ratio_to_plain,registers,spill_bytes,scratch_bytes,compile_s,cache_hit,bit_exact_vs_plain,price,delta,kernel_stats,notes,math,config,tape").split(",")
 
 
 def bad(message):
@@ -81,6 +82,11 @@ def finish_args(a, argv):
     return a
 
 
+def steps_coord(a, steps):
+    """The steps coordinate of a row: the Asian call's steps, empty for --tape FILE (they do not apply)."""
+    return "" if getattr(a, "tape", None) else steps
+
+
 def commit(given=None):
     if given:
         return given
@@ -118,6 +124,7 @@ class Writer:
         self.skipped = 0
         self.failed = False
         self.driver = driver
+        self.tape = os.path.basename(a.tape) if getattr(a, "tape", None) else None
 
     def add(self, coords, sweep_csv):
         reader = csv.reader(io.StringIO(sweep_csv))
@@ -140,6 +147,7 @@ class Writer:
         if self.header is None:
             self.header = SWEEP_HEADER
             out.writerow(self.coords + self.header)
+        cells.setdefault("tape", self.tape or (f"asian-{coords['steps']}" if coords.get("steps") else ""))
         out.writerow([coords[c] for c in self.coords] + [cells.get(h, "") for h in self.header])
         self.file.flush()
         self.skipped += 1
@@ -190,7 +198,7 @@ def run_point(a, w, engine, coords, steps, markets, segments, seglens, plan=None
     """One scratch_sweep run: plain, register (window, `segments`, or `plan`), scratch at each seglen below
     the tape size. A run past `timeout` seconds is killed and its point written as a skipped row."""
     cmd = sweep_command(a, engine, steps, markets, segments, seglens, plan, config=config)
-    point = label or (engine + " " + " ".join(f"{k} {v}" for k, v in coords.items()) + f" markets {markets} segments {segments}")
+    point = label or (engine + " " + " ".join(f"{k} {v}" for k, v in coords.items() if v != "") + f" markets {markets} segments {segments}")
     t0 = time.time()
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
