@@ -12,7 +12,11 @@ Mpath/s counts market-paths (a 7-point ladder over N paths is 7N). ms is a media
 calls; tapelab's rows record their spread (ms_min, ms_max of --reps ladders, default 3; reps: how
 many); JAX's and the hand-written kernel's scripts print a median only. A peer that
 cannot run here is skipped with its reason on stderr and in a '# skipped' row.
-Rows are written as each call finishes; a '# machine= driver= commit=' row first.
+Rows are written as each call finishes; a '# machine= driver= commit=' row first. Each row names
+its tape (column tape: asian-STEPS, or the file's name).
+--tape FILE: tapelab's rows run that tape (compare FILE.tape, steps left empty); JAX and the
+hand-written kernel implement the Asian call only, so they are skipped, saying so on stderr and
+in a '# skipped' row.
 
   peers.py [--engines cuda,vulkan] [--paths 1000000,4000000] [--markets 7] [--points 7]
            [--steps 252] [--config TEXT ...] [--untuned] [--no-jax] [--no-handwritten] [--call-timeout S]
@@ -37,7 +41,7 @@ import sweep_driver as sd
 sys.path.insert(0, os.path.join(sd.REPO, "papers"))
 import convert_compare  # noqa: E402  (the text tables of `tapelab compare`, for --convert)
 
-COLUMNS = ["who", "formulation", "engine", "kernel", "segments", "pass", "steps", "paths", "markets", "ladder_points",
+COLUMNS = ["who", "formulation", "engine", "kernel", "segments", "pass", "tape", "steps", "paths", "markets", "ladder_points",
            "ms", "ms_min", "ms_max", "reps", "mpath_s", "value", "delta", "registers", "spill_bytes", "same_bits", "math",
            "config", "tuned", "notes"]
 GREEKS, PRICE = "value+5greeks", "price"
@@ -101,12 +105,14 @@ def spread(ms):
 
 
 def compare_json_rows(js, steps):
+    """Rows of `tapelab compare --json`; `steps`: the Asian call's, "" for a --tape FILE."""
     points = len(js["ladder_values"])
     for r in js["rows"]:
         res, st = r.get("result", {}), r.get("result", {}).get("kernel_stats", {})
         m = int(r["markets"])
         yield {"who": "tapelab", "formulation": formulation(m, points), "engine": r["engine"], "kernel": r["kernel"],
-               "segments": r["segments"], "pass": GREEKS if js["greeks"] else PRICE, "steps": steps,
+               "segments": r["segments"], "pass": GREEKS if js["greeks"] else PRICE, "tape": js.get("tape", ""),
+               "steps": steps,
                "paths": js["paths"], "markets": m, "ladder_points": points, "ms": f"{r['ms_per_ladder']:.4f}",
                **spread(r.get("ms_ladders") or []),
                "mpath_s": f"{r['mpaths_per_second']:.2f}", "value": res.get("value", ""),
@@ -161,6 +167,8 @@ def main(argv):
         elif act.dest == "engines":
             act.help = "tapelab's engines (default cuda,vulkan; --quick cpu-jit,vulkan,opencl)"
     a = ap.parse_args(argv)
+    if a.tape and not os.path.isfile(a.tape):
+        sd.bad(f"tapelab: --tape: {a.tape}: no such file")
     if a.quick and "--engines" not in argv:
         a.engines = sd.QUICK_ENGINES
     a.engine_list = [e for e in a.engines.split(",") if e]
@@ -179,7 +187,11 @@ def main(argv):
     rows = Rows(a.out, f"machine={a.machine} driver=peers commit={sd.commit(a.commit)} args=peers.py {' '.join(argv)}{sd.knobs_note()}")
 
     # JAX first (it takes the GPU's memory as it likes; its process ends before tapelab's start).
-    if a.no_jax:
+    asian_only = f"implements the Asian call only, not --tape {a.tape} (tapelab's rows run it)" if a.tape else None
+    asian = {"tape": f"asian-{steps}", "steps": steps}
+    if asian_only:
+        skip(rows, "jax", asian_only)
+    elif a.no_jax:
         skip(rows, "jax", "--no-jax")
     elif subprocess.run([a.jax_python, "-c", "import jax"], capture_output=True).returncode != 0:
         skip(rows, "jax", f"{a.jax_python} has no jax here (pip install jax[cuda12] on the GPU machine)")
@@ -194,10 +206,12 @@ def main(argv):
         else:
             for r in jax_rows(text):
                 if r["pass"] in passes:
-                    rows.add({"steps": steps, **r})
+                    rows.add({**asian, **r})
 
     nvcc = shutil.which("nvcc")
-    if a.no_handwritten:
+    if asian_only:
+        skip(rows, "handwritten", asian_only)
+    elif a.no_handwritten:
         skip(rows, "handwritten", "--no-handwritten")
     elif not nvcc:
         skip(rows, "handwritten", "no nvcc on PATH (the CUDA toolkit builds experiments/peers/handwritten_asian.cu)")
@@ -212,14 +226,15 @@ def main(argv):
         else:
             for r in handwritten_rows(text):
                 if r["pass"] in passes:
-                    rows.add({"steps": steps, **r})
+                    rows.add({**asian, **r})
 
     for pc in paths:
         for config in (a.config or [""]):
             for ps in passes:
                 for engine in a.engine_list:
                     what = f"tapelab {engine} {ps} {pc} paths" + (f" --config {config}" if config else "")
-                    cmd = [a.tapelab_bin, "compare", "--product", "asian", "--steps", str(steps), "--engines", engine,
+                    tape = [a.tape] if a.tape else ["--product", "asian", "--steps", str(steps)]
+                    cmd = [a.tapelab_bin, "compare", *tape, "--engines", engine,
                            "--kernels", "register", "--paths", str(pc), "--markets", str(markets), "--points", str(points),
                            "--ladders", str(ladders), "--fp32", "--json"] + ([] if ps == GREEKS else ["--no-greeks"])
                     cmd += (["--config", config] if config else []) + (["--untuned"] if a.untuned else [])
@@ -228,11 +243,11 @@ def main(argv):
                         skip(rows, what, why)
                         rows.failed = rows.failed or "exit 3" not in why  # exit 3: the engine is not usable here
                         continue
-                    for r in compare_json_rows(json.loads(text), steps):
+                    for r in compare_json_rows(json.loads(text), "" if a.tape else steps):
                         rows.add(r)
                         if r["same_bits"] == "no":
                             rows.failed = True
-                    best = max((r for r in compare_json_rows(json.loads(text), steps)), key=lambda r: float(r["mpath_s"]))
+                    best = max((r for r in compare_json_rows(json.loads(text), "")), key=lambda r: float(r["mpath_s"]))
                     sys.stderr.write(f"peers: {what}: best {best['kernel']} x{best['markets']} {best['mpath_s']} Mpath/s\n")
     if rows.file is not sys.stdout:
         rows.file.close()
@@ -256,9 +271,9 @@ def convert(files):
     at = text.find("# handwritten_asian")
     jax_part, hw_part = (text, "") if at < 0 else (text[:at], text[at:])
     for r in jax_rows(jax_part):
-        out.writerow({"steps": 252, **r})
+        out.writerow({"tape": "asian-252", "steps": 252, **r})
     for r in handwritten_rows(hw_part):
-        out.writerow({"steps": 252, **r})
+        out.writerow({"tape": "asian-252", "steps": 252, **r})
     cols = convert_compare.COLUMNS
     for f in files[1:]:
         for cells in convert_compare.rows_of(f, "/".join(f.split("/")[-2:])):
@@ -266,6 +281,7 @@ def convert(files):
             m = int(c["markets"])
             out.writerow({"who": "tapelab", "formulation": formulation(m, 7), "engine": c["engine"], "kernel": c["kernel"],
                           "segments": c["segments"], "pass": GREEKS if c["greeks"] == "on" else PRICE,
+                          "tape": f"asian-{c['steps']}",
                           "steps": c["steps"], "paths": c["paths"], "markets": m, "ladder_points": 7,
                           "ms": c["ms_per_ladder"], "mpath_s": c["mpath_s"], "value": c["price"], "delta": c["delta"],
                           "registers": c["registers"], "spill_bytes": c["spill_bytes"],
