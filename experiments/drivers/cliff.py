@@ -20,8 +20,6 @@ def main(argv):
     ap.add_argument("--segments", type=int, default=16, help="register kernel's segment count (window)")
     ap.add_argument("--seglen", type=int, default=None, help="scratch kernels' segment length in nodes (default 100, --quick 24)")
     a = sd.finish_args(ap.parse_args(argv), argv)
-    if a.tape and a.steps:
-        sd.bad("tapelab: --steps: does not apply with --tape (cliff runs the tape once per engine)")
     steps = sd.int_list(a.steps or ("16,48" if a.quick else "16,32,48,64,96,128,192,252,320,400,504"), "--steps")
     steps = steps[:1] if a.tape else steps  # one tape, one point (scratch_sweep ignores --steps for it)
     seglen = a.seglen or (24 if a.quick else 100)

@@ -169,6 +169,8 @@ def main(argv):
     a = ap.parse_args(argv)
     if a.tape and not os.path.isfile(a.tape):
         sd.bad(f"tapelab: --tape: {a.tape}: no such file")
+    if a.tape and a.steps:
+        sd.bad("tapelab: --steps: does not apply with --tape (the Asian call's steps; the tape has its own)")
     if a.quick and "--engines" not in argv:
         a.engines = sd.QUICK_ENGINES
     a.engine_list = [e for e in a.engines.split(",") if e]

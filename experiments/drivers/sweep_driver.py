@@ -78,6 +78,8 @@ def finish_args(a, argv):
         bad(f"tapelab: --sweep-bin: {a.sweep_bin} is not an executable (build the scratch_sweep target)")
     if a.tape and not os.path.isfile(a.tape):
         bad(f"tapelab: --tape: {a.tape}: no such file")
+    if a.tape and getattr(a, "steps", None):
+        bad("tapelab: --steps: does not apply with --tape (the Asian call's steps; the tape has its own)")
     a.engine_list = [e for e in a.engines.split(",") if e]
     return a
 
