@@ -250,6 +250,8 @@ def main():
     for flag, v in (("--paths", a.paths), ("--repeat", a.repeat), ("--segments", a.segments), ("--steps", a.steps)):
         if v is not None and v < 1:
             bad_input(f"{flag}: expected a positive integer, got {v}")
+    if a.steps is not None and not any(kind == "product" for kind, _ in a.tapes):
+        bad_input("--steps: applies to --product only (a --tape has its own steps)")
     own = load_tapes(a)
     builtin = list(tapelab.strategies())
     if a.quick:
