@@ -140,9 +140,14 @@ struct Search {
   }
   // A candidate starts only if the longest one so far would still end within the budget (a cold
   // compile can take minutes on a CPU-served device: the budget is a bound on the search, not on
-  // when its last candidate may start).
+  // when its last candidate may start). The first candidate always runs: a shortlist's compile phase
+  // that outlasts the budget (NVIDIA's OpenCL and Vulkan compilers took 256 s and more for twelve
+  // 7-market kernels on the H200, 2026-12-02b) still gives a timed winner, not none.
   double longest = 0;
-  bool overBudget() { return budgetSpent = budgetSpent || since(start) + longest > opt.budgetSeconds; }
+  size_t started = 0;
+  bool overBudget() {
+    return budgetSpent = budgetSpent || (started > 0 && since(start) + longest > opt.budgetSeconds);
+  }
 
   KernelOptions optionsFor(const TuneCandidate& c) const {
     KernelOptions o;
@@ -186,6 +191,7 @@ struct Search {
       return index;
     }
     const auto began = Clock::now();
+    ++started;
     try {
       std::shared_ptr<Kernel> kernel;
       if (auto a = ahead.find(id); a != ahead.end()) kernel = a->second;

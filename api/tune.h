@@ -36,7 +36,7 @@ struct TuneOptions {
   uint64_t seed = 42;
   std::vector<double> inputs;  // the job's input values (a spot ladder over markets where there is a
                                // "spot"); empty: the tape's defaults
-  double budgetSeconds = 300;  // the search stops starting candidates past it
+  double budgetSeconds = 300;  // the search stops starting candidates past it (the first always runs)
   int repeats = 3;
   std::vector<std::string> strategies;  // empty: window, marginal, auto, budget, two-level
   std::vector<int> segments;            // empty: 8, 12, 16, 24, 32

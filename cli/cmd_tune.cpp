@@ -203,7 +203,7 @@ Runner setupTune(CLI::App& app) {
   f->knob("paths", "N", "", "per timed run; default 1,000,000 on a GPU, 100,000 elsewhere");
   f->knob("seed", "S", "42");
   addSetFlag(*f);
-  f->value("budget-seconds", "S", "start a candidate only if the longest so far would still end within S seconds", "300");
+  f->value("budget-seconds", "S", "start a candidate only if the longest so far would still end within S seconds (the first always runs, a shortlist's compile phase counts)", "300");
   f->value("repeats", "N", "timed runs per candidate (their median)", "3");
   f->value("strategies", "NAME,...", "strategies whose plans are tried", "window,marginal,auto,budget,two-level");
   f->value("segments", "N,...", "segment counts tried per strategy", "8,12,16,24,32");

@@ -161,6 +161,28 @@ TEST_P(CliTune, TuneStoresAWinnerThatRunsSayTheyUse) {
   EXPECT_NE(p.out.find("\"tuned\":\"\""), std::string::npos) << p.out;
 }
 
+// A budget spent before the first candidate (a shortlist's compile phase took it: NVIDIA's OpenCL
+// compiler, 256 s for twelve 7-market kernels on the H200 against a 120 s budget, 2026-12-02b) still
+// times the first candidate and stores it; the rest are listed as not tried.
+TEST_F(CliConfig, TuneBudgetSpentByCompilesStillTimesTheFirstCandidate) {
+  std::filesystem::create_directories(cache_);
+  const std::filesystem::path shortlist = cache_ / "short.txt";
+  {
+    std::ofstream f(shortlist);
+    f << "window 2 |\nwindow 2 | jit.chunk=64\nplain |\n";
+  }
+  const std::string job = "--product asian --steps 8 --engine cpu-jit --paths 2000";
+  const Proc t = runTapelab("tune " + job + " --budget-seconds 0.000001 --repeats 1 --json --shortlist " +
+                                shortlist.string(), env_);
+  ASSERT_EQ(t.code, 0) << t.out << t.err;
+  EXPECT_NE(t.out.find("\"winner\":1"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("\"budget_spent\":true"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("not tried: budget"), std::string::npos) << t.out;
+  EXPECT_EQ(t.out.find("not stored"), std::string::npos) << "the first candidate's winner is stored: " << t.out;
+  const Proc p = runTapelab("price " + job + " --json", env_);
+  EXPECT_NE(p.out.find("\"tuned\":\"" + cache_.string() + "/tune/"), std::string::npos) << p.out;
+}
+
 INSTANTIATE_TEST_SUITE_P(Engines, CliTune, ::testing::Values("cpu-jit", "vulkan", "opencl"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string name = info.param;
