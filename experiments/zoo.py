@@ -45,6 +45,8 @@ usage: zoo.py [--out FILE.csv] [--quick] [--size table|full] [--tapes heston,lmm
 import argparse
 import concurrent.futures
 import csv
+import io
+import json
 import os
 import re
 import shutil
@@ -179,6 +181,60 @@ def time_kernels(tapelab, tape, engine, plans, paths, repeats, in_budget):
         out[key] = {"ms": statistics.median(s) * 1e3, "ms_min": min(s) * 1e3, "ms_max": max(s) * 1e3, "reps": len(s),
                     "precision": precision[key], "same": same[key]}
     return out
+
+
+GPU_COLUMNS = ["tape", "nodes", "ladder_input", "engine", "kernel", "plan", "segments", "precision", "math", "paths",
+               "ladder_points", "ms", "ms_min", "ms_max", "reps", "mpath_s", "ratio_to_plain", "same_bits", "registers",
+               "spill_bytes", "config"]
+
+
+def from_compare(files, out, machine):
+    """The zoo's GPU table from `tapelab compare TAPE --markets 1 --json` files (one per tape): each engine's
+    plain and checkpointed rows of the one-market-per-call ladder, ms the median ladder, its spread, Mpath/s
+    (ladder points x paths / median), the ratio to the engine's plain kernel and whether the bits equal it."""
+    rows = []
+    for path in files:
+        try:
+            with open(path) as f:
+                d = json.load(f)
+        except (OSError, ValueError) as e:
+            sys.exit(f"zoo.py: --from-compare {path}: {e}")
+        tape = os.path.splitext(d["tape"])[0]
+        plain = {}
+        for r in d["rows"]:
+            if r["markets"] != 1:
+                continue
+            res = r["result"]
+            ks = res.get("kernel_stats", {})
+            ms = r["ms_ladders"]
+            row = {"tape": tape, "nodes": d["nodes"], "ladder_input": d["ladder_input"], "engine": r["engine"],
+                   "kernel": r["kernel"], "plan": r["plan"], "segments": r["segments"], "precision": res["precision"],
+                   "math": res["math"], "paths": d["paths"], "ladder_points": len(d["ladder_values"]),
+                   "ms": fmt(r["ms_per_ladder"]), "ms_min": fmt(min(ms)), "ms_max": fmt(max(ms)), "reps": len(ms),
+                   "mpath_s": fmt(r["mpaths_per_second"], 1), "same_bits": r["identical_to_plain"],
+                   "registers": ks.get("registers", ""), "spill_bytes": ks.get("spill_bytes", ""), "config": res["config"]}
+            if r["kernel"] == "plain":
+                plain[r["engine"]] = r["mpaths_per_second"]
+            rows.append(row)
+        for row in rows:
+            if row["tape"] == tape and row["engine"] in plain:
+                row["ratio_to_plain"] = fmt(float(row["mpath_s"]) / plain[row["engine"]], 3)
+    head = f"# machine={machine or 'unknown'} driver=zoo --from-compare {' '.join(os.path.basename(f) for f in files)}\n"
+    text = io.StringIO()
+    text.write(head)
+    w = csv.DictWriter(text, GPU_COLUMNS, lineterminator="\n")
+    w.writeheader()
+    w.writerows(rows)
+    if any(os.path.exists(f) and os.path.exists(out) and os.path.samefile(f, out) for f in files):
+        sys.exit(f"zoo.py: --out {out}: is one of the --from-compare inputs")
+    try:
+        os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+        with open(out, "w", newline="") as fh:
+            fh.write(text.getvalue())
+    except OSError as e:
+        sys.exit(f"zoo.py: --out {out}: {e.strerror}")
+    print(f"zoo: {len(rows)} rows from {len(files)} compare files in {out}", file=sys.stderr)
+    return 0
 
 
 def fmt(x, digits=4):
@@ -497,10 +553,16 @@ def main(argv):
                     help="start no compile (cuda or timing) after this many seconds; rows keep their metrics")
     ap.add_argument("--machine", default="cpu", help="machine name for the comment row")
     ap.add_argument("--summary", metavar="CSV", default=None, help="print the sm_90 and timing summary of a table")
+    ap.add_argument("--from-compare", metavar="JSON", nargs="+", default=None,
+                    help="a zoo timed on a GPU with `tapelab compare TAPE --markets 1 --json` per tape (where the "
+                         "Python module cannot run, e.g. the lent H200: scripts/gpu-issue34.sh final): one CSV row per "
+                         "engine and kernel, to --out")
     a = ap.parse_args(argv)
     a.argv = argv
     if a.summary:
         return summary(a.summary)
+    if a.from_compare:
+        return from_compare(a.from_compare, a.out, a.machine)
     if a.jobs < 1 or a.paths < 1 or a.repeats < 1:
         sys.exit("zoo.py: --jobs, --paths and --repeats take a positive integer")
     return run(a)
