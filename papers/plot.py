@@ -384,8 +384,9 @@ def peer_label(r):
         run_knobs = (r.get("knobs") or "").split()  # the run's knobs (CSV header): one named, more counted
         extra = (f" {run_knobs[0]}" if len(run_knobs) == 1 else
                  f" +{len(run_knobs)} knobs" if run_knobs else "")
+        contract = f" math={r['math']}" if r.get("math") not in (None, "", "ieee", "glsl") else ""  # the looser one, named
         return (f"tapelab {r['engine']} {r['kernel']} {r['formulation']} ({r['markets']}/dispatch)"
-                + (f" {knob.group(0)}" if knob else "") + extra)
+                + (f" {knob.group(0)}" if knob else "") + extra + contract)
     if r["who"] == "jax":
         return f"jax {r['formulation']} ({r['markets']}/call)"
     return f"hand-written cuda {r['formulation']}"
