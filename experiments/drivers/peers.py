@@ -9,8 +9,8 @@ The 252-step Asian call, fp32, value + 5 Greeks and price only, at each --paths:
   tapelab      `tapelab compare --json` per engine: plain and register kernels, the
                ladder one market per dispatch and --markets per dispatch
 Mpath/s counts market-paths (a 7-point ladder over N paths is 7N). ms is a median of timed
-calls; tapelab's rows record their spread (ms_min, ms_max of --reps ladders, default 3; reps: how
-many); JAX's and the hand-written kernel's scripts print a median only. A peer that
+calls; every row records its spread (ms_min, ms_max: tapelab's of --reps ladders, default 3; reps: how
+many; JAX's and the hand-written kernel's of their --repeats calls, since 2026-12-02b). A peer that
 cannot run here is skipped with its reason on stderr and in a '# skipped' row.
 Rows are written as each call finishes; a '# machine= driver= commit=' row first. Each row names
 its tape (column tape: asian-STEPS, or the file's name).
@@ -82,6 +82,8 @@ def jax_rows(text):
                "markets": r["markets"] if r["formulation"] == "ladder" else 1,
                "ladder_points": r["markets"] if ladder else 1, "ms": f"{float(r['median_s']) * 1e3:.4f}",
                "mpath_s": r["mpaths_per_s"], "value": r["value_at_spot100"], "delta": r["delta_at_spot100"],
+               **({"ms_min": f"{float(r['min_s']) * 1e3:.4f}", "ms_max": f"{float(r['max_s']) * 1e3:.4f}"}
+                  if r.get("min_s") else {}),  # jax_peers.py records its spread since 2026-12-02b
                "notes": "spots 85..115 (step 5), draws shared by the ladder" if ladder else "spot 100"}
 
 
@@ -90,6 +92,7 @@ def handwritten_rows(text):
     for r in csv.DictReader(body):
         yield {"who": "handwritten", "formulation": r["variant"], "engine": "cuda", "kernel": "forward-pathwise",
                "pass": r["pass"], "paths": r["paths"], "markets": 1, "ladder_points": 1, "ms": r["median_ms"],
+               **({"ms_min": r["min_ms"], "ms_max": r["max_ms"]} if r.get("min_ms") else {}),
                "mpath_s": r["mpaths_per_s"], "value": r["value"], "delta": r["delta"],
                "notes": "contraction allowed; spot 100"}
 

@@ -13,8 +13,8 @@
 // Variants, each price-only and value + 5 Greeks:
 //   draws v1   one Philox call per draw, word 0 (tapelab's draws before version 2)
 //   draws v2   one call per four draws, words 0..3 (tapelab's version 2, tape/philox.h)
-// Prints CSV: variant,pass,paths,median_ms,mpaths_per_s,value,delta,vega (CUDA
-// events around each launch, median of --repeats after a warm-up).
+// Prints CSV: variant,pass,paths,median_ms,mpaths_per_s,value,delta,vega,min_ms,max_ms (CUDA
+// events around each launch, median of --repeats after a warm-up; min_ms and max_ms their spread).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -138,8 +138,12 @@ __global__ void __launch_bounds__(256) asian(Market m, int steps, unsigned long 
   }
 }
 
+struct Times {
+  float median, fastest, slowest;  // ms of the timed launches
+};
+
 template <bool G, bool F>
-float timeOne(const Market& m, int steps, unsigned long long paths, int repeats, double* dSums, double* out) {
+Times timeOne(const Market& m, int steps, unsigned long long paths, int repeats, double* dSums, double* out) {
   const int block = 256;
   const unsigned grid = (unsigned)((paths + block - 1) / block);
   cudaEvent_t a, b;
@@ -162,7 +166,7 @@ float timeOne(const Market& m, int steps, unsigned long long paths, int repeats,
   std::sort(ms.begin(), ms.end());
   CHECK(cudaEventDestroy(a));
   CHECK(cudaEventDestroy(b));
-  return ms[ms.size() / 2];
+  return {ms[ms.size() / 2], ms.front(), ms.back()};
 }
 
 int main(int argc, char** argv) {
@@ -197,15 +201,15 @@ int main(int argc, char** argv) {
   cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));
   std::printf("# handwritten_asian on %s, %d steps, fp32, contraction allowed\n", prop.name, steps);
-  std::printf("variant,pass,paths,median_ms,mpaths_per_s,value,delta,vega\n");
+  std::printf("variant,pass,paths,median_ms,mpaths_per_s,value,delta,vega,min_ms,max_ms\n");
   double* dSums;
   CHECK(cudaMalloc(&dSums, 6 * sizeof(double)));
   const Market m{100.f, 100.f, 0.2f, 0.03f, 1.f};
   for (unsigned long long paths : pathList) {
     double o[6];
-    auto row = [&](const char* variant, const char* pass, float ms) {
-      std::printf("%s,%s,%llu,%.4f,%.1f,%.9g,%.9g,%.9g\n", variant, pass, paths, ms, paths / (ms * 1e3), o[0], o[1],
-                  o[3]);
+    auto row = [&](const char* variant, const char* pass, Times t) {
+      std::printf("%s,%s,%llu,%.4f,%.1f,%.9g,%.9g,%.9g,%.4f,%.4f\n", variant, pass, paths, t.median,
+                  paths / (t.median * 1e3), o[0], o[1], o[3], t.fastest, t.slowest);
     };
     row("draws-v1", "price", timeOne<false, false>(m, steps, paths, repeats, dSums, o));
     row("draws-v1", "value+5greeks", timeOne<true, false>(m, steps, paths, repeats, dSums, o));

@@ -100,14 +100,15 @@ def build(steps, paths, spots):
                                            ladder_price=ladder_price, ladder_greeks=ladder_greeks).items()}
 
 
-def median_seconds(call, repeats):
+def timed_seconds(call, repeats):
+    """(median, fastest, slowest) seconds of `repeats` timed calls after a compile and warm-up call."""
     jax.block_until_ready(call(0))  # compile and warm up on another key
     times = []
     for i in range(repeats):
         t0 = time.perf_counter()
         jax.block_until_ready(call(1 + i))
         times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+    return statistics.median(times), min(times), max(times)
 
 
 def main():
@@ -117,7 +118,7 @@ def main():
     dev = jax.devices()[0]
     rows = [f"# jax {jax.__version__} on {dev.platform}:{dev.device_kind}, {'fp64' if args.fp64 else 'fp32'}, "
             f"{args.steps} steps, spots {args.spots}",
-            "formulation,pass,paths,markets,median_s,mpaths_per_s,value_at_spot100,delta_at_spot100"]
+            "formulation,pass,paths,markets,median_s,mpaths_per_s,value_at_spot100,delta_at_spot100,min_s,max_s"]
     print("\n".join(rows), flush=True)
     mid = args.spots.index(100.0) if 100.0 in args.spots else 0
     for paths in args.paths:
@@ -135,7 +136,7 @@ def main():
                     def call(i, kind=kind):
                         return [f[f"one_{kind}"](base.at[0].set(s), k(i)) for s in args.spots]
                     markets = n
-                t = median_seconds(call, args.repeats)
+                t, t_min, t_max = timed_seconds(call, args.repeats)
                 out = call(0)
                 if form == "one":
                     value = out[0] if kind == "greeks" else out
@@ -147,7 +148,7 @@ def main():
                     value = out[mid][0] if kind == "greeks" else out[mid]
                     delta = out[mid][1][0] if kind == "greeks" else float("nan")
                 row = (f"{form},{'value+5greeks' if kind == 'greeks' else 'price'},{paths},{markets},{t:.6f},"
-                       f"{markets * paths / t / 1e6:.2f},{float(value):.9g},{float(delta):.9g}")
+                       f"{markets * paths / t / 1e6:.2f},{float(value):.9g},{float(delta):.9g},{t_min:.6f},{t_max:.6f}")
                 rows.append(row)
                 print(row, flush=True)
     if args.out:
