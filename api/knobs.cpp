@@ -237,8 +237,6 @@ const std::vector<Knob>& knobTable() {
        [](C& c, S& v, const char*) { c.engineSettings.cpuJit.compiler = v; }},
       {"TAPELAB_JIT_PCH", "", "0: no precompiled xsimd header for cpu-jit", Scope::Engine,
        [](C& c, S& v, const char* n) { c.engineSettings.cpuJit.precompiledHeader = parseSwitch(v, n); }},
-      {"TAPELAB_JIT_PART", "", "cpu-jit: nodes per translation unit of a long tape (default 4096)", Scope::Engine,
-       [](C& c, S& v, const char* n) { c.engineSettings.cpuJit.partNodes = static_cast<int>(parseUnsigned(v, n, 1, 1'000'000)); }},
   };
   return table;
 }
@@ -269,6 +267,7 @@ constexpr Retired kRetired[] = {
     {"TAPELAB_OPAQUE", "--config opaque=on|off"},
     {"TAPELAB_UNROLL_DRAWS", "--config philox=unrolled|rolled"},
     {"TAPELAB_JIT_CHUNK", "--config jit.chunk=N"},
+    {"TAPELAB_JIT_PART", "--config jit.part=N"},
 };
 
 void refuseRetiredVariables() {

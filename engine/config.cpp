@@ -164,6 +164,11 @@ const std::vector<ConfigField>& configFields() {
        "64,256,1024",
        [](const C& c) { return std::to_string(c.jitChunk); },
        [](C& c, S& v, S& w) { c.jitChunk = integer(v, w, 1, 1'000'000); }},
+      {"jit.part", "1..1000000", "cpu-jit", "same bits",
+       "most tape nodes per translation unit: a longer tape's C++ is split into units compiled side by side", "",
+       "512,4096",
+       [](const C& c) { return std::to_string(c.jitPart); },
+       [](C& c, S& v, S& w) { c.jitPart = integer(v, w, 1, 1'000'000); }},
   };
   return table;
 }

@@ -56,6 +56,7 @@ struct KernelConfig {
   bool outlineDraws = false;                      // CUDA, HIP: Philox and the quantile not inlined
   SumsPlace cudaSums = SumsPlace::Device;         // CUDA
   int jitChunk = 256;                             // cpu-jit: most nodes per generated function
+  int jitPart = 4096;                             // cpu-jit: most nodes per translation unit
 
   bool operator==(const KernelConfig&) const = default;
 };

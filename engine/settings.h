@@ -24,7 +24,6 @@ struct EngineSettings {
   struct CpuJit {
     std::string compiler = "c++";  // run at compile time (PATH lookup)
     bool precompiledHeader = true; // a precompiled xsimd header in the cache (GCC)
-    int partNodes = 4096;          // longer tapes: translation units of about this many nodes
   } cpuJit;
 
   struct Vulkan {

@@ -64,10 +64,10 @@ Loaded buildKernel(const Tape& tape, const KernelOptions& o, const EngineSetting
     spec.tangents = &tangents;
   }
   spec.chunkNodes = o.config.jitChunk;
-  spec.partNodes = settings.cpuJit.partNodes;
+  spec.partNodes = o.config.jitPart;
   spec.configText = configText(o.config, "cpu-jit");
   if (spec.chunkNodes < 1 || spec.partNodes < 1)
-    throw std::invalid_argument("cpu-jit: jit.chunk and partNodes must be positive (--config jit.chunk, TAPELAB_JIT_PART)");
+    throw std::invalid_argument("cpu-jit: jit.chunk and jit.part must be positive (--config jit.chunk=N,jit.part=N)");
   Loaded k;
   k.source = emitCpuJit(tape, spec);
   const std::string hint = hintFor(tape, o, registerKind);

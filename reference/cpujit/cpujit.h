@@ -2,11 +2,11 @@
 // by the system C++ compiler at run time, cached on disk, loaded with dlopen.
 // fp64 by default, fp32 on request; plain and register-checkpointed kernels.
 // Settings (engine/settings.h): threads (worker threads, default all cores),
-// cacheDir, cpuJit.compiler, cpuJit.chunkNodes (most nodes per generated
-// function, default 256), cpuJit.partNodes (tapes longer than this many nodes,
-// default 4096, are split into translation units of about that size, compiled
-// in parallel), cpuJit.precompiledHeader; KernelOptions::dumpDir also writes
-// the source there. Their variables: api/knobs.h and reference/cpujit/README.md.
+// cacheDir, cpuJit.compiler, cpuJit.precompiledHeader; the kernel's configuration
+// (engine/config.h): jit.chunk (most nodes per generated function, default 256),
+// jit.part (tapes longer than this many nodes, default 4096, are split into
+// translation units of about that size, compiled in parallel); KernelOptions::dumpDir
+// also writes the source there. Their variables: api/knobs.h and reference/cpujit/README.md.
 #pragma once
 #include <memory>
 

@@ -71,7 +71,6 @@ const std::vector<Case>& cases() {
       {"TAPELAB_HIP_ARCH", "gfx942", [](const RunConfig& c) { return c.engineSettings.hip.arch == "gfx942"; }, nullptr},
       {"TAPELAB_CXX", "clang++", [](const RunConfig& c) { return c.engineSettings.cpuJit.compiler == "clang++"; }, nullptr},
       {"TAPELAB_JIT_PCH", "0", [](const RunConfig& c) { return !c.engineSettings.cpuJit.precompiledHeader; }, "off"},
-      {"TAPELAB_JIT_PART", "100", [](const RunConfig& c) { return c.engineSettings.cpuJit.partNodes == 100; }, "1e3"},
       {"TAPELAB_CACHE_DIR", "/tmp/tl-cache", [](const RunConfig& c) { return c.engineSettings.cacheDir == "/tmp/tl-cache"; },
        nullptr},
   };
@@ -143,7 +142,8 @@ TEST(ApiKnobs, NoKernelVariableButTheConfig) {
                                 "TAPELAB_APPROX_MATH", "TAPELAB_CUDA_APPROX_MATH", "TAPELAB_QUANTILE_SELECT",
                                 "TAPELAB_CUDA_OUTLINE_DRAWS", "TAPELAB_STORE_DRAWS", "TAPELAB_MARKET_LOOP",
                                 "TAPELAB_SHARED_CONSTANTS", "TAPELAB_DRAW_LOOP", "TAPELAB_DEVICE_SUMS",
-                                "TAPELAB_CUDA_SUMS_BESIDE", "TAPELAB_OPAQUE", "TAPELAB_UNROLL_DRAWS", "TAPELAB_JIT_CHUNK"})
+                                "TAPELAB_CUDA_SUMS_BESIDE", "TAPELAB_OPAQUE", "TAPELAB_UNROLL_DRAWS", "TAPELAB_JIT_CHUNK",
+                                "TAPELAB_JIT_PART"})
       EXPECT_NE(std::string(k.variable), retired) << retired << " is a field of TAPELAB_CONFIG now";
 }
 
@@ -159,7 +159,8 @@ TEST(ApiKnobs, ARetiredKernelVariableIsRefusedNamingItsField) {
       {"TAPELAB_MARKET_LOOP", "--config markets="},     {"TAPELAB_SHARED_CONSTANTS", "--config shared_constants="},
       {"TAPELAB_DRAW_LOOP", "no replacement"},          {"TAPELAB_DEVICE_SUMS", "--config cuda.reduce="},
       {"TAPELAB_CUDA_SUMS_BESIDE", "--config cuda.reduce=beside"}, {"TAPELAB_OPAQUE", "--config opaque="},
-      {"TAPELAB_UNROLL_DRAWS", "--config philox="},     {"TAPELAB_JIT_CHUNK", "--config jit.chunk="}};
+      {"TAPELAB_UNROLL_DRAWS", "--config philox="},     {"TAPELAB_JIT_CHUNK", "--config jit.chunk="},
+      {"TAPELAB_JIT_PART", "--config jit.part="}};
   for (const auto& [variable, replacement] : retired) {
     {
       ScopedEnv empty(variable, "");  // empty is unset, as for every variable

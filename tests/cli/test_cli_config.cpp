@@ -161,6 +161,35 @@ TEST_P(CliTune, TuneStoresAWinnerThatRunsSayTheyUse) {
   EXPECT_NE(p.out.find("\"tuned\":\"\""), std::string::npos) << p.out;
 }
 
+// jit.part (moved from the variable TAPELAB_JIT_PART into the configuration, 2026-12-02b) acts: a
+// 64-step Asian at jit.part=100 is compiled as several translation units (the dumped .partN files),
+// at the default 4096 as one, with the same bits; the result carries the field.
+TEST_F(CliConfig, JitPartSplitsTheKernelWithTheSameBits) {
+  std::string why;
+  if (!usableHere("cpu-jit", why)) {
+    std::cout << "SKIP cpu-jit: " << why << std::endl;
+    GTEST_SKIP() << why;
+  }
+  auto parts = [](const std::filesystem::path& dir) {
+    int n = 0;
+    for (const auto& e : std::filesystem::directory_iterator(dir))
+      n += e.path().filename().string().find(".part") != std::string::npos;
+    return n;
+  };
+  const std::string job = "price --product asian --steps 64 --engine cpu-jit --paths 2000 --checkpoint off --json";
+  const std::filesystem::path split = cache_ / "split", whole = cache_ / "whole";
+  const Proc a = runTapelab(job + " --config jit.part=100 --dump " + split.string(), env_);
+  const Proc b = runTapelab(job + " --dump " + whole.string(), env_);
+  ASSERT_EQ(a.code, 0) << a.err;
+  ASSERT_EQ(b.code, 0) << b.err;
+  EXPECT_GE(parts(split), 2) << "jit.part=100 on a 64-step Asian: several translation units";
+  EXPECT_EQ(parts(whole), 0) << "the default 4096: one translation unit";
+  EXPECT_NE(jsonText(a.out, "config").find("jit.part=100"), std::string::npos) << a.out;
+  EXPECT_NE(jsonText(b.out, "config").find("jit.part=4096"), std::string::npos) << b.out;
+  const auto value = [](const std::string& out) { return out.substr(out.find("\"value\":"), 40); };
+  EXPECT_EQ(value(a.out), value(b.out)) << "same bits, whatever the split";
+}
+
 // A budget spent before the first candidate (a shortlist's compile phase took it: NVIDIA's OpenCL
 // compiler, 256 s for twelve 7-market kernels on the H200 against a 120 s budget, 2026-12-02b) still
 // times the first candidate and stores it; the rest are listed as not tried.

@@ -45,13 +45,16 @@ std::string describe(const Tape& t, const KernelOptions& o) {
 void expectRegisterEqualsPlain(const std::vector<std::pair<const Tape*, std::vector<Plan>>>& cases, Precision p,
                                uint64_t paths, uint64_t seed,
                                const EngineSettings& settings = engineSettingsFromEnvironment(),
-                               int chunk = KernelConfig{}.jitChunk) {
+                               int chunk = KernelConfig{}.jitChunk, int part = KernelConfig{}.jitPart) {
   std::vector<Job> jobs;
   for (const auto& [t, plans] : cases) {
     jobs.push_back({t, plainKernel(p)});
     for (const Plan& plan : plans) jobs.push_back({t, registerKernel(plan, p)});
   }
-  for (Job& job : jobs) job.options.config.jitChunk = chunk;  // config jit.chunk
+  for (Job& job : jobs) {  // config jit.chunk, jit.part
+    job.options.config.jitChunk = chunk;
+    job.options.config.jitPart = part;
+  }
   const auto kernels = compileAll(jobs, settings);
   size_t j = 0;
   for (const auto& [t, plans] : cases) {
@@ -151,11 +154,10 @@ TEST(CpuJitExact, RegisterEqualsPlainOnRandomTapes) {
     return p;
   };
   {
-    SCOPED_TRACE("jit.chunk 40, partNodes 100");
-    EngineSettings small = engineSettingsFromEnvironment();
-    small.cpuJit.partNodes = 100;  // several translation units too
-    expectRegisterEqualsPlain({{&a, plans(a, false)}, {&b, plans(b, false)}}, Precision::F64, 1100, 9, small, 40);
-    expectRegisterEqualsPlain({{&a, {plans(a, false)[0]}}}, Precision::F32, 1100, 9, small, 40);
+    SCOPED_TRACE("jit.chunk 40, jit.part 100");  // several translation units too
+    const EngineSettings settings = engineSettingsFromEnvironment();
+    expectRegisterEqualsPlain({{&a, plans(a, false)}, {&b, plans(b, false)}}, Precision::F64, 1100, 9, settings, 40, 100);
+    expectRegisterEqualsPlain({{&a, {plans(a, false)[0]}}}, Precision::F32, 1100, 9, settings, 40, 100);
   }
   expectRegisterEqualsPlain({{&a, plans(a, true)}, {&b, plans(b, true)}, {&wild, plans(wild, true)}},
                             Precision::F64, 1100, 9);
