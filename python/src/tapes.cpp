@@ -115,8 +115,14 @@ void bindTapes(py::module_& m) {
       "read_tape", [](const std::string& path) { return checked(readTapeFile(path), path); }, py::arg("path"),
       "Reads a .tape file; ValueError 'tapelab: FILE:LINE: reason' when malformed.");
   m.def(
-      "parse_tape", [](const std::string& text, const std::string& file) { return checked(parseTape(text, file), file); },
-      py::arg("text"), py::arg("file") = "<string>", "Parses .tape text; `file` names it in errors.");
+      "parse_tape",
+      [](const std::string& text, const std::string& file, const std::string& name) {
+        std::shared_ptr<Tape> t = checked(parseTape(text, file), file);
+        if (!name.empty()) t->name = name;
+        return t;
+      },
+      py::arg("text"), py::arg("file") = "<string>", py::arg("name") = "",
+      "Parses .tape text; `file` names it in errors, `name` (if given) names the tape.");
   m.def("op_names", [] {
     std::vector<std::string> names;
     for (const OpInfo& o : kOps) names.emplace_back(o.name);

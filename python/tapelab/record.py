@@ -139,8 +139,7 @@ class Recorder:
 
     def tape(self):
         """The tapelab.Tape of the recording (checked by the .tape reader), named after the recorder."""
-        t = _core.parse_tape(self.text(), f"<recording {self.name}>")
-        return t
+        return _core.parse_tape(self.text(), f"<recording {self.name}>", self.name)
 
 
 # Numbers alone are not recorded: an op of numbers is a number, as std::sqrt(double) is in C++

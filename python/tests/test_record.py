@@ -44,6 +44,15 @@ def test_the_python_asian_is_the_built_in_asian():
     assert tapelab.parse_tape(t.text(), "round-trip").structure == built.structure
 
 
+def test_a_recorded_tape_is_named_after_its_recorder():
+    rec = Recorder("cev-asian")
+    rec.output(rec.input("spot", 100.0) * 2.0)
+    t = rec.tape()
+    assert t.name == "cev-asian"
+    assert "cev-asian" in repr(t)
+    assert tapelab.parse_tape(rec.text()).name == ""  # text alone names nothing; the recorder does
+
+
 def test_numbers_become_constants_in_the_c_order():
     rec = Recorder("mixed")
     x = rec.input("x", 2.0)
