@@ -154,7 +154,7 @@ const std::vector<Knob>& knobTable() {
        [](C& c, S& v, const char* n) { c.checkpoint = Checkpoint::parse(v, n); }},
       {"TAPELAB_CKPT_NODES", "--ckpt-nodes", "auto checkpointing from this many nodes", Scope::Run,
        [](C& c, S& v, const char* n) { c.ckptNodes = parsePositiveInt(v, n); }},
-      {"TAPELAB_STRATEGY", "--strategy", "cut strategy (tapelab plan --help lists them); run and price take a comma list: one row each", Scope::Run, [](C& c, S& v, const char*) { c.strategy = v; }},
+      {"TAPELAB_STRATEGY", "--strategy", "cut strategy (tapelab plan --help lists them); run, price and compare take a comma list: one row each", Scope::Run, [](C& c, S& v, const char*) { c.strategy = v; }},
       {"TAPELAB_SEGLEN", "--seglen", "scratch / uniform segment length", Scope::Run,
        [](C& c, S& v, const char* n) { c.segLen = parsePositiveInt(v, n); }},
       {"TAPELAB_KERNEL", "--kernel", "kernel kind: plain, register, scratch (checkpointed adjoints) or tangent (vector forward mode)", Scope::Run,

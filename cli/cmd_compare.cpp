@@ -19,6 +19,7 @@
 #include "cli/commands.h"
 #include "cli/peer_file.h"
 #include "planner/planfile.h"
+#include "planner/strategies.h"
 #include "util/warmup.h"
 
 namespace tapelab::cli {
@@ -125,6 +126,21 @@ int compare(const Flags& f) {
     for (const auto& e : engines) list += e + ",";
     ranks::agreeOn("the usable engines (" + list + ")", list);
   }
+  // --strategy A,B,...: each checkpointed kernel once per strategy (a row each, every row's bits against
+  // the engine's plain row); one name, or none, as before. Unknown names are refused before anything runs.
+  std::vector<std::optional<std::string>> strategyRuns{cfg.strategy};
+  if (cfg.strategy && cfg.strategy->find(',') != std::string::npos) {
+    strategyRuns.clear();
+    try {
+      for (const std::string& name : parseNameList(*cfg.strategy, f.label("strategy"))) {
+        findStrategy(name);
+        strategyRuns.push_back(name);
+      }
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(f.label("strategy") + ": " + e.what());
+    }
+    cfg.strategy = strategyRuns.front();  // the job is not a tuned one (a strategy was asked for)
+  }
   std::vector<KernelKind> kinds;
   for (const auto& k : splitList(*f.textOrDefault("kernels"))) {
     try {
@@ -217,6 +233,7 @@ int compare(const Flags& f) {
       engineConfigs.push_back({engine + " (one market)", configText(oneJob.config, engine), oneJob.tuned});
     RunConfig plain = base;
     plain.engine = engine;
+    plain.strategy.reset();  // no cuts: the strategy names the checkpointed rows' plans
     plain.checkpoint = Checkpoint::off();
     plain.kernel = KernelKind::Plain;
     plain.planFile.clear();  // a plan file cuts the checkpointed kernels only
@@ -228,19 +245,24 @@ int compare(const Flags& f) {
         progress(engine + ": no " + toString(kind) + " kernel, skipped");
         continue;
       }
-      RunConfig c = base;
-      c.engine = engine;
-      c.kernel = kind;
-      if (kind == KernelKind::Tangent) {  // no reverse sweep: no plan, no cuts
-        c.checkpoint = Checkpoint::off();
-        c.planFile.clear();
-        c.wrt = cfg.wrt;
-      } else if (kind == KernelKind::Register && (fusedJob.plan || oneJob.plan)) {
-        // the tuned winners' cuts: set per job below
-      } else if (c.planFile.empty() && c.checkpoint.mode != Checkpoint::Mode::Segments)  // a plan file sets the cuts
-        c.checkpoint = kind == KernelKind::Scratch && !cfg.strategy ? Checkpoint::automatic()
-                                                                    : Checkpoint::count(std::min(cfg.segments, tape.size()));
-      variants.push_back({toString(kind), c});
+      for (const std::optional<std::string>& strategy : strategyRuns) {
+        RunConfig c = base;
+        c.engine = engine;
+        c.kernel = kind;
+        c.strategy = strategy;
+        if (kind == KernelKind::Tangent) {  // no reverse sweep: no plan, no cuts
+          c.strategy.reset();
+          c.checkpoint = Checkpoint::off();
+          c.planFile.clear();
+          c.wrt = cfg.wrt;
+        } else if (kind == KernelKind::Register && (fusedJob.plan || oneJob.plan)) {
+          // the tuned winners' cuts: set per job below
+        } else if (c.planFile.empty() && c.checkpoint.mode != Checkpoint::Mode::Segments)  // a plan file sets the cuts
+          c.checkpoint = kind == KernelKind::Scratch && !strategy ? Checkpoint::automatic()
+                                                                  : Checkpoint::count(std::min(cfg.segments, tape.size()));
+        variants.push_back({toString(kind), c});
+        if (kind == KernelKind::Tangent) break;  // one tangent row: it has no plan
+      }
     }
     const size_t plainRow = rows.size();  // the engine's plain single-market row comes first
     // Compile every kernel of this engine first, in parallel where the engine's

@@ -264,3 +264,31 @@ TEST_F(CliUserHeston, CompareLaddersOverV0OnTwoEngines) {
   EXPECT_EQ(bad.err, "tapelab: --ladder: no input named 'vol' (inputs: spot, strike, v0, kappa, theta, xi, rho, rate, "
                      "maturity)\n");
 }
+
+// compare takes a strategy list as run does: each checkpointed kernel once per strategy, a row each,
+// every row naming its plan and checked bit for bit against the engine's plain row; an unknown name is
+// refused before anything runs.
+TEST_F(CliUserHeston, CompareTakesAStrategyList) {
+  ASSERT_TRUE(usable("cpu-jit")) << "cpu-jit is not usable here";
+  const std::string compare = "compare " + kHeston + " --engines cpu-jit --paths 400 --ladders 1 --points 3 --markets 1 "
+                              "--checkpoint 4 --strategy window,two-level,revolve";
+  const Proc p = runTapelab(compare);
+  ASSERT_EQ(p.code, 0) << p.err;
+  int rows = 0, same = 0;
+  for (const char* plan : {"window 4", "two-level 4", "revolve 4"}) {
+    const bool found = p.out.find(plan) != std::string::npos;
+    EXPECT_TRUE(found) << plan << "\n" << p.out;
+  }
+  for (const std::string& l : linesOf(p.out)) {
+    const auto w = wordsOf(l);
+    if (w.size() < 3 || w[0] != "cpu-jit") continue;
+    ++rows;
+    same += l.find("  yes  ") != std::string::npos;
+  }
+  EXPECT_EQ(rows, 4) << "plain and one register row per strategy\n" << p.out;
+  EXPECT_EQ(same, 3) << "every register row has the plain row's bits\n" << p.out;
+  const Proc bad = runTapelab("compare " + kHeston + " --engines cpu-jit --strategy window,nosuch");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_EQ(bad.err, "tapelab: --strategy: unknown strategy 'nosuch' (known: uniform, window, marginal, optimal, "
+                     "optimal-persistent, auto, two-level, revolve, budget)\n");
+}
