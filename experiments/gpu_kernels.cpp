@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "api/montecarlo.h"
+#include "experiments/experiment_csv.h"
 #include "experiments/experiment_tape.h"
 #include "api/registry.h"
 #include "cli/options.h"
@@ -47,6 +48,8 @@
 #include "util/files.h"
 
 using namespace tapelab;
+using experiments::csvQuoted;
+using experiments::g17;
 
 namespace {
 
@@ -58,21 +61,8 @@ std::vector<std::string> split(const std::string& s) {
   return out;
 }
 
-std::string g17(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
-
 // g17, or `none` for NaN (a vega the tape does not have).
 std::string orEmpty(double v, const char* none) { return std::isnan(v) ? none : g17(v); }
-
-std::string csvField(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
 
 int positive(const std::string& text, const std::string& flag) {
   try {
@@ -280,7 +270,7 @@ int run(const cli::Flags& f) {
         << r.registers << ',' << r.spill << ',';
       if (compileOnly) f << ",,,,,";
       else f << r.msPerLadder << ',' << r.mpaths << ',' << g17(r.price) << ',' << g17(r.delta) << ',' << orEmpty(r.vega, "") << ',';
-      f << r.identical << ',' << csvField(tape.name) << '\n';
+      f << r.identical << ',' << csvQuoted(tape.name) << '\n';
     }
     writeOutputFile(out, f.str(), inputs);  // a failed write: "--out FILE: cannot write: reason", exit 1
   }

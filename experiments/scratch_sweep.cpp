@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "api/montecarlo.h"
+#include "experiments/experiment_csv.h"
 #include "experiments/experiment_tape.h"
 #include "api/registry.h"
 #include "cli/options.h"
@@ -53,6 +54,7 @@
 #include "util/warmup.h"
 
 using namespace tapelab;
+using experiments::csvQuoted;
 
 namespace {
 
@@ -157,13 +159,6 @@ bool sameBits(const RunResult& x, const RunResult& y) {
   return true;
 }
 
-std::string csvField(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-
 std::string fmt(double v, const char* f = "%.17g") {
   char buf[64];
   std::snprintf(buf, sizeof buf, f, v);
@@ -210,8 +205,8 @@ int sweep(const Options& opt) {
         << (r.ran ? std::to_string(opt.reps) : "") << ',' << (r.ran ? fmt(r.mpaths, "%.3f") : "") << ',' << (r.ran ? fmt(r.ratio, "%.4f") : "") << ','
         << r.stats.registers << ',' << r.stats.spillBytes << ',' << r.stats.scratchBytes << ','
         << fmt(r.stats.compileSeconds, "%.3f") << ',' << (r.stats.cacheHit ? "yes" : "no") << ',' << r.exact << ','
-        << (r.ran ? fmt(r.price) : "") << ',' << (r.ran ? fmt(r.delta) : "") << ',' << csvField(r.stats.notes) << ','
-        << csvField(r.note) << ',' << r.math << ',' << csvField(r.config) << ',' << csvField(tape.name) << '\n';
+        << (r.ran ? fmt(r.price) : "") << ',' << (r.ran ? fmt(r.delta) : "") << ',' << csvQuoted(r.stats.notes) << ','
+        << csvQuoted(r.note) << ',' << r.math << ',' << csvQuoted(r.config) << ',' << csvQuoted(tape.name) << '\n';
     emit(csv.str());
   };
   std::vector<Row> rows;

@@ -38,10 +38,13 @@
 #include "api/registry.h"
 #include "cli/options.h"
 #include "engine/config.h"
+#include "experiments/experiment_csv.h"
 #include "tape/products/products.h"
 #include "util/files.h"
 
 using namespace tapelab;
+using experiments::csvQuoted;
+using experiments::g17;
 
 namespace {
 
@@ -59,12 +62,6 @@ int positive(const std::string& text, const std::string& flag) {
   } catch (const std::invalid_argument& e) {
     throw cli::UsageError(e.what());
   }
-}
-
-std::string g17(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
 }
 
 // The commit this binary measures: --commit, else `git rev-parse` where the tree is a checkout.
@@ -86,13 +83,6 @@ std::string csvField(std::string s) {
   return s;
 }
 
-// A field quoted as CSV quotes it (RFC 4180): the canonical configuration text, commas and all.
-std::string csvQuoted(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
 
 // printf's formatting into a string.
 std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
