@@ -197,29 +197,35 @@ def from_compare(files, out, machine):
         try:
             with open(path) as f:
                 d = json.load(f)
-        except (OSError, ValueError) as e:
-            sys.exit(f"zoo.py: --from-compare {path}: {e}")
-        tape = os.path.splitext(d["tape"])[0]
-        plain = {}
-        for r in d["rows"]:
-            if r["markets"] != 1:
-                continue
-            res = r["result"]
-            ks = res.get("kernel_stats", {})
-            ms = r["ms_ladders"]
-            row = {"tape": tape, "nodes": d["nodes"], "ladder_input": d["ladder_input"], "engine": r["engine"],
-                   "kernel": r["kernel"], "plan": r["plan"], "segments": r["segments"], "precision": res["precision"],
-                   "math": res["math"], "paths": d["paths"], "ladder_points": len(d["ladder_values"]),
-                   "ms": fmt(r["ms_per_ladder"]), "ms_min": fmt(min(ms)), "ms_max": fmt(max(ms)), "reps": len(ms),
-                   "mpath_s": fmt(r["mpaths_per_second"], 1), "same_bits": r["identical_to_plain"],
-                   "registers": ks.get("registers", ""), "spill_bytes": ks.get("spill_bytes", ""), "config": res["config"]}
-            if r["kernel"] == "plain":
-                plain[r["engine"]] = r["mpaths_per_second"]
-            rows.append(row)
-        for row in rows:
-            if row["tape"] == tape and row["engine"] in plain:
-                row["ratio_to_plain"] = fmt(float(row["mpath_s"]) / plain[row["engine"]], 3)
-    head = f"# machine={machine or 'unknown'} driver=zoo --from-compare {' '.join(os.path.basename(f) for f in files)}\n"
+            tape = os.path.splitext(d["tape"])[0]
+            these, plain = [], {}
+            for r in d["rows"]:
+                if r["markets"] != 1:
+                    continue
+                res = r["result"]
+                ks = res.get("kernel_stats", {})
+                ms = r["ms_ladders"]
+                these.append({"tape": tape, "nodes": d["nodes"], "ladder_input": d["ladder_input"], "engine": r["engine"],
+                              "kernel": r["kernel"], "plan": r["plan"], "segments": r["segments"],
+                              "precision": res["precision"], "math": res["math"], "paths": d["paths"],
+                              "ladder_points": len(d["ladder_values"]), "ms": fmt(r["ms_per_ladder"]),
+                              "ms_min": fmt(min(ms)), "ms_max": fmt(max(ms)), "reps": len(ms),
+                              "mpath_s": fmt(r["mpaths_per_second"], 1), "same_bits": r["identical_to_plain"],
+                              "registers": ks.get("registers", ""), "spill_bytes": ks.get("spill_bytes", ""),
+                              "config": res["config"], "_mps": r["mpaths_per_second"]})
+                if r["kernel"] == "plain":
+                    plain[r["engine"]] = r["mpaths_per_second"]
+        except OSError as e:
+            sys.exit(f"zoo.py: --from-compare {path}: {e.strerror}")
+        except (ValueError, KeyError, TypeError) as e:  # not JSON, or not `tapelab compare --json`'s
+            sys.exit(f"zoo.py: --from-compare {path}: not a `tapelab compare --json` result "
+                     f"({type(e).__name__}: {e})")
+        for row in these:
+            mps = row.pop("_mps")
+            if row["engine"] in plain:
+                row["ratio_to_plain"] = fmt(mps / plain[row["engine"]], 3)
+        rows += these
+    head = f"# machine={machine} driver=zoo --from-compare {' '.join(os.path.basename(f) for f in files)}\n"
     text = io.StringIO()
     text.write(head)
     w = csv.DictWriter(text, GPU_COLUMNS, lineterminator="\n")
@@ -562,6 +568,8 @@ def main(argv):
     if a.summary:
         return summary(a.summary)
     if a.from_compare:
+        if not any(x == "--machine" or x.startswith("--machine=") for x in argv):
+            sys.exit("zoo.py: --from-compare: give --machine NAME (the machine the compare runs were timed on)")
         return from_compare(a.from_compare, a.out, a.machine)
     if a.jobs < 1 or a.paths < 1 or a.repeats < 1:
         sys.exit("zoo.py: --jobs, --paths and --repeats take a positive integer")
