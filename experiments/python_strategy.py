@@ -122,8 +122,9 @@ def speed_rows(tape, strategies, engines, segments, paths, repeats):
             if not identical:
                 mismatches.append(f"{engine} {strategy}")
             stats = k.stats
+            ran = r.to_dict()  # the kernel configuration and math contract every speed row names
             rows.append({"tape": tape.name, "nodes": len(tape), "engine": engine, "precision": k.precision,
-                         "strategy": strategy, "kind": k.kind,
+                         "math": ran["math"], "config": ran["config"], "strategy": strategy, "kind": k.kind,
                          "segments": k.plan.segments, "depth": k.plan.depth, "peak_live": k.plan.metrics.peak_live,
                          "paths": paths, "repeat": repeats, "seconds": seconds, "ms": 1e3 * seconds,
                          "ms_min": 1e3 * min(times), "ms_max": 1e3 * max(times), "paths_per_second": paths / seconds,
@@ -192,7 +193,7 @@ def plot(path, metrics, speed, tapes, cpu_served):
                 bar.set_edgecolor("white")
         ax.invert_yaxis()
         ax.set_xlabel("kpath/s (median, min to max)")
-        ax.set_title(f"{engine} ({mine[0]['precision']}): {mine[-1]['segments']} segments")
+        ax.set_title(f"{engine} ({mine[0]['precision']}, math={mine[0]['math']}): {mine[-1]['segments']} segments")
         f.timings = True
     f.note("Tapes: " + ", ".join(f"{t.name} ({len(t):,} nodes)" for t in tapes) + ".")
     if engines:
