@@ -286,6 +286,11 @@ MonteCarlo& MonteCarlo::markets(int m) {
   return *this;
 }
 
+MonteCarlo& MonteCarlo::sets(const std::vector<std::vector<double>>& sets) {
+  known_ = sets;
+  return *this;
+}
+
 Pricer MonteCarlo::build() const {
   Pricer p;
   p.tape_ = tape_ ? *tape_ : product_->record(steps_);
@@ -309,6 +314,7 @@ Pricer MonteCarlo::build() const {
       throw std::invalid_argument("markets per dispatch must be in 1.." + std::to_string(caps.maxMarkets));
     p.options_ = resolveKernel(p.tape_, config, caps, markets_, &p.tuned_, &p.notUsed_);
     p.options_.markets = markets_;
+    p.options_.sharedInputs = sharedInputsOf(known_, static_cast<size_t>(markets_));
     p.engine_ = entry.name;
     p.kernel_ = entry.make(config.engineSettings)->compile(p.tape_, p.options_);
   } catch (const std::exception& e) {

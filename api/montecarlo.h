@@ -85,6 +85,11 @@ class MonteCarlo {
   MonteCarlo& on(const std::string& engine);
   MonteCarlo& config(const RunConfig& c);
   MonteCarlo& markets(int m);
+  // The input sets runMarkets will be given, where known before the kernel is built: the inputs every
+  // dispatch's markets share (sharedInputsOf; a spot ladder: all but spot) go into
+  // KernelOptions::sharedInputs, so a GPU kernel (config shared_inputs) computes what only they reach
+  // once per path. runMarkets then refuses sets that differ in one of them.
+  MonteCarlo& sets(const std::vector<std::vector<double>>& sets);
   Pricer build() const;  // throws std::runtime_error / std::invalid_argument
 
  private:
@@ -93,6 +98,7 @@ class MonteCarlo {
   int steps_ = 0;
   int markets_ = 1;
   std::vector<std::pair<std::string, double>> sets_;
+  std::vector<std::vector<double>> known_;  // sets(): the input sets runMarkets will see
   // From the environment when first needed, unless config() gave one: a front end that binds
   // the run's variables to its flags passes its RunConfig, and a malformed variable its flag
   // overrode is never read.

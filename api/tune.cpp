@@ -156,6 +156,7 @@ struct Search {
     o.kind = c.kind;
     o.plan = c.cuts;
     o.markets = opt.markets;
+    o.sharedInputs = sharedInputsOf(inputs, static_cast<size_t>(opt.markets));
     o.marketOrder = run.marketOrder;
     o.config = c.config;
     o.dispatch = run.dispatch;

@@ -290,7 +290,7 @@ int compare(const Flags& f) {
     for (const Job& j : jobs)
       // Split, each build agrees with the other ranks: one at a time, in order, on this thread.
       built.push_back(std::async(split ? std::launch::deferred : std::launch::async,
-                                 [&tape, j] { return MonteCarlo::of(tape).config(j.config).markets(j.markets).build(); }));
+                                 [&tape, &ladder, j] { return MonteCarlo::of(tape).config(j.config).markets(j.markets).sets(ladder).build(); }));
     for (size_t ji = 0; ji < jobs.size(); ++ji) {
       const std::string& label = jobs[ji].label;
       const int markets = jobs[ji].markets;

@@ -126,7 +126,7 @@ int priceOne(const Flags& f, const Tape& tape, RunConfig cfg) {
   if (markets < 1 || markets > 8) throw UsageError("--markets: expected 1..8, got " + std::to_string(markets));
   if (!ladder && f.given("markets")) throw UsageError("--markets needs --ladder");
 
-  Pricer pricer = MonteCarlo::of(tape).config(cfg).markets(markets).build();
+  Pricer pricer = MonteCarlo::of(tape).config(cfg).markets(markets).sets(sets).build();
   Result r = pricer.runMarkets(sets, paths, seed);
   const KernelStats stats = pricer.stats();
   warnUnusedConfig(cfg, stats);

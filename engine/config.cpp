@@ -153,6 +153,14 @@ const std::vector<ConfigField>& configFields() {
        "",
        [](const C& c) { return std::string(kOnOff[int(c.outlineDraws)]); },
        [](C& c, S& v, S& w) { c.outlineDraws = pick<int>(v, w, kOnOff) == 1; }},
+      {"shared_inputs", "on|off", kGpu, "same bits",
+       "several markets: the inputs equal in every market of a dispatch (a spot ladder's strike, vol, rate, "
+       "maturity) read once, and the values no other input reaches computed once per path (their adjoints "
+       "stay per market); off: every value once per market",
+       "",
+       "on",
+       [](const C& c) { return std::string(kOnOff[int(c.sharedInputs)]); },
+       [](C& c, S& v, S& w) { c.sharedInputs = pick<int>(v, w, kOnOff) == 1; }},
       {"cuda.reduce", "device|beside|host", "cuda", "same bits",
        "where each dispatch's partials are added, in double and block order: a reduction kernel behind it on "
        "the device, one beside the next kernel on a stream of the greatest priority, or on the host",

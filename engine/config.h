@@ -54,6 +54,7 @@ struct KernelConfig {
   int minBlocks = 0;                              // CUDA, HIP: __launch_bounds__'s second bound (0: none)
   bool sharedConstants = true;                    // CUDA, HIP, markets=loop: lane-invariant arrays shared
   bool outlineDraws = false;                      // CUDA, HIP: Philox and the quantile not inlined
+  bool sharedInputs = true;                       // GPU, several markets: what the markets share computed once
   SumsPlace cudaSums = SumsPlace::Device;         // CUDA
   int jitChunk = 256;                             // cpu-jit: most nodes per generated function
   int jitPart = 4096;                             // cpu-jit: most nodes per translation unit

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -29,6 +30,24 @@ bool sequentialMarkets(const KernelOptions& o) {
 }
 
 const char* toString(MarketOrder o) { return o == MarketOrder::Joint ? "joint" : "sequential"; }
+
+namespace {
+bool sameBits(double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; }
+}  // namespace
+
+std::vector<int> sharedInputsOf(const std::vector<std::vector<double>>& sets, size_t perDispatch) {
+  std::vector<int> shared;
+  if (sets.empty() || perDispatch <= 1) return shared;
+  const size_t inputs = sets.front().size();
+  for (size_t k = 0; k < inputs; ++k) {
+    bool same = true;
+    for (size_t lo = 0; lo < sets.size() && same; lo += perDispatch)
+      for (size_t i = lo + 1; i < std::min(sets.size(), lo + perDispatch) && same; ++i)
+        same = sets[i].size() == inputs && sameBits(sets[i][k], sets[lo][k]);
+    if (same) shared.push_back(static_cast<int>(k));
+  }
+  return shared;
+}
 
 std::vector<int> differentiatedInputs(const KernelOptions& options, int numInputs) {
   std::vector<int> out;

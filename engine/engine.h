@@ -65,6 +65,12 @@ struct KernelOptions {
   // Register and scratch kinds with markets > 1. Sequential by default: on the H200 (2026-12-01, 7
   // markets, 4M paths, same bits) it ran cuda 608 vs 544 Mpath/s joint, vulkan 836 vs 445.
   MarketOrder marketOrder = MarketOrder::Sequential;
+  // Input ordinals equal in every market of a dispatch (a spot ladder: all but spot; sharedInputsOf
+  // finds them): with config shared_inputs, a GPU kernel reads them once and computes what no other
+  // input reaches once per path; the adjoints stay per market. A GPU run whose markets differ in one
+  // of them is refused (gpu/host packInputs); engines that price markets one by one ignore it.
+  // Ascending, no repeats; empty: every input per market.
+  std::vector<int> sharedInputs;
   // Tangent kind: the input ordinals whose derivatives the forward sweep carries
   // (ascending, no repeats; empty: all). The other inputs' Greeks come back NaN.
   std::vector<int> wrt;
@@ -166,6 +172,11 @@ struct EngineCaps {
 // Whether `o` asks for the market-sequential reverse sweep and it applies: a checkpointed kind,
 // Greeks, several markets, MarketOrder::Sequential. Engines with caps.marketOrder honour it.
 bool sequentialMarkets(const KernelOptions& o);
+
+// The inputs (ordinals, ascending) whose values are bit-for-bit equal in every set of each group of
+// `perDispatch` consecutive sets (the groups a Pricer dispatches; a short last group is padded with
+// its last set); every input when there is one set per group.
+std::vector<int> sharedInputsOf(const std::vector<std::vector<double>>& sets, size_t perDispatch);
 
 class Engine {
  public:

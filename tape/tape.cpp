@@ -1,5 +1,6 @@
 #include "tape/tape.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -55,6 +56,16 @@ std::vector<uint8_t> dependsOnLeaf(const Tape& t, Op leaf) {
 
 std::vector<uint8_t> dependsOnInput(const Tape& t) { return dependsOnLeaf(t, Op::Input); }
 std::vector<uint8_t> dependsOnDraw(const Tape& t) { return dependsOnLeaf(t, Op::Randn); }
+
+std::vector<uint8_t> dependsOnInputOtherThan(const Tape& t, const std::vector<int>& shared) {
+  std::vector<uint8_t> dep(t.size(), 0);
+  for (int32_t i = 0; i < t.size(); ++i) {
+    dep[i] = t.op[i] == Op::Input &&
+             std::find(shared.begin(), shared.end(), static_cast<int>(t.imm[i])) == shared.end();
+    forEachArg(t, i, [&](int32_t j) { dep[i] = dep[i] || dep[j]; });
+  }
+  return dep;
+}
 
 std::string validate(const Tape& t) {
   const int32_t n = t.size();

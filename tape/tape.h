@@ -52,6 +52,10 @@ std::string validate(const Tape& tape);
 
 // Per node: 1 where its value is computed from an input (it has an adjoint that reaches a Greek).
 std::vector<uint8_t> dependsOnInput(const Tape& tape);
+// Per node: 1 where an input other than those of `shared` (input ordinals) reaches it. With several
+// markets per dispatch whose `shared` inputs are equal, such a value differs from market to market
+// and the others do not (their adjoints still do).
+std::vector<uint8_t> dependsOnInputOtherThan(const Tape& tape, const std::vector<int>& shared);
 // Per node: 1 where its value is computed from a draw (it differs from path to path).
 std::vector<uint8_t> dependsOnDraw(const Tape& tape);
 

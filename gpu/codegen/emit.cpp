@@ -71,6 +71,8 @@ class Emitter : Names {
     k.segments = checkpointed_ ? options_.plan.segments() : 1;
     k.wrt = options_.kind == KernelKind::Tangent ? options_.wrt : std::vector<int>{};
     k.configUnused = s_.unused;
+    k.sharedInputs = s_.sharedInputs;
+    for (int i : s_.sharedInputs) k.sharedInputNames.push_back(tape_.inputNames[i]);
     return k;
   }
 
@@ -174,7 +176,7 @@ class Emitter : Names {
   void reverseRule(int32_t i, const std::string& prefix, Markets only = Markets::all()) {
     if (!hasAdjoint(i) || arity(tape_.op[i]) == 0) return;
     const OpInfo& op = info(tape_.op[i]);
-    for (Markets m : copiesIn(i, only))
+    for (Markets m : adjointCopiesIn(only))
       for (int k = 0; k < op.arity; ++k)
         if (contributes(op.adjoint(k)) && hasAdjoint(tape_.arg(i, k)))
           line(adjoint(tape_.arg(i, k), m) + " += " + spellRule(op.adjoint(k), i, m, prefix) + ";");
@@ -199,6 +201,11 @@ class Emitter : Names {
                (options_.greeks ? "value + Greeks" : "value only") + ", dialect " + dialect_.name + "\n";
     // The whole config, so that a cache keyed by the source is keyed by it too.
     source_ += "// config: " + configText(config_, dialect_.engine) + "\n";
+    if (!s_.sharedInputs.empty()) {
+      source_ += "// inputs every market shares, read once:";
+      for (int k : s_.sharedInputs) source_ += " " + tape_.inputNames[k];
+      source_ += "\n";
+    }
     for (const std::string& u : s_.unused) source_ += "// config unused: " + u + "\n";
     source_ += dialect_.helpers;
     if (approx()) source_ += dialect_.spelling(options_.precision).approxHelpers;
@@ -229,7 +236,8 @@ class Emitter : Names {
     if (options_.kind == KernelKind::Scratch || s_.drawSlots > 0) line("const " + U + " tl_tid = tl_g * " + uintLiteral(wg) + " + tl_lid;");
     for (int m = 0; m < markets_; ++m)
       for (int k = 0; k < tape_.numInputs(); ++k)
-        line(scalarType_ + " tl_in" + std::to_string(m) + "_" + std::to_string(k) + " = inputs[" +
+        if (m == 0 || std::find(s_.sharedInputs.begin(), s_.sharedInputs.end(), k) == s_.sharedInputs.end())
+          line(scalarType_ + " tl_in" + std::to_string(m) + "_" + std::to_string(k) + " = inputs[" +
              uintLiteral(int64_t(m) * tape_.numInputs() + k) + "];");
     line("// Kahan sums per market: value, adjoints, then their squares.");
     if (s_.kahanInLocal) {
@@ -499,7 +507,7 @@ class Emitter : Names {
   void declareAdjoints(const ScheduleBlock& b, Markets only = Markets::all()) {
     for (int32_t i : b.adjoints)
       if (hasAdjoint(i))
-        for (Markets m : copiesIn(i, only)) line(scalarDecl() + adjoint(i, m) + " = " + literal(0.0) + ";");
+        for (Markets m : adjointCopiesIn(only)) line(scalarDecl() + adjoint(i, m) + " = " + literal(0.0) + ";");
   }
 
   // The values a leaf's adjoint rules read, and what recomputing them reads

@@ -191,6 +191,10 @@ struct EmittedKernel {
   int scratchSlots = 0;  // scratch elements per invocation (scratch kind; and the stored draws)
   int segments = 1;
   std::vector<int> wrt;  // tangent kind: KernelOptions::wrt (the other inputs' Greeks come back NaN)
+  // config shared_inputs in effect: the inputs read once (market 0's), which every dispatch's markets
+  // must share bit for bit (packInputs refuses others), and their names.
+  std::vector<int> sharedInputs;
+  std::vector<std::string> sharedInputNames;
   // The config's fields that had no effect on this kernel, each with why (KernelStats::configUnused).
   std::vector<std::string> configUnused;
 

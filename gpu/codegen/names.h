@@ -47,6 +47,14 @@ class Names {
     for (int m = 0; m < plan_.nodes[j].copies; ++m) copies.push_back(Markets::one(m));
     return copies;
   }
+  // The adjoint copies `which` selects: one per market (a value the markets share has one copy, its
+  // adjoint one per market: the markets' outputs differ).
+  std::vector<Markets> adjointCopiesIn(Markets which) const {
+    if (which.single()) return {which};
+    std::vector<Markets> copies;
+    for (int m = 0; m < plan_.markets; ++m) copies.push_back(Markets::one(m));
+    return copies;
+  }
   bool perMarket(int32_t j) const { return plan_.nodes[j].copies > 1; }
   bool hasAdjoint(int32_t j) const { return plan_.nodes[j].adjoint != AdjointPlace::None; }
   static bool inArray(ValuePlace p) { return p == ValuePlace::LaneArray || p == ValuePlace::SharedArray; }

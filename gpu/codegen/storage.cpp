@@ -23,6 +23,11 @@ void validateOptions(const Tape& tape, const KernelOptions& options, const Diale
     throw std::invalid_argument("workgroup size must be a power of two up to 1024");
   if (options.config.lanes < 1) throw std::invalid_argument("paths per lane must be at least 1");
   if (options.kind == KernelKind::Tangent) differentiatedInputs(options, tape.numInputs());  // throws on a bad --wrt
+  for (size_t k = 0; k < options.sharedInputs.size(); ++k)
+    if (options.sharedInputs[k] < 0 || options.sharedInputs[k] >= tape.numInputs() ||
+        (k > 0 && options.sharedInputs[k] <= options.sharedInputs[k - 1]))
+      throw std::invalid_argument("shared inputs must be ascending input ordinals below " +
+                                  std::to_string(tape.numInputs()));
   if (checkpointed(options)) {
     const Plan& plan = options.plan;
     if (plan.bounds.size() < 2 || plan.bounds.front() != 0 || plan.bounds.back() != tape.size() ||
@@ -31,16 +36,16 @@ void validateOptions(const Tape& tape, const KernelOptions& options, const Diale
   }
 }
 
-// Values: one copy per market where an input reaches them; the market loop's persistent ones in
+// Values: one copy per market where an input the markets do not share reaches them; the market loop's persistent ones in
 // arrays (shared by the workgroup where no draw reaches them and config shared_constants holds);
 // the scratch kind's bookmarks and the stored draws in the scratch buffer, in that order.
-void placeValues(StoragePlan& s, const Tape& tape, const KernelOptions& options, const std::vector<uint8_t>& fromInput) {
+void placeValues(StoragePlan& s, const Tape& tape, const KernelOptions& options, const std::vector<uint8_t>& varying) {
   const std::vector<uint8_t> fromDraw = dependsOnDraw(tape);
   for (int32_t j = 0; j < tape.size(); ++j) {
     NodeStorage& n = s.nodes[j];
-    n.copies = fromInput[j] ? s.markets : 1;
+    n.copies = varying[j] ? s.markets : 1;
     n.value = n.copies > 1 ? ValuePlace::MarketScalars : ValuePlace::Scalar;
-    if (s.marketLoop && fromInput[j] && options.plan.isPersistent[j])
+    if (s.marketLoop && varying[j] && options.plan.isPersistent[j])
       n.value = s.sharedConstants && !fromDraw[j] ? ValuePlace::SharedArray : ValuePlace::LaneArray;
   }
   if (options.kind == KernelKind::Scratch)
@@ -82,7 +87,7 @@ void placeAdjoints(StoragePlan& s, const Tape& tape, const KernelOptions& option
 // lane-invariant arrays in workgroup memory where the dialect declares them in a body and they fit
 // beside the sums' local array (config shared_constants; else they stay per lane: the same bits).
 void placeSums(StoragePlan& s, const Tape& tape, const KernelOptions& options, const Dialect& dialect, int workgroupSize,
-               const std::vector<uint8_t>& fromInput) {
+               const std::vector<uint8_t>& varying) {
   s.kahanSums = s.markets * 2 * (options.greeks ? 1 + tape.numInputs() : 1);
   const size_t scalarBytes = options.precision == Precision::F32 ? 4 : 8;
   s.kahanInLocal = options.config.sums == KahanPlace::Local &&
@@ -93,7 +98,7 @@ void placeSums(StoragePlan& s, const Tape& tape, const KernelOptions& options, c
     const std::vector<uint8_t> fromDraw = dependsOnDraw(tape);
     size_t bytes = size_t(s.localRows) * size_t(workgroupSize) * scalarBytes;
     for (int32_t j : options.plan.persistent)
-      if (fromInput[j] && !fromDraw[j]) bytes += size_t(s.markets) * scalarBytes;
+      if (varying[j] && !fromDraw[j]) bytes += size_t(s.markets) * scalarBytes;
     s.sharedConstants = bytes <= kMaxKahanLocalBytes;
   }
 }
@@ -145,8 +150,15 @@ StoragePlan planStorage(const Tape& tape, const KernelOptions& options, const Di
   s.marketLoop = options.config.markets == MarketCode::Loop && sequentialMarkets(options) &&
                  options.kind == KernelKind::Register;
   const std::vector<uint8_t> fromInput = dependsOnInput(tape);
-  placeSums(s, tape, options, dialect, workgroupSize, fromInput);
-  placeValues(s, tape, options, fromInput);
+  // config shared_inputs: the values that differ from market to market are those an input the markets
+  // do not share reaches; the others are computed once (their adjoints, fromInput's, stay per market).
+  std::vector<uint8_t> varying = fromInput;
+  if (options.config.sharedInputs && s.markets > 1 && !options.sharedInputs.empty()) {
+    varying = dependsOnInputOtherThan(tape, options.sharedInputs);
+    s.sharedInputs = options.sharedInputs;
+  }
+  placeSums(s, tape, options, dialect, workgroupSize, varying);
+  placeValues(s, tape, options, varying);
   placeAdjoints(s, tape, options, fromInput);
   if (options.kind == KernelKind::Tangent && options.greeks)
     s.tangents = tangentSlots(tape, differentiatedInputs(options, tape.numInputs()));

@@ -21,7 +21,7 @@ struct Dialect;
 // Where the forward sweep keeps a value (a recomputed copy in the reverse sweep is always a
 // block-local scalar per market).
 enum class ValuePlace : uint8_t {
-  Scalar,         // one register scalar: v17 (no input reaches it, or one market)
+  Scalar,         // one register scalar: v17 (no input the markets differ in reaches it, or one market)
   MarketScalars,  // one scalar per market: v17_3 (in the market loop's body, this market's: v17)
   LaneArray,      // config markets=loop: a persistent per-market value, an array per lane: v17[tl_m]
   SharedArray,    // the same array once per workgroup (__shared__; config shared_constants): no draw reaches it
@@ -39,7 +39,7 @@ enum class AdjointPlace : uint8_t {
 
 struct NodeStorage {
   ValuePlace value = ValuePlace::Scalar;
-  int copies = 1;        // 1, or one per market where an input reaches the value
+  int copies = 1;        // 1, or one per market where an input the markets do not share reaches the value
   int slot = -1;         // ScratchSlot: the first of its copies' slots, else -1
   int drawSlot = -1;     // a stored draw's slot, else -1 (a draw the scratch kind also stores at a cut has both)
   AdjointPlace adjoint = AdjointPlace::None;
@@ -49,6 +49,9 @@ struct NodeStorage {
 struct StoragePlan {
   std::vector<NodeStorage> nodes;  // per tape node
   int markets = 1;
+  // config shared_inputs in effect: KernelOptions::sharedInputs, read once; the values only they (and
+  // draws, constants) reach have one copy, their adjoints one per market. Empty: not in effect.
+  std::vector<int> sharedInputs;
   bool marketLoop = false;       // config markets=loop in effect (register kind, sequential markets)
   bool sharedConstants = false;  // config shared_constants in effect: some values are ValuePlace::SharedArray
   int scratchSlots = 0;          // the scratch kind's slots per lane (stored bookmarks; value only too)

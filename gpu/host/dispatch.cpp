@@ -59,6 +59,16 @@ std::vector<unsigned char> packInputs(const EmittedKernel& k, const std::vector<
   if (inputs.size() != static_cast<size_t>(k.markets))
     throw std::invalid_argument("kernel prices " + std::to_string(k.markets) + " market(s) per dispatch, got " +
                                 std::to_string(inputs.size()));
+  for (size_t i = 0; i < k.sharedInputs.size(); ++i) {
+    const size_t input = static_cast<size_t>(k.sharedInputs[i]);
+    for (size_t m = 1; m < inputs.size(); ++m)
+      if (input < inputs[m].size() && input < inputs[0].size() &&
+          std::memcmp(&inputs[m][input], &inputs[0][input], sizeof(double)) != 0)
+        throw std::invalid_argument("input '" + k.sharedInputNames[i] + "' differs between the markets of one dispatch (" +
+                                    std::to_string(inputs[0][input]) + " in market 0, " +
+                                    std::to_string(inputs[m][input]) + " in market " + std::to_string(m) +
+                                    "), but the kernel shares it (built with KernelOptions::sharedInputs)");
+  }
   std::vector<unsigned char> bytes(std::max<size_t>(1, inputs.size() * k.numInputs) * k.scalarBytes(), 0);
   size_t at = 0;
   for (const auto& m : inputs) {

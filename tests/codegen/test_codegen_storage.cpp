@@ -348,3 +348,53 @@ TEST(CodegenStorage, WorkgroupFieldSizesTheKernelAndItsLocalSums) {
   EXPECT_THROW(findConfigField("workgroup")->set(c, "48", "workgroup"), std::invalid_argument);
   EXPECT_THROW(findConfigField("workgroup")->set(c, "512", "workgroup"), std::invalid_argument);
 }
+
+// config shared_inputs over a spot ladder (every input but spot shared): the values spot does not
+// reach have one copy, the market loop's arrays hold only what spot reaches, every value an input
+// reaches keeps one adjoint per market; the source names the shared inputs; off (or one market, or
+// nothing shared) places what it always did (moot there: not listed unused).
+TEST(CodegenStorage, SharedInputsGiveOneCopyOfWhatNoOtherInputReachesAndAdjointsPerMarket) {
+  const Tape t = products::asianCall(24);
+  KernelOptions o = asianLoop(t, 3);
+  o.sharedInputs = {1, 2, 3, 4};  // strike, vol, rate, maturity
+  const std::vector<uint8_t> input = dependsOnInput(t), spot = dependsOnInputOtherThan(t, o.sharedInputs);
+  int shared = 0;
+  for (const char* name : {"cuda", "glsl", "opencl"}) {
+    const StoragePlan s = planStorage(t, o, dialectByName(name), 64);
+    EXPECT_EQ(s.sharedInputs, o.sharedInputs) << name;
+    EXPECT_EQ(startingWith(s.unused, "shared_inputs"), 0) << name;
+    shared = 0;
+    for (int32_t j = 0; j < t.size(); ++j) {
+      const NodeStorage& n = s.nodes[j];
+      EXPECT_EQ(n.copies, spot[j] ? 3 : 1) << name << ", node " << j;
+      if (!spot[j]) {
+        EXPECT_EQ(n.value, ValuePlace::Scalar) << name << ", node " << j;
+      }
+      EXPECT_EQ(n.adjoint != AdjointPlace::None, bool(input[j])) << name << ", node " << j;
+      shared += input[j] && !spot[j];
+    }
+    const std::string source = emitKernel(t, o, dialectByName(name)).source;
+    EXPECT_NE(source.find("// inputs every market shares, read once: strike vol rate maturity\n"), std::string::npos)
+        << name;
+    EXPECT_EQ(source.find("tl_in1_2"), std::string::npos) << name << ": market 1's vol is never read";
+    EXPECT_NE(source.find("tl_in1_0 = inputs"), std::string::npos) << name << ": market 1's spot is";
+  }
+  // The step's exponential and what it reads: 3 a step (volatility step x draw, + drift, exp) and the setup.
+  EXPECT_GE(shared, 3 * 24) << "values the markets share";
+  KernelOptions off = o;
+  off.config.sharedInputs = false;
+  KernelOptions one = testutil::kindOptions(t, KernelKind::Register, 3, 0, ScratchLayout::SoA, 1);
+  one.sharedInputs = {1, 2, 3, 4};
+  KernelOptions none = asianLoop(t, 3);
+  for (const auto& [options, why] : {std::pair{&off, "off"}, std::pair{&one, "one market"}, std::pair{&none, "nothing shared"}}) {
+    const StoragePlan s = planStorage(t, *options, dialectByName("cuda"), 64);
+    EXPECT_TRUE(s.sharedInputs.empty()) << why;
+    for (int32_t j = 0; j < t.size(); ++j) EXPECT_EQ(s.nodes[j].copies, input[j] ? options->markets : 1) << why << j;
+    EXPECT_EQ(startingWith(s.unused, "shared_inputs"), 0) << why << ": moot, not unhonoured";
+  }
+  KernelOptions bad = o;
+  bad.sharedInputs = {2, 1};
+  EXPECT_THROW(planStorage(t, bad, dialectByName("cuda"), 64), std::invalid_argument);
+  bad.sharedInputs = {5};
+  EXPECT_THROW(planStorage(t, bad, dialectByName("cuda"), 64), std::invalid_argument);
+}
