@@ -178,6 +178,9 @@ int run(const cli::Flags& f) {
             o.plan = filePlan ? *filePlan : makeStrategyPlan("window", tape, po);
           }
           if (kind == "register-noopq") o.config.opaque = false;
+          // A spot ladder: the other inputs are every market's (config shared_inputs computes them once).
+          for (int k = 0; k < tape.numInputs() && o.markets > 1; ++k)
+            if (k != spotIndex) o.sharedInputs.push_back(k);
           std::unique_ptr<Kernel> k;
           double compileS = 0;
           try {

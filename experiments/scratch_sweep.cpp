@@ -246,6 +246,7 @@ int sweep(const Options& opt) {
       ko.kind = v.kind;
       ko.layout = v.layout;
       ko.markets = opt.markets;
+      ko.sharedInputs = sharedInputsOf(markets, size_t(opt.markets));  // a spot ladder: all but spot, once
       PlanOptions po;
       if (v.kind == KernelKind::Plain) {
         ko.plan = plainPlan(tape);

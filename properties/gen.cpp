@@ -385,8 +385,20 @@ Gen<std::vector<std::vector<double>>> genMarkets(const TapeSpec& spec, int count
   Gen<double> value = genValue(spec.mode);
   if (spec.mode == TapeMode::Wild)
     value = gen::map(value, [w = spec.wildness](double v) { return wildValue(v, w); });
-  return gen::resize(100, gen::container<std::vector<std::vector<double>>>(
-                              count, gen::container<std::vector<double>>(inputs, value)));
+  // Half the time a ladder: the markets share market 0's value of each input but those a mask picks
+  // (KernelOptions::sharedInputs then has something to share).
+  return gen::resize(
+      100, gen::apply(
+               [](std::vector<std::vector<double>> sets, bool ladder, std::vector<bool> varies) {
+                 if (ladder)
+                   for (size_t m = 1; m < sets.size(); ++m)
+                     for (size_t k = 0; k < sets[m].size(); ++k)
+                       if (k >= varies.size() || !varies[k]) sets[m][k] = sets[0][k];
+                 return sets;
+               },
+               gen::container<std::vector<std::vector<double>>>(count, gen::container<std::vector<double>>(inputs, value)),
+               gen::arbitrary<bool>(),
+               gen::container<std::vector<bool>>(size_t(inputs), gen::weightedElement<bool>({{2, false}, {1, true}}))));
 }
 
 Gen<PlanSpec> genPlanSpec() {
@@ -526,6 +538,10 @@ std::string describeOptions(const KernelOptions& o) {
   std::string s = std::string(toString(o.kind)) + " kernel, " + toString(o.precision) +
                   (o.greeks ? ", greeks" : ", value only") + ", markets " + std::to_string(o.markets);
   if (o.kind == KernelKind::Scratch) s += std::string(", ") + toString(o.layout);
+  if (!o.sharedInputs.empty()) {
+    s += ", shared inputs";
+    for (int k : o.sharedInputs) s += " " + std::to_string(k);
+  }
   s += ", config " + configTextAll(o.config);
   if (o.kind != KernelKind::Plain)
     s += std::string(", markets ") + toString(o.marketOrder) + ", plan " + describePlan(o.plan);

@@ -106,6 +106,7 @@ TEST_P(Exact, MarketsTogetherEqualAlone) {
     o.greeks = *gen::weightedElement<bool>({{4, true}, {1, false}});
     KernelOptions together = o;
     together.markets = count;
+    together.sharedInputs = sharedInputsOf(markets, size_t(count));  // what a ladder's markets share, once
     // The markets as a loop or copies, the loop's constants shared or not, ...: every field that keeps the bits.
     together.config = *genSameBitsConfig(o.config, e.name);
     noteRun(paths, seed, markets, describeOptions(together));

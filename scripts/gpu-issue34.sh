@@ -19,6 +19,9 @@
 #               tests/data/user-heston.tape), cuda and vulkan, one market, 1M paths (compiled side by side first)
 #   ncu         Nsight Compute on the tuned 7-market kernel at ieee and approx and the one-market kernel
 #   props       the property suite on cuda and vulkan (PROPS_SECONDS, default 100)
+#   headline    (2026-12-02c) the cuda 7-market shortlist compiled at ieee and approx, tuned, compare with
+#               nothing set, --untuned and shared_inputs=off, the peers at 1M and 4M, Nsight Compute
+#   tune7       (2026-12-02c) Vulkan and OpenCL at 7 markets: compile phase, tunes, compare and --untuned
 set -uo pipefail
 K=${1:?gpu-issue34.sh: give the call number}; shift
 out=/tmp/res$K; rm -rf "$out"; mkdir -p "$out"
@@ -123,6 +126,51 @@ for mode in "$@"; do
     step 40 peers_gpus.log "${P[@]}" --engines vulkan,opencl --no-jax --no-handwritten --out "$out/peers_gpus-h200.csv"
     cp -r "$TAPELAB_CACHE_DIR/tune" "$out/tuning-cache" 2>/dev/null || true
     ;;
+  headline)
+    # 2026-12-02c (config shared_inputs): the cuda 7-market ladder at both contracts. Compile phase (the
+    # cuda shortlist at ieee and approx, side by side), the timed tunes, compare with nothing set and
+    # --untuned, the peers (JAX, the hand-written kernel, tapelab at both contracts) at 1M and 4M, then
+    # Nsight Compute on the kernels compare ran (the tuning cache's winners).
+    C=("$T" tune "${job[@]}" --paths "$paths" --compile-only --json --markets 7)
+    cap=$(( $(left) * 35 / 100 ))
+    ce=cuda; [ "${GPU_DRY:-0}" = 1 ] && ce=opencl
+    bg "$cap" ctune-cuda-x7.json "${C[@]}" --engine "$ce" --shortlist "$S/$ce.txt" --jobs 8
+    bg "$cap" ctune-cuda-x7-approx.json "${C[@]}" --engine "$ce" --shortlist "$S/$ce.txt" --jobs 6 --config math=approx
+    wait_bg
+    TUNE=("$T" tune "${job[@]}" --paths "$paths" --budget-seconds 100 --json --markets 7 --engine "$ce" --shortlist "$S/$ce.txt")
+    step 30 tune-cuda-x7.json "${TUNE[@]}"
+    step 30 tune-cuda-x7-approx.json "${TUNE[@]}" --config math=approx
+    CMP=("$T" compare "${job[@]}" --engines "$ce" --markets 7 --ladders 5 --json --paths "$paths")
+    step 30 compare-cuda-4M.json "${CMP[@]}"
+    step 30 compare-cuda-4M-untuned.json "${CMP[@]}" --untuned
+    step 30 compare-cuda-4M-noshare.json "${CMP[@]}" --config shared_inputs=off
+    P=(python3 "$drv/peers.py" --machine h200 --commit "$commit" --tapelab-bin "$T" --paths "$paths1m,$paths")
+    [ "${GPU_DRY:-0}" = 1 ] && P+=(--steps 8 --no-jax --no-handwritten)
+    step 120 peers.log "${P[@]}" --engines "$ce" --config '' --config math=approx --out "$out/peers-h200.csv"
+    if [ "${GPU_DRY:-0}" != 1 ]; then
+      NCU=(ncu --clock-control none --launch-count 1 --kernel-name regex:tapelab_kernel
+           --section SpeedOfLight --section InstructionStats --section Occupancy --section LaunchStats
+           --section WarpStateStats --metrics smsp__inst_executed.sum,sm__cycles_elapsed.avg,gpu__time_duration.sum)
+      PR=("$T" price "${job[@]}" --engine cuda --paths 1000000 --ladder spot=97,98,99,100,101,102,103 --markets 7)
+      step 30 ncu-x7-ieee.txt "${NCU[@]}" "${PR[@]}"
+      step 30 ncu-x7-approx.txt "${NCU[@]}" "${PR[@]}" --config math=approx
+    fi
+    cp -r "$TAPELAB_CACHE_DIR/tune" "$out/tuning-cache" 2>/dev/null || true
+    ;;
+  tune7)
+    # Vulkan and OpenCL at 7 markets (NVIDIA's compilers: minutes for a shortlist, so their own call):
+    # compile phase side by side, the timed tunes, compare with nothing set and --untuned.
+    C=("$T" tune "${job[@]}" --paths "$paths" --compile-only --json --markets 7)
+    cap=$(( $(left) * 55 / 100 ))
+    for e in vulkan opencl; do bg "$cap" "ctune-$e-x7.json" "${C[@]}" --engine "$e" --shortlist "$S/$e.txt" --jobs 8; done
+    wait_bg
+    TUNE=("$T" tune "${job[@]}" --paths "$paths" --budget-seconds 100 --json --markets 7)
+    for e in vulkan opencl; do step 30 "tune-$e-x7.json" "${TUNE[@]}" --engine "$e" --shortlist "$S/$e.txt"; done
+    CMP=("$T" compare "${job[@]}" --engines vulkan,opencl --markets 7 --ladders 5 --json --paths "$paths")
+    step 40 compare-gpus-4M.json "${CMP[@]}"
+    step 40 compare-gpus-4M-untuned.json "${CMP[@]}" --untuned
+    cp -r "$TAPELAB_CACHE_DIR/tune" "$out/tuning-cache" 2>/dev/null || true
+    ;;
   strategies)
     D=(python3 "$drv/strategies.py" --machine h200 --commit "$commit" --sweep-bin "$sweep/scratch_sweep"
        --tapelab-bin "$T" --skip revolve@7 --point-timeout 240 --reps 5)
@@ -210,7 +258,7 @@ for mode in "$@"; do
         -j "${PROPS_JOBS:-2}" -n "${PROPS_NODES:-200}"
     cp -r "$TAPELAB_CACHE_DIR/tune" "$out/tuning-cache" 2>/dev/null || true
     ;;
-  *) echo "gpu-issue34.sh: unknown mode '$mode' (tune, strategies, zoo, ncu, props, final)" >&2; exit 2 ;;
+  *) echo "gpu-issue34.sh: unknown mode '$mode' (tune, headline, tune7, strategies, zoo, ncu, props, final)" >&2; exit 2 ;;
   esac
 done
 stamp done

@@ -66,8 +66,10 @@
 // it needs, and reads the words for g's later draws.
 // Constants are spelled opq(literal), in every kind, so the compiler cannot
 // fold a constant subexpression in one kernel that another computes at run
-// time. markets = M: draws and values that depend on no input are computed
-// once per path; every other value and adjoint has one copy per market.
+// time. markets = M: draws and values that depend on no input, or only on the
+// inputs the markets share (KernelOptions::sharedInputs, config shared_inputs;
+// read from market 0), are computed once per path; every other value, and every
+// adjoint, has one copy per market.
 // Market order (KernelOptions::marketOrder, register and scratch kinds, M > 1):
 //   joint       every block of the reverse sweep recomputes and reverses all
 //               M markets at once: its live set grows with M.
