@@ -64,8 +64,9 @@ constexpr const char* kGpu = "vulkan,opencl,cuda,hip";
 const std::vector<ConfigField>& configFields() {
   // The defaults per engine are the fastest exact configuration the H200 records support, field by
   // field (papers/findings.md, "Defaults and retired knobs", says which measurements: the IEEE tunes
-  // of 2026-12-02 where they exist, else the earlier records); HIP, never timed, takes CUDA's
-  // code-shape fields but no launch bound.
+  // of 2026-12-02 where they exist, else the earlier records; cuda's min_blocks at several markets the
+  // tunes of 2026-12-03, once shared_inputs let 80 registers hold the ladder); HIP, never timed, takes
+  // CUDA's code-shape fields but no launch bound.
   static const std::vector<ConfigField> table = {
       {"workgroup", "32|64|128|256", kGpu,
        "changes the blocks' composition, so the sums' rounding: kernels compared for bits share it",
@@ -135,7 +136,7 @@ const std::vector<ConfigField>& configFields() {
       {"min_blocks", "0..32", "cuda,hip", "same bits",
        "__launch_bounds__(workgroup, N): the compiler caps registers to fit N blocks per multiprocessor (HIP reads "
        "it as its occupancy hint); 0: no second bound",
-       "cuda=10",
+       "cuda=12;cuda@1=10",
        "0,6,8,10,12",
        [](const C& c) { return std::to_string(c.minBlocks); },
        [](C& c, S& v, S& w) { c.minBlocks = integer(v, w, 0, 32); }},

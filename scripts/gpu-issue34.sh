@@ -22,6 +22,8 @@
 #   headline    (2026-12-02c) the cuda 7-market shortlist compiled at ieee and approx, tuned, compare with
 #               nothing set, --untuned and shared_inputs=off, the peers at 1M and 4M, Nsight Compute
 #   tune7       (2026-12-02c) Vulkan and OpenCL at 7 markets: compile phase, tunes, compare and --untuned
+#   defaults    (2026-12-03) cuda 7 markets: compare --untuned at 4M, 1M and approx, the tune of the traded
+#               fields (experiments/tune/cuda-defaults.txt), compare reading its winner
 set -uo pipefail
 K=${1:?gpu-issue34.sh: give the call number}; shift
 out=/tmp/res$K; rm -rf "$out"; mkdir -p "$out"
@@ -155,6 +157,20 @@ for mode in "$@"; do
       step 30 ncu-x7-ieee.txt "${NCU[@]}" "${PR[@]}"
       step 30 ncu-x7-approx.txt "${NCU[@]}" "${PR[@]}" --config math=approx
     fi
+    cp -r "$TAPELAB_CACHE_DIR/tune" "$out/tuning-cache" 2>/dev/null || true
+    ;;
+  defaults)
+    # 2026-12-03 (cuda min_blocks=12 at several markets): compare with nothing set on a fresh tuning cache
+    # (--untuned) at 4M and 1M, at both contracts; the tune of the fields it traded (experiments/tune/
+    # cuda-defaults.txt); compare again, now reading the tune's winner.
+    ce=cuda; [ "${GPU_DRY:-0}" = 1 ] && ce=opencl
+    CMP=("$T" compare "${job[@]}" --engines "$ce" --markets 7 --ladders 5 --json)
+    step 60 compare-cuda-4M-untuned.json "${CMP[@]}" --paths "$paths" --untuned
+    step 30 compare-cuda-1M-untuned.json "${CMP[@]}" --paths "$paths1m" --untuned
+    step 60 compare-cuda-4M-untuned-approx.json "${CMP[@]}" --paths "$paths" --untuned --config math=approx
+    step 30 tune-cuda-x7-defaults.json "$T" tune "${job[@]}" --paths "$paths" --budget-seconds 60 --json --markets 7 \
+        --engine "$ce" --shortlist "$S/cuda-defaults.txt"
+    step 30 compare-cuda-4M.json "${CMP[@]}" --paths "$paths"
     cp -r "$TAPELAB_CACHE_DIR/tune" "$out/tuning-cache" 2>/dev/null || true
     ;;
   tune7)

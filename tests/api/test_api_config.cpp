@@ -138,7 +138,7 @@ TEST(ApiConfig, ResolveConfigChecksTheMathContract) {
   const KernelConfig c = resolveConfig(rc, caps, Precision::F32);
   EXPECT_EQ(c.lanes, 2);
   EXPECT_EQ(c.math, MathContract::Approx);
-  EXPECT_EQ(c.minBlocks, defaultConfig("cuda").minBlocks) << "fields not given keep the engine's default";
+  EXPECT_EQ(c.minBlocks, defaultConfig("cuda", false, 1).minBlocks) << "fields not given keep the engine's default";
   EXPECT_THROW(resolveConfig(rc, caps, Precision::F64), std::invalid_argument) << "no approximate fp64";
   rc.engine = "vulkan";
   rc.configText = "math=ieee";
