@@ -147,9 +147,10 @@ const std::vector<ConfigField>& configFields() {
        "",
        [](const C& c) { return std::string(kOnOff[int(c.sharedConstants)]); },
        [](C& c, S& v, S& w) { c.sharedConstants = pick<int>(v, w, kOnOff) == 1; }},
-      {"outline_draws", "on|off", "cuda,hip", "same bits",
+      {"outline_draws", "on|off", kGpu, "same bits",
        "Philox and the normal quantile as functions the compiler must not inline: one copy in the kernel instead "
-       "of one per draw",
+       "of one per draw (CUDA, HIP __noinline__; OpenCL noinline; Vulkan SPIR-V's DontInline, which a driver may "
+       "ignore)",
        "cuda@1=on;hip@1=on",
        "",
        [](const C& c) { return std::string(kOnOff[int(c.outlineDraws)]); },

@@ -3,11 +3,17 @@
 // the four words of a draw group. The emitter (emit.cpp) calls them; the kernel's config picks the shape.
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "gpu/codegen/emit.h"
 #include "tape/philox.h"
 
 namespace tapelab {
+
+const std::vector<std::string>& outlinedDrawHelpers() {
+  static const std::vector<std::string> names{"tl_philox", "tl_normal"};  // as drawHelpers spells them
+  return names;
+}
 
 std::string drawHelpers(const Dialect& dialect, Precision precision, const KernelConfig& config) {
   const PrecisionSpelling& types = dialect.spelling(precision);

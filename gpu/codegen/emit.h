@@ -144,7 +144,8 @@ struct Dialect {
   std::string mulHi;            // high 32 bits of a 32x32 product: f(a, b)
   std::string precise;          // "precise " in GLSL; "" where contraction is off globally
   std::string helperQualifier;  // helper functions: "", "static inline ", "static __device__ __forceinline__ "
-  std::string outlineQualifier;  // helpers kept out of line (config outline_draws): CUDA/HIP __noinline__; "" = none
+  std::string outlineQualifier;  // helpers kept out of line (config outline_draws): CUDA/HIP __noinline__, OpenCL
+                                 // noinline; "" = none (GLSL: the Vulkan engine marks outlinedDrawHelpers() in SPIR-V)
   std::string helpers;          // dialect-only helpers (GLSL: tl_mulhi over umulExtended)
   // Declares a workgroup-shared array anywhere in the kernel's body (CUDA, HIP: "__shared__ "); "" where
   // the dialect allows that only at kernel scope (GLSL, OpenCL C): config shared_constants is off there.
@@ -221,6 +222,10 @@ EmittedKernel emitKernel(const Tape& tape, const KernelOptions& options, const D
 // The draw helpers every kernel defines (draws.cpp): tl_philox, tl_normal (branching or, with
 // quantile=select, by per-lane selection; out of line with outline_draws) and tl_drawWords.
 std::string drawHelpers(const Dialect& dialect, Precision precision, const KernelConfig& config);
+
+// The helpers outline_draws keeps out of line, by name: where the dialect has no qualifier for it
+// (GLSL), the runtime marks them in its compiler's output (Vulkan: SPIR-V's DontInline).
+const std::vector<std::string>& outlinedDrawHelpers();
 
 // A literal of `value` rounded to the precision, exact when parsed (used for
 // constants; exposed for tests).

@@ -51,7 +51,8 @@ class VulkanKernel final : public Kernel, DispatchRunner {
     stats_.configUnused = emitted_.configUnused;
     stats_.sourcePath =
         dumpSource(options.dumpDir, std::string("vulkan-") + toString(options.kind), "comp", emitted_.source);
-    const Spirv spirv = compileGlsl(emitted_.source, stats_.sourcePath, cacheDir);
+    const Spirv spirv = compileGlsl(emitted_.source, stats_.sourcePath, cacheDir,
+                                    options.config.outlineDraws ? outlinedDrawHelpers() : std::vector<std::string>{});
     if (const VkResult r = createPipeline(spirv.words); r != VK_SUCCESS) {
       // The driver's own compiler refused the SPIR-V (NVIDIA: VK_ERROR_UNKNOWN for the
       // 8-market register kernel of the 252-step Asian).

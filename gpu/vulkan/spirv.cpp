@@ -12,7 +12,38 @@
 
 namespace tapelab::vulkan {
 
-Spirv compileGlsl(const std::string& source, const std::string& sourcePath, const std::string& cacheDir) {
+int markDontInline(std::vector<uint32_t>& words, const std::vector<std::string>& names) {
+  constexpr uint32_t kOpName = 5, kOpFunction = 54, kDontInline = 0x2, kInline = 0x1;
+  std::vector<uint32_t> ids;  // the functions' result ids, from their OpName
+  auto walk = [&](auto&& visit) {
+    for (size_t i = 5; i < words.size();) {  // five header words, then instructions
+      const uint32_t count = words[i] >> 16;
+      if (count == 0 || i + count > words.size()) throw std::runtime_error("vulkan: malformed SPIR-V from shaderc");
+      visit(words[i] & 0xFFFFu, i, count);
+      i += count;
+    }
+  };
+  walk([&](uint32_t op, size_t i, uint32_t count) {
+    if (op != kOpName || count < 3) return;
+    const char* text = reinterpret_cast<const char*>(&words[i + 2]);
+    const std::string name(text, strnlen(text, (count - 2) * 4));
+    for (const std::string& n : names)
+      if (name == n || name.rfind(n + "(", 0) == 0) ids.push_back(words[i + 1]);
+  });
+  int marked = 0;
+  walk([&](uint32_t op, size_t i, uint32_t count) {
+    if (op != kOpFunction || count < 5) return;
+    for (uint32_t id : ids)
+      if (words[i + 2] == id) {
+        words[i + 3] = (words[i + 3] & ~kInline) | kDontInline;
+        ++marked;
+      }
+  });
+  return marked;
+}
+
+Spirv compileGlsl(const std::string& source, const std::string& sourcePath, const std::string& cacheDir,
+                  const std::vector<std::string>& dontInline) {
   static const std::string version = [] {
     unsigned int v = 0, r = 0;
     shaderc_get_spv_version(&v, &r);
@@ -21,7 +52,10 @@ Spirv compileGlsl(const std::string& source, const std::string& sourcePath, cons
   Spirv out;
   // The entry is named by a hash of its key and holds the key (shaderc's version, the source's
   // length and hash), compared on a hit (util/files.h).
-  const std::string key = "tapelab-spirv-v3|" + version + "|" + std::to_string(source.size()) + "|" + contentHash(source);
+  std::string outlined;
+  for (const std::string& n : dontInline) outlined += n + ",";
+  const std::string key = "tapelab-spirv-v3|" + version + "|dont-inline:" + outlined + "|" + std::to_string(source.size()) +
+                          "|" + contentHash(source);
   std::filesystem::path cached;
   if (!cacheDir.empty()) {
     cached = std::filesystem::path(cacheDir) / "vulkan" / ("spirv-" + contentHash(key) + ".spv");
@@ -55,6 +89,7 @@ Spirv compileGlsl(const std::string& source, const std::string& sourcePath, cons
     throw std::runtime_error("vulkan: GLSL compile failed: " + message.substr(0, nl) +
                              " (source: " + sourceForError(sourcePath, "vulkan", "comp", source) + ")");
   }
+  if (!dontInline.empty()) markDontInline(out.words, dontInline);  // none where the tape draws nothing
   if (!cached.empty())  // an unwritable cache is ignored
     writeCacheEntry(cached, key, std::string_view(reinterpret_cast<const char*>(out.words.data()), out.words.size() * 4));
   return out;

@@ -174,6 +174,26 @@ TEST(OpenCLKernels, SelectQuantileGivesTheSameBits) {
     }
 }
 
+// outline_draws=on: Philox and the quantile as noinline functions, one copy in the kernel. The same bits
+// as inlined, plain, register and scratch kernels alike, stored draws included; the dumped source says it.
+TEST(OpenCLKernels, OutlineDrawsGiveTheSameBits) {
+  REQUIRE_OPENCL();
+  const Tape tape = products::asianCall(12);
+  const std::vector<std::vector<double>> in{tape.inputDefaults};
+  for (auto [kind, layout] : {std::pair{KernelKind::Plain, ScratchLayout::SoA}, std::pair{KernelKind::Register, ScratchLayout::SoA},
+                              std::pair{KernelKind::Scratch, ScratchLayout::AoS}}) {
+    KernelOptions o = optionsFor(tape, kind, kind == KernelKind::Plain ? 0 : 4, layout, 1);
+    o.config.draws = DrawSource::Stored;
+    const RunResult inlined = runOne(*engine, tape, o, in, 5000);
+    o.config.outlineDraws = true;
+    expectSameBits(inlined, runOne(*engine, tape, o, in, 5000), std::string(toString(kind)) + ", draws out of line");
+    if (kind == KernelKind::Plain) {
+      EXPECT_NE(testutil::dumpedSource(*engine, tape, o, "tapelab-opencl-outline").find("__attribute__((noinline))"),
+                std::string::npos);
+    }
+  }
+}
+
 // math=approx on OpenCL: native_exp, native_log, native_sqrt and native_divide in every
 // kernel alike, so the checkpointed kernels keep the plain kernel's bits (fp32; fp64 is untouched).
 TEST(OpenCLKernels, ApproxMathKeepsPlainAndCheckpointedEqual) {

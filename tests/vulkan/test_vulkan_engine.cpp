@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -18,6 +19,7 @@
 #include <random>
 
 #include "api/knobs.h"
+#include "gpu/codegen/emit.h"
 #include "gpu/vulkan/device.h"
 #include "gpu/vulkan/spirv.h"
 #include "gpu/vulkan/vulkan.h"
@@ -317,6 +319,40 @@ TEST(VulkanExact, KahanPlacesGiveTheSameBits) {
   KernelOptions o = options(KernelKind::Scratch, plan, 1, true, ScratchLayout::AoS);
   o.config.sums = KahanPlace::Registers;
   expectSameBits(plain, engine->compile(r, o)->run({r.inputDefaults}, 400, kSeed), "scratch aos, sums in registers");
+}
+
+// outline_draws=on: GLSL cannot say "not inlined", so the engine sets SPIR-V's DontInline on tl_philox and
+// tl_normal after shaderc. The words say it (and nothing else marked), the kernels keep their bits.
+TEST(VulkanExact, OutlineDrawsMarkTheHelpersAndKeepTheBits) {
+  const std::string glsl =
+      "#version 450\nlayout(local_size_x = 1) in;\nlayout(std430, binding = 0) buffer B { uint b[]; };\n"
+      "uint tl_philox(uint x) { return x * 3u; }\nuint other(uint x) { return x + 1u; }\n"
+      "void main() { b[0] = tl_philox(b[0]) + other(b[1]); }\n";
+  constexpr uint32_t kOpFunction = 54;
+  auto controls = [](const std::vector<uint32_t>& w) {
+    std::vector<uint32_t> c;
+    for (size_t i = 5; i < w.size(); i += w[i] >> 16)
+      if ((w[i] & 0xFFFFu) == kOpFunction) c.push_back(w[i + 3]);
+    return c;
+  };
+  const vulkan::Spirv plainWords = vulkan::compileGlsl(glsl, "", "");
+  vulkan::Spirv marked = vulkan::compileGlsl(glsl, "", "", outlinedDrawHelpers());
+  const std::vector<uint32_t> before = controls(plainWords.words), after = controls(marked.words);
+  ASSERT_EQ(before.size(), 3u) << "main, tl_philox, other";
+  EXPECT_EQ(std::count(before.begin(), before.end(), 2u), 0);
+  EXPECT_EQ(std::count(after.begin(), after.end(), 2u), 1) << "tl_philox alone is DontInline";
+  EXPECT_EQ(vulkan::markDontInline(marked.words, {"tl_philo"}), 0) << "a prefix of a name is not the name";
+
+  REQUIRE_VULKAN();
+  const Tape t = products::asianCall(24);
+  const std::vector<std::vector<double>> ladder = spotLadder(t);
+  for (const KernelKind kind : {KernelKind::Plain, KernelKind::Register}) {
+    KernelOptions o = options(kind, kind == KernelKind::Plain ? Plan{} : window(t, 4), 3);
+    const RunResult inlined = engine->compile(t, o)->run(ladder, 600, kSeed);
+    o.config.outlineDraws = true;
+    expectSameBits(inlined, engine->compile(t, o)->run(ladder, 600, kSeed),
+                   std::string(toString(kind)) + ", draws out of line");
+  }
 }
 
 // lanes=1: one path per lane changes the blocks (so the sums' rounding), not the
