@@ -22,6 +22,9 @@
 #   headline    (2026-12-02c) the cuda 7-market shortlist compiled at ieee and approx, tuned, compare with
 #               nothing set, --untuned and shared_inputs=off, the peers at 1M and 4M, Nsight Compute
 #   tune7       (2026-12-02c) Vulkan and OpenCL at 7 markets: compile phase, tunes, compare and --untuned
+#   x1          (2026-12-03b) one market per dispatch: the OpenCL and Vulkan shortlists with outline_draws
+#               (experiments/tune/{opencl,vulkan}-x1.txt) compiled side by side, compare --untuned on the three
+#               engines, the timed tunes, compare reading their winners
 #   defaults    (2026-12-03) cuda 7 markets: compare --untuned at 4M, 1M and approx, the tune of the traded
 #               fields (experiments/tune/cuda-defaults.txt), compare reading its winner
 set -uo pipefail
@@ -100,7 +103,7 @@ for mode in "$@"; do
     #    by the compiler's statistics and stores nothing; it fills the kernel caches the timed tunes read).
     C=("$T" tune "${job[@]}" --paths "$paths" --compile-only --json)
     cap=$(( $(left) * 45 / 100 ))
-    sl() { if [ "$1" = cuda ] && [ "$2" = 1 ]; then echo $S/cuda-x1.txt; else echo $S/$1.txt; fi; }
+    sl() { if [ "$2" = 1 ] && [ -f "$S/$1-x1.txt" ]; then echo "$S/$1-x1.txt"; else echo "$S/$1.txt"; fi; }
     for e in ${engines//,/ }; do
       [ -f "$S/$e.txt" ] || continue   # cpu-jit in the dry run
       bg "$cap" "ctune-$e-x7.json" "${C[@]}" --engine "$e" --markets 7 --shortlist "$(sl $e 7)" --jobs 4
@@ -172,6 +175,24 @@ for mode in "$@"; do
         --engine "$ce" --shortlist "$S/cuda-defaults.txt"
     step 30 compare-cuda-4M.json "${CMP[@]}" --paths "$paths"
     cp -r "$TAPELAB_CACHE_DIR/tune" "$out/tuning-cache" 2>/dev/null || true
+    ;;
+  x1)
+    # 2026-12-03b (outline_draws on OpenCL and Vulkan): one market per dispatch, 4M paths. The two
+    # shortlists compiled side by side (OpenCL builds on the device: minutes), the defaults on every engine
+    # (--untuned, a fresh tuning cache), the timed tunes, compare again reading their winners.
+    C=("$T" tune "${job[@]}" --paths "$paths" --compile-only --json --markets 1)
+    cap=$(( $(left) * 40 / 100 ))
+    for e in opencl vulkan; do
+      bg "$cap" "ctune-$e-x1.json" "${C[@]}" --engine "$e" --shortlist "$S/$e-x1.txt" --jobs 5
+    done
+    wait_bg
+    CMP=("$T" compare "${job[@]}" --markets 1 --ladders 5 --json --paths "$paths")
+    x1e=cuda,vulkan,opencl; [ "${GPU_DRY:-0}" = 1 ] && x1e=vulkan,opencl
+    step 40 compare-x1-4M-untuned.json "${CMP[@]}" --engines "$x1e" --untuned
+    TUNE=("$T" tune "${job[@]}" --paths "$paths" --budget-seconds 60 --json --markets 1)
+    for e in opencl vulkan; do step 30 "tune-$e-x1.json" "${TUNE[@]}" --engine "$e" --shortlist "$S/$e-x1.txt"; done
+    step 40 compare-x1-4M.json "${CMP[@]}" --engines "$x1e"
+    cp -r "$TAPELAB_CACHE_DIR/tune" "$out/tuning-cache-x1" 2>/dev/null || true
     ;;
   tune7)
     # Vulkan and OpenCL at 7 markets (NVIDIA's compilers: minutes for a shortlist, so their own call):
