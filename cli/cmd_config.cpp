@@ -22,7 +22,8 @@ struct Column {
 const std::vector<Column>& columns() {
   static const std::vector<Column> c = {{"cuda", "cuda", false, 0},         {"cuda (1 market)", "cuda", false, 1},
                                         {"hip", "hip", false, 0},           {"hip (1 market)", "hip", false, 1},
-                                        {"opencl", "opencl", false, 0},     {"vulkan", "vulkan", false, 0},
+                                        {"opencl", "opencl", false, 0},     {"opencl (1 market)", "opencl", false, 1},
+                                        {"vulkan", "vulkan", false, 0},     {"vulkan (1 market)", "vulkan", false, 1},
                                         {"vulkan (CPU)", "vulkan", true, 0}, {"cpu-jit", "cpu-jit", false, 0},
                                         {"reference", "reference", false, 0}};
   return c;

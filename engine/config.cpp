@@ -65,7 +65,8 @@ const std::vector<ConfigField>& configFields() {
   // The defaults per engine are the fastest exact configuration the H200 records support, field by
   // field (papers/findings.md, "Defaults and retired knobs", says which measurements: the IEEE tunes
   // of 2026-12-02 where they exist, else the earlier records; cuda's min_blocks at several markets the
-  // tunes of 2026-12-03, once shared_inputs let 80 registers hold the ladder); HIP, never timed, takes
+  // tunes of 2026-12-03, once shared_inputs let 80 registers hold the ladder; OpenCL's one-market draws out
+  // of line with the quantile by selection the 2026-12-03b tune, 446 against 290); HIP, never timed, takes
   // CUDA's code-shape fields but no launch bound.
   static const std::vector<ConfigField> table = {
       {"workgroup", "32|64|128|256", kGpu,
@@ -94,7 +95,7 @@ const std::vector<ConfigField>& configFields() {
       {"quantile", "branch|select", kGpu, "same bits",
        "the normal quantile as a branch on the tails, or one rational function with per-lane coefficients (no "
        "divergence)",
-       "cuda=select;hip=select",
+       "cuda=select;hip=select;opencl@1=select",
        "",
        [](const C& c) { return std::string(kQuantile[int(c.quantile)]); },
        [](C& c, S& v, S& w) { c.quantile = pick<QuantileForm>(v, w, kQuantile); }},
@@ -149,9 +150,9 @@ const std::vector<ConfigField>& configFields() {
        [](C& c, S& v, S& w) { c.sharedConstants = pick<int>(v, w, kOnOff) == 1; }},
       {"outline_draws", "on|off", kGpu, "same bits",
        "Philox and the normal quantile as functions the compiler must not inline: one copy in the kernel instead "
-       "of one per draw (CUDA, HIP __noinline__; OpenCL noinline; Vulkan SPIR-V's DontInline, which a driver may "
-       "ignore)",
-       "cuda@1=on;hip@1=on",
+       "of one per draw (CUDA, HIP __noinline__; OpenCL noinline; Vulkan SPIR-V's DontInline, which NVIDIA's "
+       "driver honours: its one-market Asian ran 12x slower, 2026-12-03b)",
+       "cuda@1=on;hip@1=on;opencl@1=on",
        "",
        [](const C& c) { return std::string(kOnOff[int(c.outlineDraws)]); },
        [](C& c, S& v, S& w) { c.outlineDraws = pick<int>(v, w, kOnOff) == 1; }},

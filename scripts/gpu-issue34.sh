@@ -25,6 +25,9 @@
 #   x1          (2026-12-03b) one market per dispatch: the OpenCL and Vulkan shortlists with outline_draws
 #               (experiments/tune/{opencl,vulkan}-x1.txt) compiled side by side, compare --untuned on the three
 #               engines, the timed tunes, compare reading their winners
+#   last        (2026-12-03b) what one short call allows after x1: the Vulkan pipeline-cache and outline tests
+#               on the device, OpenCL's new one-market defaults (compare --untuned), the strategies driver's
+#               Vulkan 7-market panel (its compile phase now fills the merged pipeline cache the timing reads)
 #   defaults    (2026-12-03) cuda 7 markets: compare --untuned at 4M, 1M and approx, the tune of the traded
 #               fields (experiments/tune/cuda-defaults.txt), compare reading its winner
 set -uo pipefail
@@ -175,6 +178,20 @@ for mode in "$@"; do
         --engine "$ce" --shortlist "$S/cuda-defaults.txt"
     step 30 compare-cuda-4M.json "${CMP[@]}" --paths "$paths"
     cp -r "$TAPELAB_CACHE_DIR/tune" "$out/tuning-cache" 2>/dev/null || true
+    ;;
+  last)
+    tb=$bin; [ "${GPU_DRY:-0}" = 1 ] && tb=$PWD/build/ci/tests
+    step 20 vk-pipeline-tests.txt "$tb/test_vulkan_pipeline_cache"
+    step 30 outline-tests.txt sh -c "'$tb/test_opencl_kernels' --gtest_filter='*Outline*' && '$tb/test_vulkan_engine' --gtest_filter='*Outline*'"
+    x1e=opencl
+    step 60 compare-x1-opencl-4M-untuned.json "$T" compare "${job[@]}" --engines "$x1e" --markets 1 --ladders 5 --json \
+        --paths "$paths" --untuned
+    D=(python3 "$drv/strategies.py" --machine h200 --commit "$commit" --sweep-bin "$sweep/scratch_sweep"
+       --tapelab-bin "$T" --skip revolve@7 --point-timeout 200 --reps 5 --markets 7)
+    [ "${GPU_DRY:-0}" = 1 ] && D+=(--steps 16 --paths 2048 --strategies window,two-level --segments 4 --compile-jobs 1) \
+                            || D+=(--compile-jobs 15)
+    se=vulkan
+    step 150 strategies_vulkan7.log "${D[@]}" --engines "$se" --out "$out/strategies_vulkan7-h200.csv"
     ;;
   x1)
     # 2026-12-03b (outline_draws on OpenCL and Vulkan): one market per dispatch, 4M paths. The two

@@ -1,9 +1,14 @@
 #include "gpu/vulkan/device.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <stdexcept>
 
@@ -62,6 +67,37 @@ Device::~Device() {
 
 void Device::savePipelineCache() const {
   if (cachePath.empty() || !cache) return;
+  // Processes sharing the cache folder (a tuner's or a driver's compile jobs) each hold the file as it was
+  // when their device opened: under a lock, what is on disk now is merged into this cache before it is
+  // written, so the last writer no longer drops the pipelines the others added. Without the lock (an
+  // unwritable folder) the file is written as before, or not at all.
+  std::error_code ec;
+  std::filesystem::create_directories(cachePath.parent_path(), ec);
+  const std::string lockPath = (cachePath.parent_path() / ("lock-" + cachePath.filename().string())).string();
+  const int fd = ::open(lockPath.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0644);
+  struct Unlock {
+    int fd;
+    ~Unlock() {
+      if (fd >= 0) ::close(fd);  // releases the lock
+    }
+  } unlock{fd};
+  bool locked = false;
+  if (fd >= 0)
+    while (!(locked = ::flock(fd, LOCK_EX) == 0) && errno == EINTR) {
+    }
+  if (locked) {
+    const std::string onDisk = readCacheEntry(cachePath, cacheKey).value_or("");  // never a foreign blob
+    if (!onDisk.empty()) {
+      VkPipelineCacheCreateInfo cci{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+      cci.initialDataSize = onDisk.size();
+      cci.pInitialData = onDisk.data();
+      VkPipelineCache theirs = VK_NULL_HANDLE;
+      if (vkCreatePipelineCache(device, &cci, nullptr, &theirs) == VK_SUCCESS) {
+        vkMergePipelineCaches(device, cache, 1, &theirs);  // a failed merge leaves this cache as it was
+        vkDestroyPipelineCache(device, theirs, nullptr);
+      }
+    }
+  }
   size_t size = 0;
   if (vkGetPipelineCacheData(device, cache, &size, nullptr) != VK_SUCCESS || size == 0) return;
   std::vector<char> data(size);

@@ -78,6 +78,10 @@ TEST(ApiConfig, DefaultsDifferByEngine) {
   EXPECT_FALSE(defaultConfig("cuda").outlineDraws);
   EXPECT_TRUE(defaultConfig("cuda", false, 1).outlineDraws) << "the @1 row: one market per dispatch";
   EXPECT_FALSE(defaultConfig("cuda", false, 2).outlineDraws);
+  EXPECT_TRUE(defaultConfig("opencl", false, 1).outlineDraws) << "OpenCL's one-market row (2026-12-03b)";
+  EXPECT_EQ(defaultConfig("opencl", false, 1).quantile, QuantileForm::Select);
+  EXPECT_FALSE(defaultConfig("opencl").outlineDraws);
+  EXPECT_FALSE(defaultConfig("vulkan", false, 1).outlineDraws) << "out of line, Vulkan's kernel ran 12x slower";
   EXPECT_TRUE(defaultConfig("vulkan").philoxUnrolled);
   EXPECT_FALSE(defaultConfig("vulkan", true).philoxUnrolled) << "lavapipe: Philox rolled, to compile faster";
   EXPECT_EQ(defaultConfig("reference"), KernelConfig{}) << "no field of the reference differs from the baseline";
