@@ -53,6 +53,13 @@ class VulkanKernel final : public Kernel, DispatchRunner {
         dumpSource(options.dumpDir, std::string("vulkan-") + toString(options.kind), "comp", emitted_.source);
     const Spirv spirv = compileGlsl(emitted_.source, stats_.sourcePath, cacheDir,
                                     options.config.outlineDraws ? outlinedDrawHelpers() : std::vector<std::string>{});
+    // A request the SPIR-V could not carry is an error, not a kernel with its draws inlined after all (a
+    // tape without draws says so in configUnused instead).
+    if (options.config.outlineDraws && spirv.dontInlineMarked == 0 &&
+        std::none_of(emitted_.configUnused.begin(), emitted_.configUnused.end(),
+                     [](const std::string& u) { return u.rfind("outline_draws", 0) == 0; }))
+      throw std::logic_error("vulkan: outline_draws=on: no " + outlinedDrawHelpers().front() +
+                             " or " + outlinedDrawHelpers().back() + " in the SPIR-V to keep out of line");
     if (const VkResult r = createPipeline(spirv.words); r != VK_SUCCESS) {
       // The driver's own compiler refused the SPIR-V (NVIDIA: VK_ERROR_UNKNOWN for the
       // 8-market register kernel of the 252-step Asian).

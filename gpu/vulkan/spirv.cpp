@@ -64,6 +64,7 @@ Spirv compileGlsl(const std::string& source, const std::string& sourcePath, cons
       out.words.resize(words.size() / 4);
       std::memcpy(out.words.data(), words.data(), words.size());
       out.cacheHit = true;
+      if (!dontInline.empty()) out.dontInlineMarked = markDontInline(out.words, dontInline);  // marked already: counts
       return out;
     }
   }
@@ -89,7 +90,7 @@ Spirv compileGlsl(const std::string& source, const std::string& sourcePath, cons
     throw std::runtime_error("vulkan: GLSL compile failed: " + message.substr(0, nl) +
                              " (source: " + sourceForError(sourcePath, "vulkan", "comp", source) + ")");
   }
-  if (!dontInline.empty()) markDontInline(out.words, dontInline);  // none where the tape draws nothing
+  if (!dontInline.empty()) out.dontInlineMarked = markDontInline(out.words, dontInline);  // 0 where nothing draws
   if (!cached.empty())  // an unwritable cache is ignored
     writeCacheEntry(cached, key, std::string_view(reinterpret_cast<const char*>(out.words.data()), out.words.size() * 4));
   return out;

@@ -9,6 +9,7 @@ namespace tapelab::vulkan {
 struct Spirv {
   std::vector<uint32_t> words;
   bool cacheHit = false;
+  int dontInlineMarked = 0;  // functions carrying DontInline from the `dontInline` names
 };
 
 // Compiles a GLSL 450 compute shader for Vulkan 1.1 (no spirv-opt: the driver
