@@ -86,7 +86,7 @@ KernelOptions tangentKernel(const Tape& tape, const RunConfig& c, const EngineCa
 KernelConfig resolveConfig(const RunConfig& c, const EngineCaps& caps, Precision precision, int markets) {
   KernelConfig config = defaultConfig(c.engine, caps.cpuDevice, markets);
   applyConfigText(config, c.configText, c.engine, c.configWhat);
-  if (const std::string problem = mathProblem(config, c.engine, precision == Precision::F32); !problem.empty())
+  if (const std::string problem = configProblem(config, c.engine, precision == Precision::F32); !problem.empty())
     throw std::invalid_argument(c.configWhat + ": " + problem);
   return config;
 }
@@ -116,7 +116,7 @@ KernelOptions resolveKernel(const Tape& tape, const RunConfig& c, const EngineCa
         KernelConfig tuned = defaultConfig(c.engine, caps.cpuDevice, markets);
         applyConfigText(tuned, w->config, c.engine, w->path);
         applyConfigText(tuned, c.configText, c.engine, c.configWhat);  // the user's fields over the winner's
-        if (mathProblem(tuned, c.engine, o.precision == Precision::F32).empty() && tuned.math == o.config.math) {
+        if (configProblem(tuned, c.engine, o.precision == Precision::F32).empty() && tuned.math == o.config.math) {
           o.config = tuned;
           if (tunedFrom) *tunedFrom = w->path;
           if (!c.kernel || *c.kernel == w->kind) {

@@ -50,7 +50,7 @@ int integer(S& value, S& what, int lo, int hi) {
 
 constexpr const char* kSums[] = {"registers", "local"};
 constexpr const char* kMath[] = {"ieee", "approx", "glsl"};
-constexpr const char* kQuantile[] = {"branch", "select"};
+constexpr const char* kQuantile[] = {"branch", "select", "gather"};
 constexpr const char* kMarkets[] = {"copies", "loop"};
 constexpr const char* kDraws[] = {"redraw", "stored"};
 constexpr const char* kOnOff[] = {"off", "on"};
@@ -92,9 +92,10 @@ const std::vector<ConfigField>& configFields() {
        "",
        [](const C& c) { return std::string(kSums[int(c.sums)]); },
        [](C& c, S& v, S& w) { c.sums = pick<KahanPlace>(v, w, kSums); }},
-      {"quantile", "branch|select", kGpu, "same bits",
-       "the normal quantile as a branch on the tails, or one rational function with per-lane coefficients (no "
-       "divergence)",
+      {"quantile", "branch|select|gather", kGpu, "same bits",
+       "the normal quantile as a branch on the tails, one rational function with per-lane coefficients (no "
+       "divergence), or gather (cuda): each lane computes the central region of its Philox call's four draws, "
+       "and the warp's tail draws, gathered onto its lanes through shared memory, are computed together",
        "cuda=select;hip=select;opencl@1=select",
        "",
        [](const C& c) { return std::string(kQuantile[int(c.quantile)]); },
@@ -311,6 +312,17 @@ std::string mathProblem(const KernelConfig& config, const std::string& engine, b
       return "";
   }
   return "";
+}
+
+std::string valueProblem(const KernelConfig& config, const std::string& engine) {
+  if (config.quantile == QuantileForm::Gather && engine != "cuda")
+    return "quantile=gather: engine " + engine + " has no 32-lane warp ballot in its kernels (cuda has)";
+  return "";
+}
+
+std::string configProblem(const KernelConfig& config, const std::string& engine, bool fp32) {
+  if (std::string problem = mathProblem(config, engine, fp32); !problem.empty()) return problem;
+  return valueProblem(config, engine);
 }
 
 }  // namespace tapelab

@@ -32,8 +32,9 @@ enum class KahanPlace { Registers, Local };
 // instructions (approx: __expf, native_exp, ...), or GLSL.std.450's precision, the only one a
 // Vulkan shader can ask for (glsl: exp/log within 3 + 2|x| ulp, division 2.5 ulp).
 enum class MathContract { Ieee, Approx, Glsl };
-// The normal quantile: a branch on the tails, or one rational function with per-lane coefficients.
-enum class QuantileForm { Branch, Select };
+// The normal quantile: a branch on the tails, one rational function with per-lane coefficients, or
+// the tails of a warp's draws gathered onto its lanes and computed together (CUDA).
+enum class QuantileForm { Branch, Select, Gather };
 // A multi-market register kernel's markets: one copy of the code per market, or a rolled loop.
 enum class MarketCode { Copies, Loop };
 // A checkpointed kernel's recomputed draws: Philox again, or the forward sweep's, stored.
@@ -114,5 +115,11 @@ std::vector<std::string> applyConfigText(KernelConfig& config, const std::string
 // Where a config's math contract is not one `engine` supports (vulkan: glsl; the C dialects and
 // CPU engines: ieee, and approx on cuda, hip and opencl fp32): a one-line reason, else "".
 std::string mathProblem(const KernelConfig& config, const std::string& engine, bool fp32);
+// A field's value other than math's that `engine` cannot give (quantile=gather: cuda only): a one-line
+// reason, else "".
+std::string valueProblem(const KernelConfig& config, const std::string& engine);
+// mathProblem, then valueProblem: a field's value that `engine` cannot give (quantile=gather: cuda only): a one-line
+// reason, else "". What every front end checks before emitting.
+std::string configProblem(const KernelConfig& config, const std::string& engine, bool fp32);
 
 }  // namespace tapelab

@@ -57,10 +57,10 @@ Dialect glsl() {
   d.prologue = "#version 450\n";
   d.fp32 = {.scalar = "float", .literalSuffix = "", .floatToBits = "floatBitsToUint",
             .bitsToFloat = "uintBitsToFloat", .bitsType = "uint", .functions = standardFunctions(),
-            .approxFunctions = {}, .approxDivide = "", .approxHelpers = ""};
+            .approxFunctions = {}, .approxDivide = "", .approxHelpers = "", .vector4 = "", .makeVector4 = ""};
   d.fp64 = {.scalar = "double", .literalSuffix = "lf", .floatToBits = "unpackDouble2x32",
             .bitsToFloat = "packDouble2x32", .bitsType = "uvec2", .functions = standardFunctions(),
-            .approxFunctions = {}, .approxDivide = "", .approxHelpers = ""};
+            .approxFunctions = {}, .approxDivide = "", .approxHelpers = "", .vector4 = "", .makeVector4 = ""};
   d.fp64.functions.erase("exp");  // GLSL.std.450's Exp, Log, Pow and Tanh take 16- and 32-bit floats only
   d.fp64.functions.erase("log");
   d.fp64.functions.erase("pow");
@@ -179,6 +179,13 @@ Dialect cuda() {
   d.helperQualifier = "static __device__ __forceinline__ ";
   d.outlineQualifier = "static __device__ __noinline__ ";
   d.blockShared = "__shared__ ";
+  d.ballot = "__ballot_sync";
+  d.popcount = "__popc";
+  d.syncLanes = "__syncwarp";
+  d.fp32.vector4 = "float4";
+  d.fp32.makeVector4 = "make_float4";
+  d.fp64.vector4 = "double4";
+  d.fp64.makeVector4 = "make_double4";
   d.kernelBegin = cKernelBegin("extern \"C\" __global__ void __launch_bounds__($WG$MINBLOCKS)\n", "", "__restrict__",
                                d.blockShared);
   d.localId = "threadIdx.x";
@@ -194,6 +201,7 @@ Dialect hip() {
   d.prologue = "// HIP for hipRTC: compile with -ffp-contract=off, without -ffast-math.\n";
   d.fp32.approxFunctions.erase("sqrt");  // no PTX here: HIP's approximate math keeps sqrtf
   d.fp32.approxHelpers.clear();
+  d.ballot.clear();  // a 64-lane wavefront: quantile=gather is CUDA's
   return d;
 }
 

@@ -15,7 +15,7 @@ const std::vector<std::string>& outlinedDrawHelpers() {
   return names;
 }
 
-std::string drawHelpers(const Dialect& dialect, Precision precision, const KernelConfig& config) {
+std::string drawHelpers(const Dialect& dialect, Precision precision, const KernelConfig& config, int workgroupSize) {
   const PrecisionSpelling& types = dialect.spelling(precision);
   const std::string& T = types.scalar;  // the ABI's T and U (emit.h), short in this text-heavy code
   const std::string& U = dialect.uintType;
@@ -58,12 +58,88 @@ std::string drawHelpers(const Dialect& dialect, Precision precision, const Kerne
     return h;
   };
   auto fixed = [&](const double* c) { return [&, c](int i) { return literal(c[i]); }; };
-  const std::string cast = dialect.cCasts ? "(" + T + ")(w >> 9u)" : T + "(w >> 9u)";
+  // u of a word: ((word >> 9) + 0.5) * 2^-23 as (word >> 9) * 2^-23 + 2^-24 in one fma (every step exact:
+  // (word >> 9) < 2^23), the same u.
+  auto uOf = [&](const std::string& word) {
+    const std::string top = "(" + word + " >> 9u)";
+    return fma + "(" + (dialect.cCasts ? "(" + T + ")" + top : T + top) + ", " + literal(1.1920928955078125e-07) +
+           ", " + literal(5.9604644775390625e-08) + ")";
+  };
+  // The branching form's two regions, statements from u to a return (the gather form calls them too:
+  // the same operations, so the same bits).
+  auto tailRegion = [&](const std::string& in) {
+    std::string t;
+    t += in + precise + T + " tail = u < " + literal(low) + " ? u : " + literal(1.0) + " - u;\n";
+    t += in + precise + T + " q = " + function("sqrt") + "(" + literal(-2.0) + " * " + function("log") + "(tail));\n";
+    t += in + precise + T + " num = " + horner(6, fixed(kNormalC), "q", false) + ";\n";
+    t += in + precise + T + " den = " + horner(4, fixed(kNormalD), "q", true) + ";\n";
+    t += in + precise + T + " x = " + quotient + ";\n";
+    t += in + "return u < " + literal(low) + " ? x : -x;\n";
+    return t;
+  };
+  auto centralRegion = [&](const std::string& in) {
+    std::string t;
+    t += in + precise + T + " q = u - " + literal(0.5) + ";\n";
+    t += in + precise + T + " r = q * q;\n";
+    t += in + precise + T + " num = " + horner(6, fixed(kNormalA), "r", false) + " * q;\n";
+    t += in + precise + T + " den = " + horner(5, fixed(kNormalB), "r", true) + ";\n";
+    t += in + precise + T + " z = " + quotient + ";\n";
+    t += in + "return z;\n";
+    return t;
+  };
+  // quantile=gather: tl_normals(words, use, act) gives the four draws of one Philox call (those `use` marks:
+  // bit j for word j). Each lane computes the central region of its words; the warp's tail words (a tail is
+  // about 4.85% of draws: some lane of a warp has one in 80% of single draws, but 128 words hold about 6)
+  // go to workgroup-shared slots, one per lane of the warp, by their rank among the warp's tails, and the
+  // warp's active lanes (act, a ballot before the lanes past the dispatch's count leave) compute them
+  // together, as many passes as there are warp-fulls of tails (one, nearly always), then read them back.
+  auto gatherHelpers = [&]() {
+    const std::string& V = types.vector4;
+    if (V.empty() || dialect.ballot.empty())
+      throw std::invalid_argument("quantile=gather: the " + dialect.name +
+                                  " dialect has no 32-lane warp ballot (cuda has; configProblem says so)");
+    std::string g;
+    g += qualifier + T + " tl_central(" + T + " u) {\n" + centralRegion("  ") + "}\n";
+    g += qualifier + T + " tl_tail(" + T + " u) {\n" + tailRegion("  ") + "}\n";
+    g += "// quantile=gather: the four draws of one Philox call, the warp's tails computed by its lanes together.\n";
+    g += drawQualifier + V + " tl_normals(" + U4 + " w, " + U + " use, " + U + " act) {\n";
+    g += "  " + dialect.blockShared + T + " tl_tails[" + std::to_string(workgroupSize) + "];\n";
+    g += "  const " + U + " lane = " + dialect.localId + " & 31u, base = " + dialect.localId + " - lane, lt = (1u << lane) - 1u;\n";
+    g += "  const " + U + " rank = " + dialect.popcount + "(act & lt), cap = " + dialect.popcount + "(act);\n";
+    const char* f[4] = {"x", "y", "z", "w"};
+    for (int j = 0; j < 4; ++j) {
+      const std::string J = std::to_string(j);
+      g += "  " + precise + T + " u" + J + " = " + uOf(std::string("w.") + f[j]) + ";\n";
+      g += "  const bool t" + J + " = (use & " + std::to_string(1u << j) + "u) != 0u && (u" + J + " < " + literal(low) +
+           " || u" + J + " > " + literal(high) + ");\n";
+      g += "  " + T + " z" + J + " = " + literal(0.0) + ";\n";
+      g += "  if ((use & " + std::to_string(1u << j) + "u) != 0u) z" + J + " = tl_central(u" + J + ");\n";
+      g += "  const " + U + " m" + J + " = " + dialect.ballot + "(act, t" + J + ");\n";
+    }
+    g += "  const " + U + " n0 = " + dialect.popcount + "(m0), n1 = n0 + " + dialect.popcount + "(m1), n2 = n1 + " +
+         dialect.popcount + "(m2), total = n2 + " + dialect.popcount + "(m3);\n";
+    g += "  const " + U + " i0 = " + dialect.popcount + "(m0 & lt), i1 = n0 + " + dialect.popcount + "(m1 & lt), i2 = n1 + " +
+         dialect.popcount + "(m2 & lt), i3 = n2 + " + dialect.popcount + "(m3 & lt);\n";
+    g += "  for (" + U + " pass = 0u; pass < total; pass += cap) {\n";
+    for (int j = 0; j < 4; ++j) {
+      const std::string J = std::to_string(j);
+      g += "    if (t" + J + " && i" + J + " - pass < cap) tl_tails[base + i" + J + " - pass] = u" + J + ";\n";
+    }
+    g += "    " + dialect.syncLanes + "(act);\n";
+    g += "    if (rank < total - pass) tl_tails[base + rank] = tl_tail(tl_tails[base + rank]);\n";
+    g += "    " + dialect.syncLanes + "(act);\n";
+    for (int j = 0; j < 4; ++j) {
+      const std::string J = std::to_string(j);
+      g += "    if (t" + J + " && i" + J + " - pass < cap) z" + J + " = tl_tails[base + i" + J + " - pass];\n";
+    }
+    g += "    " + dialect.syncLanes + "(act);\n";
+    g += "  }\n";
+    g += "  return " + types.makeVector4 + "(z0, z1, z2, z3);\n}\n";
+    return g;
+  };
   s += "// Acklam's normal quantile of u = ((w >> 9) + 0.5) * 2^-23 (tape/philox.h).\n";
   s += drawQualifier + T + " tl_normal(" + U + " w) {\n";
-  // (a + 0.5) * 2^-23 as a * 2^-23 + 2^-24 in one fma: every step exact (a < 2^23), the same u.
-  s += "  " + precise + T + " u = " + fma + "(" + cast + ", " + literal(1.1920928955078125e-07) + ", " +
-       literal(5.9604644775390625e-08) + ");\n";
+  s += "  " + precise + T + " u = " + uOf("w") + ";\n";
   if (config.quantile == QuantileForm::Select) {
     // Both regions' operands, then one rational function whose coefficients each lane selects:
     // the tail's denominator has one coefficient fewer, padded with a leading 0 (0 * q + d0 is
@@ -89,21 +165,12 @@ std::string drawHelpers(const Dialect& dialect, Precision precision, const Kerne
     s += "  return u > " + literal(high) + " ? -z : z;\n";
   } else {
     s += "  if (u < " + literal(low) + " || u > " + literal(high) + ") {\n";
-    s += "    " + precise + T + " tail = u < " + literal(low) + " ? u : " + literal(1.0) + " - u;\n";
-    s += "    " + precise + T + " q = " + function("sqrt") + "(" + literal(-2.0) + " * " + function("log") + "(tail));\n";
-    s += "    " + precise + T + " num = " + horner(6, fixed(kNormalC), "q", false) + ";\n";
-    s += "    " + precise + T + " den = " + horner(4, fixed(kNormalD), "q", true) + ";\n";
-    s += "    " + precise + T + " x = " + quotient + ";\n";
-    s += "    return u < " + literal(low) + " ? x : -x;\n";
+    s += tailRegion("    ");
     s += "  }\n";
-    s += "  " + precise + T + " q = u - " + literal(0.5) + ";\n";
-    s += "  " + precise + T + " r = q * q;\n";
-    s += "  " + precise + T + " num = " + horner(6, fixed(kNormalA), "r", false) + " * q;\n";
-    s += "  " + precise + T + " den = " + horner(5, fixed(kNormalB), "r", true) + ";\n";
-    s += "  " + precise + T + " z = " + quotient + ";\n";
-    s += "  return z;\n";
+    s += centralRegion("  ");
   }
   s += "}\n";
+  if (config.quantile == QuantileForm::Gather) s += gatherHelpers();
   s += "// The words of draws 4g .. 4g+3 of path (pathHi:pathLo) under key (k0, k1): counter {g, 0, pathLo, pathHi}.\n";
   s += qualifier + U4 + " tl_drawWords(" + U + " g, " + U + " pathLo, " + U + " pathHi, " + U + " k0, " + U + " k1) {\n";
   s += "  return tl_philox(g, 0u, pathLo, pathHi, k0, k1);\n}\n";

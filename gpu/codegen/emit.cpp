@@ -1,6 +1,8 @@
 #include "gpu/codegen/emit.h"
 
 #include <algorithm>
+#include <functional>
+#include <map>
 #include <set>
 #include <utility>
 #include <vector>
@@ -146,6 +148,7 @@ class Emitter : Names {
         return "tl_in" + std::to_string(m.market) + "_" + std::to_string(static_cast<int>(tape_.imm[i]));
       case Op::Randn: {  // the word of its group's call, which drawWords() declared before this line
         const uint32_t k = static_cast<uint32_t>(tape_.imm[i]);
+        if (gather()) return drawGroupName(prefix, k / kDrawsPerCall) + "z." + kWordFields[k % kDrawsPerCall];
         return "tl_normal(" + drawGroupName(prefix, k / kDrawsPerCall) + "." + kWordFields[k % kDrawsPerCall] + ")";
       }
       default: return fence(spellRule(info(tape_.op[i]).forward, i, m, prefix), fencedResult(tape_.op[i]));
@@ -155,19 +158,32 @@ class Emitter : Names {
   // The draws of a block of straight-line code: the first draw of group g that
   // the block computes declares the four words of g's Philox call
   // (tape/philox.h), named by the block's value prefix; later draws of g in
-  // the block read them. newDrawScope() at each block's start.
+  // the block read them. newDrawScope(from, to, computes) at each block's start: the block computes
+  // the draws among nodes [from, to) that `computes` admits. quantile=gather: the first draw of g also
+  // computes g's draws that the block computes, together (tl_normals, draws.cpp), named prefix g<g>z.
   std::string drawGroupName(const std::string& prefix, uint32_t group) const {
     return prefix + "g" + std::to_string(group);
   }
-  void newDrawScope() {
+  bool gather() const { return config_.quantile == QuantileForm::Gather; }
+  void newDrawScope(int32_t from, int32_t to, const std::function<bool(int32_t)>& computes) {
     groupsDrawn_.clear();
+    wordsUsed_.clear();
+    for (int32_t i = from; i < to; ++i)
+      if (tape_.op[i] == Op::Randn && computes(i)) {
+        const uint32_t k = static_cast<uint32_t>(tape_.imm[i]);
+        wordsUsed_[k / kDrawsPerCall] |= 1u << (k % kDrawsPerCall);
+      }
   }
   void drawWords(int32_t i, const std::string& prefix, const std::string& key) {
     if (tape_.op[i] != Op::Randn) return;
     const uint32_t group = static_cast<uint32_t>(tape_.imm[i]) / kDrawsPerCall;
     if (!groupsDrawn_.insert(group).second) return;
-    line("const " + dialect_.uint4Type + " " + drawGroupName(prefix, group) + " = tl_drawWords(" +
-         uintLiteral(group) + ", tl_pathLo, tl_pathHi, " + key + "0, " + key + "1);");
+    const std::string words = drawGroupName(prefix, group);
+    line("const " + dialect_.uint4Type + " " + words + " = tl_drawWords(" + uintLiteral(group) +
+         ", tl_pathLo, tl_pathHi, " + key + "0, " + key + "1);");
+    if (gather())
+      line("const " + types_.vector4 + " " + words + "z = tl_normals(" + words + ", " +
+           uintLiteral(wordsUsed_.at(group)) + ", tl_act);");
   }
 
   // Reverse rule of node i: contributions to a, then b, then c, skipping arguments
@@ -223,7 +239,7 @@ class Emitter : Names {
     source_ += qualifier + T + " tl_opq(" + T + " x, " + U + " z) { return " + types_.bitsToFloat + "(" +
                types_.floatToBits + "(x) + " + cast(types_.bitsType, "z") + "); }\n";
     source_ += qualifier + T + " tl_sel(bool c, " + T + " x, " + T + " y) { return c ? x : y; }\n";
-    source_ += drawHelpers(dialect_, options_.precision, config_);  // Philox, the quantile (draws.cpp)
+    source_ += drawHelpers(dialect_, options_.precision, config_, workgroupSize_);  // Philox, the quantile (draws.cpp)
   }
 
   void body() {
@@ -251,6 +267,9 @@ class Emitter : Names {
     }
     open("for (" + U + " tl_j = 0u; tl_j < " + uintLiteral(config_.lanes) + "; ++tl_j) {");
     line(U + " tl_p = tl_g * " + uintLiteral(block) + " + tl_j * " + uintLiteral(wg) + " + tl_lid;");
+    // quantile=gather: the warp's lanes that price a path in this iteration (every lane of the warp is here).
+    if (gather() && std::find(tape_.op.begin(), tape_.op.end(), Op::Randn) != tape_.op.end())
+      line("const " + U + " tl_act = " + dialect_.ballot + "(0xffffffffu, tl_p < " + param("count") + ");");
     open("if (tl_p < " + param("count") + ") {");
     if (options_.layout == ScratchLayout::SoA &&
         ((options_.kind == KernelKind::Scratch && options_.greeks && options_.plan.segments() > 1) || s_.drawSlots > 0))
@@ -274,7 +293,7 @@ class Emitter : Names {
 
   void plainPath() {
     line("// forward sweep");
-    newDrawScope();
+    newDrawScope(0, tape_.size(), [](int32_t) { return true; });
     for (int32_t i = 0; i < tape_.size(); ++i) {
       drawWords(i, "v", "tl_fk");
       for (Markets m : copiesIn(i, Markets::all())) line(scalarDecl() + value("v", i, m) + " = " + forwardExpr(i, m, "v") + ";");
@@ -292,7 +311,7 @@ class Emitter : Names {
   // value followed by its tangents (tape/tangent.h); no reverse sweep.
   void tangentPath() {
     line("// forward sweep, each value followed by its tangents (tape/tangent.h)");
-    newDrawScope();
+    newDrawScope(0, tape_.size(), [](int32_t) { return true; });
     for (int32_t i = 0; i < tape_.size(); ++i) {
       drawWords(i, "v", "tl_fk");
       for (Markets m : copiesIn(i, Markets::all())) line(scalarDecl() + value("v", i, m) + " = " + forwardExpr(i, m, "v") + ";");
@@ -341,7 +360,7 @@ class Emitter : Names {
     for (int s = 0; s < plan.segments(); ++s) {
       open("{  // segment " + std::to_string(s) + ": nodes [" + std::to_string(plan.begin(s)) + ", " +
            std::to_string(plan.end(s)) + ")");
-      newDrawScope();
+      newDrawScope(plan.begin(s), plan.end(s), [](int32_t) { return true; });
       // Every draw of the segment (a stored one too: it is stored from its variable, below).
       // The market loop: what no market owns (draws, constants) and the inputs first, then each market's
       // nodes in a rolled loop (no shared node reads a market's, so the order is the same per market).
@@ -485,7 +504,7 @@ class Emitter : Names {
                key + ");");
       }
     }
-    newDrawScope();
+    newDrawScope(b.from, to, [&](int32_t i) { return wanted(i) && s_.nodes[i].drawSlot < 0; });
     for (int32_t i = b.from; i < to; ++i) {
       if (!wanted(i)) continue;
       if (const int slot = s_.nodes[i].drawSlot; slot >= 0) {  // the forward sweep's draw, read back (an opaque address: not forwarded)
@@ -615,6 +634,7 @@ class Emitter : Names {
   int indent_ = 0;
   int blockKeys_ = 0;  // opaque keys of nested blocks made so far
   std::set<uint32_t> groupsDrawn_;  // draw groups whose words the current block has declared
+  std::map<uint32_t, uint32_t> wordsUsed_;  // per draw group, the words the current block computes (bit j: word j)
 };
 
 }  // namespace

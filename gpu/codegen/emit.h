@@ -113,6 +113,9 @@ struct PrecisionSpelling {
   std::map<std::string, std::string, std::less<>> approxFunctions;
   std::string approxDivide;
   std::string approxHelpers;  // helper functions those spellings call, in the prelude of such kernels only
+  // Four T (quantile=gather's four draws), components .x .y .z .w, and what builds one; "" where the
+  // dialect has no gather (Dialect::ballot).
+  std::string vector4, makeVector4;
 };
 
 // A target language as a table of spellings (dialects.cpp builds the C
@@ -150,6 +153,10 @@ struct Dialect {
   // Declares a workgroup-shared array anywhere in the kernel's body (CUDA, HIP: "__shared__ "); "" where
   // the dialect allows that only at kernel scope (GLSL, OpenCL C): config shared_constants is off there.
   std::string blockShared;
+  // config quantile=gather (a 32-lane warp): ballot(mask, predicate) as a U of one bit per lane, the bits
+  // set in a U, and the lanes of a mask synchronised, their shared-memory writes seen (CUDA: __ballot_sync,
+  // __popc, __syncwarp); "" where the dialect has none (GLSL, OpenCL C, HIP's 64-lane wavefronts).
+  std::string ballot, popcount, syncLanes;
 
   // The kernel's frame, with $T (scalar), $U (uint), $WG (workgroup size),
   // $RED (local reduction array length), $MINBLOCKS ("" or ", N": the launch
@@ -220,8 +227,10 @@ struct EmittedKernel {
 EmittedKernel emitKernel(const Tape& tape, const KernelOptions& options, const Dialect& dialect);
 
 // The draw helpers every kernel defines (draws.cpp): tl_philox, tl_normal (branching or, with
-// quantile=select, by per-lane selection; out of line with outline_draws) and tl_drawWords.
-std::string drawHelpers(const Dialect& dialect, Precision precision, const KernelConfig& config);
+// quantile=select, by per-lane selection; out of line with outline_draws), with quantile=gather
+// tl_normals (a Philox call's four draws, the warp's tails gathered; its shared slots one per lane of
+// a workgroup of `workgroupSize`) and tl_drawWords.
+std::string drawHelpers(const Dialect& dialect, Precision precision, const KernelConfig& config, int workgroupSize);
 
 // The helpers outline_draws keeps out of line, by name: where the dialect has no qualifier for it
 // (GLSL), the runtime marks them in its compiler's output (Vulkan: SPIR-V's DontInline).

@@ -90,8 +90,11 @@ void placeSums(StoragePlan& s, const Tape& tape, const KernelOptions& options, c
                const std::vector<uint8_t>& varying) {
   s.kahanSums = s.markets * 2 * (options.greeks ? 1 + tape.numInputs() : 1);
   const size_t scalarBytes = options.precision == Precision::F32 ? 4 : 8;
+  // quantile=gather's slots (one per lane, draws.cpp) take their share of the 48 KiB first.
+  const size_t local = kMaxKahanLocalBytes -
+                       (options.config.quantile == QuantileForm::Gather ? size_t(workgroupSize) * scalarBytes : 0);
   s.kahanInLocal = options.config.sums == KahanPlace::Local &&
-                   size_t(2) * size_t(s.kahanSums) * size_t(workgroupSize) * scalarBytes <= kMaxKahanLocalBytes;
+                   size_t(2) * size_t(s.kahanSums) * size_t(workgroupSize) * scalarBytes <= local;
   s.reductionSums = s.kahanInLocal ? s.kahanSums : std::min(s.kahanSums, 16);
   s.localRows = s.kahanInLocal ? 2 * s.kahanSums : s.reductionSums;
   if (options.config.sharedConstants && s.marketLoop && !dialect.blockShared.empty()) {
@@ -99,7 +102,7 @@ void placeSums(StoragePlan& s, const Tape& tape, const KernelOptions& options, c
     size_t bytes = size_t(s.localRows) * size_t(workgroupSize) * scalarBytes;
     for (int32_t j : options.plan.persistent)
       if (varying[j] && !fromDraw[j]) bytes += size_t(s.markets) * scalarBytes;
-    s.sharedConstants = bytes <= kMaxKahanLocalBytes;
+    s.sharedConstants = bytes <= local;
   }
 }
 
@@ -125,7 +128,9 @@ std::vector<std::string> unusedFields(const StoragePlan& s, const Tape& tape, co
                      " KiB of sums exceed the 48 KiB of workgroup memory, kept in registers");
   if (config.sharedConstants && s.marketLoop && !dialect.blockShared.empty() && !s.sharedConstants)
     unused.push_back("shared_constants=on: the arrays do not fit beside the sums in 48 KiB, kept per lane");
-  if (config.quantile == QuantileForm::Select && !draws) unused.push_back("quantile=select: the tape has no draws");
+  if (config.quantile != QuantileForm::Branch && !draws)
+    unused.push_back(std::string("quantile=") + (config.quantile == QuantileForm::Select ? "select" : "gather") +
+                     ": the tape has no draws");
   if (config.outlineDraws && !draws) unused.push_back("outline_draws=on: the tape has no draws");
   // The math contract a dialect cannot give (front ends refuse these; engine/config.h mathProblem).
   const bool glsl = dialect.name == "glsl";

@@ -434,3 +434,50 @@ TEST_F(CudaRun, KahanPlacesAndLaunchBoundsGiveTheSameBits) {
       }
   }
 }
+
+// quantile=gather compiles for every kernel kind in both precisions (a Philox call's four draws in one
+// helper, the warp's tails through shared slots) and is CUDA's only: the other dialects refuse it.
+TEST(CudaNvrtc, GatheredQuantileCompilesAndOnlyCudaHasIt) {
+  REQUIRE_NVRTC();
+  const Tape t = products::asianCall(24);
+  for (Variant v : everyKind(t)) {
+    v.options.config.quantile = QuantileForm::Gather;
+    const EmittedKernel k = emitKernel(t, v.options, cudaDialect());
+    EXPECT_NE(k.source.find("tl_normals("), std::string::npos) << v.name;
+    EXPECT_NE(k.source.find("__ballot_sync(0xffffffffu"), std::string::npos) << v.name;
+    ASSERT_NO_THROW(compilePtx(k.source)) << v.name;
+  }
+  KernelOptions o = optionsFor(t, KernelKind::Register);
+  o.config.quantile = QuantileForm::Gather;
+  for (const Dialect* d : {&glslDialect(), &openclDialect(), &hipDialect()})
+    EXPECT_THROW(emitKernel(t, o, *d), std::invalid_argument) << d->name;
+  EXPECT_EQ(configProblem(o.config, "cuda", true), "");
+  for (const char* engine : {"vulkan", "opencl", "hip"})
+    EXPECT_NE(valueProblem(o.config, engine).find("quantile=gather"), std::string::npos) << engine;
+}
+
+// quantile=gather against the branching quantile's plain kernel: the same bits in every kind, with one and
+// four paths per lane, out of line or not, 64- and 256-lane workgroups, in fp32 and fp64, over a path count
+// that leaves the last warp part-full (its tails gathered by the lanes still active), and 4 segments of a
+// 60-draw tape (segment bounds split draw groups: a block computes only its words).
+TEST_F(CudaRun, GatheredQuantileGivesTheSameBits) {
+  const Tape t = products::asianCall(60);
+  const uint64_t paths = kPaths + 45;
+  for (Precision precision : {Precision::F32, Precision::F64}) {
+    KernelOptions p = testutil::kindOptions(t, KernelKind::Plain, 0, 0, ScratchLayout::SoA, 1, precision);
+    for (int variant = 0; variant < 4; ++variant) {
+      p.config.lanes = variant % 2 == 0 ? 1 : 4;
+      p.config.workgroup = variant < 2 ? 64 : 256;
+      const RunResult plain = engine_->compile(t, p)->run({t.inputDefaults}, paths, kSeed);
+      for (KernelKind kind : {KernelKind::Plain, KernelKind::Register, KernelKind::Scratch}) {
+        KernelOptions o = testutil::kindOptions(t, kind, 4, 24, ScratchLayout::SoA, 1, precision);
+        o.config = p.config;
+        o.config.quantile = QuantileForm::Gather;
+        o.config.outlineDraws = variant == 1 || variant == 2;
+        o.config.draws = variant == 3 ? DrawSource::Stored : DrawSource::Redraw;
+        expectSameBits(plain, engine_->compile(t, o)->run({t.inputDefaults}, paths, kSeed),
+                       std::string(toString(kind)) + " " + toString(precision) + ", variant " + std::to_string(variant));
+      }
+    }
+  }
+}
