@@ -28,6 +28,10 @@
 #   last        (2026-12-03b) what one short call allows after x1: the Vulkan pipeline-cache and outline tests
 #               on the device, OpenCL's new one-market defaults (compare --untuned), the strategies driver's
 #               Vulkan 7-market panel (its compile phase now fills the merged pipeline cache the timing reads)
+#   gather      (2026-12-03c) quantile=gather, cuda's one-market default: its bits on the device, compare one
+#               market --untuned and with quantile=select, the shortlists experiments/tune/cuda-gather-x{1,7}.txt,
+#               Nsight Compute on the one-market kernel with each quantile
+#   strategies-cuda  (2026-12-03c) the cuda half of strategies (1 and 7 markets)
 #   defaults    (2026-12-03) cuda 7 markets: compare --untuned at 4M, 1M and approx, the tune of the traded
 #               fields (experiments/tune/cuda-defaults.txt), compare reading its winner
 set -uo pipefail
@@ -193,6 +197,39 @@ for mode in "$@"; do
     se=vulkan
     step 150 strategies_vulkan7.log "${D[@]}" --engines "$se" --out "$out/strategies_vulkan7-h200.csv"
     ;;
+  gather)
+    # 2026-12-03c: quantile=gather, cuda's one-market default since it landed. Its bits on the device
+    # (CudaRun.GatheredQuantileGivesTheSameBits), compare one market with nothing set and with the previous
+    # default (quantile=select) in one call, the one- and seven-market shortlists timed, Nsight Compute on the
+    # one-market kernel with each quantile.
+    tb=$bin; [ "${GPU_DRY:-0}" = 1 ] && tb=$PWD/build/ci/tests
+    step 120 gather-tests.txt "$tb/test_cuda_nvrtc" --gtest_filter='CudaRun.Gathered*:CudaNvrtc.Gathered*'
+    ge=cuda; [ "${GPU_DRY:-0}" = 1 ] && ge=vulkan
+    CMP=("$T" compare "${job[@]}" --engines "$ge" --markets 1 --ladders 5 --json --paths "$paths" --untuned)
+    step 40 compare-x1-cuda-untuned.json "${CMP[@]}"
+    [ "${GPU_DRY:-0}" = 1 ] || step 40 compare-x1-cuda-select.json "${CMP[@]}" --config quantile=select
+    TUNE=("$T" tune "${job[@]}" --paths "$paths" --budget-seconds 60 --json --engine "$ge")
+    if [ "${GPU_DRY:-0}" != 1 ]; then
+      step 40 tune-cuda-gather-x1.json "${TUNE[@]}" --markets 1 --shortlist "$S/cuda-gather-x1.txt"
+      step 40 tune-cuda-gather-x7.json "${TUNE[@]}" --markets 7 --shortlist "$S/cuda-gather-x7.txt"
+      NCU=(ncu --clock-control none --launch-count 1 --kernel-name regex:tapelab_kernel
+           --section SpeedOfLight --section InstructionStats --section Occupancy --section LaunchStats
+           --section WarpStateStats --metrics smsp__inst_executed.sum,sm__cycles_elapsed.avg,gpu__time_duration.sum)
+      PR=("$T" price "${job[@]}" --engine cuda --paths 1000000 --markets 1 --untuned)
+      step 30 ncu-x1-gather.txt "${NCU[@]}" "${PR[@]}"
+      step 30 ncu-x1-select.txt "${NCU[@]}" "${PR[@]}" --config quantile=select
+    fi
+    cp -r "$TAPELAB_CACHE_DIR/tune" "$out/tuning-cache-gather" 2>/dev/null || true
+    ;;
+  strategies-cuda)
+    # The cuda half of `strategies` (2026-12-03c; the Vulkan half ran in 2026-12-03b), 1 and 7 markets.
+    D=(python3 "$drv/strategies.py" --machine h200 --commit "$commit" --sweep-bin "$sweep/scratch_sweep"
+       --tapelab-bin "$T" --skip revolve@7 --point-timeout 200 --reps 5)
+    [ "${GPU_DRY:-0}" = 1 ] && D+=(--steps 16 --paths 2048 --strategies window,two-level --segments 4 --markets 1,2 --compile-jobs 1) \
+                            || D+=(--compile-jobs 14)
+    se=cuda; [ "${GPU_DRY:-0}" = 1 ] && se=cpu-jit
+    step 120 "strategies_$se.log" "${D[@]}" --engines "$se" --out "$out/strategies_$se-h200.csv"
+    ;;
   x1)
     # 2026-12-03b (outline_draws on OpenCL and Vulkan): one market per dispatch, 4M paths. The two
     # shortlists compiled side by side (OpenCL builds on the device: minutes), the defaults on every engine
@@ -312,7 +349,7 @@ for mode in "$@"; do
         -j "${PROPS_JOBS:-2}" -n "${PROPS_NODES:-200}"
     cp -r "$TAPELAB_CACHE_DIR/tune" "$out/tuning-cache" 2>/dev/null || true
     ;;
-  *) echo "gpu-issue34.sh: unknown mode '$mode' (tune, headline, tune7, strategies, zoo, ncu, props, final)" >&2; exit 2 ;;
+  *) echo "gpu-issue34.sh: unknown mode '$mode' (tune, headline, tune7, strategies, strategies-cuda, gather, zoo, ncu, props, final, x1, last, defaults)" >&2; exit 2 ;;
   esac
 done
 stamp done
