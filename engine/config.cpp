@@ -66,8 +66,8 @@ const std::vector<ConfigField>& configFields() {
   // field (papers/findings.md, "Defaults and retired knobs", says which measurements: the IEEE tunes
   // of 2026-12-02 where they exist, else the earlier records; cuda's min_blocks at several markets the
   // tunes of 2026-12-03, once shared_inputs let 80 registers hold the ladder; OpenCL's one-market draws out
-  // of line with the quantile by selection the 2026-12-03b tune, 446 against 290; cuda's one-market gathered
-  // quantile the 2026-12-03c tune); HIP, never timed, takes CUDA's code-shape fields but no launch bound
+  // of line with the quantile by selection the 2026-12-03b tune, 446 against 290; cuda's gathered quantile at
+  // several markets the 2026-12-03c tune, 2,044 against 1,719 at 7, a tie at one: 500 against 510); HIP, never timed, takes CUDA's code-shape fields but no launch bound
   // (and no gathered quantile: its wavefronts are 64 lanes).
   static const std::vector<ConfigField> table = {
       {"workgroup", "32|64|128|256", kGpu,
@@ -97,7 +97,7 @@ const std::vector<ConfigField>& configFields() {
        "the normal quantile as a branch on the tails, one rational function with per-lane coefficients (no "
        "divergence), or gather (cuda): each lane computes the central region of its Philox call's four draws, "
        "and the warp's tail draws, gathered onto its lanes through shared memory, are computed together",
-       "cuda=select;cuda@1=gather;hip=select;opencl@1=select",
+       "cuda=gather;cuda@1=select;hip=select;opencl@1=select",
        "",
        [](const C& c) { return std::string(kQuantile[int(c.quantile)]); },
        [](C& c, S& v, S& w) { c.quantile = pick<QuantileForm>(v, w, kQuantile); }},

@@ -31,6 +31,10 @@
 #   gather      (2026-12-03c) quantile=gather, cuda's one-market default: its bits on the device, compare one
 #               market --untuned and with quantile=select, the shortlists experiments/tune/cuda-gather-x{1,7}.txt,
 #               Nsight Compute on the one-market kernel with each quantile
+#   gather7     (2026-12-03c, after gather) cuda 7 markets with the gathered quantile as default: compare
+#               --untuned at 4M, 1M, approx, the tunes of cuda-defaults.txt at both contracts, compare, the
+#               peers, Nsight Compute (7 markets at both contracts, one market with each quantile), Vulkan's
+#               one-market plans (vulkan-x1b.txt)
 #   strategies-cuda  (2026-12-03c) the cuda half of strategies (1 and 7 markets)
 #   defaults    (2026-12-03) cuda 7 markets: compare --untuned at 4M, 1M and approx, the tune of the traded
 #               fields (experiments/tune/cuda-defaults.txt), compare reading its winner
@@ -221,6 +225,40 @@ for mode in "$@"; do
     fi
     cp -r "$TAPELAB_CACHE_DIR/tune" "$out/tuning-cache-gather" 2>/dev/null || true
     ;;
+  gather7)
+    # 2026-12-03c, after call 6: quantile=gather is cuda's default at several markets (2,044 against 1,719 in
+    # call 6's tune). The 7-market ladder with nothing set at 4M, 1M and approx, the tune of the traded fields
+    # at both contracts (experiments/tune/cuda-defaults.txt), compare reading the winner, the peers (JAX, the
+    # hand-written kernel, tapelab at both contracts) at 1M and 4M, Nsight Compute on the 7-market kernels and
+    # on the one-market kernel with each quantile, then Vulkan's one-market plans (experiments/tune/vulkan-x1b.txt).
+    ce=cuda; [ "${GPU_DRY:-0}" = 1 ] && ce=opencl
+    CMP=("$T" compare "${job[@]}" --engines "$ce" --markets 7 --ladders 5 --json)
+    step 60 compare-cuda-4M-untuned.json "${CMP[@]}" --paths "$paths" --untuned
+    step 30 compare-cuda-1M-untuned.json "${CMP[@]}" --paths "$paths1m" --untuned
+    step 60 compare-cuda-4M-untuned-approx.json "${CMP[@]}" --paths "$paths" --untuned --config math=approx
+    TUNE=("$T" tune "${job[@]}" --paths "$paths" --budget-seconds 45 --json --markets 7 --engine "$ce" --shortlist "$S/cuda-defaults.txt")
+    step 30 tune-cuda-x7-defaults.json "${TUNE[@]}"
+    step 30 tune-cuda-x7-defaults-approx.json "${TUNE[@]}" --config math=approx
+    step 30 compare-cuda-4M.json "${CMP[@]}" --paths "$paths"
+    P=(python3 "$drv/peers.py" --machine h200 --commit "$commit" --tapelab-bin "$T" --paths "$paths1m,$paths")
+    [ "${GPU_DRY:-0}" = 1 ] && P+=(--steps 8 --no-jax --no-handwritten)
+    step 120 peers.log "${P[@]}" --engines "$ce" --config '' --config math=approx --out "$out/peers-h200.csv"
+    if [ "${GPU_DRY:-0}" != 1 ]; then
+      NCU=(ncu --clock-control none --launch-count 1 --kernel-name regex:tapelab_kernel
+           --section SpeedOfLight --section InstructionStats --section Occupancy --section LaunchStats
+           --section WarpStateStats --metrics smsp__inst_executed.sum,sm__cycles_elapsed.avg,gpu__time_duration.sum)
+      PR=("$T" price "${job[@]}" --engine cuda --paths 1000000 --untuned)
+      L=(--ladder spot=97,98,99,100,101,102,103 --markets 7)
+      step 30 ncu-x7-ieee.txt "${NCU[@]}" "${PR[@]}" "${L[@]}"
+      step 30 ncu-x7-approx.txt "${NCU[@]}" "${PR[@]}" "${L[@]}" --config math=approx
+      step 30 ncu-x1-select.txt "${NCU[@]}" "${PR[@]}"
+      step 30 ncu-x1-gather.txt "${NCU[@]}" "${PR[@]}" --config quantile=gather
+    fi
+    ve=vulkan
+    step 100 tune-vulkan-x1b.json "$T" tune "${job[@]}" --paths "$paths" --budget-seconds 40 --json --markets 1 \
+        --engine "$ve" --shortlist "$S/vulkan-x1b.txt"
+    cp -r "$TAPELAB_CACHE_DIR/tune" "$out/tuning-cache-gather7" 2>/dev/null || true
+    ;;
   strategies-cuda)
     # The cuda half of `strategies` (2026-12-03c; the Vulkan half ran in 2026-12-03b), 1 and 7 markets.
     D=(python3 "$drv/strategies.py" --machine h200 --commit "$commit" --sweep-bin "$sweep/scratch_sweep"
@@ -349,7 +387,7 @@ for mode in "$@"; do
         -j "${PROPS_JOBS:-2}" -n "${PROPS_NODES:-200}"
     cp -r "$TAPELAB_CACHE_DIR/tune" "$out/tuning-cache" 2>/dev/null || true
     ;;
-  *) echo "gpu-issue34.sh: unknown mode '$mode' (tune, headline, tune7, strategies, strategies-cuda, gather, zoo, ncu, props, final, x1, last, defaults)" >&2; exit 2 ;;
+  *) echo "gpu-issue34.sh: unknown mode '$mode' (tune, headline, tune7, strategies, strategies-cuda, gather, gather7, zoo, ncu, props, final, x1, last, defaults)" >&2; exit 2 ;;
   esac
 done
 stamp done
