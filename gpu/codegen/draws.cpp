@@ -98,43 +98,64 @@ std::string drawHelpers(const Dialect& dialect, Precision precision, const Kerne
     if (V.empty() || dialect.ballot.empty())
       throw std::invalid_argument("quantile=gather: the " + dialect.name +
                                   " dialect has no 32-lane warp ballot (cuda has; configProblem says so)");
+    const int G = config.gatherGroups, n = 4 * G;  // Philox calls, words
+    const std::string& popc = dialect.popcount;
     std::string g;
     g += qualifier + T + " tl_central(" + T + " u) {\n" + centralRegion("  ") + "}\n";
     g += qualifier + T + " tl_tail(" + T + " u) {\n" + tailRegion("  ") + "}\n";
-    g += "// quantile=gather: the four draws of one Philox call, the warp's tails computed by its lanes together.\n";
-    g += drawQualifier + V + " tl_normals(" + U4 + " w, " + U + " use, " + U + " act) {\n";
+    // G > 1: the G calls' draws come back as one struct (gather_groups).
+    const std::string R = G == 1 ? V : "tl_zs";
+    if (G > 1) g += "struct tl_zs { " + V + " g[" + std::to_string(G) + "]; };\n";
+    g += "// quantile=gather: the draws of " + std::to_string(G) +
+         " Philox call(s), the warp's tails computed by its lanes together.\n";
+    std::string params;
+    for (int c = 0; c < G; ++c) params += U4 + " w" + std::to_string(c) + ", ";
+    g += drawQualifier + R + " tl_normals(" + params + U + " use, " + U + " act) {\n";
     g += "  " + dialect.blockShared + T + " tl_tails[" + std::to_string(workgroupSize) + "];\n";
     g += "  const " + U + " lane = " + dialect.localId + " & 31u, base = " + dialect.localId + " - lane, lt = (1u << lane) - 1u;\n";
-    g += "  const " + U + " rank = " + dialect.popcount + "(act & lt), cap = " + dialect.popcount + "(act);\n";
+    g += "  const " + U + " rank = " + popc + "(act & lt), cap = " + popc + "(act);\n";
     const char* f[4] = {"x", "y", "z", "w"};
-    for (int j = 0; j < 4; ++j) {
-      const std::string J = std::to_string(j);
-      g += "  " + precise + T + " u" + J + " = " + uOf(std::string("w.") + f[j]) + ";\n";
-      g += "  const bool t" + J + " = (use & " + std::to_string(1u << j) + "u) != 0u && (u" + J + " < " + literal(low) +
-           " || u" + J + " > " + literal(high) + ");\n";
+    for (int j = 0; j < n; ++j) {
+      const std::string J = std::to_string(j), bit = std::to_string(1u << j) + "u";
+      g += "  " + precise + T + " u" + J + " = " + uOf("w" + std::to_string(j / 4) + "." + f[j % 4]) + ";\n";
+      g += "  const bool t" + J + " = (use & " + bit + ") != 0u && (u" + J + " < " + literal(low) + " || u" + J +
+           " > " + literal(high) + ");\n";
       g += "  " + T + " z" + J + " = " + literal(0.0) + ";\n";
-      g += "  if ((use & " + std::to_string(1u << j) + "u) != 0u) z" + J + " = tl_central(u" + J + ");\n";
+      g += "  if ((use & " + bit + ") != 0u) z" + J + " = tl_central(u" + J + ");\n";
       g += "  const " + U + " m" + J + " = " + dialect.ballot + "(act, t" + J + ");\n";
     }
-    g += "  const " + U + " n0 = " + dialect.popcount + "(m0), n1 = n0 + " + dialect.popcount + "(m1), n2 = n1 + " +
-         dialect.popcount + "(m2), total = n2 + " + dialect.popcount + "(m3);\n";
-    g += "  const " + U + " i0 = " + dialect.popcount + "(m0 & lt), i1 = n0 + " + dialect.popcount + "(m1 & lt), i2 = n1 + " +
-         dialect.popcount + "(m2 & lt), i3 = n2 + " + dialect.popcount + "(m3 & lt);\n";
+    // i_j: word j's rank among the warp's tails (words in order, lanes in order within a word).
+    g += "  " + U + " before = 0u;\n";
+    for (int j = 0; j < n; ++j) {
+      const std::string J = std::to_string(j);
+      g += "  const " + U + " i" + J + " = before + " + popc + "(m" + J + " & lt); before += " + popc + "(m" + J + ");\n";
+    }
+    g += "  const " + U + " total = before;\n";
     g += "  for (" + U + " pass = 0u; pass < total; pass += cap) {\n";
-    for (int j = 0; j < 4; ++j) {
+    for (int j = 0; j < n; ++j) {
       const std::string J = std::to_string(j);
       g += "    if (t" + J + " && i" + J + " - pass < cap) tl_tails[base + i" + J + " - pass] = u" + J + ";\n";
     }
     g += "    " + dialect.syncLanes + "(act);\n";
     g += "    if (rank < total - pass) tl_tails[base + rank] = tl_tail(tl_tails[base + rank]);\n";
     g += "    " + dialect.syncLanes + "(act);\n";
-    for (int j = 0; j < 4; ++j) {
+    for (int j = 0; j < n; ++j) {
       const std::string J = std::to_string(j);
       g += "    if (t" + J + " && i" + J + " - pass < cap) z" + J + " = tl_tails[base + i" + J + " - pass];\n";
     }
     g += "    " + dialect.syncLanes + "(act);\n";
     g += "  }\n";
-    g += "  return " + types.makeVector4 + "(z0, z1, z2, z3);\n}\n";
+    if (G == 1) {
+      g += "  return " + types.makeVector4 + "(z0, z1, z2, z3);\n}\n";
+    } else {
+      g += "  tl_zs r;\n";
+      for (int c = 0; c < G; ++c) {
+        const int b = 4 * c;
+        g += "  r.g[" + std::to_string(c) + "] = " + types.makeVector4 + "(z" + std::to_string(b) + ", z" +
+             std::to_string(b + 1) + ", z" + std::to_string(b + 2) + ", z" + std::to_string(b + 3) + ");\n";
+      }
+      g += "  return r;\n}\n";
+    }
     return g;
   };
   s += "// Acklam's normal quantile of u = ((w >> 9) + 0.5) * 2^-23 (tape/philox.h).\n";

@@ -132,6 +132,8 @@ std::vector<std::string> unusedFields(const StoragePlan& s, const Tape& tape, co
     unused.push_back(std::string("quantile=") + (config.quantile == QuantileForm::Select ? "select" : "gather") +
                      ": the tape has no draws");
   if (config.outlineDraws && !draws) unused.push_back("outline_draws=on: the tape has no draws");
+  if (config.gatherGroups != 1 && config.quantile != QuantileForm::Gather)
+    unused.push_back("gather_groups=" + std::to_string(config.gatherGroups) + ": the quantile is not gather");
   // The math contract a dialect cannot give (front ends refuse these; engine/config.h mathProblem).
   const bool glsl = dialect.name == "glsl";
   if (glsl && config.math != MathContract::Glsl)

@@ -440,13 +440,16 @@ TEST_F(CudaRun, KahanPlacesAndLaunchBoundsGiveTheSameBits) {
 TEST(CudaNvrtc, GatheredQuantileCompilesAndOnlyCudaHasIt) {
   REQUIRE_NVRTC();
   const Tape t = products::asianCall(24);
-  for (Variant v : everyKind(t)) {
-    v.options.config.quantile = QuantileForm::Gather;
-    const EmittedKernel k = emitKernel(t, v.options, cudaDialect());
-    EXPECT_NE(k.source.find("tl_normals("), std::string::npos) << v.name;
-    EXPECT_NE(k.source.find("__ballot_sync(0xffffffffu"), std::string::npos) << v.name;
-    ASSERT_NO_THROW(compilePtx(k.source)) << v.name;
-  }
+  for (int groups : {1, 2, 4})
+    for (Variant v : everyKind(t)) {
+      v.options.config.quantile = QuantileForm::Gather;
+      v.options.config.gatherGroups = groups;
+      const EmittedKernel k = emitKernel(t, v.options, cudaDialect());
+      EXPECT_NE(k.source.find("tl_normals("), std::string::npos) << v.name;
+      EXPECT_NE(k.source.find("__ballot_sync(0xffffffffu"), std::string::npos) << v.name;
+      EXPECT_EQ(k.source.find("struct tl_zs") != std::string::npos, groups > 1) << v.name;
+      ASSERT_NO_THROW(compilePtx(k.source)) << v.name << ", gather_groups=" << groups;
+    }
   KernelOptions o = optionsFor(t, KernelKind::Register);
   o.config.quantile = QuantileForm::Gather;
   for (const Dialect* d : {&glslDialect(), &openclDialect(), &hipDialect()})
@@ -457,9 +460,10 @@ TEST(CudaNvrtc, GatheredQuantileCompilesAndOnlyCudaHasIt) {
 }
 
 // quantile=gather against the branching quantile's plain kernel: the same bits in every kind, with one and
-// four paths per lane, out of line or not, 64- and 256-lane workgroups, in fp32 and fp64, over a path count
-// that leaves the last warp part-full (its tails gathered by the lanes still active), and 4 segments of a
-// 60-draw tape (segment bounds split draw groups: a block computes only its words).
+// four paths per lane, out of line or not, 64- and 256-lane workgroups, 1, 2 and 4 Philox calls a gathering,
+// in fp32 and fp64, over a path count that leaves the last warp part-full (its tails gathered by the lanes
+// still active), and 4 segments of a 60-draw tape (15 draw groups, so the last gathering lacks groups, and
+// segment bounds split groups: a block computes only its words).
 TEST_F(CudaRun, GatheredQuantileGivesTheSameBits) {
   const Tape t = products::asianCall(60);
   const uint64_t paths = kPaths + 45;
@@ -475,8 +479,12 @@ TEST_F(CudaRun, GatheredQuantileGivesTheSameBits) {
         o.config.quantile = QuantileForm::Gather;
         o.config.outlineDraws = variant == 1 || variant == 2;
         o.config.draws = variant == 3 ? DrawSource::Stored : DrawSource::Redraw;
-        expectSameBits(plain, engine_->compile(t, o)->run({t.inputDefaults}, paths, kSeed),
-                       std::string(toString(kind)) + " " + toString(precision) + ", variant " + std::to_string(variant));
+        for (int groups : {1, 2, 4}) {
+          o.config.gatherGroups = groups;
+          expectSameBits(plain, engine_->compile(t, o)->run({t.inputDefaults}, paths, kSeed),
+                         std::string(toString(kind)) + " " + toString(precision) + ", variant " +
+                             std::to_string(variant) + ", gather_groups=" + std::to_string(groups));
+        }
       }
     }
   }
