@@ -160,7 +160,8 @@ const std::vector<ConfigField>& configFields() {
        [](C& c, S& v, S& w) { c.outlineDraws = pick<int>(v, w, kOnOff) == 1; }},
       {"gather_groups", "1|2|4", "cuda", "same bits",
        "quantile=gather: the Philox calls (four draws each) whose tails one gathering computes together; more "
-       "share one pass over the warp's tails and hold more draws live before their steps",
+       "share one pass over the warp's tails and hold more draws live before their steps (2 and 4 ran slower on "
+       "the H200 at 1 and 7 markets, 2026-12-03c)",
        "",
        "",
        [](const C& c) { return std::to_string(c.gatherGroups); },
