@@ -217,6 +217,27 @@ TEST_F(CliConfig, TuneBudgetSpentByCompilesStillTimesTheFirstCandidate) {
   EXPECT_NE(p.out.find("\"tuned\":\"" + cache_.string() + "/tune/"), std::string::npos) << p.out;
 }
 
+// quantile=gather is CUDA's (a 32-lane warp ballot): another GPU engine refuses it in one line, from --config
+// and from a tune shortlist, before anything is emitted.
+TEST_F(CliConfig, TheGatheredQuantileIsRefusedWhereTheEngineHasNoBallot) {
+  const std::string job = "--product asian --steps 8 --engine vulkan --paths 2000";
+  Proc p = runTapelab("price " + job + " --config quantile=gather");
+  EXPECT_EQ(p.code, 2);
+  EXPECT_EQ(p.err, "tapelab: --config: quantile=gather: engine vulkan has no 32-lane warp ballot in its kernels "
+                   "(cuda has)\n");
+  std::filesystem::create_directories(cache_);
+  const std::filesystem::path shortlist = cache_ / "gather.txt";
+  {
+    std::ofstream f(shortlist);
+    f << "window 2 |\nwindow 2 | quantile=gather\n";
+  }
+  p = runTapelab("tune " + job + " --json --shortlist " + shortlist.string(), env_);
+  EXPECT_EQ(p.code, 2) << p.out;
+  EXPECT_NE(p.err.find("\ntapelab: shortlist 'window 2 | quantile=gather': quantile=gather: engine vulkan"),
+            std::string::npos)
+      << p.err;  // after tune's one progress line
+}
+
 INSTANTIATE_TEST_SUITE_P(Engines, CliTune, ::testing::Values("cpu-jit", "vulkan", "opencl"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string name = info.param;
