@@ -184,8 +184,8 @@ Dialect cuda() {
   d.syncLanes = "__syncwarp";
   d.fp32.vector4 = "float4";
   d.fp32.makeVector4 = "make_float4";
-  d.fp64.vector4 = "double4";
-  d.fp64.makeVector4 = "make_double4";
+  d.fp64.vector4 = "double4_16a";  // CUDA 13 deprecates double4 (alignment): the 16-byte-aligned spelling
+  d.fp64.makeVector4 = "make_double4_16a";
   d.kernelBegin = cKernelBegin("extern \"C\" __global__ void __launch_bounds__($WG$MINBLOCKS)\n", "", "__restrict__",
                                d.blockShared);
   d.localId = "threadIdx.x";

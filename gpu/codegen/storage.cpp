@@ -22,6 +22,9 @@ void validateOptions(const Tape& tape, const KernelOptions& options, const Diale
   if (workgroupSize < 1 || (workgroupSize & (workgroupSize - 1)) != 0 || workgroupSize > 1024)
     throw std::invalid_argument("workgroup size must be a power of two up to 1024");
   if (options.config.lanes < 1) throw std::invalid_argument("paths per lane must be at least 1");
+  if (options.config.quantile == QuantileForm::Gather && workgroupSize % 32 != 0)
+    throw std::invalid_argument("quantile=gather: the workgroup must be whole 32-lane warps, not " +
+                                std::to_string(workgroupSize) + " lanes");
   if (options.kind == KernelKind::Tangent) differentiatedInputs(options, tape.numInputs());  // throws on a bad --wrt
   for (size_t k = 0; k < options.sharedInputs.size(); ++k)
     if (options.sharedInputs[k] < 0 || options.sharedInputs[k] >= tape.numInputs() ||
@@ -125,7 +128,9 @@ std::vector<std::string> unusedFields(const StoragePlan& s, const Tape& tape, co
   const PrecisionSpelling& types = dialect.spelling(options.precision);
   if (config.sums == KahanPlace::Local && !s.kahanInLocal)
     unused.push_back("sums=local: " + std::to_string(2 * s.kahanSums * workgroupSize * int(types.scalar == "float" ? 4 : 8) / 1024) +
-                     " KiB of sums exceed the 48 KiB of workgroup memory, kept in registers");
+                     " KiB of sums exceed the 48 KiB of workgroup memory" +
+                     (config.quantile == QuantileForm::Gather ? std::string(" left beside quantile=gather's slots") : "") +
+                     ", kept in registers");
   if (config.sharedConstants && s.marketLoop && !dialect.blockShared.empty() && !s.sharedConstants)
     unused.push_back("shared_constants=on: the arrays do not fit beside the sums in 48 KiB, kept per lane");
   if (config.quantile != QuantileForm::Branch && !draws)

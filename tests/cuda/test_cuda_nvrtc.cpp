@@ -450,7 +450,13 @@ TEST(CudaNvrtc, GatheredQuantileCompilesAndOnlyCudaHasIt) {
       EXPECT_EQ(k.source.find("struct tl_zs") != std::string::npos, groups > 1) << v.name;
       ASSERT_NO_THROW(compilePtx(k.source)) << v.name << ", gather_groups=" << groups;
     }
-  KernelOptions o = optionsFor(t, KernelKind::Register);
+  KernelOptions o = optionsFor(t, KernelKind::Plain, 0, ScratchLayout::SoA, 3);
+  o.kind = KernelKind::Tangent;  // the tangent kind draws in its forward sweep too
+  o.config.quantile = QuantileForm::Gather;
+  ASSERT_NO_THROW(compilePtx(emitKernel(t, o, cudaDialect()).source)) << "tangent";
+  o.config.workgroup = 16;
+  EXPECT_THROW(emitKernel(t, o, cudaDialect()), std::invalid_argument) << "a workgroup of part of a warp";
+  o = optionsFor(t, KernelKind::Register);
   o.config.quantile = QuantileForm::Gather;
   for (const Dialect* d : {&glslDialect(), &openclDialect(), &hipDialect()})
     EXPECT_THROW(emitKernel(t, o, *d), std::invalid_argument) << d->name;
@@ -488,4 +494,40 @@ TEST_F(CudaRun, GatheredQuantileGivesTheSameBits) {
       }
     }
   }
+}
+
+// quantile=gather where it is the default, several markets per dispatch: a 3-point ladder through the
+// register kernel with the markets in a loop, in sequential and joint order, and the scratch kernel, over a
+// path count whose last warp has one lane (its four words' tails take up to four passes of one), against
+// the branching quantile's plain kernel; the tangent kind's values too (its Greeks are tangents).
+TEST_F(CudaRun, GatheredQuantileAtSeveralMarketsGivesTheSameBits) {
+  const Tape t = products::asianCall(60);
+  std::vector<std::vector<double>> ladder{t.inputDefaults, t.inputDefaults, t.inputDefaults};
+  ladder[0][0] = 95.0;
+  ladder[2][0] = 105.0;
+  const uint64_t paths = kPaths + 1;
+  const RunResult plain =
+      engine_->compile(t, optionsFor(t, KernelKind::Plain, 0, ScratchLayout::SoA, 3))->run(ladder, paths, kSeed);
+  struct Case { KernelKind kind; MarketOrder order; MarketCode code; const char* name; };
+  for (const Case& c : {Case{KernelKind::Register, MarketOrder::Sequential, MarketCode::Loop, "register, loop, sequential"},
+                        Case{KernelKind::Register, MarketOrder::Joint, MarketCode::Copies, "register, copies, joint"},
+                        Case{KernelKind::Scratch, MarketOrder::Sequential, MarketCode::Copies, "scratch"},
+                        Case{KernelKind::Plain, MarketOrder::Sequential, MarketCode::Copies, "plain"}}) {
+    KernelOptions o = testutil::kindOptions(t, c.kind, 4, 24, ScratchLayout::SoA, 3);
+    o.marketOrder = c.order;
+    o.config.markets = c.code;
+    o.config.lanes = 1;
+    o.config.quantile = QuantileForm::Gather;
+    KernelOptions p = optionsFor(t, KernelKind::Plain, 0, ScratchLayout::SoA, 3);
+    p.config.lanes = 1;  // the blocks' composition, so the sums' rounding: the same lanes on both sides
+    expectSameBits(engine_->compile(t, p)->run(ladder, paths, kSeed), engine_->compile(t, o)->run(ladder, paths, kSeed),
+                   c.name);
+  }
+  KernelOptions tangent = optionsFor(t, KernelKind::Plain, 0, ScratchLayout::SoA, 3);
+  tangent.kind = KernelKind::Tangent;
+  tangent.config.quantile = QuantileForm::Gather;
+  const RunResult tan = engine_->compile(t, tangent)->run(ladder, paths, kSeed);
+  ASSERT_EQ(tan.markets.size(), plain.markets.size());
+  for (size_t m = 0; m < plain.markets.size(); ++m)
+    EXPECT_EQ(tan.markets[m].value, plain.markets[m].value) << "tangent, market " << m;
 }
