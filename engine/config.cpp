@@ -158,18 +158,6 @@ const std::vector<ConfigField>& configFields() {
        "",
        [](const C& c) { return std::string(kOnOff[int(c.outlineDraws)]); },
        [](C& c, S& v, S& w) { c.outlineDraws = pick<int>(v, w, kOnOff) == 1; }},
-      {"gather_groups", "1|2|4", "cuda", "same bits",
-       "quantile=gather: the Philox calls (four draws each) whose tails one gathering computes together; more "
-       "share one pass over the warp's tails and hold more draws live before their steps (2 and 4 ran slower on "
-       "the H200 at 1 and 7 markets, 2026-12-03c)",
-       "",
-       "",
-       [](const C& c) { return std::to_string(c.gatherGroups); },
-       [](C& c, S& v, S& w) {
-         const int n = integer(v, w, 1, 4);
-         if (n == 3) throw std::invalid_argument(w + ": expected 1|2|4, got '" + v + "'");
-         c.gatherGroups = n;
-       }},
       {"shared_inputs", "on|off", kGpu, "same bits",
        "several markets: the inputs equal in every market of a dispatch (a spot ladder's strike, vol, rate, "
        "maturity) read once, and the values no other input reaches computed once per path (their adjoints "

@@ -56,7 +56,6 @@ struct KernelConfig {
   bool sharedConstants = true;                    // CUDA, HIP, markets=loop: lane-invariant arrays shared
   bool outlineDraws = false;                      // CUDA, HIP: Philox and the quantile not inlined
   bool sharedInputs = true;                       // GPU, several markets: what the markets share computed once
-  int gatherGroups = 1;                           // CUDA, quantile=gather: Philox calls one gathering shares
   SumsPlace cudaSums = SumsPlace::Device;         // CUDA
   int jitChunk = 256;                             // cpu-jit: most nodes per generated function
   int jitPart = 4096;                             // cpu-jit: most nodes per translation unit

@@ -36,7 +36,6 @@
 #               peers, Nsight Compute (7 markets at both contracts, one market with each quantile), Vulkan's
 #               one-market plans (vulkan-x1b.txt)
 #   x1plans     (2026-12-03c) cuda one market: the plans of experiments/tune/cuda-x1-plans.txt at 4M
-#   groups      (2026-12-03c) gather_groups 1, 2, 4: the shortlists cuda-groups-x1.txt and cuda-groups-x7.txt
 #   gathertests (2026-12-03c) the gathered quantile's tests on the device (CudaRun.Gathered*)
 #   strategies-cuda  (2026-12-03c) the cuda half of strategies (1 and 7 markets)
 #   defaults    (2026-12-03) cuda 7 markets: compare --untuned at 4M, 1M and approx, the tune of the traded
@@ -269,18 +268,6 @@ for mode in "$@"; do
     [ "${GPU_DRY:-0}" = 1 ] || step 60 tune-cuda-x1-plans.json "$T" tune "${job[@]}" --paths "$paths" --budget-seconds 60 \
         --json --markets 1 --engine "$ge" --shortlist "$S/cuda-x1-plans.txt"
     ;;
-  groups)
-    # 2026-12-03c, after x1plans: gather_groups (1, 2 or 4 Philox calls share one pass over the warp's tails),
-    # one market (experiments/tune/cuda-groups-x1.txt) and 7 markets at both contracts (cuda-groups-x7.txt),
-    # then the bits of every group count on the device (the tests, last: they compile some 70 kernels).
-    ge=cuda; [ "${GPU_DRY:-0}" = 1 ] && ge=vulkan
-    TUNE=("$T" tune "${job[@]}" --paths "$paths" --budget-seconds 45 --json --engine "$ge")
-    if [ "${GPU_DRY:-0}" != 1 ]; then
-      step 40 tune-cuda-groups-x1.json "${TUNE[@]}" --markets 1 --shortlist "$S/cuda-groups-x1.txt"
-      step 40 tune-cuda-groups-x7.json "${TUNE[@]}" --markets 7 --shortlist "$S/cuda-groups-x7.txt"
-      step 40 tune-cuda-groups-x7-approx.json "${TUNE[@]}" --markets 7 --shortlist "$S/cuda-groups-x7.txt" --config math=approx
-    fi
-    ;;
   gathertests)
     tb=$bin; [ "${GPU_DRY:-0}" = 1 ] && tb=$PWD/build/ci/tests
     step 60 gather-tests.txt "$tb/test_cuda_nvrtc" --gtest_filter='CudaRun.Gathered*:CudaNvrtc.Gathered*'
@@ -414,7 +401,7 @@ for mode in "$@"; do
         -j "${PROPS_JOBS:-2}" -n "${PROPS_NODES:-200}"
     cp -r "$TAPELAB_CACHE_DIR/tune" "$out/tuning-cache" 2>/dev/null || true
     ;;
-  *) echo "gpu-issue34.sh: unknown mode '$mode' (tune, headline, tune7, strategies, strategies-cuda, gather, gather7, x1plans, groups, gathertests, zoo, ncu, props, final, x1, last, defaults)" >&2; exit 2 ;;
+  *) echo "gpu-issue34.sh: unknown mode '$mode' (tune, headline, tune7, strategies, strategies-cuda, gather, gather7, x1plans, gathertests, zoo, ncu, props, final, x1, last, defaults)" >&2; exit 2 ;;
   esac
 done
 stamp done

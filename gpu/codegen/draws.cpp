@@ -98,26 +98,20 @@ std::string drawHelpers(const Dialect& dialect, Precision precision, const Kerne
     if (V.empty() || dialect.ballot.empty())
       throw std::invalid_argument("quantile=gather: the " + dialect.name +
                                   " dialect has no 32-lane warp ballot (cuda has; configProblem says so)");
-    const int G = config.gatherGroups, n = 4 * G;  // Philox calls, words
+    const int n = 4;  // one Philox call's words
     const std::string& popc = dialect.popcount;
     std::string g;
     g += qualifier + T + " tl_central(" + T + " u) {\n" + centralRegion("  ") + "}\n";
     g += qualifier + T + " tl_tail(" + T + " u) {\n" + tailRegion("  ") + "}\n";
-    // G > 1: the G calls' draws come back as one struct (gather_groups).
-    const std::string R = G == 1 ? V : "tl_zs";
-    if (G > 1) g += "struct tl_zs { " + V + " g[" + std::to_string(G) + "]; };\n";
-    g += "// quantile=gather: the draws of " + std::to_string(G) +
-         " Philox call(s), the warp's tails computed by its lanes together.\n";
-    std::string params;
-    for (int c = 0; c < G; ++c) params += U4 + " w" + std::to_string(c) + ", ";
-    g += drawQualifier + R + " tl_normals(" + params + U + " use, " + U + " act) {\n";
+    g += "// quantile=gather: the four draws of one Philox call, the warp's tails computed by its lanes together.\n";
+    g += drawQualifier + V + " tl_normals(" + U4 + " w, " + U + " use, " + U + " act) {\n";
     g += "  " + dialect.blockShared + T + " tl_tails[" + std::to_string(workgroupSize) + "];\n";
     g += "  const " + U + " lane = " + dialect.localId + " & 31u, base = " + dialect.localId + " - lane, lt = (1u << lane) - 1u;\n";
     g += "  const " + U + " rank = " + popc + "(act & lt), cap = " + popc + "(act);\n";
     const char* f[4] = {"x", "y", "z", "w"};
     for (int j = 0; j < n; ++j) {
       const std::string J = std::to_string(j), bit = std::to_string(1u << j) + "u";
-      g += "  " + precise + T + " u" + J + " = " + uOf("w" + std::to_string(j / 4) + "." + f[j % 4]) + ";\n";
+      g += "  " + precise + T + " u" + J + " = " + uOf(std::string("w.") + f[j]) + ";\n";
       g += "  const bool t" + J + " = (use & " + bit + ") != 0u && (u" + J + " < " + literal(low) + " || u" + J +
            " > " + literal(high) + ");\n";
       g += "  " + T + " z" + J + " = " + literal(0.0) + ";\n";
@@ -145,53 +139,50 @@ std::string drawHelpers(const Dialect& dialect, Precision precision, const Kerne
     }
     g += "    " + dialect.syncLanes + "(act);\n";
     g += "  }\n";
-    if (G == 1) {
-      g += "  return " + types.makeVector4 + "(z0, z1, z2, z3);\n}\n";
-    } else {
-      g += "  tl_zs r;\n";
-      for (int c = 0; c < G; ++c) {
-        const int b = 4 * c;
-        g += "  r.g[" + std::to_string(c) + "] = " + types.makeVector4 + "(z" + std::to_string(b) + ", z" +
-             std::to_string(b + 1) + ", z" + std::to_string(b + 2) + ", z" + std::to_string(b + 3) + ");\n";
-      }
-      g += "  return r;\n}\n";
-    }
+    g += "  return " + types.makeVector4 + "(z0, z1, z2, z3);\n}\n";
     return g;
   };
-  s += "// Acklam's normal quantile of u = ((w >> 9) + 0.5) * 2^-23 (tape/philox.h).\n";
-  s += drawQualifier + T + " tl_normal(" + U + " w) {\n";
-  s += "  " + precise + T + " u = " + uOf("w") + ";\n";
-  if (config.quantile == QuantileForm::Select) {
-    // Both regions' operands, then one rational function whose coefficients each lane selects:
-    // the tail's denominator has one coefficient fewer, padded with a leading 0 (0 * q + d0 is
-    // d0 exactly, q being finite), and the tail's numerator is multiplied by 1 where the central
-    // one is multiplied by q. So each lane performs its region's operations of the branching form
-    // in the same order: the same bits, without divergence.
-    auto selected = [&](const double* central, int n, const double* tail, int m) {
-      return [&, central, n, tail, m](int i) {  // tail[i - (n - m)], leading zeros padding it
-        const int j = i - (n - m);
-        return "(tl_t ? " + literal(j >= 0 ? tail[j] : 0.0) + " : " + literal(central[i]) + ")";
+  // tl_normal: Acklam's quantile of one word, branching on the tails or by per-lane selection.
+  auto normalHelper = [&]() {
+    std::string t;
+    t += "// Acklam's normal quantile of u = ((w >> 9) + 0.5) * 2^-23 (tape/philox.h).\n";
+    t += drawQualifier + T + " tl_normal(" + U + " w) {\n";
+    t += "  " + precise + T + " u = " + uOf("w") + ";\n";
+    if (config.quantile == QuantileForm::Select) {
+      // Both regions' operands, then one rational function whose coefficients each lane selects:
+      // the tail's denominator has one coefficient fewer, padded with a leading 0 (0 * q + d0 is
+      // d0 exactly, q being finite), and the tail's numerator is multiplied by 1 where the central
+      // one is multiplied by q. So each lane performs its region's operations of the branching form
+      // in the same order: the same bits, without divergence.
+      auto selected = [&](const double* central, int n, const double* tail, int m) {
+        return [&, central, n, tail, m](int i) {  // tail[i - (n - m)], leading zeros padding it
+          const int j = i - (n - m);
+          return "(tl_t ? " + literal(j >= 0 ? tail[j] : 0.0) + " : " + literal(central[i]) + ")";
+        };
       };
-    };
-    s += "  bool tl_t = u < " + literal(low) + " || u > " + literal(high) + ";\n";
-    s += "  " + precise + T + " tail = u < " + literal(low) + " ? u : " + literal(1.0) + " - u;\n";
-    s += "  " + precise + T + " qt = " + function("sqrt") + "(" + literal(-2.0) + " * " + function("log") + "(tail));\n";
-    s += "  " + precise + T + " q = u - " + literal(0.5) + ";\n";
-    s += "  " + precise + T + " r = q * q;\n";
-    s += "  " + precise + T + " x = tl_t ? qt : r;\n";
-    s += "  " + precise + T + " num = " + horner(6, selected(kNormalA, 6, kNormalC, 6), "x", false) + " * (tl_t ? " +
-         literal(1.0) + " : q);\n";
-    s += "  " + precise + T + " den = " + horner(5, selected(kNormalB, 5, kNormalD, 4), "x", true) + ";\n";
-    s += "  " + precise + T + " z = " + quotient + ";\n";
-    s += "  return u > " + literal(high) + " ? -z : z;\n";
-  } else {
-    s += "  if (u < " + literal(low) + " || u > " + literal(high) + ") {\n";
-    s += tailRegion("    ");
-    s += "  }\n";
-    s += centralRegion("  ");
-  }
-  s += "}\n";
+      t += "  bool tl_t = u < " + literal(low) + " || u > " + literal(high) + ";\n";
+      t += "  " + precise + T + " tail = u < " + literal(low) + " ? u : " + literal(1.0) + " - u;\n";
+      t += "  " + precise + T + " qt = " + function("sqrt") + "(" + literal(-2.0) + " * " + function("log") + "(tail));\n";
+      t += "  " + precise + T + " q = u - " + literal(0.5) + ";\n";
+      t += "  " + precise + T + " r = q * q;\n";
+      t += "  " + precise + T + " x = tl_t ? qt : r;\n";
+      t += "  " + precise + T + " num = " + horner(6, selected(kNormalA, 6, kNormalC, 6), "x", false) + " * (tl_t ? " +
+           literal(1.0) + " : q);\n";
+      t += "  " + precise + T + " den = " + horner(5, selected(kNormalB, 5, kNormalD, 4), "x", true) + ";\n";
+      t += "  " + precise + T + " z = " + quotient + ";\n";
+      t += "  return u > " + literal(high) + " ? -z : z;\n";
+    } else {
+      t += "  if (u < " + literal(low) + " || u > " + literal(high) + ") {\n";
+      t += tailRegion("    ");
+      t += "  }\n";
+      t += centralRegion("  ");
+    }
+    t += "}\n";
+    return t;
+  };
+  // quantile=gather: tl_normals (the same two regions) instead of tl_normal, which nothing would call.
   if (config.quantile == QuantileForm::Gather) s += gatherHelpers();
+  else s += normalHelper();
   s += "// The words of draws 4g .. 4g+3 of path (pathHi:pathLo) under key (k0, k1): counter {g, 0, pathLo, pathHi}.\n";
   s += qualifier + U4 + " tl_drawWords(" + U + " g, " + U + " pathLo, " + U + " pathHi, " + U + " k0, " + U + " k1) {\n";
   s += "  return tl_philox(g, 0u, pathLo, pathHi, k0, k1);\n}\n";

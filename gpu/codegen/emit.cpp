@@ -148,7 +148,7 @@ class Emitter : Names {
         return "tl_in" + std::to_string(m.market) + "_" + std::to_string(static_cast<int>(tape_.imm[i]));
       case Op::Randn: {  // the word of its group's call, which drawWords() declared before this line
         const uint32_t k = static_cast<uint32_t>(tape_.imm[i]);
-        if (gather()) return gatheredName(prefix, k / kDrawsPerCall) + kWordFields[k % kDrawsPerCall];
+        if (gather()) return drawGroupName(prefix, k / kDrawsPerCall) + "z." + kWordFields[k % kDrawsPerCall];
         return "tl_normal(" + drawGroupName(prefix, k / kDrawsPerCall) + "." + kWordFields[k % kDrawsPerCall] + ")";
       }
       default: return fence(spellRule(info(tape_.op[i]).forward, i, m, prefix), fencedResult(tape_.op[i]));
@@ -167,7 +167,6 @@ class Emitter : Names {
   bool gather() const { return config_.quantile == QuantileForm::Gather; }
   void newDrawScope(int32_t from, int32_t to, const std::function<bool(int32_t)>& computes) {
     groupsDrawn_.clear();
-    gatheringsDrawn_.clear();
     wordsUsed_.clear();
     for (int32_t i = from; i < to; ++i)
       if (tape_.op[i] == Op::Randn && computes(i)) {
@@ -175,41 +174,16 @@ class Emitter : Names {
         wordsUsed_[k / kDrawsPerCall] |= 1u << (k % kDrawsPerCall);
       }
   }
-  // quantile=gather: draw group g's four draws, as a vector4 (gather_groups=1: "<prefix>g<g>z.") or a
-  // member of its gathering's struct (gather_groups=G: "<prefix>s<g/G>z.g[g%G].").
-  std::string gatheredName(const std::string& prefix, uint32_t group) const {
-    const uint32_t G = uint32_t(config_.gatherGroups);
-    if (G == 1) return drawGroupName(prefix, group) + "z.";
-    return prefix + "s" + std::to_string(group / G) + "z.g[" + std::to_string(group % G) + "].";
-  }
   void drawWords(int32_t i, const std::string& prefix, const std::string& key) {
     if (tape_.op[i] != Op::Randn) return;
     const uint32_t group = static_cast<uint32_t>(tape_.imm[i]) / kDrawsPerCall;
-    auto declareWords = [&](uint32_t g) {
-      if (groupsDrawn_.insert(g).second)
-        line("const " + dialect_.uint4Type + " " + drawGroupName(prefix, g) + " = tl_drawWords(" + uintLiteral(g) +
-             ", tl_pathLo, tl_pathHi, " + key + "0, " + key + "1);");
-    };
-    if (!gather()) return declareWords(group);
-    // The first draw of its gathering in this block: the words of every group of the gathering that the
-    // block computes, then their draws together (a group it does not compute passes another's words, unused).
-    const uint32_t G = uint32_t(config_.gatherGroups), first = group / G * G;
-    if (!gatheringsDrawn_.insert(first).second) return;
-    uint32_t use = 0, any = group;
-    for (uint32_t c = 0; c < G; ++c)
-      if (const auto it = wordsUsed_.find(first + c); it != wordsUsed_.end() && it->second) {
-        declareWords(first + c);
-        use |= it->second << (kDrawsPerCall * c);
-        any = first + c;
-      }
-    std::string words;
-    for (uint32_t c = 0; c < G; ++c) {
-      const auto it = wordsUsed_.find(first + c);
-      words += drawGroupName(prefix, it != wordsUsed_.end() && it->second ? first + c : any) + ", ";
-    }
-    const std::string name = G == 1 ? drawGroupName(prefix, group) + "z" : prefix + "s" + std::to_string(group / G) + "z";
-    line("const " + (G == 1 ? types_.vector4 : std::string("tl_zs")) + " " + name + " = tl_normals(" + words +
-         uintLiteral(use) + ", tl_act);");
+    const std::string words = drawGroupName(prefix, group);
+    if (!groupsDrawn_.insert(group).second) return;
+    line("const " + dialect_.uint4Type + " " + words + " = tl_drawWords(" + uintLiteral(group) +
+         ", tl_pathLo, tl_pathHi, " + key + "0, " + key + "1);");
+    if (gather())  // the first draw of the group in this block: the block's draws of it, together
+      line("const " + types_.vector4 + " " + words + "z = tl_normals(" + words + ", " +
+           uintLiteral(wordsUsed_.at(group)) + ", tl_act);");
   }
 
   // Reverse rule of node i: contributions to a, then b, then c, skipping arguments
@@ -660,7 +634,6 @@ class Emitter : Names {
   int indent_ = 0;
   int blockKeys_ = 0;  // opaque keys of nested blocks made so far
   std::set<uint32_t> groupsDrawn_;  // draw groups whose words the current block has declared
-  std::set<uint32_t> gatheringsDrawn_;  // quantile=gather: first groups of the gatherings the block has called
   std::map<uint32_t, uint32_t> wordsUsed_;  // per draw group, the words the current block computes (bit j: word j)
 };
 

@@ -227,9 +227,9 @@ struct EmittedKernel {
 EmittedKernel emitKernel(const Tape& tape, const KernelOptions& options, const Dialect& dialect);
 
 // The draw helpers every kernel defines (draws.cpp): tl_philox, tl_normal (branching or, with
-// quantile=select, by per-lane selection; out of line with outline_draws), with quantile=gather
+// quantile=select, by per-lane selection; out of line with outline_draws) or, with quantile=gather,
 // tl_normals (a Philox call's four draws, the warp's tails gathered; its shared slots one per lane of
-// a workgroup of `workgroupSize`) and tl_drawWords.
+// a workgroup of `workgroupSize`), and tl_drawWords.
 std::string drawHelpers(const Dialect& dialect, Precision precision, const KernelConfig& config, int workgroupSize);
 
 // The helpers outline_draws keeps out of line, by name: where the dialect has no qualifier for it

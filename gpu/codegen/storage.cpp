@@ -93,9 +93,10 @@ void placeSums(StoragePlan& s, const Tape& tape, const KernelOptions& options, c
                const std::vector<uint8_t>& varying) {
   s.kahanSums = s.markets * 2 * (options.greeks ? 1 + tape.numInputs() : 1);
   const size_t scalarBytes = options.precision == Precision::F32 ? 4 : 8;
-  // quantile=gather's slots (one per lane, draws.cpp) take their share of the 48 KiB first.
-  const size_t local = kMaxKahanLocalBytes -
-                       (options.config.quantile == QuantileForm::Gather ? size_t(workgroupSize) * scalarBytes : 0);
+  // quantile=gather's slots (one per lane, draws.cpp) take their share of the 48 KiB first, where the tape draws.
+  const bool gatherSlots = options.config.quantile == QuantileForm::Gather &&
+                           std::find(tape.op.begin(), tape.op.end(), Op::Randn) != tape.op.end();
+  const size_t local = kMaxKahanLocalBytes - (gatherSlots ? size_t(workgroupSize) * scalarBytes : 0);
   s.kahanInLocal = options.config.sums == KahanPlace::Local &&
                    size_t(2) * size_t(s.kahanSums) * size_t(workgroupSize) * scalarBytes <= local;
   s.reductionSums = s.kahanInLocal ? s.kahanSums : std::min(s.kahanSums, 16);
@@ -137,8 +138,6 @@ std::vector<std::string> unusedFields(const StoragePlan& s, const Tape& tape, co
     unused.push_back(std::string("quantile=") + (config.quantile == QuantileForm::Select ? "select" : "gather") +
                      ": the tape has no draws");
   if (config.outlineDraws && !draws) unused.push_back("outline_draws=on: the tape has no draws");
-  if (config.gatherGroups != 1 && config.quantile != QuantileForm::Gather)
-    unused.push_back("gather_groups=" + std::to_string(config.gatherGroups) + ": the quantile is not gather");
   // The math contract a dialect cannot give (front ends refuse these; engine/config.h mathProblem).
   const bool glsl = dialect.name == "glsl";
   if (glsl && config.math != MathContract::Glsl)

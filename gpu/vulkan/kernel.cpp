@@ -56,8 +56,7 @@ class VulkanKernel final : public Kernel, DispatchRunner {
     // A request the SPIR-V could not carry is an error, not a kernel with its draws inlined after all (a
     // tape without draws says so in configUnused instead).
     if (options.config.outlineDraws && spirv.dontInlineMarked == 0 &&
-        std::none_of(emitted_.configUnused.begin(), emitted_.configUnused.end(),
-                     [](const std::string& u) { return u.rfind("outline_draws", 0) == 0; }))
+        std::find(tape.op.begin(), tape.op.end(), Op::Randn) != tape.op.end())
       throw std::logic_error("vulkan: outline_draws=on: no " + outlinedDrawHelpers().front() +
                              " or " + outlinedDrawHelpers().back() + " in the SPIR-V to keep out of line");
     if (const VkResult r = createPipeline(spirv.words); r != VK_SUCCESS) {
