@@ -1,6 +1,7 @@
 // Helpers shared by the tests (tests/*/test_*.cpp) and the properties.
 #pragma once
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <bit>
 #include <cctype>
@@ -9,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <optional>
@@ -43,6 +45,27 @@ class ScopedEnv {
  private:
   std::string name_;
   std::optional<std::string> old_;
+};
+
+// A fresh, empty folder under the system's temporary directory for the scope (removed after, with
+// whatever it holds): `name` plus this process's id, so concurrent test processes do not share one.
+class ScopedTempDir {
+ public:
+  explicit ScopedTempDir(const std::string& name)
+      : path_(std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()))) {
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~ScopedTempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  ScopedTempDir(const ScopedTempDir&) = delete;
+  ScopedTempDir& operator=(const ScopedTempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
 };
 
 // A test parameter name for an engine ("reference-f32" -> "reference_f32"): for

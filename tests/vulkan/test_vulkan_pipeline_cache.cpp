@@ -151,16 +151,8 @@ TEST(VulkanPipelineCache, ForeignAndSpecialEntriesAreRebuiltNeverServed) {
     childCompileAndReport(report);
     return;
   }
-  const fs::path dir = fs::temp_directory_path() / ("tapelab-vulkan-pipelines-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  struct Remove {
-    fs::path dir;
-    ~Remove() {
-      std::error_code ec;
-      fs::remove_all(dir, ec);
-    }
-  } remove{dir};
+  const testutil::ScopedTempDir scoped("tapelab-vulkan-pipelines");
+  const fs::path& dir = scoped.path();
   const fs::path reportPath = dir / "report.txt", cacheDir = dir / "cache";
 
   const Report first = runChild(cacheDir, reportPath);
@@ -214,16 +206,8 @@ TEST(VulkanPipelineCache, ForeignAndSpecialEntriesAreRebuiltNeverServed) {
 // checks that both processes finished with one entry in place, and skips saying so.
 TEST(VulkanPipelineCache, ProcessesSavingTogetherKeepEachOthersPipelines) {
   if (std::getenv(kChildVar)) GTEST_SKIP() << "a child runs the other test";
-  const fs::path dir = fs::temp_directory_path() / ("tapelab-vulkan-pipelines-merge-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  struct Remove {
-    fs::path dir;
-    ~Remove() {
-      std::error_code ec;
-      fs::remove_all(dir, ec);
-    }
-  } remove{dir};
+  const testutil::ScopedTempDir scoped("tapelab-vulkan-pipelines-merge");
+  const fs::path& dir = scoped.path();
   const fs::path cacheDir = dir / "cache";
   const std::string gateA = (dir / "a").string(), gateB = (dir / "b").string();
   const pid_t a = startChild(cacheDir, dir / "a.txt", 8, gateA);
