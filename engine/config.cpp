@@ -52,7 +52,7 @@ constexpr const char* kSums[] = {"registers", "local"};
 constexpr const char* kMath[] = {"ieee", "approx", "glsl"};
 constexpr const char* kQuantile[] = {"branch", "select", "gather"};
 constexpr const char* kMarkets[] = {"copies", "loop"};
-constexpr const char* kDraws[] = {"redraw", "stored"};
+constexpr const char* kDraws[] = {"redraw", "stored", "prefill"};
 constexpr const char* kOnOff[] = {"off", "on"};
 constexpr const char* kPhilox[] = {"rolled", "unrolled"};
 constexpr const char* kReduce[] = {"device", "beside", "host"};
@@ -108,9 +108,11 @@ const std::vector<ConfigField>& configFields() {
        "",
        [](const C& c) { return std::string(kMarkets[int(c.markets)]); },
        [](C& c, S& v, S& w) { c.markets = pick<MarketCode>(v, w, kMarkets); }},
-      {"draws", "redraw|stored", kGpu, "same bits",
+      {"draws", "redraw|stored|prefill", kGpu, "same bits",
        "checkpointed kernels with Greeks: a recomputed segment draws its normals again, or reads the forward "
-       "sweep's from the scratch buffer (4 or 8 bytes a draw per lane)",
+       "sweep's from the scratch buffer (4 or 8 bytes a draw per lane), or a loop computes every draw of the "
+       "path into that buffer before the forward sweep and both sweeps read them (with quantile=gather its "
+       "warp's tails wait in a queue and are computed 32 at a time)",
        "cuda=stored;hip=stored;opencl=stored",
        "",
        [](const C& c) { return std::string(kDraws[int(c.draws)]); },

@@ -37,8 +37,12 @@ enum class MathContract { Ieee, Approx, Glsl };
 enum class QuantileForm { Branch, Select, Gather };
 // A multi-market register kernel's markets: one copy of the code per market, or a rolled loop.
 enum class MarketCode { Copies, Loop };
-// A checkpointed kernel's recomputed draws: Philox again, or the forward sweep's, stored.
-enum class DrawSource { Redraw, Stored };
+// A checkpointed kernel's draws: Philox again where a segment is recomputed, the forward sweep's
+// stored, or every draw of the path computed first into the scratch buffer (prefill: with
+// quantile=gather the warp's tails queued and computed 32 at a time), both sweeps reading them.
+enum class DrawSource { Redraw, Stored, Prefill };
+// Whether the draws of a checkpointed kernel with Greeks have scratch slots (stored, prefill).
+inline bool drawsInScratch(DrawSource d) { return d != DrawSource::Redraw; }
 // CUDA: where each dispatch's partial sums are added (in double, in block order: the same bits).
 enum class SumsPlace { Device, Beside, Host };
 

@@ -37,6 +37,8 @@
 #               one-market plans (vulkan-x1b.txt)
 #   x1plans     (2026-12-03c) cuda one market: the plans of experiments/tune/cuda-x1-plans.txt at 4M
 #   gathertests (2026-12-03c) the gathered quantile's tests on the device (CudaRun.Gathered*)
+#   prefill     (2026-12-03d) draws=prefill: the shortlists cuda-prefill-x{1,7}.txt timed, one market --untuned
+#               with and without it, Nsight Compute on the one-market kernels, its tests on the device
 #   strategies-cuda  (2026-12-03c) the cuda half of strategies (1 and 7 markets)
 #   defaults    (2026-12-03) cuda 7 markets: compare --untuned at 4M, 1M and approx, the tune of the traded
 #               fields (experiments/tune/cuda-defaults.txt), compare reading its winner
@@ -268,6 +270,39 @@ for mode in "$@"; do
     [ "${GPU_DRY:-0}" = 1 ] || step 60 tune-cuda-x1-plans.json "$T" tune "${job[@]}" --paths "$paths" --budget-seconds 60 \
         --json --markets 1 --engine "$ge" --shortlist "$S/cuda-x1-plans.txt"
     ;;
+  prefill)
+    # 2026-12-03d: draws=prefill (every draw of the path computed into the scratch buffer first; with the
+    # gathered quantile the warp's tails queued 32 at a time). The shortlists experiments/tune/cuda-prefill-x{1,7}.txt
+    # timed at 4M (each candidate ==plain), one market --untuned for reference, Nsight Compute on the one-market
+    # prefill kernel, then its tests on the device (CudaRun.Prefilled*, CudaRun.Gathered*).
+    ge=cuda; [ "${GPU_DRY:-0}" = 1 ] && ge=vulkan
+    C=("$T" tune "${job[@]}" --paths "$paths" --compile-only --json --engine "$ge")
+    cap=$(( $(left) * 30 / 100 ))
+    bg "$cap" ctune-prefill-x1.json "${C[@]}" --markets 1 --shortlist "$S/cuda-prefill-x1.txt" --jobs 8
+    bg "$cap" ctune-prefill-x7.json "${C[@]}" --markets 7 --shortlist "$S/cuda-prefill-x7.txt" --jobs 8
+    [ "${GPU_DRY:-0}" = 1 ] || bg "$cap" ctune-vulkan-prefill-x1.json "$T" tune "${job[@]}" --paths "$paths" --compile-only \
+        --json --engine vulkan --markets 1 --shortlist "$S/vulkan-prefill-x1.txt" --jobs 5
+    wait_bg
+    TUNE=("$T" tune "${job[@]}" --paths "$paths" --budget-seconds 60 --json --engine "$ge" --no-store)
+    step 40 tune-cuda-prefill-x1.json "${TUNE[@]}" --markets 1 --shortlist "$S/cuda-prefill-x1.txt"
+    step 30 tune-cuda-prefill-x7.json "${TUNE[@]}" --markets 7 --shortlist "$S/cuda-prefill-x7.txt"
+    step 30 compare-x1-cuda-untuned.json "$T" compare "${job[@]}" --engines "$ge" --markets 1 --ladders 5 --json \
+        --paths "$paths" --untuned
+    step 30 compare-x1-cuda-prefill.json "$T" compare "${job[@]}" --engines "$ge" --markets 1 --ladders 5 --json \
+        --paths "$paths" --untuned --config quantile=gather,draws=prefill
+    if [ "${GPU_DRY:-0}" != 1 ]; then
+      NCU=(ncu --clock-control none --launch-count 1 --kernel-name regex:tapelab_kernel
+           --section SpeedOfLight --section InstructionStats --section Occupancy --section LaunchStats
+           --section WarpStateStats --metrics smsp__inst_executed.sum,sm__cycles_elapsed.avg,gpu__time_duration.sum)
+      PR=("$T" price "${job[@]}" --engine cuda --paths 1000000 --markets 1 --untuned)
+      step 30 ncu-x1-prefill.txt "${NCU[@]}" "${PR[@]}" --config quantile=gather,draws=prefill
+      step 30 ncu-x1-select.txt "${NCU[@]}" "${PR[@]}"
+    fi
+    step 40 tune-vulkan-prefill-x1.json "$T" tune "${job[@]}" --paths "$paths" --budget-seconds 40 --json --no-store \
+        --engine vulkan --markets 1 --shortlist "$S/vulkan-prefill-x1.txt"
+    tb=$bin; [ "${GPU_DRY:-0}" = 1 ] && tb=$PWD/build/ci/tests
+    step 60 prefill-tests.txt "$tb/test_cuda_nvrtc" --gtest_filter='CudaRun.Prefilled*:CudaRun.Gathered*:CudaNvrtc.Prefilled*'
+    ;;
   gathertests)
     tb=$bin; [ "${GPU_DRY:-0}" = 1 ] && tb=$PWD/build/ci/tests
     step 60 gather-tests.txt "$tb/test_cuda_nvrtc" --gtest_filter='CudaRun.Gathered*:CudaNvrtc.Gathered*'
@@ -401,7 +436,7 @@ for mode in "$@"; do
         -j "${PROPS_JOBS:-2}" -n "${PROPS_NODES:-200}"
     cp -r "$TAPELAB_CACHE_DIR/tune" "$out/tuning-cache" 2>/dev/null || true
     ;;
-  *) echo "gpu-issue34.sh: unknown mode '$mode' (tune, headline, tune7, strategies, strategies-cuda, gather, gather7, x1plans, gathertests, zoo, ncu, props, final, x1, last, defaults)" >&2; exit 2 ;;
+  *) echo "gpu-issue34.sh: unknown mode '$mode' (tune, headline, tune7, strategies, strategies-cuda, gather, gather7, x1plans, gathertests, prefill, zoo, ncu, props, final, x1, last, defaults)" >&2; exit 2 ;;
   esac
 done
 stamp done

@@ -15,7 +15,8 @@ const std::vector<std::string>& outlinedDrawHelpers() {
   return names;
 }
 
-std::string drawHelpers(const Dialect& dialect, Precision precision, const KernelConfig& config, int workgroupSize) {
+std::string drawHelpers(const Dialect& dialect, Precision precision, const KernelConfig& config, int workgroupSize,
+                        bool queuedTails) {
   const PrecisionSpelling& types = dialect.spelling(precision);
   const std::string& T = types.scalar;  // the ABI's T and U (emit.h), short in this text-heavy code
   const std::string& U = dialect.uintType;
@@ -180,8 +181,48 @@ std::string drawHelpers(const Dialect& dialect, Precision precision, const Kerne
     t += "}\n";
     return t;
   };
-  // quantile=gather: tl_normals (the same two regions) instead of tl_normal, which nothing would call.
-  if (config.quantile == QuantileForm::Gather) s += gatherHelpers();
+  // draws=prefill with quantile=gather: the prefill loop (emit.cpp) hands each word to tl_queueDraw, which
+  // stores a central draw at once and queues a tail word (its u and scratch address) in the warp's 32 slots
+  // of workgroup memory; a full queue, and the path's last words, are computed by the warp's active lanes
+  // together (tl_flushTails), so a tail pass has 32 tails, not the ~6 of one Philox call.
+  auto queueHelpers = [&]() {
+    if (dialect.ballot.empty())
+      throw std::invalid_argument("quantile=gather: the " + dialect.name +
+                                  " dialect has no 32-lane warp ballot (cuda has; configProblem says so)");
+    const std::string& popc = dialect.popcount;
+    const std::string wg = std::to_string(workgroupSize);
+    const std::string lanes = "  const " + U + " lane = " + dialect.localId + " & 31u, base = " + dialect.localId +
+                              " - lane, lt = (1u << lane) - 1u;\n";
+    std::string g;
+    g += qualifier + T + " tl_central(" + T + " u) {\n" + centralRegion("  ") + "}\n";
+    g += qualifier + T + " tl_tail(" + T + " u) {\n" + tailRegion("  ") + "}\n";
+    g += "// draws=prefill, quantile=gather: the warp's queued tail words (u) and their scratch addresses.\n";
+    g += dialect.blockShared + T + " tl_qu[" + wg + "];\n";
+    g += dialect.blockShared + U + " tl_qa[" + wg + "];\n";
+    g += "// The warp's first n queued tails, computed by its active lanes (act) and stored at their addresses.\n";
+    g += qualifier + "void tl_flushTails(" + T + "* scratch, " + U + " n, " + U + " act) {\n" + lanes;
+    g += "  const " + U + " rank = " + popc + "(act & lt), cap = " + popc + "(act);\n";
+    g += "  " + dialect.syncLanes + "(act);\n";
+    g += "  for (" + U + " s = rank; s < n; s += cap) scratch[tl_qa[base + s]] = tl_tail(tl_qu[base + s]);\n";
+    g += "  " + dialect.syncLanes + "(act);\n}\n";
+    g += "// Word w's draw, for scratch[a]: a central one stored now, a tail one queued (qn: the warp's queued count).\n";
+    g += qualifier + "void tl_queueDraw(" + T + "* scratch, " + U + " w, " + U + " a, " + U + " act, " + U + "& qn) {\n" + lanes;
+    g += "  " + precise + T + " u = " + uOf("w") + ";\n";
+    g += "  const bool t = u < " + literal(low) + " || u > " + literal(high) + ";\n";
+    g += "  const " + T + " z = tl_central(u);\n";
+    g += "  if (!t) scratch[a] = z;\n";
+    g += "  const " + U + " m = " + dialect.ballot + "(act, t), r = " + popc + "(m & lt), n = " + popc + "(m);\n";
+    g += "  if (t && qn + r < 32u) { tl_qu[base + qn + r] = u; tl_qa[base + qn + r] = a; }\n";
+    g += "  if (qn + n >= 32u) {\n";
+    g += "    tl_flushTails(scratch, 32u, act);\n";
+    g += "    if (t && qn + r >= 32u) { tl_qu[base + qn + r - 32u] = u; tl_qa[base + qn + r - 32u] = a; }\n";
+    g += "    qn = qn + n - 32u;\n";
+    g += "  } else {\n    qn += n;\n  }\n}\n";
+    return g;
+  };
+  // quantile=gather: tl_normals (the same two regions) instead of tl_normal, which nothing would call;
+  // the queue's helpers instead where every draw is prefilled.
+  if (config.quantile == QuantileForm::Gather) s += queuedTails ? queueHelpers() : gatherHelpers();
   else s += normalHelper();
   s += "// The words of draws 4g .. 4g+3 of path (pathHi:pathLo) under key (k0, k1): counter {g, 0, pathLo, pathHi}.\n";
   s += qualifier + U4 + " tl_drawWords(" + U + " g, " + U + " pathLo, " + U + " pathHi, " + U + " k0, " + U + " k1) {\n";

@@ -239,7 +239,8 @@ class Emitter : Names {
     source_ += qualifier + T + " tl_opq(" + T + " x, " + U + " z) { return " + types_.bitsToFloat + "(" +
                types_.floatToBits + "(x) + " + cast(types_.bitsType, "z") + "); }\n";
     source_ += qualifier + T + " tl_sel(bool c, " + T + " x, " + T + " y) { return c ? x : y; }\n";
-    source_ += drawHelpers(dialect_, options_.precision, config_, workgroupSize_);  // Philox, the quantile (draws.cpp)
+    // Philox, the quantile (draws.cpp); with draws=prefill and quantile=gather, the tail queue's helpers.
+    source_ += drawHelpers(dialect_, options_.precision, config_, workgroupSize_, s_.prefill && gather());
   }
 
   void body() {
@@ -356,11 +357,13 @@ class Emitter : Names {
       }
       for (Markets m : copiesIn(j, Markets::all())) line(scalarDecl() + value("v", j, m) + ";");
     }
+    if (s_.prefill) prefillDraws();
     line("// forward sweep, one block per segment");
     for (int s = 0; s < plan.segments(); ++s) {
       open("{  // segment " + std::to_string(s) + ": nodes [" + std::to_string(plan.begin(s)) + ", " +
            std::to_string(plan.end(s)) + ")");
-      newDrawScope(plan.begin(s), plan.end(s), [](int32_t) { return true; });
+      newDrawScope(plan.begin(s), plan.end(s), [&](int32_t i) { return !prefilled(i); });
+      const std::string drawKey = s_.prefill ? prefillKey(s) : std::string();
       // Every draw of the segment (a stored one too: it is stored from its variable, below).
       // The market loop: what no market owns (draws, constants) and the inputs first, then each market's
       // nodes in a rolled loop (no shared node reads a market's, so the order is the same per market).
@@ -369,6 +372,11 @@ class Emitter : Names {
       for (int32_t i = plan.begin(s); i < plan.end(s); ++i) {
         if (looped(i)) {
           anyLooped = true;
+          continue;
+        }
+        if (prefilled(i)) {  // the prefill loop's draw, read (an opaque address, as a recompute reads it)
+          line((plan.isPersistent[i] ? "" : scalarDecl()) + value("v", i, Markets::one(0)) + " = scratch[" +
+               slotLoad(s_.nodes[i].drawSlot, drawKey) + "];");
           continue;
         }
         drawWords(i, "v", "tl_fk");
@@ -405,6 +413,78 @@ class Emitter : Names {
     }
     int segment = plan.segments();
     for (const ScheduleBlock& b : schedule.blocks) reverseBlock(b, "segment " + std::to_string(--segment));
+  }
+
+  bool prefilled(int32_t i) const { return s_.prefill && s_.nodes[i].drawSlot >= 0; }
+  // The key of forward segment s's draw loads (draws=prefill): 0 at run time, but made of the last value
+  // the previous segment computes (a persistent register scalar), so that the compiler cannot hoist every
+  // segment's loads to the kernel's start (252 of them: ptxas spilled them) and loads them a segment at a time.
+  std::string prefillKey(int s) {
+    const Plan& plan = options_.plan;
+    if (s == 0 || !config_.opaque) return zeroKey();
+    for (int32_t j = plan.end(s - 1) - 1; j >= plan.begin(s - 1); --j) {
+      const ValuePlace place = s_.nodes[j].value;
+      if (!plan.isPersistent[j] || tape_.op[j] == Op::Randn || tape_.op[j] == Op::Input ||
+          (place != ValuePlace::Scalar && place != ValuePlace::MarketScalars))
+        continue;
+      const std::string key = "tl_dk" + std::to_string(s);
+      line("const " + uintType_ + " " + key + " = " + cast(uintType_, types_.floatToBits + "(" + value("v", j, Markets::one(0)) + ")") +
+           " & " + zeroKey() + ";  // 0: this segment's draws are loaded after the previous segment");
+      return key;
+    }
+    return zeroKey();
+  }
+
+  // config draws=prefill: every draw of the path into its scratch slot before the forward sweep. The
+  // groups 0..G-1 whose four draws have slots base + 4g + j (a tape drawing 0, 1, 2, ... in any node
+  // order) in one rolled loop, any other group after it in a block of its own; quantile=gather hands
+  // each word to the warp's tail queue (draws.cpp) and computes what is left in it at the end.
+  void prefillDraws() {
+    line("// draws=prefill: every draw of the path into its scratch slot, then the sweeps read them");
+    const std::string& U = uintType_;
+    std::map<uint32_t, std::vector<std::pair<uint32_t, int>>> groups;  // group: (word, slot)
+    for (const auto& [draw, slot] : s_.drawSlotOf) groups[draw / kDrawsPerCall].push_back({draw % kDrawsPerCall, slot});
+    const int base = s_.drawSlotOf.front().second;
+    uint32_t full = 0;
+    for (auto it = groups.find(0); it != groups.end() && it->first == full && it->second.size() == kDrawsPerCall; ++it) {
+      bool regular = true;
+      for (const auto& [word, slot] : it->second) regular = regular && slot == base + int(full * kDrawsPerCall + word);
+      if (!regular) break;
+      ++full;
+    }
+    if (full < 2) full = 0;  // a loop of one call: a block like the others
+    auto address = [&](const std::string& slot) {
+      if (options_.layout == ScratchLayout::AoS) return "tl_tid * " + uintLiteral(s_.laneSlots()) + " + " + slot;
+      return slot + " * tl_inv + tl_tid";
+    };
+    if (gather()) line(U + " tl_qn = 0u;  // the warp's queued tails (the same in each of its lanes)");
+    auto group = [&](const std::string& g, const std::vector<std::pair<uint32_t, std::string>>& words) {
+      line("const " + dialect_.uint4Type + " tl_dw = tl_drawWords(" + g + ", tl_pathLo, tl_pathHi, tl_fk0, tl_fk1);");
+      for (const auto& [word, slot] : words) {
+        const std::string w = std::string("tl_dw.") + kWordFields[word];
+        if (gather())
+          line("tl_queueDraw(scratch, " + w + ", " + address(slot) + ", tl_act, tl_qn);");
+        else
+          line("scratch[" + address(slot) + "] = tl_normal(" + w + ");");
+      }
+    };
+    if (full > 0) {
+      openRolledLoop("for (" + U + " tl_dg = 0u; tl_dg < " + uintLiteral(full) + "; ++tl_dg) {");
+      std::vector<std::pair<uint32_t, std::string>> words;
+      for (uint32_t j = 0; j < kDrawsPerCall; ++j)
+        words.push_back({j, "(" + uintLiteral(base + int(j)) + " + tl_dg * " + uintLiteral(kDrawsPerCall) + ")"});
+      group("tl_dg", words);
+      close();
+    }
+    for (const auto& [g, list] : groups) {
+      if (g < full) continue;
+      open("{");
+      std::vector<std::pair<uint32_t, std::string>> words;
+      for (const auto& [word, slot] : list) words.push_back({word, uintLiteral(slot)});
+      group(uintLiteral(g), words);
+      close();
+    }
+    if (gather()) line("tl_flushTails(scratch, tl_qn, tl_act);  // the tails left in the queue");
   }
 
   // The reverse sweep's blocks (planner/schedule.h). A top-level leaf is the

@@ -230,7 +230,9 @@ EmittedKernel emitKernel(const Tape& tape, const KernelOptions& options, const D
 // quantile=select, by per-lane selection; out of line with outline_draws) or, with quantile=gather,
 // tl_normals (a Philox call's four draws, the warp's tails gathered; its shared slots one per lane of
 // a workgroup of `workgroupSize`), and tl_drawWords.
-std::string drawHelpers(const Dialect& dialect, Precision precision, const KernelConfig& config, int workgroupSize);
+// queuedTails (draws=prefill in effect with quantile=gather): tl_queueDraw and tl_flushTails instead of tl_normals.
+std::string drawHelpers(const Dialect& dialect, Precision precision, const KernelConfig& config, int workgroupSize,
+                        bool queuedTails = false);
 
 // The helpers outline_draws keeps out of line, by name: where the dialect has no qualifier for it
 // (GLSL), the runtime marks them in its compiler's output (Vulkan: SPIR-V's DontInline).

@@ -93,10 +93,12 @@ class Names {
     if (layout_ == ScratchLayout::AoS) return "tl_tid * " + uintLiteral(plan_.laneSlots()) + " + " + uintLiteral(slot);
     return uintLiteral(slot) + " * " + inv + " + tl_tid";
   }
-  std::string slotLoad(int slot) const {
+  // `key`: a U that is 0 at run time (zeroKey(), or one the load must wait for: draws=prefill).
+  std::string slotLoad(int slot) const { return slotLoad(slot, zeroKey()); }
+  std::string slotLoad(int slot, const std::string& key) const {
     if (layout_ == ScratchLayout::AoS)
-      return "(tl_tid * " + uintLiteral(plan_.laneSlots()) + " + " + uintLiteral(slot) + ") ^ " + zeroKey();
-    return uintLiteral(slot) + " * (tl_inv ^ " + zeroKey() + ") + tl_tid";
+      return "(tl_tid * " + uintLiteral(plan_.laneSlots()) + " + " + uintLiteral(slot) + ") ^ " + key;
+    return uintLiteral(slot) + " * (tl_inv ^ " + key + ") + tl_tid";
   }
   // Kahan cell i (sum i, at kahanSums + i its compensation) in local memory.
   std::string kahanCell(int i) const { return "tl_red[" + uintLiteral(int64_t(i) * workgroupSize_) + " + tl_lid]"; }

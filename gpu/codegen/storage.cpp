@@ -1,6 +1,7 @@
 #include "gpu/codegen/storage.h"
 
 #include <algorithm>
+#include <map>
 #include <stdexcept>
 
 #include "gpu/codegen/adjoint_arrays.h"
@@ -58,12 +59,22 @@ void placeValues(StoragePlan& s, const Tape& tape, const KernelOptions& options,
         s.nodes[j].slot = s.scratchSlots;
         s.scratchSlots += s.nodes[j].copies;
       }
-  if (options.config.draws == DrawSource::Stored && checkpointed(options) && options.greeks)
+  if (drawsInScratch(options.config.draws) && checkpointed(options) && options.greeks) {
+    // One slot per draw index, in index order (nodes drawing the same index share it).
+    std::map<uint32_t, int> slotOf;
+    for (int32_t i = 0; i < tape.size(); ++i)
+      if (tape.op[i] == Op::Randn) slotOf.emplace(static_cast<uint32_t>(tape.imm[i]), 0);
+    for (auto& [draw, slot] : slotOf) {
+      slot = s.scratchSlots + s.drawSlots++;
+      s.drawSlotOf.emplace_back(draw, slot);
+    }
     for (int32_t i = 0; i < tape.size(); ++i)
       if (tape.op[i] == Op::Randn) {
         s.nodes[i].value = ValuePlace::StoredDraw;
-        s.nodes[i].drawSlot = s.scratchSlots + s.drawSlots++;
+        s.nodes[i].drawSlot = slotOf.at(static_cast<uint32_t>(tape.imm[i]));
       }
+    s.prefill = options.config.draws == DrawSource::Prefill && s.drawSlots > 0;
+  }
 }
 
 // Adjoints: the values an input reaches, where the kernel has a reverse sweep; the market loop's
@@ -94,9 +105,12 @@ void placeSums(StoragePlan& s, const Tape& tape, const KernelOptions& options, c
   s.kahanSums = s.markets * 2 * (options.greeks ? 1 + tape.numInputs() : 1);
   const size_t scalarBytes = options.precision == Precision::F32 ? 4 : 8;
   // quantile=gather's slots (one per lane, draws.cpp) take their share of the 48 KiB first, where the tape draws.
+  // draws=prefill with it: the tail queue's value and address (a U) per lane too.
   const bool gatherSlots = options.config.quantile == QuantileForm::Gather &&
                            std::find(tape.op.begin(), tape.op.end(), Op::Randn) != tape.op.end();
-  const size_t local = kMaxKahanLocalBytes - (gatherSlots ? size_t(workgroupSize) * scalarBytes : 0);
+  const bool queue = gatherSlots && options.config.draws == DrawSource::Prefill && checkpointed(options) && options.greeks;
+  const size_t local = kMaxKahanLocalBytes - (gatherSlots ? size_t(workgroupSize) * scalarBytes : 0) -
+                       (queue ? size_t(workgroupSize) * (scalarBytes + 4) : 0);
   s.kahanInLocal = options.config.sums == KahanPlace::Local &&
                    size_t(2) * size_t(s.kahanSums) * size_t(workgroupSize) * scalarBytes <= local;
   s.reductionSums = s.kahanInLocal ? s.kahanSums : std::min(s.kahanSums, 16);
@@ -122,8 +136,8 @@ std::vector<std::string> unusedFields(const StoragePlan& s, const Tape& tape, co
                       : s.markets == 1                     ? "one market"
                       : !options.greeks                    ? "value only"
                                                            : "markets in joint order"));
-  if (config.draws == DrawSource::Stored && s.drawSlots == 0)
-    unused.push_back(std::string("draws=stored: ") + (!checkpointed(options) ? "not a checkpointed kernel"
+  if (drawsInScratch(config.draws) && s.drawSlots == 0)
+    unused.push_back(std::string("draws=") + (config.draws == DrawSource::Stored ? "stored: " : "prefill: ") + (!checkpointed(options) ? "not a checkpointed kernel"
                                                      : !options.greeks       ? "value only"
                                                                              : "the tape has no draws"));
   const PrecisionSpelling& types = dialect.spelling(options.precision);

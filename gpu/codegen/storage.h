@@ -8,6 +8,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/engine.h"
@@ -55,7 +56,9 @@ struct StoragePlan {
   bool marketLoop = false;       // config markets=loop in effect (register kind, sequential markets)
   bool sharedConstants = false;  // config shared_constants in effect: some values are ValuePlace::SharedArray
   int scratchSlots = 0;          // the scratch kind's slots per lane (stored bookmarks; value only too)
-  int drawSlots = 0;             // config draws=stored: one slot per draw, after scratchSlots
+  int drawSlots = 0;             // config draws=stored|prefill: one slot per draw index, after scratchSlots
+  std::vector<std::pair<uint32_t, int>> drawSlotOf;  // (draw index, its slot), ascending, where drawSlots > 0
+  bool prefill = false;          // config draws=prefill in effect: a loop fills the draw slots before the forward sweep
   int sharedAdjointArrays = 0;   // ds0, ds1, ...
   // Per top-level segment: the adjoints whose shared array it sets (to 0, 1 for the output) before
   // its first addition (gpu/codegen/adjoint_arrays.h); empty without shared adjoint arrays.

@@ -495,6 +495,77 @@ TEST_F(CudaRun, GatheredQuantileGivesTheSameBits) {
   }
 }
 
+// draws=prefill with quantile=gather compiles in both precisions, both layouts and a tape ending in a part
+// Philox call; the queue's helpers replace tl_normals, and the forward sweep loads its draws a segment at a
+// time (a key from the previous segment: without it ptxas hoisted 252 loads and spilled them).
+TEST(CudaNvrtc, PrefilledDrawsCompileWithTheTailQueue) {
+  REQUIRE_NVRTC();
+  for (int steps : {24, 26})
+    for (Precision precision : {Precision::F32, Precision::F64})
+      for (ScratchLayout layout : {ScratchLayout::SoA, ScratchLayout::AoS}) {
+        const Tape t = products::asianCall(steps);
+        KernelOptions o = testutil::kindOptions(t, KernelKind::Register, 4, 0, layout, 1, precision);
+        o.config.quantile = QuantileForm::Gather;
+        o.config.draws = DrawSource::Prefill;
+        const std::string name = std::to_string(steps) + " steps " + toString(precision) + " " + toString(layout);
+        const EmittedKernel k = emitKernel(t, o, cudaDialect());
+        EXPECT_NE(k.source.find("tl_flushTails(scratch, tl_qn, tl_act);"), std::string::npos) << name;
+        EXPECT_NE(k.source.find("const unsigned int tl_dk1 = "), std::string::npos) << name;
+        EXPECT_EQ(k.source.find("tl_normals("), std::string::npos) << name;
+        EXPECT_NE(k.source.find("for (unsigned int tl_dg = 0u; tl_dg < 6u; ++tl_dg)"), std::string::npos) << name;
+        EXPECT_EQ(k.source.find("tl_drawWords(6u,") != std::string::npos, steps == 26) << name << ": the call of two words after the loop";
+        ASSERT_NO_THROW(compilePtx(k.source)) << name;
+      }
+}
+
+// draws=prefill: a loop computes every draw of the path into the scratch buffer before the forward sweep,
+// and both sweeps read them; with quantile=gather the warp's tail words wait in a queue of 32 and its active
+// lanes compute them together. Against the branching quantile's plain kernel: register and scratch kernels,
+// gather and select, fp32 and fp64, 1 and 4 paths per lane, 64- and 256-lane workgroups, SoA and AoS, a
+// tape of whole Philox calls (60 draws: the rolled loop) and one that ends in a call of two words (62),
+// path counts that leave the last warp part-full and with one lane, and 3 markets.
+TEST_F(CudaRun, PrefilledDrawsGiveTheSameBits) {
+  for (int steps : {60, 62}) {
+    const Tape t = products::asianCall(steps);
+    for (Precision precision : {Precision::F32, Precision::F64})
+      for (int variant = 0; variant < 4; ++variant) {
+        const uint64_t paths = kPaths + (variant % 2 == 0 ? 45 : 1);
+        KernelOptions p = testutil::kindOptions(t, KernelKind::Plain, 0, 0, ScratchLayout::SoA, 1, precision);
+        p.config.lanes = variant < 2 ? 1 : 4;
+        p.config.workgroup = variant % 2 == 0 ? 64 : 256;
+        const RunResult plain = engine_->compile(t, p)->run({t.inputDefaults}, paths, kSeed);
+        for (KernelKind kind : {KernelKind::Register, KernelKind::Scratch})
+          for (QuantileForm q : {QuantileForm::Gather, QuantileForm::Select}) {
+            KernelOptions o = testutil::kindOptions(t, kind, 4, 24, variant == 3 ? ScratchLayout::AoS : ScratchLayout::SoA, 1,
+                                                    precision);
+            o.config = p.config;
+            o.config.quantile = q;
+            o.config.draws = DrawSource::Prefill;
+            o.config.outlineDraws = variant == 1;
+            const std::string name = std::string(toString(kind)) + " " + toString(precision) + ", " +
+                                     (q == QuantileForm::Gather ? "gather" : "select") + ", " + std::to_string(steps) +
+                                     " steps, variant " + std::to_string(variant);
+            const EmittedKernel k = emitKernel(t, o, cudaDialect());
+            EXPECT_EQ(k.source.find("tl_queueDraw(scratch") != std::string::npos, q == QuantileForm::Gather) << name;
+            EXPECT_EQ(k.source.find("tl_normals("), std::string::npos) << name << ": every draw prefilled";
+            expectSameBits(plain, engine_->compile(t, o)->run({t.inputDefaults}, paths, kSeed), name);
+          }
+      }
+    std::vector<std::vector<double>> ladder{t.inputDefaults, t.inputDefaults, t.inputDefaults};
+    ladder[0][0] = 95.0;
+    ladder[2][0] = 105.0;
+    KernelOptions p = optionsFor(t, KernelKind::Plain, 0, ScratchLayout::SoA, 3);
+    p.config.lanes = 1;
+    const RunResult plain = engine_->compile(t, p)->run(ladder, kPaths + 1, kSeed);
+    KernelOptions o = testutil::kindOptions(t, KernelKind::Register, 4, 24, ScratchLayout::SoA, 3);
+    o.config.lanes = 1;
+    o.config.markets = MarketCode::Loop;
+    o.config.quantile = QuantileForm::Gather;
+    o.config.draws = DrawSource::Prefill;
+    expectSameBits(plain, engine_->compile(t, o)->run(ladder, kPaths + 1, kSeed), "3 markets, " + std::to_string(steps) + " steps");
+  }
+}
+
 // quantile=gather where it is the default, several markets per dispatch: a 3-point ladder through the
 // register kernel with the markets in a loop, in sequential and joint order, and the scratch kernel, over a
 // path count whose last warp has one lane (its four words' tails take up to four passes of one), against

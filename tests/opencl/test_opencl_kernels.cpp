@@ -291,31 +291,41 @@ TEST(OpenCLKernels, MarketLoopKeepsALateInputsAdjoint) {
 }
 
 // draws=stored: recomputed segments read the forward sweep's draws from the scratch buffer instead of
-// drawing again: the plain kernel's bits, with the draw slots beside the scratch kind's own (AoS, 2
-// markets) and in a nested plan.
+// drawing again; draws=prefill: a loop fills those slots before the forward sweep, which reads them too.
+// The plain kernel's bits, with the draw slots beside the scratch kind's own (AoS, 2 markets) and in a
+// nested plan, over 12 draws (three whole Philox calls: prefill's rolled loop) and 14 (a call of two words).
 TEST(OpenCLKernels, StoredDrawsGiveTheSameBits) {
   REQUIRE_OPENCL();
-  const Tape tape = products::asianCall(12);
-  std::vector<std::vector<double>> ladder{tape.inputDefaults, tape.inputDefaults};
-  ladder[1][0] = 95.0;
-  KernelOptions plainOptions = optionsFor(tape, KernelKind::Plain, 0, ScratchLayout::SoA, 2);
-  const RunResult plain = runOne(*engine, tape, plainOptions, ladder);
-  KernelOptions scratch = optionsFor(tape, KernelKind::Scratch, 30, ScratchLayout::AoS, 2);
-  scratch.config.draws = DrawSource::Stored;
-  expectSameBits(plain, runOne(*engine, tape, scratch, ladder), "scratch aos, draws stored");
-  KernelOptions nested = optionsFor(tape, KernelKind::Register, 0, ScratchLayout::SoA, 2);
-  PlanOptions po;
-  po.segments = 3;
-  po.innerSegments = 2;
-  nested.plan = makeStrategyPlan("two-level", tape, po);
-  nested.config.draws = DrawSource::Stored;
-  expectSameBits(plain, runOne(*engine, tape, nested, ladder), "register, two-level plan, draws stored");
-  EXPECT_EQ(emitKernel(tape, nested, openclDialect()).scratchSlots, 12) << "one slot per draw";
-  KernelOptions valueOnly = nested;
-  valueOnly.greeks = false;
-  const EmittedKernel k = emitKernel(tape, valueOnly, openclDialect());
-  EXPECT_EQ(k.scratchSlots, 0) << "no reverse sweep, nothing to store";
-  EXPECT_EQ(k.configUnused, std::vector<std::string>{"draws=stored: value only"});
+  for (int steps : {12, 14})
+    for (DrawSource source : {DrawSource::Stored, DrawSource::Prefill}) {
+      const std::string name = std::to_string(steps) + " steps, draws " + (source == DrawSource::Stored ? "stored" : "prefill");
+      const Tape tape = products::asianCall(steps);
+      std::vector<std::vector<double>> ladder{tape.inputDefaults, tape.inputDefaults};
+      ladder[1][0] = 95.0;
+      KernelOptions plainOptions = optionsFor(tape, KernelKind::Plain, 0, ScratchLayout::SoA, 2);
+      const RunResult plain = runOne(*engine, tape, plainOptions, ladder);
+      KernelOptions scratch = optionsFor(tape, KernelKind::Scratch, 30, ScratchLayout::AoS, 2);
+      scratch.config.draws = source;
+      expectSameBits(plain, runOne(*engine, tape, scratch, ladder), "scratch aos, " + name);
+      KernelOptions nested = optionsFor(tape, KernelKind::Register, 0, ScratchLayout::SoA, 2);
+      PlanOptions po;
+      po.segments = 3;
+      po.innerSegments = 2;
+      nested.plan = makeStrategyPlan("two-level", tape, po);
+      nested.config.draws = source;
+      expectSameBits(plain, runOne(*engine, tape, nested, ladder), "register, two-level plan, " + name);
+      const EmittedKernel emitted = emitKernel(tape, nested, openclDialect());
+      EXPECT_EQ(emitted.scratchSlots, steps) << "one slot per draw, " << name;
+      EXPECT_EQ(emitted.source.find("tl_normal(tl_dw.") != std::string::npos, source == DrawSource::Prefill) << name;
+      EXPECT_EQ(emitted.source.find("for (uint tl_dg = 0u; tl_dg < 3u; ++tl_dg)") != std::string::npos,
+                source == DrawSource::Prefill) << name << ": three whole calls in the loop";
+      KernelOptions valueOnly = nested;
+      valueOnly.greeks = false;
+      const EmittedKernel k = emitKernel(tape, valueOnly, openclDialect());
+      EXPECT_EQ(k.scratchSlots, 0) << "no reverse sweep, nothing to store";
+      EXPECT_EQ(k.configUnused, std::vector<std::string>{source == DrawSource::Stored ? "draws=stored: value only"
+                                                                                        : "draws=prefill: value only"});
+    }
 }
 
 TEST(OpenCLKernels, RepeatGivesSameBits) {

@@ -388,13 +388,16 @@ TEST(VulkanExact, StoredDrawsOverSeveralDispatchesGiveTheSameBits) {
   const Tape t = products::asianCall(24);
   const std::vector<std::vector<double>> ladder = spotLadder(t);
   const RunResult plain = kernel(engine, "asian24-plain", t, options(KernelKind::Plain)).run({ladder[0]}, 3000, kSeed);
-  KernelOptions o = options(KernelKind::Register, window(t, 4), 3);
-  o.config.draws = DrawSource::Stored;
-  o.dispatch.maxGroups = 2;
-  const RunResult stored = engine->compile(t, o)->run(ladder, 3000, kSeed);
-  RunResult first = stored;
-  first.markets = {stored.markets[0]};
-  expectSameBits(plain, first, "register, 3 markets, draws stored, 2 groups a dispatch");
+  for (DrawSource source : {DrawSource::Stored, DrawSource::Prefill}) {  // prefill: the forward sweep reads them too
+    KernelOptions o = options(KernelKind::Register, window(t, 4), 3);
+    o.config.draws = source;
+    o.dispatch.maxGroups = 2;
+    const RunResult stored = engine->compile(t, o)->run(ladder, 3000, kSeed);
+    RunResult first = stored;
+    first.markets = {stored.markets[0]};
+    expectSameBits(plain, first, std::string("register, 3 markets, draws ") +
+                                     (source == DrawSource::Stored ? "stored" : "prefill") + ", 2 groups a dispatch");
+  }
 }
 
 // A register kernel over `segments` windows of asian24 with 3 markets and `o`'s loop fields: its dumped
