@@ -53,6 +53,7 @@ struct KernelConfig {
   QuantileForm quantile = QuantileForm::Branch;   // GPU
   MarketCode markets = MarketCode::Copies;        // GPU register kernels, several markets, sequential
   DrawSource draws = DrawSource::Redraw;          // GPU checkpointed kernels with Greeks
+  int prefillAhead = 0;                           // GPU, draws=prefill: segments ahead the forward sweep loads draws
   MathContract math = MathContract::Ieee;         // every engine (its allowed values differ)
   bool philoxUnrolled = false;                    // GPU: Philox's ten rounds unrolled or a rolled loop
   bool opaque = true;                             // GPU: the opaque identity (off: experiments only)

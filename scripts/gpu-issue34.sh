@@ -39,6 +39,8 @@
 #   gathertests (2026-12-03c) the gathered quantile's tests on the device (CudaRun.Gathered*)
 #   prefill     (2026-12-03d) draws=prefill: the shortlists cuda-prefill-x{1,7}.txt timed, one market --untuned
 #               with and without it, Nsight Compute on the one-market kernels, its tests on the device
+#   prefill2    (2026-12-03d) prefill_ahead (cuda-prefill-x1b.txt), Nsight Compute on three one-market kernels,
+#               Vulkan's prefill shortlist
 #   strategies-cuda  (2026-12-03c) the cuda half of strategies (1 and 7 markets)
 #   defaults    (2026-12-03) cuda 7 markets: compare --untuned at 4M, 1M and approx, the tune of the traded
 #               fields (experiments/tune/cuda-defaults.txt), compare reading its winner
@@ -303,6 +305,32 @@ for mode in "$@"; do
     tb=$bin; [ "${GPU_DRY:-0}" = 1 ] && tb=$PWD/build/ci/tests
     step 60 prefill-tests.txt "$tb/test_cuda_nvrtc" --gtest_filter='CudaRun.Prefilled*:CudaRun.Gathered*:CudaNvrtc.Prefilled*'
     ;;
+  prefill2)
+    # 2026-12-03d, after call 10 (prefill 459-488 against the defaults' 523 at one market): the load distance
+    # (prefill_ahead, experiments/tune/cuda-prefill-x1b.txt) timed at 4M, Nsight Compute on the defaults and two
+    # prefill kernels (the stall reasons say whether the forward sweep waits on its loads), Vulkan's prefill
+    # shortlist again (its GLSL asked for [[dont_unroll]] without the extension in call 10).
+    ge=cuda; [ "${GPU_DRY:-0}" = 1 ] && ge=vulkan
+    C=("$T" tune "${job[@]}" --paths "$paths" --compile-only --json --markets 1)
+    cap=$(( $(left) * 30 / 100 ))
+    [ "${GPU_DRY:-0}" = 1 ] || bg "$cap" ctune-prefill-x1b.json "${C[@]}" --engine cuda --shortlist "$S/cuda-prefill-x1b.txt" --jobs 8
+    bg "$cap" ctune-vulkan-prefill-x1.json "${C[@]}" --engine vulkan --shortlist "$S/vulkan-prefill-x1.txt" --jobs 6
+    wait_bg
+    TUNE=("$T" tune "${job[@]}" --paths "$paths" --budget-seconds 60 --json --no-store --markets 1)
+    [ "${GPU_DRY:-0}" = 1 ] || step 40 tune-cuda-prefill-x1b.json "${TUNE[@]}" --engine cuda --shortlist "$S/cuda-prefill-x1b.txt"
+    if [ "${GPU_DRY:-0}" != 1 ]; then
+      NCU=(ncu --clock-control none --launch-count 1 --kernel-name regex:tapelab_kernel
+           --section SpeedOfLight --section InstructionStats --section Occupancy --section LaunchStats
+           --section WarpStateStats --section SchedulerStats --section MemoryWorkloadAnalysis
+           --metrics smsp__inst_executed.sum,sm__cycles_elapsed.avg,gpu__time_duration.sum)
+      PR=("$T" price "${job[@]}" --engine cuda --paths 1000000 --untuned)
+      step 30 ncu-x1-select.txt "${NCU[@]}" "${PR[@]}"
+      step 30 ncu-x1-prefill-mb12.txt "${NCU[@]}" "${PR[@]}" --config quantile=gather,draws=prefill,min_blocks=12
+      step 30 ncu-x1-prefill-mb12-a1.txt "${NCU[@]}" "${PR[@]}" --config quantile=gather,draws=prefill,min_blocks=12,prefill_ahead=1
+    fi
+    step 40 tune-vulkan-prefill-x1.json "$T" tune "${job[@]}" --paths "$paths" --budget-seconds 40 --json --no-store \
+        --engine vulkan --markets 1 --shortlist "$S/vulkan-prefill-x1.txt"
+    ;;
   gathertests)
     tb=$bin; [ "${GPU_DRY:-0}" = 1 ] && tb=$PWD/build/ci/tests
     step 60 gather-tests.txt "$tb/test_cuda_nvrtc" --gtest_filter='CudaRun.Gathered*:CudaNvrtc.Gathered*'
@@ -436,7 +464,7 @@ for mode in "$@"; do
         -j "${PROPS_JOBS:-2}" -n "${PROPS_NODES:-200}"
     cp -r "$TAPELAB_CACHE_DIR/tune" "$out/tuning-cache" 2>/dev/null || true
     ;;
-  *) echo "gpu-issue34.sh: unknown mode '$mode' (tune, headline, tune7, strategies, strategies-cuda, gather, gather7, x1plans, gathertests, prefill, zoo, ncu, props, final, x1, last, defaults)" >&2; exit 2 ;;
+  *) echo "gpu-issue34.sh: unknown mode '$mode' (tune, headline, tune7, strategies, strategies-cuda, gather, gather7, x1plans, gathertests, prefill, prefill2, zoo, ncu, props, final, x1, last, defaults)" >&2; exit 2 ;;
   esac
 done
 stamp done

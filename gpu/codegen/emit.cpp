@@ -202,7 +202,7 @@ class Emitter : Names {
   void header() {
     source_ += dialect_.prologue;
     if (options_.precision == Precision::F64) source_ += dialect_.fp64Prologue;
-    if (!config_.philoxUnrolled || s_.marketLoop)
+    if (!config_.philoxUnrolled || s_.marketLoop || s_.prefill)  // prefill: its loop over the draws stays rolled
       source_ += dialect_.dontUnrollPrologue;
     const std::string name = tape_.name.empty() ? "(unnamed)" : tape_.name;
     source_ += "// tapelab kernel: tape " + name + ", " + std::to_string(tape_.size()) + " nodes, " +
@@ -419,10 +419,12 @@ class Emitter : Names {
   // The key of forward segment s's draw loads (draws=prefill): 0 at run time, but made of the last value
   // the previous segment computes (a persistent register scalar), so that the compiler cannot hoist every
   // segment's loads to the kernel's start (252 of them: ptxas spilled them) and loads them a segment at a time.
+  // config prefill_ahead = N: the last value of segment s-1-N instead, so the loads can start N segments earlier.
   std::string prefillKey(int s) {
     const Plan& plan = options_.plan;
-    if (s == 0 || !config_.opaque) return zeroKey();
-    for (int32_t j = plan.end(s - 1) - 1; j >= plan.begin(s - 1); --j) {
+    const int from = s - 1 - config_.prefillAhead;
+    if (from < 0 || !config_.opaque) return zeroKey();
+    for (int32_t j = plan.end(from) - 1; j >= plan.begin(from); --j) {
       const ValuePlace place = s_.nodes[j].value;
       if (!plan.isPersistent[j] || tape_.op[j] == Op::Randn || tape_.op[j] == Op::Input ||
           (place != ValuePlace::Scalar && place != ValuePlace::MarketScalars))

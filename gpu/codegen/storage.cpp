@@ -136,6 +136,8 @@ std::vector<std::string> unusedFields(const StoragePlan& s, const Tape& tape, co
                       : s.markets == 1                     ? "one market"
                       : !options.greeks                    ? "value only"
                                                            : "markets in joint order"));
+  if (config.prefillAhead != 0 && !s.prefill)
+    unused.push_back("prefill_ahead=" + std::to_string(config.prefillAhead) + ": draws=prefill not in effect");
   if (drawsInScratch(config.draws) && s.drawSlots == 0)
     unused.push_back(std::string("draws=") + (config.draws == DrawSource::Stored ? "stored: " : "prefill: ") + (!checkpointed(options) ? "not a checkpointed kernel"
                                                      : !options.greeks       ? "value only"

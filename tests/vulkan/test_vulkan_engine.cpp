@@ -391,6 +391,9 @@ TEST(VulkanExact, StoredDrawsOverSeveralDispatchesGiveTheSameBits) {
   for (DrawSource source : {DrawSource::Stored, DrawSource::Prefill}) {  // prefill: the forward sweep reads them too
     KernelOptions o = options(KernelKind::Register, window(t, 4), 3);
     o.config.draws = source;
+    // Philox unrolled, as on a GPU: prefill's loop asks for [[dont_unroll]]'s extension itself (on the H200 it
+    // once did not: GL_EXT_control_flow_attributes not requested, 2026-12-03d).
+    o.config.philoxUnrolled = source == DrawSource::Prefill;
     o.dispatch.maxGroups = 2;
     const RunResult stored = engine->compile(t, o)->run(ladder, 3000, kSeed);
     RunResult first = stored;
