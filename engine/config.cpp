@@ -97,7 +97,7 @@ const std::vector<ConfigField>& configFields() {
        "the normal quantile as a branch on the tails, one rational function with per-lane coefficients (no "
        "divergence), or gather (cuda): each lane computes the central region of its Philox call's four draws, "
        "and the warp's tail draws, gathered onto its lanes through shared memory, are computed together",
-       "cuda=gather;cuda@1=select;hip=select;opencl@1=select",
+       "cuda=gather;cuda@1=select;hip=select;opencl@1=select;vulkan@1=select",
        "",
        [](const C& c) { return std::string(kQuantile[int(c.quantile)]); },
        [](C& c, S& v, S& w) { c.quantile = pick<QuantileForm>(v, w, kQuantile); }},
@@ -113,7 +113,7 @@ const std::vector<ConfigField>& configFields() {
        "sweep's from the scratch buffer (4 or 8 bytes a draw per lane), or a loop computes every draw of the "
        "path into that buffer before the forward sweep and both sweeps read them (with quantile=gather its "
        "warp's tails wait in a queue and are computed 32 at a time)",
-       "cuda=stored;hip=stored;opencl=stored",
+       "cuda=stored;hip=stored;opencl=stored;opencl@1=prefill;vulkan@1=prefill",
        "",
        [](const C& c) { return std::string(kDraws[int(c.draws)]); },
        [](C& c, S& v, S& w) { c.draws = pick<DrawSource>(v, w, kDraws); }},

@@ -41,6 +41,8 @@
 #               with and without it, Nsight Compute on the one-market kernels, its tests on the device
 #   prefill2    (2026-12-03d) prefill_ahead (cuda-prefill-x1b.txt), Nsight Compute on three one-market kernels,
 #               Vulkan's prefill shortlist
+#   prefill3    (2026-12-03d) Vulkan's and OpenCL's one-market defaults with draws=prefill (--untuned), their
+#               shortlists, Vulkan's 7-market prefill shortlist
 #   strategies-cuda  (2026-12-03c) the cuda half of strategies (1 and 7 markets)
 #   defaults    (2026-12-03) cuda 7 markets: compare --untuned at 4M, 1M and approx, the tune of the traded
 #               fields (experiments/tune/cuda-defaults.txt), compare reading its winner
@@ -331,6 +333,25 @@ for mode in "$@"; do
     step 40 tune-vulkan-prefill-x1.json "$T" tune "${job[@]}" --paths "$paths" --budget-seconds 40 --json --no-store \
         --engine vulkan --markets 1 --shortlist "$S/vulkan-prefill-x1.txt"
     ;;
+  prefill3)
+    # 2026-12-03d, after call 11 (Vulkan one market: draws=prefill with quantile=select 533 against 470): the new
+    # one-market defaults of Vulkan and OpenCL (prefill, select) with nothing set, their shortlists
+    # (vulkan-prefill-x1b.txt, opencl-prefill-x1.txt) and Vulkan's 7-market one (vulkan-prefill-x7.txt), all
+    # compiled side by side first (OpenCL and 7-market Vulkan build on the device: a minute or more each).
+    ve=vulkan; oe=opencl
+    C=("$T" tune "${job[@]}" --paths "$paths" --compile-only --json)
+    cap=$(( $(left) * 45 / 100 ))
+    bg "$cap" ctune-opencl-prefill-x1.json "${C[@]}" --engine "$oe" --markets 1 --shortlist "$S/opencl-prefill-x1.txt" --jobs 5
+    bg "$cap" ctune-vulkan-prefill-x1b.json "${C[@]}" --engine "$ve" --markets 1 --shortlist "$S/vulkan-prefill-x1b.txt" --jobs 4
+    bg "$cap" ctune-vulkan-prefill-x7.json "${C[@]}" --engine "$ve" --markets 7 --shortlist "$S/vulkan-prefill-x7.txt" --jobs 4
+    wait_bg
+    step 40 compare-x1-untuned.json "$T" compare "${job[@]}" --engines "$ve,$oe" --markets 1 --ladders 5 --json \
+        --paths "$paths" --untuned
+    TUNE=("$T" tune "${job[@]}" --paths "$paths" --budget-seconds 60 --json --no-store)
+    step 40 tune-vulkan-prefill-x1b.json "${TUNE[@]}" --engine "$ve" --markets 1 --shortlist "$S/vulkan-prefill-x1b.txt"
+    step 40 tune-opencl-prefill-x1.json "${TUNE[@]}" --engine "$oe" --markets 1 --shortlist "$S/opencl-prefill-x1.txt"
+    step 40 tune-vulkan-prefill-x7.json "${TUNE[@]}" --engine "$ve" --markets 7 --shortlist "$S/vulkan-prefill-x7.txt"
+    ;;
   gathertests)
     tb=$bin; [ "${GPU_DRY:-0}" = 1 ] && tb=$PWD/build/ci/tests
     step 60 gather-tests.txt "$tb/test_cuda_nvrtc" --gtest_filter='CudaRun.Gathered*:CudaNvrtc.Gathered*'
@@ -464,7 +485,7 @@ for mode in "$@"; do
         -j "${PROPS_JOBS:-2}" -n "${PROPS_NODES:-200}"
     cp -r "$TAPELAB_CACHE_DIR/tune" "$out/tuning-cache" 2>/dev/null || true
     ;;
-  *) echo "gpu-issue34.sh: unknown mode '$mode' (tune, headline, tune7, strategies, strategies-cuda, gather, gather7, x1plans, gathertests, prefill, prefill2, zoo, ncu, props, final, x1, last, defaults)" >&2; exit 2 ;;
+  *) echo "gpu-issue34.sh: unknown mode '$mode' (tune, headline, tune7, strategies, strategies-cuda, gather, gather7, x1plans, gathertests, prefill, prefill2, prefill3, zoo, ncu, props, final, x1, last, defaults)" >&2; exit 2 ;;
   esac
 done
 stamp done
