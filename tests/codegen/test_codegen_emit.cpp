@@ -68,6 +68,13 @@ KernelConfig marketLoop() {
   return c;
 }
 
+KernelConfig prefill(QuantileForm quantile) {
+  KernelConfig c;
+  c.draws = DrawSource::Prefill;
+  c.quantile = quantile;
+  return c;
+}
+
 // The source without its "// config" header lines (they name the config, so differ between configs
 // whose code is the same).
 std::string code(const std::string& source) {
@@ -109,6 +116,11 @@ TEST(CodegenGolden, SmallTapeInEveryDialect) {
       // The markets' forward and reverse as rolled loops over arrays (markets=loop).
       {"small.register-2markets-loop.cu", "cuda", KernelKind::Register, 2, ScratchLayout::SoA, MarketOrder::Sequential,
        marketLoop()},
+      // Every draw computed first into the scratch buffer (draws=prefill), the tails queued (quantile=gather).
+      {"small.register-prefill-gather.cu", "cuda", KernelKind::Register, 1, ScratchLayout::SoA, MarketOrder::Joint,
+       prefill(QuantileForm::Gather)},
+      {"small.register-prefill.glsl", "glsl", KernelKind::Register, 1, ScratchLayout::SoA, MarketOrder::Joint,
+       prefill(QuantileForm::Select)},
   };
   // The source tree's golden files; a copied binary (the H200 runs) finds
   // them relative to the working directory instead.

@@ -1,0 +1,248 @@
+// CUDA C++ for NVRTC: compile with --fmad=false, without --use_fast_math.
+// tapelab kernel: tape golden-small, 21 nodes, register (3 segments, golden), draws stored in scratch, fp32, 1 market(s), value + Greeks, dialect cuda
+// config: workgroup=64,lanes=4,sums=local,quantile=gather,markets=copies,draws=prefill,prefill_ahead=0,math=ieee,philox=rolled,opaque=on,min_blocks=0,shared_constants=on,outline_draws=off,shared_inputs=on,cuda.reduce=device
+// opq: the identity on every bit pattern, opaque to the compiler (z is always 0).
+static __device__ __forceinline__ float tl_opq(float x, unsigned int z) { return __uint_as_float(__float_as_uint(x) + (unsigned int)(z)); }
+static __device__ __forceinline__ float tl_sel(bool c, float x, float y) { return c ? x : y; }
+// Philox4x32-10, its four words (tape/philox.h).
+static __device__ __forceinline__ uint4 tl_philox(unsigned int c0, unsigned int c1, unsigned int c2, unsigned int c3, unsigned int k0, unsigned int k1) {
+  #pragma unroll 1
+  for (int r = 0; r < 10; ++r) {
+    if (r > 0) { k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }
+    unsigned int hi0 = __umulhi(0xD2511F53u, c0); unsigned int lo0 = 0xD2511F53u * c0;
+    unsigned int hi1 = __umulhi(0xCD9E8D57u, c2); unsigned int lo1 = 0xCD9E8D57u * c2;
+    unsigned int n0 = hi1 ^ c1 ^ k0; unsigned int n2 = hi0 ^ c3 ^ k1;
+    c0 = n0; c1 = lo1; c2 = n2; c3 = lo0;
+  }
+  return make_uint4(c0, c1, c2, c3);
+}
+static __device__ __forceinline__ float tl_central(float u) {
+  float q = u - 0.5f;
+  float r = q * q;
+  float num = fmaf(fmaf(fmaf(fmaf(fmaf((-39.69683f), r, 220.9461f), r, (-275.9285f)), r, 138.35776f), r, (-30.664799f)), r, 2.5066283f) * q;
+  float den = fmaf(fmaf(fmaf(fmaf(fmaf((-54.476097f), r, 161.58583f), r, (-155.69897f)), r, 66.801315f), r, (-13.280682f)), r, 1.0f);
+  float z = num / den;
+  return z;
+}
+static __device__ __forceinline__ float tl_tail(float u) {
+  float tail = u < 0.02425f ? u : 1.0f - u;
+  float q = sqrtf((-2.0f) * logf(tail));
+  float num = fmaf(fmaf(fmaf(fmaf(fmaf((-0.007784894f), q, (-0.32239646f)), q, (-2.4007583f)), q, (-2.5497324f)), q, 4.3746643f), q, 2.938164f);
+  float den = fmaf(fmaf(fmaf(fmaf(0.007784696f, q, 0.32246712f), q, 2.4451342f), q, 3.7544086f), q, 1.0f);
+  float x = num / den;
+  return u < 0.02425f ? x : -x;
+}
+// draws=prefill, quantile=gather: the warp's queued tail words (u) and their scratch addresses.
+__shared__ float tl_qu[64];
+__shared__ unsigned int tl_qa[64];
+// The warp's first n queued tails, computed by its active lanes (act) and stored at their addresses.
+static __device__ __forceinline__ void tl_flushTails(float* scratch, unsigned int n, unsigned int act) {
+  const unsigned int lane = threadIdx.x & 31u, base = threadIdx.x - lane, lt = (1u << lane) - 1u;
+  const unsigned int rank = __popc(act & lt), cap = __popc(act);
+  __syncwarp(act);
+  for (unsigned int s = rank; s < n; s += cap) scratch[tl_qa[base + s]] = tl_tail(tl_qu[base + s]);
+  __syncwarp(act);
+}
+// Word w's draw, for scratch[a]: a central one stored now, a tail one queued (qn: the warp's queued count).
+static __device__ __forceinline__ void tl_queueDraw(float* scratch, unsigned int w, unsigned int a, unsigned int act, unsigned int& qn) {
+  const unsigned int lane = threadIdx.x & 31u, base = threadIdx.x - lane, lt = (1u << lane) - 1u;
+  float u = fmaf((float)(w >> 9u), 1.1920929e-07f, 5.9604645e-08f);
+  const bool t = u < 0.02425f || u > 0.97574997f;
+  const float z = tl_central(u);
+  if (!t) scratch[a] = z;
+  const unsigned int m = __ballot_sync(act, t), r = __popc(m & lt), n = __popc(m);
+  if (t && qn + r < 32u) { tl_qu[base + qn + r] = u; tl_qa[base + qn + r] = a; }
+  if (qn + n >= 32u) {
+    tl_flushTails(scratch, 32u, act);
+    if (t && qn + r >= 32u) { tl_qu[base + qn + r - 32u] = u; tl_qa[base + qn + r - 32u] = a; }
+    qn = qn + n - 32u;
+  } else {
+    qn += n;
+  }
+}
+// The words of draws 4g .. 4g+3 of path (pathHi:pathLo) under key (k0, k1): counter {g, 0, pathLo, pathHi}.
+static __device__ __forceinline__ uint4 tl_drawWords(unsigned int g, unsigned int pathLo, unsigned int pathHi, unsigned int k0, unsigned int k1) {
+  return tl_philox(g, 0u, pathLo, pathHi, k0, k1);
+}
+extern "C" __global__ void __launch_bounds__(64)
+tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, float* __restrict__ scratch,
+    unsigned int seedLo, unsigned int seedHi, unsigned int pathLo, unsigned int pathHi, unsigned int count, unsigned int zero, unsigned int invocations) {
+  __shared__ float tl_red[768];
+  const unsigned int tl_lid = threadIdx.x;
+  const unsigned int tl_g = blockIdx.x;
+  const unsigned int tl_tid = tl_g * 64u + tl_lid;
+  float tl_in0_0 = inputs[0u];
+  float tl_in0_1 = inputs[1u];
+  // Kahan sums per market: value, adjoints, then their squares.
+  // In local memory: sum i of this lane at tl_red[i * WG + lid], its compensation at [(sums + i) * WG + lid].
+  tl_red[0u + tl_lid] = 0.0f;
+  tl_red[64u + tl_lid] = 0.0f;
+  tl_red[128u + tl_lid] = 0.0f;
+  tl_red[192u + tl_lid] = 0.0f;
+  tl_red[256u + tl_lid] = 0.0f;
+  tl_red[320u + tl_lid] = 0.0f;
+  tl_red[384u + tl_lid] = 0.0f;
+  tl_red[448u + tl_lid] = 0.0f;
+  tl_red[512u + tl_lid] = 0.0f;
+  tl_red[576u + tl_lid] = 0.0f;
+  tl_red[640u + tl_lid] = 0.0f;
+  tl_red[704u + tl_lid] = 0.0f;
+  for (unsigned int tl_j = 0u; tl_j < 4u; ++tl_j) {
+    unsigned int tl_p = tl_g * 256u + tl_j * 64u + tl_lid;
+    const unsigned int tl_act = __ballot_sync(0xffffffffu, tl_p < count);
+    if (tl_p < count) {
+      unsigned int tl_inv = invocations + (tl_j & zero);  // loop-variant: see scratchStore
+      unsigned int tl_pathLo = pathLo + tl_p;
+      unsigned int tl_pathHi = pathHi + (tl_pathLo < tl_p ? 1u : 0u);
+      unsigned int tl_fk0 = seedLo; unsigned int tl_fk1 = seedHi;
+      // persistent values: bookmarks, inputs, output
+      float v0;
+      float v1;
+      float v3;
+      float v4;
+      float v8;
+      float v9;
+      float v16;
+      float v20;
+      // draws=prefill: every draw of the path into its scratch slot, then the sweeps read them
+      unsigned int tl_qn = 0u;  // the warp's queued tails (the same in each of its lanes)
+      {
+        const uint4 tl_dw = tl_drawWords(0u, tl_pathLo, tl_pathHi, tl_fk0, tl_fk1);
+        tl_queueDraw(scratch, tl_dw.x, 0u * tl_inv + tl_tid, tl_act, tl_qn);
+        tl_queueDraw(scratch, tl_dw.y, 1u * tl_inv + tl_tid, tl_act, tl_qn);
+      }
+      tl_flushTails(scratch, tl_qn, tl_act);  // the tails left in the queue
+      // forward sweep, one block per segment
+      {  // segment 0: nodes [0, 9)
+        v0 = tl_in0_0;
+        v1 = tl_in0_1;
+        float v2 = scratch[0u * (tl_inv ^ zero) + tl_tid];
+        v3 = scratch[1u * (tl_inv ^ zero) + tl_tid];
+        v4 = tl_opq(sqrtf(tl_opq(v1, zero)), zero);
+        float v5 = v0 * v2;
+        float v6 = tl_opq(0.5f, zero);
+        float v7 = v5 * v6;
+        v8 = tl_opq(expf(tl_opq(v7, zero)), zero);
+      }
+      {  // segment 1: nodes [9, 17)
+        const unsigned int tl_dk1 = (unsigned int)(__float_as_uint(v8)) & zero;  // 0: this segment's draws are loaded after the previous segment
+        v9 = v8 + v4;
+        float v10 = tl_opq(tl_opq(v1, zero) / tl_opq(v0, zero), zero);
+        float v11 = tl_opq(logf(tl_opq(v9, zero)), zero);
+        float v12 = v11 - v10;
+        float v13 = tl_sel(tl_opq(v3, zero) <= tl_opq(v1, zero), v3, v1);
+        float v14 = -v9;
+        float v15 = tl_sel(tl_opq(v12, zero) >= tl_opq(v14, zero), v12, v14);
+        v16 = v15 * v13;
+      }
+      {  // segment 2: nodes [17, 21)
+        const unsigned int tl_dk2 = (unsigned int)(__float_as_uint(v16)) & zero;  // 0: this segment's draws are loaded after the previous segment
+        float v17 = -v16;
+        float v18 = tl_sel(tl_opq(v17, zero) < 0.0f, -v17, v17);
+        float v19 = v18 + v0;
+        v20 = v19 * v9;
+      }
+      // reverse sweep: segments last to first, each recomputed from its bookmarks
+      float d0 = 0.0f;
+      float d1 = 0.0f;
+      float d4 = 0.0f;
+      float d8 = 0.0f;
+      float d9 = 0.0f;
+      float d16 = 0.0f;
+      float d20 = 1.0f;
+      {  // segment 2
+        float w0 = tl_opq(v0, zero);
+        float w9 = tl_opq(v9, zero);
+        float w16 = tl_opq(v16, zero);
+        float w17 = -w16;
+        float w18 = tl_sel(tl_opq(w17, zero) < 0.0f, -w17, w17);
+        float w19 = w18 + w0;
+        float d17 = 0.0f;
+        float d18 = 0.0f;
+        float d19 = 0.0f;
+        d19 += d20 * w9;
+        d9 += d20 * w19;
+        d18 += d19;
+        d0 += d19;
+        d17 += tl_sel(tl_opq(w17, zero) < 0.0f, -d18, d18);
+        d16 += -d17;
+      }
+      {  // segment 1
+        float w0 = tl_opq(v0, zero);
+        float w1 = tl_opq(v1, zero);
+        float w3 = tl_opq(v3, zero);
+        float w4 = tl_opq(v4, zero);
+        float w8 = tl_opq(v8, zero);
+        float w9 = w8 + w4;
+        float w10 = tl_opq(tl_opq(w1, zero) / tl_opq(w0, zero), zero);
+        float w11 = tl_opq(logf(tl_opq(w9, zero)), zero);
+        float w12 = w11 - w10;
+        float w13 = tl_sel(tl_opq(w3, zero) <= tl_opq(w1, zero), w3, w1);
+        float w14 = -w9;
+        float w15 = tl_sel(tl_opq(w12, zero) >= tl_opq(w14, zero), w12, w14);
+        float d10 = 0.0f;
+        float d11 = 0.0f;
+        float d12 = 0.0f;
+        float d13 = 0.0f;
+        float d14 = 0.0f;
+        float d15 = 0.0f;
+        d15 += d16 * w13;
+        d13 += d16 * w15;
+        d12 += tl_sel(tl_opq(w12, zero) >= tl_opq(w14, zero), d15, 0.0f);
+        d14 += tl_sel(tl_opq(w12, zero) >= tl_opq(w14, zero), 0.0f, d15);
+        d9 += -d14;
+        d1 += tl_sel(tl_opq(w3, zero) <= tl_opq(w1, zero), 0.0f, d13);
+        d11 += d12;
+        d10 += -d12;
+        d9 += d11 / tl_opq(w9, zero);
+        d1 += d10 / tl_opq(w0, zero);
+        d0 += -(d10 * w10) / tl_opq(w0, zero);
+        d8 += d9;
+        d4 += d9;
+      }
+      {  // segment 0
+        float w0 = tl_opq(v0, zero);
+        float w1 = tl_opq(v1, zero);
+        float w2 = scratch[0u * (tl_inv ^ zero) + tl_tid];
+        float w4 = tl_opq(sqrtf(tl_opq(w1, zero)), zero);
+        float w5 = w0 * w2;
+        float w6 = tl_opq(0.5f, zero);
+        float w7 = w5 * w6;
+        float w8 = tl_opq(expf(tl_opq(w7, zero)), zero);
+        float d5 = 0.0f;
+        float d7 = 0.0f;
+        d7 += d8 * w8;
+        d5 += d7 * w6;
+        d0 += d5 * w2;
+        d1 += d4 / (w4 + w4);
+      }
+      { float s = tl_red[0u + tl_lid]; float y = v20 - tl_red[384u + tl_lid]; float t = s + y; tl_red[384u + tl_lid] = (t - s) - y; tl_red[0u + tl_lid] = t; }
+      { float s = tl_red[192u + tl_lid]; float y = v20 * v20 - tl_red[576u + tl_lid]; float t = s + y; tl_red[576u + tl_lid] = (t - s) - y; tl_red[192u + tl_lid] = t; }
+      { float s = tl_red[64u + tl_lid]; float y = d0 - tl_red[448u + tl_lid]; float t = s + y; tl_red[448u + tl_lid] = (t - s) - y; tl_red[64u + tl_lid] = t; }
+      { float s = tl_red[256u + tl_lid]; float y = d0 * d0 - tl_red[640u + tl_lid]; float t = s + y; tl_red[640u + tl_lid] = (t - s) - y; tl_red[256u + tl_lid] = t; }
+      { float s = tl_red[128u + tl_lid]; float y = d1 - tl_red[512u + tl_lid]; float t = s + y; tl_red[512u + tl_lid] = (t - s) - y; tl_red[128u + tl_lid] = t; }
+      { float s = tl_red[320u + tl_lid]; float y = d1 * d1 - tl_red[704u + tl_lid]; float t = s + y; tl_red[704u + tl_lid] = (t - s) - y; tl_red[320u + tl_lid] = t; }
+    }
+  }
+  // workgroup reduction: a fixed binary tree in local memory, then one partial per sum
+  __syncthreads();
+  for (unsigned int tl_st = 32u; tl_st > 0u; tl_st >>= 1u) {
+    if (tl_lid < tl_st) {
+      tl_red[0u + tl_lid] = tl_red[0u + tl_lid] + tl_red[0u + tl_lid + tl_st];
+      tl_red[64u + tl_lid] = tl_red[64u + tl_lid] + tl_red[64u + tl_lid + tl_st];
+      tl_red[128u + tl_lid] = tl_red[128u + tl_lid] + tl_red[128u + tl_lid + tl_st];
+      tl_red[192u + tl_lid] = tl_red[192u + tl_lid] + tl_red[192u + tl_lid + tl_st];
+      tl_red[256u + tl_lid] = tl_red[256u + tl_lid] + tl_red[256u + tl_lid + tl_st];
+      tl_red[320u + tl_lid] = tl_red[320u + tl_lid] + tl_red[320u + tl_lid + tl_st];
+    }
+    __syncthreads();
+  }
+  if (tl_lid == 0u) {
+    partials[tl_g * 6u + 0u] = tl_red[0u];
+    partials[tl_g * 6u + 1u] = tl_red[64u];
+    partials[tl_g * 6u + 2u] = tl_red[128u];
+    partials[tl_g * 6u + 3u] = tl_red[192u];
+    partials[tl_g * 6u + 4u] = tl_red[256u];
+    partials[tl_g * 6u + 5u] = tl_red[320u];
+  }
+}
