@@ -113,7 +113,7 @@ const std::vector<ConfigField>& configFields() {
        "sweep's from the scratch buffer (4 or 8 bytes a draw per lane), or a loop computes every draw of the "
        "path into that buffer before the forward sweep and both sweeps read them (with quantile=gather its "
        "warp's tails wait in a queue and are computed 32 at a time)",
-       "cuda=stored;hip=stored;opencl=stored;opencl@1=prefill;vulkan@1=prefill",
+       "cuda=stored;hip=stored;opencl=stored;vulkan@1=prefill",
        "",
        [](const C& c) { return std::string(kDraws[int(c.draws)]); },
        [](C& c, S& v, S& w) { c.draws = pick<DrawSource>(v, w, kDraws); }},

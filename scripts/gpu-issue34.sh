@@ -43,6 +43,7 @@
 #               Vulkan's prefill shortlist
 #   prefill3    (2026-12-03d) Vulkan's and OpenCL's one-market defaults with draws=prefill (--untuned), their
 #               shortlists, Vulkan's 7-market prefill shortlist
+#   scratchx1   (2026-12-03d) cuda one market: the scratch kind under launch bounds 10-24 (scratch_sweep at 4M)
 #   strategies-cuda  (2026-12-03c) the cuda half of strategies (1 and 7 markets)
 #   defaults    (2026-12-03) cuda 7 markets: compare --untuned at 4M, 1M and approx, the tune of the traded
 #               fields (experiments/tune/cuda-defaults.txt), compare reading its winner
@@ -352,6 +353,17 @@ for mode in "$@"; do
     step 40 tune-opencl-prefill-x1.json "${TUNE[@]}" --engine "$oe" --markets 1 --shortlist "$S/opencl-prefill-x1.txt"
     step 40 tune-vulkan-prefill-x7.json "${TUNE[@]}" --engine "$ve" --markets 7 --shortlist "$S/vulkan-prefill-x7.txt"
     ;;
+  scratchx1)
+    # 2026-12-03d: cuda one market, the scratch kind (bookmarks in the buffer, not in registers): SoA holds 64
+    # registers at min_blocks=16 and 48 at 20 without spilling (compile-only here), where the register kind
+    # needs 96 at 10. scratch_sweep at 4M over segment lengths 8-32 under each launch bound and quantile.
+    se=cuda; [ "${GPU_DRY:-0}" = 1 ] && se=opencl
+    for c in min_blocks=10 min_blocks=12 min_blocks=16 min_blocks=20 min_blocks=24 min_blocks=16,quantile=gather \
+             min_blocks=20,quantile=gather; do
+      step 25 "sweep-$c.log" "$sweep/scratch_sweep" --engines "$se" --paths "$paths" --seglens 8,12,16,21,32 --reps 5 \
+          --jobs 8 --config "$c" --out "$out/sweep-$c.csv"
+    done
+    ;;
   gathertests)
     tb=$bin; [ "${GPU_DRY:-0}" = 1 ] && tb=$PWD/build/ci/tests
     step 60 gather-tests.txt "$tb/test_cuda_nvrtc" --gtest_filter='CudaRun.Gathered*:CudaNvrtc.Gathered*'
@@ -485,7 +497,7 @@ for mode in "$@"; do
         -j "${PROPS_JOBS:-2}" -n "${PROPS_NODES:-200}"
     cp -r "$TAPELAB_CACHE_DIR/tune" "$out/tuning-cache" 2>/dev/null || true
     ;;
-  *) echo "gpu-issue34.sh: unknown mode '$mode' (tune, headline, tune7, strategies, strategies-cuda, gather, gather7, x1plans, gathertests, prefill, prefill2, prefill3, zoo, ncu, props, final, x1, last, defaults)" >&2; exit 2 ;;
+  *) echo "gpu-issue34.sh: unknown mode '$mode' (tune, headline, tune7, strategies, strategies-cuda, gather, gather7, x1plans, gathertests, prefill, prefill2, prefill3, scratchx1, zoo, ncu, props, final, x1, last, defaults)" >&2; exit 2 ;;
   esac
 done
 stamp done
