@@ -1,0 +1,503 @@
+#!/usr/bin/env bash
+# The calls on the lent H200 for the issue "On the H200" (34): the tuned defaults, the ladder at the IEEE
+# contract beside JAX, the strategies and the zoo on a GPU, Nsight Compute on the headline kernels, the
+# properties. Self-contained (a record copies it as it ran); needs scripts/gpu-env.sh sourced first.
+#   here:   ./scripts/gpu-fetch-runtime.sh (once); cmake --build --preset ci; ./scripts/gpu-pack.sh build/ci;
+#           a dry run of the mechanics (cuda compile-only, lavapipe, PoCL, tiny jobs):
+#               GPU_DRY=1 bash scripts/gpu-issue34.sh 0 tune
+#   there:  carry [.gpu-runtime, build/gpu.tar.xz]; chain the calls (the machine stays warm 30 s, and with
+#           it /tmp: the kernel caches, NVIDIA's shader cache and the tuning cache of the call before):
+#           source scripts/gpu-env.sh; timeout 580 bash scripts/gpu-issue34.sh K MODE...; tar czf $OUT/callK.tgz -C /tmp resK
+# Modes (each step is skipped when less time is left than it needs; GPU_S, default 570 s, from the start):
+#   tune        compile phase (tune --compile-only of every shortlist, side by side), then the timed tunes
+#               (cuda x7/x1 at ieee and approx, opencl x7/x1, vulkan x7/x1, 4M paths), then compare with no
+#               variables and --untuned on cuda, vulkan and opencl at 7 markets (its one-market-per-call
+#               rows are the x1 jobs), then experiments/drivers/peers.py (JAX, the hand-written kernel,
+#               tapelab at both contracts) at 1M and 4M
+#   strategies  experiments/drivers/strategies.py on vulkan then cuda, 1 and 7 markets, 8/12/16 segments
+#   zoo         tapelab compare on every zoo tape (make_zoo: the zoo driver's table sizes and
+#               tests/data/user-heston.tape), cuda and vulkan, one market, 1M paths (compiled side by side first)
+#   ncu         Nsight Compute on the tuned 7-market kernel at ieee and approx and the one-market kernel
+#   props       the property suite on cuda and vulkan (PROPS_SECONDS, default 100)
+#   headline    (2026-12-02c) the cuda 7-market shortlist compiled at ieee and approx, tuned, compare with
+#               nothing set, --untuned and shared_inputs=off, the peers at 1M and 4M, Nsight Compute
+#   tune7       (2026-12-02c) Vulkan and OpenCL at 7 markets: compile phase, tunes, compare and --untuned
+#   x1          (2026-12-03b) one market per dispatch: the OpenCL and Vulkan shortlists with outline_draws
+#               (experiments/tune/{opencl,vulkan}-x1.txt) compiled side by side, compare --untuned on the three
+#               engines, the timed tunes, compare reading their winners
+#   last        (2026-12-03b) what one short call allows after x1: the Vulkan pipeline-cache and outline tests
+#               on the device, OpenCL's new one-market defaults (compare --untuned), the strategies driver's
+#               Vulkan 7-market panel (its compile phase now fills the merged pipeline cache the timing reads)
+#   gather      (2026-12-03c) quantile=gather, cuda's one-market default: its bits on the device, compare one
+#               market --untuned and with quantile=select, the shortlists experiments/tune/cuda-gather-x{1,7}.txt,
+#               Nsight Compute on the one-market kernel with each quantile
+#   gather7     (2026-12-03c, after gather) cuda 7 markets with the gathered quantile as default: compare
+#               --untuned at 4M, 1M, approx, the tunes of cuda-defaults.txt at both contracts, compare, the
+#               peers, Nsight Compute (7 markets at both contracts, one market with each quantile), Vulkan's
+#               one-market plans (vulkan-x1b.txt)
+#   x1plans     (2026-12-03c) cuda one market: the plans of experiments/tune/cuda-x1-plans.txt at 4M
+#   gathertests (2026-12-03c) the gathered quantile's tests on the device (CudaRun.Gathered*)
+#   prefill     (2026-12-03d) draws=prefill: the shortlists cuda-prefill-x{1,7}.txt timed, one market --untuned
+#               with and without it, Nsight Compute on the one-market kernels, its tests on the device
+#   prefill2    (2026-12-03d) prefill_ahead (cuda-prefill-x1b.txt), Nsight Compute on three one-market kernels,
+#               Vulkan's prefill shortlist
+#   prefill3    (2026-12-03d) Vulkan's and OpenCL's one-market defaults with draws=prefill (--untuned), their
+#               shortlists, Vulkan's 7-market prefill shortlist
+#   scratchx1   (2026-12-03d) cuda one market: the scratch kind under launch bounds 10-24 (scratch_sweep at 4M)
+#   strategies-cuda  (2026-12-03c) the cuda half of strategies (1 and 7 markets)
+#   defaults    (2026-12-03) cuda 7 markets: compare --untuned at 4M, 1M and approx, the tune of the traded
+#               fields (experiments/tune/cuda-defaults.txt), compare reading its winner
+set -uo pipefail
+K=${1:?gpu-issue34.sh: give the call number}; shift
+out=/tmp/res$K; rm -rf "$out"; mkdir -p "$out"
+t0=$(date +%s)
+stamp() { echo "$1 at $(( $(date +%s) - t0 )) s" | tee -a "$out/timeline.txt"; }
+if [ "${GPU_DRY:-0}" = 1 ]; then  # here, without a GPU: the mechanics only
+  bin=$PWD/build/ci/cli; sweep=$PWD/build/ci/experiments; props_bin=$PWD/build/ci/properties/tapelab_properties; commit=dry
+  job=(--product asian --steps 8); paths=4000; paths1m=4000; deadline=${GPU_S:-900}; zoo_paths=2000
+  engines=cpu-jit,vulkan,opencl; jobs=1
+else
+  bin=$PWD/build/gpu/bin; sweep=$bin; props_bin=$bin/tapelab_properties; commit=$(cat build/gpu/COMMIT)
+  job=(--product asian --steps 252); paths=4000000; paths1m=1000000; deadline=${GPU_S:-570}; zoo_paths=1000000
+  engines=cuda,vulkan,opencl; jobs=16
+  export CPLUS_INCLUDE_PATH=$PWD/build/gpu/include${CPLUS_INCLUDE_PATH:+:$CPLUS_INCLUDE_PATH}
+  nvidia-smi --query-gpu=name,clocks.max.sm,driver_version,power.limit --format=csv > "$out/gpu.txt"
+  echo "$commit" >> "$out/gpu.txt"
+  nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu,utilization.gpu,clocks_event_reasons.active \
+      --format=csv -lms 200 > "$out/smi.csv" 2>&1 &
+  smi=$!
+  trap 'kill $smi 2>/dev/null' EXIT
+fi
+T=$bin/tapelab
+export TAPELAB_CACHE_DIR=${TAPELAB_CACHE_DIR:-/tmp/tapelab-cache}
+export __GL_SHADER_DISK_CACHE=1 __GL_SHADER_DISK_CACHE_SKIP_CLEANUP=1 __GL_SHADER_DISK_CACHE_SIZE=4294967296
+export __GL_SHADER_DISK_CACHE_PATH=/tmp/tapelab-nv-shader-cache
+export PYTHONUNBUFFERED=1
+left() { echo $(( deadline - ($(date +%s) - t0) )); }
+# step NEED NAME CMD...: CMD (stdout into NAME, stderr into progress.txt) when NEED seconds are left, cut at
+# what is left; its exit status goes to timeline.txt.
+step() {
+  local need=$1 name=$2; shift 2
+  local l; l=$(left)
+  if (( l < need )); then echo "skipped $name: $l s left, needs $need" | tee -a "$out/timeline.txt"; return; fi
+  stamp "$name"
+  echo "=== $name: $*" >> "$out/progress.txt"
+  timeout "$l" "$@" > "$out/$name" 2>> "$out/progress.txt"
+  echo "$name exit $?" >> "$out/timeline.txt"
+}
+# bg CAP NAME CMD...: CMD in the background (stdout into NAME, stderr into compile.txt), cut at CAP seconds.
+pids=()
+bg() {
+  local cap=$1 name=$2; shift 2
+  ( timeout "$cap" "$@" > "$out/$name" 2>> "$out/compile.txt"; echo "$name exit $? at $(( $(date +%s) - t0 )) s" >> "$out/timeline.txt" ) &
+  pids+=($!)
+}
+wait_bg() { for p in "${pids[@]}"; do wait "$p"; done; pids=(); stamp "compile phase done"; }
+
+S=experiments/tune
+# The zoo's tapes at the zoo driver's table sizes (experiments/zoo.py ZOO), written by the packed tapelab, and
+# the user tape of the tests: into $zoo (a fresh folder per call).
+zoo=/tmp/zoo$K
+make_zoo() {
+  rm -rf "$zoo"; mkdir -p "$zoo"
+  local spec
+  for spec in "asian --steps 252" "heston --steps 100" "cev --steps 100" "barrier --steps 50" \
+              "barrier-smooth:barrier --steps 50 --param smoothing=0.002" "lookback --steps 50" \
+              "lmm --param forwards=20" "worstof --param assets=20 --steps 6" "neural --param hidden=8 --steps 16" \
+              "heat --param points=21 --steps 24"; do
+    local name=${spec%% *} product args=${spec#* }
+    product=${name#*:}; name=${name%%:*}
+    # shellcheck disable=SC2086
+    "$T" tape --product "$product" $args --out "$zoo/$name.tape" 2>> "$out/progress.txt"
+  done
+  cp tests/data/user-heston.tape "$zoo/"
+}
+# The drivers as packed (gpu-snap/: experiments/drivers, experiments/peers, papers/*.py copied beside the
+# binaries, so edits made here after packing do not reach the call), else the checkout's.
+drv=experiments/drivers; [ -d gpu-snap/experiments/drivers ] && drv=gpu-snap/experiments/drivers
+for mode in "$@"; do
+  stamp "mode $mode"
+  case "$mode" in
+  tune)
+    # 1. Compile phase: the IEEE shortlists' kernels and their plain kernels, side by side (compile-only ranks
+    #    by the compiler's statistics and stores nothing; it fills the kernel caches the timed tunes read).
+    C=("$T" tune "${job[@]}" --paths "$paths" --compile-only --json)
+    cap=$(( $(left) * 45 / 100 ))
+    sl() { if [ "$2" = 1 ] && [ -f "$S/$1-x1.txt" ]; then echo "$S/$1-x1.txt"; else echo "$S/$1.txt"; fi; }
+    for e in ${engines//,/ }; do
+      [ -f "$S/$e.txt" ] || continue   # cpu-jit in the dry run
+      bg "$cap" "ctune-$e-x7.json" "${C[@]}" --engine "$e" --markets 7 --shortlist "$(sl $e 7)" --jobs 4
+      bg "$cap" "ctune-$e-x1.json" "${C[@]}" --engine "$e" --markets 1 --shortlist "$(sl $e 1)" --jobs 2
+    done
+    wait_bg
+    # 2. The timed tunes, one at a time (nothing compiles beside a timing now), and what they feed, most
+    #    important first: x7 tunes, compare tuned and untuned at 4M, the peers, then the rest.
+    TUNE=("$T" tune "${job[@]}" --paths "$paths" --budget-seconds 120 --json)
+    tune() { [[ ,$engines, == *,$1,* ]] && [ -f "$S/$1.txt" ] && step "$3" "tune-$1-x$2${4:-}.json" "${TUNE[@]}" --engine "$1" --markets "$2" \
+               --shortlist "$(sl $1 $2)" ${4:+--config "math=${4#-}"}; }
+    tune cuda 7 30; tune cuda 1 30
+    tune opencl 7 40; tune vulkan 7 40
+    CMP=("$T" compare "${job[@]}" --engines "$engines" --markets 7 --ladders 5 --json)
+    step 40 compare-4M.json "${CMP[@]}" --paths "$paths"
+    step 40 compare-4M-untuned.json "${CMP[@]}" --paths "$paths" --untuned
+    # 3. The approximate-math tunes (their kernels compile inside the tune, on every core), then the peers: JAX's ladder and single market, the hand-written kernel, tapelab at the IEEE contract (the
+    #    tuned defaults) and with math=approx (a looser contract, named in its rows).
+    P=(python3 "$drv/peers.py" --machine h200 --commit "$commit" --tapelab-bin "$T" --paths "$paths1m,$paths")
+    [ "${GPU_DRY:-0}" = 1 ] && P+=(--steps 8 --no-jax --no-handwritten)
+    pe=cuda; [ "${GPU_DRY:-0}" = 1 ] && pe=opencl
+    tune cuda 7 60 -approx; tune cuda 1 40 -approx   # compiled here, on every core, before the peers use them
+    step 90 peers.log "${P[@]}" --engines "$pe" --config '' --config math=approx --out "$out/peers-h200.csv"
+    tune opencl 1 30; tune vulkan 1 30
+    step 40 peers_gpus.log "${P[@]}" --engines vulkan,opencl --no-jax --no-handwritten --out "$out/peers_gpus-h200.csv"
+    cp -r "$TAPELAB_CACHE_DIR/tune" "$out/tuning-cache" 2>/dev/null || true
+    ;;
+  headline)
+    # 2026-12-02c (config shared_inputs): the cuda 7-market ladder at both contracts. Compile phase (the
+    # cuda shortlist at ieee and approx, side by side), the timed tunes, compare with nothing set and
+    # --untuned, the peers (JAX, the hand-written kernel, tapelab at both contracts) at 1M and 4M, then
+    # Nsight Compute on the kernels compare ran (the tuning cache's winners).
+    C=("$T" tune "${job[@]}" --paths "$paths" --compile-only --json --markets 7)
+    cap=$(( $(left) * 35 / 100 ))
+    ce=cuda; [ "${GPU_DRY:-0}" = 1 ] && ce=opencl
+    bg "$cap" ctune-cuda-x7.json "${C[@]}" --engine "$ce" --shortlist "$S/$ce.txt" --jobs 8
+    bg "$cap" ctune-cuda-x7-approx.json "${C[@]}" --engine "$ce" --shortlist "$S/$ce.txt" --jobs 6 --config math=approx
+    wait_bg
+    TUNE=("$T" tune "${job[@]}" --paths "$paths" --budget-seconds 100 --json --markets 7 --engine "$ce" --shortlist "$S/$ce.txt")
+    step 30 tune-cuda-x7.json "${TUNE[@]}"
+    step 30 tune-cuda-x7-approx.json "${TUNE[@]}" --config math=approx
+    CMP=("$T" compare "${job[@]}" --engines "$ce" --markets 7 --ladders 5 --json --paths "$paths")
+    step 30 compare-cuda-4M.json "${CMP[@]}"
+    step 30 compare-cuda-4M-untuned.json "${CMP[@]}" --untuned
+    step 30 compare-cuda-4M-noshare.json "${CMP[@]}" --config shared_inputs=off
+    P=(python3 "$drv/peers.py" --machine h200 --commit "$commit" --tapelab-bin "$T" --paths "$paths1m,$paths")
+    [ "${GPU_DRY:-0}" = 1 ] && P+=(--steps 8 --no-jax --no-handwritten)
+    step 120 peers.log "${P[@]}" --engines "$ce" --config '' --config math=approx --out "$out/peers-h200.csv"
+    if [ "${GPU_DRY:-0}" != 1 ]; then
+      NCU=(ncu --clock-control none --launch-count 1 --kernel-name regex:tapelab_kernel
+           --section SpeedOfLight --section InstructionStats --section Occupancy --section LaunchStats
+           --section WarpStateStats --metrics smsp__inst_executed.sum,sm__cycles_elapsed.avg,gpu__time_duration.sum)
+      PR=("$T" price "${job[@]}" --engine cuda --paths 1000000 --ladder spot=97,98,99,100,101,102,103 --markets 7)
+      step 30 ncu-x7-ieee.txt "${NCU[@]}" "${PR[@]}"
+      step 30 ncu-x7-approx.txt "${NCU[@]}" "${PR[@]}" --config math=approx
+    fi
+    cp -r "$TAPELAB_CACHE_DIR/tune" "$out/tuning-cache" 2>/dev/null || true
+    ;;
+  defaults)
+    # 2026-12-03 (cuda min_blocks=12 at several markets): compare with nothing set on a fresh tuning cache
+    # (--untuned) at 4M and 1M, at both contracts; the tune of the fields it traded (experiments/tune/
+    # cuda-defaults.txt); compare again, now reading the tune's winner.
+    ce=cuda; [ "${GPU_DRY:-0}" = 1 ] && ce=opencl
+    CMP=("$T" compare "${job[@]}" --engines "$ce" --markets 7 --ladders 5 --json)
+    step 60 compare-cuda-4M-untuned.json "${CMP[@]}" --paths "$paths" --untuned
+    step 30 compare-cuda-1M-untuned.json "${CMP[@]}" --paths "$paths1m" --untuned
+    step 60 compare-cuda-4M-untuned-approx.json "${CMP[@]}" --paths "$paths" --untuned --config math=approx
+    step 30 tune-cuda-x7-defaults.json "$T" tune "${job[@]}" --paths "$paths" --budget-seconds 60 --json --markets 7 \
+        --engine "$ce" --shortlist "$S/cuda-defaults.txt"
+    step 30 compare-cuda-4M.json "${CMP[@]}" --paths "$paths"
+    cp -r "$TAPELAB_CACHE_DIR/tune" "$out/tuning-cache" 2>/dev/null || true
+    ;;
+  last)
+    tb=$bin; [ "${GPU_DRY:-0}" = 1 ] && tb=$PWD/build/ci/tests
+    step 20 vk-pipeline-tests.txt "$tb/test_vulkan_pipeline_cache"
+    step 30 outline-tests.txt sh -c "'$tb/test_opencl_kernels' --gtest_filter='*Outline*' && '$tb/test_vulkan_engine' --gtest_filter='*Outline*'"
+    x1e=opencl
+    step 60 compare-x1-opencl-4M-untuned.json "$T" compare "${job[@]}" --engines "$x1e" --markets 1 --ladders 5 --json \
+        --paths "$paths" --untuned
+    D=(python3 "$drv/strategies.py" --machine h200 --commit "$commit" --sweep-bin "$sweep/scratch_sweep"
+       --tapelab-bin "$T" --skip revolve@7 --point-timeout 200 --reps 5 --markets 7)
+    [ "${GPU_DRY:-0}" = 1 ] && D+=(--steps 16 --paths 2048 --strategies window,two-level --segments 4 --compile-jobs 1) \
+                            || D+=(--compile-jobs 15)
+    se=vulkan
+    step 150 strategies_vulkan7.log "${D[@]}" --engines "$se" --out "$out/strategies_vulkan7-h200.csv"
+    ;;
+  gather)
+    # 2026-12-03c: quantile=gather, cuda's one-market default since it landed. Its bits on the device
+    # (CudaRun.GatheredQuantileGivesTheSameBits), compare one market with nothing set and with the previous
+    # default (quantile=select) in one call, the one- and seven-market shortlists timed, Nsight Compute on the
+    # one-market kernel with each quantile.
+    tb=$bin; [ "${GPU_DRY:-0}" = 1 ] && tb=$PWD/build/ci/tests
+    step 120 gather-tests.txt "$tb/test_cuda_nvrtc" --gtest_filter='CudaRun.Gathered*:CudaNvrtc.Gathered*'
+    ge=cuda; [ "${GPU_DRY:-0}" = 1 ] && ge=vulkan
+    CMP=("$T" compare "${job[@]}" --engines "$ge" --markets 1 --ladders 5 --json --paths "$paths" --untuned)
+    step 40 compare-x1-cuda-untuned.json "${CMP[@]}"
+    [ "${GPU_DRY:-0}" = 1 ] || step 40 compare-x1-cuda-select.json "${CMP[@]}" --config quantile=select
+    TUNE=("$T" tune "${job[@]}" --paths "$paths" --budget-seconds 60 --json --engine "$ge")
+    if [ "${GPU_DRY:-0}" != 1 ]; then
+      step 40 tune-cuda-gather-x1.json "${TUNE[@]}" --markets 1 --shortlist "$S/cuda-gather-x1.txt"
+      step 40 tune-cuda-gather-x7.json "${TUNE[@]}" --markets 7 --shortlist "$S/cuda-gather-x7.txt"
+      NCU=(ncu --clock-control none --launch-count 1 --kernel-name regex:tapelab_kernel
+           --section SpeedOfLight --section InstructionStats --section Occupancy --section LaunchStats
+           --section WarpStateStats --metrics smsp__inst_executed.sum,sm__cycles_elapsed.avg,gpu__time_duration.sum)
+      PR=("$T" price "${job[@]}" --engine cuda --paths 1000000 --markets 1 --untuned)
+      step 30 ncu-x1-gather.txt "${NCU[@]}" "${PR[@]}"
+      step 30 ncu-x1-select.txt "${NCU[@]}" "${PR[@]}" --config quantile=select
+    fi
+    cp -r "$TAPELAB_CACHE_DIR/tune" "$out/tuning-cache-gather" 2>/dev/null || true
+    ;;
+  gather7)
+    # 2026-12-03c, after call 6: quantile=gather is cuda's default at several markets (2,044 against 1,719 in
+    # call 6's tune). The 7-market ladder with nothing set at 4M, 1M and approx, the tune of the traded fields
+    # at both contracts (experiments/tune/cuda-defaults.txt), compare reading the winner, the peers (JAX, the
+    # hand-written kernel, tapelab at both contracts) at 1M and 4M, Nsight Compute on the 7-market kernels and
+    # on the one-market kernel with each quantile, then Vulkan's one-market plans (experiments/tune/vulkan-x1b.txt).
+    ce=cuda; [ "${GPU_DRY:-0}" = 1 ] && ce=opencl
+    CMP=("$T" compare "${job[@]}" --engines "$ce" --markets 7 --ladders 5 --json)
+    step 60 compare-cuda-4M-untuned.json "${CMP[@]}" --paths "$paths" --untuned
+    step 30 compare-cuda-1M-untuned.json "${CMP[@]}" --paths "$paths1m" --untuned
+    step 60 compare-cuda-4M-untuned-approx.json "${CMP[@]}" --paths "$paths" --untuned --config math=approx
+    TUNE=("$T" tune "${job[@]}" --paths "$paths" --budget-seconds 45 --json --markets 7 --engine "$ce" --shortlist "$S/cuda-defaults.txt")
+    step 30 tune-cuda-x7-defaults.json "${TUNE[@]}"
+    step 30 tune-cuda-x7-defaults-approx.json "${TUNE[@]}" --config math=approx
+    step 30 compare-cuda-4M.json "${CMP[@]}" --paths "$paths"
+    P=(python3 "$drv/peers.py" --machine h200 --commit "$commit" --tapelab-bin "$T" --paths "$paths1m,$paths")
+    [ "${GPU_DRY:-0}" = 1 ] && P+=(--steps 8 --no-jax --no-handwritten)
+    step 120 peers.log "${P[@]}" --engines "$ce" --config '' --config math=approx --out "$out/peers-h200.csv"
+    if [ "${GPU_DRY:-0}" != 1 ]; then
+      NCU=(ncu --clock-control none --launch-count 1 --kernel-name regex:tapelab_kernel
+           --section SpeedOfLight --section InstructionStats --section Occupancy --section LaunchStats
+           --section WarpStateStats --metrics smsp__inst_executed.sum,sm__cycles_elapsed.avg,gpu__time_duration.sum)
+      PR=("$T" price "${job[@]}" --engine cuda --paths 1000000 --untuned)
+      L=(--ladder spot=97,98,99,100,101,102,103 --markets 7)
+      step 30 ncu-x7-ieee.txt "${NCU[@]}" "${PR[@]}" "${L[@]}"
+      step 30 ncu-x7-approx.txt "${NCU[@]}" "${PR[@]}" "${L[@]}" --config math=approx
+      step 30 ncu-x1-select.txt "${NCU[@]}" "${PR[@]}"
+      step 30 ncu-x1-gather.txt "${NCU[@]}" "${PR[@]}" --config quantile=gather
+    fi
+    ve=vulkan
+    step 100 tune-vulkan-x1b.json "$T" tune "${job[@]}" --paths "$paths" --budget-seconds 40 --json --markets 1 \
+        --engine "$ve" --shortlist "$S/vulkan-x1b.txt"
+    cp -r "$TAPELAB_CACHE_DIR/tune" "$out/tuning-cache-gather7" 2>/dev/null || true
+    ;;
+  x1plans)
+    # 2026-12-03c, after gather7: cuda one market per dispatch, the plans the strategies driver ranked first at
+    # 1M (experiments/tune/cuda-x1-plans.txt) timed at 4M under both quantiles.
+    ge=cuda; [ "${GPU_DRY:-0}" = 1 ] && ge=vulkan
+    [ "${GPU_DRY:-0}" = 1 ] || step 60 tune-cuda-x1-plans.json "$T" tune "${job[@]}" --paths "$paths" --budget-seconds 60 \
+        --json --markets 1 --engine "$ge" --shortlist "$S/cuda-x1-plans.txt"
+    ;;
+  prefill)
+    # 2026-12-03d: draws=prefill (every draw of the path computed into the scratch buffer first; with the
+    # gathered quantile the warp's tails queued 32 at a time). The shortlists experiments/tune/cuda-prefill-x{1,7}.txt
+    # timed at 4M (each candidate ==plain), one market --untuned for reference, Nsight Compute on the one-market
+    # prefill kernel, then its tests on the device (CudaRun.Prefilled*, CudaRun.Gathered*).
+    ge=cuda; [ "${GPU_DRY:-0}" = 1 ] && ge=vulkan
+    C=("$T" tune "${job[@]}" --paths "$paths" --compile-only --json --engine "$ge")
+    cap=$(( $(left) * 30 / 100 ))
+    bg "$cap" ctune-prefill-x1.json "${C[@]}" --markets 1 --shortlist "$S/cuda-prefill-x1.txt" --jobs 8
+    bg "$cap" ctune-prefill-x7.json "${C[@]}" --markets 7 --shortlist "$S/cuda-prefill-x7.txt" --jobs 8
+    [ "${GPU_DRY:-0}" = 1 ] || bg "$cap" ctune-vulkan-prefill-x1.json "$T" tune "${job[@]}" --paths "$paths" --compile-only \
+        --json --engine vulkan --markets 1 --shortlist "$S/vulkan-prefill-x1.txt" --jobs 5
+    wait_bg
+    TUNE=("$T" tune "${job[@]}" --paths "$paths" --budget-seconds 60 --json --engine "$ge" --no-store)
+    step 40 tune-cuda-prefill-x1.json "${TUNE[@]}" --markets 1 --shortlist "$S/cuda-prefill-x1.txt"
+    step 30 tune-cuda-prefill-x7.json "${TUNE[@]}" --markets 7 --shortlist "$S/cuda-prefill-x7.txt"
+    step 30 compare-x1-cuda-untuned.json "$T" compare "${job[@]}" --engines "$ge" --markets 1 --ladders 5 --json \
+        --paths "$paths" --untuned
+    step 30 compare-x1-cuda-prefill.json "$T" compare "${job[@]}" --engines "$ge" --markets 1 --ladders 5 --json \
+        --paths "$paths" --untuned --config quantile=gather,draws=prefill
+    if [ "${GPU_DRY:-0}" != 1 ]; then
+      NCU=(ncu --clock-control none --launch-count 1 --kernel-name regex:tapelab_kernel
+           --section SpeedOfLight --section InstructionStats --section Occupancy --section LaunchStats
+           --section WarpStateStats --metrics smsp__inst_executed.sum,sm__cycles_elapsed.avg,gpu__time_duration.sum)
+      PR=("$T" price "${job[@]}" --engine cuda --paths 1000000 --markets 1 --untuned)
+      step 30 ncu-x1-prefill.txt "${NCU[@]}" "${PR[@]}" --config quantile=gather,draws=prefill
+      step 30 ncu-x1-select.txt "${NCU[@]}" "${PR[@]}"
+    fi
+    step 40 tune-vulkan-prefill-x1.json "$T" tune "${job[@]}" --paths "$paths" --budget-seconds 40 --json --no-store \
+        --engine vulkan --markets 1 --shortlist "$S/vulkan-prefill-x1.txt"
+    tb=$bin; [ "${GPU_DRY:-0}" = 1 ] && tb=$PWD/build/ci/tests
+    step 60 prefill-tests.txt "$tb/test_cuda_nvrtc" --gtest_filter='CudaRun.Prefilled*:CudaRun.Gathered*:CudaNvrtc.Prefilled*'
+    ;;
+  prefill2)
+    # 2026-12-03d, after call 10 (prefill 459-488 against the defaults' 523 at one market): the load distance
+    # (prefill_ahead, experiments/tune/cuda-prefill-x1b.txt) timed at 4M, Nsight Compute on the defaults and two
+    # prefill kernels (the stall reasons say whether the forward sweep waits on its loads), Vulkan's prefill
+    # shortlist again (its GLSL asked for [[dont_unroll]] without the extension in call 10).
+    ge=cuda; [ "${GPU_DRY:-0}" = 1 ] && ge=vulkan
+    C=("$T" tune "${job[@]}" --paths "$paths" --compile-only --json --markets 1)
+    cap=$(( $(left) * 30 / 100 ))
+    [ "${GPU_DRY:-0}" = 1 ] || bg "$cap" ctune-prefill-x1b.json "${C[@]}" --engine cuda --shortlist "$S/cuda-prefill-x1b.txt" --jobs 8
+    bg "$cap" ctune-vulkan-prefill-x1.json "${C[@]}" --engine vulkan --shortlist "$S/vulkan-prefill-x1.txt" --jobs 6
+    wait_bg
+    TUNE=("$T" tune "${job[@]}" --paths "$paths" --budget-seconds 60 --json --no-store --markets 1)
+    [ "${GPU_DRY:-0}" = 1 ] || step 40 tune-cuda-prefill-x1b.json "${TUNE[@]}" --engine cuda --shortlist "$S/cuda-prefill-x1b.txt"
+    if [ "${GPU_DRY:-0}" != 1 ]; then
+      NCU=(ncu --clock-control none --launch-count 1 --kernel-name regex:tapelab_kernel
+           --section SpeedOfLight --section InstructionStats --section Occupancy --section LaunchStats
+           --section WarpStateStats --section SchedulerStats --section MemoryWorkloadAnalysis
+           --metrics smsp__inst_executed.sum,sm__cycles_elapsed.avg,gpu__time_duration.sum)
+      PR=("$T" price "${job[@]}" --engine cuda --paths 1000000 --untuned)
+      step 30 ncu-x1-select.txt "${NCU[@]}" "${PR[@]}"
+      step 30 ncu-x1-prefill-mb12.txt "${NCU[@]}" "${PR[@]}" --config quantile=gather,draws=prefill,min_blocks=12
+      step 30 ncu-x1-prefill-mb12-a1.txt "${NCU[@]}" "${PR[@]}" --config quantile=gather,draws=prefill,min_blocks=12,prefill_ahead=1
+    fi
+    step 40 tune-vulkan-prefill-x1.json "$T" tune "${job[@]}" --paths "$paths" --budget-seconds 40 --json --no-store \
+        --engine vulkan --markets 1 --shortlist "$S/vulkan-prefill-x1.txt"
+    ;;
+  prefill3)
+    # 2026-12-03d, after call 11 (Vulkan one market: draws=prefill with quantile=select 533 against 470): the new
+    # one-market defaults of Vulkan and OpenCL (prefill, select) with nothing set, their shortlists
+    # (vulkan-prefill-x1b.txt, opencl-prefill-x1.txt) and Vulkan's 7-market one (vulkan-prefill-x7.txt), all
+    # compiled side by side first (OpenCL and 7-market Vulkan build on the device: a minute or more each).
+    ve=vulkan; oe=opencl
+    C=("$T" tune "${job[@]}" --paths "$paths" --compile-only --json)
+    cap=$(( $(left) * 45 / 100 ))
+    bg "$cap" ctune-opencl-prefill-x1.json "${C[@]}" --engine "$oe" --markets 1 --shortlist "$S/opencl-prefill-x1.txt" --jobs 5
+    bg "$cap" ctune-vulkan-prefill-x1b.json "${C[@]}" --engine "$ve" --markets 1 --shortlist "$S/vulkan-prefill-x1b.txt" --jobs 4
+    bg "$cap" ctune-vulkan-prefill-x7.json "${C[@]}" --engine "$ve" --markets 7 --shortlist "$S/vulkan-prefill-x7.txt" --jobs 4
+    wait_bg
+    step 40 compare-x1-untuned.json "$T" compare "${job[@]}" --engines "$ve,$oe" --markets 1 --ladders 5 --json \
+        --paths "$paths" --untuned
+    TUNE=("$T" tune "${job[@]}" --paths "$paths" --budget-seconds 60 --json --no-store)
+    step 40 tune-vulkan-prefill-x1b.json "${TUNE[@]}" --engine "$ve" --markets 1 --shortlist "$S/vulkan-prefill-x1b.txt"
+    step 40 tune-opencl-prefill-x1.json "${TUNE[@]}" --engine "$oe" --markets 1 --shortlist "$S/opencl-prefill-x1.txt"
+    step 40 tune-vulkan-prefill-x7.json "${TUNE[@]}" --engine "$ve" --markets 7 --shortlist "$S/vulkan-prefill-x7.txt"
+    ;;
+  scratchx1)
+    # 2026-12-03d: cuda one market, the scratch kind (bookmarks in the buffer, not in registers): SoA holds 64
+    # registers at min_blocks=16 and 48 at 20 without spilling (compile-only here), where the register kind
+    # needs 96 at 10. scratch_sweep at 4M over segment lengths 8-32 under each launch bound and quantile.
+    se=cuda; [ "${GPU_DRY:-0}" = 1 ] && se=opencl
+    for c in min_blocks=10 min_blocks=12 min_blocks=16 min_blocks=20 min_blocks=24 min_blocks=16,quantile=gather \
+             min_blocks=20,quantile=gather; do
+      step 25 "sweep-$c.log" "$sweep/scratch_sweep" --engines "$se" --paths "$paths" --seglens 8,12,16,21,32 --reps 5 \
+          --jobs 8 --config "$c" --out "$out/sweep-$c.csv"
+    done
+    ;;
+  gathertests)
+    tb=$bin; [ "${GPU_DRY:-0}" = 1 ] && tb=$PWD/build/ci/tests
+    step 60 gather-tests.txt "$tb/test_cuda_nvrtc" --gtest_filter='CudaRun.Gathered*:CudaNvrtc.Gathered*'
+    ;;
+  strategies-cuda)
+    # The cuda half of `strategies` (2026-12-03c; the Vulkan half ran in 2026-12-03b), 1 and 7 markets.
+    D=(python3 "$drv/strategies.py" --machine h200 --commit "$commit" --sweep-bin "$sweep/scratch_sweep"
+       --tapelab-bin "$T" --skip revolve@7 --point-timeout 200 --reps 5)
+    [ "${GPU_DRY:-0}" = 1 ] && D+=(--steps 16 --paths 2048 --strategies window,two-level --segments 4 --markets 1,2 --compile-jobs 1) \
+                            || D+=(--compile-jobs 14)
+    se=cuda; [ "${GPU_DRY:-0}" = 1 ] && se=cpu-jit
+    [ -n "${STRAT_MARKETS:-}" ] && D+=(--markets "$STRAT_MARKETS")  # e.g. 7: one panel only
+    step 120 "strategies_$se.log" "${D[@]}" --engines "$se" --out "$out/strategies_$se-h200.csv"
+    ;;
+  x1)
+    # 2026-12-03b (outline_draws on OpenCL and Vulkan): one market per dispatch, 4M paths. The two
+    # shortlists compiled side by side (OpenCL builds on the device: minutes), the defaults on every engine
+    # (--untuned, a fresh tuning cache), the timed tunes, compare again reading their winners.
+    C=("$T" tune "${job[@]}" --paths "$paths" --compile-only --json --markets 1)
+    cap=$(( $(left) * 40 / 100 ))
+    for e in opencl vulkan; do
+      bg "$cap" "ctune-$e-x1.json" "${C[@]}" --engine "$e" --shortlist "$S/$e-x1.txt" --jobs 5
+    done
+    wait_bg
+    CMP=("$T" compare "${job[@]}" --markets 1 --ladders 5 --json --paths "$paths")
+    x1e=cuda,vulkan,opencl; [ "${GPU_DRY:-0}" = 1 ] && x1e=vulkan,opencl
+    step 40 compare-x1-4M-untuned.json "${CMP[@]}" --engines "$x1e" --untuned
+    TUNE=("$T" tune "${job[@]}" --paths "$paths" --budget-seconds 60 --json --markets 1)
+    for e in opencl vulkan; do step 30 "tune-$e-x1.json" "${TUNE[@]}" --engine "$e" --shortlist "$S/$e-x1.txt"; done
+    step 40 compare-x1-4M.json "${CMP[@]}" --engines "$x1e"
+    cp -r "$TAPELAB_CACHE_DIR/tune" "$out/tuning-cache-x1" 2>/dev/null || true
+    ;;
+  tune7)
+    # Vulkan and OpenCL at 7 markets (NVIDIA's compilers: minutes for a shortlist, so their own call):
+    # compile phase side by side, the timed tunes, compare with nothing set and --untuned.
+    C=("$T" tune "${job[@]}" --paths "$paths" --compile-only --json --markets 7)
+    cap=$(( $(left) * 55 / 100 ))
+    for e in vulkan opencl; do bg "$cap" "ctune-$e-x7.json" "${C[@]}" --engine "$e" --shortlist "$S/$e.txt" --jobs 8; done
+    wait_bg
+    TUNE=("$T" tune "${job[@]}" --paths "$paths" --budget-seconds 100 --json --markets 7)
+    for e in vulkan opencl; do step 30 "tune-$e-x7.json" "${TUNE[@]}" --engine "$e" --shortlist "$S/$e.txt"; done
+    CMP=("$T" compare "${job[@]}" --engines vulkan,opencl --markets 7 --ladders 5 --json --paths "$paths")
+    step 40 compare-gpus-4M.json "${CMP[@]}"
+    step 40 compare-gpus-4M-untuned.json "${CMP[@]}" --untuned
+    cp -r "$TAPELAB_CACHE_DIR/tune" "$out/tuning-cache" 2>/dev/null || true
+    ;;
+  strategies)
+    D=(python3 "$drv/strategies.py" --machine h200 --commit "$commit" --sweep-bin "$sweep/scratch_sweep"
+       --tapelab-bin "$T" --skip revolve@7 --point-timeout 240 --reps 5)
+    [ "${GPU_DRY:-0}" = 1 ] && D+=(--steps 16 --paths 2048 --strategies window,two-level --segments 4 --markets 1,2 --compile-jobs 1) \
+                            || D+=(--compile-jobs 14)
+    first=vulkan; [ "${GPU_DRY:-0}" = 1 ] && first=opencl
+    step 200 "strategies_$first.log" "${D[@]}" --engines "$first" --out "$out/strategies_$first-h200.csv"
+    second=cuda; [ "${GPU_DRY:-0}" = 1 ] && second=cpu-jit
+    step 120 "strategies_$second.log" "${D[@]}" --engines "$second" --out "$out/strategies_$second-h200.csv"
+    ;;
+  zoo)
+    make_zoo
+    # Compile phase: every tape's plain and register kernels on both engines, side by side (gpu_kernels
+    # compiles and reports; its timings are not used), then compare one tape at a time.
+    ze=cuda,vulkan; [ "${GPU_DRY:-0}" = 1 ] && ze=vulkan
+    cap=$(( $(left) * 45 / 100 ))
+    for f in "$zoo"/*.tape; do
+      n=$(basename "$f" .tape)
+      bg "$cap" "zoo-compile-$n.txt" "$T" compare "$f" --engines "$ze" --markets 1 --points 1 --ladders 1 \
+          --paths 1024 --warmup-ms 0
+    done
+    wait_bg
+    for f in "$zoo"/*.tape; do
+      n=$(basename "$f" .tape)
+      step 15 "zoo-$n.json" "$T" compare "$f" --engines "$ze" --markets 1 --points 7 --ladders 5 --paths "$zoo_paths" --json
+    done
+    ;;
+  ncu)
+    # Instruction counts and stalls of the tuned kernels (the call before stored the winners): the 7-market
+    # ladder at ieee and approx, one market at ieee; the first dispatch of a 1M run.
+    if [ "${GPU_DRY:-0}" = 1 ]; then echo "ncu: not in the dry run" >> "$out/timeline.txt"; continue; fi
+    NCU=(ncu --clock-control none --launch-count 1 --kernel-name regex:tapelab_kernel
+         --section SpeedOfLight --section InstructionStats --section Occupancy --section LaunchStats
+         --section WarpStateStats --metrics smsp__inst_executed.sum,sm__cycles_elapsed.avg,gpu__time_duration.sum)
+    PR=("$T" price "${job[@]}" --engine cuda --paths 1000000)
+    L=(--ladder spot=97,98,99,100,101,102,103 --markets 7)
+    step 40 ncu-x7-ieee.txt "${NCU[@]}" "${PR[@]}" "${L[@]}"
+    step 40 ncu-x7-approx.txt "${NCU[@]}" "${PR[@]}" "${L[@]}" --config math=approx
+    step 40 ncu-x1-ieee.txt "${NCU[@]}" "${PR[@]}" --markets 1
+    ;;
+  props)
+    pe=cuda,vulkan; [ "${GPU_DRY:-0}" = 1 ] && pe=vulkan
+    step 60 props.txt env OUT="$out" bash properties/parallel_run.sh -b "$props_bin" \
+        -e "$pe" -s "${PROPS_SECONDS:-100}" -j "${PROPS_JOBS:-8}" -n "${PROPS_NODES:-200}"
+    ;;
+  final)
+    # One call for what a budget left after calls 1-2 allows (2026-12-02b): kernels compiled side by side
+    # first (the Nsight kernels, the one-market Vulkan and OpenCL shortlists, every zoo tape on cuda and
+    # vulkan), then Nsight Compute, the one-market tunes and compare, the zoo's compares, the properties.
+    PR=("$T" price "${job[@]}" --engine cuda)
+    L=(--ladder spot=97,98,99,100,101,102,103 --markets 7)
+    X7=philox=rolled,cuda.reduce=beside   # call 1's IEEE winner at 7 markets
+    make_zoo
+    cap=$(( $(left) * 40 / 100 ))
+    if [ "${GPU_DRY:-0}" != 1 ]; then
+      bg "$cap" warm-x7-ieee.txt "${PR[@]}" "${L[@]}" --paths 4096 --config "$X7"
+      bg "$cap" warm-x7-approx.txt "${PR[@]}" "${L[@]}" --paths 4096 --config math=approx
+      bg "$cap" warm-x1-ieee.txt "${PR[@]}" --paths 4096
+    fi
+    C=("$T" tune "${job[@]}" --paths "$paths" --compile-only --json --markets 1)
+    for e in vulkan opencl; do bg "$cap" "ctune-$e-x1.json" "${C[@]}" --engine "$e" --shortlist "$S/$e.txt" --jobs 2; done
+    ze=cuda,vulkan; [ "${GPU_DRY:-0}" = 1 ] && ze=vulkan
+    for f in "$zoo"/*.tape; do
+      bg "$cap" "zoo-compile-$(basename "$f" .tape).txt" "$T" compare "$f" --engines "$ze" --markets 1 --points 1 \
+          --ladders 1 --paths 1024 --warmup-ms 0
+    done
+    wait_bg
+    if [ "${GPU_DRY:-0}" != 1 ]; then
+      NCU=(ncu --clock-control none --launch-count 1 --kernel-name regex:tapelab_kernel
+           --section SpeedOfLight --section InstructionStats --section Occupancy --section LaunchStats
+           --section WarpStateStats --metrics smsp__inst_executed.sum,sm__cycles_elapsed.avg,gpu__time_duration.sum)
+      step 30 ncu-x7-ieee.txt "${NCU[@]}" "${PR[@]}" "${L[@]}" --paths 1000000 --config "$X7"
+      step 30 ncu-x7-approx.txt "${NCU[@]}" "${PR[@]}" "${L[@]}" --paths 1000000 --config math=approx
+      step 30 ncu-x1-ieee.txt "${NCU[@]}" "${PR[@]}" --paths 1000000
+    fi
+    TUNE=("$T" tune "${job[@]}" --paths "$paths" --budget-seconds 300 --json --markets 1)
+    for e in vulkan opencl; do step 30 "tune-$e-x1.json" "${TUNE[@]}" --engine "$e" --shortlist "$S/$e.txt"; done
+    step 30 compare-x1-4M.json "$T" compare "${job[@]}" --engines "$engines" --markets 1 --ladders 5 --json --paths "$paths"
+    for f in "$zoo"/*.tape; do
+      step 15 "zoo-$(basename "$f" .tape).json" "$T" compare "$f" --engines "$ze" --markets 1 --points 7 --ladders 3 \
+          --paths "$zoo_paths" --json
+    done
+    pe=cuda,vulkan; [ "${GPU_DRY:-0}" = 1 ] && pe=vulkan
+    step 40 props.txt env OUT="$out" bash properties/parallel_run.sh -b "$props_bin" -e "$pe" -s "$(( $(left) - 50 ))" \
+        -j "${PROPS_JOBS:-2}" -n "${PROPS_NODES:-200}"
+    cp -r "$TAPELAB_CACHE_DIR/tune" "$out/tuning-cache" 2>/dev/null || true
+    ;;
+  *) echo "gpu-issue34.sh: unknown mode '$mode' (tune, headline, tune7, strategies, strategies-cuda, gather, gather7, x1plans, gathertests, prefill, prefill2, prefill3, scratchx1, zoo, ncu, props, final, x1, last, defaults)" >&2; exit 2 ;;
+  esac
+done
+stamp done
