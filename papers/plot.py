@@ -438,7 +438,8 @@ def fig_peers(data, out):
 # Cut strategies, flat and nested, at equal segment counts: the register kernel's market-paths/s per strategy
 # (bars per requested segment count; registers / spill bytes over each bar), one panel per engine and markets
 # per dispatch that has timed rows (others named in a note), the plain kernel's median as a dotted line.
-# Rows: strategies-<m>.csv (+ strategies_revolve7-<m>.csv), H200 first, else the CPU quick run.
+# Rows: strategies-<m>.csv (+ strategies_revolve7-, strategies_vulkan-, strategies_vulkan7-<m>.csv), H200 first,
+# else the CPU quick run.
 STRATEGY_COLS = ["engine", "markets", "strategy", "requested_segments", "segments", "depth", "peak_live",
                  "recompute_cost", "mpath_s", "ratio_to_plain", "registers", "spill_bytes", "bit_exact_vs_plain", "notes"]
 
@@ -449,7 +450,8 @@ def median(xs):
 
 
 def fig_strategies(data, out):
-    pick = preferred(data, "strategies", "strategies_revolve7")
+    # The cuda panels and each engine's later runs join (strategies_vulkan, strategies_vulkan7: 2026-12-03b).
+    pick = preferred(data, "strategies", "strategies_revolve7", "strategies_vulkan", "strategies_vulkan7")
     if not pick:
         return
     machine, paths = pick
