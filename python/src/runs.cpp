@@ -176,7 +176,8 @@ std::shared_ptr<KernelHandle> compileKernel(std::shared_ptr<const Tape> tape, co
                                             const std::optional<std::string>& layout,
                                             const std::optional<std::string>& precision, bool greeks, int markets,
                                             const std::optional<std::string>& dump,
-                                            const std::optional<std::string>& config, const py::dict& knobs) {
+                                            const std::optional<std::string>& config, const py::dict& knobs,
+                                            const std::vector<std::vector<double>>& sets) {
   if (plan && plan->structure != structureHash(*tape))
     throw std::invalid_argument("--plan: the plan was made for another tape (" + plan->tape->name + ")");
   const RunConfig c = runConfig(engine, plan, strategy, checkpoint, ckptNodes, seglen, inner, budget, kernel, layout,
@@ -185,7 +186,9 @@ std::shared_ptr<KernelHandle> compileKernel(std::shared_ptr<const Tape> tape, co
   auto k = std::make_shared<KernelHandle>();
   k->tape = tape;
   k->engine = c.engine;
-  k->pricer = interruptible([&] { return MonteCarlo::of(*tape).config(c).markets(markets).build(); });
+  // sets: the markets run() will price, where the caller knows them: what every dispatch's markets share is
+  // read once (config shared_inputs), and run() refuses markets that differ in it.
+  k->pricer = interruptible([&] { return MonteCarlo::of(*tape).config(c).markets(markets).sets(sets).build(); });
   const Plan& resolved = k->pricer.options().plan;
   if (plan && resolved.bounds == plan->plan.bounds && resolved.inner == plan->plan.inner) {
     k->plan = plan;
@@ -515,7 +518,8 @@ void bindRuns(py::module_& m) {
         py::arg("seglen") = py::none(), py::arg("inner") = py::none(), py::arg("budget") = py::none(),
         py::arg("kernel") = py::none(), py::arg("layout") = py::none(), py::arg("precision") = py::none(),
         py::arg("greeks") = true, py::arg("markets") = 1, py::arg("dump") = py::none(), py::arg("config") = py::none(),
-        py::arg("knobs") = py::dict(), "the kernel behind tapelab.compile (its keywords checked there)");
+        py::arg("knobs") = py::dict(), py::arg("sets") = std::vector<std::vector<double>>{},
+        "the kernel behind tapelab.compile (its keywords checked there)");
   m.def("_paths_and_seed", [](const py::object& paths, const py::object& seed) {
     // The CLI's defaults: the keyword, else TAPELAB_PATHS / TAPELAB_SEED, else 100000 and 42.
     return std::make_pair(countArgument(paths, "paths", "TAPELAB_PATHS", 100000, true),

@@ -254,7 +254,7 @@ def _market_sets(tape, inputs, ladder):
 
 def compile(tape, engine=None, *, plan=None, strategy=None, segments=None, checkpoint=None, ckpt_nodes=None,
             seglen=None, inner=None, budget=None, kernel=None, layout=None, precision=None, greeks=True,
-            markets=1, dump=None, config=None, knobs=None):
+            markets=1, dump=None, config=None, knobs=None, inputs=None, ladder=None):
     """A kernel for `tape` on `engine` (default TAPELAB_ENGINE, else reference; "auto": a GPU, else cpu-jit).
 
     What it cuts: plan= (a Plan), or strategy= (a built-in name with segments=/checkpoint= "off"|"auto"|N,
@@ -263,13 +263,18 @@ def compile(tape, engine=None, *, plan=None, strategy=None, segments=None, check
     precision= fp32|fp64, greeks=False for value only, markets= input sets per dispatch (1..8),
     dump= a directory for the generated source, config= "NAME=VALUE,..." the kernel's configuration over the
     engine's defaults (tapelab config --list), knobs= {TAPELAB_VARIABLE: value} as if in the environment.
+    inputs=/ladder= (as for run()): the markets run() will price, where known now: the inputs every dispatch's
+    markets share (a spot ladder: all but spot) are then read once and what only they reach is computed once
+    per path (config shared_inputs, the CLI's ladders); run() then refuses markets that differ in one of them.
     The GIL is released while the kernel compiles; Ctrl-C stops it (KeyboardInterrupt). A request the kernel
     does not follow (strategy= on a tape auto checkpointing leaves whole: the plain kernel runs) warns
     (RuntimeWarning, the CLI's line) and is listed in Kernel.not_used.
     """
+    sets = None if inputs is None and ladder is None else _market_sets(_tape(tape), inputs, ladder)
     k = _build_kernel(tape, engine, plan=plan, strategy=strategy, segments=segments, checkpoint=checkpoint,
                       ckpt_nodes=ckpt_nodes, seglen=seglen, inner=inner, budget=budget, kernel=kernel, layout=layout,
-                      precision=precision, greeks=greeks, markets=markets, dump=dump, config=config, knobs=knobs)
+                      precision=precision, greeks=greeks, markets=markets, dump=dump, config=config, knobs=knobs,
+                      sets=sets)
     _warn_not_used(k)
     return k
 
@@ -283,7 +288,7 @@ def _warn_not_used(kernel):
 
 def _build_kernel(tape, engine=None, *, plan=None, strategy=None, segments=None, checkpoint=None, ckpt_nodes=None,
                   seglen=None, inner=None, budget=None, kernel=None, layout=None, precision=None, greeks=True,
-                  markets=1, dump=None, config=None, knobs=None):
+                  markets=1, dump=None, config=None, knobs=None, sets=None):
     _tape(tape)
     markets = _integer(markets, "--markets")
     if segments is not None:
@@ -300,7 +305,7 @@ def _build_kernel(tape, engine=None, *, plan=None, strategy=None, segments=None,
             plan = _make_plan(tape, strategy, segments=int(count))
         strategy, checkpoint = None, None
     return _core._compile(tape, engine, plan, strategy, checkpoint, ckpt_nodes, seglen, inner, budget, kernel, layout,
-                          precision, greeks, markets, dump, config, knobs or {})
+                          precision, greeks, markets, dump, config, knobs or {}, sets or [])
 
 
 def tune(tape, engine, *, markets=1, paths=None, seed=42, budget_seconds=300.0, repeats=3, strategies=None,
@@ -344,7 +349,7 @@ def price(tape, engine=None, *, paths=None, seed=None, inputs=None, ladder=None,
     paths, seed = _core._paths_and_seed(paths, seed)  # checked before anything compiles
     if markets is None:
         markets = min(len(sets), 8) if len(sets) > 1 else 1
-    k = _build_kernel(tape, engine, markets=markets, **options)
+    k = _build_kernel(tape, engine, markets=markets, sets=sets, **options)  # what the markets share, read once
     _warn_not_used(k)
     return k._run(sets, paths, seed)
 

@@ -48,6 +48,26 @@ def test_a_ladder_of_markets_without_greeks(engine, usable, cli):
     assert list(r.values) == [w["value"] for w in want]
 
 
+@pytest.mark.parametrize("engine", ["vulkan", "opencl"])
+def test_a_kernel_compiled_for_its_ladder_reads_what_the_markets_share_once(engine, usable, tmp_path):
+    # compile(ladder=) as the CLI's ladders: the inputs a dispatch's markets share (all but spot) are read
+    # once (config shared_inputs), with the bits of the kernel that reads them per market; a market that
+    # differs in one of them is refused, not priced with market 0's.
+    engine_or_skip(usable, engine)
+    ladder = {"spot": [95, 105]}
+    k = tapelab.compile(asian(), engine, markets=2, ladder=ladder, dump=str(tmp_path / "shared"))
+    source = "".join(p.read_text() for p in (tmp_path / "shared").iterdir())
+    assert "// inputs every market shares, read once: strike vol rate maturity" in source
+    alone = tapelab.compile(asian(), engine, markets=2, dump=str(tmp_path / "alone"))
+    assert "inputs every market shares" not in "".join(p.read_text() for p in (tmp_path / "alone").iterdir())
+    r, want = k.run(paths=PATHS, seed=SEED, ladder=ladder), alone.run(paths=PATHS, seed=SEED, ladder=ladder)
+    assert list(r.values) == list(want.values) and (r.greek_array == want.greek_array).all()
+    with pytest.raises(ValueError, match="input 'vol' differs between the markets of one dispatch"):
+        k.run(paths=PATHS, seed=SEED, inputs=[{"spot": 95}, {"spot": 105, "vol": 0.3}])
+    p = tapelab.price(asian(), engine, paths=PATHS, seed=SEED, ladder=ladder, markets=2)  # price() shares too
+    assert list(p.values) == list(want.values)
+
+
 @pytest.mark.parametrize("engine", RUN_ENGINES)
 def test_the_other_precision(engine, usable, cli):
     caps = engine_or_skip(usable, engine)
