@@ -46,7 +46,8 @@ def compile(tape: Tape, engine: Optional[str] = None, *, plan: Optional[Plan] = 
             inner: Optional[int] = None, budget: Optional[int] = None, kernel: Optional[str] = None,
             layout: Optional[str] = None, precision: Optional[str] = None, greeks: bool = True, markets: int = 1,
             dump: Optional[str] = None, config: Optional[str] = None,
-            knobs: Optional[Mapping[str, Any]] = None) -> Kernel: ...
+            knobs: Optional[Mapping[str, Any]] = None, inputs: Inputs = None,
+            ladder: Optional[Mapping[str, Sequence[float]]] = None) -> Kernel: ...
 def tune(tape: Tape, engine: str, *, markets: int = 1, paths: Optional[int] = None, seed: int = 42,
          budget_seconds: float = 300.0, repeats: int = 3, strategies: Optional[Sequence[str]] = None,
          segments: Optional[Sequence[int]] = None, plans: int = 4, compile_only: bool = False, store: bool = True,

@@ -242,7 +242,8 @@ def _compile(tape: Tape, engine: Optional[str] = None, plan: Optional[Plan] = No
              checkpoint: Union[None, str, int] = None, ckpt_nodes: Optional[int] = None, seglen: Optional[int] = None,
              inner: Optional[int] = None, budget: Optional[int] = None, kernel: Optional[str] = None,
              layout: Optional[str] = None, precision: Optional[str] = None, greeks: bool = True, markets: int = 1,
-             dump: Optional[str] = None, config: Optional[str] = None, knobs: Mapping[str, Any] = ...) -> Kernel: ...
+             dump: Optional[str] = None, config: Optional[str] = None, knobs: Mapping[str, Any] = ...,
+             sets: List[List[float]] = ...) -> Kernel: ...
 def _tune(tape: Tape, engine: Optional[str], markets: int, paths: Optional[int], seed: Optional[int],
           budget_seconds: float, repeats: int, strategies: List[str], segments: List[int], plans: int,
           compile_only: bool, store: bool, precision: Optional[str], greeks: bool, config: Optional[str],
