@@ -477,6 +477,7 @@ TuneResult tune(const Tape& tape, const RunConfig& config, const TuneOptions& op
         KernelConfig c = b.config;
         f.set(c, v, f.name);
         if (!valueProblem(c, config.engine).empty()) continue;  // a value this engine cannot give (quantile=gather)
+        if (c.prefillAhead != b.config.prefillAhead && c.draws != DrawSource::Prefill) continue;  // the same kernel
         TuneCandidate t = candidate(b.plan, c, std::string("field ") + f.name);
         const size_t i = s.evaluate(std::move(t));
         if (s.beats(s.candidates[i], s.candidates[best])) best = i;

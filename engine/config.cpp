@@ -118,8 +118,8 @@ const std::vector<ConfigField>& configFields() {
        [](const C& c) { return std::string(kDraws[int(c.draws)]); },
        [](C& c, S& v, S& w) { c.draws = pick<DrawSource>(v, w, kDraws); }},
       {"prefill_ahead", "0..4", kGpu, "same bits",
-       "draws=prefill: forward segment s loads its draws once segment s-1-N has computed its last value (0: the "
-       "segment before; more: earlier loads, more registers holding them)",
+       "draws=prefill: forward segment s loads its draws once segment s-1-N has computed its last persistent "
+       "value (0: the segment before; more: earlier loads, more registers holding them)",
        "",
        "0,1,2",
        [](const C& c) { return std::to_string(c.prefillAhead); },

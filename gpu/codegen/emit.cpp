@@ -212,7 +212,7 @@ class Emitter : Names {
     if (options_.kind == KernelKind::Scratch)
       source_ += std::string(", ") + toString(options_.layout) + ", " + std::to_string(s_.scratchSlots) + " slots";
     if (sequential_) source_ += ", markets sequential";
-    if (s_.drawSlots > 0) source_ += ", draws stored in scratch";
+    if (s_.drawSlots > 0) source_ += s_.prefill ? ", draws prefilled into scratch" : ", draws stored in scratch";
     source_ += std::string(", ") + toString(options_.precision) + ", " + std::to_string(markets_) + " market(s), " +
                (options_.greeks ? "value + Greeks" : "value only") + ", dialect " + dialect_.name + "\n";
     // The whole config, so that a cache keyed by the source is keyed by it too.
@@ -422,8 +422,11 @@ class Emitter : Names {
   // config prefill_ahead = N: the last value of segment s-1-N instead, so the loads can start N segments earlier.
   std::string prefillKey(int s) {
     const Plan& plan = options_.plan;
+    // Without an earlier value (segment 0; opaque off: zero's literal) a key the recomputes do not use either,
+    // so no compiler takes a recompute's load for a repeat of the forward sweep's and keeps the draw live.
+    const std::string unkeyed = config_.opaque ? "(" + param("seedLo") + " & " + zeroKey() + ")" : zeroKey();
     const int from = s - 1 - config_.prefillAhead;
-    if (from < 0 || !config_.opaque) return zeroKey();
+    if (from < 0 || !config_.opaque) return unkeyed;
     for (int32_t j = plan.end(from) - 1; j >= plan.begin(from); --j) {
       const ValuePlace place = s_.nodes[j].value;
       if (!plan.isPersistent[j] || tape_.op[j] == Op::Randn || tape_.op[j] == Op::Input ||
@@ -434,7 +437,7 @@ class Emitter : Names {
            " & " + zeroKey() + ";  // 0: this segment's draws are loaded after the previous segment");
       return key;
     }
-    return zeroKey();
+    return unkeyed;
   }
 
   // config draws=prefill: every draw of the path into its scratch slot before the forward sweep. The

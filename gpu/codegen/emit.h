@@ -29,7 +29,7 @@
 //            1-element buffer otherwise): slot s of invocation
 //            tid = g*workgroupSize + lid at aos tid*scratchSlots + s, soa
 //            s*invocations + tid. The scratch kind's values first, then one slot per
-//            draw (config draws=stored).
+//            draw index, in index order (config draws=stored, draws=prefill).
 // Launch: `groups` workgroups of workgroupSize lanes (1-D). Group g of a
 // dispatch prices the block of paths [g*B, (g+1)*B) of that dispatch, where
 // B = workgroupSize * pathsPerLane; lane lid takes paths g*B + j*workgroupSize

@@ -109,8 +109,10 @@ void placeSums(StoragePlan& s, const Tape& tape, const KernelOptions& options, c
   const bool gatherSlots = options.config.quantile == QuantileForm::Gather &&
                            std::find(tape.op.begin(), tape.op.end(), Op::Randn) != tape.op.end();
   const bool queue = gatherSlots && options.config.draws == DrawSource::Prefill && checkpointed(options) && options.greeks;
-  const size_t local = kMaxKahanLocalBytes - (gatherSlots ? size_t(workgroupSize) * scalarBytes : 0) -
-                       (queue ? size_t(workgroupSize) * (scalarBytes + 4) : 0);
+  // (the queue's helpers replace tl_normals, whose slots are then not emitted)
+  const size_t local = kMaxKahanLocalBytes - (queue    ? size_t(workgroupSize) * (scalarBytes + 4)
+                                              : gatherSlots ? size_t(workgroupSize) * scalarBytes
+                                                            : 0);
   s.kahanInLocal = options.config.sums == KahanPlace::Local &&
                    size_t(2) * size_t(s.kahanSums) * size_t(workgroupSize) * scalarBytes <= local;
   s.reductionSums = s.kahanInLocal ? s.kahanSums : std::min(s.kahanSums, 16);
@@ -136,8 +138,9 @@ std::vector<std::string> unusedFields(const StoragePlan& s, const Tape& tape, co
                       : s.markets == 1                     ? "one market"
                       : !options.greeks                    ? "value only"
                                                            : "markets in joint order"));
-  if (config.prefillAhead != 0 && !s.prefill)
-    unused.push_back("prefill_ahead=" + std::to_string(config.prefillAhead) + ": draws=prefill not in effect");
+  if (config.prefillAhead != 0 && (!s.prefill || !config.opaque))
+    unused.push_back("prefill_ahead=" + std::to_string(config.prefillAhead) + ": " +
+                     (!s.prefill ? "draws=prefill not in effect" : "opaque=off: no key orders the loads"));
   if (drawsInScratch(config.draws) && s.drawSlots == 0)
     unused.push_back(std::string("draws=") + (config.draws == DrawSource::Stored ? "stored: " : "prefill: ") + (!checkpointed(options) ? "not a checkpointed kernel"
                                                      : !options.greeks       ? "value only"

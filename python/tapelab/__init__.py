@@ -254,13 +254,14 @@ def _market_sets(tape, inputs, ladder):
 
 def compile(tape, engine=None, *, plan=None, strategy=None, segments=None, checkpoint=None, ckpt_nodes=None,
             seglen=None, inner=None, budget=None, kernel=None, layout=None, precision=None, greeks=True,
-            markets=1, dump=None, config=None, knobs=None, inputs=None, ladder=None):
+            markets=None, dump=None, config=None, knobs=None, inputs=None, ladder=None):
     """A kernel for `tape` on `engine` (default TAPELAB_ENGINE, else reference; "auto": a GPU, else cpu-jit).
 
     What it cuts: plan= (a Plan), or strategy= (a built-in name with segments=/checkpoint= "off"|"auto"|N,
     seglen=, inner=, budget=; or a Python function, or a list of cuts); by default the CLI's: checkpointed
     with window at 16 segments from ckpt_nodes (768) nodes. kernel= plain|register|scratch, layout= aos|soa,
-    precision= fp32|fp64, greeks=False for value only, markets= input sets per dispatch (1..8),
+    precision= fp32|fp64, greeks=False for value only, markets= input sets per dispatch (1..8; default 1, or
+    the markets inputs=/ladder= give, at most 8),
     dump= a directory for the generated source, config= "NAME=VALUE,..." the kernel's configuration over the
     engine's defaults (tapelab config --list), knobs= {TAPELAB_VARIABLE: value} as if in the environment.
     inputs=/ladder= (as for run()): the markets run() will price, where known now: the inputs every dispatch's
@@ -271,6 +272,8 @@ def compile(tape, engine=None, *, plan=None, strategy=None, segments=None, check
     (RuntimeWarning, the CLI's line) and is listed in Kernel.not_used.
     """
     sets = None if inputs is None and ladder is None else _market_sets(_tape(tape), inputs, ladder)
+    if markets is None:  # as price(): the markets given, at most 8 a dispatch, else one
+        markets = min(len(sets), 8) if sets else 1
     k = _build_kernel(tape, engine, plan=plan, strategy=strategy, segments=segments, checkpoint=checkpoint,
                       ckpt_nodes=ckpt_nodes, seglen=seglen, inner=inner, budget=budget, kernel=kernel, layout=layout,
                       precision=precision, greeks=greeks, markets=markets, dump=dump, config=config, knobs=knobs,

@@ -44,8 +44,8 @@ def compile(tape: Tape, engine: Optional[str] = None, *, plan: Optional[Plan] = 
             strategy: Union[None, str, StrategyFunction, Cuts] = None, segments: Optional[int] = None,
             checkpoint: Union[None, str, int] = None, ckpt_nodes: Optional[int] = None, seglen: Optional[int] = None,
             inner: Optional[int] = None, budget: Optional[int] = None, kernel: Optional[str] = None,
-            layout: Optional[str] = None, precision: Optional[str] = None, greeks: bool = True, markets: int = 1,
-            dump: Optional[str] = None, config: Optional[str] = None,
+            layout: Optional[str] = None, precision: Optional[str] = None, greeks: bool = True,
+            markets: Optional[int] = None, dump: Optional[str] = None, config: Optional[str] = None,
             knobs: Optional[Mapping[str, Any]] = None, inputs: Inputs = None,
             ladder: Optional[Mapping[str, Sequence[float]]] = None) -> Kernel: ...
 def tune(tape: Tape, engine: str, *, markets: int = 1, paths: Optional[int] = None, seed: int = 42,

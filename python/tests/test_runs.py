@@ -55,7 +55,8 @@ def test_a_kernel_compiled_for_its_ladder_reads_what_the_markets_share_once(engi
     # differs in one of them is refused, not priced with market 0's.
     engine_or_skip(usable, engine)
     ladder = {"spot": [95, 105]}
-    k = tapelab.compile(asian(), engine, markets=2, ladder=ladder, dump=str(tmp_path / "shared"))
+    k = tapelab.compile(asian(), engine, ladder=ladder, dump=str(tmp_path / "shared"))  # markets: the ladder's 2
+    assert k.markets == 2
     source = "".join(p.read_text() for p in (tmp_path / "shared").iterdir())
     assert "// inputs every market shares, read once: strike vol rate maturity" in source
     alone = tapelab.compile(asian(), engine, markets=2, dump=str(tmp_path / "alone"))

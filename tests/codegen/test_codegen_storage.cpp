@@ -130,7 +130,7 @@ TEST(CodegenStorage, PlainKernelHasOnlyScalars) {
   }
 }
 
-// draws=stored: one slot per draw, in node order, after the scratch kind's own slots (which hold
+// draws=stored: one slot per draw, in draw-index order (the Asian draws 0, 1, 2, ... in node order), after the scratch kind's own slots (which hold
 // each stored bookmark's copies contiguously, in the plan's storedAt order); a register kernel's
 // draws start at slot 0; value-only kernels store nothing and say why.
 TEST(CodegenStorage, StoredDrawsTakeOneSlotEachAfterTheScratchKindsSlots) {
@@ -177,6 +177,27 @@ TEST(CodegenStorage, StoredDrawsTakeOneSlotEachAfterTheScratchKindsSlots) {
   const StoragePlan v = planStorage(t, reg, openclDialect(), 64);
   EXPECT_EQ(v.drawSlots, 0);
   EXPECT_EQ(startingWith(v.unused, "draws=stored: value only"), 1);
+}
+
+// Draw indices that repeat and skip (a .tape file may draw any index, in any order): one slot per distinct
+// index, in index order; nodes drawing the same index share it; draws=prefill in effect.
+TEST(CodegenStorage, DrawSlotsArePerDrawIndexInIndexOrder) {
+  Tape t = products::asianCall(8);
+  const uint32_t indices[] = {3, 3, 0, 9, 9, 10, 11, 12};
+  std::vector<int32_t> draws;
+  for (int32_t i = 0; i < t.size(); ++i)
+    if (t.op[i] == Op::Randn) draws.push_back(i);
+  ASSERT_EQ(draws.size(), 8u);
+  for (size_t k = 0; k < draws.size(); ++k) t.imm[draws[k]] = indices[k];
+  KernelOptions o = testutil::kindOptions(t, KernelKind::Register, 3);
+  o.config.draws = DrawSource::Prefill;
+  const StoragePlan s = planStorage(t, o, openclDialect(), 64);
+  EXPECT_TRUE(s.prefill);
+  EXPECT_EQ(s.drawSlots, 6);
+  const std::vector<std::pair<uint32_t, int>> want{{0, 0}, {3, 1}, {9, 2}, {10, 3}, {11, 4}, {12, 5}};
+  EXPECT_EQ(s.drawSlotOf, want);
+  const int slotOfNode[] = {1, 1, 0, 2, 2, 3, 4, 5};
+  for (size_t k = 0; k < draws.size(); ++k) EXPECT_EQ(s.nodes[draws[k]].drawSlot, slotOfNode[k]) << "draw " << k;
 }
 
 // 8 markets in fp32: the Kahan sums take all 48 KiB of workgroup memory, so the lane-invariant arrays

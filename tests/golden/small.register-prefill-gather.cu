@@ -1,5 +1,5 @@
 // CUDA C++ for NVRTC: compile with --fmad=false, without --use_fast_math.
-// tapelab kernel: tape golden-small, 21 nodes, register (3 segments, golden), draws stored in scratch, fp32, 1 market(s), value + Greeks, dialect cuda
+// tapelab kernel: tape golden-small, 21 nodes, register (3 segments, golden), draws prefilled into scratch, fp32, 1 market(s), value + Greeks, dialect cuda
 // config: workgroup=64,lanes=4,sums=local,quantile=gather,markets=copies,draws=prefill,prefill_ahead=0,math=ieee,philox=rolled,opaque=on,min_blocks=0,shared_constants=on,outline_draws=off,shared_inputs=on,cuda.reduce=device
 // opq: the identity on every bit pattern, opaque to the compiler (z is always 0).
 static __device__ __forceinline__ float tl_opq(float x, unsigned int z) { return __uint_as_float(__float_as_uint(x) + (unsigned int)(z)); }
@@ -116,8 +116,8 @@ tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, f
       {  // segment 0: nodes [0, 9)
         v0 = tl_in0_0;
         v1 = tl_in0_1;
-        float v2 = scratch[0u * (tl_inv ^ zero) + tl_tid];
-        v3 = scratch[1u * (tl_inv ^ zero) + tl_tid];
+        float v2 = scratch[0u * (tl_inv ^ (seedLo & zero)) + tl_tid];
+        v3 = scratch[1u * (tl_inv ^ (seedLo & zero)) + tl_tid];
         v4 = tl_opq(sqrtf(tl_opq(v1, zero)), zero);
         float v5 = v0 * v2;
         float v6 = tl_opq(0.5f, zero);

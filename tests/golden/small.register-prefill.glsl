@@ -1,6 +1,6 @@
 #version 450
 #extension GL_EXT_control_flow_attributes : require
-// tapelab kernel: tape golden-small, 21 nodes, register (3 segments, golden), draws stored in scratch, fp32, 1 market(s), value + Greeks, dialect glsl
+// tapelab kernel: tape golden-small, 21 nodes, register (3 segments, golden), draws prefilled into scratch, fp32, 1 market(s), value + Greeks, dialect glsl
 // config: workgroup=64,lanes=4,sums=local,quantile=select,markets=copies,draws=prefill,prefill_ahead=0,math=ieee,philox=rolled,opaque=on,outline_draws=off,shared_inputs=on
 // config unused: math=ieee: a Vulkan shader's exp, log and division are GLSL.std.450's (math=glsl)
 uint tl_mulhi(uint a, uint b) { uint hi, lo; umulExtended(a, b, hi, lo); return hi; }
@@ -90,8 +90,8 @@ void main() {
       {  // segment 0: nodes [0, 9)
         v0 = tl_in0_0;
         v1 = tl_in0_1;
-        precise float v2 = scratch[0u * (tl_inv ^ pc.zero) + tl_tid];
-        v3 = scratch[1u * (tl_inv ^ pc.zero) + tl_tid];
+        precise float v2 = scratch[0u * (tl_inv ^ (pc.seedLo & pc.zero)) + tl_tid];
+        v3 = scratch[1u * (tl_inv ^ (pc.seedLo & pc.zero)) + tl_tid];
         v4 = tl_opq(sqrt(tl_opq(v1, pc.zero)), pc.zero);
         precise float v5 = v0 * v2;
         precise float v6 = tl_opq(0.5, pc.zero);

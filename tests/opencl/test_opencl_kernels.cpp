@@ -328,6 +328,28 @@ TEST(OpenCLKernels, StoredDrawsGiveTheSameBits) {
     }
 }
 
+// draws=prefill over draw indices that repeat and skip (no whole Philox call: every group in a block of its
+// own, a slot per distinct index): the plain kernel's bits.
+TEST(OpenCLKernels, PrefilledIrregularDrawsGiveTheSameBits) {
+  REQUIRE_OPENCL();
+  Tape tape = products::asianCall(8);
+  const uint32_t indices[] = {3, 3, 0, 9, 9, 10, 11, 12};
+  size_t k = 0;
+  for (int32_t i = 0; i < tape.size(); ++i)
+    if (tape.op[i] == Op::Randn) tape.imm[i] = indices[k++];
+  ASSERT_EQ(k, 8u);
+  const std::vector<std::vector<double>> ladder{tape.inputDefaults};
+  const RunResult plain = runOne(*engine, tape, optionsFor(tape, KernelKind::Plain, 0, ScratchLayout::SoA), ladder);
+  for (KernelKind kind : {KernelKind::Register, KernelKind::Scratch}) {
+    KernelOptions o = optionsFor(tape, kind, kind == KernelKind::Scratch ? 20 : 0, ScratchLayout::AoS);
+    o.config.draws = DrawSource::Prefill;
+    const EmittedKernel emitted = emitKernel(tape, o, openclDialect());
+    EXPECT_EQ(emitted.source.find("tl_dg"), std::string::npos) << "no rolled loop: no whole call";
+    EXPECT_NE(emitted.source.find("tl_drawWords(3u,"), std::string::npos) << "index 12's call";
+    expectSameBits(plain, runOne(*engine, tape, o, ladder), std::string(toString(kind)) + ", irregular draws");
+  }
+}
+
 TEST(OpenCLKernels, RepeatGivesSameBits) {
   REQUIRE_OPENCL();
   const Tape tape = products::asianCall(24);
