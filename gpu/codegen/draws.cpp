@@ -94,20 +94,27 @@ std::string drawHelpers(const Dialect& dialect, Precision precision, const Kerne
   // go to workgroup-shared slots, one per lane of the warp, by their rank among the warp's tails, and the
   // warp's active lanes (act, a ballot before the lanes past the dispatch's count leave) compute them
   // together, as many passes as there are warp-fulls of tails (one, nearly always), then read them back.
-  auto gatherHelpers = [&]() {
-    const std::string& V = types.vector4;
-    if (V.empty() || dialect.ballot.empty())
+  // What both warp forms (the gathered quantile, draws=prefill's tail queue) start from: the dialect's ballot
+  // (else the refusal configProblem gives front ends first), the two regions as helpers, and a lane's place in
+  // its warp (`lanes`: lane, the warp's first lane base, the mask lt of the lanes before it).
+  const std::string lanes = "  const " + U + " lane = " + dialect.localId + " & 31u, base = " + dialect.localId +
+                            " - lane, lt = (1u << lane) - 1u;\n";
+  auto warpRegions = [&]() {
+    if (dialect.ballot.empty() || types.vector4.empty())
       throw std::invalid_argument("quantile=gather: the " + dialect.name +
                                   " dialect has no 32-lane warp ballot (cuda has; configProblem says so)");
+    return qualifier + T + " tl_central(" + T + " u) {\n" + centralRegion("  ") + "}\n" + qualifier + T + " tl_tail(" +
+           T + " u) {\n" + tailRegion("  ") + "}\n";
+  };
+  auto gatherHelpers = [&]() {
+    const std::string& V = types.vector4;
     const int n = 4;  // one Philox call's words
     const std::string& popc = dialect.popcount;
-    std::string g;
-    g += qualifier + T + " tl_central(" + T + " u) {\n" + centralRegion("  ") + "}\n";
-    g += qualifier + T + " tl_tail(" + T + " u) {\n" + tailRegion("  ") + "}\n";
+    std::string g = warpRegions();
     g += "// quantile=gather: the four draws of one Philox call, the warp's tails computed by its lanes together.\n";
     g += drawQualifier + V + " tl_normals(" + U4 + " w, " + U + " use, " + U + " act) {\n";
     g += "  " + dialect.blockShared + T + " tl_tails[" + std::to_string(workgroupSize) + "];\n";
-    g += "  const " + U + " lane = " + dialect.localId + " & 31u, base = " + dialect.localId + " - lane, lt = (1u << lane) - 1u;\n";
+    g += lanes;
     g += "  const " + U + " rank = " + popc + "(act & lt), cap = " + popc + "(act);\n";
     const char* f[4] = {"x", "y", "z", "w"};
     for (int j = 0; j < n; ++j) {
@@ -186,16 +193,9 @@ std::string drawHelpers(const Dialect& dialect, Precision precision, const Kerne
   // of workgroup memory; a full queue, and the path's last words, are computed by the warp's active lanes
   // together (tl_flushTails), so a tail pass has 32 tails, not the ~6 of one Philox call.
   auto queueHelpers = [&]() {
-    if (dialect.ballot.empty())
-      throw std::invalid_argument("quantile=gather: the " + dialect.name +
-                                  " dialect has no 32-lane warp ballot (cuda has; configProblem says so)");
     const std::string& popc = dialect.popcount;
     const std::string wg = std::to_string(workgroupSize);
-    const std::string lanes = "  const " + U + " lane = " + dialect.localId + " & 31u, base = " + dialect.localId +
-                              " - lane, lt = (1u << lane) - 1u;\n";
-    std::string g;
-    g += qualifier + T + " tl_central(" + T + " u) {\n" + centralRegion("  ") + "}\n";
-    g += qualifier + T + " tl_tail(" + T + " u) {\n" + tailRegion("  ") + "}\n";
+    std::string g = warpRegions();
     g += "// draws=prefill, quantile=gather: the warp's queued tail words (u) and their scratch addresses.\n";
     g += dialect.blockShared + T + " tl_qu[" + wg + "];\n";
     g += dialect.blockShared + U + " tl_qa[" + wg + "];\n";
