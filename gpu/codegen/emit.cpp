@@ -458,19 +458,15 @@ class Emitter : Names {
       ++full;
     }
     if (full < 2) full = 0;  // a loop of one call: a block like the others
-    auto address = [&](const std::string& slot) {
-      if (options_.layout == ScratchLayout::AoS) return "tl_tid * " + uintLiteral(s_.laneSlots()) + " + " + slot;
-      return slot + " * tl_inv + tl_tid";
-    };
     if (gather()) line(U + " tl_qn = 0u;  // the warp's queued tails (the same in each of its lanes)");
     auto group = [&](const std::string& g, const std::vector<std::pair<uint32_t, std::string>>& words) {
       line("const " + dialect_.uint4Type + " tl_dw = tl_drawWords(" + g + ", tl_pathLo, tl_pathHi, tl_fk0, tl_fk1);");
       for (const auto& [word, slot] : words) {
         const std::string w = std::string("tl_dw.") + kWordFields[word];
         if (gather())
-          line("tl_queueDraw(scratch, " + w + ", " + address(slot) + ", tl_act, tl_qn);");
+          line("tl_queueDraw(scratch, " + w + ", " + slotStore(slot) + ", tl_act, tl_qn);");
         else
-          line("scratch[" + address(slot) + "] = tl_normal(" + w + ");");
+          line("scratch[" + slotStore(slot) + "] = tl_normal(" + w + ");");
       }
     };
     if (full > 0) {

@@ -89,9 +89,11 @@ class Names {
   std::string scratchStore(int32_t j, Markets m) const { return slotStore(copySlot(j, m)); }
   std::string scratchLoad(int32_t j, Markets m) const { return slotLoad(copySlot(j, m)); }
   // Slot `slot` of this lane (SoA: through `inv`, the invocations; tl_inv in the path loop).
-  std::string slotStore(int slot, const std::string& inv = "tl_inv") const {
-    if (layout_ == ScratchLayout::AoS) return "tl_tid * " + uintLiteral(plan_.laneSlots()) + " + " + uintLiteral(slot);
-    return uintLiteral(slot) + " * " + inv + " + tl_tid";
+  std::string slotStore(int slot, const std::string& inv = "tl_inv") const { return slotStore(uintLiteral(slot), inv); }
+  // The same for a slot given as a U expression (draws=prefill's loop: base + 4 * group + word).
+  std::string slotStore(const std::string& slot, const std::string& inv = "tl_inv") const {
+    if (layout_ == ScratchLayout::AoS) return "tl_tid * " + uintLiteral(plan_.laneSlots()) + " + " + slot;
+    return slot + " * " + inv + " + tl_tid";
   }
   // `key`: a U that is 0 at run time (zeroKey(), or one the load must wait for: draws=prefill).
   std::string slotLoad(int slot) const { return slotLoad(slot, zeroKey()); }
