@@ -193,13 +193,16 @@ def plot(path, metrics, speed, tapes, cpu_served):
                 bar.set_edgecolor("white")
         ax.invert_yaxis()
         ax.set_xlabel("kpath/s (median, min to max)")
-        ax.set_title(f"{engine} ({mine[0]['precision']}, math={mine[0]['math']}): {mine[-1]['segments']} segments")
+        ax.set_title(f"{engine}: {mine[-1]['segments']} segments")  # the contract in a note: a title fits its panel
         f.timings = True
     f.note("Tapes: " + ", ".join(f"{t.name} ({len(t):,} nodes)" for t in tapes) + ".")
     if engines:
         r = speed[0]
         f.note(f"Speed: {r['tape']}, {r['paths']:,} paths, median of {r['repeat']} run(s) after a warm-up on "
                "another seed; error bars from the fastest to the slowest run; Python strategies hatched.")
+        f.note("Contracts: " + ", ".join(
+            f"{e} {m['precision']} math={m['math']}" for e in engines
+            for m in [next(s for s in speed if s["engine"] == e)]) + ".")
     else:
         f.note("No speed panels: no timed engine is usable here.")
     if cpu_served:

@@ -141,6 +141,10 @@ std::vector<std::string> unusedFields(const StoragePlan& s, const Tape& tape, co
   if (config.prefillAhead != 0 && (!s.prefill || !config.opaque))
     unused.push_back("prefill_ahead=" + std::to_string(config.prefillAhead) + ": " +
                      (!s.prefill ? "draws=prefill not in effect" : "opaque=off: no key orders the loads"));
+  else if (config.prefillAhead != 0 && config.prefillAhead > options.plan.segments() - 1)  // emit.cpp prefillKey: no segment s-1-N >= 0
+    unused.push_back("prefill_ahead=" + std::to_string(config.prefillAhead) + ": " +
+                     std::to_string(options.plan.segments()) + " segments, so no segment's loads are keyed (the kernel of prefill_ahead=" +
+                     std::to_string(std::max(options.plan.segments() - 1, 0)) + ")");
   if (drawsInScratch(config.draws) && s.drawSlots == 0)
     unused.push_back(std::string("draws=") + (config.draws == DrawSource::Stored ? "stored: " : "prefill: ") + (!checkpointed(options) ? "not a checkpointed kernel"
                                                      : !options.greeks       ? "value only"

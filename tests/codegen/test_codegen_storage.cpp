@@ -200,6 +200,25 @@ TEST(CodegenStorage, DrawSlotsArePerDrawIndexInIndexOrder) {
   for (size_t k = 0; k < draws.size(); ++k) EXPECT_EQ(s.nodes[draws[k]].drawSlot, slotOfNode[k]) << "draw " << k;
 }
 
+// prefill_ahead past the plan's segments (3: at most 2 ahead) keys no segment's loads, the kernel of
+// prefill_ahead=2: said, not silent; 2 is not reported, nor is any N without draws=prefill twice.
+TEST(CodegenStorage, PrefillAheadPastTheSegmentsIsReported) {
+  const Tape t = products::asianCall(8);
+  KernelOptions o = testutil::kindOptions(t, KernelKind::Register, 3);
+  ASSERT_EQ(o.plan.segments(), 3);
+  o.config.draws = DrawSource::Prefill;
+  o.config.prefillAhead = 2;
+  EXPECT_EQ(startingWith(planStorage(t, o, openclDialect(), 64).unused, "prefill_ahead"), 0);
+  o.config.prefillAhead = 3;
+  const StoragePlan past = planStorage(t, o, openclDialect(), 64);
+  ASSERT_EQ(startingWith(past.unused, "prefill_ahead"), 1);
+  EXPECT_EQ(startingWith(past.unused, "prefill_ahead=3: 3 segments, so no segment's loads are keyed (the kernel of prefill_ahead=2)"), 1);
+  o.config.draws = DrawSource::Redraw;
+  const StoragePlan redraw = planStorage(t, o, openclDialect(), 64);
+  EXPECT_EQ(startingWith(redraw.unused, "prefill_ahead=3: draws=prefill not in effect"), 1);
+  EXPECT_EQ(startingWith(redraw.unused, "prefill_ahead"), 1);
+}
+
 // 8 markets in fp32: the Kahan sums take all 48 KiB of workgroup memory, so the lane-invariant arrays
 // stay per lane and shared_constants is reported unused; 4 markets leave room for them.
 TEST(CodegenStorage, EightMarketsInFp32DoNotFitSharedConstants) {
