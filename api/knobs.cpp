@@ -248,7 +248,8 @@ namespace {
 // fallback to the defaults.
 struct Retired {
   const char* variable;
-  const char* replacement;
+  const char* replacement;  // nullptr: nothing replaces it, and `why` says why
+  const char* why = nullptr;
 };
 constexpr Retired kRetired[] = {
     {"TAPELAB_KAHAN_LOCAL", "--config sums=local|registers"},
@@ -256,12 +257,14 @@ constexpr Retired kRetired[] = {
     {"TAPELAB_PATHS_PER_LANE", "--config lanes=N"},
     {"TAPELAB_APPROX_MATH", "--config math=approx"},
     {"TAPELAB_CUDA_APPROX_MATH", "--config math=approx"},
-    {"TAPELAB_QUANTILE_SELECT", "--config quantile=select|branch|gather"},
+    {"TAPELAB_QUANTILE_SELECT", nullptr,
+     "version 4 of the draws (Box-Muller, docs/tape-format.md) has no quantile to branch on or select"},
     {"TAPELAB_CUDA_OUTLINE_DRAWS", "--config outline_draws=on|off"},
     {"TAPELAB_STORE_DRAWS", "--config draws=stored|redraw"},
     {"TAPELAB_MARKET_LOOP", "--config markets=loop|copies"},
     {"TAPELAB_SHARED_CONSTANTS", "--config shared_constants=on|off"},
-    {"TAPELAB_DRAW_LOOP", nullptr},  // lost everywhere it was timed: no field replaces it
+    {"TAPELAB_DRAW_LOOP", nullptr,
+     "the draw loop lost everywhere it was timed and has no replacement (papers/findings.md, \"Fast by default\")"},
     {"TAPELAB_DEVICE_SUMS", "--config cuda.reduce=device|host"},
     {"TAPELAB_CUDA_SUMS_BESIDE", "--config cuda.reduce=beside"},
     {"TAPELAB_OPAQUE", "--config opaque=on|off"},
@@ -276,8 +279,7 @@ void refuseRetiredVariables() {
     throw std::invalid_argument(
         std::string(r.variable) + " is retired: " +
         (r.replacement ? "use " + std::string(r.replacement) + " (or TAPELAB_CONFIG; tapelab config --list)"
-                       : std::string("the draw loop lost everywhere it was timed and has no replacement "
-                                     "(papers/findings.md, \"Fast by default\")")));
+                       : std::string(r.why)));
   }
 }
 

@@ -382,8 +382,6 @@ TuneResult tune(const Tape& tape, const RunConfig& config, const TuneOptions& op
       const auto [label, text] = parseShortlistLine(line);
       KernelConfig c = base.config;
       applyConfigText(c, text, config.engine, "shortlist '" + line + "'");
-      if (const std::string problem = valueProblem(c, config.engine); !problem.empty())
-        throw std::invalid_argument("shortlist '" + line + "': " + problem);
       if (c.math != base.config.math)
         throw std::invalid_argument("shortlist '" + line + "': the job's math contract is " +
                                     toString(base.config.math) + " (--config math=... sets it)");
@@ -476,7 +474,6 @@ TuneResult tune(const Tape& tape, const RunConfig& config, const TuneOptions& op
         if (f.get(b.config) == v) continue;
         KernelConfig c = b.config;
         f.set(c, v, f.name);
-        if (!valueProblem(c, config.engine).empty()) continue;  // a value this engine cannot give (quantile=gather)
         if (c.prefillAhead != b.config.prefillAhead && c.draws != DrawSource::Prefill) continue;  // the same kernel
         TuneCandidate t = candidate(b.plan, c, std::string("field ") + f.name);
         const size_t i = s.evaluate(std::move(t));

@@ -50,7 +50,6 @@ int integer(S& value, S& what, int lo, int hi) {
 
 constexpr const char* kSums[] = {"registers", "local"};
 constexpr const char* kMath[] = {"ieee", "approx", "glsl"};
-constexpr const char* kQuantile[] = {"branch", "select", "gather"};
 constexpr const char* kMarkets[] = {"copies", "loop"};
 constexpr const char* kDraws[] = {"redraw", "stored", "prefill"};
 constexpr const char* kOnOff[] = {"off", "on"};
@@ -66,9 +65,11 @@ const std::vector<ConfigField>& configFields() {
   // field (papers/findings.md, "Defaults and retired knobs", says which measurements: the IEEE tunes
   // of 2026-12-02 where they exist, else the earlier records; cuda's min_blocks at several markets the
   // tunes of 2026-12-03, once shared_inputs let 80 registers hold the ladder; OpenCL's one-market draws out
-  // of line with the quantile by selection the 2026-12-03b tune, 446 against 290; cuda's gathered quantile at
-  // several markets the 2026-12-03c tune, 2,044 against 1,719 at 7, a tie at one: 500 against 510); HIP, never timed, takes CUDA's code-shape fields but no launch bound
-  // (and no gathered quantile: its wavefronts are 64 lanes).
+  // of line the 2026-12-03b tune, 446 against 290, with version 3's quantile by selection; Vulkan's one-market
+  // prefilled draws 2026-12-03d, 526 against 470); HIP, never timed, takes CUDA's code-shape fields but no
+  // launch bound. (Version 4 of the draws, Box-Muller, retired the quantile field and its gathered form:
+  // every draw does the same work, nothing to branch on, select or gather; papers/findings.md keeps
+  // their numbers.)
   static const std::vector<ConfigField> table = {
       {"workgroup", "32|64|128|256", kGpu,
        "changes the blocks' composition, so the sums' rounding: kernels compared for bits share it",
@@ -93,14 +94,6 @@ const std::vector<ConfigField>& configFields() {
        "",
        [](const C& c) { return std::string(kSums[int(c.sums)]); },
        [](C& c, S& v, S& w) { c.sums = pick<KahanPlace>(v, w, kSums); }},
-      {"quantile", "branch|select|gather", kGpu, "same bits",
-       "the normal quantile as a branch on the tails, one rational function with per-lane coefficients (no "
-       "divergence), or gather (cuda): each lane computes the central region of its Philox call's four draws, "
-       "and the warp's tail draws, gathered onto its lanes through shared memory, are computed together",
-       "cuda=gather;cuda@1=select;hip=select;opencl@1=select;vulkan@1=select",
-       "",
-       [](const C& c) { return std::string(kQuantile[int(c.quantile)]); },
-       [](C& c, S& v, S& w) { c.quantile = pick<QuantileForm>(v, w, kQuantile); }},
       {"markets", "copies|loop", kGpu, "same bits",
        "register kernels with several markets in sequential order: one copy of a segment's code per market, or "
        "a rolled loop over one copy (persistent per-market values in arrays)",
@@ -111,8 +104,7 @@ const std::vector<ConfigField>& configFields() {
       {"draws", "redraw|stored|prefill", kGpu, "same bits",
        "checkpointed kernels with Greeks: a recomputed segment draws its normals again, or reads the forward "
        "sweep's from the scratch buffer (4 or 8 bytes a draw per lane), or a loop computes every draw of the "
-       "path into that buffer before the forward sweep and both sweeps read them (with quantile=gather its "
-       "warp's tails wait in a queue and are computed 32 at a time)",
+       "path into that buffer before the forward sweep and both sweeps read them",
        "cuda=stored;hip=stored;opencl=stored;vulkan@1=prefill",
        "",
        [](const C& c) { return std::string(kDraws[int(c.draws)]); },
@@ -160,7 +152,7 @@ const std::vector<ConfigField>& configFields() {
        [](const C& c) { return std::string(kOnOff[int(c.sharedConstants)]); },
        [](C& c, S& v, S& w) { c.sharedConstants = pick<int>(v, w, kOnOff) == 1; }},
       {"outline_draws", "on|off", kGpu, "same bits",
-       "Philox and the normal quantile as functions the compiler must not inline: one copy in the kernel instead "
+       "Philox and Box-Muller as functions the compiler must not inline: one copy in the kernel instead "
        "of one per draw (CUDA, HIP __noinline__; OpenCL noinline; Vulkan SPIR-V's DontInline, which NVIDIA's "
        "driver honours: its one-market Asian ran 12x slower, 2026-12-03b)",
        "cuda@1=on;hip@1=on;opencl@1=on",
@@ -324,15 +316,8 @@ std::string mathProblem(const KernelConfig& config, const std::string& engine, b
   return "";
 }
 
-std::string valueProblem(const KernelConfig& config, const std::string& engine) {
-  if (config.quantile == QuantileForm::Gather && engine != "cuda")
-    return "quantile=gather: engine " + engine + " has no 32-lane warp ballot in its kernels (cuda has)";
-  return "";
-}
-
 std::string configProblem(const KernelConfig& config, const std::string& engine, bool fp32) {
-  if (std::string problem = mathProblem(config, engine, fp32); !problem.empty()) return problem;
-  return valueProblem(config, engine);
+  return mathProblem(config, engine, fp32);
 }
 
 }  // namespace tapelab

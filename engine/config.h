@@ -1,7 +1,7 @@
 // A kernel's configuration: every choice of how an engine writes and launches a kernel for a
 // (tape, plan), as one typed value with a canonical text form, in the spirit of Halide's Target:
 //
-//   lanes=1,sums=registers,quantile=select,markets=loop,draws=stored,math=ieee,...
+//   lanes=1,sums=registers,markets=loop,draws=stored,math=ieee,...
 //
 // prints and parses back, lands in every result (--json, the drivers' CSVs, --dump headers) and in
 // every kernel cache key (GPU kernels print it in their source's header; cpu-jit's key hashes it).
@@ -32,14 +32,11 @@ enum class KahanPlace { Registers, Local };
 // instructions (approx: __expf, native_exp, ...), or GLSL.std.450's precision, the only one a
 // Vulkan shader can ask for (glsl: exp/log within 3 + 2|x| ulp, division 2.5 ulp).
 enum class MathContract { Ieee, Approx, Glsl };
-// The normal quantile: a branch on the tails, one rational function with per-lane coefficients, or
-// the tails of a warp's draws gathered onto its lanes and computed together (CUDA).
-enum class QuantileForm { Branch, Select, Gather };
 // A multi-market register kernel's markets: one copy of the code per market, or a rolled loop.
 enum class MarketCode { Copies, Loop };
 // A checkpointed kernel's draws: Philox again where a segment is recomputed, the forward sweep's
-// stored, or every draw of the path computed first into the scratch buffer (prefill: with
-// quantile=gather the warp's tails queued and computed 32 at a time), both sweeps reading them.
+// stored, or every draw of the path computed first into the scratch buffer (prefill), both sweeps
+// reading them.
 enum class DrawSource { Redraw, Stored, Prefill };
 // Whether the draws of a checkpointed kernel with Greeks have scratch slots (stored, prefill).
 inline bool drawsInScratch(DrawSource d) { return d != DrawSource::Redraw; }
@@ -50,7 +47,6 @@ struct KernelConfig {
   int workgroup = 64;                             // lanes per workgroup, a power of two (GPU)
   int lanes = 4;                                  // paths each lane prices per dispatch (GPU)
   KahanPlace sums = KahanPlace::Local;            // GPU
-  QuantileForm quantile = QuantileForm::Branch;   // GPU
   MarketCode markets = MarketCode::Copies;        // GPU register kernels, several markets, sequential
   DrawSource draws = DrawSource::Redraw;          // GPU checkpointed kernels with Greeks
   int prefillAhead = 0;                           // GPU, draws=prefill: segments ahead the forward sweep loads draws
@@ -59,7 +55,7 @@ struct KernelConfig {
   bool opaque = true;                             // GPU: the opaque identity (off: experiments only)
   int minBlocks = 0;                              // CUDA, HIP: __launch_bounds__'s second bound (0: none)
   bool sharedConstants = true;                    // CUDA, HIP, markets=loop: lane-invariant arrays shared
-  bool outlineDraws = false;                      // CUDA, HIP: Philox and the quantile not inlined
+  bool outlineDraws = false;                      // GPU: Philox and Box-Muller not inlined
   bool sharedInputs = true;                       // GPU, several markets: what the markets share computed once
   SumsPlace cudaSums = SumsPlace::Device;         // CUDA
   int jitChunk = 256;                             // cpu-jit: most nodes per generated function
@@ -120,10 +116,7 @@ std::vector<std::string> applyConfigText(KernelConfig& config, const std::string
 // Where a config's math contract is not one `engine` supports (vulkan: glsl; the C dialects and
 // CPU engines: ieee, and approx on cuda, hip and opencl fp32): a one-line reason, else "".
 std::string mathProblem(const KernelConfig& config, const std::string& engine, bool fp32);
-// A field's value other than math's that `engine` cannot give (quantile=gather: cuda only): a one-line
-// reason, else "".
-std::string valueProblem(const KernelConfig& config, const std::string& engine);
-// mathProblem, then valueProblem: a field's value that `engine` cannot give (quantile=gather: cuda only): a one-line
+// A field's value that `engine` cannot give in this precision: today only math's (mathProblem); a one-line
 // reason, else "". What every front end checks before emitting.
 std::string configProblem(const KernelConfig& config, const std::string& engine, bool fp32);
 

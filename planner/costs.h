@@ -4,7 +4,7 @@
 // The weights are instructions per op of tapelab's own CUDA kernels for sm_90
 // (NVRTC + ptxas, the H200's compiler), counted by experiments/op_costs: the
 // SASS of a kernel evaluating a chain of one op, less the same kernel without
-// it, per op. A draw (Philox4x32-10 and Acklam's quantile) costs what it
+// it, per op. A draw (Philox4x32-10 and its Box-Muller pair) costs what it
 // costs; a constant is a literal (0). Results in
 // runs/op-costs-sm90/; rerun the driver to recalibrate.
 #pragma once

@@ -49,9 +49,9 @@ struct Bound {
 };
 
 // Conditioned input range the generator and the analysis assume, and the
-// range of a draw (|z| <= 5.29, tape/philox.h).
+// range of a draw (|z| <= sqrt(48 ln 2) = 5.77, tape/philox.h).
 inline constexpr double kInputLo = -2.0, kInputHi = 2.0;
-inline constexpr double kDrawMag = 5.3;
+inline constexpr double kDrawMag = 5.78;
 
 // The forward Bound of node `op` from its argument bounds (`same`: a and b are
 // the same node, so a*a is a square; c: select's third). The error terms use `model`.

@@ -48,6 +48,17 @@ PathInterpreter<T>::PathInterpreter(const Tape& tape, const Plan* plan, bool gre
   }
 }
 
+// Draw k of the path: tape/philox.h's drawNormal, its pair computed once for both of its draws.
+template <class T>
+T PathInterpreter<T>::draw(uint64_t seed, uint64_t path, uint32_t k) {
+  if (drawn_.pair != k / 2 || drawn_.path != path || drawn_.seed != seed) {
+    const Philox4x32Ctr w = drawGroupWords(seed, path, k / kDrawsPerCall);
+    const uint32_t first = k % kDrawsPerCall & 2u;
+    drawn_ = {seed, path, k / 2, boxMuller<T>(w[first], w[first + 1])};
+  }
+  return k % 2 ? drawn_.z.odd : drawn_.z.even;
+}
+
 template <class T>
 void PathInterpreter<T>::forget(int32_t lo, int32_t hi) {
   for (int32_t i = lo; i < hi; ++i)
@@ -96,7 +107,7 @@ void PathInterpreter<T>::forwardNode(int32_t i, const std::vector<T>& inputs, ui
   switch (t.op[i]) {
     case Op::Const: v_[i] = T(t.imm[i]); break;
     case Op::Input: v_[i] = inputs[static_cast<size_t>(t.imm[i])]; break;
-    case Op::Randn: v_[i] = drawNormal<T>(seed, path, static_cast<uint32_t>(t.imm[i])); break;
+    case Op::Randn: v_[i] = draw(seed, path, static_cast<uint32_t>(t.imm[i])); break;
 #define TAPELAB_OP(Name, text, arity, group, fwd, adjA, adjB, adjC) \
   case Op::Name: {                                                 \
     [[maybe_unused]] const T& a = v_[t.a[i]];                      \

@@ -13,6 +13,7 @@
 #include "engine/engine.h"
 #include "planner/plan.h"
 #include "planner/schedule.h"
+#include "tape/philox.h"
 #include "tape/tangent.h"
 #include "tape/tape.h"
 
@@ -49,6 +50,13 @@ class PathInterpreter {
   const TangentSlots* tangents_ = nullptr;
   std::vector<size_t> tangentAt_;  // node i's tangents at t_[tangentAt_[i] ...]
   std::vector<T> t_;
+  // The last Box-Muller pair drawn (tape/philox.h): its partner is usually the next draw.
+  struct DrawnPair {
+    uint64_t seed = 0, path = 0;
+    uint32_t pair = ~0u;
+    NormalPair<T> z{};
+  } drawn_;
+  T draw(uint64_t seed, uint64_t path, uint32_t k);
 };
 
 // The reference engines: "reference" (double), "reference-f32" (float),

@@ -1,27 +1,36 @@
 // Philox4x32-10 (Salmon et al., Random123) and tapelab's draw mapping.
 //
 // A draw is a pure function of (seed, path, k); nothing is stateful, so a
-// recomputed checkpoint segment gets the same dice. The mapping (version 3 of
-// README's "Random numbers"), used bit-identically by every engine:
+// recomputed checkpoint segment gets the same dice. The mapping (version 4 of
+// docs/tape-format.md's "Random numbers"), used bit-identically by every engine
+// up to its log and sqrt:
 //
 //   counter = { k / 4, 0, path_lo, path_hi }  (path is 64-bit, k is 32-bit)
 //   key     = { seed_lo, seed_hi }            (seed is 64-bit)
-//   w       = philox4x32_10(counter, key)[k % 4]
-//   u       = ((w >> 9) + 0.5) * 2^-23        exact in float and double, strictly in (0,1)
-//   z       = normalQuantile(u)               Acklam's rational approximation (below),
-//                                             its polynomials by fused multiply-adds
+//   w[0..3] = philox4x32_10(counter, key)     the four words of group k / 4
+//   draws 2p and 2p+1 (p = k / 2) are the Box-Muller pair of words a = w[2(p % 2)], b = w[2(p % 2) + 1]:
+//   u       = ((a >> 9) + 0.5) * 2^-23        exact in float and double, strictly in (0,1)
+//   rho     = sqrt(-2 log u)
+//   n       = b >> 30                         the quadrant, 0..3
+//   f       = ((b >> 9) & (2^21 - 1)) * 2^-21 + (2^-22 - 1/2)    in (-1/2, 1/2), exact
+//   theta   = f * pi/2,  t = theta^2
+//   s       = theta * S(t),  c = C(t)        Taylor polynomials of sin and cos to degree 11 and 12,
+//                                             Horner by fused multiply-adds
+//   (x, y)  = n odd ? (s, c) : (c, s)         then cos and sin of theta + n pi/2:
+//   z[2p]   = rho * (n == 1 or 2 ? -x : x),   z[2p+1] = rho * (n >= 2 ? -y : y)
 //
-// Draws 4g .. 4g+3 are the four words of one call (group g): an engine that
-// needs several of them computes the call once. (Version 1 took word 0 of
-// the call with counter {k, 0, path_lo, path_hi}: one call per draw. Version
-// 2 evaluated the quantile's polynomials by separate multiplies and adds.)
+// Draws 4g .. 4g+3 are the four words of one Philox call (group g): an engine that
+// needs several of them computes the call once, and a pair's two draws together.
 //
-// Using 23 bits makes u (a 24-bit odd multiple of 2^-24) exactly
-// representable in fp32, so fp32 and fp64 engines see the *same* uniform;
-// |z| is then at most 5.29 (u >= 2^-24). Acklam's
-// quantile has relative error below 1.2e-9 in exact arithmetic: good for
-// fp32 and for Monte-Carlo in fp64. It needs only log and sqrt (no trig),
-// and every engine evaluates the same expression tree in the same order.
+// Using 23 bits makes u (a 24-bit odd multiple of 2^-24) exactly representable
+// in fp32, so fp32 and fp64 engines see the *same* uniform and the same angle
+// f; |z| is at most sqrt(48 ln 2) = 5.77 (u >= 2^-24). The polynomials' error
+// is below 1e-11 on |theta| <= pi/4, so the draws are as exact as T's log,
+// sqrt and roundings allow. No branch: every lane of a GPU warp does the same
+// work for every draw (version 3's normal quantile, Acklam's rational
+// approximation, took a logarithm only in its tails, 4.85% of the draws, and
+// so made 80% of a 32-lane warp's draws diverge; docs/tape-format.md has the
+// history and the instruction counts behind the change).
 #pragma once
 #include <array>
 #include <cmath>
@@ -67,20 +76,6 @@ constexpr uint32_t drawWord(uint64_t seed, uint64_t path, uint32_t k) {
   return drawGroupWords(seed, path, k / kDrawsPerCall)[k % kDrawsPerCall];
 }
 
-// Acklam's coefficients. Central region |u - 1/2| <= 1/2 - kNormalLow.
-inline constexpr double kNormalLow = 0.02425;
-inline constexpr double kNormalA[6] = {-3.969683028665376e+01, 2.209460984245205e+02,
-                                       -2.759285104469687e+02, 1.383577518672690e+02,
-                                       -3.066479806614716e+01, 2.506628277459239e+00};
-inline constexpr double kNormalB[5] = {-5.447609879822406e+01, 1.615858368580409e+02,
-                                       -1.556989798598866e+02, 6.680131188771972e+01,
-                                       -1.328068155288572e+01};
-inline constexpr double kNormalC[6] = {-7.784894002430293e-03, -3.223964580411365e-01,
-                                       -2.400758277161838e+00, -2.549732539343734e+00,
-                                       4.374664141464968e+00,  2.938163982698783e+00};
-inline constexpr double kNormalD[4] = {7.784695709041462e-03, 3.224671290700398e-01,
-                                       2.445134137142996e+00, 3.754408661907416e+00};
-
 // u from the word, in T (exact for float and double).
 template <class T>
 T uniformFromWord(uint32_t w) {
@@ -88,7 +83,7 @@ T uniformFromWord(uint32_t w) {
 }
 
 // Horner's scheme over c[0..N), in x: c[0] x^(N-1) + ... + c[N-1], each step one fused
-// multiply-add (one rounding), then "* x + 1" when endsWithOne (version 3 of the draws).
+// multiply-add (one rounding), then "* x + 1" when endsWithOne.
 template <class T, std::size_t N>
 T hornerFma(const double (&c)[N], T x, bool endsWithOne) {
   using std::fma;
@@ -97,28 +92,53 @@ T hornerFma(const double (&c)[N], T x, bool endsWithOne) {
   return endsWithOne ? fma(h, x, T(1)) : h;
 }
 
-// The standard normal quantile, evaluated in T in exactly the order every
-// engine's generated code uses (Horner by fused multiply-adds, then one division).
-template <class T>
-T normalQuantile(T u) {
-  using std::log;
-  using std::sqrt;
-  const T low = T(kNormalLow);
-  const T high = T(1) - low;
-  if (u < low || u > high) {
-    const T tail = u < low ? u : T(1) - u;
-    const T q = sqrt(T(-2) * log(tail));
-    const T x = hornerFma(kNormalC, q, false) / hornerFma(kNormalD, q, true);
-    return u < low ? x : -x;
-  }
-  const T q = u - T(0.5);
-  const T r = q * q;
-  return hornerFma(kNormalA, r, false) * q / hornerFma(kNormalB, r, true);
-}
+// Version 4's constants, doubles rounded to T where used: pi/2, and the Taylor coefficients of
+// sin(x)/x and cos(x) in t = x^2, highest degree first, each polynomial ending "* t + 1".
+inline constexpr double kHalfPi = 1.5707963267948966;
+inline constexpr double kSinTaylor[5] = {-1.0 / 39916800, 1.0 / 362880, -1.0 / 5040, 1.0 / 120, -1.0 / 6};
+inline constexpr double kCosTaylor[6] = {1.0 / 479001600, -1.0 / 3628800, 1.0 / 40320, -1.0 / 720, 1.0 / 24, -0.5};
+// f's scale and offset: f = fma(T((b >> 9) & kAngleMask), 2^-21, 2^-22 - 1/2), every step exact.
+inline constexpr uint32_t kAngleMask = (1u << 21) - 1u;
+inline constexpr double kAngleScale = 0x1p-21;
+inline constexpr double kAngleOffset = 0x1p-22 - 0.5;
 
 template <class T>
+struct NormalPair {
+  T even, odd;  // draws 2p and 2p + 1
+};
+
+// cos and sin of the pair's angle theta + n pi/2 from its word b (the unit vector the radius scales),
+// in T, in the order every engine's code uses.
+template <class T>
+NormalPair<T> boxMullerAngle(uint32_t b) {
+  using std::fma;
+  const uint32_t n = b >> 30;
+  const T f = fma(static_cast<T>((b >> 9) & kAngleMask), T(kAngleScale), T(kAngleOffset));
+  const T theta = f * T(kHalfPi);
+  const T t = theta * theta;
+  const T s = theta * hornerFma(kSinTaylor, t, true);
+  const T c = hornerFma(kCosTaylor, t, true);
+  const T x = (n & 1u) ? s : c, y = (n & 1u) ? c : s;
+  return {n == 1u || n == 2u ? T(-x) : x, n >= 2u ? T(-y) : y};
+}
+
+// The Box-Muller pair of words (a, b): draws 2p and 2p + 1.
+template <class T>
+NormalPair<T> boxMuller(uint32_t a, uint32_t b) {
+  using std::log;
+  using std::sqrt;
+  const T rho = sqrt(T(-2) * log(uniformFromWord<T>(a)));
+  const NormalPair<T> unit = boxMullerAngle<T>(b);
+  return {T(rho * unit.even), T(rho * unit.odd)};
+}
+
+// Draw k of `path` under `seed`.
+template <class T>
 T drawNormal(uint64_t seed, uint64_t path, uint32_t k) {
-  return normalQuantile<T>(uniformFromWord<T>(drawWord(seed, path, k)));
+  const Philox4x32Ctr w = drawGroupWords(seed, path, k / kDrawsPerCall);
+  const uint32_t j = k % kDrawsPerCall, first = j & 2u;
+  const NormalPair<T> pair = boxMuller<T>(w[first], w[first + 1]);
+  return (j & 1u) ? pair.odd : pair.even;
 }
 
 }  // namespace tapelab

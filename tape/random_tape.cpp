@@ -31,7 +31,7 @@ struct Interval {
 };
 
 constexpr double kBound = 100.0;  // well-conditioned values stay within [-kBound, kBound]
-constexpr double kDrawBound = 5.3;  // |z| <= 5.29 (tape/philox.h)
+constexpr double kDrawBound = 5.78;  // |z| <= 5.77 (tape/philox.h)
 
 // What a node is: one of the leaves, or an op drawn from the table.
 enum class Kind : uint8_t { Input, Randn, Const, Op };

@@ -19,15 +19,10 @@ const std::string& Dialect::function(Precision precision, std::string_view ident
                               std::string(identifier) + "` (a function in tape/ops.def's rules)");
 }
 
-std::string Dialect::divide(Precision precision, const std::string& num, const std::string& den, bool approx) const {
-  const std::string& fast = spelling(precision).approxDivide;
-  return approx && !fast.empty() ? fast + "(" + num + ", " + den + ")" : num + " / " + den;
-}
-
 namespace {
 
-// tape/ops.def's functions under their standard names, and fma (one rounding: the normal quantile's
-// Horner steps, draws.cpp); sel is the helper tl_sel (c ? x : y) that every kernel's prelude defines.
+// tape/ops.def's functions under their standard names, and fma (one rounding: the draws' Horner
+// steps, draws.cpp); sel is the helper tl_sel (c ? x : y) that every kernel's prelude defines.
 // A function, not a global: a dialect may be built during another file's static initialisation.
 std::map<std::string, std::string, std::less<>> standardFunctions() {
   return {{"exp", "exp"},   {"log", "log"}, {"sqrt", "sqrt"},  {"pow", "pow"},
@@ -57,10 +52,10 @@ Dialect glsl() {
   d.prologue = "#version 450\n";
   d.fp32 = {.scalar = "float", .literalSuffix = "", .floatToBits = "floatBitsToUint",
             .bitsToFloat = "uintBitsToFloat", .bitsType = "uint", .functions = standardFunctions(),
-            .approxFunctions = {}, .approxDivide = "", .approxHelpers = "", .vector4 = "", .makeVector4 = ""};
+            .approxFunctions = {}, .approxHelpers = "", .vector2 = "vec2", .makeVector2 = "vec2"};
   d.fp64 = {.scalar = "double", .literalSuffix = "lf", .floatToBits = "unpackDouble2x32",
             .bitsToFloat = "packDouble2x32", .bitsType = "uvec2", .functions = standardFunctions(),
-            .approxFunctions = {}, .approxDivide = "", .approxHelpers = "", .vector4 = "", .makeVector4 = ""};
+            .approxFunctions = {}, .approxHelpers = "", .vector2 = "dvec2", .makeVector2 = "dvec2"};
   d.fp64.functions.erase("exp");  // GLSL.std.450's Exp, Log, Pow and Tanh take 16- and 32-bit floats only
   d.fp64.functions.erase("log");
   d.fp64.functions.erase("pow");
@@ -131,6 +126,10 @@ Dialect openCL() {
   d.uint4Type = "uint4";
   d.makeUint4 = "(uint4)";
   d.mulHi = "mul_hi";
+  d.fp32.vector2 = "float2";
+  d.fp32.makeVector2 = "(float2)";
+  d.fp64.vector2 = "double2";
+  d.fp64.makeVector2 = "(double2)";
   d.helperQualifier = "static inline ";
   // Clang's (and so PoCL's) GNU attribute; NVIDIA's OpenCL compiler, NVVM-based, reads it too (timed on the
   // H200 as config outline_draws).
@@ -142,9 +141,8 @@ Dialect openCL() {
   d.barrier = "barrier(CLK_LOCAL_MEM_FENCE);";
   // Not OpenCL 2.0's opencl_unroll_hint: kernels build as OpenCL C 1.2 (cStyle's pragma: emit.h).
   // OpenCL C's native_* functions: implementation-defined accuracy, on NVIDIA the same special-function
-  // unit instructions as CUDA's __expf, __logf, sqrt.approx and __fdividef (OpenCL C 3.0, 6.15.2).
+  // unit instructions as CUDA's __expf, __logf and sqrt.approx (OpenCL C 3.0, 6.15.2).
   d.fp32.approxFunctions = {{"exp", "native_exp"}, {"log", "native_log"}, {"sqrt", "native_sqrt"}};
-  d.fp32.approxDivide = "native_divide";
   return d;
 }
 
@@ -169,7 +167,6 @@ Dialect cuda() {
   // has no intrinsic for an approximate square root, so PTX's sqrt.approx.f32 (what --prec-sqrt=false
   // gives) is written inline.
   d.fp32.approxFunctions = {{"exp", "__expf"}, {"log", "__logf"}, {"sqrt", "tl_sqrt_approx"}};
-  d.fp32.approxDivide = "__fdividef";
   d.fp32.approxHelpers =
       "static __device__ __forceinline__ float tl_sqrt_approx(float x) { float r; "
       "asm(\"sqrt.approx.f32 %0, %1;\" : \"=f\"(r) : \"f\"(x)); return r; }\n";
@@ -179,13 +176,10 @@ Dialect cuda() {
   d.helperQualifier = "static __device__ __forceinline__ ";
   d.outlineQualifier = "static __device__ __noinline__ ";
   d.blockShared = "__shared__ ";
-  d.ballot = "__ballot_sync";
-  d.popcount = "__popc";
-  d.syncLanes = "__syncwarp";
-  d.fp32.vector4 = "float4";
-  d.fp32.makeVector4 = "make_float4";
-  d.fp64.vector4 = "double4_16a";  // CUDA 13 deprecates double4 (alignment): the 16-byte-aligned spelling
-  d.fp64.makeVector4 = "make_double4_16a";
+  d.fp32.vector2 = "float2";
+  d.fp32.makeVector2 = "make_float2";
+  d.fp64.vector2 = "double2";
+  d.fp64.makeVector2 = "make_double2";
   d.kernelBegin = cKernelBegin("extern \"C\" __global__ void __launch_bounds__($WG$MINBLOCKS)\n", "", "__restrict__",
                                d.blockShared);
   d.localId = "threadIdx.x";
@@ -201,7 +195,6 @@ Dialect hip() {
   d.prologue = "// HIP for hipRTC: compile with -ffp-contract=off, without -ffast-math.\n";
   d.fp32.approxFunctions.erase("sqrt");  // no PTX here: HIP's approximate math keeps sqrtf
   d.fp32.approxHelpers.clear();
-  d.ballot.clear();  // a 64-lane wavefront: quantile=gather is CUDA's
   return d;
 }
 

@@ -146,10 +146,9 @@ class Emitter : Names {
         // compiler could merge a segment built from inputs and constants alone.
         if (prefix != "v") return "tl_opq(" + value("v", i, m) + ", " + zeroKey() + ")";
         return "tl_in" + std::to_string(m.market) + "_" + std::to_string(static_cast<int>(tape_.imm[i]));
-      case Op::Randn: {  // the word of its group's call, which drawWords() declared before this line
+      case Op::Randn: {  // its Box-Muller pair's draw, which drawWords() declared before this line
         const uint32_t k = static_cast<uint32_t>(tape_.imm[i]);
-        if (gather()) return drawGroupName(prefix, k / kDrawsPerCall) + "z." + kWordFields[k % kDrawsPerCall];
-        return "tl_normal(" + drawGroupName(prefix, k / kDrawsPerCall) + "." + kWordFields[k % kDrawsPerCall] + ")";
+        return drawPairName(prefix, k) + (k % 2 ? ".y" : ".x");
       }
       default: return fence(spellRule(info(tape_.op[i]).forward, i, m, prefix), fencedResult(tape_.op[i]));
     }
@@ -158,32 +157,30 @@ class Emitter : Names {
   // The draws of a block of straight-line code: the first draw of group g that
   // the block computes declares the four words of g's Philox call
   // (tape/philox.h), named by the block's value prefix; later draws of g in
-  // the block read them. newDrawScope(from, to, computes) at each block's start: the block computes
-  // the draws among nodes [from, to) that `computes` admits. quantile=gather: the first draw of g also
-  // computes g's draws that the block computes, together (tl_normals, draws.cpp), named prefix g<g>z.
+  // the block read them. Likewise the first draw of a Box-Muller pair (draws 2p, 2p + 1) computes the
+  // pair, named prefix g<g>n<p % 2>, and its other draw reads it. newDrawScope() at each block's start.
   std::string drawGroupName(const std::string& prefix, uint32_t group) const {
     return prefix + "g" + std::to_string(group);
   }
-  bool gather() const { return config_.quantile == QuantileForm::Gather; }
-  void newDrawScope(int32_t from, int32_t to, const std::function<bool(int32_t)>& computes) {
+  std::string drawPairName(const std::string& prefix, uint32_t draw) const {
+    return drawGroupName(prefix, draw / kDrawsPerCall) + "n" + std::to_string(draw % kDrawsPerCall / 2);
+  }
+  void newDrawScope() {
     groupsDrawn_.clear();
-    wordsUsed_.clear();
-    for (int32_t i = from; i < to; ++i)
-      if (tape_.op[i] == Op::Randn && computes(i)) {
-        const uint32_t k = static_cast<uint32_t>(tape_.imm[i]);
-        wordsUsed_[k / kDrawsPerCall] |= 1u << (k % kDrawsPerCall);
-      }
+    pairsDrawn_.clear();
   }
   void drawWords(int32_t i, const std::string& prefix, const std::string& key) {
     if (tape_.op[i] != Op::Randn) return;
-    const uint32_t group = static_cast<uint32_t>(tape_.imm[i]) / kDrawsPerCall;
+    const uint32_t k = static_cast<uint32_t>(tape_.imm[i]), group = k / kDrawsPerCall;
     const std::string words = drawGroupName(prefix, group);
-    if (!groupsDrawn_.insert(group).second) return;
-    line("const " + dialect_.uint4Type + " " + words + " = tl_drawWords(" + uintLiteral(group) +
-         ", tl_pathLo, tl_pathHi, " + key + "0, " + key + "1);");
-    if (gather())  // the first draw of the group in this block: the block's draws of it, together
-      line("const " + types_.vector4 + " " + words + "z = tl_normals(" + words + ", " +
-           uintLiteral(wordsUsed_.at(group)) + ", tl_act);");
+    if (groupsDrawn_.insert(group).second)
+      line("const " + dialect_.uint4Type + " " + words + " = tl_drawWords(" + uintLiteral(group) +
+           ", tl_pathLo, tl_pathHi, " + key + "0, " + key + "1);");
+    if (pairsDrawn_.insert(k / 2).second) {
+      const uint32_t first = k % kDrawsPerCall & 2u;
+      line("const " + types_.vector2 + " " + drawPairName(prefix, k) + " = tl_boxMuller(" + words + "." +
+           kWordFields[first] + ", " + words + "." + kWordFields[first + 1] + ");");
+    }
   }
 
   // Reverse rule of node i: contributions to a, then b, then c, skipping arguments
@@ -227,7 +224,7 @@ class Emitter : Names {
     if (approx()) source_ += dialect_.spelling(options_.precision).approxHelpers;
   }
 
-  // The helper functions every kernel defines: opq, sel, then Philox and the normal quantile (draws.cpp).
+  // The helper functions every kernel defines: opq, sel, then Philox and Box-Muller (draws.cpp).
   void prelude() {
     const std::string& qualifier = dialect_.helperQualifier;
     const std::string& T = scalarType_;  // the ABI's T and U (emit.h), short in this text-heavy code
@@ -239,8 +236,7 @@ class Emitter : Names {
     source_ += qualifier + T + " tl_opq(" + T + " x, " + U + " z) { return " + types_.bitsToFloat + "(" +
                types_.floatToBits + "(x) + " + cast(types_.bitsType, "z") + "); }\n";
     source_ += qualifier + T + " tl_sel(bool c, " + T + " x, " + T + " y) { return c ? x : y; }\n";
-    // Philox, the quantile (draws.cpp); with draws=prefill and quantile=gather, the tail queue's helpers.
-    source_ += drawHelpers(dialect_, options_.precision, config_, workgroupSize_, s_.prefill && gather());
+    source_ += drawHelpers(dialect_, options_.precision, config_);
   }
 
   void body() {
@@ -268,9 +264,6 @@ class Emitter : Names {
     }
     open("for (" + U + " tl_j = 0u; tl_j < " + uintLiteral(config_.lanes) + "; ++tl_j) {");
     line(U + " tl_p = tl_g * " + uintLiteral(block) + " + tl_j * " + uintLiteral(wg) + " + tl_lid;");
-    // quantile=gather: the warp's lanes that price a path in this iteration (every lane of the warp is here).
-    if (gather() && std::find(tape_.op.begin(), tape_.op.end(), Op::Randn) != tape_.op.end())
-      line("const " + U + " tl_act = " + dialect_.ballot + "(0xffffffffu, tl_p < " + param("count") + ");");
     open("if (tl_p < " + param("count") + ") {");
     if (options_.layout == ScratchLayout::SoA &&
         ((options_.kind == KernelKind::Scratch && options_.greeks && options_.plan.segments() > 1) || s_.drawSlots > 0))
@@ -294,7 +287,7 @@ class Emitter : Names {
 
   void plainPath() {
     line("// forward sweep");
-    newDrawScope(0, tape_.size(), [](int32_t) { return true; });
+    newDrawScope();
     for (int32_t i = 0; i < tape_.size(); ++i) {
       drawWords(i, "v", "tl_fk");
       for (Markets m : copiesIn(i, Markets::all())) line(scalarDecl() + value("v", i, m) + " = " + forwardExpr(i, m, "v") + ";");
@@ -312,7 +305,7 @@ class Emitter : Names {
   // value followed by its tangents (tape/tangent.h); no reverse sweep.
   void tangentPath() {
     line("// forward sweep, each value followed by its tangents (tape/tangent.h)");
-    newDrawScope(0, tape_.size(), [](int32_t) { return true; });
+    newDrawScope();
     for (int32_t i = 0; i < tape_.size(); ++i) {
       drawWords(i, "v", "tl_fk");
       for (Markets m : copiesIn(i, Markets::all())) line(scalarDecl() + value("v", i, m) + " = " + forwardExpr(i, m, "v") + ";");
@@ -362,7 +355,7 @@ class Emitter : Names {
     for (int s = 0; s < plan.segments(); ++s) {
       open("{  // segment " + std::to_string(s) + ": nodes [" + std::to_string(plan.begin(s)) + ", " +
            std::to_string(plan.end(s)) + ")");
-      newDrawScope(plan.begin(s), plan.end(s), [&](int32_t i) { return !prefilled(i); });
+      newDrawScope();
       const std::string drawKey = s_.prefill ? prefillKey(s) : std::string();
       // Every draw of the segment (a stored one too: it is stored from its variable, below).
       // The market loop: what no market owns (draws, constants) and the inputs first, then each market's
@@ -442,8 +435,8 @@ class Emitter : Names {
 
   // config draws=prefill: every draw of the path into its scratch slot before the forward sweep. The
   // groups 0..G-1 whose four draws have slots base + 4g + j (a tape drawing 0, 1, 2, ... in any node
-  // order) in one rolled loop, any other group after it in a block of its own; quantile=gather hands
-  // each word to the warp's tail queue (draws.cpp) and computes what is left in it at the end.
+  // order) in one rolled loop, any other group after it in a block of its own; a pair with a slot is
+  // computed whole (tl_boxMuller), its draws with slots stored.
   void prefillDraws() {
     line("// draws=prefill: every draw of the path into its scratch slot, then the sweeps read them");
     const std::string& U = uintType_;
@@ -458,15 +451,16 @@ class Emitter : Names {
       ++full;
     }
     if (full < 2) full = 0;  // a loop of one call: a block like the others
-    if (gather()) line(U + " tl_qn = 0u;  // the warp's queued tails (the same in each of its lanes)");
     auto group = [&](const std::string& g, const std::vector<std::pair<uint32_t, std::string>>& words) {
       line("const " + dialect_.uint4Type + " tl_dw = tl_drawWords(" + g + ", tl_pathLo, tl_pathHi, tl_fk0, tl_fk1);");
+      std::set<uint32_t> pairs;
       for (const auto& [word, slot] : words) {
-        const std::string w = std::string("tl_dw.") + kWordFields[word];
-        if (gather())
-          line("tl_queueDraw(scratch, " + w + ", " + slotStore(slot) + ", tl_act, tl_qn);");
-        else
-          line("scratch[" + slotStore(slot) + "] = tl_normal(" + w + ");");
+        const uint32_t pair = word / 2;
+        const std::string name = "tl_dn" + std::to_string(pair);
+        if (pairs.insert(pair).second)
+          line("const " + types_.vector2 + " " + name + " = tl_boxMuller(tl_dw." + kWordFields[2 * pair] + ", tl_dw." +
+               kWordFields[2 * pair + 1] + ");");
+        line("scratch[" + slotStore(slot) + "] = " + name + (word % 2 ? ".y" : ".x") + ";");
       }
     };
     if (full > 0) {
@@ -485,7 +479,6 @@ class Emitter : Names {
       group(uintLiteral(g), words);
       close();
     }
-    if (gather()) line("tl_flushTails(scratch, tl_qn, tl_act);  // the tails left in the queue");
   }
 
   // The reverse sweep's blocks (planner/schedule.h). A top-level leaf is the
@@ -585,7 +578,7 @@ class Emitter : Names {
                key + ");");
       }
     }
-    newDrawScope(b.from, to, [&](int32_t i) { return wanted(i) && s_.nodes[i].drawSlot < 0; });
+    newDrawScope();
     for (int32_t i = b.from; i < to; ++i) {
       if (!wanted(i)) continue;
       if (const int slot = s_.nodes[i].drawSlot; slot >= 0) {  // the forward sweep's draw, read back (an opaque address: not forwarded)
@@ -715,7 +708,7 @@ class Emitter : Names {
   int indent_ = 0;
   int blockKeys_ = 0;  // opaque keys of nested blocks made so far
   std::set<uint32_t> groupsDrawn_;  // draw groups whose words the current block has declared
-  std::map<uint32_t, uint32_t> wordsUsed_;  // per draw group, the words the current block computes (bit j: word j)
+  std::set<uint32_t> pairsDrawn_;   // Box-Muller pairs (draw / 2) the current block has computed
 };
 
 }  // namespace

@@ -63,7 +63,8 @@
 // Draws 4g .. 4g+3 are the four words of one Philox call (tape/philox.h):
 // each block of straight-line code (the plain forward sweep, a forward
 // segment, a recompute) computes group g's call once, at the first draw of g
-// it needs, and reads the words for g's later draws.
+// it needs, and reads the words for g's later draws; likewise a Box-Muller
+// pair (draws 2p, 2p + 1) once, at the first draw of the pair it needs.
 // Constants are spelled opq(literal), in every kind, so the compiler cannot
 // fold a constant subexpression in one kernel that another computes at run
 // time. markets = M: draws and values that depend on no input, or only on the
@@ -103,19 +104,17 @@ struct PrecisionSpelling {
   // integer type; fp64 in GLSL goes through uvec2 (unpackDouble2x32).
   std::string floatToBits, bitsToFloat, bitsType;
   // The functions tape/ops.def's rules call, keyed by their identifier there
-  // (exp, log, sqrt, sel), and fma (the draws' quantile): a rule calling one
+  // (exp, log, sqrt, sel), and fma (the draws' polynomials): a rule calling one
   // missing here fails at emit time.
   std::map<std::string, std::string, std::less<>> functions;
-  // config math=approx: the hardware's approximate spellings of some of those functions and of
-  // the normal quantile's division, f(num, den) (CUDA and HIP fp32: __expf, __logf, __fdividef;
-  // OpenCL fp32: native_exp, native_log, native_sqrt, native_divide);
-  // empty where the dialect has none or is approximate already (GLSL's exp, log and division are).
+  // config math=approx: the hardware's approximate spellings of some of those functions (CUDA and HIP
+  // fp32: __expf, __logf; CUDA sqrt.approx; OpenCL fp32: native_exp, native_log, native_sqrt); empty where
+  // the dialect has none or is approximate already (GLSL's exp and log are).
   std::map<std::string, std::string, std::less<>> approxFunctions;
-  std::string approxDivide;
   std::string approxHelpers;  // helper functions those spellings call, in the prelude of such kernels only
-  // Four T (quantile=gather's four draws), components .x .y .z .w, and what builds one; "" where the
-  // dialect has no gather (Dialect::ballot).
-  std::string vector4, makeVector4;
+  // Two T (a Box-Muller pair of draws), components .x .y, and what builds one from two T
+  // (then "(a, b)").
+  std::string vector2, makeVector2;
 };
 
 // A target language as a table of spellings (dialects.cpp builds the C
@@ -135,8 +134,6 @@ struct Dialect {
   // spelling where it has one, config math=approx); throws std::invalid_argument naming both
   // when the dialect has none.
   const std::string& function(Precision precision, std::string_view identifier, bool approx = false) const;
-  // num / den, by approxDivide where `approx` asks and the dialect has one.
-  std::string divide(Precision precision, const std::string& num, const std::string& den, bool approx) const;
 
   std::string uintType;         // "uint", "unsigned int"
   // Four U words (one Philox call's output), components .x .y .z .w in every
@@ -153,10 +150,6 @@ struct Dialect {
   // Declares a workgroup-shared array anywhere in the kernel's body (CUDA, HIP: "__shared__ "); "" where
   // the dialect allows that only at kernel scope (GLSL, OpenCL C): config shared_constants is off there.
   std::string blockShared;
-  // config quantile=gather (a 32-lane warp): ballot(mask, predicate) as a U of one bit per lane, the bits
-  // set in a U, and the lanes of a mask synchronised, their shared-memory writes seen (CUDA: __ballot_sync,
-  // __popc, __syncwarp); "" where the dialect has none (GLSL, OpenCL C, HIP's 64-lane wavefronts).
-  std::string ballot, popcount, syncLanes;
 
   // The kernel's frame, with $T (scalar), $U (uint), $WG (workgroup size),
   // $RED (local reduction array length), $MINBLOCKS ("" or ", N": the launch
@@ -226,13 +219,9 @@ struct EmittedKernel {
 // Everything about how it is written, the workgroup size included, is options.config.
 EmittedKernel emitKernel(const Tape& tape, const KernelOptions& options, const Dialect& dialect);
 
-// The draw helpers every kernel defines (draws.cpp): tl_philox, tl_normal (branching or, with
-// quantile=select, by per-lane selection; out of line with outline_draws) or, with quantile=gather,
-// tl_normals (a Philox call's four draws, the warp's tails gathered; its shared slots one per lane of
-// a workgroup of `workgroupSize`), and tl_drawWords.
-// queuedTails (draws=prefill in effect with quantile=gather): tl_queueDraw and tl_flushTails instead of tl_normals.
-std::string drawHelpers(const Dialect& dialect, Precision precision, const KernelConfig& config, int workgroupSize,
-                        bool queuedTails = false);
+// The draw helpers every kernel defines (draws.cpp): tl_philox, tl_boxMuller (a pair of draws from two
+// of a call's words; both out of line with outline_draws) and tl_drawWords.
+std::string drawHelpers(const Dialect& dialect, Precision precision, const KernelConfig& config);
 
 // The helpers outline_draws keeps out of line, by name: where the dialect has no qualifier for it
 // (GLSL), the runtime marks them in its compiler's output (Vulkan: SPIR-V's DontInline).

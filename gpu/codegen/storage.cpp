@@ -23,9 +23,6 @@ void validateOptions(const Tape& tape, const KernelOptions& options, const Diale
   if (workgroupSize < 1 || (workgroupSize & (workgroupSize - 1)) != 0 || workgroupSize > 1024)
     throw std::invalid_argument("workgroup size must be a power of two up to 1024");
   if (options.config.lanes < 1) throw std::invalid_argument("paths per lane must be at least 1");
-  if (options.config.quantile == QuantileForm::Gather && workgroupSize % 32 != 0)
-    throw std::invalid_argument("quantile=gather: the workgroup must be whole 32-lane warps, not " +
-                                std::to_string(workgroupSize) + " lanes");
   if (options.kind == KernelKind::Tangent) differentiatedInputs(options, tape.numInputs());  // throws on a bad --wrt
   for (size_t k = 0; k < options.sharedInputs.size(); ++k)
     if (options.sharedInputs[k] < 0 || options.sharedInputs[k] >= tape.numInputs() ||
@@ -104,15 +101,7 @@ void placeSums(StoragePlan& s, const Tape& tape, const KernelOptions& options, c
                const std::vector<uint8_t>& varying) {
   s.kahanSums = s.markets * 2 * (options.greeks ? 1 + tape.numInputs() : 1);
   const size_t scalarBytes = options.precision == Precision::F32 ? 4 : 8;
-  // quantile=gather's slots (one per lane, draws.cpp) take their share of the 48 KiB first, where the tape draws.
-  // draws=prefill with it: the tail queue's value and address (a U) per lane too.
-  const bool gatherSlots = options.config.quantile == QuantileForm::Gather &&
-                           std::find(tape.op.begin(), tape.op.end(), Op::Randn) != tape.op.end();
-  const bool queue = gatherSlots && options.config.draws == DrawSource::Prefill && checkpointed(options) && options.greeks;
-  // (the queue's helpers replace tl_normals, whose slots are then not emitted)
-  const size_t local = kMaxKahanLocalBytes - (queue    ? size_t(workgroupSize) * (scalarBytes + 4)
-                                              : gatherSlots ? size_t(workgroupSize) * scalarBytes
-                                                            : 0);
+  const size_t local = kMaxKahanLocalBytes;
   s.kahanInLocal = options.config.sums == KahanPlace::Local &&
                    size_t(2) * size_t(s.kahanSums) * size_t(workgroupSize) * scalarBytes <= local;
   s.reductionSums = s.kahanInLocal ? s.kahanSums : std::min(s.kahanSums, 16);
@@ -152,14 +141,9 @@ std::vector<std::string> unusedFields(const StoragePlan& s, const Tape& tape, co
   const PrecisionSpelling& types = dialect.spelling(options.precision);
   if (config.sums == KahanPlace::Local && !s.kahanInLocal)
     unused.push_back("sums=local: " + std::to_string(2 * s.kahanSums * workgroupSize * int(types.scalar == "float" ? 4 : 8) / 1024) +
-                     " KiB of sums exceed the 48 KiB of workgroup memory" +
-                     (config.quantile == QuantileForm::Gather ? std::string(" left beside quantile=gather's slots") : "") +
-                     ", kept in registers");
+                     " KiB of sums exceed the 48 KiB of workgroup memory, kept in registers");
   if (config.sharedConstants && s.marketLoop && !dialect.blockShared.empty() && !s.sharedConstants)
     unused.push_back("shared_constants=on: the arrays do not fit beside the sums in 48 KiB, kept per lane");
-  if (config.quantile != QuantileForm::Branch && !draws)
-    unused.push_back(std::string("quantile=") + (config.quantile == QuantileForm::Select ? "select" : "gather") +
-                     ": the tape has no draws");
   if (config.outlineDraws && !draws) unused.push_back("outline_draws=on: the tape has no draws");
   // The math contract a dialect cannot give (front ends refuse these; engine/config.h mathProblem).
   const bool glsl = dialect.name == "glsl";

@@ -131,7 +131,7 @@ std::string NvrtcOutput::statsLine() const {
 namespace {
 
 // Exactness (ARCHITECTURE.md): no contraction into fused multiply-adds (an fmaf the source calls, as the
-// normal quantile does, stays one), IEEE division and sqrt, denormals kept.
+// draws' polynomials do, stays one), IEEE division and sqrt, denormals kept.
 const char* const kExactOptions[] = {"--fmad=false", "--prec-div=true", "--prec-sqrt=true", "--ftz=false", "--std=c++17"};
 
 NvrtcOutput run(const std::string& source, const std::string& fileName, const std::string& arch, bool real) {

@@ -3,10 +3,10 @@
 //
 // Shape of the generated code (T = double or float, B = xsimd::batch<T>):
 //   - Draws: per batch of W paths, Philox words for every draw index are made
-//     W (or 2W) lanes at a time, turned into uniforms and normals with the
-//     expressions of tape/philox.h (both quantile branches evaluated, then
-//     selected), and kept in a draw cache shared by every market and by the
-//     reverse sweep's recomputation (on a CPU that memory is cheap).
+//     W (or 2W) lanes at a time, turned into uniforms and Box-Muller pairs of
+//     normals with the expressions of tape/philox.h, and kept in a draw cache
+//     shared by every market and by the reverse sweep's recomputation (on a
+//     CPU that memory is cheap).
 //   - Nodes: every forward and adjoint rule is ops.def's text spelled through
 //     tape/spell.h (sel -> xsimd::select, exp/log -> xsimd's, zero -> a zero batch).
 //   - Functions: a plain tape of at most `chunkNodes` nodes is one function
@@ -66,7 +66,7 @@ struct JitSource {
 JitSource emitCpuJit(const Tape& tape, const JitSpec& spec);
 
 // The fixed part every kernel starts with (the precision, then runtime/runtime.h:
-// types, Philox, quantile, exp/log), ending inside an anonymous namespace: for probes and tests.
+// types, Philox, Box-Muller, exp/log), ending inside an anonymous namespace: for probes and tests.
 std::string cpuJitPrelude(Precision precision);
 
 }  // namespace tapelab

@@ -79,10 +79,8 @@ TEST(ApiConfig, DefaultsDifferByEngine) {
   EXPECT_TRUE(defaultConfig("cuda", false, 1).outlineDraws) << "the @1 row: one market per dispatch";
   EXPECT_FALSE(defaultConfig("cuda", false, 2).outlineDraws);
   EXPECT_TRUE(defaultConfig("opencl", false, 1).outlineDraws) << "OpenCL's one-market row (2026-12-03b)";
-  EXPECT_EQ(defaultConfig("opencl", false, 1).quantile, QuantileForm::Select);
-  EXPECT_EQ(defaultConfig("cuda", false, 7).quantile, QuantileForm::Gather) << "several markets gather (2026-12-03c)";
-  EXPECT_EQ(defaultConfig("cuda", false, 1).quantile, QuantileForm::Select) << "one market: a tie, select kept";
-  EXPECT_EQ(defaultConfig("hip", false, 1).quantile, QuantileForm::Select);
+  EXPECT_EQ(defaultConfig("vulkan", false, 1).draws, DrawSource::Prefill) << "Vulkan's one-market row (2026-12-03d)";
+  EXPECT_EQ(defaultConfig("vulkan", false, 7).draws, DrawSource::Redraw);
   EXPECT_FALSE(defaultConfig("opencl").outlineDraws);
   EXPECT_FALSE(defaultConfig("vulkan", false, 1).outlineDraws) << "out of line, Vulkan's kernel ran 12x slower";
   EXPECT_TRUE(defaultConfig("vulkan").philoxUnrolled);

@@ -217,33 +217,23 @@ TEST_F(CliConfig, TuneBudgetSpentByCompilesStillTimesTheFirstCandidate) {
   EXPECT_NE(p.out.find("\"tuned\":\"" + cache_.string() + "/tune/"), std::string::npos) << p.out;
 }
 
-// quantile=gather is CUDA's (a 32-lane warp ballot): another GPU engine refuses it in one line, from --config
-// and from a tune shortlist, before anything is emitted.
-TEST_F(CliConfig, TheGatheredQuantileIsRefusedWhereTheEngineHasNoBallot) {
-  Proc p = runTapelab("config --engine vulkan quantile=gather");  // checked as --config is: no device needed
+// The quantile field went with version 3 of the draws (Box-Muller has none): --config and a tune shortlist
+// naming it are refused in one line, before anything is emitted.
+TEST_F(CliConfig, TheRetiredQuantileFieldIsRefused) {
+  Proc p = runTapelab("config --engine cuda quantile=select");  // checked as --config is: no device needed
   EXPECT_EQ(p.code, 2);
-  EXPECT_EQ(p.err, "tapelab: config: quantile=gather: engine vulkan has no 32-lane warp ballot in its kernels "
-                   "(cuda has)\n");
-  EXPECT_EQ(runTapelab("config --engine hip quantile=gather").code, 2) << "HIP's wavefronts are 64 lanes";
-  EXPECT_EQ(runTapelab("config --engine cuda quantile=gather").code, 0);
-  const std::string engines = runTapelab("engines --json").out;
-  const std::string vk = engines.substr(std::min(engines.find("{\"name\":\"vulkan\""), engines.size()));
-  if (vk.substr(0, vk.find('}')).find("\"usable\":true") == std::string::npos) {
-    std::cout << "SKIP the shortlist part: vulkan is not usable in this build" << std::endl;
-    return;
-  }
+  EXPECT_EQ(p.err.rfind("tapelab: config: no field 'quantile' (fields: ", 0), 0u) << p.err;
+  EXPECT_EQ(std::count(p.err.begin(), p.err.end(), '\n'), 1) << p.err;
   std::filesystem::create_directories(cache_);
-  const std::filesystem::path shortlist = cache_ / "gather.txt";
+  const std::filesystem::path shortlist = cache_ / "quantile.txt";
   {
     std::ofstream f(shortlist);
     f << "window 2 |\nwindow 2 | quantile=gather\n";
   }
-  p = runTapelab("tune --product asian --steps 8 --engine vulkan --paths 2000 --json --shortlist " + shortlist.string(),
+  p = runTapelab("tune --product asian --steps 8 --engine cpu-jit --paths 2000 --json --shortlist " + shortlist.string(),
                  env_);
   EXPECT_EQ(p.code, 2) << p.out;
-  EXPECT_NE(p.err.find("\ntapelab: shortlist 'window 2 | quantile=gather': quantile=gather: engine vulkan"),
-            std::string::npos)
-      << p.err;  // after tune's one progress line
+  EXPECT_NE(p.err.find("tapelab: shortlist 'window 2 | quantile=gather': no field 'quantile'"), std::string::npos) << p.err;
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, CliTune, ::testing::Values("cpu-jit", "vulkan", "opencl"),

@@ -69,43 +69,39 @@ void expectRegisterEqualsPlain(const std::vector<std::pair<const Tape*, std::vec
 
 }  // namespace
 
-// u is exact in both precisions, so it must be the very same number; z in the
-// central region uses only fma, - * / (same order, fused where the definition
-// says, nothing contracted): the same bits;
-// in the tails it goes through xsimd's log instead of libm's, a few ulp apart.
+// u is exact in both precisions, so it must be the very same number; z is tape/philox.h's Box-Muller
+// draw in the same operations and order, except that the radius's log is xsimd's instead of libm's
+// (a few ulp apart): z within a few ulp of |z|'s scale, and the unit vector's part exact (every draw
+// whose rho comes out the same has the same bits: most of them).
 TEST(CpuJitDraws, SameUniformsAndNormalsAsPhilox) {
   CPUJIT_REQUIRE();
   const EngineSettings settings = engineSettingsFromEnvironment();
   const uint64_t firsts[] = {0, 1000, (uint64_t{1} << 32) - 2, 0x123456789abcull};
   for (Precision p : {Precision::F64, Precision::F32}) {
-    int tails = 0;
+    int same = 0, all = 0;
     for (uint64_t seed : {uint64_t{0}, uint64_t{42}, uint64_t{0xfedcba9876543210ull}}) {
       for (uint64_t first : firsts) {
-        for (uint32_t k : {0u, 1u, 7u, 250u, 100000u}) {
+        for (uint32_t k : {0u, 1u, 2u, 7u, 250u, 100000u}) {
           const std::vector<JitDraw> d = cpuJitDraws(settings, p, seed, first, k);
           ASSERT_GE(d.size(), 1u);
           for (size_t l = 0; l < d.size(); ++l) {
             const uint64_t path = first + l;
             const uint32_t w = drawWord(seed, path, k);
             const double u = p == Precision::F64 ? uniformFromWord<double>(w) : uniformFromWord<float>(w);
-            const double z = p == Precision::F64 ? normalQuantile<double>(uniformFromWord<double>(w))
-                                                 : normalQuantile<float>(uniformFromWord<float>(w));
+            const double z = p == Precision::F64 ? drawNormal<double>(seed, path, k) : drawNormal<float>(seed, path, k);
             const std::string where = std::string(toString(p)) + " seed " + std::to_string(seed) + " path " +
                                       std::to_string(path) + " k " + std::to_string(k);
             EXPECT_EQ(d[l].u, u) << where;
-            if (u >= kNormalLow && u <= 1 - kNormalLow) {
-              EXPECT_EQ(d[l].z, z) << where << ": " << g17(d[l].z) << " vs " << g17(z);
-            } else {
-              ++tails;
-              const double eps = p == Precision::F64 ? std::numeric_limits<double>::epsilon()
-                                                     : std::numeric_limits<float>::epsilon();
-              EXPECT_NEAR(d[l].z, z, 4 * eps * std::fabs(z)) << where << ": " << g17(d[l].z) << " vs " << g17(z);
-            }
+            const double eps = p == Precision::F64 ? std::numeric_limits<double>::epsilon()
+                                                   : std::numeric_limits<float>::epsilon();
+            EXPECT_NEAR(d[l].z, z, 4 * eps * std::max(1.0, std::fabs(z))) << where << ": " << g17(d[l].z) << " vs " << g17(z);
+            same += d[l].z == z;
+            ++all;
           }
         }
       }
     }
-    EXPECT_GT(tails, 0) << "no draw landed in a tail; the tail branch went untested";
+    EXPECT_GT(same, all / 2) << toString(p) << ": most draws should have the reference's bits (" << same << " of " << all << ")";
   }
 }
 

@@ -435,45 +435,35 @@ TEST_F(CudaRun, KahanPlacesAndLaunchBoundsGiveTheSameBits) {
   }
 }
 
-// quantile=gather compiles for every kernel kind in both precisions (a Philox call's four draws in one
-// helper, the warp's tails through shared slots) and is CUDA's only: the other dialects refuse it.
-TEST(CudaNvrtc, GatheredQuantileCompilesAndOnlyCudaHasIt) {
+// Box-Muller pairs (tape/philox.h, version 4) compile in every kernel kind in both precisions; a block
+// computes each pair it reads once (the plain kernel of a 24-draw tape: 12 pairs, 6 Philox calls).
+TEST(CudaNvrtc, BoxMullerPairsCompileInEveryKind) {
   REQUIRE_NVRTC();
   const Tape t = products::asianCall(24);
   for (Variant v : everyKind(t)) {
-    v.options.config.quantile = QuantileForm::Gather;
     const EmittedKernel k = emitKernel(t, v.options, cudaDialect());
-    EXPECT_NE(k.source.find("tl_normals("), std::string::npos) << v.name;
-    EXPECT_EQ(k.source.find("tl_normal("), std::string::npos) << v.name << ": no single-draw quantile beside it";
-    EXPECT_NE(k.source.find("__ballot_sync(0xffffffffu"), std::string::npos) << v.name;
+    EXPECT_NE(k.source.find("2 tl_boxMuller(unsigned int a, unsigned int b)"), std::string::npos) << v.name;
+    EXPECT_EQ(k.source.find("tl_normal"), std::string::npos) << v.name << ": no quantile (version 3) beside it";
     ASSERT_NO_THROW(compilePtx(k.source)) << v.name;
   }
-  KernelOptions o = optionsFor(t, KernelKind::Plain, 0, ScratchLayout::SoA, 3);
+  KernelOptions o = optionsFor(t, KernelKind::Plain, 0, ScratchLayout::SoA, 1);
+  const std::string plain = emitKernel(t, o, cudaDialect()).source;
+  auto count = [&](const std::string& what) {
+    int n = 0;
+    for (size_t at = plain.find(what); at != std::string::npos; at = plain.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count(" = tl_boxMuller("), 12);
+  EXPECT_EQ(count(" = tl_drawWords("), 6);
   o.kind = KernelKind::Tangent;  // the tangent kind draws in its forward sweep too
-  o.config.quantile = QuantileForm::Gather;
   ASSERT_NO_THROW(compilePtx(emitKernel(t, o, cudaDialect()).source)) << "tangent";
-  o.config.workgroup = 16;
-  EXPECT_THROW(emitKernel(t, o, cudaDialect()), std::invalid_argument) << "a workgroup of part of a warp";
-  o = optionsFor(t, KernelKind::Register);
-  o.config.quantile = QuantileForm::Gather;
-  for (const Dialect* d : {&glslDialect(), &openclDialect(), &hipDialect()}) {
-    try {
-      emitKernel(t, o, *d);
-      ADD_FAILURE() << d->name << " emitted a gathered quantile";
-    } catch (const std::invalid_argument& e) {
-      EXPECT_NE(std::string(e.what()).find("quantile=gather"), std::string::npos) << d->name << ": " << e.what();
-    }
-  }
-  EXPECT_EQ(configProblem(o.config, "cuda", true), "");
-  for (const char* engine : {"vulkan", "opencl", "hip"})
-    EXPECT_NE(valueProblem(o.config, engine).find("quantile=gather"), std::string::npos) << engine;
 }
 
-// quantile=gather against the branching quantile's plain kernel: the same bits in every kind, with one and
-// four paths per lane, out of line or not, 64- and 256-lane workgroups, in fp32 and fp64, over a path count
-// that leaves the last warp part-full (its tails gathered by the lanes still active), and 4 segments of a
-// 60-draw tape (segment bounds split draw groups: a block computes only its words).
-TEST_F(CudaRun, GatheredQuantileGivesTheSameBits) {
+// Draws in and out of line, redrawn and stored, against the plain kernel: the same bits in every kind, with
+// one and four paths per lane, 64- and 256-lane workgroups, in fp32 and fp64, and 4 segments of a 60-draw
+// tape (15 draws a segment: segment bounds split Philox calls and Box-Muller pairs, each block computing
+// the pairs it reads).
+TEST_F(CudaRun, DrawVariantsGiveTheSameBits) {
   const Tape t = products::asianCall(60);
   const uint64_t paths = kPaths + 45;
   for (Precision precision : {Precision::F32, Precision::F64}) {
@@ -485,7 +475,6 @@ TEST_F(CudaRun, GatheredQuantileGivesTheSameBits) {
       for (KernelKind kind : {KernelKind::Plain, KernelKind::Register, KernelKind::Scratch}) {
         KernelOptions o = testutil::kindOptions(t, kind, 4, 24, ScratchLayout::SoA, 1, precision);
         o.config = p.config;
-        o.config.quantile = QuantileForm::Gather;
         o.config.outlineDraws = variant == 1 || variant == 2;
         o.config.draws = variant == 3 ? DrawSource::Stored : DrawSource::Redraw;
         expectSameBits(plain, engine_->compile(t, o)->run({t.inputDefaults}, paths, kSeed),
@@ -495,35 +484,33 @@ TEST_F(CudaRun, GatheredQuantileGivesTheSameBits) {
   }
 }
 
-// draws=prefill with quantile=gather compiles in both precisions, both layouts and a tape ending in a part
-// Philox call; the queue's helpers replace tl_normals, and the forward sweep loads its draws a segment at a
-// time (a key from the previous segment: without it ptxas hoisted 252 loads and spilled them).
-TEST(CudaNvrtc, PrefilledDrawsCompileWithTheTailQueue) {
+// draws=prefill compiles in both precisions, both layouts and a tape ending in a part Philox call: a rolled
+// loop over whole calls, each computing its two pairs, then the last call's; the forward sweep loads its
+// draws a segment at a time (a key from the previous segment: without it ptxas hoisted 252 loads and
+// spilled them).
+TEST(CudaNvrtc, PrefilledDrawsCompile) {
   REQUIRE_NVRTC();
   for (int steps : {24, 26})
     for (Precision precision : {Precision::F32, Precision::F64})
       for (ScratchLayout layout : {ScratchLayout::SoA, ScratchLayout::AoS}) {
         const Tape t = products::asianCall(steps);
         KernelOptions o = testutil::kindOptions(t, KernelKind::Register, 4, 0, layout, 1, precision);
-        o.config.quantile = QuantileForm::Gather;
         o.config.draws = DrawSource::Prefill;
         const std::string name = std::to_string(steps) + " steps " + toString(precision) + " " + toString(layout);
         const EmittedKernel k = emitKernel(t, o, cudaDialect());
-        EXPECT_NE(k.source.find("tl_flushTails(scratch, tl_qn, tl_act);"), std::string::npos) << name;
         EXPECT_NE(k.source.find("const unsigned int tl_dk1 = "), std::string::npos) << name;
-        EXPECT_EQ(k.source.find("tl_normals("), std::string::npos) << name;
         EXPECT_NE(k.source.find("for (unsigned int tl_dg = 0u; tl_dg < 6u; ++tl_dg)"), std::string::npos) << name;
+        EXPECT_NE(k.source.find(" tl_dn1 = tl_boxMuller(tl_dw.z, tl_dw.w);"), std::string::npos) << name;
         EXPECT_EQ(k.source.find("tl_drawWords(6u,") != std::string::npos, steps == 26) << name << ": the call of two words after the loop";
         ASSERT_NO_THROW(compilePtx(k.source)) << name;
       }
 }
 
 // draws=prefill: a loop computes every draw of the path into the scratch buffer before the forward sweep,
-// and both sweeps read them; with quantile=gather the warp's tail words wait in a queue of 32 and its active
-// lanes compute them together. Against the branching quantile's plain kernel: register and scratch kernels,
-// gather and select, fp32 and fp64, 1 and 4 paths per lane, 64- and 256-lane workgroups, SoA and AoS, a
-// tape of whole Philox calls (60 draws: the rolled loop) and one that ends in a call of two words (62),
-// path counts that leave the last warp part-full and with one lane, and 3 markets.
+// and both sweeps read them. Against the plain kernel: register and scratch kernels, fp32 and fp64, 1 and
+// 4 paths per lane, 64- and 256-lane workgroups, SoA and AoS, a tape of whole Philox calls (60 draws: the
+// rolled loop) and one that ends in a call of two words (62), path counts that leave the last warp
+// part-full and with one lane, and 3 markets.
 TEST_F(CudaRun, PrefilledDrawsGiveTheSameBits) {
   for (int steps : {60, 62}) {
     const Tape t = products::asianCall(steps);
@@ -534,22 +521,18 @@ TEST_F(CudaRun, PrefilledDrawsGiveTheSameBits) {
         p.config.lanes = variant < 2 ? 1 : 4;
         p.config.workgroup = variant % 2 == 0 ? 64 : 256;
         const RunResult plain = engine_->compile(t, p)->run({t.inputDefaults}, paths, kSeed);
-        for (KernelKind kind : {KernelKind::Register, KernelKind::Scratch})
-          for (QuantileForm q : {QuantileForm::Gather, QuantileForm::Select}) {
-            KernelOptions o = testutil::kindOptions(t, kind, 4, 24, variant == 3 ? ScratchLayout::AoS : ScratchLayout::SoA, 1,
-                                                    precision);
-            o.config = p.config;
-            o.config.quantile = q;
-            o.config.draws = DrawSource::Prefill;
-            o.config.outlineDraws = variant == 1;
-            const std::string name = std::string(toString(kind)) + " " + toString(precision) + ", " +
-                                     (q == QuantileForm::Gather ? "gather" : "select") + ", " + std::to_string(steps) +
-                                     " steps, variant " + std::to_string(variant);
-            const EmittedKernel k = emitKernel(t, o, cudaDialect());
-            EXPECT_EQ(k.source.find("tl_queueDraw(scratch") != std::string::npos, q == QuantileForm::Gather) << name;
-            EXPECT_EQ(k.source.find("tl_normals("), std::string::npos) << name << ": every draw prefilled";
-            expectSameBits(plain, engine_->compile(t, o)->run({t.inputDefaults}, paths, kSeed), name);
-          }
+        for (KernelKind kind : {KernelKind::Register, KernelKind::Scratch}) {
+          KernelOptions o = testutil::kindOptions(t, kind, 4, 24, variant == 3 ? ScratchLayout::AoS : ScratchLayout::SoA, 1,
+                                                  precision);
+          o.config = p.config;
+          o.config.draws = DrawSource::Prefill;
+          o.config.outlineDraws = variant == 1;
+          const std::string name = std::string(toString(kind)) + " " + toString(precision) + ", " + std::to_string(steps) +
+                                   " steps, variant " + std::to_string(variant);
+          const EmittedKernel k = emitKernel(t, o, cudaDialect());
+          EXPECT_NE(k.source.find("tl_dg < 15u"), std::string::npos) << name << ": the rolled loop over whole calls";
+          expectSameBits(plain, engine_->compile(t, o)->run({t.inputDefaults}, paths, kSeed), name);
+        }
       }
     std::vector<std::vector<double>> ladder{t.inputDefaults, t.inputDefaults, t.inputDefaults};
     ladder[0][0] = 95.0;
@@ -560,17 +543,15 @@ TEST_F(CudaRun, PrefilledDrawsGiveTheSameBits) {
     KernelOptions o = testutil::kindOptions(t, KernelKind::Register, 4, 24, ScratchLayout::SoA, 3);
     o.config.lanes = 1;
     o.config.markets = MarketCode::Loop;
-    o.config.quantile = QuantileForm::Gather;
     o.config.draws = DrawSource::Prefill;
     expectSameBits(plain, engine_->compile(t, o)->run(ladder, kPaths + 1, kSeed), "3 markets, " + std::to_string(steps) + " steps");
   }
 }
 
-// quantile=gather where it is the default, several markets per dispatch: a 3-point ladder through the
-// register kernel with the markets in a loop, in sequential and joint order, and the scratch kernel, over a
-// path count whose last warp has one lane (its four words' tails take up to four passes of one), against
-// the branching quantile's plain kernel; the tangent kind's values too (its Greeks are tangents).
-TEST_F(CudaRun, GatheredQuantileAtSeveralMarketsGivesTheSameBits) {
+// Several markets per dispatch: a 3-point ladder through the register kernel with the markets in a loop,
+// in sequential and joint order, and the scratch kernel, over a path count whose last warp has one lane,
+// against the plain kernel; the tangent kind's values too (its Greeks are tangents).
+TEST_F(CudaRun, DrawsAtSeveralMarketsGiveTheSameBits) {
   const Tape t = products::asianCall(60);
   std::vector<std::vector<double>> ladder{t.inputDefaults, t.inputDefaults, t.inputDefaults};
   ladder[0][0] = 95.0;
@@ -588,12 +569,10 @@ TEST_F(CudaRun, GatheredQuantileAtSeveralMarketsGivesTheSameBits) {
     o.marketOrder = c.order;
     o.config.markets = c.code;
     o.config.lanes = 1;
-    o.config.quantile = QuantileForm::Gather;
     expectSameBits(plain, engine_->compile(t, o)->run(ladder, paths, kSeed), c.name);
   }
   KernelOptions tangent = p;
   tangent.kind = KernelKind::Tangent;
-  tangent.config.quantile = QuantileForm::Gather;
   const RunResult tan = engine_->compile(t, tangent)->run(ladder, paths, kSeed);
   ASSERT_EQ(tan.markets.size(), plain.markets.size());
   for (size_t m = 0; m < plain.markets.size(); ++m)

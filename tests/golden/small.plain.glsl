@@ -1,7 +1,7 @@
 #version 450
 #extension GL_EXT_control_flow_attributes : require
 // tapelab kernel: tape golden-small, 21 nodes, plain, fp32, 1 market(s), value + Greeks, dialect glsl
-// config: workgroup=64,lanes=4,sums=local,quantile=branch,markets=copies,draws=redraw,prefill_ahead=0,math=ieee,philox=rolled,opaque=on,outline_draws=off,shared_inputs=on
+// config: workgroup=64,lanes=4,sums=local,markets=copies,draws=redraw,prefill_ahead=0,math=ieee,philox=rolled,opaque=on,outline_draws=off,shared_inputs=on
 // config unused: math=ieee: a Vulkan shader's exp, log and division are GLSL.std.450's (math=glsl)
 uint tl_mulhi(uint a, uint b) { uint hi, lo; umulExtended(a, b, hi, lo); return hi; }
 // opq: the identity on every bit pattern, opaque to the compiler (z is always 0).
@@ -18,23 +18,20 @@ uvec4 tl_philox(uint c0, uint c1, uint c2, uint c3, uint k0, uint k1) {
   }
   return uvec4(c0, c1, c2, c3);
 }
-// Acklam's normal quantile of u = ((w >> 9) + 0.5) * 2^-23 (tape/philox.h).
-float tl_normal(uint w) {
-  precise float u = fma(float(w >> 9u), 1.1920929e-07, 5.9604645e-08);
-  if (u < 0.02425 || u > 0.97574997) {
-    precise float tail = u < 0.02425 ? u : 1.0 - u;
-    precise float q = sqrt((-2.0) * log(tail));
-    precise float num = fma(fma(fma(fma(fma((-0.007784894), q, (-0.32239646)), q, (-2.4007583)), q, (-2.5497324)), q, 4.3746643), q, 2.938164);
-    precise float den = fma(fma(fma(fma(0.007784696, q, 0.32246712), q, 2.4451342), q, 3.7544086), q, 1.0);
-    precise float x = num / den;
-    return u < 0.02425 ? x : -x;
-  }
-  precise float q = u - 0.5;
-  precise float r = q * q;
-  precise float num = fma(fma(fma(fma(fma((-39.69683), r, 220.9461), r, (-275.9285)), r, 138.35776), r, (-30.664799)), r, 2.5066283) * q;
-  precise float den = fma(fma(fma(fma(fma((-54.476097), r, 161.58583), r, (-155.69897)), r, 66.801315), r, (-13.280682)), r, 1.0);
-  precise float z = num / den;
-  return z;
+// Box-Muller: draws 2p and 2p + 1 from the pair of words (a, b) (tape/philox.h).
+vec2 tl_boxMuller(uint a, uint b) {
+  precise float u = fma(float(a >> 9u), 1.1920929e-07, 5.9604645e-08);
+  precise float rho = sqrt((-2.0) * log(u));
+  const uint n = b >> 30u;
+  precise float f = fma(float((b >> 9u) & 2097151u), 4.7683716e-07, (-0.49999976));
+  precise float th = f * 1.5707964;
+  precise float t = th * th;
+  precise float s = th * fma(fma(fma(fma(fma((-2.5052108e-08), t, 2.7557319e-06), t, (-0.0001984127)), t, 0.008333334), t, (-0.16666667)), t, 1.0);
+  precise float c = fma(fma(fma(fma(fma(fma(2.0876756e-09, t, (-2.755732e-07)), t, 2.4801588e-05), t, (-0.0013888889)), t, 0.041666668), t, (-0.5)), t, 1.0);
+  const bool odd = (n & 1u) != 0u;
+  precise float x = odd ? s : c;
+  precise float y = odd ? c : s;
+  return vec2(rho * (n == 1u || n == 2u ? -x : x), rho * (n >= 2u ? -y : y));
 }
 // The words of draws 4g .. 4g+3 of path (pathHi:pathLo) under key (k0, k1): counter {g, 0, pathLo, pathHi}.
 uvec4 tl_drawWords(uint g, uint pathLo, uint pathHi, uint k0, uint k1) {
@@ -77,8 +74,9 @@ void main() {
       precise float v0 = tl_in0_0;
       precise float v1 = tl_in0_1;
       const uvec4 vg0 = tl_drawWords(0u, tl_pathLo, tl_pathHi, tl_fk0, tl_fk1);
-      precise float v2 = tl_normal(vg0.x);
-      precise float v3 = tl_normal(vg0.y);
+      const vec2 vg0n0 = tl_boxMuller(vg0.x, vg0.y);
+      precise float v2 = vg0n0.x;
+      precise float v3 = vg0n0.y;
       precise float v4 = tl_opq(sqrt(tl_opq(v1, pc.zero)), pc.zero);
       precise float v5 = v0 * v2;
       precise float v6 = tl_opq(0.5, pc.zero);

@@ -1,6 +1,6 @@
 // CUDA C++ for NVRTC: compile with --fmad=false, without --use_fast_math.
 // tapelab kernel: tape golden-small, 21 nodes, scratch (3 segments, golden), aos, 5 slots, fp32, 1 market(s), value + Greeks, dialect cuda
-// config: workgroup=64,lanes=4,sums=local,quantile=branch,markets=copies,draws=redraw,prefill_ahead=0,math=ieee,philox=rolled,opaque=on,min_blocks=0,shared_constants=on,outline_draws=off,shared_inputs=on,cuda.reduce=device
+// config: workgroup=64,lanes=4,sums=local,markets=copies,draws=redraw,prefill_ahead=0,math=ieee,philox=rolled,opaque=on,min_blocks=0,shared_constants=on,outline_draws=off,shared_inputs=on,cuda.reduce=device
 // opq: the identity on every bit pattern, opaque to the compiler (z is always 0).
 static __device__ __forceinline__ float tl_opq(float x, unsigned int z) { return __uint_as_float(__float_as_uint(x) + (unsigned int)(z)); }
 static __device__ __forceinline__ float tl_sel(bool c, float x, float y) { return c ? x : y; }
@@ -16,23 +16,20 @@ static __device__ __forceinline__ uint4 tl_philox(unsigned int c0, unsigned int 
   }
   return make_uint4(c0, c1, c2, c3);
 }
-// Acklam's normal quantile of u = ((w >> 9) + 0.5) * 2^-23 (tape/philox.h).
-static __device__ __forceinline__ float tl_normal(unsigned int w) {
-  float u = fmaf((float)(w >> 9u), 1.1920929e-07f, 5.9604645e-08f);
-  if (u < 0.02425f || u > 0.97574997f) {
-    float tail = u < 0.02425f ? u : 1.0f - u;
-    float q = sqrtf((-2.0f) * logf(tail));
-    float num = fmaf(fmaf(fmaf(fmaf(fmaf((-0.007784894f), q, (-0.32239646f)), q, (-2.4007583f)), q, (-2.5497324f)), q, 4.3746643f), q, 2.938164f);
-    float den = fmaf(fmaf(fmaf(fmaf(0.007784696f, q, 0.32246712f), q, 2.4451342f), q, 3.7544086f), q, 1.0f);
-    float x = num / den;
-    return u < 0.02425f ? x : -x;
-  }
-  float q = u - 0.5f;
-  float r = q * q;
-  float num = fmaf(fmaf(fmaf(fmaf(fmaf((-39.69683f), r, 220.9461f), r, (-275.9285f)), r, 138.35776f), r, (-30.664799f)), r, 2.5066283f) * q;
-  float den = fmaf(fmaf(fmaf(fmaf(fmaf((-54.476097f), r, 161.58583f), r, (-155.69897f)), r, 66.801315f), r, (-13.280682f)), r, 1.0f);
-  float z = num / den;
-  return z;
+// Box-Muller: draws 2p and 2p + 1 from the pair of words (a, b) (tape/philox.h).
+static __device__ __forceinline__ float2 tl_boxMuller(unsigned int a, unsigned int b) {
+  float u = fmaf((float)(a >> 9u), 1.1920929e-07f, 5.9604645e-08f);
+  float rho = sqrtf((-2.0f) * logf(u));
+  const unsigned int n = b >> 30u;
+  float f = fmaf((float)((b >> 9u) & 2097151u), 4.7683716e-07f, (-0.49999976f));
+  float th = f * 1.5707964f;
+  float t = th * th;
+  float s = th * fmaf(fmaf(fmaf(fmaf(fmaf((-2.5052108e-08f), t, 2.7557319e-06f), t, (-0.0001984127f)), t, 0.008333334f), t, (-0.16666667f)), t, 1.0f);
+  float c = fmaf(fmaf(fmaf(fmaf(fmaf(fmaf(2.0876756e-09f, t, (-2.755732e-07f)), t, 2.4801588e-05f), t, (-0.0013888889f)), t, 0.041666668f), t, (-0.5f)), t, 1.0f);
+  const bool odd = (n & 1u) != 0u;
+  float x = odd ? s : c;
+  float y = odd ? c : s;
+  return make_float2(rho * (n == 1u || n == 2u ? -x : x), rho * (n >= 2u ? -y : y));
 }
 // The words of draws 4g .. 4g+3 of path (pathHi:pathLo) under key (k0, k1): counter {g, 0, pathLo, pathHi}.
 static __device__ __forceinline__ uint4 tl_drawWords(unsigned int g, unsigned int pathLo, unsigned int pathHi, unsigned int k0, unsigned int k1) {
@@ -81,8 +78,9 @@ tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, f
         v0 = tl_in0_0;
         v1 = tl_in0_1;
         const uint4 vg0 = tl_drawWords(0u, tl_pathLo, tl_pathHi, tl_fk0, tl_fk1);
-        float v2 = tl_normal(vg0.x);
-        v3 = tl_normal(vg0.y);
+        const float2 vg0n0 = tl_boxMuller(vg0.x, vg0.y);
+        float v2 = vg0n0.x;
+        v3 = vg0n0.y;
         v4 = tl_opq(sqrtf(tl_opq(v1, zero)), zero);
         float v5 = v0 * v2;
         float v6 = tl_opq(0.5f, zero);
@@ -173,7 +171,8 @@ tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, f
         float w0 = tl_opq(v0, zero);
         float w1 = tl_opq(v1, zero);
         const uint4 wg0 = tl_drawWords(0u, tl_pathLo, tl_pathHi, tl_rk0, tl_rk1);
-        float w2 = tl_normal(wg0.x);
+        const float2 wg0n0 = tl_boxMuller(wg0.x, wg0.y);
+        float w2 = wg0n0.x;
         float w4 = tl_opq(sqrtf(tl_opq(w1, zero)), zero);
         float w5 = w0 * w2;
         float w6 = tl_opq(0.5f, zero);

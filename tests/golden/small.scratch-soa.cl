@@ -1,6 +1,6 @@
 #pragma OPENCL FP_CONTRACT OFF
 // tapelab kernel: tape golden-small, 21 nodes, scratch (3 segments, golden), soa, 5 slots, fp32, 1 market(s), value + Greeks, dialect opencl
-// config: workgroup=64,lanes=4,sums=local,quantile=branch,markets=copies,draws=redraw,prefill_ahead=0,math=ieee,philox=rolled,opaque=on,outline_draws=off,shared_inputs=on
+// config: workgroup=64,lanes=4,sums=local,markets=copies,draws=redraw,prefill_ahead=0,math=ieee,philox=rolled,opaque=on,outline_draws=off,shared_inputs=on
 // opq: the identity on every bit pattern, opaque to the compiler (z is always 0).
 static inline float tl_opq(float x, uint z) { return as_float(as_uint(x) + (uint)(z)); }
 static inline float tl_sel(bool c, float x, float y) { return c ? x : y; }
@@ -16,23 +16,20 @@ static inline uint4 tl_philox(uint c0, uint c1, uint c2, uint c3, uint k0, uint 
   }
   return (uint4)(c0, c1, c2, c3);
 }
-// Acklam's normal quantile of u = ((w >> 9) + 0.5) * 2^-23 (tape/philox.h).
-static inline float tl_normal(uint w) {
-  float u = fma((float)(w >> 9u), 1.1920929e-07f, 5.9604645e-08f);
-  if (u < 0.02425f || u > 0.97574997f) {
-    float tail = u < 0.02425f ? u : 1.0f - u;
-    float q = sqrt((-2.0f) * log(tail));
-    float num = fma(fma(fma(fma(fma((-0.007784894f), q, (-0.32239646f)), q, (-2.4007583f)), q, (-2.5497324f)), q, 4.3746643f), q, 2.938164f);
-    float den = fma(fma(fma(fma(0.007784696f, q, 0.32246712f), q, 2.4451342f), q, 3.7544086f), q, 1.0f);
-    float x = num / den;
-    return u < 0.02425f ? x : -x;
-  }
-  float q = u - 0.5f;
-  float r = q * q;
-  float num = fma(fma(fma(fma(fma((-39.69683f), r, 220.9461f), r, (-275.9285f)), r, 138.35776f), r, (-30.664799f)), r, 2.5066283f) * q;
-  float den = fma(fma(fma(fma(fma((-54.476097f), r, 161.58583f), r, (-155.69897f)), r, 66.801315f), r, (-13.280682f)), r, 1.0f);
-  float z = num / den;
-  return z;
+// Box-Muller: draws 2p and 2p + 1 from the pair of words (a, b) (tape/philox.h).
+static inline float2 tl_boxMuller(uint a, uint b) {
+  float u = fma((float)(a >> 9u), 1.1920929e-07f, 5.9604645e-08f);
+  float rho = sqrt((-2.0f) * log(u));
+  const uint n = b >> 30u;
+  float f = fma((float)((b >> 9u) & 2097151u), 4.7683716e-07f, (-0.49999976f));
+  float th = f * 1.5707964f;
+  float t = th * th;
+  float s = th * fma(fma(fma(fma(fma((-2.5052108e-08f), t, 2.7557319e-06f), t, (-0.0001984127f)), t, 0.008333334f), t, (-0.16666667f)), t, 1.0f);
+  float c = fma(fma(fma(fma(fma(fma(2.0876756e-09f, t, (-2.755732e-07f)), t, 2.4801588e-05f), t, (-0.0013888889f)), t, 0.041666668f), t, (-0.5f)), t, 1.0f);
+  const bool odd = (n & 1u) != 0u;
+  float x = odd ? s : c;
+  float y = odd ? c : s;
+  return (float2)(rho * (n == 1u || n == 2u ? -x : x), rho * (n >= 2u ? -y : y));
 }
 // The words of draws 4g .. 4g+3 of path (pathHi:pathLo) under key (k0, k1): counter {g, 0, pathLo, pathHi}.
 static inline uint4 tl_drawWords(uint g, uint pathLo, uint pathHi, uint k0, uint k1) {
@@ -82,8 +79,9 @@ void tapelab_kernel(__global const float* restrict inputs, __global float* restr
         v0 = tl_in0_0;
         v1 = tl_in0_1;
         const uint4 vg0 = tl_drawWords(0u, tl_pathLo, tl_pathHi, tl_fk0, tl_fk1);
-        float v2 = tl_normal(vg0.x);
-        v3 = tl_normal(vg0.y);
+        const float2 vg0n0 = tl_boxMuller(vg0.x, vg0.y);
+        float v2 = vg0n0.x;
+        v3 = vg0n0.y;
         v4 = tl_opq(sqrt(tl_opq(v1, zero)), zero);
         float v5 = v0 * v2;
         float v6 = tl_opq(0.5f, zero);
@@ -174,7 +172,8 @@ void tapelab_kernel(__global const float* restrict inputs, __global float* restr
         float w0 = tl_opq(v0, zero);
         float w1 = tl_opq(v1, zero);
         const uint4 wg0 = tl_drawWords(0u, tl_pathLo, tl_pathHi, tl_rk0, tl_rk1);
-        float w2 = tl_normal(wg0.x);
+        const float2 wg0n0 = tl_boxMuller(wg0.x, wg0.y);
+        float w2 = wg0n0.x;
         float w4 = tl_opq(sqrt(tl_opq(w1, zero)), zero);
         float w5 = w0 * w2;
         float w6 = tl_opq(0.5f, zero);

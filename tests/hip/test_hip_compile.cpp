@@ -149,7 +149,7 @@ TEST(HipCompile, EveryGoldenKernelForEveryTarget) {
   EXPECT_GE(kernels, 3 * static_cast<int>(defaultTargets().size()));
 }
 
-// math=approx in HIP: __expf, __logf and __fdividef compile for every target (the
+// math=approx in HIP: __expf and __logf compile for every target (the
 // engine builds the same source; its tests run it where a GPU is).
 TEST(HipCompile, ApproxMathCompilesForEveryTarget) {
   REQUIRE_HIPCC();

@@ -157,24 +157,7 @@ TEST(OpenCLKernels, KahanPlacesGiveTheSameBits) {
   }
 }
 
-// quantile=select: the quantile with per-lane coefficients instead of a branch performs each
-// lane's operations in the same order: the same bits in both precisions, plain and register, with
-// thousands of draws in the tails (12 steps x 20,000 paths, ~4.85% of them).
-TEST(OpenCLKernels, SelectQuantileGivesTheSameBits) {
-  REQUIRE_OPENCL();
-  const Tape tape = products::asianCall(12);
-  const std::vector<std::vector<double>> in{tape.inputDefaults};
-  for (Precision precision : {Precision::F32, Precision::F64})
-    for (KernelKind kind : {KernelKind::Plain, KernelKind::Register}) {
-      KernelOptions o = testutil::kindOptions(tape, kind, 3, 0, ScratchLayout::SoA, 1, precision);
-      const RunResult branching = runOne(*engine, tape, o, in, 20000);
-      o.config.quantile = QuantileForm::Select;
-      expectSameBits(branching, runOne(*engine, tape, o, in, 20000),
-                     std::string(toString(kind)) + " " + toString(precision) + ", quantile by selection");
-    }
-}
-
-// outline_draws=on: Philox and the quantile as noinline functions, one copy in the kernel. The same bits
+// outline_draws=on: Philox and Box-Muller as noinline functions, one copy in the kernel. The same bits
 // as inlined, plain, register and scratch kernels alike, stored draws included; the dumped source says it.
 TEST(OpenCLKernels, OutlineDrawsGiveTheSameBits) {
   REQUIRE_OPENCL();
@@ -194,8 +177,8 @@ TEST(OpenCLKernels, OutlineDrawsGiveTheSameBits) {
   }
 }
 
-// math=approx on OpenCL: native_exp, native_log, native_sqrt and native_divide in every
-// kernel alike, so the checkpointed kernels keep the plain kernel's bits (fp32; fp64 is untouched).
+// math=approx on OpenCL: native_exp, native_log and native_sqrt in every kernel alike (the draws'
+// too), so the checkpointed kernels keep the plain kernel's bits (fp32; fp64 is untouched).
 TEST(OpenCLKernels, ApproxMathKeepsPlainAndCheckpointedEqual) {
   REQUIRE_OPENCL();
   const Tape tape = products::asianCall(12);
@@ -316,7 +299,7 @@ TEST(OpenCLKernels, StoredDrawsGiveTheSameBits) {
       expectSameBits(plain, runOne(*engine, tape, nested, ladder), "register, two-level plan, " + name);
       const EmittedKernel emitted = emitKernel(tape, nested, openclDialect());
       EXPECT_EQ(emitted.scratchSlots, steps) << "one slot per draw, " << name;
-      EXPECT_EQ(emitted.source.find("tl_normal(tl_dw.") != std::string::npos, source == DrawSource::Prefill) << name;
+      EXPECT_EQ(emitted.source.find("tl_boxMuller(tl_dw.") != std::string::npos, source == DrawSource::Prefill) << name;
       EXPECT_EQ(emitted.source.find("for (uint tl_dg = 0u; tl_dg < 3u; ++tl_dg)") != std::string::npos,
                 source == DrawSource::Prefill) << name << ": three whole calls in the loop";
       KernelOptions valueOnly = nested;

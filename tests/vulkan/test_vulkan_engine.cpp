@@ -170,47 +170,10 @@ Tape drawTape() {
   return rec.finish();
 }
 
-// The quantile (tape/philox.h) with each Horner step's product and sum rounded separately: what a
-// Vulkan driver computes for GLSL's fma where it splits it, as the Vulkan spec allows (OpFma's
-// precision is "inherited from OpFMul followed by OpFAdd"; Mesa's lavapipe splits it, 2026-12-01).
-float splitQuantile(float u) {
-  auto horner = [](const auto& c, float x, bool endsWithOne) {
-    float h = static_cast<float>(c[0]);
-    for (size_t i = 1; i < std::size(c); ++i) h = h * x + static_cast<float>(c[i]);  // no contraction (-ffp-contract=off)
-    return endsWithOne ? h * x + 1.0f : h;
-  };
-  const float low = static_cast<float>(kNormalLow), high = 1.0f - low;
-  if (u < low || u > high) {
-    const float tail = u < low ? u : 1.0f - u;
-    const float q = std::sqrt(-2.0f * std::log(tail));
-    const float x = horner(kNormalC, q, false) / horner(kNormalD, q, true);
-    return u < low ? x : -x;
-  }
-  const float q = u - 0.5f, r = q * q;
-  return horner(kNormalA, r, false) * q / horner(kNormalB, r, true);
-}
-
-// Draw k of `path` as a device that fuses (tape/philox.h) or splits the quantile's fma computes it.
-float drawAsDevice(uint64_t seed, uint64_t path, uint32_t k, bool split) {
-  const float u = uniformFromWord<float>(drawWord(seed, path, k));
-  return split ? splitQuantile(u) : normalQuantile<float>(u);
-}
-
 // The same kernel, its runs starting at path `first`.
 KernelOptions fromPath(KernelOptions o, uint64_t first) {
   o.dispatch.pathOffset = first;
   return o;
-}
-
-// Whether this device splits fma: path 1's first draw under seed 0xfedcba9876543210 (word 0x09a4339f)
-// is -1.7784630 fused and -1.7785189 split.
-bool deviceSplitsFma(Engine* engine) {
-  const uint64_t seed = 0xfedcba9876543210ull, path = 1;
-  const Tape t = drawTape();
-  const double gpu = kernel(engine, "draw-from-1", t, fromPath(options(KernelKind::Plain), path)).run({{1.0}}, 1, seed).markets[0].value;
-  const double fused = drawAsDevice(seed, path, 0, false), split = drawAsDevice(seed, path, 0, true);
-  EXPECT_GT(std::abs(fused - split), 1e-5) << "the probe's draw must tell the two apart";
-  return std::abs(gpu - split) < std::abs(gpu - fused);
 }
 
 }  // namespace
@@ -322,7 +285,7 @@ TEST(VulkanExact, KahanPlacesGiveTheSameBits) {
 }
 
 // outline_draws=on: GLSL cannot say "not inlined", so the engine sets SPIR-V's DontInline on tl_philox and
-// tl_normal after shaderc. The words say it (and nothing else marked), the kernels keep their bits.
+// tl_boxMuller after shaderc. The words say it (and nothing else marked), the kernels keep their bits.
 TEST(VulkanExact, OutlineDrawsMarkTheHelpersAndKeepTheBits) {
   const std::string glsl =
       "#version 450\nlayout(local_size_x = 1) in;\nlayout(std430, binding = 0) buffer B { uint b[]; };\n"
@@ -434,16 +397,6 @@ TEST(VulkanExact, MarketLoopGivesTheSameBits) {
   expectLoopedMarketsAsAlone(engine, o, 4, "market-loop", "[[dont_unroll]] for (int tl_m = 0; tl_m < 3; ++tl_m)");
 }
 
-// quantile=select on GLSL: the same bits as the branching quantile (OpenCL's test covers fp64).
-TEST(VulkanExact, SelectQuantileGivesTheSameBits) {
-  REQUIRE_VULKAN();
-  const Tape t = products::asianCall(24);
-  const RunResult branching = kernel(engine, "asian24-plain", t, options(KernelKind::Plain)).run({t.inputDefaults}, 20000, kSeed);
-  KernelOptions o = options(KernelKind::Register, window(t, 4));
-  o.config.quantile = QuantileForm::Select;
-  expectSameBits(branching, engine->compile(t, o)->run({t.inputDefaults}, 20000, kSeed), "register, quantile by selection");
-}
-
 TEST(VulkanExact, ScratchMarketsEqualSingleDispatches) {
   REQUIRE_VULKAN();
   const Tape t = randomTape(9, 30);
@@ -528,20 +481,19 @@ TEST(VulkanReference, RandomTapesAgreeWithDoubleReference) {
 }
 
 // value = x * z0 with z0 a standard normal draw, against the host's sum of the
-// same fp32 draws in the form this device computes them (drawAsDevice; only
-// the summation differs). On the
+// same fp32 draws (drawNormal<float>: they differ by GLSL's log, sqrt and a driver's fma, within ulps;
+// and the summation). On the
 // sums, a path counted twice or skipped moves the total by |z| (about 0.8 on
 // average), far more than N draws each within a few ulp (N * 2e-6).
 TEST(VulkanPaths, CountsThatAreNotMultiplesOfTheBlock) {
   REQUIRE_VULKAN();
   const Tape t = drawTape();
   Kernel& k = kernel(engine, "draw", t, options(KernelKind::Plain));
-  const bool split = deviceSplitsFma(engine);
   for (uint64_t paths : {1, 2, 63, 64, 65, 255, 256, 257, 1000, 3001}) {
     const RunResult gpu = k.run({{1.0}}, paths, kSeed);
-    double sum = 0, sumSquares = 0;  // the CPU's draws of paths 0 .. n-1, as this device computes them
+    double sum = 0, sumSquares = 0;  // the CPU's draws of paths 0 .. n-1
     for (uint64_t p = 0; p < paths; ++p) {
-      const double z = drawAsDevice(kSeed, p, 0, split);
+      const double z = drawNormal<float>(kSeed, p, 0);
       sum += z;
       sumSquares += z * z;
     }
@@ -589,19 +541,18 @@ TEST(VulkanPaths, PathIndicesBeyondTwoToThe32) {
 
 // Each path's value is one draw: the GPU's draw against tape/philox.h's
 // drawNormal<float>. The Philox words must match exactly (a wrong word gives
-// an unrelated normal); the quantile then differs only by GLSL's log and
-// sqrt, which may be a few ulp from the CPU's, and by the driver's fma (below).
+// an unrelated normal); Box-Muller then differs only by GLSL's log and sqrt,
+// which may be a few ulp from the CPU's, and by whether the driver fuses the
+// polynomials' fma (the Vulkan spec lets it split one: Mesa's lavapipe does), an ulp or two.
 TEST(VulkanDraws, MatchDrawNormalFloat) {
   REQUIRE_VULKAN();
   const Tape t = drawTape();
-  const bool split = deviceSplitsFma(engine);
-  std::printf("this Vulkan driver %s the quantile's fma\n", split ? "splits (two roundings)" : "fuses");
   int exact = 0, total = 0;
   for (uint64_t path : {uint64_t{0}, uint64_t{1}, uint64_t{77}, (uint64_t{1} << 32) + 5, ~uint64_t{0} - 3}) {
     Kernel& k = kernel(engine, "draw-from-" + std::to_string(path), t, fromPath(options(KernelKind::Plain), path));
     for (uint64_t seed : {uint64_t{0}, uint64_t{42}, uint64_t{0xfedcba9876543210ull}}) {
       const double gpu = k.run({{1.0}}, 1, seed).markets[0].value;
-      const float cpu = drawAsDevice(seed, path, 0, split);
+      const float cpu = drawNormal<float>(seed, path, 0);
       EXPECT_NEAR(gpu, cpu, 4e-6 * std::max(1.0f, std::abs(cpu))) << "path " << path << " seed " << seed;
       exact += gpu == static_cast<double>(cpu);
       ++total;

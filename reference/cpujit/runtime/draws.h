@@ -1,6 +1,6 @@
 // cpu-jit kernel runtime: the draws. Philox4x32-10 words, W paths x many draw
-// indices at a time, turned into uniforms and normals with tape/philox.h's
-// constants and in its order of operations, and the per-batch draw cache.
+// indices at a time, turned into uniforms and Box-Muller pairs of normals with
+// tape/philox.h's constants and in its order of operations, and the per-batch draw cache.
 #pragma once
 #include <array>
 #include <cmath>
@@ -12,18 +12,15 @@ namespace {
 constexpr std::uint32_t kM0 = tapelab::kPhiloxM0, kM1 = tapelab::kPhiloxM1;  // multipliers
 constexpr std::uint32_t kW0 = tapelab::kPhiloxW0, kW1 = tapelab::kPhiloxW1;  // key bumps
 
-// Acklam's coefficients in T (the same conversion as the interpreter's T(x)).
+// tape/philox.h's version-4 constants in T (the same conversion as the interpreter's T(x)).
 template <std::size_t N>
 constexpr std::array<T, N> tl_coefficients(const double (&c)[N]) {
   std::array<T, N> r{};
   for (std::size_t i = 0; i < N; ++i) r[i] = T(c[i]);
   return r;
 }
-constexpr auto kA = tl_coefficients(tapelab::kNormalA);
-constexpr auto kB = tl_coefficients(tapelab::kNormalB);
-constexpr auto kC = tl_coefficients(tapelab::kNormalC);
-constexpr auto kD = tl_coefficients(tapelab::kNormalD);
-constexpr T kLow = T(tapelab::kNormalLow);
+constexpr auto kSinT = tl_coefficients(tapelab::kSinTaylor);
+constexpr auto kCosT = tl_coefficients(tapelab::kCosTaylor);
 
 // x * y + z with one rounding (tape/philox.h's std::fma): the FMA instruction where the target has
 // one, else std::fma per lane (correctly rounded by libm, if slowly). Not xsimd::fma: Debian 12's
@@ -172,208 +169,33 @@ inline void tl_uniforms(const U& words, BT* u, std::size_t stride) {
   }
 }
 
-// tape/philox.h's normalQuantile, in two halves. The central branch for
-// every lane; the tail branch (u < low or u > high) only for lanes that need
-// it (each op is lane-wise, so where a lane is computed does not change it).
-inline B tl_central(const B& u) {
-  const B q = u - B(T(0.5));
-  const B r = q * q;
-  const B num =
-      tl_fma(tl_fma(tl_fma(tl_fma(tl_fma(B(kA[0]), r, B(kA[1])), r, B(kA[2])), r, B(kA[3])), r, B(kA[4])), r, B(kA[5])) * q;
-  const B den =
-      tl_fma(tl_fma(tl_fma(tl_fma(tl_fma(B(kB[0]), r, B(kB[1])), r, B(kB[2])), r, B(kB[3])), r, B(kB[4])), r, B(T(1)));
-  return num / den;
-}
-// tl_central of N batches, step by step across the batches: N independent
-// chains in flight instead of one (the same operations on every lane).
+// Horner's scheme over c by tl_fma, then "* x + 1" (tape/philox.h's hornerFma).
 template <std::size_t N>
-inline void tl_central_n(const B* u, B* z) {
-  B q[N], r[N], num[N], den[N];
-#pragma GCC unroll 16
-  for (std::size_t i = 0; i < N; ++i) {
-    q[i] = u[i] - B(T(0.5));
-    r[i] = q[i] * q[i];
-    num[i] = tl_fma(B(kA[0]), r[i], B(kA[1]));
-    den[i] = tl_fma(B(kB[0]), r[i], B(kB[1]));
-  }
-#pragma GCC unroll 16
-  for (std::size_t i = 0; i < N; ++i) {
-    num[i] = tl_fma(num[i], r[i], B(kA[2]));
-    den[i] = tl_fma(den[i], r[i], B(kB[2]));
-  }
-#pragma GCC unroll 16
-  for (std::size_t i = 0; i < N; ++i) {
-    num[i] = tl_fma(num[i], r[i], B(kA[3]));
-    den[i] = tl_fma(den[i], r[i], B(kB[3]));
-  }
-#pragma GCC unroll 16
-  for (std::size_t i = 0; i < N; ++i) {
-    num[i] = tl_fma(tl_fma(num[i], r[i], B(kA[4])), r[i], B(kA[5])) * q[i];
-    den[i] = tl_fma(tl_fma(den[i], r[i], B(kB[4])), r[i], B(T(1)));
-    z[i] = num[i] / den[i];
-  }
-}
-inline BB tl_tails(const B& u) {
-  const B low(kLow);
-  const B high = B(T(1)) - low;
-  return (u < low) | (u > high);
-}
-inline B tl_tail(const B& u) {
-  const BB lower = u < B(kLow);
-  const B tail = xsimd::select(lower, u, B(T(1)) - u);
-  const B qt = xsimd::sqrt(B(T(-2)) * tl_log(tail));
-  const B tn =
-      tl_fma(tl_fma(tl_fma(tl_fma(tl_fma(B(kC[0]), qt, B(kC[1])), qt, B(kC[2])), qt, B(kC[3])), qt, B(kC[4])), qt, B(kC[5]));
-  const B td = tl_fma(tl_fma(tl_fma(tl_fma(B(kD[0]), qt, B(kD[1])), qt, B(kD[2])), qt, B(kD[3])), qt, B(T(1)));
-  const B x = tn / td;
-  return xsimd::select(lower, x, -x);
-}
-inline B tl_quantile(const B& u) { return xsimd::select(tl_tails(u), tl_tail(u), tl_central(u)); }
-
-// Lane l of the mask as bit l.
-template <class M>  // a template, so the branches for other targets are never instantiated
-inline std::uint64_t tl_bits(const M& m) {
-#if XSIMD_WITH_AVX512F
-  // An AVX-512 mask is an integer already (__mmask8, __mmask16); the generic
-  // loop below goes through memory a lane at a time, which cost half the
-  // draw cache's time.
-  if constexpr (sizeof(M) <= 2) return static_cast<std::uint64_t>(static_cast<typename M::register_type>(m));
-#endif
-#if XSIMD_WITH_AVX
-  if constexpr (sizeof(M) == 32 && std::is_same_v<T, float>) return static_cast<std::uint32_t>(_mm256_movemask_ps(m));
-  if constexpr (sizeof(M) == 32 && std::is_same_v<T, double>) return static_cast<std::uint32_t>(_mm256_movemask_pd(m));
-#endif
-#if XSIMD_WITH_SSE2
-  if constexpr (sizeof(M) == 16 && std::is_same_v<T, float>) return static_cast<std::uint32_t>(_mm_movemask_ps(m));
-  if constexpr (sizeof(M) == 16 && std::is_same_v<T, double>) return static_cast<std::uint32_t>(_mm_movemask_pd(m));
-#endif
-  std::uint64_t bits = 0;
-  for (std::size_t l = 0; l < W; ++l) bits |= std::uint64_t{m.get(l)} << l;
-  return bits;
+inline B tl_horner1(const std::array<T, N>& c, const B& x) {
+  B h(c[0]);
+#pragma GCC unroll 8
+  for (std::size_t i = 1; i < N; ++i) h = tl_fma(h, x, B(c[i]));
+  return tl_fma(h, x, B(T(1)));
 }
 
-// Tail lanes gathered from many draws, W at a time, so the tail's log is
-// paid per W tail lanes rather than per batch with any tail lane. A third of
-// the batches have a tail lane, at random: with AVX-512 the lanes are
-// compressed onto the list without a branch per batch (a branch mispredicted
-// that often cost more than the compress), and for fp64 the list stays in
-// two registers: a list in memory, written lane by lane or by a compress at
-// a varying offset and read back as one vector, stalled every flush on a
-// failed store-to-load forward (a tenth of the whole kernel's time).
-struct TlTails {
-#if XSIMD_WITH_AVX512F
-  static constexpr bool kInRegisters = std::is_same_v<T, double> && sizeof(BB) == 1;
-  __m512d pu = _mm512_set1_pd(0.5);      // kInRegisters: the pending lanes' u, lanes [0, n)
-  __m512i pat = _mm512_setzero_si512();  // and their offsets in the draw cache
-#else
-  static constexpr bool kInRegisters = false;
-#endif
-  alignas(64) T u[2 * W];
-  alignas(64) std::size_t at[2 * W];  // T offset of the lane in the draw cache
-  std::size_t n = 0;                  // < W between calls
-  template <class BT>  // a template, so the branches for other targets are never instantiated
-  void add(const BT& uk, const BB& tails, std::size_t base, T* z) {
-#if XSIMD_WITH_AVX512F
-    if constexpr (kInRegisters) {
-      const auto m = static_cast<__mmask8>(static_cast<typename BB::register_type>(tails));
-      const __m512i iota = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
-      const __m512i idx = _mm512_add_epi64(_mm512_set1_epi64(static_cast<long long>(base)), iota);
-      const __m512d nu = _mm512_maskz_compress_pd(m, uk);
-      const __m512i nat = _mm512_maskz_compress_epi64(m, idx);
-      // Lane i of the list: pending lane i below n, else new lane i - n (index 8 + i - n);
-      // new lanes that do not fit move down by 8 - n.
-      const __m512i shift = _mm512_set1_epi64(static_cast<long long>(W - n));
-      const __m512i join = _mm512_mask_add_epi64(iota, _mm512_cmpge_epu64_mask(iota, _mm512_set1_epi64(static_cast<long long>(n))), iota, shift);
-      const __m512d ju = _mm512_permutex2var_pd(pu, join, nu);
-      const __m512i jat = _mm512_permutex2var_epi64(pat, join, nat);
-      n += static_cast<std::size_t>(__builtin_popcount(m));
-      if (n < W) {
-        pu = ju;
-        pat = jat;
-        return;
-      }
-      const __m512i rest = _mm512_add_epi64(iota, shift);
-      pu = _mm512_permutexvar_pd(rest, nu);
-      pat = _mm512_permutexvar_epi64(rest, nat);
-      n -= W;
-      _mm512_i64scatter_pd(z, jat, tl_tail(BT(ju)), 8);
-      return;
-    }
-    if constexpr (sizeof(BB) <= 2) {  // the mask is an integer (__mmask8, __mmask16)
-      const auto m = static_cast<typename BB::register_type>(tails);
-      const __m512i iota = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
-      const __m512i idx = _mm512_add_epi64(_mm512_set1_epi64(static_cast<long long>(base)), iota);
-      if constexpr (std::is_same_v<T, double>) {
-        _mm512_storeu_pd(u + n, _mm512_maskz_compress_pd(m, uk));
-        _mm512_storeu_si512(at + n, _mm512_maskz_compress_epi64(m, idx));
-      } else {
-        _mm512_storeu_ps(u + n, _mm512_maskz_compress_ps(m, uk));
-        const __mmask8 lo = static_cast<__mmask8>(m), hi = static_cast<__mmask8>(m >> 8);
-        _mm512_storeu_si512(at + n, _mm512_maskz_compress_epi64(lo, idx));
-        const __m512i idx8 = _mm512_add_epi64(idx, _mm512_set1_epi64(8));
-        _mm512_storeu_si512(at + n + static_cast<std::size_t>(__builtin_popcount(lo)),
-                            _mm512_maskz_compress_epi64(hi, idx8));
-      }
-      n += static_cast<std::size_t>(__builtin_popcount(m));
-      if (n >= W) flushFull(z);
-      return;
-    }
-#endif
-    if (!xsimd::any(tails)) return;
-    alignas(64) T lanes[W];
-    uk.store_aligned(lanes);
-    for (std::uint64_t bits = tl_bits(tails); bits != 0; bits &= bits - 1) {
-      const std::size_t l = static_cast<std::size_t>(__builtin_ctzll(bits));
-      u[n] = lanes[l];
-      at[n] = base + l;
-      if (++n == W) flushFull(z);
-    }
-  }
-  // kInRegisters: one lane, u of the draw cache's entry `at`.
-  template <class BT = B>  // a template, so the branches for other targets are never instantiated
-  void push([[maybe_unused]] T uk, [[maybe_unused]] std::size_t at, [[maybe_unused]] T* z) {
-#if XSIMD_WITH_AVX512F
-    if constexpr (kInRegisters) {
-      const auto k = static_cast<__mmask8>(1u << n);
-      pu = _mm512_mask_broadcastsd_pd(pu, k, _mm_set_sd(uk));
-      pat = _mm512_mask_set1_epi64(pat, k, static_cast<long long>(at));
-      if (++n == W) {
-        _mm512_i64scatter_pd(z, pat, tl_tail(BT(pu)), 8);
-        n = 0;
-      }
-    }
-#endif
-  }
-  // The first W lanes of the list; the rest move to its front.
-  void flushFull(T* z) {
-    alignas(64) T x[W];
-    tl_tail(B::load_aligned(u)).store_aligned(x);
-    for (std::size_t l = 0; l < W; ++l) z[at[l]] = x[l];
-    n -= W;
-    for (std::size_t l = 0; l < n; ++l) {
-      u[l] = u[W + l];
-      at[l] = at[W + l];
-    }
-  }
-  // What is left, at the end.
-  template <class BT = B>  // a template, so the branches for other targets are never instantiated
-  void flush(T* z) {
-    if (n == 0) return;
-#if XSIMD_WITH_AVX512F
-    if constexpr (kInRegisters) {
-      const auto live = static_cast<__mmask8>((1u << n) - 1u);
-      _mm512_mask_i64scatter_pd(z, live, pat, tl_tail(BT(_mm512_mask_blend_pd(live, _mm512_set1_pd(0.5), pu))), 8);
-      n = 0;
-      return;
-    }
-#endif
-    for (std::size_t l = n; l < W; ++l) u[l] = T(0.5);
-    alignas(64) T x[W];
-    tl_tail(B::load_aligned(u)).store_aligned(x);
-    for (std::size_t l = 0; l < n; ++l) z[at[l]] = x[l];
-    n = 0;
-  }
-};
+// tape/philox.h's boxMuller from the pair's uniforms: ua's radius, and ub's angle, whose quadrant n and
+// offset f the word gives as floor(4 ub) and 4 ub - n - 1/2 (every step exact: the same n and f as
+// philox.h's integer form, u being (b >> 9) * 2^-23 + 2^-24). The same operations in the same order
+// on every lane; only the log is xsimd's (not libm's), a few ulp apart.
+inline void tl_boxMuller(const B& ua, const B& ub, B& even, B& odd) {
+  const B rho = xsimd::sqrt(B(T(-2)) * tl_log(ua));
+  const B a = B(T(4)) * ub;
+  const B n = xsimd::floor(a);
+  const B f = (a - n) - B(T(0.5));
+  const B theta = f * B(T(tapelab::kHalfPi));
+  const B t = theta * theta;
+  const B s = theta * tl_horner1(kSinT, t);
+  const B c = tl_horner1(kCosT, t);
+  const BB isOdd = (n == B(T(1))) | (n == B(T(3)));
+  const B x = xsimd::select(isOdd, s, c), y = xsimd::select(isOdd, c, s);
+  even = rho * xsimd::select((n == B(T(1))) | (n == B(T(2))), -x, x);
+  odd = rho * xsimd::select(n >= B(T(2)), -y, y);
+}
 
 // Counters of Philox calls: lane e is path first + e % W, group gbase + e / W
 // (draws 4(gbase + e / W) .. +3, one per word: tape/philox.h).
@@ -418,50 +240,28 @@ struct TlCounters {
 };
 
 // The draw cache: z[k], k < count, of paths first .. first + W - 1. Draws
-// past count in the last step are computed and dropped (pure functions).
+// past count in the last step (and a last pair's second draw) are computed and
+// dropped (pure functions; the cache has room for them).
 static TL_NOINLINE void tl_fill_draws(B* z, std::uint64_t seed, std::uint64_t first, std::uint32_t count) {
   constexpr std::size_t G = 4;
   constexpr std::uint32_t D = TlCounters::D, N = G * D;  // draws per call vector, per step
-  constexpr std::size_t C = 8;                           // quantiles in flight (more spill)
-  static_assert(N % C == 0);
+  static_assert(N % 2 == 0);
   const TlCounters c(seed, first);
-  T* zs = reinterpret_cast<T*>(z);  // the cache as scalars, for the tail lanes
-  TlTails tails;
   B u[N];
   for (std::uint32_t kb = 0; kb < count; kb += N) {
     c.uniforms<G>(kb / tapelab::kDrawsPerCall, u);
     const std::uint32_t m = count - kb < N ? count - kb : N;
-    B central[N];
-    for (std::uint32_t r = 0; r < m; r += C) tl_central_n<C>(u + r, central + r);
-    for (std::uint32_t r = 0; r < m; ++r) z[kb + r] = central[r];
-    if constexpr (TlTails::kInRegisters) {
-      // One bit per lane of the step, then the ~5% set ones lane by lane: cheaper than
-      // compressing every batch, of which two thirds have no tail lane.
-      constexpr std::size_t L = (N * W + 63) / 64;
-      std::uint64_t bits[L] = {};
-      for (std::uint32_t r = 0; r < m; ++r) bits[r * W / 64] |= tl_bits(tl_tails(u[r])) << (r * W % 64);
-      const T* us = reinterpret_cast<const T*>(u);
-      for (std::size_t q = 0; q < L; ++q)
-        for (std::uint64_t b = bits[q]; b != 0; b &= b - 1) {
-          const std::size_t e = q * 64 + static_cast<std::size_t>(__builtin_ctzll(b));
-          tails.push(us[e], std::size_t{kb} * W + e, zs);
-        }
-    } else {
-      for (std::uint32_t r = 0; r < m; ++r) tails.add(u[r], tl_tails(u[r]), std::size_t{kb + r} * W, zs);
-    }
+    for (std::uint32_t r = 0; r < m; r += 2) tl_boxMuller(u[r], u[r + 1], z[kb + r], z[kb + r + 1]);
   }
-  tails.flush(zs);
 }
 
 // The draw cache for sparse indices: z[s] is draw ks[s], s < count (ks
-// ascending, so the draws of one group are neighbours). One call vector
-// serves R groups; each group's call is computed once.
+// ascending, so the draws of one group are neighbours, and a pair's too:
+// its two draws computed once). One call vector serves R groups; each group's call is computed once.
 static TL_NOINLINE void tl_fill_draw_list(B* z, std::uint64_t seed, std::uint64_t first, const std::uint32_t* ks,
                                           std::uint32_t count) {
   constexpr std::uint32_t R = TlCounters::R, D = TlCounters::D, per = tapelab::kDrawsPerCall;
   const TlCounters c(seed, first);
-  T* zs = reinterpret_cast<T*>(z);
-  TlTails tails;
   B u[D];
   for (std::uint32_t s = 0; s < count;) {
     // The next R groups the list reads (the last one again where fewer are left).
@@ -478,11 +278,12 @@ static TL_NOINLINE void tl_fill_draw_list(B* z, std::uint64_t seed, std::uint64_
     c.uniformsOf<1>(&c0, u);
     for (std::uint32_t r = 0; r < n; ++r)
       for (; s < ends[r]; ++s) {
-        const B& us = u[r * per + ks[s] % per];
-        z[s] = tl_central(us);
-        tails.add(us, tl_tails(us), std::size_t{s} * W, zs);
+        const std::uint32_t k = ks[s], at = r * per + (k % per & 2u);
+        B even, odd;
+        tl_boxMuller(u[at], u[at + 1], even, odd);
+        z[s] = k % 2 ? odd : even;
+        if (k % 2 == 0 && s + 1 < ends[r] && ks[s + 1] == k + 1) z[++s] = odd;  // the pair's other draw, next
       }
   }
-  tails.flush(zs);
 }
 }  // namespace

@@ -91,9 +91,11 @@ TL_EXPORT void tapelab_cpujit_draw(std::uint64_t seed, std::uint64_t first, std:
   const TlCounters c(seed, first);
   B us[TlCounters::D];
   c.uniforms<1>(k / TlCounters::D * TlCounters::R, us);
-  const B uk = us[k % TlCounters::D];
-  uk.store_unaligned(static_cast<T*>(u));
-  tl_quantile(uk).store_unaligned(static_cast<T*>(z));
+  const std::uint32_t at = k % TlCounters::D, pair = at & ~1u;
+  us[at].store_unaligned(static_cast<T*>(u));
+  B even, odd;
+  tl_boxMuller(us[pair], us[pair + 1], even, odd);
+  (at % 2 ? odd : even).store_unaligned(static_cast<T*>(z));
 }
 
 }  // extern "C"

@@ -1,6 +1,6 @@
 // cpu-jit's kernel runtime: the fixed code every generated translation unit
-// starts with (types, the opaque identity, exp/log, Philox, the normal
-// quantile, the draw cache). driver.h is the fixed code after the tape.
+// starts with (types, the opaque identity, exp/log, Philox, Box-Muller
+// pairs, the draw cache). driver.h is the fixed code after the tape.
 //
 // These are real headers, compiled at build time by the target
 // tapelab_cpujit_runtime_check (runtime/check.cpp, for fp32 and fp64 and each

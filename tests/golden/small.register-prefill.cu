@@ -1,6 +1,6 @@
 // CUDA C++ for NVRTC: compile with --fmad=false, without --use_fast_math.
 // tapelab kernel: tape golden-small, 21 nodes, register (3 segments, golden), draws prefilled into scratch, fp32, 1 market(s), value + Greeks, dialect cuda
-// config: workgroup=64,lanes=4,sums=local,quantile=gather,markets=copies,draws=prefill,prefill_ahead=0,math=ieee,philox=rolled,opaque=on,min_blocks=0,shared_constants=on,outline_draws=off,shared_inputs=on,cuda.reduce=device
+// config: workgroup=64,lanes=4,sums=local,markets=copies,draws=prefill,prefill_ahead=0,math=ieee,philox=rolled,opaque=on,min_blocks=0,shared_constants=on,outline_draws=off,shared_inputs=on,cuda.reduce=device
 // opq: the identity on every bit pattern, opaque to the compiler (z is always 0).
 static __device__ __forceinline__ float tl_opq(float x, unsigned int z) { return __uint_as_float(__float_as_uint(x) + (unsigned int)(z)); }
 static __device__ __forceinline__ float tl_sel(bool c, float x, float y) { return c ? x : y; }
@@ -16,49 +16,20 @@ static __device__ __forceinline__ uint4 tl_philox(unsigned int c0, unsigned int 
   }
   return make_uint4(c0, c1, c2, c3);
 }
-static __device__ __forceinline__ float tl_central(float u) {
-  float q = u - 0.5f;
-  float r = q * q;
-  float num = fmaf(fmaf(fmaf(fmaf(fmaf((-39.69683f), r, 220.9461f), r, (-275.9285f)), r, 138.35776f), r, (-30.664799f)), r, 2.5066283f) * q;
-  float den = fmaf(fmaf(fmaf(fmaf(fmaf((-54.476097f), r, 161.58583f), r, (-155.69897f)), r, 66.801315f), r, (-13.280682f)), r, 1.0f);
-  float z = num / den;
-  return z;
-}
-static __device__ __forceinline__ float tl_tail(float u) {
-  float tail = u < 0.02425f ? u : 1.0f - u;
-  float q = sqrtf((-2.0f) * logf(tail));
-  float num = fmaf(fmaf(fmaf(fmaf(fmaf((-0.007784894f), q, (-0.32239646f)), q, (-2.4007583f)), q, (-2.5497324f)), q, 4.3746643f), q, 2.938164f);
-  float den = fmaf(fmaf(fmaf(fmaf(0.007784696f, q, 0.32246712f), q, 2.4451342f), q, 3.7544086f), q, 1.0f);
-  float x = num / den;
-  return u < 0.02425f ? x : -x;
-}
-// draws=prefill, quantile=gather: the warp's queued tail words (u) and their scratch addresses.
-__shared__ float tl_qu[64];
-__shared__ unsigned int tl_qa[64];
-// The warp's first n queued tails, computed by its active lanes (act) and stored at their addresses.
-static __device__ __forceinline__ void tl_flushTails(float* scratch, unsigned int n, unsigned int act) {
-  const unsigned int lane = threadIdx.x & 31u, base = threadIdx.x - lane, lt = (1u << lane) - 1u;
-  const unsigned int rank = __popc(act & lt), cap = __popc(act);
-  __syncwarp(act);
-  for (unsigned int s = rank; s < n; s += cap) scratch[tl_qa[base + s]] = tl_tail(tl_qu[base + s]);
-  __syncwarp(act);
-}
-// Word w's draw, for scratch[a]: a central one stored now, a tail one queued (qn: the warp's queued count).
-static __device__ __forceinline__ void tl_queueDraw(float* scratch, unsigned int w, unsigned int a, unsigned int act, unsigned int& qn) {
-  const unsigned int lane = threadIdx.x & 31u, base = threadIdx.x - lane, lt = (1u << lane) - 1u;
-  float u = fmaf((float)(w >> 9u), 1.1920929e-07f, 5.9604645e-08f);
-  const bool t = u < 0.02425f || u > 0.97574997f;
-  const float z = tl_central(u);
-  if (!t) scratch[a] = z;
-  const unsigned int m = __ballot_sync(act, t), r = __popc(m & lt), n = __popc(m);
-  if (t && qn + r < 32u) { tl_qu[base + qn + r] = u; tl_qa[base + qn + r] = a; }
-  if (qn + n >= 32u) {
-    tl_flushTails(scratch, 32u, act);
-    if (t && qn + r >= 32u) { tl_qu[base + qn + r - 32u] = u; tl_qa[base + qn + r - 32u] = a; }
-    qn = qn + n - 32u;
-  } else {
-    qn += n;
-  }
+// Box-Muller: draws 2p and 2p + 1 from the pair of words (a, b) (tape/philox.h).
+static __device__ __forceinline__ float2 tl_boxMuller(unsigned int a, unsigned int b) {
+  float u = fmaf((float)(a >> 9u), 1.1920929e-07f, 5.9604645e-08f);
+  float rho = sqrtf((-2.0f) * logf(u));
+  const unsigned int n = b >> 30u;
+  float f = fmaf((float)((b >> 9u) & 2097151u), 4.7683716e-07f, (-0.49999976f));
+  float th = f * 1.5707964f;
+  float t = th * th;
+  float s = th * fmaf(fmaf(fmaf(fmaf(fmaf((-2.5052108e-08f), t, 2.7557319e-06f), t, (-0.0001984127f)), t, 0.008333334f), t, (-0.16666667f)), t, 1.0f);
+  float c = fmaf(fmaf(fmaf(fmaf(fmaf(fmaf(2.0876756e-09f, t, (-2.755732e-07f)), t, 2.4801588e-05f), t, (-0.0013888889f)), t, 0.041666668f), t, (-0.5f)), t, 1.0f);
+  const bool odd = (n & 1u) != 0u;
+  float x = odd ? s : c;
+  float y = odd ? c : s;
+  return make_float2(rho * (n == 1u || n == 2u ? -x : x), rho * (n >= 2u ? -y : y));
 }
 // The words of draws 4g .. 4g+3 of path (pathHi:pathLo) under key (k0, k1): counter {g, 0, pathLo, pathHi}.
 static __device__ __forceinline__ uint4 tl_drawWords(unsigned int g, unsigned int pathLo, unsigned int pathHi, unsigned int k0, unsigned int k1) {
@@ -89,7 +60,6 @@ tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, f
   tl_red[704u + tl_lid] = 0.0f;
   for (unsigned int tl_j = 0u; tl_j < 4u; ++tl_j) {
     unsigned int tl_p = tl_g * 256u + tl_j * 64u + tl_lid;
-    const unsigned int tl_act = __ballot_sync(0xffffffffu, tl_p < count);
     if (tl_p < count) {
       unsigned int tl_inv = invocations + (tl_j & zero);  // loop-variant: see scratchStore
       unsigned int tl_pathLo = pathLo + tl_p;
@@ -105,13 +75,12 @@ tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, f
       float v16;
       float v20;
       // draws=prefill: every draw of the path into its scratch slot, then the sweeps read them
-      unsigned int tl_qn = 0u;  // the warp's queued tails (the same in each of its lanes)
       {
         const uint4 tl_dw = tl_drawWords(0u, tl_pathLo, tl_pathHi, tl_fk0, tl_fk1);
-        tl_queueDraw(scratch, tl_dw.x, 0u * tl_inv + tl_tid, tl_act, tl_qn);
-        tl_queueDraw(scratch, tl_dw.y, 1u * tl_inv + tl_tid, tl_act, tl_qn);
+        const float2 tl_dn0 = tl_boxMuller(tl_dw.x, tl_dw.y);
+        scratch[0u * tl_inv + tl_tid] = tl_dn0.x;
+        scratch[1u * tl_inv + tl_tid] = tl_dn0.y;
       }
-      tl_flushTails(scratch, tl_qn, tl_act);  // the tails left in the queue
       // forward sweep, one block per segment
       {  // segment 0: nodes [0, 9)
         v0 = tl_in0_0;
