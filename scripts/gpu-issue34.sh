@@ -8,7 +8,9 @@
 #   there:  carry [.gpu-runtime, build/gpu.tar.xz]; chain the calls (the machine stays warm 30 s, and with
 #           it /tmp: the kernel caches, NVIDIA's shader cache and the tuning cache of the call before):
 #           source scripts/gpu-env.sh; timeout 580 bash scripts/gpu-issue34.sh K MODE...; tar czf $OUT/callK.tgz -C /tmp resK
-# Modes (each step is skipped when less time is left than it needs; GPU_S, default 570 s, from the start):
+# Modes (each step is skipped when less time is left than it needs; GPU_S, default 570 s, from the start;
+# the modes of 2026-12-03c/d, quantile=gather and draws=prefill's tail queue, went with version 3 of the
+# draws: runs/h200-2026-12-03{c,d}/script.sh keep them):
 #   tune        compile phase (tune --compile-only of every shortlist, side by side), then the timed tunes
 #               (cuda x7/x1 at ieee and approx, opencl x7/x1, vulkan x7/x1, 4M paths), then compare with no
 #               variables and --untuned on cuda, vulkan and opencl at 7 markets (its one-market-per-call
@@ -28,22 +30,10 @@
 #   last        (2026-12-03b) what one short call allows after x1: the Vulkan pipeline-cache and outline tests
 #               on the device, OpenCL's new one-market defaults (compare --untuned), the strategies driver's
 #               Vulkan 7-market panel (its compile phase now fills the merged pipeline cache the timing reads)
-#   gather      (2026-12-03c) quantile=gather, cuda's one-market default: its bits on the device, compare one
-#               market --untuned and with quantile=select, the shortlists experiments/tune/cuda-gather-x{1,7}.txt,
-#               Nsight Compute on the one-market kernel with each quantile
-#   gather7     (2026-12-03c, after gather) cuda 7 markets with the gathered quantile as default: compare
-#               --untuned at 4M, 1M, approx, the tunes of cuda-defaults.txt at both contracts, compare, the
-#               peers, Nsight Compute (7 markets at both contracts, one market with each quantile), Vulkan's
-#               one-market plans (vulkan-x1b.txt)
-#   x1plans     (2026-12-03c) cuda one market: the plans of experiments/tune/cuda-x1-plans.txt at 4M
-#   gathertests (2026-12-03c) the gathered quantile's tests on the device (CudaRun.Gathered*)
-#   prefill     (2026-12-03d) draws=prefill: the shortlists cuda-prefill-x{1,7}.txt timed, one market --untuned
-#               with and without it, Nsight Compute on the one-market kernels, its tests on the device
-#   prefill2    (2026-12-03d) prefill_ahead (cuda-prefill-x1b.txt), Nsight Compute on three one-market kernels,
-#               Vulkan's prefill shortlist
-#   prefill3    (2026-12-03d) Vulkan's and OpenCL's one-market defaults with draws=prefill (--untuned), their
-#               shortlists, Vulkan's 7-market prefill shortlist
-#   scratchx1   (2026-12-03d) cuda one market: the scratch kind under launch bounds 10-24 (scratch_sweep at 4M)
+#   boxmuller   (2026-12-05) version 4 of the draws against version 3 in one call: the version-3 tapelab packed
+#               beside this one (OLD_TAPELAB=... scripts/gpu-pack.sh), compare --untuned alternating the two at
+#               one market (cuda, Vulkan, OpenCL) and 7 (cuda, Vulkan), 4M paths; Nsight Compute on cuda's kernels
+#   boxtests    (2026-12-05) the draws' tests on the device (CudaRun.*, Vulkan, OpenCL), then the peers (JAX)
 #   strategies-cuda  (2026-12-03c) the cuda half of strategies (1 and 7 markets)
 #   defaults    (2026-12-03) cuda 7 markets: compare --untuned at 4M, 1M and approx, the tune of the traded
 #               fields (experiments/tune/cuda-defaults.txt), compare reading its winner
@@ -210,163 +200,58 @@ for mode in "$@"; do
     se=vulkan
     step 150 strategies_vulkan7.log "${D[@]}" --engines "$se" --out "$out/strategies_vulkan7-h200.csv"
     ;;
-  gather)
-    # 2026-12-03c: quantile=gather, cuda's one-market default since it landed. Its bits on the device
-    # (CudaRun.GatheredQuantileGivesTheSameBits), compare one market with nothing set and with the previous
-    # default (quantile=select) in one call, the one- and seven-market shortlists timed, Nsight Compute on the
-    # one-market kernel with each quantile.
-    tb=$bin; [ "${GPU_DRY:-0}" = 1 ] && tb=$PWD/build/ci/tests
-    step 120 gather-tests.txt "$tb/test_cuda_nvrtc" --gtest_filter='CudaRun.Gathered*:CudaNvrtc.Gathered*'
-    ge=cuda; [ "${GPU_DRY:-0}" = 1 ] && ge=vulkan
-    CMP=("$T" compare "${job[@]}" --engines "$ge" --markets 1 --ladders 5 --json --paths "$paths" --untuned)
-    step 40 compare-x1-cuda-untuned.json "${CMP[@]}"
-    [ "${GPU_DRY:-0}" = 1 ] || step 40 compare-x1-cuda-select.json "${CMP[@]}" --config quantile=select
-    TUNE=("$T" tune "${job[@]}" --paths "$paths" --budget-seconds 60 --json --engine "$ge")
+  boxmuller)
+    # 2026-12-05: version 4 of the draws (Box-Muller pairs; no quantile, no tails) against version 3 in one
+    # call: the version-3 tapelab packed beside this one (gpu-pack.sh with OLD_TAPELAB, build/gpu/old/), each
+    # with nothing set (--untuned: the defaults, no tuning cache), one market on cuda, Vulkan and OpenCL, then
+    # 7 markets on cuda and Vulkan, 4M paths, each compare twice in alternation (new, old, new, old); then
+    # Nsight Compute on cuda's one- and 7-market kernels of both. Compile phase first: every kernel of both
+    # binaries side by side (the cuda ones are in the carried NVRTC cache; Vulkan and OpenCL build here).
+    old=$bin/old/tapelab; [ "${GPU_DRY:-0}" = 1 ] && old=${OLD_TAPELAB:-$T}
+    [ -x "$old" ] || { echo "boxmuller: no version-3 binary at $old (gpu-pack.sh OLD_TAPELAB=...)" | tee -a "$out/timeline.txt"; continue; }
+    cat "$bin/old/COMMIT" >> "$out/gpu.txt" 2>/dev/null
+    bx1=cuda,vulkan,opencl; bx7=cuda,vulkan; [ "${GPU_DRY:-0}" = 1 ] && { bx1=vulkan,opencl; bx7=vulkan; }
+    cap=$(( $(left) * 30 / 100 ))
+    for b in new old; do
+      B=$T; [ $b = old ] && B=$old
+      bg "$cap" "warm-$b-x1.txt" "$B" compare "${job[@]}" --engines "$bx1" --markets 1 --points 1 --ladders 1 --paths 1024 --warmup-ms 0 --untuned
+      bg "$cap" "warm-$b-x7.txt" "$B" compare "${job[@]}" --engines "$bx7" --markets 7 --points 7 --ladders 1 --paths 1024 --warmup-ms 0 --untuned
+    done
+    wait_bg
+    for m in 1 7; do
+      es=$bx1; [ $m = 7 ] && es=$bx7
+      for rep in 1 2; do
+        for b in new old; do
+          B=$T; [ $b = old ] && B=$old
+          step 40 "compare-$b-x$m-$rep.json" "$B" compare "${job[@]}" --engines "$es" --markets $m --ladders 5 --json \
+              --paths "$paths" --untuned
+        done
+      done
+    done
     if [ "${GPU_DRY:-0}" != 1 ]; then
-      step 40 tune-cuda-gather-x1.json "${TUNE[@]}" --markets 1 --shortlist "$S/cuda-gather-x1.txt"
-      step 40 tune-cuda-gather-x7.json "${TUNE[@]}" --markets 7 --shortlist "$S/cuda-gather-x7.txt"
       NCU=(ncu --clock-control none --launch-count 1 --kernel-name regex:tapelab_kernel
            --section SpeedOfLight --section InstructionStats --section Occupancy --section LaunchStats
-           --section WarpStateStats --metrics smsp__inst_executed.sum,sm__cycles_elapsed.avg,gpu__time_duration.sum)
-      PR=("$T" price "${job[@]}" --engine cuda --paths 1000000 --markets 1 --untuned)
-      step 30 ncu-x1-gather.txt "${NCU[@]}" "${PR[@]}"
-      step 30 ncu-x1-select.txt "${NCU[@]}" "${PR[@]}" --config quantile=select
+           --section WarpStateStats --section SchedulerStats
+           --metrics 'smsp__inst_executed.sum,sm__cycles_elapsed.avg,gpu__time_duration.sum,regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio')
+      L=(--ladder spot=97,98,99,100,101,102,103 --markets 7)
+      for b in new old; do
+        B=$T; [ $b = old ] && B=$old
+        step 30 "ncu-$b-x1.txt" "${NCU[@]}" "$B" price "${job[@]}" --engine cuda --paths 1000000 --untuned
+        step 30 "ncu-$b-x7.txt" "${NCU[@]}" "$B" price "${job[@]}" --engine cuda --paths 1000000 --untuned "${L[@]}"
+      done
     fi
-    cp -r "$TAPELAB_CACHE_DIR/tune" "$out/tuning-cache-gather" 2>/dev/null || true
     ;;
-  gather7)
-    # 2026-12-03c, after call 6: quantile=gather is cuda's default at several markets (2,044 against 1,719 in
-    # call 6's tune). The 7-market ladder with nothing set at 4M, 1M and approx, the tune of the traded fields
-    # at both contracts (experiments/tune/cuda-defaults.txt), compare reading the winner, the peers (JAX, the
-    # hand-written kernel, tapelab at both contracts) at 1M and 4M, Nsight Compute on the 7-market kernels and
-    # on the one-market kernel with each quantile, then Vulkan's one-market plans (experiments/tune/vulkan-x1b.txt).
-    ce=cuda; [ "${GPU_DRY:-0}" = 1 ] && ce=opencl
-    CMP=("$T" compare "${job[@]}" --engines "$ce" --markets 7 --ladders 5 --json)
-    step 60 compare-cuda-4M-untuned.json "${CMP[@]}" --paths "$paths" --untuned
-    step 30 compare-cuda-1M-untuned.json "${CMP[@]}" --paths "$paths1m" --untuned
-    step 60 compare-cuda-4M-untuned-approx.json "${CMP[@]}" --paths "$paths" --untuned --config math=approx
-    TUNE=("$T" tune "${job[@]}" --paths "$paths" --budget-seconds 45 --json --markets 7 --engine "$ce" --shortlist "$S/cuda-defaults.txt")
-    step 30 tune-cuda-x7-defaults.json "${TUNE[@]}"
-    step 30 tune-cuda-x7-defaults-approx.json "${TUNE[@]}" --config math=approx
-    step 30 compare-cuda-4M.json "${CMP[@]}" --paths "$paths"
+  boxtests)
+    # 2026-12-05, after boxmuller: the tests of the draws on the device (CUDA runs, Vulkan's and OpenCL's draws
+    # and exactness), then the peers with the new binary (JAX's ladder in the same call) at 1M and 4M.
+    tb=$bin; [ "${GPU_DRY:-0}" = 1 ] && tb=$PWD/build/ci/tests
+    step 150 cuda-tests.txt "$tb/test_cuda_nvrtc" --gtest_filter='CudaRun.*'
+    step 60 vulkan-tests.txt "$tb/test_vulkan_engine" --gtest_filter='VulkanDraws.*:VulkanPaths.*:VulkanExact.*:VulkanAsian120*'
+    step 60 opencl-tests.txt "$tb/test_opencl_kernels"
     P=(python3 "$drv/peers.py" --machine h200 --commit "$commit" --tapelab-bin "$T" --paths "$paths1m,$paths")
     [ "${GPU_DRY:-0}" = 1 ] && P+=(--steps 8 --no-jax --no-handwritten)
-    step 120 peers.log "${P[@]}" --engines "$ce" --config '' --config math=approx --out "$out/peers-h200.csv"
-    if [ "${GPU_DRY:-0}" != 1 ]; then
-      NCU=(ncu --clock-control none --launch-count 1 --kernel-name regex:tapelab_kernel
-           --section SpeedOfLight --section InstructionStats --section Occupancy --section LaunchStats
-           --section WarpStateStats --metrics smsp__inst_executed.sum,sm__cycles_elapsed.avg,gpu__time_duration.sum)
-      PR=("$T" price "${job[@]}" --engine cuda --paths 1000000 --untuned)
-      L=(--ladder spot=97,98,99,100,101,102,103 --markets 7)
-      step 30 ncu-x7-ieee.txt "${NCU[@]}" "${PR[@]}" "${L[@]}"
-      step 30 ncu-x7-approx.txt "${NCU[@]}" "${PR[@]}" "${L[@]}" --config math=approx
-      step 30 ncu-x1-select.txt "${NCU[@]}" "${PR[@]}"
-      step 30 ncu-x1-gather.txt "${NCU[@]}" "${PR[@]}" --config quantile=gather
-    fi
-    ve=vulkan
-    step 100 tune-vulkan-x1b.json "$T" tune "${job[@]}" --paths "$paths" --budget-seconds 40 --json --markets 1 \
-        --engine "$ve" --shortlist "$S/vulkan-x1b.txt"
-    cp -r "$TAPELAB_CACHE_DIR/tune" "$out/tuning-cache-gather7" 2>/dev/null || true
-    ;;
-  x1plans)
-    # 2026-12-03c, after gather7: cuda one market per dispatch, the plans the strategies driver ranked first at
-    # 1M (experiments/tune/cuda-x1-plans.txt) timed at 4M under both quantiles.
-    ge=cuda; [ "${GPU_DRY:-0}" = 1 ] && ge=vulkan
-    [ "${GPU_DRY:-0}" = 1 ] || step 60 tune-cuda-x1-plans.json "$T" tune "${job[@]}" --paths "$paths" --budget-seconds 60 \
-        --json --markets 1 --engine "$ge" --shortlist "$S/cuda-x1-plans.txt"
-    ;;
-  prefill)
-    # 2026-12-03d: draws=prefill (every draw of the path computed into the scratch buffer first; with the
-    # gathered quantile the warp's tails queued 32 at a time). The shortlists experiments/tune/cuda-prefill-x{1,7}.txt
-    # timed at 4M (each candidate ==plain), one market --untuned for reference, Nsight Compute on the one-market
-    # prefill kernel, then its tests on the device (CudaRun.Prefilled*, CudaRun.Gathered*).
-    ge=cuda; [ "${GPU_DRY:-0}" = 1 ] && ge=vulkan
-    C=("$T" tune "${job[@]}" --paths "$paths" --compile-only --json --engine "$ge")
-    cap=$(( $(left) * 30 / 100 ))
-    bg "$cap" ctune-prefill-x1.json "${C[@]}" --markets 1 --shortlist "$S/cuda-prefill-x1.txt" --jobs 8
-    bg "$cap" ctune-prefill-x7.json "${C[@]}" --markets 7 --shortlist "$S/cuda-prefill-x7.txt" --jobs 8
-    [ "${GPU_DRY:-0}" = 1 ] || bg "$cap" ctune-vulkan-prefill-x1.json "$T" tune "${job[@]}" --paths "$paths" --compile-only \
-        --json --engine vulkan --markets 1 --shortlist "$S/vulkan-prefill-x1.txt" --jobs 5
-    wait_bg
-    TUNE=("$T" tune "${job[@]}" --paths "$paths" --budget-seconds 60 --json --engine "$ge" --no-store)
-    step 40 tune-cuda-prefill-x1.json "${TUNE[@]}" --markets 1 --shortlist "$S/cuda-prefill-x1.txt"
-    step 30 tune-cuda-prefill-x7.json "${TUNE[@]}" --markets 7 --shortlist "$S/cuda-prefill-x7.txt"
-    step 30 compare-x1-cuda-untuned.json "$T" compare "${job[@]}" --engines "$ge" --markets 1 --ladders 5 --json \
-        --paths "$paths" --untuned
-    step 30 compare-x1-cuda-prefill.json "$T" compare "${job[@]}" --engines "$ge" --markets 1 --ladders 5 --json \
-        --paths "$paths" --untuned --config quantile=gather,draws=prefill
-    if [ "${GPU_DRY:-0}" != 1 ]; then
-      NCU=(ncu --clock-control none --launch-count 1 --kernel-name regex:tapelab_kernel
-           --section SpeedOfLight --section InstructionStats --section Occupancy --section LaunchStats
-           --section WarpStateStats --metrics smsp__inst_executed.sum,sm__cycles_elapsed.avg,gpu__time_duration.sum)
-      PR=("$T" price "${job[@]}" --engine cuda --paths 1000000 --markets 1 --untuned)
-      step 30 ncu-x1-prefill.txt "${NCU[@]}" "${PR[@]}" --config quantile=gather,draws=prefill
-      step 30 ncu-x1-select.txt "${NCU[@]}" "${PR[@]}"
-    fi
-    step 40 tune-vulkan-prefill-x1.json "$T" tune "${job[@]}" --paths "$paths" --budget-seconds 40 --json --no-store \
-        --engine vulkan --markets 1 --shortlist "$S/vulkan-prefill-x1.txt"
-    tb=$bin; [ "${GPU_DRY:-0}" = 1 ] && tb=$PWD/build/ci/tests
-    step 60 prefill-tests.txt "$tb/test_cuda_nvrtc" --gtest_filter='CudaRun.Prefilled*:CudaRun.Gathered*:CudaNvrtc.Prefilled*'
-    ;;
-  prefill2)
-    # 2026-12-03d, after call 10 (prefill 459-488 against the defaults' 523 at one market): the load distance
-    # (prefill_ahead, experiments/tune/cuda-prefill-x1b.txt) timed at 4M, Nsight Compute on the defaults and two
-    # prefill kernels (the stall reasons say whether the forward sweep waits on its loads), Vulkan's prefill
-    # shortlist again (its GLSL asked for [[dont_unroll]] without the extension in call 10).
-    ge=cuda; [ "${GPU_DRY:-0}" = 1 ] && ge=vulkan
-    C=("$T" tune "${job[@]}" --paths "$paths" --compile-only --json --markets 1)
-    cap=$(( $(left) * 30 / 100 ))
-    [ "${GPU_DRY:-0}" = 1 ] || bg "$cap" ctune-prefill-x1b.json "${C[@]}" --engine cuda --shortlist "$S/cuda-prefill-x1b.txt" --jobs 8
-    bg "$cap" ctune-vulkan-prefill-x1.json "${C[@]}" --engine vulkan --shortlist "$S/vulkan-prefill-x1.txt" --jobs 6
-    wait_bg
-    TUNE=("$T" tune "${job[@]}" --paths "$paths" --budget-seconds 60 --json --no-store --markets 1)
-    [ "${GPU_DRY:-0}" = 1 ] || step 40 tune-cuda-prefill-x1b.json "${TUNE[@]}" --engine cuda --shortlist "$S/cuda-prefill-x1b.txt"
-    if [ "${GPU_DRY:-0}" != 1 ]; then
-      NCU=(ncu --clock-control none --launch-count 1 --kernel-name regex:tapelab_kernel
-           --section SpeedOfLight --section InstructionStats --section Occupancy --section LaunchStats
-           --section WarpStateStats --section SchedulerStats --section MemoryWorkloadAnalysis
-           --metrics smsp__inst_executed.sum,sm__cycles_elapsed.avg,gpu__time_duration.sum)
-      PR=("$T" price "${job[@]}" --engine cuda --paths 1000000 --untuned)
-      step 30 ncu-x1-select.txt "${NCU[@]}" "${PR[@]}"
-      step 30 ncu-x1-prefill-mb12.txt "${NCU[@]}" "${PR[@]}" --config quantile=gather,draws=prefill,min_blocks=12
-      step 30 ncu-x1-prefill-mb12-a1.txt "${NCU[@]}" "${PR[@]}" --config quantile=gather,draws=prefill,min_blocks=12,prefill_ahead=1
-    fi
-    step 40 tune-vulkan-prefill-x1.json "$T" tune "${job[@]}" --paths "$paths" --budget-seconds 40 --json --no-store \
-        --engine vulkan --markets 1 --shortlist "$S/vulkan-prefill-x1.txt"
-    ;;
-  prefill3)
-    # 2026-12-03d, after call 11 (Vulkan one market: draws=prefill with quantile=select 533 against 470): the new
-    # one-market defaults of Vulkan and OpenCL (prefill, select) with nothing set, their shortlists
-    # (vulkan-prefill-x1b.txt, opencl-prefill-x1.txt) and Vulkan's 7-market one (vulkan-prefill-x7.txt), all
-    # compiled side by side first (OpenCL and 7-market Vulkan build on the device: a minute or more each).
-    ve=vulkan; oe=opencl
-    C=("$T" tune "${job[@]}" --paths "$paths" --compile-only --json)
-    cap=$(( $(left) * 45 / 100 ))
-    bg "$cap" ctune-opencl-prefill-x1.json "${C[@]}" --engine "$oe" --markets 1 --shortlist "$S/opencl-prefill-x1.txt" --jobs 5
-    bg "$cap" ctune-vulkan-prefill-x1b.json "${C[@]}" --engine "$ve" --markets 1 --shortlist "$S/vulkan-prefill-x1b.txt" --jobs 4
-    bg "$cap" ctune-vulkan-prefill-x7.json "${C[@]}" --engine "$ve" --markets 7 --shortlist "$S/vulkan-prefill-x7.txt" --jobs 4
-    wait_bg
-    step 40 compare-x1-untuned.json "$T" compare "${job[@]}" --engines "$ve,$oe" --markets 1 --ladders 5 --json \
-        --paths "$paths" --untuned
-    TUNE=("$T" tune "${job[@]}" --paths "$paths" --budget-seconds 60 --json --no-store)
-    step 40 tune-vulkan-prefill-x1b.json "${TUNE[@]}" --engine "$ve" --markets 1 --shortlist "$S/vulkan-prefill-x1b.txt"
-    step 40 tune-opencl-prefill-x1.json "${TUNE[@]}" --engine "$oe" --markets 1 --shortlist "$S/opencl-prefill-x1.txt"
-    step 40 tune-vulkan-prefill-x7.json "${TUNE[@]}" --engine "$ve" --markets 7 --shortlist "$S/vulkan-prefill-x7.txt"
-    ;;
-  scratchx1)
-    # 2026-12-03d: cuda one market, the scratch kind (bookmarks in the buffer, not in registers): SoA holds 64
-    # registers at min_blocks=16 and 48 at 20 without spilling (compile-only here), where the register kind
-    # needs 96 at 10. scratch_sweep at 4M over segment lengths 8-32 under each launch bound and quantile.
-    se=cuda; [ "${GPU_DRY:-0}" = 1 ] && se=opencl
-    for c in min_blocks=10 min_blocks=12 min_blocks=16 min_blocks=20 min_blocks=24 min_blocks=16,quantile=gather \
-             min_blocks=20,quantile=gather; do
-      step 25 "sweep-$c.log" "$sweep/scratch_sweep" --engines "$se" --paths "$paths" --seglens 8,12,16,21,32 --reps 5 \
-          --jobs 8 --config "$c" --out "$out/sweep-$c.csv"
-    done
-    ;;
-  gathertests)
-    tb=$bin; [ "${GPU_DRY:-0}" = 1 ] && tb=$PWD/build/ci/tests
-    step 60 gather-tests.txt "$tb/test_cuda_nvrtc" --gtest_filter='CudaRun.Gathered*:CudaNvrtc.Gathered*'
+    pe=cuda; [ "${GPU_DRY:-0}" = 1 ] && pe=opencl
+    step 90 peers.log "${P[@]}" --engines "$pe" --config '' --config math=approx --out "$out/peers-h200.csv"
     ;;
   strategies-cuda)
     # The cuda half of `strategies` (2026-12-03c; the Vulkan half ran in 2026-12-03b), 1 and 7 markets.
@@ -497,7 +382,7 @@ for mode in "$@"; do
         -j "${PROPS_JOBS:-2}" -n "${PROPS_NODES:-200}"
     cp -r "$TAPELAB_CACHE_DIR/tune" "$out/tuning-cache" 2>/dev/null || true
     ;;
-  *) echo "gpu-issue34.sh: unknown mode '$mode' (tune, headline, tune7, strategies, strategies-cuda, gather, gather7, x1plans, gathertests, prefill, prefill2, prefill3, scratchx1, zoo, ncu, props, final, x1, last, defaults)" >&2; exit 2 ;;
+  *) echo "gpu-issue34.sh: unknown mode '$mode' (tune, headline, tune7, strategies, strategies-cuda, boxmuller, boxtests, zoo, ncu, props, final, x1, last, defaults)" >&2; exit 2 ;;
   esac
 done
 stamp done

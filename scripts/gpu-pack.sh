@@ -2,6 +2,7 @@
 # Packs what a run on the lent H200 needs into build/gpu.tar.xz (stripped
 # binaries, xsimd headers for cpu-jit, golden files), small enough for the
 # device tool's 64 MiB. Build first: cmake --preset release && cmake --build --preset release.
+# OLD_TAPELAB=FILE adds an earlier tapelab as bin/old/tapelab (below).
 # On the H200: `tar xJf build/gpu.tar.xz` recreates build/gpu/ (scripts/gpu-env.sh does it).
 set -euo pipefail
 cd "$(git rev-parse --show-toplevel)"
@@ -14,7 +15,15 @@ for f in "$src"/tests/test_vulkan_* "$src"/tests/test_opencl_* "$src"/tests/test
          "$src"/properties/tapelab_properties*; do
   [ -f "$f" ] && [ -x "$f" ] && cp "$f" "$dst/bin/"
 done
-strip "$dst"/bin/* 2>/dev/null || true
+# A version-3 (or any earlier) tapelab to time beside this one in the same call (gpu-issue34.sh boxmuller):
+# OLD_TAPELAB=path/to/tapelab [OLD_COMMIT=hash] scripts/gpu-pack.sh ... puts it in bin/old/.
+if [ -n "${OLD_TAPELAB:-}" ]; then
+  [ -x "$OLD_TAPELAB" ] || { echo "gpu-pack.sh: OLD_TAPELAB=$OLD_TAPELAB is not an executable" >&2; exit 2; }
+  mkdir -p "$dst/bin/old"
+  cp "$OLD_TAPELAB" "$dst/bin/old/tapelab"
+  echo "old: ${OLD_COMMIT:-unknown commit} ($OLD_TAPELAB)" > "$dst/bin/old/COMMIT"
+fi
+strip "$dst"/bin/* "$dst"/bin/old/tapelab 2>/dev/null || true
 # Built with MPI (TAPELAB_MPI), the binaries link Open MPI's libraries: carry them so they start
 # on a machine without Open MPI (mpirun itself comes from .gpu-runtime's debs, gpu-env.sh).
 mkdir -p "$dst/lib"
