@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Instructions a thread executes per path in a dumped tapelab CUDA kernel, counted from its sm_90 SASS
+without a GPU.
+
+    scripts/sass-count.py KERNEL.cu [--arch sm_90] [--nvdisasm PATH] [--sass OUT.sass]
+
+KERNEL.cu is a kernel the cuda engine dumped (`--dump DIR` on tapelab or a driver, e.g. `gpu_kernels
+--engine cuda --markets 1 --kinds register --dump DIR`). It is compiled with NVRTC under the engine's exact
+options (gpu/cuda/nvrtc.cpp: --fmad=false, --prec-div, --prec-sqrt, no ftz) and disassembled with NVIDIA's
+nvdisasm, which Debian does not package: `pip download --no-deps nvidia-cuda-nvdisasm`, unzip the wheel,
+and pass its bin/nvdisasm (or put it on PATH).
+
+The count: every instruction of tapelab_kernel's own body once, the slow paths of IEEE division and square
+root not taken, plus each CALL of a helper (tl_philox, tl_boxMuller: config outline_draws) times that
+helper's own count. It is exact for straight-line kernels (one path per lane, register and plain kinds of
+the built-in products); a loop's body (markets=loop, draws=prefill's loop, lanes > 1) counts once, so such
+kernels are under-counted. Multiply by paths / 32 for warp instructions (Nsight Compute's
+smsp__inst_executed.sum): on the H200 the one-market Asian's 41,139 here was 41,278 there (2026-12-03d).
+"""
+import argparse
+import collections
+import ctypes
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+EXACT = [b"--fmad=false", b"--prec-div=true", b"--prec-sqrt=true", b"--ftz=false", b"--std=c++17"]
+
+
+def nvrtc():
+    for name in ("libnvrtc.so", "libnvrtc.so.13", "/usr/local/cuda/lib64/libnvrtc.so"):
+        try:
+            return ctypes.CDLL(name)
+        except OSError:
+            continue
+    sys.exit("sass-count: libnvrtc.so not found (CUDA under /usr/local/cuda, or on LD_LIBRARY_PATH)")
+
+
+def compile_cubin(source, arch):
+    lib = nvrtc()
+    prog = ctypes.c_void_p()
+    if lib.nvrtcCreateProgram(ctypes.byref(prog), source.encode(), b"kernel.cu", 0, None, None) != 0:
+        sys.exit("sass-count: nvrtcCreateProgram failed")
+    opts = [b"-arch=" + arch.encode()] + EXACT + [b"--ptxas-options=-v"]
+    rc = lib.nvrtcCompileProgram(prog, len(opts), (ctypes.c_char_p * len(opts))(*opts))
+    n = ctypes.c_size_t()
+    lib.nvrtcGetProgramLogSize(prog, ctypes.byref(n))
+    log = ctypes.create_string_buffer(n.value)
+    lib.nvrtcGetProgramLog(prog, log)
+    if rc != 0:
+        sys.exit("sass-count: NVRTC: " + log.value.decode(errors="replace"))
+    lib.nvrtcGetCUBINSize(prog, ctypes.byref(n))
+    cubin = ctypes.create_string_buffer(n.value)
+    lib.nvrtcGetCUBIN(prog, cubin)
+    return cubin.raw, log.value.decode(errors="replace")
+
+
+def functions(sass):
+    """Instruction texts per function label of nvdisasm -c output."""
+    funcs = collections.OrderedDict()
+    current = None
+    for line in sass.splitlines():
+        m = re.match(r"^(\.text\.\w+|\$\w+\$\S+|\$__internal\S+):\s*$", line)
+        if m:
+            current = m.group(1)
+            funcs[current] = []
+            continue
+        m = re.match(r"\s+/\*[0-9a-f]{4,}\*/\s+(.*?);", line)
+        if m and current:
+            funcs[current].append(m.group(1).strip())
+    return funcs
+
+
+def own_count(instructions):
+    """A function's instructions along its common path, and the helpers it calls."""
+    n, calls, skip = 0, collections.Counter(), 0
+    for i, text in enumerate(instructions):
+        if "CALL" in text and "slowpath" in text:
+            n -= 1  # the MOV of the return address before it; the MOV (and BRA) after it, below
+            skip = 2 if i + 2 < len(instructions) and instructions[i + 2].startswith("BRA") else 1
+            continue
+        if skip:
+            skip -= 1
+            continue
+        if text.startswith("NOP"):
+            continue
+        m = re.search(r"CALL\.\S+\s+`\((\S+)\)", text)
+        if m:
+            calls[m.group(1)] += 1
+        n += 1
+    return n, calls
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("kernel", help="a dumped tapelab CUDA kernel (.cu)")
+    ap.add_argument("--arch", default="sm_90")
+    ap.add_argument("--nvdisasm", default=shutil.which("nvdisasm") or "", help="NVIDIA's nvdisasm (see the head of this file)")
+    ap.add_argument("--sass", help="also write the disassembly here")
+    a = ap.parse_args()
+    if not a.nvdisasm or not os.access(a.nvdisasm, os.X_OK):
+        sys.exit("sass-count: no nvdisasm (--nvdisasm PATH): pip download --no-deps nvidia-cuda-nvdisasm, unzip it")
+    try:
+        source = open(a.kernel, encoding="utf-8").read()
+    except OSError as e:
+        sys.exit(f"sass-count: {a.kernel}: {e.strerror}")
+    cubin, _ = compile_cubin(source, a.arch)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "kernel.cubin")
+        with open(path, "wb") as f:
+            f.write(cubin)
+        sass = subprocess.run([a.nvdisasm, "-c", path], capture_output=True, text=True, check=True).stdout
+    if a.sass:
+        with open(a.sass, "w", encoding="utf-8") as f:
+            f.write(sass)
+    funcs = functions(sass)
+    main_label = ".text.tapelab_kernel"
+    if main_label not in funcs:
+        sys.exit(f"sass-count: {a.kernel}: no tapelab_kernel in the disassembly")
+    counts = {f: own_count(ins) for f, ins in funcs.items()}
+    body, calls = counts[main_label]
+    total = body
+    print(f"{a.kernel}: {a.arch}, tapelab_kernel {len(funcs[main_label])} instructions in its body")
+    for f, c in calls.items():
+        m = re.search(r"\d(tl_[A-Za-z]+)E", f)
+        helper = m.group(1) if m else f
+        per = counts.get(f, (0, None))[0]
+        total += c * per
+        print(f"  {helper:24s} {c:6d} calls x {per:5d} = {c * per:8d}")
+    print(f"  own body (slow paths not taken)        {body:8d}")
+    print(f"per path (thread instructions): {total}")
+
+
+if __name__ == "__main__":
+    main()
