@@ -197,6 +197,32 @@ inline void tl_boxMuller(const B& ua, const B& ub, B& even, B& odd) {
   odd = rho * xsimd::select(n >= B(T(2)), -y, y);
 }
 
+// tl_boxMuller of N pairs at once, step by step across them: N independent chains in flight instead
+// of one (the log, out of line in tl_log, is a chain of some forty dependent steps). u and z hold 2N
+// batches in draw order; xsimd::log inline here is tl_log's own function: the same bits.
+template <std::size_t N>
+[[gnu::flatten]] inline void tl_boxMuller_n(const B* u, B* z) {  // flatten: xsimd::log inline, interleaved
+  B rho[N];
+#pragma GCC unroll 16
+  for (std::size_t i = 0; i < N; ++i) rho[i] = xsimd::log(u[2 * i]);
+#pragma GCC unroll 16
+  for (std::size_t i = 0; i < N; ++i) rho[i] = xsimd::sqrt(B(T(-2)) * rho[i]);
+#pragma GCC unroll 16
+  for (std::size_t i = 0; i < N; ++i) {
+    const B a = B(T(4)) * u[2 * i + 1];
+    const B n = xsimd::floor(a);
+    const B f = (a - n) - B(T(0.5));
+    const B theta = f * B(T(tapelab::kHalfPi));
+    const B t = theta * theta;
+    const B s = theta * tl_horner1(kSinT, t);
+    const B c = tl_horner1(kCosT, t);
+    const BB isOdd = (n == B(T(1))) | (n == B(T(3)));
+    const B x = xsimd::select(isOdd, s, c), y = xsimd::select(isOdd, c, s);
+    z[2 * i] = rho[i] * xsimd::select((n == B(T(1))) | (n == B(T(2))), -x, x);
+    z[2 * i + 1] = rho[i] * xsimd::select(n >= B(T(2)), -y, y);
+  }
+}
+
 // Counters of Philox calls: lane e is path first + e % W, group gbase + e / W
 // (draws 4(gbase + e / W) .. +3, one per word: tape/philox.h).
 struct TlCounters {
@@ -245,13 +271,16 @@ struct TlCounters {
 static TL_NOINLINE void tl_fill_draws(B* z, std::uint64_t seed, std::uint64_t first, std::uint32_t count) {
   constexpr std::size_t G = 4;
   constexpr std::uint32_t D = TlCounters::D, N = G * D;  // draws per call vector, per step
-  static_assert(N % 2 == 0);
+  constexpr std::uint32_t C = 4;                         // pairs in flight
+  static_assert(N % (2 * C) == 0);
   const TlCounters c(seed, first);
   B u[N];
   for (std::uint32_t kb = 0; kb < count; kb += N) {
     c.uniforms<G>(kb / tapelab::kDrawsPerCall, u);
     const std::uint32_t m = count - kb < N ? count - kb : N;
-    for (std::uint32_t r = 0; r < m; r += 2) tl_boxMuller(u[r], u[r + 1], z[kb + r], z[kb + r + 1]);
+    std::uint32_t r = 0;
+    for (; r + 2 * C <= m; r += 2 * C) tl_boxMuller_n<C>(u + r, z + kb + r);
+    for (; r < m; r += 2) tl_boxMuller(u[r], u[r + 1], z[kb + r], z[kb + r + 1]);
   }
 }
 
