@@ -10,7 +10,7 @@
 //   w[0..3] = philox4x32_10(counter, key)     the four words of group k / 4
 //   draws 2p and 2p+1 (p = k / 2) are the Box-Muller pair of words a = w[2(p % 2)], b = w[2(p % 2) + 1]:
 //   u       = ((a >> 9) + 0.5) * 2^-23        exact in float and double, strictly in (0,1)
-//   rho     = sqrt(-2 log u)
+//   rho     = sqrt(max(-2 log u, 0))          (the max: a log good only to an absolute error near 1)
 //   n       = b >> 30                         the quadrant, 0..3
 //   f       = ((b >> 9) & (2^21 - 1)) * 2^-21 + (2^-22 - 1/2)    in (-1/2, 1/2), exact
 //   theta   = f * pi/2,  t = theta^2
@@ -24,9 +24,14 @@
 //
 // Using 23 bits makes u (a 24-bit odd multiple of 2^-24) exactly representable
 // in fp32, so fp32 and fp64 engines see the *same* uniform and the same angle
-// f; |z| is at most sqrt(48 ln 2) = 5.77 (u >= 2^-24). The polynomials' error
-// is below 1e-11 on |theta| <= pi/4, so the draws are as exact as T's log,
-// sqrt and roundings allow. No branch: every lane of a GPU warp does the same
+// f; |z| is at most sqrt(48 ln 2) = 5.77 (u >= 2^-24). The polynomials are
+// within 1e-11 of sin and cos on |theta| <= pi/4, so a draw is within ~1e-11
+// of the exact Box-Muller transform of its words, and within a few ulp of
+// this formula in exact arithmetic (what engines are compared against). The
+// max is a no-op wherever log(u) < 0 for u < 1 (every correctly rounded or
+// monotone log); a log promised only an absolute error near 1 (GLSL.std.450,
+// CUDA's __logf) could return a positive value there, and the radius would be
+// NaN. No branch: every lane of a GPU warp does the same
 // work for every draw (version 3's normal quantile, Acklam's rational
 // approximation, took a logarithm only in its tails, 4.85% of the draws, and
 // so made 80% of a 32-lane warp's draws diverge; docs/tape-format.md has the
@@ -61,6 +66,10 @@ constexpr Philox4x32Ctr philox4x32(Philox4x32Ctr c, Philox4x32Key k, int rounds 
   }
   return c;
 }
+
+// The version of the mapping below (docs/tape-format.md, "Random numbers"): what every result's bits
+// depend on besides the tape, the inputs, the seed and the engine (caches of measurements key by it).
+inline constexpr int kDrawsVersion = 4;
 
 // Draws per Philox call: draw k is word k % kDrawsPerCall of call (group) k / kDrawsPerCall.
 inline constexpr uint32_t kDrawsPerCall = 4;
@@ -127,7 +136,8 @@ template <class T>
 NormalPair<T> boxMuller(uint32_t a, uint32_t b) {
   using std::log;
   using std::sqrt;
-  const T rho = sqrt(T(-2) * log(uniformFromWord<T>(a)));
+  const T r2 = T(-2) * log(uniformFromWord<T>(a));
+  const T rho = sqrt(r2 > T(0) ? r2 : T(0));
   const NormalPair<T> unit = boxMullerAngle<T>(b);
   return {T(rho * unit.even), T(rho * unit.odd)};
 }

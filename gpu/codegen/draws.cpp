@@ -58,7 +58,10 @@ std::string drawHelpers(const Dialect& dialect, Precision precision, const Kerne
   // u = ((a >> 9) + 0.5) * 2^-23 as (a >> 9) * 2^-23 + 2^-24 in one fma (every step exact: (a >> 9) < 2^23).
   s += "  " + precise + T + " u = " + fma + "(" + toT("(a >> 9u)") + ", " + literal(1.1920928955078125e-07) + ", " +
        literal(5.9604644775390625e-08) + ");\n";
-  s += "  " + precise + T + " rho = " + function("sqrt") + "(" + literal(-2.0) + " * " + function("log") + "(u));\n";
+  s += "  " + precise + T + " r2 = " + literal(-2.0) + " * " + function("log") + "(u);\n";
+  // max(r2, 0): a no-op for a log below 0 under 1; a log good only to an absolute error near 1 (glsl, approx)
+  // could go positive there, and the radius would be NaN.
+  s += "  " + precise + T + " rho = " + function("sqrt") + "(r2 > " + literal(0.0) + " ? r2 : " + literal(0.0) + ");\n";
   s += "  const " + U + " n = b >> 30u;\n";
   s += "  " + precise + T + " f = " + fma + "(" + toT("((b >> 9u) & " + std::to_string(kAngleMask) + "u)") + ", " +
        literal(kAngleScale) + ", " + literal(kAngleOffset) + ");\n";

@@ -8,6 +8,7 @@
 #include "api/montecarlo.h"
 #include "api/registry.h"
 #include "planner/strategies.h"
+#include "tape/philox.h"
 #include "tape/products/products.h"
 #include "tape/random_tape.h"
 #include "tape/recorder.h"
@@ -140,6 +141,38 @@ TEST(CpuJitReference, SparseDrawIndices) {
   const RunResult got = jit()->compile(t, KernelOptions{})->run({t.inputDefaults}, 3000, 17);
   const RunResult ref = makeEngine("reference")->compile(t, KernelOptions{})->run({t.inputDefaults}, 3000, 17);
   expectClose(got.markets[0], ref.markets[0], t, 1e-12, "cpu-jit vs reference");
+}
+
+// The draw cache draw by draw: a tape sum_k x_k * randn(k) prices one path at a time, so its Greeks are
+// that path's draws, against tape/philox.h's drawNormal (within 4 eps: the radius's log is xsimd's). Draws
+// 0..12 fill the dense cache (a step's pairs four at a time, then the rest one pair at a time, the last
+// pair's second draw past the tape's); {10, 11, 13, 20, 4e9, 4e9 + 1} the list form, whose pairs (10, 11)
+// and (4e9, 4e9 + 1) are computed once for both draws and 13, 20 alone.
+TEST(CpuJitReference, DrawCacheDrawByDraw) {
+  CPUJIT_REQUIRE();
+  const std::vector<std::vector<uint32_t>> indexSets{{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12},
+                                                     {10, 11, 13, 20, 4000000000u, 4000000001u}};
+  for (const std::vector<uint32_t>& ks : indexSets)
+    for (Precision p : {Precision::F64, Precision::F32}) {
+      Recorder rec;
+      Var sum = rec.constant(0.0);
+      for (uint32_t k : ks) sum = sum + rec.input("x" + std::to_string(k), 1.0) * rec.randn(k);
+      rec.output(sum);
+      const Tape t = rec.finish();
+      const double eps = p == Precision::F64 ? 2.220446049250313e-16 : 1.1920928955078125e-07;
+      for (uint64_t path : {uint64_t{0}, uint64_t{1}, uint64_t{77}, (uint64_t{1} << 32) + 5}) {
+        KernelOptions o;
+        o.precision = p;
+        o.dispatch.pathOffset = path;
+        const MarketResult r = jit()->compile(t, o)->run({t.inputDefaults}, 1, 42).markets.at(0);
+        ASSERT_EQ(r.greeks.size(), ks.size());
+        for (size_t i = 0; i < ks.size(); ++i) {
+          const double z = p == Precision::F64 ? drawNormal<double>(42, path, ks[i]) : drawNormal<float>(42, path, ks[i]);
+          EXPECT_NEAR(r.greeks[i], z, 4 * eps * std::max(1.0, std::fabs(z)))
+              << toString(p) << " path " << path << " draw " << ks[i] << " of " << ks.size();
+        }
+      }
+    }
 }
 
 // Tapes at the edges: the output is an input; no inputs at all; nodes after

@@ -19,7 +19,8 @@ static __device__ __forceinline__ uint4 tl_philox(unsigned int c0, unsigned int 
 // Box-Muller: draws 2p and 2p + 1 from the pair of words (a, b) (tape/philox.h).
 static __device__ __forceinline__ float2 tl_boxMuller(unsigned int a, unsigned int b) {
   float u = fmaf((float)(a >> 9u), 1.1920929e-07f, 5.9604645e-08f);
-  float rho = sqrtf((-2.0f) * logf(u));
+  float r2 = (-2.0f) * logf(u);
+  float rho = sqrtf(r2 > 0.0f ? r2 : 0.0f);
   const unsigned int n = b >> 30u;
   float f = fmaf((float)((b >> 9u) & 2097151u), 4.7683716e-07f, (-0.49999976f));
   float th = f * 1.5707964f;

@@ -21,7 +21,8 @@ uvec4 tl_philox(uint c0, uint c1, uint c2, uint c3, uint k0, uint k1) {
 // Box-Muller: draws 2p and 2p + 1 from the pair of words (a, b) (tape/philox.h).
 vec2 tl_boxMuller(uint a, uint b) {
   precise float u = fma(float(a >> 9u), 1.1920929e-07, 5.9604645e-08);
-  precise float rho = sqrt((-2.0) * log(u));
+  precise float r2 = (-2.0) * log(u);
+  precise float rho = sqrt(r2 > 0.0 ? r2 : 0.0);
   const uint n = b >> 30u;
   precise float f = fma(float((b >> 9u) & 2097151u), 4.7683716e-07, (-0.49999976));
   precise float th = f * 1.5707964;

@@ -19,7 +19,8 @@ static inline uint4 tl_philox(uint c0, uint c1, uint c2, uint c3, uint k0, uint 
 // Box-Muller: draws 2p and 2p + 1 from the pair of words (a, b) (tape/philox.h).
 static inline float2 tl_boxMuller(uint a, uint b) {
   float u = fma((float)(a >> 9u), 1.1920929e-07f, 5.9604645e-08f);
-  float rho = sqrt((-2.0f) * log(u));
+  float r2 = (-2.0f) * log(u);
+  float rho = sqrt(r2 > 0.0f ? r2 : 0.0f);
   const uint n = b >> 30u;
   float f = fma((float)((b >> 9u) & 2097151u), 4.7683716e-07f, (-0.49999976f));
   float th = f * 1.5707964f;

@@ -177,8 +177,8 @@ TEST(Philox, DrawsHaveStandardNormalMoments) {
 }
 
 // properties/bound.cpp allows an exact engine's draw 64 eps of absolute error against the same formula
-// in exact arithmetic (reference-mp's): the largest error of fp32 and fp64 over 2^20 pairs of words,
-// against long double, with the edges of u and the quadrants among them.
+// evaluated exactly (what reference-mp's 50 digits stand for): the largest error of fp32 and fp64 over
+// 2^19 pairs of words against the formula in long double, with the edges of u and the quadrants among them.
 TEST(Philox, DrawErrorIsWithinTheBound) {
   double worst32 = 0, worst64 = 0;
   auto check = [&](uint32_t a, uint32_t b) {

@@ -178,35 +178,23 @@ inline B tl_horner1(const std::array<T, N>& c, const B& x) {
   return tl_fma(h, x, B(T(1)));
 }
 
-// tape/philox.h's boxMuller from the pair's uniforms: ua's radius, and ub's angle, whose quadrant n and
-// offset f the word gives as floor(4 ub) and 4 ub - n - 1/2 (every step exact: the same n and f as
-// philox.h's integer form, u being (b >> 9) * 2^-23 + 2^-24). The same operations in the same order
-// on every lane; only the log is xsimd's (not libm's), a few ulp apart.
-inline void tl_boxMuller(const B& ua, const B& ub, B& even, B& odd) {
-  const B rho = xsimd::sqrt(B(T(-2)) * tl_log(ua));
-  const B a = B(T(4)) * ub;
-  const B n = xsimd::floor(a);
-  const B f = (a - n) - B(T(0.5));
-  const B theta = f * B(T(tapelab::kHalfPi));
-  const B t = theta * theta;
-  const B s = theta * tl_horner1(kSinT, t);
-  const B c = tl_horner1(kCosT, t);
-  const BB isOdd = (n == B(T(1))) | (n == B(T(3)));
-  const B x = xsimd::select(isOdd, s, c), y = xsimd::select(isOdd, c, s);
-  even = rho * xsimd::select((n == B(T(1))) | (n == B(T(2))), -x, x);
-  odd = rho * xsimd::select(n >= B(T(2)), -y, y);
-}
-
-// tl_boxMuller of N pairs at once, step by step across them: N independent chains in flight instead
-// of one (the log, out of line in tl_log, is a chain of some forty dependent steps). u and z hold 2N
-// batches in draw order; xsimd::log inline here is tl_log's own function: the same bits.
+// tape/philox.h's boxMuller of N pairs from their uniforms, step by step across them: N independent chains in
+// flight instead of one (the log, out of line in tl_log, is a chain of some forty dependent steps). u and z
+// hold 2N batches in draw order: each pair's first uniform gives the radius, its second the angle, whose
+// quadrant n and offset f the word gives as floor(4 u) and 4 u - n - 1/2 (every step exact: the same n and
+// f as philox.h's integer form, u being (b >> 9) * 2^-23 + 2^-24). The same operations in the same order on
+// every lane; only the log is xsimd's (not libm's), a few ulp apart (xsimd::log inline here is tl_log's own
+// function: the same bits).
 template <std::size_t N>
 [[gnu::flatten]] inline void tl_boxMuller_n(const B* u, B* z) {  // flatten: xsimd::log inline, interleaved
   B rho[N];
 #pragma GCC unroll 16
   for (std::size_t i = 0; i < N; ++i) rho[i] = xsimd::log(u[2 * i]);
 #pragma GCC unroll 16
-  for (std::size_t i = 0; i < N; ++i) rho[i] = xsimd::sqrt(B(T(-2)) * rho[i]);
+  for (std::size_t i = 0; i < N; ++i) {
+    const B r2 = B(T(-2)) * rho[i];
+    rho[i] = xsimd::sqrt(xsimd::select(r2 > B(T(0)), r2, B(T(0))));  // philox.h's max(r2, 0)
+  }
 #pragma GCC unroll 16
   for (std::size_t i = 0; i < N; ++i) {
     const B a = B(T(4)) * u[2 * i + 1];
@@ -221,6 +209,15 @@ template <std::size_t N>
     z[2 * i] = rho[i] * xsimd::select((n == B(T(1))) | (n == B(T(2))), -x, x);
     z[2 * i + 1] = rho[i] * xsimd::select(n >= B(T(2)), -y, y);
   }
+}
+
+// One pair: tl_boxMuller_n's operations for N = 1.
+inline void tl_boxMuller(const B& ua, const B& ub, B& even, B& odd) {
+  const B u[2] = {ua, ub};
+  B z[2];
+  tl_boxMuller_n<1>(u, z);
+  even = z[0];
+  odd = z[1];
 }
 
 // Counters of Philox calls: lane e is path first + e % W, group gbase + e / W
