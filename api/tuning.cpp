@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "tape/philox.h"
 #include "util/files.h"
 #include "util/hash.h"
 
@@ -24,7 +25,8 @@ fs::path entryPath(const std::string& cacheDir, const TuningKey& key) {
 }  // namespace
 
 std::string TuningKey::text() const {
-  return "tapelab-tuning 1\nengine " + engine + "\ndevice " + device + "\ntape " + tape + "\nmarkets " +
+  return "tapelab-tuning 1\ndraws " + std::to_string(kDrawsVersion) + "\nengine " + engine + "\ndevice " + device +
+         "\ntape " + tape + "\nmarkets " +
          std::to_string(markets) + "\nprecision " + toString(precision) + "\nmath " + toString(math) +
          "\ngreeks " + (greeks ? "yes" : "no") + "\n";
 }

@@ -1,6 +1,7 @@
 // The tuning cache: the winner `tapelab tune` found for one job, kept so that later runs of the same
-// job use it. A job is (engine, device and driver, tape structure, markets per dispatch, precision,
-// math contract, Greeks or not): TuningKey. An entry holds its whole key and is used only when that key equals the
+// job use it. A job is (the draws' version, engine, device and driver, tape structure, markets per dispatch,
+// precision, math contract, Greeks or not): TuningKey. (The draws' version, tape/philox.h kDrawsVersion: a
+// winner timed under other draws is another job's.) An entry holds its whole key and is used only when that key equals the
 // asking run's, so an entry can never serve another job (a renamed file, a hash collision, a file
 // copied from another machine); a missing, unreadable or foreign entry is no winner.
 //

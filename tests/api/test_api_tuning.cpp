@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "api/tuning.h"
+#include "tape/philox.h"
 #include "util/files.h"
 #include "util/hash.h"
 
@@ -48,6 +49,8 @@ TEST(ApiTuningCache, AnEntryServesOnlyItsOwnJob) {
   ASSERT_TRUE(storeTuned(dir.string(), b, wb, &why)) << why;
   ASSERT_EQ(loadTuned(dir.string(), a).value().config, "jit.chunk=8");
   EXPECT_EQ(cacheEntryKey(wa.path), a.text());
+  // The draws' version is part of the job: a winner timed under other draws is not used.
+  EXPECT_NE(a.text().find("\ndraws " + std::to_string(kDrawsVersion) + "\n"), std::string::npos) << a.text();
   // b's entry copied under a's name: no winner for a.
   ASSERT_TRUE(writeFileAtomic(wa.path, readFile(wb.path).value()));
   EXPECT_FALSE(loadTuned(dir.string(), a).has_value());
