@@ -4,6 +4,7 @@
 #include <charconv>
 #include <stdexcept>
 #include <string_view>
+#include <utility>
 
 namespace tapelab {
 
@@ -57,6 +58,14 @@ constexpr const char* kPhilox[] = {"rolled", "unrolled"};
 constexpr const char* kReduce[] = {"device", "beside", "host"};
 
 constexpr const char* kGpu = "vulkan,opencl,cuda,hip";
+
+// Fields that were, and why they are not: named in the refusal instead of "no field".
+constexpr std::pair<const char*, const char*> kRetiredFields[] = {
+    {"quantile", "version 4 of the draws (Box-Muller pairs, docs/tape-format.md) has no quantile to branch on, "
+                 "select or gather"},
+    {"gather_groups", "it lost everywhere it was timed (papers/findings.md, \"The tails gathered\"), and its "
+                      "quantile=gather went with version 3 of the draws"},
+};
 
 }  // namespace
 
@@ -280,6 +289,9 @@ std::vector<std::string> applyConfigText(KernelConfig& config, const std::string
       throw std::invalid_argument(what + ": expected NAME=VALUE[,NAME=VALUE...], got '" + item + "' in '" + text + "'");
     const std::string name = item.substr(0, eq), value = item.substr(eq + 1);
     const ConfigField* f = findConfigField(name);
+    if (!f)
+      for (const auto& [retired, why] : kRetiredFields)
+        if (name == retired) throw std::invalid_argument(what + ": field '" + name + "' is retired: " + why);
     if (!f) {
       std::string names;
       for (const ConfigField& g : configFields()) names += (names.empty() ? "" : ", ") + std::string(g.name);
