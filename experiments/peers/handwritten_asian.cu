@@ -2,17 +2,18 @@
 // arithmetic Asian call, fp32, value + 5 Greeks) as a forward-pathwise CUDA
 // kernel: one path per thread, the five Greeks carried as tangents along the
 // forward sweep (no reverse sweep, no stored values), contraction allowed
-// (nvcc's default), tapelab's draw mapping (Philox4x32-10, u = ((w >> 9) +
-// 0.5) 2^-23, Acklam's quantile in Horner order; nvcc contracts its steps into
-// fused multiply-adds, which tapelab's version 3 writes explicitly: close to
-// version 3's bits, not promised equal).
+// (nvcc's default), tapelab's draw mappings (Philox4x32-10, u = ((w >> 9) +
+// 0.5) 2^-23; versions 1-3 Acklam's quantile in Horner order, version 4
+// Box-Muller pairs as tape/philox.h spells them; nvcc contracts what tapelab
+// writes as separate steps: close to tapelab's bits, not promised equal).
 //
 //   nvcc -O3 -arch=sm_90 -o handwritten_asian experiments/peers/handwritten_asian.cu
 //   ./handwritten_asian [--paths 1000000,4000000] [--steps 252] [--repeats 5]
 //
 // Variants, each price-only and value + 5 Greeks:
 //   draws v1   one Philox call per draw, word 0 (tapelab's draws before version 2)
-//   draws v2   one call per four draws, words 0..3 (tapelab's version 2, tape/philox.h)
+//   draws v2   one call per four draws, words 0..3, Acklam's quantile (tapelab's versions 2 and 3)
+//   draws v4   one call per four draws, two Box-Muller pairs (tapelab's version 4, tape/philox.h)
 // Prints CSV: variant,pass,paths,median_ms,mpaths_per_s,value,delta,vega,min_ms,max_ms (CUDA
 // events around each launch, median of --repeats after a warm-up; min_ms and max_ms their spread).
 #include <cuda_runtime.h>
@@ -76,12 +77,31 @@ __device__ __forceinline__ float normal(unsigned w) {
   return num / den;
 }
 
+// tape/philox.h's boxMuller (version 4): draws 2p and 2p+1 from the words (a, b).
+__device__ __forceinline__ float2 boxMuller(unsigned a, unsigned b) {
+  const float u = fmaf((float)(a >> 9u), 1.1920928955078125e-07f, 5.9604644775390625e-08f);
+  const float r2 = -2.0f * logf(u);
+  const float rho = sqrtf(r2 > 0.0f ? r2 : 0.0f);
+  const unsigned n = b >> 30u;
+  const float f = fmaf((float)((b >> 9u) & 0x1FFFFFu), 4.76837158203125e-07f, -0.49999976158142089844f);
+  const float th = f * 1.5707963267948966f, t = th * th;
+  const float s = th * fmaf(fmaf(fmaf(fmaf(fmaf(-2.5052108385441720e-08f, t, 2.7557319223985893e-06f), t,
+                                          -1.9841269841269841e-04f), t, 8.3333333333333332e-03f), t,
+                                 -1.6666666666666666e-01f), t, 1.0f);
+  const float c = fmaf(fmaf(fmaf(fmaf(fmaf(fmaf(2.0876756987868100e-09f, t, -2.7557319223985888e-07f), t,
+                                          2.4801587301587302e-05f), t, -1.3888888888888889e-03f), t,
+                                 4.1666666666666664e-02f), t, -0.5f), t, 1.0f);
+  const float x = (n & 1u) ? s : c, y = (n & 1u) ? c : s;
+  return make_float2(rho * (n == 1u || n == 2u ? -x : x), rho * (n >= 2u ? -y : y));
+}
+
 struct Market {
   float spot, strike, vol, rate, maturity;
 };
 
 // sums[0..5]: value and d/d(spot, strike, vol, rate, maturity), over all paths.
-template <bool kGreeks, bool kFourPerCall>
+// kDraws: 1, 2 or 4, the draws version the kernel maps words with (the head of this file).
+template <bool kGreeks, int kDraws>
 __global__ void __launch_bounds__(256) asian(Market m, int steps, unsigned long long paths, unsigned seedLo,
                                              unsigned seedHi, double* sums) {
   const unsigned long long p = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
@@ -96,16 +116,20 @@ __global__ void __launch_bounds__(256) asian(Market m, int steps, unsigned long 
     const float dVsdV = sdt, dVsdT = m.vol * 0.5f / (sdt * steps);
     float s = m.spot, sum = 0.f, sV = 0.f, sR = 0.f, sT = 0.f, sumV = 0.f, sumR = 0.f, sumT = 0.f;
     Words words{};
+    float2 pair{};
     for (int k = 0; k < steps; ++k) {
-      unsigned w;
-      if (kFourPerCall) {
+      float z;
+      if (kDraws == 4) {
+        if ((k & 3) == 0) words = philox((unsigned)k >> 2, 0u, plo, phi, seedLo, seedHi);
+        if ((k & 1) == 0) pair = (k & 2) == 0 ? boxMuller(words.x, words.y) : boxMuller(words.z, words.w);
+        z = (k & 1) == 0 ? pair.x : pair.y;
+      } else if (kDraws == 2) {
         if ((k & 3) == 0) words = philox((unsigned)k >> 2, 0u, plo, phi, seedLo, seedHi);
         const int j = k & 3;
-        w = j == 0 ? words.x : j == 1 ? words.y : j == 2 ? words.z : words.w;
+        z = normal(j == 0 ? words.x : j == 1 ? words.y : j == 2 ? words.z : words.w);
       } else {
-        w = philox((unsigned)k, 0u, plo, phi, seedLo, seedHi).x;
+        z = normal(philox((unsigned)k, 0u, plo, phi, seedLo, seedHi).x);
       }
-      const float z = normal(w);
       const float e = expf(drift + vsd * z);
       const float sn = s * e;
       if (kGreeks) {
@@ -142,7 +166,7 @@ struct Times {
   float median, fastest, slowest;  // ms of the timed launches
 };
 
-template <bool G, bool F>
+template <bool G, int F>
 Times timeOne(const Market& m, int steps, unsigned long long paths, int repeats, double* dSums, double* out) {
   const int block = 256;
   const unsigned grid = (unsigned)((paths + block - 1) / block);
@@ -211,10 +235,12 @@ int main(int argc, char** argv) {
       std::printf("%s,%s,%llu,%.4f,%.1f,%.9g,%.9g,%.9g,%.4f,%.4f\n", variant, pass, paths, t.median,
                   paths / (t.median * 1e3), o[0], o[1], o[3], t.fastest, t.slowest);
     };
-    row("draws-v1", "price", timeOne<false, false>(m, steps, paths, repeats, dSums, o));
-    row("draws-v1", "value+5greeks", timeOne<true, false>(m, steps, paths, repeats, dSums, o));
-    row("draws-v2", "price", timeOne<false, true>(m, steps, paths, repeats, dSums, o));
-    row("draws-v2", "value+5greeks", timeOne<true, true>(m, steps, paths, repeats, dSums, o));
+    row("draws-v1", "price", timeOne<false, 1>(m, steps, paths, repeats, dSums, o));
+    row("draws-v1", "value+5greeks", timeOne<true, 1>(m, steps, paths, repeats, dSums, o));
+    row("draws-v2", "price", timeOne<false, 2>(m, steps, paths, repeats, dSums, o));
+    row("draws-v2", "value+5greeks", timeOne<true, 2>(m, steps, paths, repeats, dSums, o));
+    row("draws-v4", "price", timeOne<false, 4>(m, steps, paths, repeats, dSums, o));
+    row("draws-v4", "value+5greeks", timeOne<true, 4>(m, steps, paths, repeats, dSums, o));
   }
   CHECK(cudaFree(dSums));
   return 0;
