@@ -246,7 +246,7 @@ for mode in "$@"; do
     # and exactness), then the peers with the new binary (JAX's ladder in the same call) at 1M and 4M.
     tb=$bin; [ "${GPU_DRY:-0}" = 1 ] && tb=$PWD/build/ci/tests
     step 150 cuda-tests.txt "$tb/test_cuda_nvrtc" --gtest_filter='CudaRun.*'
-    step 60 vulkan-tests.txt "$tb/test_vulkan_engine" --gtest_filter='VulkanDraws.*:VulkanPaths.*:VulkanExact.*:VulkanAsian120*'
+    step 60 vulkan-tests.txt "$tb/test_vulkan_engine" --gtest_filter='VulkanDraws.*:VulkanPaths.*:VulkanExact.*:*VulkanAsian120*'
     step 60 opencl-tests.txt "$tb/test_opencl_kernels"
     P=(python3 "$drv/peers.py" --machine h200 --commit "$commit" --tapelab-bin "$T" --paths "$paths1m,$paths")
     [ "${GPU_DRY:-0}" = 1 ] && P+=(--steps 8 --no-jax --no-handwritten)
