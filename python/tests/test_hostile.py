@@ -3,6 +3,7 @@ the CLI, readers bounded in depth, counts checked where they enter, non-finite r
 about, outputs that never clobber, and Ctrl-C that stops a long price or compile promptly."""
 import math
 import os
+import re
 import signal
 import threading
 import time
@@ -288,7 +289,10 @@ print("read")
 
 @pytest.mark.parametrize("path,message", [
     ("/dev/zero", "tapelab: /dev/zero:1: binary data (control byte 0), not a tape"),
-    ("/dev/urandom", "tapelab: /dev/urandom:1: binary data (control byte "),
+    # Random bytes: a control byte usually comes first, but about 1 time in 31 a newline does, and
+    # then that line is simply not the header (an empty one is skipped). Both are right.
+    ("/dev/urandom", re.compile(r"tapelab: /dev/urandom:\d+: (binary data \(control byte \d+\), not a tape|"
+                                r"not a tapelab tape \(the first line must be 'tapelab-tape 1'\))\n")),
     ("/dev/null", "tapelab: /dev/null:1: empty file"),
 ])
 def test_read_tape_of_a_device_is_one_line_not_a_hang(cli, path, message):
@@ -298,7 +302,10 @@ def test_read_tape_of_a_device_is_one_line_not_a_hang(cli, path, message):
     p = subprocess.run([sys.executable, "-c", READER, path], capture_output=True, text=True, timeout=30)
     took = time.monotonic() - start
     assert p.returncode == 2, p.stdout + p.stderr
-    assert p.stdout.count("\n") == 1 and p.stdout.startswith(message), p.stdout
+    if isinstance(message, str):
+        assert p.stdout.count("\n") == 1 and p.stdout.startswith(message), p.stdout
+    else:
+        assert message.fullmatch(p.stdout), p.stdout
     assert took < 20, f"{took:.1f} s"
     if path == "/dev/zero":
         assert cli.error("run", path)[1] == p.stdout.strip()
