@@ -51,11 +51,8 @@ PathInterpreter<T>::PathInterpreter(const Tape& tape, const Plan* plan, bool gre
 // Draw k of the path: tape/philox.h's drawNormal, its pair computed once for both of its draws.
 template <class T>
 T PathInterpreter<T>::draw(uint64_t seed, uint64_t path, uint32_t k) {
-  if (drawn_.pair != k / 2 || drawn_.path != path || drawn_.seed != seed) {
-    const Philox4x32Ctr w = drawGroupWords(seed, path, k / kDrawsPerCall);
-    const uint32_t first = k % kDrawsPerCall & 2u;
-    drawn_ = {seed, path, k / 2, boxMuller<T>(w[first], w[first + 1])};
-  }
+  if (drawn_.pair != k / 2 || drawn_.path != path || drawn_.seed != seed)
+    drawn_ = {seed, path, k / 2, drawPair<T>(seed, path, k)};
   return k % 2 ? drawn_.z.odd : drawn_.z.even;
 }
 

@@ -142,13 +142,21 @@ NormalPair<T> boxMuller(uint32_t a, uint32_t b) {
   return {T(rho * unit.even), T(rho * unit.odd)};
 }
 
+// The first of the two words of draw k's pair in its group: 0 for draws 4g and 4g+1, 2 for 4g+2 and 4g+3.
+constexpr uint32_t pairFirstWord(uint32_t k) { return k % kDrawsPerCall & 2u; }
+
+// The pair draw k belongs to (draws k & ~1 and k | 1) of `path` under `seed`.
+template <class T>
+NormalPair<T> drawPair(uint64_t seed, uint64_t path, uint32_t k) {
+  const Philox4x32Ctr w = drawGroupWords(seed, path, k / kDrawsPerCall);
+  return boxMuller<T>(w[pairFirstWord(k)], w[pairFirstWord(k) + 1]);
+}
+
 // Draw k of `path` under `seed`.
 template <class T>
 T drawNormal(uint64_t seed, uint64_t path, uint32_t k) {
-  const Philox4x32Ctr w = drawGroupWords(seed, path, k / kDrawsPerCall);
-  const uint32_t j = k % kDrawsPerCall, first = j & 2u;
-  const NormalPair<T> pair = boxMuller<T>(w[first], w[first + 1]);
-  return (j & 1u) ? pair.odd : pair.even;
+  const NormalPair<T> pair = drawPair<T>(seed, path, k);
+  return k % 2 ? pair.odd : pair.even;
 }
 
 }  // namespace tapelab

@@ -1,7 +1,6 @@
 // The draw helpers every kernel defines (tape/philox.h's definition, spelled per dialect):
 // Philox4x32-10, the Box-Muller pair of two of its words, and the four words of a draw group.
 // The emitter (emit.cpp) calls them.
-#include <functional>
 #include <string>
 #include <vector>
 

@@ -177,7 +177,7 @@ class Emitter : Names {
       line("const " + dialect_.uint4Type + " " + words + " = tl_drawWords(" + uintLiteral(group) +
            ", tl_pathLo, tl_pathHi, " + key + "0, " + key + "1);");
     if (pairsDrawn_.insert(k / 2).second) {
-      const uint32_t first = k % kDrawsPerCall & 2u;
+      const uint32_t first = pairFirstWord(k);
       line("const " + types_.vector2 + " " + drawPairName(prefix, k) + " = tl_boxMuller(" + words + "." +
            kWordFields[first] + ", " + words + "." + kWordFields[first + 1] + ");");
     }

@@ -101,9 +101,8 @@ void placeSums(StoragePlan& s, const Tape& tape, const KernelOptions& options, c
                const std::vector<uint8_t>& varying) {
   s.kahanSums = s.markets * 2 * (options.greeks ? 1 + tape.numInputs() : 1);
   const size_t scalarBytes = options.precision == Precision::F32 ? 4 : 8;
-  const size_t local = kMaxKahanLocalBytes;
   s.kahanInLocal = options.config.sums == KahanPlace::Local &&
-                   size_t(2) * size_t(s.kahanSums) * size_t(workgroupSize) * scalarBytes <= local;
+                   size_t(2) * size_t(s.kahanSums) * size_t(workgroupSize) * scalarBytes <= kMaxKahanLocalBytes;
   s.reductionSums = s.kahanInLocal ? s.kahanSums : std::min(s.kahanSums, 16);
   s.localRows = s.kahanInLocal ? 2 * s.kahanSums : s.reductionSums;
   if (options.config.sharedConstants && s.marketLoop && !dialect.blockShared.empty()) {
@@ -111,7 +110,7 @@ void placeSums(StoragePlan& s, const Tape& tape, const KernelOptions& options, c
     size_t bytes = size_t(s.localRows) * size_t(workgroupSize) * scalarBytes;
     for (int32_t j : options.plan.persistent)
       if (varying[j] && !fromDraw[j]) bytes += size_t(s.markets) * scalarBytes;
-    s.sharedConstants = bytes <= local;
+    s.sharedConstants = bytes <= kMaxKahanLocalBytes;
   }
 }
 

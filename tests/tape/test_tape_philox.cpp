@@ -145,7 +145,7 @@ TEST(Philox, DrawNormalIsItsPairsDraw) {
   for (uint64_t path : {uint64_t{0}, uint64_t{7}, (uint64_t{1} << 32) + 5})
     for (uint32_t k = 0; k < 16; ++k) {
       const Philox4x32Ctr w = drawGroupWords(42, path, k / 4);
-      const uint32_t first = (k % 4) & 2u;
+      const uint32_t first = (k % 4) & 2u;  // spelled out here, not pairFirstWord: the test states the rule
       const NormalPair<double> d = boxMuller<double>(w[first], w[first + 1]);
       const NormalPair<float> f = boxMuller<float>(w[first], w[first + 1]);
       EXPECT_EQ(drawNormal<double>(42, path, k), k % 2 ? d.odd : d.even) << "path " << path << " k " << k;

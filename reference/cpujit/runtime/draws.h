@@ -304,7 +304,7 @@ static TL_NOINLINE void tl_fill_draw_list(B* z, std::uint64_t seed, std::uint64_
     c.uniformsOf<1>(&c0, u);
     for (std::uint32_t r = 0; r < n; ++r)
       for (; s < ends[r]; ++s) {
-        const std::uint32_t k = ks[s], at = r * per + (k % per & 2u);
+        const std::uint32_t k = ks[s], at = r * per + tapelab::pairFirstWord(k);
         B even, odd;
         tl_boxMuller(u[at], u[at + 1], even, odd);
         z[s] = k % 2 ? odd : even;
