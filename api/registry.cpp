@@ -60,6 +60,12 @@ const std::vector<EngineEntry>& engineRegistry() {
   return entries;
 }
 
+std::vector<std::string> engineNames() {
+  std::vector<std::string> names;
+  for (const EngineEntry& e : engineRegistry()) names.push_back(e.name);
+  return names;
+}
+
 const EngineEntry& findEngine(const std::string& name) {
   std::string known;
   for (const auto& e : engineRegistry()) {

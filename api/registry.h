@@ -24,6 +24,9 @@ struct EngineEntry {
 
 const std::vector<EngineEntry>& engineRegistry();
 
+// Every registered engine's name, in the registry's order (built or not): what suites over engines run.
+std::vector<std::string> engineNames();
+
 // Throws std::invalid_argument for an unknown name (the message lists the known ones).
 const EngineEntry& findEngine(const std::string& name);
 

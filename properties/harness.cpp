@@ -140,12 +140,6 @@ Budget budget(const std::string& engine, int baseCases) {
   return {baseCases * runs, 100, 100};
 }
 
-std::vector<std::string> engineNames() {
-  std::vector<std::string> names;
-  for (const auto& e : engineRegistry()) names.push_back(e.name);
-  return names;
-}
-
 bool runnable(const std::string& engine, EngineUnderTest& out) {
   const EngineCaps caps = engineCaps(findEngine(engine));
   std::string why;

@@ -54,8 +54,6 @@ struct Budget {
 Budget budget(const std::string& engine, int baseCases);
 int propertyRuns();
 
-std::vector<std::string> engineNames();
-
 // What the current engine property may use; empty name = skipped.
 struct EngineUnderTest {
   std::string name;
@@ -123,5 +121,5 @@ void assertSameBits(const MarketResult& x, const MarketResult& y, const std::str
 
 // Value-parameterised over the engine registry.
 #define TAPELAB_ENGINE_SUITE(Suite)                                                                       \
-  INSTANTIATE_TEST_SUITE_P(Engines, Suite, ::testing::ValuesIn(::tapelab::props::engineNames()), \
+  INSTANTIATE_TEST_SUITE_P(Engines, Suite, ::testing::ValuesIn(::tapelab::engineNames()), \
                            ::tapelab::testutil::engineParamName)

@@ -93,13 +93,12 @@ TEST_P(Nested, EveryScheduleGivesPlainBits) {
   }
 }
 
-std::vector<std::string> engineNames() {
-  std::vector<std::string> out;
-  for (const auto& e : engineRegistry())
-    if (e.name != "reference-mp") out.push_back(e.name);
+std::vector<std::string> enginesButMp() {  // every engine but reference-mp (the multiprecision interpreter)
+  std::vector<std::string> out = engineNames();
+  std::erase(out, "reference-mp");
   return out;
 }
 
-INSTANTIATE_TEST_SUITE_P(Engines, Nested, ::testing::ValuesIn(engineNames()), testutil::engineParamName);
+INSTANTIATE_TEST_SUITE_P(Engines, Nested, ::testing::ValuesIn(enginesButMp()), testutil::engineParamName);
 
 }  // namespace

@@ -48,12 +48,6 @@ TEST_P(Tangent, ValueBitsOfPlainGreeksWithinRounding) {
   }
 }
 
-std::vector<std::string> engineNames() {
-  std::vector<std::string> out;
-  for (const auto& e : engineRegistry()) out.push_back(e.name);
-  return out;
-}
-
 INSTANTIATE_TEST_SUITE_P(Engines, Tangent, ::testing::ValuesIn(engineNames()), testutil::engineParamName);
 
 TEST(TangentFrontDoor, WrtNeedsTheTangentKernelAndKnownNames) {

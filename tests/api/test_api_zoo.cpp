@@ -80,12 +80,6 @@ TEST_P(Zoo, CheckpointedEqualsPlainFlatAndNested) {
   }
 }
 
-std::vector<std::string> engineNames() {
-  std::vector<std::string> out;
-  for (const auto& e : engineRegistry()) out.push_back(e.name);
-  return out;
-}
-
 INSTANTIATE_TEST_SUITE_P(Engines, Zoo, ::testing::ValuesIn(engineNames()), testutil::engineParamName);
 
 }  // namespace
