@@ -289,10 +289,9 @@ std::vector<std::string> applyConfigText(KernelConfig& config, const std::string
       throw std::invalid_argument(what + ": expected NAME=VALUE[,NAME=VALUE...], got '" + item + "' in '" + text + "'");
     const std::string name = item.substr(0, eq), value = item.substr(eq + 1);
     const ConfigField* f = findConfigField(name);
-    if (!f)
+    if (!f) {
       for (const auto& [retired, why] : kRetiredFields)
         if (name == retired) throw std::invalid_argument(what + ": field '" + name + "' is retired: " + why);
-    if (!f) {
       std::string names;
       for (const ConfigField& g : configFields()) names += (names.empty() ? "" : ", ") + std::string(g.name);
       throw std::invalid_argument(what + ": no field '" + name + "' (fields: " + names + "; tapelab config --list)");

@@ -12,10 +12,11 @@ and pass its bin/nvdisasm (or put it on PATH).
 
 The count: every instruction of tapelab_kernel's own body once, the slow paths of IEEE division and square
 root not taken, plus each CALL of a helper (tl_philox, tl_boxMuller: config outline_draws) times that
-helper's own count (a helper's own calls are not followed: tapelab's helpers make none). It is exact for straight-line kernels (one path per lane, register and plain kinds of
-the built-in products); a loop's body (markets=loop, draws=prefill's loop, lanes > 1) counts once, so such
-kernels are under-counted. Multiply by paths / 32 for warp instructions (Nsight Compute's
-smsp__inst_executed.sum): on the H200 the one-market Asian's 41,139 here was 41,278 there (2026-12-03d).
+helper's own count (a helper's own calls are not followed: tapelab's helpers make none). It is exact for
+straight-line kernels (one path per lane, register and plain kinds of the built-in products); a loop's body
+(markets=loop, draws=prefill's loop, lanes > 1) counts once, so such kernels are under-counted. Multiply by
+paths / 32 for warp instructions (Nsight Compute's smsp__inst_executed.sum): on the H200 the one-market
+Asian's 41,139 here was 41,278 there (2026-12-03d).
 """
 import argparse
 import collections
@@ -114,7 +115,8 @@ def main():
             f.write(cubin)
         done = subprocess.run([a.nvdisasm, "-c", path], capture_output=True, text=True)
         if done.returncode != 0:
-            sys.exit(f"sass-count: {a.nvdisasm} failed ({done.returncode}): {done.stderr.strip().splitlines()[-1:] or ''}")
+            last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+            sys.exit(f"sass-count: {a.nvdisasm} failed ({done.returncode}): {last}")
         sass = done.stdout
     if a.sass:
         with open(a.sass, "w", encoding="utf-8") as f:
