@@ -19,6 +19,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -193,6 +194,19 @@ Times timeOne(const Market& m, int steps, unsigned long long paths, int repeats,
   return {ms[ms.size() / 2], ms.front(), ms.back()};
 }
 
+// A whole number in [1, most] or a one-line error naming the flag (exit 2).
+unsigned long long positive(const char* flag, const std::string& text, unsigned long long most) {
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long v = text.empty() || text[0] == '-' ? 0 : std::strtoull(text.c_str(), &end, 10);
+  if (v == 0 || errno != 0 || end == nullptr || *end != '\0' || v > most) {
+    std::fprintf(stderr, "handwritten_asian: %s: '%s' is not a whole number from 1 to %llu\n", flag, text.c_str(),
+                 most);
+    std::exit(2);
+  }
+  return v;
+}
+
 int main(int argc, char** argv) {
   std::vector<unsigned long long> pathList{1000000ull, 4000000ull};
   int steps = 252, repeats = 5;
@@ -208,15 +222,15 @@ int main(int argc, char** argv) {
     if (a == "--paths") {
       pathList.clear();
       const std::string v = next();
-      for (size_t at = 0; at < v.size();) {
+      for (size_t at = 0; at <= v.size();) {
         const size_t comma = v.find(',', at);
-        pathList.push_back(std::stoull(v.substr(at, comma - at)));
-        at = comma == std::string::npos ? v.size() : comma + 1;
+        pathList.push_back(positive("--paths", v.substr(at, comma - at), 1ull << 40));
+        at = comma == std::string::npos ? v.size() + 1 : comma + 1;
       }
     } else if (a == "--steps") {
-      steps = std::atoi(next().c_str());
+      steps = (int)positive("--steps", next(), 1u << 20);
     } else if (a == "--repeats") {
-      repeats = std::atoi(next().c_str());
+      repeats = (int)positive("--repeats", next(), 1000);
     } else {
       std::fprintf(stderr, "handwritten_asian: unknown flag %s\n", a.c_str());
       return 2;
@@ -230,7 +244,7 @@ int main(int argc, char** argv) {
   CHECK(cudaMalloc(&dSums, 6 * sizeof(double)));
   const Market m{100.f, 100.f, 0.2f, 0.03f, 1.f};
   for (unsigned long long paths : pathList) {
-    double o[6];
+    double o[6] = {};
     auto row = [&](const char* variant, const char* pass, Times t) {
       std::printf("%s,%s,%llu,%.4f,%.1f,%.9g,%.9g,%.9g,%.4f,%.4f\n", variant, pass, paths, t.median,
                   paths / (t.median * 1e3), o[0], o[1], o[3], t.fastest, t.slowest);
