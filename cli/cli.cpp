@@ -162,6 +162,32 @@ void addTapeFlags(Flags& f, TapeSource source, const std::string& defaultProduct
   f.repeatable("param", "NAME=VALUE", "a product's structural parameter (tapelab tape --product NAME --summary lists them)");
 }
 
+namespace {
+// The structural parameters the flags give a built-in product (--steps, --assets, --param), each once.
+products::ProductParams productParamsFrom(const Flags& f, const std::string& product) {
+  products::ProductParams params;
+  if (f.given("steps")) {
+    const int steps = f.integer("steps");
+    if (steps < 1 || steps > 1000000) throw UsageError("--steps: expected 1..1000000, got " + std::to_string(steps));
+    params["steps"] = steps;
+  }
+  if (f.given("assets")) {
+    const int assets = f.integer("assets");
+    if (assets < 1 || assets > 1000) throw UsageError("--assets: expected 1..1000, got " + std::to_string(assets));
+    if (product != "basket" && product != "worstof") throw UsageError("--assets applies to --product basket or worstof only");
+    params["assets"] = assets;
+  }
+  if (f.registered("param"))
+    for (const std::string& s : f.all("param")) {
+      auto [name, value] = splitAssign(s, "--param");
+      if (params.count(name))
+        throw UsageError("--param " + name + ": given twice (or with --" + name + "); give each parameter once");
+      params[name] = parseValue(value, "--param " + name);
+    }
+  return params;
+}
+}  // namespace
+
 Tape tapeFrom(const Flags& f) {
   if (auto file = f.text("file")) {
     if (f.given("product")) throw UsageError("give a tape file or --product, not both");
@@ -172,28 +198,25 @@ Tape tapeFrom(const Flags& f) {
   }
   const auto product = f.textOrDefault("product");
   if (!product) throw UsageError(f.registered("product") ? "give a tape file or --product NAME" : "give a tape file (FILE.tape)");
-  products::ProductParams params;
-  if (f.given("steps")) {
-    const int steps = f.integer("steps");
-    if (steps < 1 || steps > 1000000) throw UsageError("--steps: expected 1..1000000, got " + std::to_string(steps));
-    params["steps"] = steps;
-  }
-  if (f.given("assets")) {
-    const int assets = f.integer("assets");
-    if (assets < 1 || assets > 1000) throw UsageError("--assets: expected 1..1000, got " + std::to_string(assets));
-    if (*product != "basket" && *product != "worstof") throw UsageError("--assets applies to --product basket or worstof only");
-    params["assets"] = assets;
-  }
-  if (f.registered("param"))
-    for (const std::string& s : f.all("param")) {
-      auto [name, value] = splitAssign(s, "--param");
-      params[name] = parseValue(value, "--param " + name);
-    }
+  const products::ProductParams params = productParamsFrom(f, *product);
   try {
     return products::byName(*product, params);
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("--product: ") + e.what());
   }
+}
+
+int productSteps(const Flags& f) {
+  if (f.text("file")) return -1;
+  const auto product = f.textOrDefault("product");
+  if (!product) return -1;
+  const products::ProductParams params = productParamsFrom(f, *product);
+  if (auto given = params.find("steps"); given != params.end()) return static_cast<int>(given->second);
+  for (const products::ProductInfo& p : products::catalog())
+    if (p.name == *product)
+      for (const products::ProductParam& q : p.params)
+        if (q.name == "steps") return static_cast<int>(q.defaultValue);
+  return -1;  // a product whose structure has no steps (lmm: its forwards)
 }
 
 void warnUnusedConfig(const RunConfig& config, const KernelStats& stats) {

@@ -41,6 +41,9 @@ std::string table(const std::vector<std::string>& header, const std::vector<std:
 enum class TapeSource { File, Product, FileOrProduct };
 void addTapeFlags(Flags& f, TapeSource source, const std::string& defaultProduct = "");
 Tape tapeFrom(const Flags& f);
+// The time steps of the tape the flags name: --steps or --param steps=, else the built-in product's
+// default; -1 for a tape file or a product without steps (lmm). Peer rows are matched on it.
+int productSteps(const Flags& f);
 
 // --set NAME=VALUE (repeatable): the input values are the tape's defaults, overridden by it. One
 // --set per input (a second for the same input is an error, as a second --seed is); a value that

@@ -104,7 +104,7 @@ int compare(const Flags& f) {
   // So is a bad peer file.
   const auto peerPath = f.text("peer");
   const std::vector<PeerRow> peers = peerPath ? readPeerFile(*peerPath) : std::vector<PeerRow>{};
-  const int steps = f.text("file") ? -1 : f.integer("steps");  // a tape file's steps are unknown
+  const int steps = productSteps(f);
 
   std::vector<std::string> engines;
   if (auto e = f.text("engines")) {

@@ -5,12 +5,15 @@
 # Without a real GPU (lavapipe, PoCL and cpu-jit only) the default is a lighter
 # run (30,000 paths, one timed ladder) that finishes in minutes on 2 cores;
 # pass --paths/--ladders to override.
+# It builds the same tree as the test command (scripts/test.sh: the `ci` preset, release with warnings
+# as errors), so running both builds once; CI (.ci/run) runs this file after the tests.
+# Exits non-zero when any row fails or differs from its plain kernel (compare's own exit code).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
-cmake --preset release
-cmake --build --preset release
-tapelab=./build/release/cli/tapelab
+cmake --preset ci
+cmake --build --preset ci
+tapelab=./build/ci/cli/tapelab
 gpu='"name":"\(cuda\|vulkan\|opencl\)","usable":true,"compile_only":false,"cpu_device":false'
 if [ $# -eq 0 ] && ! "$tapelab" engines --json | grep -q "$gpu"; then
   echo "main-job: no GPU here; running the light configuration (--paths 30000 --ladders 1)" >&2
