@@ -121,4 +121,25 @@ Schedule lowerPlan(const Tape& tape, const Plan& plan) {
   return Lowering(tape, plan).run();
 }
 
+namespace {
+std::string nodeList(const std::vector<int32_t>& nodes) {
+  std::string s;
+  for (int32_t j : nodes) s += " " + std::to_string(j);
+  return s.empty() ? " -" : s;
+}
+void blockText(const ScheduleBlock& b, std::string& out) {
+  static const char* const kKinds[] = {"leaf", "inner", "chain"};
+  out += std::string(static_cast<size_t>(b.depth - 1) * 2, ' ') + kKinds[static_cast<int>(b.kind)] + " [" +
+         std::to_string(b.begin) + ", " + std::to_string(b.end) + ") from " + std::to_string(b.from) + " | imports" +
+         nodeList(b.imports) + " | bookmarks" + nodeList(b.bookmarks) + " | adjoints" + nodeList(b.adjoints) + "\n";
+  for (const ScheduleBlock& c : b.children) blockText(c, out);
+}
+}  // namespace
+
+std::string toText(const Schedule& schedule) {
+  std::string out = "depth " + std::to_string(schedule.depth) + ", kernel adjoints" + nodeList(schedule.kernelAdjoints) + "\n";
+  for (const ScheduleBlock& b : schedule.blocks) blockText(b, out);
+  return out;
+}
+
 }  // namespace tapelab

@@ -30,6 +30,7 @@
 // imports and bookmarks listed are a superset of what it then reads.
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "planner/plan.h"
@@ -65,6 +66,9 @@ struct Schedule {
 // (also when a block reads a value that neither the persistent set nor an
 // enclosing block holds: a plan whose derived fields were edited).
 Schedule lowerPlan(const Tape& tape, const Plan& plan);
+
+// The blocks as indented lines: kind, range, what each imports, keeps and declares (--dump).
+std::string toText(const Schedule& schedule);
 
 // Calls f(block) for every block of the schedule in run order (a parent before its children).
 template <class F>

@@ -183,4 +183,33 @@ StoragePlan planStorage(const Tape& tape, const KernelOptions& options, const Di
   return s;
 }
 
+std::string toText(const StoragePlan& s, const Tape& tape) {
+  static const char* const kValue[] = {"scalar", "market scalars", "lane array", "shared array", "scratch slot", "stored draw"};
+  static const char* const kAdjoint[] = {"none", "scalar", "market scalars", "lane array", "shared array"};
+  auto yes = [](bool b) { return b ? "yes" : "no"; };
+  std::string out = "markets " + std::to_string(s.markets) + ", market loop " + yes(s.marketLoop) + ", shared constants " +
+                    yes(s.sharedConstants) + ", scratch slots " + std::to_string(s.scratchSlots) + ", draw slots " +
+                    std::to_string(s.drawSlots) + (s.prefill ? " (prefilled)" : "") + ", shared adjoint arrays " +
+                    std::to_string(s.sharedAdjointArrays) + "\nKahan sums " + std::to_string(s.kahanSums) + " in " +
+                    (s.kahanInLocal ? "local memory" : "registers") + ", reduced " + std::to_string(s.reductionSums) +
+                    " at a time\nshared inputs";
+  for (int k : s.sharedInputs) out += " " + tape.inputNames[k];
+  if (s.sharedInputs.empty()) out += " -";
+  out += "\n";
+  for (const std::string& u : s.unused) out += "unused: " + u + "\n";
+  for (int32_t j = 0; j < tape.size(); ++j) {
+    const NodeStorage& n = s.nodes[j];
+    if (n.value == ValuePlace::Scalar && n.copies == 1 && n.adjoint == AdjointPlace::None) continue;
+    out += "node " + std::to_string(j) + " " + std::string(name(tape.op[j])) + ": value " + kValue[static_cast<int>(n.value)];
+    if (n.copies > 1) out += " x" + std::to_string(n.copies);
+    if (n.slot >= 0) out += " slot " + std::to_string(n.slot);
+    if (n.drawSlot >= 0) out += " draw slot " + std::to_string(n.drawSlot);
+    out += std::string(", adjoint ") + kAdjoint[static_cast<int>(n.adjoint)];
+    if (n.adjointArray >= 0) out += " ds" + std::to_string(n.adjointArray);
+    if (!s.tangents.of.empty() && !s.tangents.of[j].empty()) out += ", tangents " + std::to_string(s.tangents.of[j].size());
+    out += "\n";
+  }
+  return out;
+}
+
 }  // namespace tapelab

@@ -79,4 +79,8 @@ struct StoragePlan {
 // lanes or --wrt).
 StoragePlan planStorage(const Tape& tape, const KernelOptions& options, const Dialect& dialect, int workgroupSize);
 
+// The table as text (--dump): the kernel-wide choices, then one line per node whose value or adjoint is
+// not a plain scalar of one copy.
+std::string toText(const StoragePlan& storage, const Tape& tape);
+
 }  // namespace tapelab

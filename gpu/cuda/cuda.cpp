@@ -562,7 +562,7 @@ class CudaEngine final : public Engine {
     EmittedKernel k = emitKernel(tape, options, cudaDialect());
     k.source += reductionSource(k.precision);
     const std::string sourcePath =
-        dumpSource(options.dumpDir, "cuda-" + std::string(toString(options.kind)), "cu", k.source);
+        dumpKernel(options.dumpDir, "cuda-" + std::string(toString(options.kind)), "cu", k, k.source);
     bool cacheHit = false;
     const cu::NvrtcOutput out =
         cu::compileCudaCached(k.source, "tapelab_kernel.cu", major, minor, settings_.cacheDir, &cacheHit);

@@ -294,7 +294,7 @@ class HipEngine final : public Engine {
     const std::vector<std::string> targets = hip::parseTargets(settings_.hip.arch);
     EmittedKernel k = emitKernel(tape, options, hipDialect());
     KernelStats stats;
-    stats.sourcePath = dumpSource(options.dumpDir, "hip-" + std::string(toString(options.kind)), "hip", k.source);
+    stats.sourcePath = dumpKernel(options.dumpDir, "hip-" + std::string(toString(options.kind)), "hip", k, k.source);
     if (const hip::Toolchain& tc = hip::toolchain(); !tc.ok)
       throw EngineUnavailable("hip: " + tc.why +
                               (stats.sourcePath.empty() ? "" : " (source written to " + stats.sourcePath + ")"));

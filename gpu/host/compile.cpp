@@ -21,6 +21,13 @@ std::string dumpSource(const std::string& dir, const std::string& stem, const st
   return path;
 }
 
+std::string dumpKernel(const std::string& dir, const std::string& stem, const std::string& ext, const EmittedKernel& kernel,
+                       const std::string& source) {
+  const std::string path = dumpSource(dir, stem, ext, source);
+  if (!path.empty()) writeOutputFile(path + ".passes.txt", passesText(kernel), {}, "--dump");
+  return path;
+}
+
 std::string sourceForError(const std::string& dumped, const std::string& stem, const std::string& ext,
                            const std::string& source) noexcept {
   if (!dumped.empty()) return dumped;

@@ -16,6 +16,12 @@ namespace tapelab {
 std::string dumpSource(const std::string& dir, const std::string& stem, const std::string& ext,
                        const std::string& source);
 
+// dumpSource of a generated kernel's `source` (its text as compiled: the emitted source, perhaps with a
+// runtime's additions), and beside it, as <path>.passes.txt, what each of the compiler's passes decided
+// (emit.h passesText). Returns the source's path; "" when dir is "".
+std::string dumpKernel(const std::string& dir, const std::string& stem, const std::string& ext, const EmittedKernel& kernel,
+                       const std::string& source);
+
 // A file holding `source` for an error message: `dumped` (the --dump copy) when
 // there is one, else a copy written now to $TMPDIR/tapelab-failed/, else a hint to
 // set TAPELAB_DUMP. Never throws: it runs while another error is being reported.

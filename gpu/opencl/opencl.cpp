@@ -208,7 +208,7 @@ class OpenCLEngine final : public Engine {
     const auto t0 = std::chrono::steady_clock::now();
     EmittedKernel k = emitKernel(tape, options, openclDialect());
     KernelStats stats;
-    stats.sourcePath = dumpSource(options.dumpDir, "opencl-" + std::string(toString(options.kind)), "cl", k.source);
+    stats.sourcePath = dumpKernel(options.dumpDir, "opencl-" + std::string(toString(options.kind)), "cl", k, k.source);
     // Exactness: no -cl-mad-enable, no -cl-fast-relaxed-math, no -cl-unsafe-math-optimizations;
     // the source's FP_CONTRACT OFF pragma forbids contraction. Single-precision division and
     // sqrt correctly rounded where the device can: OpenCL's default lets them be 2.5-3 ulp,

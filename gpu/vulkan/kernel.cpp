@@ -50,7 +50,7 @@ class VulkanKernel final : public Kernel, DispatchRunner {
     emitted_ = emitKernel(tape, options, glslDialect());
     stats_.configUnused = emitted_.configUnused;
     stats_.sourcePath =
-        dumpSource(options.dumpDir, std::string("vulkan-") + toString(options.kind), "comp", emitted_.source);
+        dumpKernel(options.dumpDir, std::string("vulkan-") + toString(options.kind), "comp", emitted_, emitted_.source);
     const Spirv spirv = compileGlsl(emitted_.source, stats_.sourcePath, cacheDir,
                                     options.config.outlineDraws ? outlinedDrawHelpers() : std::vector<std::string>{});
     // A request the SPIR-V could not carry is an error, not a kernel with its draws inlined after all (a

@@ -1,0 +1,105 @@
+// The build pass: the kernel IR (ir.h) from the tape, the kernel's options and what the earlier passes
+// decided (storage.h, planner/schedule.h, recompute.h, draw_keys.h). Internal to gpu/codegen.
+//
+// It writes the kernel's statements in the order they run: the lane loop and its path guard, the sweeps
+// of the kernel's kind (build_forward.cpp: plain, tangent, a checkpointed kernel's forward sweep and the
+// prefill loop; build_reverse.cpp: the reverse sweep's blocks), the Kahan sums and the workgroup's
+// reduction (build_kernel.cpp). Names come from names.h, which follows the storage plan; draws are read
+// through names the draws pass (draws.h) declares afterwards.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gpu/codegen/dialect.h"
+#include "gpu/codegen/draw_keys.h"
+#include "gpu/codegen/ir.h"
+#include "gpu/codegen/names.h"
+#include "gpu/codegen/recompute.h"
+#include "gpu/codegen/storage.h"
+#include "planner/schedule.h"
+#include "tape/tape.h"
+
+namespace tapelab {
+
+// What the passes before the build decided.
+struct KernelAnalyses {
+  const StoragePlan* storage = nullptr;
+  const Schedule* schedule = nullptr;        // checkpointed kinds with Greeks
+  const RecomputeLists* recompute = nullptr;  // likewise
+  const DrawLoadKeys* drawKeys = nullptr;
+};
+
+ir::KernelIR buildKernel(const Tape& tape, const KernelOptions& options, const Dialect& dialect,
+                         const KernelAnalyses& analyses);
+
+namespace build {
+
+using Stmts = std::vector<ir::Stmt>;
+
+// The builder's state and the helpers its three files share.
+class Builder : public Names {
+ public:
+  Builder(const Tape& tape, const KernelOptions& options, const Dialect& dialect, const KernelAnalyses& a);
+
+  ir::KernelIR build();
+
+ private:
+  // ---- build_kernel.cpp: the frame, the lane loop, the sums and the reduction
+  std::vector<std::string> header() const;
+  Stmts body();
+  void addToKahanSums(Stmts& out) const;
+  void reduceWorkgroup(Stmts& out) const;
+
+  // ---- build_forward.cpp
+  void plainPath(Stmts& out) const;
+  void tangentPath(Stmts& out) const;
+  void checkpointedForward(Stmts& out) const;
+  void prefillDraws(Stmts& out) const;
+  ir::E prefillKey(int segment, Stmts& out) const;
+  ir::E tangentExpr(int32_t i, int32_t slot, int market) const;
+  std::string tangentName(int32_t j, int32_t slot, int market) const;
+
+  // ---- build_reverse.cpp
+  void reverseSweep(Stmts& out);
+  void reverseBlock(const ScheduleBlock& b, const std::string& label, Stmts& out);
+  void recompute(const ScheduleBlock& b, const std::vector<uint8_t>& needed, int32_t to, const std::string& prefix,
+                 const ir::E& key, Markets which, Stmts& out) const;
+  void declareAdjoints(const ScheduleBlock& b, Markets only, Stmts& out) const;
+  std::vector<int32_t> adjointsFirstWrittenIn(const ScheduleBlock& b) const;
+
+  // ---- shared (build_kernel.cpp)
+  ir::E literal(double v) const { return ir::lit(v); }
+  ir::E opq(ir::E x, ir::E key) const { return ir::call("tl_opq", {std::move(x), std::move(key)}); }
+  ir::E fence(ir::E x, bool on) const { return on ? opq(std::move(x), zeroKey()) : x; }
+  ir::E adjointSeed(int32_t j) const { return literal(j == tape_.output ? 1.0 : 0.0); }
+  // ops.def's rule `text` for node i, market m: values under `prefix`, d the node's adjoint (or `d`).
+  ir::E spellRule(std::string_view text, int32_t i, Markets m, const std::string& prefix, ir::E d = nullptr) const;
+  ir::E forwardExpr(int32_t i, Markets m, const std::string& prefix) const;
+  // Node i's copy m under `prefix`, declared (a T) or assigned (a persistent value the forward sweep sets).
+  ir::Stmt define(bool declare, const std::string& prefix, int32_t i, Markets m, ir::E value) const;
+  // Declares the scalar a name expression names (a Var).
+  ir::Stmt declareAt(const ir::E& name, ir::E init) const;
+  // The reverse rule of node i: its contributions to a, b, c's adjoints, every market or `only`.
+  void reverseRule(int32_t i, const std::string& prefix, Markets only, Stmts& out) const;
+  ir::Stmt marketLoop(Stmts body) const;
+  bool tangent() const { return options_.kind == KernelKind::Tangent && options_.greeks; }
+  bool prefilled(int32_t i) const { return s_.prefill && s_.nodes[i].drawSlot >= 0; }
+
+  const Tape& tape_;
+  const KernelOptions& options_;
+  const Dialect& dialect_;
+  const KernelConfig& config_;
+  const StoragePlan& s_;
+  const KernelAnalyses& a_;
+  int workgroupSize_;
+  int markets_;
+  int sumsPerMarket_ = 1;   // the ABI's width: 1 + numInputs with Greeks, else 1
+  bool checkpointed_ = false;
+  bool sequential_ = false;  // MarketOrder::Sequential in effect: leaf blocks reverse one market at a time
+  int blockKeys_ = 0;        // opaque keys of nested blocks made so far
+  size_t nextBlock_ = 0;     // the next entry of the recompute lists (forEachBlock order)
+};
+
+}  // namespace build
+}  // namespace tapelab

@@ -1,0 +1,178 @@
+// The build pass's forward sweeps: the plain kernel's (and its reverse sweep over every kept value), the
+// tangent kernel's, and a checkpointed kernel's (its persistent values, the prefill loop, one block per
+// segment).
+#include <algorithm>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "gpu/codegen/build.h"
+#include "gpu/codegen/draws.h"
+#include "planner/plan.h"
+#include "tape/philox.h"
+
+namespace tapelab::build {
+
+using namespace ir;
+
+namespace {
+constexpr const char* kWordFields[4] = {"x", "y", "z", "w"};
+}  // namespace
+
+void Builder::plainPath(Stmts& out) const {
+  out.push_back(comment("forward sweep"));
+  Stmts forward;
+  for (int32_t i = 0; i < tape_.size(); ++i)
+    for (Markets m : copiesIn(i, Markets::all())) forward.push_back(define(true, "v", i, m, forwardExpr(i, m, "v")));
+  out.push_back(drawScope("v", "tl_fk", std::move(forward)));
+  if (!options_.greeks) return;
+  out.push_back(comment("reverse sweep"));
+  for (int32_t i = 0; i < tape_.size(); ++i) {
+    if (!hasAdjoint(i)) continue;
+    for (int m = 0; m < markets_; ++m) out.push_back(declareAt(adjoint(i, Markets::one(m)), adjointSeed(i)));
+  }
+  for (int32_t i = tape_.size() - 1; i >= 0; --i) reverseRule(i, "v", Markets::all(), out);
+}
+
+// The tangent kind: the plain kernel's forward sweep, line for line, each value followed by its tangents
+// (tape/tangent.h); no reverse sweep.
+void Builder::tangentPath(Stmts& out) const {
+  out.push_back(comment("forward sweep, each value followed by its tangents (tape/tangent.h)"));
+  Stmts forward;
+  for (int32_t i = 0; i < tape_.size(); ++i) {
+    for (Markets m : copiesIn(i, Markets::all())) forward.push_back(define(true, "v", i, m, forwardExpr(i, m, "v")));
+    for (int m = 0; m < markets_; ++m)
+      for (int32_t slot : s_.tangents.of[i]) forward.push_back(declareT(tangentName(i, slot, m), tangentExpr(i, slot, m)));
+  }
+  out.push_back(drawScope("v", "tl_fk", std::move(forward)));
+}
+
+// Slot `slot` of node i's tangent: a's term, then b's, then c's, each ops.def's adjoint rule with the
+// argument's tangent as d (rules that send nothing left out; none left: zero).
+E Builder::tangentExpr(int32_t i, int32_t slot, int m) const {
+  const Op op = tape_.op[i];
+  if (op == Op::Input) return literal(1.0);
+  auto has = [&](int32_t j) { return std::binary_search(s_.tangents.of[j].begin(), s_.tangents.of[j].end(), slot); };
+  E sum;
+  for (int k = 0; k < arity(op); ++k) {
+    const int32_t j = tape_.arg(i, k);
+    if (!contributes(info(op).adjoint(k)) || !has(j)) continue;
+    const E term = paren(spellRule(info(op).adjoint(k), i, Markets::one(m), "v", var(tangentName(j, slot, m))));
+    sum = sum ? bin(sum, "+", term) : term;
+  }
+  return sum ? sum : literal(0.0);
+}
+
+std::string Builder::tangentName(int32_t j, int32_t slot, int market) const {
+  std::string s = "t" + std::to_string(j) + "_" + std::to_string(slot);
+  if (markets_ > 1) s += "_" + std::to_string(market);
+  return s;
+}
+
+void Builder::checkpointedForward(Stmts& out) const {
+  const Plan& plan = options_.plan;
+  const bool scratch = options_.kind == KernelKind::Scratch;
+  out.push_back(comment("persistent values: bookmarks, inputs, output"));
+  for (int32_t j : plan.persistent) {
+    const ValuePlace place = s_.nodes[j].value;
+    if (inArray(place)) {  // the market loop indexes them
+      out.push_back(declareArray("v" + std::to_string(j), markets_, place == ValuePlace::SharedArray));
+      continue;
+    }
+    for (Markets m : copiesIn(j, Markets::all())) out.push_back(declareT(valueName("v", j, m)));
+  }
+  if (s_.prefill) prefillDraws(out);
+  out.push_back(comment("forward sweep, one block per segment"));
+  for (int s = 0; s < plan.segments(); ++s) {
+    Stmts seg;
+    const E drawKey = s_.prefill ? prefillKey(s, seg) : nullptr;
+    // Every draw of the segment (a stored one too: it is stored from its variable, below). The market loop:
+    // what no market owns (draws, constants) and the inputs first, then each market's nodes in a rolled loop
+    // (no shared node reads a market's, so the order is the same per market).
+    auto looped = [&](int32_t i) { return s_.marketLoop && perMarket(i) && tape_.op[i] != Op::Input; };
+    Stmts loopBody;
+    for (int32_t i = plan.begin(s); i < plan.end(s); ++i) {
+      const bool declared = !plan.isPersistent[i];
+      if (looped(i)) {
+        loopBody.push_back(define(declared, "v", i, Markets::loop(), forwardExpr(i, Markets::loop(), "v")));
+        continue;
+      }
+      if (prefilled(i)) {  // the prefill loop's draw, read (an opaque address, as a recompute reads it)
+        seg.push_back(define(declared, "v", i, Markets::one(0), scratchAt(slotLoad(s_.nodes[i].drawSlot, drawKey))));
+        continue;
+      }
+      for (Markets m : copiesIn(i, Markets::all())) seg.push_back(define(declared, "v", i, m, forwardExpr(i, m, "v")));
+      if (const int slot = s_.nodes[i].drawSlot; slot >= 0)
+        seg.push_back(assign(scratchAt(slotStore(slot)), value("v", i, Markets::one(0))));
+    }
+    if (!loopBody.empty()) seg.push_back(marketLoop(std::move(loopBody)));
+    if (scratch && options_.greeks && s + 1 < plan.segments())
+      for (int32_t j : plan.storedAt[s])
+        for (Markets m : copiesIn(j, Markets::all())) seg.push_back(assign(scratchAt(scratchStore(j, m)), value("v", j, m)));
+    out.push_back(block("segment " + std::to_string(s) + ": nodes [" + std::to_string(plan.begin(s)) + ", " +
+                            std::to_string(plan.end(s)) + ")",
+                        {drawScope("v", "tl_fk", std::move(seg))}));
+  }
+}
+
+// The key of forward segment s's draw loads (draws=prefill, draw_keys.h): a declaration of it when a value
+// keys it.
+E Builder::prefillKey(int s, Stmts& out) const {
+  const int32_t j = a_.drawKeys->keyNode.at(s);
+  if (j < 0) return config_.opaque ? paren(bin(param("seedLo"), "&", zeroKey())) : zeroKey();
+  const std::string key = "tl_dk" + std::to_string(s);
+  out.push_back(withNote(declare(Type::Uint, key, bin(castUint(bits(value("v", j, Markets::one(0)))), "&", zeroKey()), true),
+                         "0: this segment's draws are loaded after the previous segment"));
+  return var(key);
+}
+
+// config draws=prefill: every draw of the path into its scratch slot before the forward sweep. The groups
+// 0..G-1 whose four draws have slots base + 4g + j (a tape drawing 0, 1, 2, ... in any node order) in one
+// rolled loop, any other group after it in a block of its own; a pair with a slot is computed whole
+// (tl_boxMuller), its draws with slots stored.
+void Builder::prefillDraws(Stmts& out) const {
+  out.push_back(comment("draws=prefill: every draw of the path into its scratch slot, then the sweeps read them"));
+  std::map<uint32_t, std::vector<std::pair<uint32_t, int>>> groups;  // group: (word, slot)
+  for (const auto& [draw, slot] : s_.drawSlotOf) groups[draw / kDrawsPerCall].push_back({draw % kDrawsPerCall, slot});
+  const int base = s_.drawSlotOf.front().second;
+  uint32_t full = 0;
+  for (auto it = groups.find(0); it != groups.end() && it->first == full && it->second.size() == kDrawsPerCall; ++it) {
+    bool regular = true;
+    for (const auto& [word, slot] : it->second) regular = regular && slot == base + int(full * kDrawsPerCall + word);
+    if (!regular) break;
+    ++full;
+  }
+  if (full < 2) full = 0;  // a loop of one call: a block like the others
+  auto group = [&](const E& g, const std::vector<std::pair<uint32_t, E>>& words) {
+    Stmts body;
+    body.push_back(declare(Type::Uint4, "tl_dw",
+                           call("tl_drawWords", {g, var("tl_pathLo"), var("tl_pathHi"), var("tl_fk0"), var("tl_fk1")}), true));
+    std::set<uint32_t> pairs;
+    for (const auto& [word, slot] : words) {
+      const uint32_t pair = word / 2;
+      const std::string name = "tl_dn" + std::to_string(pair);
+      if (pairs.insert(pair).second)
+        body.push_back(declare(Type::Scalar2, name,
+                               call("tl_boxMuller", {member(var("tl_dw"), kWordFields[2 * pair]),
+                                                     member(var("tl_dw"), kWordFields[2 * pair + 1])}),
+                               true));
+      body.push_back(assign(scratchAt(slotStore(slot)), member(var(name), word % 2 ? "y" : "x")));
+    }
+    return body;
+  };
+  if (full > 0) {
+    std::vector<std::pair<uint32_t, E>> words;
+    for (uint32_t j = 0; j < kDrawsPerCall; ++j)
+      words.push_back({j, paren(bin(ulit(base + int(j)), "+", bin(var("tl_dg"), "*", ulit(kDrawsPerCall))))});
+    out.push_back(loop(Type::Uint, "tl_dg", ulit(0), bin(var("tl_dg"), "<", ulit(full)), prefix("++", var("tl_dg")), true, "",
+                       group(var("tl_dg"), words)));
+  }
+  for (const auto& [g, list] : groups) {
+    if (g < full) continue;
+    std::vector<std::pair<uint32_t, E>> words;
+    for (const auto& [word, slot] : list) words.push_back({word, ulit(slot)});
+    out.push_back(block("", group(ulit(g), words)));
+  }
+}
+
+}  // namespace tapelab::build

@@ -1,0 +1,158 @@
+// The kernel as data: what the passes (emit.cpp lists them) build and the printer (print.h) prints.
+//
+// A KernelIR is a tree of statements (declarations, assignments, blocks, loops, ifs, Kahan additions,
+// barriers, comments) over small expression trees, plus the kernel's frame (precision, workgroup size,
+// launch bound, the helpers it defines). Every decision is made by the time a KernelIR exists: where a
+// value lives is already a name or an array element or a scratch address, what is fenced is a call of
+// tl_opq, which draws a block computes is a declaration. The printer spells each node with a dialect's
+// table and decides nothing (Halide's Stmt/Expr printed by CodeGen_C; tinygrad's UOps and renderer).
+//
+// Expressions print without added parentheses: a pass that needs them says so with Paren, so the text
+// of a kernel is exactly what its passes built.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/engine.h"
+#include "tape/op.h"
+
+namespace tapelab::ir {
+
+// Types a kernel declares: T (the precision's scalar), U (32-bit unsigned), four U (a Philox call's
+// words), two T (a Box-Muller pair), int (the market loop's index).
+enum class Type : uint8_t { Scalar, Uint, Uint4, Scalar2, Int };
+
+struct Expr;
+using E = std::shared_ptr<const Expr>;
+
+struct Expr {
+  enum class Kind : uint8_t {
+    Var,       // name
+    Param,     // one of the ABI's scalar parameters (emit.h): name
+    LocalId,   // the lane's index in its workgroup
+    GroupId,   // the workgroup's index
+    Float,     // a T literal: number
+    Uint,      // a U literal: integer
+    Int,       // an int literal: integer
+    Binary,    // args[0] name args[1]: name is the operator ("+", "<", "^", ">>=", ...)
+    Prefix,    // name args[0]: "++", "-", "!"
+    Paren,     // (args[0])
+    Select,    // args[0] ? args[1] : args[2]
+    Index,     // args[0][args[1]]
+    Member,    // args[0].name
+    Call,      // name(args...): a helper of the kernel (tl_opq, tl_drawWords, ...)
+    Function,  // the dialect's spelling of ops.def's function `name` (exp, log, sqrt, fma, ...)(args...)
+    CastUint,  // args[0] converted to U
+    CastScalar,  // args[0] converted to T, C style "(T)x" without parentheses around x
+    Bits,      // T's bits as its same-width unsigned integer: args[0]
+    FromBits,  // the T whose bits are args[0]
+    Rule,      // ops.def's rule `name` of op `op`, its identifiers bound below
+  };
+  Kind kind = Kind::Var;
+  std::string name;
+  double number = 0;
+  int64_t integer = 0;
+  std::vector<E> args;
+  // Rule: the op, and what its identifiers a, b, c, r, d stand for (args[0..4], null where unused);
+  // `fence`: the key of the opaque identity its fenced occurrences are read through (null: none).
+  Op op = Op::Const;
+  E fence;
+};
+
+E var(std::string name);
+E param(std::string name);
+E localId();
+E groupId();
+E lit(double value);
+E ulit(int64_t value);
+E ilit(int64_t value);
+E bin(E left, std::string op, E right);
+E prefix(std::string op, E x);
+E paren(E x);
+E select(E cond, E x, E y);
+E index(E array, E i);
+E member(E x, std::string field);
+E call(std::string helper, std::vector<E> args);
+E fn(std::string function, std::vector<E> args);
+E castUint(E x);
+E castScalar(E x);
+E bits(E x);
+E fromBits(E x);
+// ops.def's rule `text` of `op` with a, b, c, r, d bound (null: the rule does not read it).
+E rule(Op op, std::string text, E a, E b, E c, E r, E d, E fence);
+
+struct Stmt {
+  enum class Kind : uint8_t {
+    Comment,    // text
+    Declare,    // [const ] type name[ = init]; array > 0: type name[array]; shared: workgroup memory
+    Assign,     // target = value;
+    AddAssign,  // target += value;
+    Block,      // {  // text, then body, then }
+    Seq,        // body, no braces (a draw scope, a group of lines)
+    Loop,       // for (type text = init; cond; step) {  // note (rolled: the dialect's don't-unroll spellings)
+    If,         // if (cond) {, body, }
+    Kahan,      // target (sum) += value with compensation comp; viaCells: the sum read first (local memory)
+    Barrier,    // the workgroup barrier
+    Line,       // body on one line, separated by spaces
+  };
+  Kind kind = Kind::Comment;
+  std::string text;  // Comment and Block: the comment; Declare and Loop: the variable's name
+  Type type = Type::Scalar;
+  bool isConst = false;
+  bool shared = false;   // Declare: in workgroup memory (the dialect's blockShared)
+  bool rolled = false;   // Loop: kept rolled (the dialect's don't-unroll spellings)
+  bool viaCells = false;  // Kahan: sum and comp are cells of memory, read into a temporary first
+  bool precise = false;  // Declare of T: the dialect's no-contraction qualifier (GLSL's precise)
+  int array = 0;         // Declare: elements (0: a scalar)
+  std::string note;      // Declare: a comment after it on its line; Loop: after its header
+  // Draws (the draws pass, draws.h): a statement that reads draw `draw` (-1: none); a Seq that is a draw
+  // scope (drawPrefix non-empty) computes each Philox call and Box-Muller pair once, before the first of
+  // its direct children that reads one, named with drawPrefix and keyed with drawKey's two words.
+  int64_t draw = -1;
+  std::string drawPrefix, drawKey;
+  E target, value, comp, init, cond, step;
+  std::vector<Stmt> body;
+};
+
+Stmt comment(std::string text);
+Stmt declare(Type type, std::string name, E init = nullptr, bool isConst = false);
+// A T, precise (GLSL): every value of the tape and its adjoints and sums.
+Stmt declareT(std::string name, E init = nullptr);
+Stmt declareArray(std::string name, int elements, bool shared);  // precise T name[elements]
+Stmt withNote(Stmt s, std::string note);
+Stmt assign(E target, E value);
+Stmt addAssign(E target, E value);
+Stmt block(std::string label, std::vector<Stmt> body = {});
+Stmt seq(std::vector<Stmt> body = {});
+Stmt drawScope(std::string prefix, std::string key, std::vector<Stmt> body = {});
+Stmt readsDraw(Stmt s, int64_t draw);
+Stmt loop(Type type, std::string var, E init, E cond, E step, bool rolled, std::string label,
+          std::vector<Stmt> body = {});
+Stmt ifThen(E cond, std::vector<Stmt> body = {});
+Stmt kahan(E sum, E comp, E term, bool viaCells);
+Stmt barrier();
+Stmt line(std::vector<Stmt> parts);
+
+// The helpers a kernel defines before its entry point (print.cpp spells them per dialect).
+struct Helpers {
+  bool philoxRolled = true;   // Philox's ten rounds as a rolled loop (else unrolled)
+  bool outlineDraws = false;  // tl_philox and tl_boxMuller kept out of line
+  bool approxSqrt = false;    // the dialect's helpers for math=approx (CUDA's tl_sqrt_approx)
+};
+
+struct KernelIR {
+  std::string dialect;                    // the dialect the passes built it for
+  Precision precision = Precision::F32;
+  bool approxMath = false;                // ops.def's functions in the dialect's approximate spellings
+  int workgroupSize = 64;
+  int reductionElements = 64;             // tl_red's elements
+  int minBlocks = 0;                      // the launch bound's second number (0: none)
+  bool dontUnrollPrologue = false;        // the dialect's prologue for rolled loops
+  std::vector<std::string> header;        // comment lines after the prologue, each without "// "
+  Helpers helpers;
+  std::vector<Stmt> body;                 // the entry point's statements
+};
+
+}  // namespace tapelab::ir
