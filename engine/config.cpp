@@ -55,6 +55,7 @@ constexpr const char* kMarkets[] = {"copies", "loop"};
 constexpr const char* kDraws[] = {"redraw", "stored", "prefill"};
 constexpr const char* kOnOff[] = {"off", "on"};
 constexpr const char* kPhilox[] = {"rolled", "unrolled"};
+constexpr const char* kLoops[] = {"unrolled", "rolled"};
 constexpr const char* kReduce[] = {"device", "beside", "host"};
 
 constexpr const char* kGpu = "vulkan,opencl,cuda,hip";
@@ -139,6 +140,14 @@ const std::vector<ConfigField>& configFields() {
        "",
        [](const C& c) { return std::string(kPhilox[int(c.philoxUnrolled)]); },
        [](C& c, S& v, S& w) { c.philoxUnrolled = pick<int>(v, w, kPhilox) == 1; }},
+      {"loops", "unrolled|rolled", kGpu, "same bits",
+       "forward-only kernels (tangent; plain without Greeks): the tape's time loop (planner/loops.h) written once "
+       "and run, a few steps a trip so each trip draws whole Philox calls, instead of every step written out: a "
+       "fraction of the code, the same operations in the same order",
+       "cuda=rolled;hip=rolled;opencl=rolled;vulkan=rolled",
+       "",
+       [](const C& c) { return std::string(kLoops[int(c.loopsRolled)]); },
+       [](C& c, S& v, S& w) { c.loopsRolled = pick<int>(v, w, kLoops) == 1; }},
       {"opaque", "on|off", kGpu, "same bits",
        "the opaque identity on bookmark reads and fences (off: experiments only; the compiler may then merge a "
        "recompute with the first computation)",

@@ -52,6 +52,7 @@ struct KernelConfig {
   int prefillAhead = 0;                           // GPU, draws=prefill: segments ahead the forward sweep loads draws
   MathContract math = MathContract::Ieee;         // every engine (its allowed values differ)
   bool philoxUnrolled = false;                    // GPU: Philox's ten rounds unrolled or a rolled loop
+  bool loopsRolled = false;                       // GPU forward-only kernels: the tape's time loop rolled
   bool opaque = true;                             // GPU: the opaque identity (off: experiments only)
   int minBlocks = 0;                              // CUDA, HIP: __launch_bounds__'s second bound (0: none)
   bool sharedConstants = true;                    // CUDA, HIP, markets=loop: lane-invariant arrays shared

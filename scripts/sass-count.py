@@ -13,8 +13,10 @@ and pass its bin/nvdisasm (or put it on PATH).
 The count: every instruction of tapelab_kernel's own body once, the slow paths of IEEE division and square
 root not taken, plus each CALL of a helper (tl_philox, tl_boxMuller: config outline_draws) times that
 helper's own count (a helper's own calls are not followed: tapelab's helpers make none). It is exact for
-straight-line kernels (one path per lane, register and plain kinds of the built-in products); a loop's body
-(markets=loop, draws=prefill's loop, lanes > 1) counts once, so such kernels are under-counted. Multiply by
+straight-line kernels (one path per lane, register and plain kinds of the built-in products) and for a rolled
+time loop (config loops=rolled: the body of the largest backward branch counts as often as the source's
+"// the time loop: N trips" says); any other loop's body (markets=loop, draws=prefill's loop, lanes > 1)
+counts once, so such kernels are under-counted. Multiply by
 paths / 32 for warp instructions (Nsight Compute's smsp__inst_executed.sum): on the H200 the one-market
 Asian's 41,139 here was 41,278 there (2026-12-03d).
 """
@@ -60,27 +62,53 @@ def compile_cubin(source, arch):
 
 
 def functions(sass):
-    """Instruction texts per function label of nvdisasm -c output."""
-    funcs = collections.OrderedDict()
+    """Instruction texts per function label of nvdisasm -c output, and per function its local labels'
+    positions (the index of the instruction each one precedes)."""
+    funcs, labels = collections.OrderedDict(), {}
     current = None
     for line in sass.splitlines():
         m = re.match(r"^(\.text\.\w+|\$\w+\$\S+|\$__internal\S+):\s*$", line)
         if m:
             current = m.group(1)
-            funcs[current] = []
+            funcs[current], labels[current] = [], {}
+            continue
+        m = re.match(r"^(\.L_x_\d+):\s*$", line)
+        if m and current:
+            labels[current][m.group(1)] = len(funcs[current])
             continue
         m = re.match(r"\s+/\*[0-9a-f]{4,}\*/\s+(.*?);", line)
         if m and current:
             funcs[current].append(m.group(1).strip())
-    return funcs
+    return funcs, labels
 
 
-def own_count(instructions):
-    """A function's instructions along its common path, and the helpers it calls."""
+def loop_weights(instructions, labels, trips):
+    """Per instruction, how often a path runs it: the time loop's body (config loops=rolled: the largest
+    body of a backward branch) `trips` times, everything else once."""
+    weights = [1] * len(instructions)
+    if trips <= 1:
+        return weights
+    best = None
+    for i, text in enumerate(instructions):
+        m = re.search(r"BRA\s+`\((\.L_x_\d+)\)", text)
+        if m and labels.get(m.group(1), i + 1) <= i:
+            start = labels[m.group(1)]
+            if best is None or i - start > best[1] - best[0]:
+                best = (start, i)
+    if best:
+        for i in range(best[0], best[1] + 1):
+            weights[i] = trips
+    return weights
+
+
+def own_count(instructions, weights=None):
+    """A function's instructions along its common path, and the helpers it calls (each weighted)."""
+    weights = weights or [1] * len(instructions)
     n, calls, skip = 0, collections.Counter(), 0
     for i, text in enumerate(instructions):
+        w = weights[i]
         if "CALL" in text and "slowpath" in text:
-            n -= 1  # the MOV of the return address before it; the MOV (and BRA) after it, below
+            n -= weights[i - 1] if i else 0  # the MOV of the return address before it; the MOV (and BRA) after it, below
             skip = 2 if i + 2 < len(instructions) and instructions[i + 2].startswith("BRA") else 1
             continue
         if skip:
@@ -90,8 +118,8 @@ def own_count(instructions):
             continue
         m = re.search(r"CALL\.\S+\s+`\((\S+)\)", text)
         if m:
-            calls[m.group(1)] += 1
-        n += 1
+            calls[m.group(1)] += w
+        n += w
     return n, calls
 
 
@@ -108,7 +136,7 @@ def main():
         source = open(a.kernel, encoding="utf-8").read()
     except OSError as e:
         sys.exit(f"sass-count: {a.kernel}: {e.strerror}")
-    cubin, _ = compile_cubin(source, a.arch)
+    cubin, log = compile_cubin(source, a.arch)
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "kernel.cubin")
         with open(path, "wb") as f:
@@ -121,14 +149,21 @@ def main():
     if a.sass:
         with open(a.sass, "w", encoding="utf-8") as f:
             f.write(sass)
-    funcs = functions(sass)
+    funcs, labels = functions(sass)
     main_label = ".text.tapelab_kernel"
     if main_label not in funcs:
         sys.exit(f"sass-count: {a.kernel}: no tapelab_kernel in the disassembly")
     counts = {f: own_count(ins) for f, ins in funcs.items()}
+    m = re.search(r"// the time loop: (\d+) trips", source)
+    trips = int(m.group(1)) if m else 1
+    counts[main_label] = own_count(funcs[main_label], loop_weights(funcs[main_label], labels[main_label], trips))
     body, calls = counts[main_label]
     total = body
-    print(f"{a.kernel}: {a.arch}, tapelab_kernel {len(funcs[main_label])} instructions in its body")
+    regs = re.search(r"Used (\d+) registers", log)
+    spill = re.search(r"(\d+) bytes spill stores", log)
+    print(f"{a.kernel}: {a.arch}, tapelab_kernel {len(funcs[main_label])} instructions in its body"
+          + (f", {regs.group(1)} registers" if regs else "") + (f", {spill.group(1)} bytes spill stores" if spill else "")
+          + (f", time loop of {trips} trips" if trips > 1 else ""))
     for f, c in calls.items():
         m = re.search(r"\d(tl_[A-Za-z]+)E", f)
         helper = m.group(1) if m else f

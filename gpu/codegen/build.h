@@ -16,6 +16,7 @@
 #include "gpu/codegen/ir.h"
 #include "gpu/codegen/names.h"
 #include "gpu/codegen/recompute.h"
+#include "gpu/codegen/rolling.h"
 #include "gpu/codegen/storage.h"
 #include "planner/schedule.h"
 #include "tape/tape.h"
@@ -28,6 +29,8 @@ struct KernelAnalyses {
   const Schedule* schedule = nullptr;        // checkpointed kinds with Greeks
   const RecomputeLists* recompute = nullptr;  // likewise
   const DrawLoadKeys* drawKeys = nullptr;
+  const RolledLoop* rolling = nullptr;
+  std::vector<std::string> unused;  // the config fields that had no effect, each with why (the header's)
 };
 
 ir::KernelIR buildKernel(const Tape& tape, const KernelOptions& options, const Dialect& dialect,
@@ -52,8 +55,13 @@ class Builder : public Names {
   void reduceWorkgroup(Stmts& out) const;
 
   // ---- build_forward.cpp
-  void plainPath(Stmts& out) const;
-  void tangentPath(Stmts& out) const;
+  void plainPath(Stmts& out);
+  void tangentPath(Stmts& out);
+  // Nodes [from, to) of a forward-only sweep, each followed by its tangents where `tangents`.
+  void forwardNodes(int32_t from, int32_t to, bool tangents, Stmts& out) const;
+  // The forward-only sweep with its time loop rolled (rolling.h).
+  void rolledForward(bool tangents, Stmts& out);
+  std::string carriedName(int32_t offset, int market, int32_t slot = -1) const;
   void checkpointedForward(Stmts& out) const;
   void prefillDraws(Stmts& out) const;
   ir::E prefillKey(int segment, Stmts& out) const;
@@ -98,6 +106,7 @@ class Builder : public Names {
   bool checkpointed_ = false;
   bool sequential_ = false;  // MarketOrder::Sequential in effect: leaf blocks reverse one market at a time
   int blockKeys_ = 0;        // opaque keys of nested blocks made so far
+  int64_t drawShift_ = 0;    // a rolled loop's body: subtracted from its template's draw indices
   size_t nextBlock_ = 0;     // the next entry of the recompute lists (forEachBlock order)
 };
 

@@ -19,12 +19,15 @@ namespace {
 constexpr const char* kWordFields[4] = {"x", "y", "z", "w"};
 }  // namespace
 
-void Builder::plainPath(Stmts& out) const {
+void Builder::plainPath(Stmts& out) {
   out.push_back(comment("forward sweep"));
-  Stmts forward;
-  for (int32_t i = 0; i < tape_.size(); ++i)
-    for (Markets m : copiesIn(i, Markets::all())) forward.push_back(define(true, "v", i, m, forwardExpr(i, m, "v")));
-  out.push_back(drawScope("v", "tl_fk", std::move(forward)));
+  if (a_.rolling && a_.rolling->rolled) {
+    rolledForward(false, out);
+  } else {
+    Stmts forward;
+    forwardNodes(0, tape_.size(), false, forward);
+    out.push_back(drawScope("v", "tl_fk", std::move(forward)));
+  }
   if (!options_.greeks) return;
   out.push_back(comment("reverse sweep"));
   for (int32_t i = 0; i < tape_.size(); ++i) {
@@ -36,15 +39,84 @@ void Builder::plainPath(Stmts& out) const {
 
 // The tangent kind: the plain kernel's forward sweep, line for line, each value followed by its tangents
 // (tape/tangent.h); no reverse sweep.
-void Builder::tangentPath(Stmts& out) const {
+void Builder::tangentPath(Stmts& out) {
   out.push_back(comment("forward sweep, each value followed by its tangents (tape/tangent.h)"));
+  if (a_.rolling && a_.rolling->rolled) return rolledForward(true, out);
   Stmts forward;
-  for (int32_t i = 0; i < tape_.size(); ++i) {
-    for (Markets m : copiesIn(i, Markets::all())) forward.push_back(define(true, "v", i, m, forwardExpr(i, m, "v")));
-    for (int m = 0; m < markets_; ++m)
-      for (int32_t slot : s_.tangents.of[i]) forward.push_back(declareT(tangentName(i, slot, m), tangentExpr(i, slot, m)));
-  }
+  forwardNodes(0, tape_.size(), true, forward);
   out.push_back(drawScope("v", "tl_fk", std::move(forward)));
+}
+
+void Builder::forwardNodes(int32_t from, int32_t to, bool tangents, Stmts& out) const {
+  for (int32_t i = from; i < to; ++i) {
+    for (Markets m : copiesIn(i, Markets::all())) out.push_back(define(true, "v", i, m, forwardExpr(i, m, "v")));
+    if (!tangents) continue;
+    for (Markets m : copiesIn(i, Markets::all()))  // a value the markets share has shared tangents too
+      for (int32_t slot : s_.tangents.of[i])
+        out.push_back(declareT(tangentName(i, slot, m.market), tangentExpr(i, slot, m.market)));
+  }
+}
+
+// Offset o's carried value (vc<o>), or its tangent in `slot` (tc<o>_<slot>), in `market`'s copy.
+std::string Builder::carriedName(int32_t offset, int market, int32_t slot) const {
+  const RolledLoop& r = *a_.rolling;
+  const int32_t steady = r.loop.node(r.iterations - 1, offset);
+  const std::string suffix = perMarket(steady) ? "_" + std::to_string(market) : "";
+  return slot < 0 ? "vc" + std::to_string(offset) + suffix : "tc" + std::to_string(offset) + "_" + std::to_string(slot) + suffix;
+}
+
+// The nodes before the loop; the carried variables, set to their initial values; the loop, its body
+// spelled from the template's iterations, reading the previous trip through the carried variables and
+// setting them last; then the iterations not run in the loop and the nodes after it, reading the loop's
+// last iteration through the carried variables.
+void Builder::rolledForward(bool tangents, Stmts& out) {
+  const RolledLoop& r = *a_.rolling;
+  const TapeLoop& L = r.loop;
+  Stmts before;
+  forwardNodes(0, L.begin, tangents, before);
+  out.push_back(drawScope("v", "tl_fk", std::move(before)));
+  out.push_back(comment("the time loop's carried values (planner/loops.h), set to what its first iteration reads"));
+  auto each = [&](int32_t iteration, auto&& f) {  // f(offset, node) per carried offset
+    for (int32_t o : r.exported) f(o, L.node(iteration, o));
+  };
+  each(r.iterations - 1, [&](int32_t o, int32_t steady) {
+    rename(steady, "vc" + std::to_string(o));
+    const int32_t init = L.initOf[o];
+    for (Markets m : copiesIn(steady, Markets::all()))
+      out.push_back(declareT(valueName("v", steady, m), init >= 0 ? value("v", init, m) : nullptr));
+    for (Markets m : copiesIn(steady, Markets::all()))
+      for (int32_t slot : tangents ? s_.tangents.of[steady] : std::vector<int32_t>{}) {
+        const bool has = init >= 0 && std::binary_search(s_.tangents.of[init].begin(), s_.tangents.of[init].end(), slot);
+        out.push_back(declareT(tangentName(steady, slot, m.market), has ? var(tangentName(init, slot, m.market)) : literal(0.0)));
+      }
+  });
+  clearRenames();
+  // The body: iterations [templateStart, templateStart + unroll), the one before read as the carried values.
+  each(r.templateStart - 1, [&](int32_t o, int32_t node) { rename(node, "vc" + std::to_string(o)); });
+  drawShift_ = static_cast<int64_t>(r.templateStart) * L.drawStride;
+  Stmts body;
+  forwardNodes(L.node(r.templateStart, 0), L.node(r.templateStart + r.unroll, 0), tangents, body);
+  const int32_t lastOfTrip = r.templateStart + r.unroll - 1;
+  each(lastOfTrip, [&](int32_t o, int32_t node) {
+    for (Markets m : copiesIn(node, Markets::all())) {
+      body.push_back(assign(var(carriedName(o, m.market)), value("v", node, m)));
+      for (int32_t slot : tangents ? s_.tangents.of[node] : std::vector<int32_t>{})
+        body.push_back(assign(var(carriedName(o, m.market, slot)), var(tangentName(node, slot, m.market))));
+    }
+  });
+  drawShift_ = 0;
+  clearRenames();
+  Stmt scope = drawScope("v", "tl_fk", std::move(body));
+  if (L.drawStride != 0) scope.drawBase = bin(var("tl_it"), "*", ulit(r.unroll * L.drawStride / int64_t(kDrawsPerCall)));
+  out.push_back(loop(Type::Uint, "tl_it", ulit(0), bin(var("tl_it"), "<", ulit(r.trips())), prefix("++", var("tl_it")), true,
+                     "the time loop: " + std::to_string(r.trips()) + " trips of " + std::to_string(r.unroll) + " step(s)",
+                     {std::move(scope)}));
+  // After the loop: its last iteration is the carried values.
+  each(r.iterations - 1, [&](int32_t o, int32_t node) { rename(node, "vc" + std::to_string(o)); });
+  Stmts after;
+  forwardNodes(L.node(r.iterations, 0), tape_.size(), tangents, after);
+  clearRenames();
+  out.push_back(drawScope("v", "tl_fk", std::move(after)));
 }
 
 // Slot `slot` of node i's tangent: a's term, then b's, then c's, each ops.def's adjoint rule with the
@@ -63,9 +135,10 @@ E Builder::tangentExpr(int32_t i, int32_t slot, int m) const {
   return sum ? sum : literal(0.0);
 }
 
+// t<j>_<slot>, with the market's suffix where the value has a copy per market (t<j>_<slot>_<m>).
 std::string Builder::tangentName(int32_t j, int32_t slot, int market) const {
-  std::string s = "t" + std::to_string(j) + "_" + std::to_string(slot);
-  if (markets_ > 1) s += "_" + std::to_string(market);
+  std::string s = "t" + baseName("v", j).substr(1) + "_" + std::to_string(slot);
+  if (perMarket(j)) s += "_" + std::to_string(market);
   return s;
 }
 

@@ -36,7 +36,8 @@ KernelIR Builder::build() {
   k.reductionElements = s_.localRows * workgroupSize_;
   k.minBlocks = config_.minBlocks;
   // A rolled Philox, the market loop and the prefill loop ask the compiler to keep loops rolled.
-  k.dontUnrollPrologue = !config_.philoxUnrolled || s_.marketLoop || s_.prefill;
+  const bool rolled = a_.rolling && a_.rolling->rolled;
+  k.dontUnrollPrologue = !config_.philoxUnrolled || s_.marketLoop || s_.prefill || rolled;
   k.helpers.philoxRolled = !config_.philoxUnrolled;
   k.helpers.outlineDraws = config_.outlineDraws;
   k.header = header();
@@ -53,6 +54,8 @@ std::vector<std::string> Builder::header() const {
   if (options_.kind == KernelKind::Scratch)
     first += std::string(", ") + toString(options_.layout) + ", " + std::to_string(s_.scratchSlots) + " slots";
   if (sequential_) first += ", markets sequential";
+  if (a_.rolling && a_.rolling->rolled)
+    first += ", time loop rolled (" + std::to_string(a_.rolling->trips()) + " trips of " + std::to_string(a_.rolling->unroll) + ")";
   if (s_.drawSlots > 0) first += s_.prefill ? ", draws prefilled into scratch" : ", draws stored in scratch";
   first += std::string(", ") + toString(options_.precision) + ", " + std::to_string(markets_) + " market(s), " +
            (options_.greeks ? "value + Greeks" : "value only") + ", dialect " + dialect_.name;
@@ -63,7 +66,7 @@ std::vector<std::string> Builder::header() const {
     for (int k : s_.sharedInputs) shared += " " + tape_.inputNames[k];
     lines.push_back(shared);
   }
-  for (const std::string& u : s_.unused) lines.push_back("config unused: " + u);
+  for (const std::string& u : a_.unused) lines.push_back("config unused: " + u);
   return lines;
 }
 
@@ -193,7 +196,7 @@ E Builder::forwardExpr(int32_t i, Markets m, const std::string& prefix) const {
       if (prefix != "v") return opq(value("v", i, m), zeroKey());
       return var("tl_in" + std::to_string(m.market) + "_" + std::to_string(static_cast<int>(tape_.imm[i])));
     case Op::Randn: {  // its Box-Muller pair's draw, which the draws pass declares before this statement
-      const uint32_t k = static_cast<uint32_t>(tape_.imm[i]);
+      const uint32_t k = static_cast<uint32_t>(static_cast<int64_t>(tape_.imm[i]) - drawShift_);
       return member(var(drawPairName(prefix, k)), k % 2 ? "y" : "x");
     }
     default: return fence(spellRule(info(tape_.op[i]).forward, i, m, prefix), fencedResult(tape_.op[i]));
@@ -202,7 +205,7 @@ E Builder::forwardExpr(int32_t i, Markets m, const std::string& prefix) const {
 
 Stmt Builder::define(bool isDeclaration, const std::string& prefix, int32_t i, Markets m, E x) const {
   Stmt s = isDeclaration ? declareT(valueName(prefix, i, m), std::move(x)) : assign(value(prefix, i, m), std::move(x));
-  return tape_.op[i] == Op::Randn && !prefilled(i) ? readsDraw(std::move(s), static_cast<int64_t>(tape_.imm[i])) : s;
+  return tape_.op[i] == Op::Randn && !prefilled(i) ? readsDraw(std::move(s), static_cast<int64_t>(tape_.imm[i]) - drawShift_) : s;
 }
 
 Stmt Builder::declareAt(const E& name, E init) const {

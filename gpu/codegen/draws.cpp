@@ -13,20 +13,20 @@ namespace {
 // The components of a Philox call's four words (every dialect's uint4Type).
 constexpr const char* kWordFields[4] = {"x", "y", "z", "w"};
 
-void scope(std::vector<ir::Stmt>& body, const std::string& prefix, const std::string& key);
+void scope(std::vector<ir::Stmt>& body, const std::string& prefix, const std::string& key, const ir::E& base);
 
 // Statements outside any scope: descend, a scope opens where a Seq says so.
 void visit(std::vector<ir::Stmt>& body) {
   for (ir::Stmt& s : body) {
     if (s.draw >= 0) throw std::logic_error("draws pass: a statement reads draw " + std::to_string(s.draw) + " outside a draw scope");
     if (!s.drawPrefix.empty())
-      scope(s.body, s.drawPrefix, s.drawKey);
+      scope(s.body, s.drawPrefix, s.drawKey, s.drawBase);
     else
       visit(s.body);
   }
 }
 
-void scope(std::vector<ir::Stmt>& body, const std::string& prefix, const std::string& key) {
+void scope(std::vector<ir::Stmt>& body, const std::string& prefix, const std::string& key, const ir::E& base) {
   std::set<uint32_t> groups, pairs;
   std::vector<ir::Stmt> out;
   out.reserve(body.size());
@@ -36,7 +36,8 @@ void scope(std::vector<ir::Stmt>& body, const std::string& prefix, const std::st
       const std::string words = drawGroupName(prefix, group);
       if (groups.insert(group).second)
         out.push_back(ir::declare(ir::Type::Uint4, words,
-                                  ir::call("tl_drawWords", {ir::ulit(group), ir::var("tl_pathLo"), ir::var("tl_pathHi"),
+                                  ir::call("tl_drawWords", {base ? ir::bin(ir::ulit(group), "+", base) : ir::ulit(group),
+                                                            ir::var("tl_pathLo"), ir::var("tl_pathHi"),
                                                             ir::var(key + "0"), ir::var(key + "1")}),
                                   true));
       if (pairs.insert(k / 2).second) {
@@ -47,7 +48,7 @@ void scope(std::vector<ir::Stmt>& body, const std::string& prefix, const std::st
                                   true));
       }
     } else if (!s.drawPrefix.empty()) {
-      scope(s.body, s.drawPrefix, s.drawKey);
+      scope(s.body, s.drawPrefix, s.drawKey, s.drawBase);
     } else {
       visit(s.body);
     }

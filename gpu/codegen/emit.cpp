@@ -10,6 +10,7 @@
 #include "gpu/codegen/draws.h"
 #include "gpu/codegen/print.h"
 #include "gpu/codegen/recompute.h"
+#include "gpu/codegen/rolling.h"
 #include "gpu/codegen/storage.h"
 #include "planner/schedule.h"
 
@@ -32,6 +33,9 @@ EmittedKernel emitKernel(const Tape& tape, const KernelOptions& options, const D
     recompute = recomputeLists(tape, *schedule, storage);
     log("recompute", toText(*recompute));
   }
+  // Whether a forward-only kernel rolls the tape's time loop.
+  const RolledLoop rolling = planRolling(tape, options, storage);
+  if (options.config.loopsRolled) log("loops", toText(rolling, tape));
   // Which value keys each forward segment's prefilled draw loads.
   const DrawLoadKeys drawKeys = drawLoadKeys(tape, options, storage);
   if (!drawKeys.keyNode.empty()) log("draw keys", toText(drawKeys));
@@ -41,6 +45,9 @@ EmittedKernel emitKernel(const Tape& tape, const KernelOptions& options, const D
   analyses.schedule = schedule ? &*schedule : nullptr;
   analyses.recompute = recompute ? &*recompute : nullptr;
   analyses.drawKeys = &drawKeys;
+  analyses.rolling = &rolling;
+  analyses.unused = storage.unused;
+  if (!rolling.whyNot.empty()) analyses.unused.push_back(rolling.whyNot);
   ir::KernelIR kernel = buildKernel(tape, options, dialect, analyses);
   scopeDraws(kernel);
   // The text.
@@ -59,7 +66,7 @@ EmittedKernel emitKernel(const Tape& tape, const KernelOptions& options, const D
   k.scratchSlots = storage.laneSlots();
   k.segments = checkpointed ? options.plan.segments() : 1;
   k.wrt = options.kind == KernelKind::Tangent ? options.wrt : std::vector<int>{};
-  k.configUnused = storage.unused;
+  k.configUnused = analyses.unused;
   k.sharedInputs = storage.sharedInputs;
   for (int i : storage.sharedInputs) k.sharedInputNames.push_back(tape.inputNames[i]);
   return k;

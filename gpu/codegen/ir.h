@@ -112,6 +112,7 @@ struct Stmt {
   // its direct children that reads one, named with drawPrefix and keyed with drawKey's two words.
   int64_t draw = -1;
   std::string drawPrefix, drawKey;
+  E drawBase;  // a draw scope whose Philox calls are those of its statements' draws plus this many groups
   E target, value, comp, init, cond, step;
   std::vector<Stmt> body;
 };

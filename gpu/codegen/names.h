@@ -6,6 +6,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "gpu/codegen/ir.h"
@@ -60,13 +61,13 @@ class Names {
   // block's bookmarks): v17, v17_3; the forward sweep's market arrays are indexed, v17[3] or v17[tl_m]; in
   // the market loop's body the other copies have no suffix (w17: this iteration's).
   std::string valueName(const std::string& prefix, int32_t j, Markets m) const {
-    std::string s = prefix + std::to_string(j);
+    std::string s = baseName(prefix, j);
     if (!perMarket(j) || m.kind == Markets::Kind::Loop) return s;
     return s + "_" + std::to_string(m.market);
   }
   ir::E value(const std::string& prefix, int32_t j, Markets m) const {
     if (perMarket(j) && prefix == "v" && inArray(plan_.nodes[j].value))
-      return ir::index(ir::var(prefix + std::to_string(j)), marketIndex(m));
+      return ir::index(ir::var(baseName(prefix, j)), marketIndex(m));
     return ir::var(valueName(prefix, j, m));
   }
   ir::E adjoint(int32_t j, Markets m) const {
@@ -80,6 +81,16 @@ class Names {
       default: return ir::var(s);
     }
   }
+  // The forward sweep's name of node j ("v17"), or the name a rolled loop gives it (its carried variable).
+  std::string baseName(const std::string& prefix, int32_t j) const {
+    if (prefix == "v")
+      if (const auto it = renamed_.find(j); it != renamed_.end()) return it->second;
+    return prefix + std::to_string(j);
+  }
+  // A rolled loop (rolling.h) reads node j, in the forward sweep, as the variable `name`.
+  void rename(int32_t j, std::string name) { renamed_[j] = std::move(name); }
+  void clearRenames() { renamed_.clear(); }
+
   ir::E marketIndex(Markets m) const { return m.kind == Markets::Kind::Loop ? ir::var("tl_m") : ir::ilit(m.market); }
 
   // Scratch addresses of node j's copy for market m. A load's address is opaque (keyed by zero) so the
@@ -115,6 +126,7 @@ class Names {
   int copySlot(int32_t j, Markets m) const { return plan_.nodes[j].slot + (perMarket(j) ? m.market : 0); }
 
   const StoragePlan& plan_;
+  std::unordered_map<int32_t, std::string> renamed_;
   ScratchLayout layout_;
   bool opaque_;
   int workgroupSize_;

@@ -148,6 +148,45 @@ TEST(CodegenGolden, SmallTapeInEveryDialect) {
   }
 }
 
+// config loops=rolled: the tape's time loop written once (gpu/codegen/rolling.h), a tangent kernel of one and
+// two markets (shared tangents once), and a value-only plain kernel, on a 6-step Asian (one trip of 4 steps,
+// 2 after the loop).
+TEST(CodegenGolden, RolledTimeLoops) {
+  const Tape t = products::asianCall().record(6);
+  struct Rolled {
+    const char* file;
+    const char* dialect;
+    KernelKind kind;
+    int markets;
+    bool greeks;
+  };
+  const Rolled cases[] = {{"asian6.tangent-rolled.cu", "cuda", KernelKind::Tangent, 1, true},
+                          {"asian6.tangent-rolled-2markets.glsl", "glsl", KernelKind::Tangent, 2, true},
+                          {"asian6.plain-value-rolled.cl", "opencl", KernelKind::Plain, 1, false}};
+  std::filesystem::path dir = std::filesystem::path(TAPELAB_SOURCE_DIR) / "tests" / "golden";
+  if (!std::filesystem::exists(dir) && std::filesystem::exists("tests/golden")) dir = "tests/golden";
+  const bool update = std::getenv("TAPELAB_UPDATE_GOLDEN") && std::string(std::getenv("TAPELAB_UPDATE_GOLDEN")) == "1";
+  for (const Rolled& c : cases) {
+    KernelOptions o;
+    o.precision = Precision::F32;
+    o.kind = c.kind;
+    o.markets = c.markets;
+    o.greeks = c.greeks;
+    o.config.loopsRolled = true;
+    if (c.markets > 1) o.sharedInputs = {1, 2, 3, 4};
+    const std::string source = emitKernel(t, o, dialectByName(c.dialect)).source;
+    EXPECT_NE(source.find("the time loop: 1 trips of 4 step(s)"), std::string::npos) << c.file;
+    const std::filesystem::path path = dir / c.file;
+    if (update) {
+      std::ofstream(path, std::ios::binary) << source;
+      continue;
+    }
+    ASSERT_TRUE(std::filesystem::exists(path)) << path << " missing: run with TAPELAB_UPDATE_GOLDEN=1";
+    EXPECT_EQ(source, readText(path)) << c.file << " differs from the generated kernel; if the change is "
+                                      << "intended, regenerate with TAPELAB_UPDATE_GOLDEN=1 and review the diff";
+  }
+}
+
 // shared_constants: in CUDA and HIP the market loop's arrays of lane-invariant values (the
 // inputs, the drift and volatility step computed from them alone) are __shared__, the bookmarks (draws
 // reach them) stay per lane; GLSL and OpenCL C, which declare shared arrays only at kernel scope, and

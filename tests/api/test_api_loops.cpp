@@ -1,0 +1,84 @@
+// config loops=rolled on every GPU engine (issue 46): a forward-only kernel whose tape's time loop is
+// written once and run (gpu/codegen/rolling.h) returns the bits of the kernel with every step written out:
+// the plain kernel without Greeks its value and stderr, the tangent kernel its values (the plain kernel's)
+// and its Greeks (to rounding: a carried tangent starts at 0 where the first step had none). Tapes whose
+// loops draw 1, 2 and 3 normals a step (trips of 4, 2 and 4 steps: whole Philox calls), a step count that
+// leaves iterations after the loop, one and three markets.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "api/registry.h"
+#include "gpu/codegen/emit.h"
+#include "planner/loops.h"
+#include "tape/products/products.h"
+#include "tests/common/test_util.h"
+
+using namespace tapelab;
+
+namespace {
+
+class Loops : public ::testing::TestWithParam<std::string> {};
+
+struct Case {
+  const char* product;
+  products::ProductParams params;
+  std::vector<int> markets;
+};
+
+TEST_P(Loops, RolledKernelsGiveTheWrittenOutBits) {
+  const EngineEntry& entry = findEngine(GetParam());
+  const EngineCaps caps = engineCaps(entry);
+  if (!caps.usable && !caps.compileOnly) GTEST_SKIP() << entry.name << " is not usable here: " << caps.reason;
+  const KernelConfig base = defaultConfig(entry.name);
+  if (!findConfigField("loops") || !fieldAppliesTo(*findConfigField("loops"), entry.name))
+    GTEST_SKIP() << entry.name << " writes no GPU kernels: config loops does not apply";
+  auto engine = entry.make(engineSettingsFromEnvironment());
+  const Case cases[] = {{"asian", {{"steps", 13}}, {1, 3}},  // 3 trips of 4, one iteration after the loop
+                        {"heston", {{"steps", 7}}, {1}},       // 2 draws a step: trips of 2
+                        {"basket", {{"steps", 6}, {"assets", 3}}, {3}},  // 3 draws a step: trips of 4
+                        {"barrier", {{"steps", 9}}, {1}}};
+  for (const Case& c : cases) {
+    const Tape t = products::byName(c.product, c.params);
+    ASSERT_TRUE(findLoop(t).found()) << c.product;
+    for (const int markets : c.markets) {
+      std::vector<std::vector<double>> in(static_cast<size_t>(markets), t.inputDefaults);
+      for (int m = 1; m < markets; ++m) in[m][0] *= 1.0 + 0.05 * m;
+      for (const KernelKind kind : {KernelKind::Plain, KernelKind::Tangent}) {
+        KernelOptions o;
+        o.precision = Precision::F32;
+        o.markets = markets;
+        o.kind = kind;
+        o.greeks = kind == KernelKind::Tangent;
+        for (int k = 1; k < t.numInputs() && markets > 1; ++k) o.sharedInputs.push_back(k);
+        o.config = base;
+        o.config.loopsRolled = false;
+        KernelOptions r = o;
+        r.config.loopsRolled = true;
+        const std::string what = std::string(c.product) + " " + toString(kind) + " x" + std::to_string(markets);
+        EXPECT_NE(emitKernel(t, r, dialectByName(entry.name == "vulkan" ? "glsl" : entry.name)).source.find("the time loop:"),
+                  std::string::npos)
+            << what;
+        std::unique_ptr<Kernel> written = engine->compile(t, o), rolled = engine->compile(t, r);
+        if (!caps.usable) continue;  // compile-only: compiling is the test
+        const RunResult a = written->run(in, 777, 5), b = rolled->run(in, 777, 5);
+        for (int m = 0; m < markets; ++m) {
+          const MarketResult &x = a.markets[m], &y = b.markets[m];
+          EXPECT_TRUE(testutil::identicalBits(x.value, y.value)) << what << " market " << m << ": "
+                                                                 << testutil::g17(x.value) << " vs " << testutil::g17(y.value);
+          EXPECT_TRUE(testutil::identicalBits(x.valueStderr, y.valueStderr)) << what << " market " << m;
+          for (size_t k = 0; k < x.greeks.size(); ++k)  // a carried tangent starts at 0 where the step's did not exist
+            EXPECT_TRUE(x.greeks[k] == y.greeks[k] || (std::isnan(x.greeks[k]) && std::isnan(y.greeks[k])) ||
+                        std::fabs(x.greeks[k] - y.greeks[k]) <= 1e-6 * std::fabs(x.greeks[k]))
+                << what << " market " << m << " d/d " << t.inputNames[k] << ": " << testutil::g17(x.greeks[k]) << " vs "
+                << testutil::g17(y.greeks[k]);
+        }
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, Loops, ::testing::ValuesIn(engineNames()), testutil::engineParamName);
+
+}  // namespace
