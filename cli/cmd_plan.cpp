@@ -338,6 +338,12 @@ int plan(const Flags& f) {
     std::vector<std::string> cut{r.plan.segments() > 1 ? "register" : "plain", r.strategy};
     for (auto& c : metricCells(r.metrics)) cut.push_back(c);
     std::printf("%s\ncuts: %s\n\n", table(header, {plainCells(), cut}).c_str(), cutsText(r.plan).c_str());
+    if (r.plan.perValue)
+      std::printf("per-value: keeps %zu values besides inputs and output; the cuts are the reverse sweep's blocks\n",
+                  r.plan.keep.size());
+    if (const Plan::Solver& s = r.plan.solver; !s.status.empty())
+      std::printf("solver: %s: %s, objective %.6g, bound %.6g, gap %.4g, %.3g s\n\n", s.solverName.c_str(), s.status.c_str(),
+                  s.objective, s.bound, s.gap, s.seconds);
     const std::vector<int32_t> live = liveAcross(t, lastUse(t));
     std::vector<std::vector<std::string>> segRows;
     for (int s = 0; s < r.plan.segments(); ++s) {

@@ -147,7 +147,9 @@ Plan planExact(const Tape& t, const PlanOptions& o) {
   WorkDir dir;
   const std::string script = dir.file("exact.py");
   writeText(script, kExactScript);
-  return runStrategyCommand(t, o, "python3 '" + script + "'", "exact", blocksOf(t, o, planOptimal), defaultBudget(t, o));
+  // Debian's Python, the one scripts/setup.sh installs highspy for (a virtual environment's may lack it).
+  const std::string python = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  return runStrategyCommand(t, o, python + " '" + script + "'", "exact", blocksOf(t, o, planOptimal), defaultBudget(t, o));
 }
 
 }  // namespace tapelab

@@ -175,9 +175,11 @@ class Reader {
       if (perValue) fail("inner", "a per-value plan has no nested cuts (its cuts only group the reverse sweep)");
       inner = innerList(root["inner"], "inner", bounds, false, 1);
     }
+    std::vector<int32_t> keep;
+    if (perValue) keep = cutList(need(root, "keep", ""), "keep", -1, tape_.size());
     Plan plan;
     try {
-      plan = perValue ? makePerValuePlan(tape_, std::move(bounds), cutList(need(root, "keep", ""), "keep", -1, tape_.size()), strategy)
+      plan = perValue ? makePerValuePlan(tape_, std::move(bounds), std::move(keep), strategy)
                       : makePlan(tape_, std::move(bounds), strategy, std::move(inner));
     } catch (const std::invalid_argument& e) {
       fail("cuts", e.what());

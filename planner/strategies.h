@@ -19,7 +19,7 @@ struct PlanOptions {
   // dispatch (registerBudget, register kernels); 0 takes window's peak_live at `segments`.
   int markets = 0;
   // Strategy cmd (planner/external.h): the command line of a strategy process (--strategy-cmd).
-  std::string strategyCommand;
+  std::string strategyCommand{};
   // The exact strategy's time limit, and a strategy process's (which gets 30 s more to write its plan).
   double solveSeconds = 60;
 };

@@ -46,7 +46,7 @@ struct Fn {
   // A per-value block (planner/schedule.h): recomputes `only` (locals), reads `imports` (kept values)
   // through tl_opq, then sweeps the adjoints of [lo, hi).
   bool perValue = false;
-  std::vector<int32_t> only, imports;
+  std::vector<int32_t> only{}, imports{};
 };
 
 bool isDrawOrConst(Op op) { return op == Op::Const || op == Op::Randn; }
