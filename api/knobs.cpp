@@ -181,7 +181,7 @@ const std::vector<Knob>& knobTable() {
        "--summary, --out, --segments, --budget, --time-limit and writes a plan file (docs/strategies.md); implies --strategy cmd",
        Scope::Run, [](C& c, S& v, const char*) { c.strategyCommand = v; }},
       {"TAPELAB_SOLVE_SECONDS", "--solve-seconds", "exact strategy: the solver's time limit (then the best plan, its bound and "
-       "gap); a strategy process gets 30 s more (default 60)", Scope::Run,
+       "gap); a strategy process gets 10 s more (default 60)", Scope::Run,
        [](C& c, S& v, const char* n) { c.solveSeconds = parseSeconds(v, n); }},
       {"TAPELAB_INNER", "--inner", "two-level strategy: sub-segments per segment (default 4)", Scope::Run,
        [](C& c, S& v, const char* n) { c.innerSegments = parsePositiveInt(v, n); }},

@@ -7,7 +7,7 @@
 //                                --time-limit SECONDS
 // with stdin from /dev/null. The process writes a plan file (planner/planfile.h, version 1 or 2) to
 // PLAN.json and exits 0. Anything else is one line naming the command: it exited non-zero (its last
-// line of output), it was killed, it ran past o.solveSeconds + 30 s (ended, its process group with
+// line of output), it was killed, it ran past o.solveSeconds + 10 s (ended, its process group with
 // it), it wrote no plan, or a plan that does not parse or was made for another tape. Nothing is cached,
 // and the temporary directory goes with the call.
 #pragma once

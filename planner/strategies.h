@@ -20,7 +20,7 @@ struct PlanOptions {
   int markets = 0;
   // Strategy cmd (planner/external.h): the command line of a strategy process (--strategy-cmd).
   std::string strategyCommand{};
-  // The exact strategy's time limit, and a strategy process's (which gets 30 s more to write its plan).
+  // The exact strategy's time limit, and a strategy process's (which gets 10 s more to write its plan).
   double solveSeconds = 60;
 };
 
