@@ -53,6 +53,8 @@ struct RunConfig {
   std::optional<Plan> plan;                // a plan given as data (the Python module), likewise; wins over planFile
   int32_t budget = 0;                      // budget strategy: peak_live limit (0: none given)
   int innerSegments = 0;                   // two-level strategy: sub-segments per segment (0: 4)
+  std::string strategyCommand;             // strategy cmd: a strategy process (planner/external.h); implies it
+  double solveSeconds = 60;                // exact strategy: the solver's time limit
   // The kernel's configuration as given (--config, TAPELAB_CONFIG: NAME=VALUE,...); resolveKernel
   // applies it over the engine's defaults (and a tuned winner), checking each field applies there.
   std::string configText;

@@ -48,8 +48,8 @@ KernelOptions withPlan(const Tape& tape, const RunConfig& c, const EngineCaps& c
   Plan plan = c.plan ? *c.plan : readPlanFile(c.planFile, tape);
   if (plan.bounds.empty() || plan.bounds.back() != tape.size())
     throw std::invalid_argument("--plan: the plan is not for this tape of " + std::to_string(tape.size()) + " nodes");
-  const KernelKind kind = c.kernel.value_or(plan.segments() > 1 ? KernelKind::Register : KernelKind::Plain);
-  if (kind == KernelKind::Plain && plan.segments() > 1)
+  const KernelKind kind = c.kernel.value_or(plan.segments() > 1 || plan.perValue ? KernelKind::Register : KernelKind::Plain);
+  if (kind == KernelKind::Plain && (plan.segments() > 1 || plan.perValue))
     throw std::invalid_argument("--plan: a plan of " + std::to_string(plan.segments()) +
                                 " segments runs on a register or scratch kernel, not --kernel plain");
   if (!hasKind(caps, kind)) throw std::invalid_argument(std::string("this engine has no ") + toString(kind) + " kernel");
@@ -179,11 +179,14 @@ KernelOptions resolveKernel(const Tape& tape, const RunConfig& c, const EngineCa
     po.segLen = c.segLen;
     po.budget = c.budget;
     po.innerSegments = c.innerSegments;
+    po.strategyCommand = c.strategyCommand;
+    po.solveSeconds = c.solveSeconds;
     // budget's default from the register file, for the markets a GPU dispatch fuses (1..8); more
     // (the reference engines) keep window's peak_live.
     if (o.kind == KernelKind::Register && markets <= 8) po.markets = markets;
     const bool scratch = o.kind == KernelKind::Scratch;
-    const std::string strategy = c.strategy.value_or(scratch && !explicitSegments ? "uniform" : "window");
+    const std::string strategy =
+        c.strategy.value_or(!c.strategyCommand.empty() ? "cmd" : scratch && !explicitSegments ? "uniform" : "window");
     if (scratch && strategy == "uniform" && po.segLen == 0 && !explicitSegments) po.segLen = defaultSegLen(tape.size());
     o.plan = makeStrategyPlan(strategy, tape, po);
   }

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "api/knobs.h"
+#include "planner/external.h"
 #include "tape/textformat.h"
 #include "util/hash.h"
 
@@ -199,7 +200,7 @@ constexpr std::chrono::microseconds kPoll{100};
 
 int exitCodeOf(const std::exception& e) {
   if (const auto* f = dynamic_cast<const RankFailure*>(&e)) return f->exitCode;
-  if (dynamic_cast<const EngineUnavailable*>(&e)) return 3;
+  if (dynamic_cast<const EngineUnavailable*>(&e) || dynamic_cast<const StrategyUnavailable*>(&e)) return 3;
   if (dynamic_cast<const std::invalid_argument*>(&e) || dynamic_cast<const TapeParseError*>(&e)) return 2;
   return 1;
 }

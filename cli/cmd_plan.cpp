@@ -291,6 +291,8 @@ int plan(const Flags& f) {
   if (f.given("seglen")) base.segLen = f.positive("seglen");
   if (f.given("inner")) base.innerSegments = f.positive("inner");
   if (f.given("budget")) base.budget = f.positive("budget");
+  if (auto cmd = f.text("strategy-cmd")) base.strategyCommand = *cmd;
+  if (auto s = f.text("solve-seconds")) base.solveSeconds = parseSeconds(*s, f.label("solve-seconds"));
   if (f.given("markets")) {
     base.markets = f.positive("markets");
     if (base.markets > 8) throw UsageError("--markets: expected 1..8, got " + std::to_string(base.markets));
@@ -319,7 +321,8 @@ int plan(const Flags& f) {
   if (!all) {
     if (f.given("min-segments") || f.given("max-segments")) throw UsageError("--min-segments and --max-segments need --all");
     const int segments = parseSegments(f, t);
-    const Row r = planRow(t, onlyStrategy.value_or(*f.textOrDefault("strategy")), segments, base);
+    const Row r = planRow(t, onlyStrategy.value_or(base.strategyCommand.empty() ? *f.textOrDefault("strategy") : "cmd"),
+                          segments, base);
     if (auto out = f.text("out")) {
       // util/files.h: through links, never replacing a special file, never the run's own tape.
       writeOutputFile(*out, planFileText(t, r.plan, segments), f.all("file"), "--out");
@@ -335,6 +338,12 @@ int plan(const Flags& f) {
     std::vector<std::string> cut{r.plan.segments() > 1 ? "register" : "plain", r.strategy};
     for (auto& c : metricCells(r.metrics)) cut.push_back(c);
     std::printf("%s\ncuts: %s\n\n", table(header, {plainCells(), cut}).c_str(), cutsText(r.plan).c_str());
+    if (r.plan.perValue)
+      std::printf("per-value: keeps %zu values besides inputs and output; the cuts are the reverse sweep's blocks\n",
+                  r.plan.keep.size());
+    if (const Plan::Solver& s = r.plan.solver; !s.status.empty())
+      std::printf("solver: %s: %s, objective %.6g, bound %.6g, gap %.4g, %.3g s\n\n", s.solverName.c_str(), s.status.c_str(),
+                  s.objective, s.bound, s.gap, s.seconds);
     const std::vector<int32_t> live = liveAcross(t, lastUse(t));
     std::vector<std::vector<std::string>> segRows;
     for (int s = 0; s < r.plan.segments(); ++s) {
@@ -423,6 +432,8 @@ Runner setupPlan(CLI::App& app) {
   f->knob("ckpt-nodes", "N", std::to_string(RunConfig().ckptNodes));
   f->knob("seglen", "N", "", "uniform: N nodes per segment instead of a segment count");
   f->knob("inner", "N");
+  f->knob("strategy-cmd", "COMMAND", "", "strategy cmd: a strategy process writes the plan (docs/strategies.md)");
+  f->knob("solve-seconds", "S", "60", "exact: the solver's time limit (and a strategy process's, plus 10 s)");
   f->knob("budget", "B", "", "default: with --markets, the register-file default for M markets, else window's peak_live at that segment count");
   f->value("markets", "M", "budget: derive the default budget for a register kernel of M markets per dispatch (1-8): min(212, 400/M), from the sm_90 calibration (runs)");
   f->value("out", "FILE", "write the plan to FILE (a plan file: run it with --plan FILE)");

@@ -159,6 +159,8 @@ void addRunConfigFlags(Flags& f, const std::vector<std::string>& skip) {
   if (wanted("plan")) f.knob("plan", "FILE", "", "replaces --strategy and --checkpoint");
   if (wanted("budget")) f.knob("budget", "B", "", "default for register kernels: min(212, 400/markets), from the sm_90 calibration (runs); else window's peak_live at that segment count");
   if (wanted("inner")) f.knob("inner", "N");
+  if (wanted("strategy-cmd")) f.knob("strategy-cmd", "COMMAND", "", "implies --strategy cmd");
+  if (wanted("solve-seconds")) f.knob("solve-seconds", "S", "60");
   if (wanted("seglen")) f.knob("seglen", "N", "", "default max(48, round(sqrt(nodes)))");
   if (wanted("kernel"))
     f.knob("kernel", "plain|register|scratch|tangent", "",

@@ -167,6 +167,8 @@ struct EngineCaps {
   // Fuses several markets into one kernel whose reverse sweep has a market order (the GPU
   // emitter); false: markets are priced one after another and KernelOptions::marketOrder is moot.
   bool marketOrder = false;
+  // Runs per-value plans (planner/plan.h) as register kernels; false: refuses them (EngineUnavailable).
+  bool perValuePlans = false;
 };
 
 // Whether `o` asks for the market-sequential reverse sweep and it applies: a checkpointed kind,

@@ -214,7 +214,7 @@ PlanMetrics planMetrics(const Tape& t, const Plan& plan, const CostModel& costs)
     --diff[hi + 1];
   };
 
-  if (segs == 1) {
+  if (segs == 1 && !plan.perValue) {
     // Plain: a value an adjoint rule reads stays live from the forward sweep into the reverse.
     int32_t reverseRead = 0;
     for (int32_t j = 0; j < n; ++j) {

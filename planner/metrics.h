@@ -36,7 +36,10 @@
 // the same terms: a block's recompute works like a segment's, the bookmarks an
 // enclosing block holds count as live while a later sub-segment still reads
 // them, and a value held by an enclosing block is not recomputed.
-// Costs O(n) per plan (O(n * depth) nested).
+// Per-value plans (planner/plan.h) likewise: a block's recompute is its closure (which may begin
+// before the block), the kept values count as persistent, and nothing else changes; a segment plan
+// and the per-value plan keeping its persistent set have the same metrics.
+// Costs O(n) per plan (O(n * depth) nested; O(n * blocks) per-value).
 #pragma once
 #include <cstdint>
 

@@ -108,6 +108,35 @@ Plan makePlan(const Tape& t, std::vector<int32_t> bounds, std::string strategy, 
   return p;
 }
 
+Plan makePerValuePlan(const Tape& t, std::vector<int32_t> bounds, std::vector<int32_t> keep, std::string strategy) {
+  Plan p = makePlan(t, std::move(bounds), std::move(strategy));
+  const int32_t n = t.size();
+  std::sort(keep.begin(), keep.end());
+  keep.erase(std::unique(keep.begin(), keep.end()), keep.end());
+  for (int32_t j : keep)
+    if (j < 0 || j >= n)
+      throw std::invalid_argument("keep: " + std::to_string(j) + " is not a node of the tape (0.." + std::to_string(n - 1) + ")");
+  p.perValue = true;
+  p.keep.clear();
+  p.crossing.clear();
+  p.persistent.clear();
+  p.isPersistent.assign(n, 0);
+  for (int32_t j : keep) p.isPersistent[j] = 1;
+  for (int32_t j = 0; j < n; ++j)
+    if (t.op[j] == Op::Input || j == t.output) p.isPersistent[j] = 1;
+  for (int32_t j = 0; j < n; ++j) {
+    if (!p.isPersistent[j]) continue;
+    p.persistent.push_back(j);
+    if (t.op[j] != Op::Input) p.crossing.push_back(j);
+    if (t.op[j] != Op::Input && j != t.output) p.keep.push_back(j);
+  }
+  // No scratch slots: a per-value plan is a register plan (engines refuse it as a scratch kernel).
+  p.slot.assign(n, -1);
+  p.storedAt.assign(p.storedAt.size(), {});
+  p.scratchSlots = 0;
+  return p;
+}
+
 Plan plainPlan(const Tape& t) { return makePlan(t, {0, t.size()}, "plain"); }
 
 std::vector<int32_t> segmentImports(const Tape& t, const Plan& p, int s) {

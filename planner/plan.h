@@ -7,6 +7,15 @@
 // segment s, and its sub-segments may be cut again, to any depth. What a nested
 // plan means for a kernel (which values each block recomputes, holds and reads)
 // is spelled once, in planner/schedule.h.
+//
+// Two families of plans (docs/strategies.md):
+//   segment    the checkpointing of the article and of Revolve: every value crossing a cut is kept
+//              (a bookmark), and each segment's reverse recomputes the segment from its bookmarks.
+//   per-value  Enzyme's and Checkmate's: an arbitrary set of values is kept (`keep`); the bounds only
+//              group the reverse sweep into blocks, and each block recomputes, from the kept values,
+//              what its adjoint rules read that is not kept (and what that needs), however far back
+//              it lies. A value crossing a cut need not be kept. A segment plan is the per-value plan
+//              whose kept set is its persistent set: both lower to the same schedule.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -54,6 +63,21 @@ struct Plan {
   std::vector<int32_t> slot;
   std::vector<std::vector<int32_t>> storedAt;
   int32_t scratchSlots = 0;
+  // Per-value plans (makePerValuePlan): the kept values beyond inputs and output, sorted; `crossing`
+  // is then the kept values that are not inputs (what the forward sweep must keep), `persistent`
+  // keep + inputs + output. Empty and false for a segment plan.
+  bool perValue = false;
+  std::vector<int32_t> keep;
+  // Where the plan came from, when a solver made it (the exact strategy): said by `tapelab plan`
+  // and kept in plan files. status "" when no solver ran.
+  struct Solver {
+    std::string status;          // "optimal", "feasible" (time limit: bound and gap below), ...
+    double objective = -1;       // weighted recompute of the plan, as the model counts it
+    double bound = -1;           // the best lower bound the solver proved
+    double gap = -1;             // (objective - bound) / objective, 0 when proved optimal
+    double seconds = -1;         // solve time
+    std::string solverName;      // "HiGHS 1.x", ...
+  } solver;
 
   int segments() const { return static_cast<int>(bounds.size()) - 1; }
   int32_t begin(int s) const { return bounds[s]; }
@@ -75,6 +99,11 @@ Plan makePlan(const Tape& tape, std::vector<int32_t> bounds, std::string strateg
 // "" when `tree` is a valid cut of [begin, end), else the first problem, naming
 // the path to it ("inner[2].cuts: ...").
 std::string checkCutTree(const CutTree& tree, int32_t begin, int32_t end, const std::string& path);
+
+// The per-value plan that keeps `keep` (any nodes; inputs and the output are kept anyway; sorted
+// and made distinct here) and whose reverse sweep runs in the blocks `bounds` (as makePlan's,
+// one segment allowed: one block). Throws std::invalid_argument naming what is wrong.
+Plan makePerValuePlan(const Tape& tape, std::vector<int32_t> bounds, std::vector<int32_t> keep, std::string strategy);
 
 // The uncut plan: one segment, the plain kernel.
 Plan plainPlan(const Tape& tape);

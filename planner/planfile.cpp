@@ -144,12 +144,16 @@ class Reader {
     if (!root.is_object())
       fail("(file)", std::string("expected a plan: a JSON object with format, tape and cuts; found ") +
                          (root.is_array() ? "an array" : root.is_string() ? "a string" : root.is_null() ? "null" : "a value"));
-    keys(root, "", {"format", "tape", "strategy", "cuts", "inner", "requested_segments", "metrics",
-                    "persistent_nodes", "segment_list"});
     const Json& format = need(root, "format", "");
     if (!format.is_string()) fail("format", "expected a string");
-    if (format.get<std::string>() != kPlanFormat)
-      fail("format", "'" + shown(format.get<std::string>()) + "' is not '" + kPlanFormat + "' (this tapelab reads version 1)");
+    const bool v2 = format.get<std::string>() == kPlanFormat2;
+    if (format.get<std::string>() != kPlanFormat && !v2)
+      fail("format", "'" + shown(format.get<std::string>()) + "' is not '" + kPlanFormat + "' or '" + kPlanFormat2 +
+                         "' (this tapelab reads versions 1 and 2)");
+    std::set<std::string> known{"format", "tape", "strategy", "cuts", "inner", "requested_segments", "metrics",
+                                "persistent_nodes", "segment_list"};
+    if (v2) known.insert({"family", "keep", "solver"});
+    keys(root, "", known);
     checkTape(need(root, "tape", ""));
     std::string strategy = "file";
     if (root.contains("strategy")) {
@@ -165,16 +169,71 @@ class Reader {
     const std::vector<int32_t> cuts = cutList(need(root, "cuts", ""), "cuts", 0, tape_.size());
     bounds.insert(bounds.end(), cuts.begin(), cuts.end());
     bounds.push_back(tape_.size());
+    const bool perValue = family(root);
     std::vector<CutTree> inner;
-    if (root.contains("inner")) inner = innerList(root["inner"], "inner", bounds, false, 1);
+    if (root.contains("inner")) {
+      if (perValue) fail("inner", "a per-value plan has no nested cuts (its cuts only group the reverse sweep)");
+      inner = innerList(root["inner"], "inner", bounds, false, 1);
+    }
+    std::vector<int32_t> keep;
+    if (perValue) keep = cutList(need(root, "keep", ""), "keep", -1, tape_.size());
+    Plan plan;
     try {
-      return makePlan(tape_, std::move(bounds), strategy, std::move(inner));
+      plan = perValue ? makePerValuePlan(tape_, std::move(bounds), std::move(keep), strategy)
+                      : makePlan(tape_, std::move(bounds), strategy, std::move(inner));
     } catch (const std::invalid_argument& e) {
       fail("cuts", e.what());
     }
+    if (root.contains("solver")) plan.solver = solverOf(root["solver"]);
+    return plan;
   }
 
  private:
+  // "family": true for "per-value"; "keep" only there.
+  bool family(const Json& root) const {
+    bool perValue = false;
+    if (root.contains("family")) {
+      const Json& f = root["family"];
+      if (!f.is_string() || (f.get<std::string>() != "segment" && f.get<std::string>() != "per-value"))
+        fail("family", "expected \"segment\" or \"per-value\"");
+      perValue = f.get<std::string>() == "per-value";
+    }
+    if (!perValue && root.contains("keep")) fail("keep", "only a per-value plan keeps values of its own (\"family\": \"per-value\")");
+    return perValue;
+  }
+
+  Plan::Solver solverOf(const Json& v) const {
+    if (!v.is_object()) fail("solver", "expected an object with status, objective, bound, gap, seconds, name");
+    keys(v, "solver.", {"status", "objective", "bound", "gap", "seconds", "name"});
+    Plan::Solver s;
+    auto text = [&](const char* key, std::string& out) {
+      if (!v.contains(key)) return;
+      if (!v[key].is_string()) fail(std::string("solver.") + key, "expected a string");
+      out = v[key].get<std::string>();
+      checkText(std::string("solver.") + key, out);
+    };
+    auto number = [&](const char* key, double& out) {
+      if (!v.contains(key)) return;
+      if (!v[key].is_number()) fail(std::string("solver.") + key, "expected a number");
+      out = v[key].get<double>();
+    };
+    text("status", s.status);
+    text("name", s.solverName);
+    number("objective", s.objective);
+    number("bound", s.bound);
+    number("gap", s.gap);
+    number("seconds", s.seconds);
+    if (s.status.empty()) s.status = "unknown";
+    return s;
+  }
+
+  void checkText(const std::string& field, const std::string& s) const {
+    const bool ok = s.size() <= 64 && std::all_of(s.begin(), s.end(), [](char c) {
+                      return c >= 32 && c <= 126 && c != '"' && c != '\'' && c != '\\';
+                    });
+    if (!ok) fail(field, "'" + shown(s) + "' is not plain text (at most 64 printable ASCII characters, no quotes or backslash)");
+  }
+
   // A strategy is a label (where the cuts came from), never an instruction: 1-64 printable ASCII
   // characters other than quotes and backslash, so that what the outputs echo is plain text.
   void checkLabel(const std::string& s) const {
@@ -331,11 +390,17 @@ std::string planInnerJson(const Plan& p) {
 std::string planFileText(const Tape& t, const Plan& p, int requested) {
   const PlanMetrics m = planMetrics(t, p);
   Json j;
-  j["format"] = kPlanFormat;
+  const bool v2 = p.perValue || !p.solver.status.empty();
+  j["format"] = v2 ? kPlanFormat2 : kPlanFormat;
   j["tape"] = {{"name", t.name}, {"nodes", t.size()}, {"structure", structureHash(t)}};
   j["strategy"] = p.strategy;
   if (requested > 0) j["requested_segments"] = requested;
+  if (p.perValue) j["family"] = "per-value";
   j["cuts"] = std::vector<int32_t>(p.bounds.begin() + 1, p.bounds.end() - 1);
+  if (p.perValue) j["keep"] = p.keep;
+  if (!p.solver.status.empty())
+    j["solver"] = {{"status", p.solver.status}, {"objective", p.solver.objective}, {"bound", p.solver.bound},
+                   {"gap", p.solver.gap},       {"seconds", p.solver.seconds},     {"name", p.solver.solverName}};
   if (p.nested()) {
     Json inner = Json::array();
     for (const CutTree& c : p.inner) inner.push_back(treeJson(c));

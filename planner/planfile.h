@@ -9,6 +9,14 @@
 //                                                optional: one entry per segment, null (or {})
 //                                                for a segment that is not cut again
 //   }
+// Version 2 ("tapelab-plan 2") adds the per-value family (planner/plan.h) and a solver's word:
+//     "family": "per-value",                    optional: "segment" (the default) or "per-value"
+//     "keep": [12, 40, ...],                     per-value only, required there: the kept nodes, increasing
+//                                                (inputs and the output are kept anyway)
+//     "solver": {"status": "optimal", "objective": 812.5, "bound": 812.5, "gap": 0, "seconds": 3.2,
+//                "name": "HiGHS 1.15.1"}          optional, any family: where the plan came from
+// A per-value plan's "cuts" group its reverse sweep into blocks; it has no "inner". Version 1 files
+// read as before; tapelab writes version 1 for a segment plan without solver, else version 2.
 // "structure" is structureHash(tape): the plan is checked against the tape it is
 // run on (`tapelab plan ... --json` prints it). `tapelab plan --out` also writes
 // "requested_segments", "metrics", "persistent_nodes" and "segment_list": what
@@ -35,6 +43,7 @@
 namespace tapelab {
 
 inline constexpr const char* kPlanFormat = "tapelab-plan 1";
+inline constexpr const char* kPlanFormat2 = "tapelab-plan 2";
 inline constexpr uint64_t kMaxPlanBytes = uint64_t{256} << 20;  // 256 MiB: 10^6 cuts with every derived field
 inline constexpr int kMaxPlanDepth = 256;                       // levels of cuts (Plan::depth); revolve reaches 90
 inline constexpr int kMaxJsonDepth = 2 * kMaxPlanDepth + 8;     // JSON objects and arrays open at once

@@ -16,6 +16,11 @@ class Lowering {
   Schedule run() {
     Schedule s;
     s.kernelAdjoints = plan_.persistent;
+    if (plan_.perValue) {
+      for (int seg = plan_.segments() - 1; seg >= 0; --seg) s.blocks.push_back(perValueLeaf(plan_.begin(seg), plan_.end(seg)));
+      s.depth = 1;
+      return s;
+    }
     for (int seg = plan_.segments() - 1; seg >= 0; --seg) {
       const CutTree* tree = plan_.inner.empty() ? nullptr : &plan_.inner[static_cast<size_t>(seg)];
       s.blocks.push_back(lower(plan_.begin(seg), plan_.end(seg), plan_.begin(seg), tree, 1));
@@ -25,6 +30,37 @@ class Lowering {
   }
 
  private:
+  ScheduleBlock perValueLeaf(int32_t begin, int32_t end) {
+    ScheduleBlock b;
+    b.perValue = true;
+    b.begin = begin;
+    b.end = b.advanceEnd = end;
+    b.recompute = recomputeClosure(tape_, begin, end, plan_.isPersistent);
+    b.from = b.recompute.empty() ? begin : std::min(begin, b.recompute.front());
+    std::vector<uint8_t> mine(static_cast<size_t>(tape_.size()), 0);
+    for (int32_t j : b.recompute) mine[j] = 1;
+    auto import = [&](int32_t j) {
+      if (!mine[j] && plan_.isPersistent[j]) b.imports.push_back(j);
+    };
+    for (int32_t i : b.recompute) forEachArg(tape_, i, import);
+    for (int32_t i = begin; i < end; ++i) forEachAdjointRead(i, import);
+    std::sort(b.imports.begin(), b.imports.end());
+    b.imports.erase(std::unique(b.imports.begin(), b.imports.end()), b.imports.end());
+    b.importDepth.assign(b.imports.size(), 0);
+    collectAdjoints(b, {});
+    return b;
+  }
+
+  template <class F>
+  void forEachAdjointRead(int32_t i, F&& f) const {
+    const Op op = tape_.op[i];
+    if (arity(op) == 0) return;
+    const AdjointReads r = adjointReads(op);
+    for (int k = 0; k < arity(op); ++k)
+      if (r.arg(k)) f(tape_.arg(i, k));
+    if (r.r) f(i);
+  }
+
   ScheduleBlock lower(int32_t begin, int32_t end, int32_t from, const CutTree* tree, int depth) {
     deepest_ = std::max(deepest_, depth);
     ScheduleBlock b;
@@ -113,6 +149,29 @@ class Lowering {
 };
 
 }  // namespace
+
+std::vector<int32_t> recomputeClosure(const Tape& t, int32_t begin, int32_t end, const std::vector<uint8_t>& held) {
+  std::vector<uint8_t> want(static_cast<size_t>(end), 0);
+  auto mark = [&](int32_t j) {
+    if (!held[j]) want[j] = 1;
+  };
+  for (int32_t i = begin; i < end; ++i) {
+    const Op op = t.op[i];
+    if (arity(op) == 0) continue;
+    const AdjointReads r = adjointReads(op);
+    for (int k = 0; k < arity(op); ++k)
+      if (r.arg(k)) mark(t.arg(i, k));
+    if (r.r) mark(i);
+  }
+  std::vector<int32_t> out;
+  for (int32_t i = end - 1; i >= 0; --i)
+    if (want[i]) {
+      out.push_back(i);
+      forEachArg(t, i, mark);
+    }
+  std::reverse(out.begin(), out.end());
+  return out;
+}
 
 Schedule lowerPlan(const Tape& tape, const Plan& plan) {
   if (plan.bounds.size() < 2 || plan.bounds.front() != 0 || plan.bounds.back() != tape.size() ||

@@ -25,6 +25,15 @@
 // A flat plan lowers to one leaf per segment: the kernels checkpointing has
 // always had.
 //
+// A per-value plan (planner/plan.h) lowers to one leaf per block, each with
+// perValue set: it recomputes exactly `recompute` (ascending: the values its
+// adjoint rules read that are not kept, and what those need, stopping at kept
+// values; some may lie before `begin`, from = the first of them), imports every
+// kept value that list or its adjoint rules read (importDepth 0), and runs the
+// adjoint rules of [begin, end). A segment plan's leaf would recompute the same
+// list (its crossing values are kept); its range form stays for the emitters
+// that print ranges.
+//
 // Every list is in terms of the tape's structure (every node of a range is
 // recomputed); an emitter may skip nodes no adjoint rule needs, since the
 // imports and bookmarks listed are a superset of what it then reads.
@@ -52,6 +61,10 @@ struct ScheduleBlock {
   std::vector<int32_t> bookmarks;        // inner: held for the children, sorted
   std::vector<int32_t> adjoints;         // declared (zero) here, sorted
   std::vector<ScheduleBlock> children;   // inner, chain: in run order (last first)
+  // A per-value plan's leaf: recomputes `recompute` only (ascending), every other value it reads
+  // being an import (a kept value, at any position).
+  bool perValue = false;
+  std::vector<int32_t> recompute;
 
   bool leaf() const { return kind == Kind::Leaf; }
 };
@@ -61,6 +74,11 @@ struct Schedule {
   std::vector<int32_t> kernelAdjoints;   // persistent values' adjoints, sorted: live for the whole kernel
   int depth = 0;                         // deepest block (1 for a flat plan)
 };
+
+// The values the adjoint rules of nodes [begin, end) read (tape/op.h adjointReads), and what
+// recomputing them needs, stopping at the nodes `held` marks: what a per-value block recomputes,
+// ascending.
+std::vector<int32_t> recomputeClosure(const Tape& tape, int32_t begin, int32_t end, const std::vector<uint8_t>& held);
 
 // Throws std::invalid_argument when `plan` is not a checkpointed plan of `tape`
 // (also when a block reads a value that neither the persistent set nor an

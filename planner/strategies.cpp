@@ -14,6 +14,8 @@
 #include "planner/metrics.h"
 #include "planner/nested.h"
 #include "planner/optimal.h"
+#include "planner/external.h"
+#include "planner/pervalue.h"
 
 namespace tapelab {
 
@@ -261,16 +263,27 @@ const std::vector<StrategyEntry>& strategies() {
       {"two-level", planTwoLevel, "nested: window, then each segment cut again by window (--inner, default 4)"},
       {"revolve", planRevolve, "nested: Griewank's binomial checkpointing over the time steps; segments = snapshots"},
       {"budget", planBudget, "least weighted recompute with peak_live <= --budget (default: register file / markets, else window's)"},
+      {"mincut", planMinCut, "per-value: Enzyme's min-cut, fewest kept values per block of window's cuts"},
+      {"mincut-weighted", planMinCutWeighted, "per-value: min-cut pricing recompute in instructions, within --budget"},
+  };
+  return list;
+}
+
+const std::vector<StrategyEntry>& processStrategies() {
+  static const std::vector<StrategyEntry> list = {
+      {"exact", planExact, "per-value: least weighted recompute within --budget over every kept set (HiGHS MILP, --solve-seconds)"},
+      {"cmd", planCommand, "a strategy process: --strategy-cmd \"python3 mine.py\" writes the plan file (docs/strategies.md)"},
   };
   return list;
 }
 
 const StrategyEntry& findStrategy(const std::string& name) {
   std::string known;
-  for (const StrategyEntry& s : strategies()) {
-    if (s.name == name) return s;
-    known += (known.empty() ? "" : ", ") + s.name;
-  }
+  for (const auto* list : {&strategies(), &processStrategies()})
+    for (const StrategyEntry& s : *list) {
+      if (s.name == name) return s;
+      known += (known.empty() ? "" : ", ") + s.name;
+    }
   throw std::invalid_argument("unknown strategy '" + name + "' (known: " + known + ")");
 }
 

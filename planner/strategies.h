@@ -18,6 +18,10 @@ struct PlanOptions {
   // budget with budget 0: > 0 derives it from the register file for this many markets per
   // dispatch (registerBudget, register kernels); 0 takes window's peak_live at `segments`.
   int markets = 0;
+  // Strategy cmd (planner/external.h): the command line of a strategy process (--strategy-cmd).
+  std::string strategyCommand{};
+  // The exact strategy's time limit, and a strategy process's (which gets 10 s more to write its plan).
+  double solveSeconds = 60;
 };
 
 // The budget strategy's default for a register kernel fusing `markets` markets (1..8): the
@@ -74,6 +78,10 @@ Plan planAuto(const Tape& tape, const PlanOptions& o);
 Plan planBudget(const Tape& tape, const PlanOptions& o);
 
 const std::vector<StrategyEntry>& strategies();
+// Strategies that run a process (planner/external.h): exact (a MILP solver) and cmd (--strategy-cmd).
+// findStrategy and makeStrategyPlan know them; `tapelab plan --all`, the properties and the tests
+// that iterate strategies() do not run them (a solve takes up to --solve-seconds).
+const std::vector<StrategyEntry>& processStrategies();
 // The strategy called `name`; throws std::invalid_argument
 // "unknown strategy 'x' (known: uniform, window, ...)" when there is none.
 const StrategyEntry& findStrategy(const std::string& name);

@@ -408,7 +408,7 @@ Gen<PlanSpec> genPlanSpec() {
                   std::vector<uint32_t> nest) {
                  return PlanSpec{strategy, segments, segLen, std::move(cuts), std::move(nest)};
                },
-               gen::inRange<uint32_t>(0, static_cast<uint32_t>(strategies().size()) + 2),
+               gen::inRange<uint32_t>(0, static_cast<uint32_t>(strategies().size()) + 3),
                gen::weightedOneOf<uint32_t>({{6, gen::inRange<uint32_t>(0, 20)}, {2, gen::arbitrary<uint32_t>()}}),
                gen::weightedOneOf<uint32_t>({{3, gen::just<uint32_t>(0)}, {2, gen::inRange<uint32_t>(0, 64)},
                                              {1, gen::arbitrary<uint32_t>()}}),
@@ -458,6 +458,11 @@ Plan buildPlan(const Tape& t, const PlanSpec& s) {
   bounds.push_back(static_cast<int32_t>(n));
   std::sort(bounds.begin(), bounds.end());
   bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
+  if (s.strategy == list.size() + 2) {  // per-value: a random kept set over the random blocks
+    std::vector<int32_t> keep;
+    for (uint32_t k : s.nest) keep.push_back(static_cast<int32_t>(k % n));
+    return makePerValuePlan(t, std::move(bounds), std::move(keep), "random-keep");
+  }
   if (s.strategy == list.size() || bounds.size() == 2) return makePlan(t, std::move(bounds), "random-cuts");
   Stream in{s.nest};
   std::vector<CutTree> inner;
@@ -490,11 +495,12 @@ Gen<CkptSpec> genCkptSpec(const std::vector<KernelKind>& kinds) {
       gen::element(MarketOrder::Joint, MarketOrder::Sequential));
 }
 
-KernelOptions checkpointedOptions(const Tape& tape, Precision precision, const CkptSpec& spec) {
+KernelOptions checkpointedOptions(const Tape& tape, Precision precision, const CkptSpec& spec, bool perValuePlans) {
   KernelOptions o;
   o.precision = precision;
   o.kind = spec.kind;
   o.plan = buildPlan(tape, spec.plan);
+  if (o.plan.perValue && !perValuePlans) o.plan = makePlan(tape, o.plan.bounds, o.plan.strategy + " (its cuts)");
   o.layout = spec.layout;
   o.marketOrder = spec.order;
   return o;

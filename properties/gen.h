@@ -68,7 +68,8 @@ rc::Gen<std::vector<std::vector<double>>> genMarkets(const TapeSpec& spec, int c
 
 // A plan: strategy index into strategies(), strategies().size() for random
 // cut positions, or strategies().size() + 1 for random cuts each cut again
-// (nested: sub-cuts, chains, up to three levels); raw numbers mapped onto the
+// (nested: sub-cuts, chains, up to three levels), strategies().size() + 2 for a
+// per-value plan keeping random values over random blocks; raw numbers mapped onto the
 
 // requested count; revolve on a tape without draws becomes random nested cuts.
 struct PlanSpec {
@@ -95,7 +96,9 @@ std::vector<KernelKind> checkpointedKinds(const std::vector<KernelKind>& kinds);
 rc::Gen<CkptSpec> genCkptSpec(const std::vector<KernelKind>& kinds);
 
 // Kernel options for `spec` on `tape` (plan built by buildPlan).
-KernelOptions checkpointedOptions(const Tape& tape, Precision precision, const CkptSpec& spec);
+// perValuePlans false (EngineCaps::perValuePlans): a per-value plan is replaced by the segment plan
+// of its bounds, so that an engine that refuses the family still gets a checkpointed kernel.
+KernelOptions checkpointedOptions(const Tape& tape, Precision precision, const CkptSpec& spec, bool perValuePlans = true);
 // A kernel configuration for `engine` (engine/config.h): every field that applies to it drawn from its
 // search values (ConfigField::search), the math contract among those the engine has in `precision`.
 rc::Gen<KernelConfig> genConfig(const std::string& engine, Precision precision);

@@ -190,7 +190,7 @@ KernelOptions anyKernel(const Tape& tape, const EngineUnderTest& e, Precision p)
   KernelOptions o;
   o.precision = p;
   if (!checkpointedKinds(e.caps.kinds).empty() && *rc::gen::arbitrary<bool>())
-    o = checkpointedOptions(tape, p, *genCkptSpec(e.caps.kinds));
+    o = checkpointedOptions(tape, p, *genCkptSpec(e.caps.kinds), e.caps.perValuePlans);
   // Any configuration, at the engine's own math contract (the accuracy properties' tolerances assume it).
   o.config = *genConfig(e.name, p);
   o.config.math = defaultConfig(e.name, e.caps.cpuDevice).math;

@@ -81,7 +81,7 @@ TEST_P(Exact, CheckpointedEqualsPlain) {
     auto kp = compileOn(e.name, tape, plain);
     const RunResult rp = runKernel(*kp, markets, paths, seed);
     for (int j = 0; j < perCase; ++j) {
-      KernelOptions o = checkpointedOptions(tape, prec, *genCkptSpec(e.caps.kinds));
+      KernelOptions o = checkpointedOptions(tape, prec, *genCkptSpec(e.caps.kinds), e.caps.perValuePlans);
       o.config = *genSameBitsConfig(plain.config, e.name);
       logCase("kernel ", j, ": ", describeOptions(o));
       auto kc = compileOn(e.name, tape, o);

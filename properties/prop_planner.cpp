@@ -25,7 +25,36 @@ std::vector<std::vector<int32_t>> readers(const Tape& t) {
   return r;
 }
 
+// A per-value plan: persistent = keep + inputs + output, and every value a block's recompute or its
+// adjoint rules read is recomputed there or kept (what the engines' poisoning would show as a NaN).
+void checkPerValuePlan(const Tape& t, const Plan& p) {
+  std::set<int32_t> want(p.keep.begin(), p.keep.end());
+  for (int32_t node : t.inputNodes) want.insert(node);
+  want.insert(t.output);
+  RC_ASSERT(p.persistent == std::vector<int32_t>(want.begin(), want.end()));
+  const Schedule s = lowerPlan(t, p);
+  RC_ASSERT(s.blocks.size() == static_cast<size_t>(p.segments()));
+  for (const ScheduleBlock& b : s.blocks) {
+    RC_ASSERT(b.perValue);
+    std::set<int32_t> have(b.recompute.begin(), b.recompute.end());
+    for (int32_t j : b.recompute) RC_ASSERT(!p.isPersistent[j]);
+    auto available = [&](int32_t j) { return have.count(j) == 1 || p.isPersistent[j] != 0; };
+    for (int32_t i : b.recompute) forEachArg(t, i, [&](int32_t j) { RC_ASSERT(available(j)); });
+    for (int32_t i = b.begin; i < b.end; ++i) {
+      if (arity(t.op[i]) == 0) continue;
+      const AdjointReads r = adjointReads(t.op[i]);
+      for (int k = 0; k < arity(t.op[i]); ++k)
+        if (r.arg(k)) RC_ASSERT(available(t.arg(i, k)));
+      if (r.r) RC_ASSERT(available(i));
+    }
+  }
+}
+
 void checkPlan(const Tape& t, const Plan& p) {
+  if (p.perValue) {
+    checkPerValuePlan(t, p);
+    return;
+  }
   const int32_t n = t.size();
   const int segs = p.segments();
   RC_ASSERT(segs >= 1);

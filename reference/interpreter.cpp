@@ -32,7 +32,7 @@ T quietNaN() {
 
 template <class T>
 PathInterpreter<T>::PathInterpreter(const Tape& tape, const Plan* plan, bool greeks, const TangentSlots* tangents)
-    : tape_(tape), plan_(plan && plan->segments() > 1 && !tangents ? plan : nullptr), greeks_(greeks),
+    : tape_(tape), plan_(plan && (plan->segments() > 1 || plan->perValue) && !tangents ? plan : nullptr), greeks_(greeks),
       tangents_(greeks ? tangents : nullptr) {
   v_.assign(tape.size(), T(0));
   if (tangents_) {
@@ -67,6 +67,12 @@ void PathInterpreter<T>::runBlock(const ScheduleBlock& b, const std::vector<T>& 
                                   uint64_t path) {
   switch (b.kind) {
     case ScheduleBlock::Kind::Leaf:
+      if (b.perValue) {  // exactly its list; a kept value is read where it was kept, never recomputed
+        for (int32_t i : b.recompute) forwardNode(i, inputs, seed, path);
+        for (int32_t i = b.end - 1; i >= b.begin; --i) reverseNode(i);
+        for (int32_t i : b.recompute) forget(i, i + 1);
+        return;
+      }
       for (int32_t i = b.from; i < b.end; ++i) forwardNode(i, inputs, seed, path);  // remember
       for (int32_t i = b.end - 1; i >= b.begin; --i) reverseNode(i);
       forget(b.from, b.end);
@@ -350,6 +356,7 @@ class ReferenceEngine final : public Engine {
     c.fp64 = scalar_ != ReferenceScalar::Float;
     c.defaultPrecision = c.fp64 ? Precision::F64 : Precision::F32;  // its only one
     c.kinds = {KernelKind::Plain, KernelKind::Register, KernelKind::Scratch, KernelKind::Tangent};
+    c.perValuePlans = true;
     c.maxMarkets = 1 << 20;
     return c;
   }

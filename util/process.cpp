@@ -8,8 +8,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
@@ -110,7 +112,7 @@ void installStopHandlers() {
   }
 }
 
-ProcessResult runProcess(const std::vector<std::string>& argv) {
+ProcessResult runProcess(const std::vector<std::string>& argv, double timeoutSeconds) {
   ProcessResult r;
   if (interruptRequested()) {
     r.interrupted = true;
@@ -155,6 +157,8 @@ ProcessResult runProcess(const std::vector<std::string>& argv) {
   const int slot = registerChild(pid);
   using Clock = std::chrono::steady_clock;
   Clock::time_point killAt{};
+  const Clock::time_point deadline =
+      Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(std::max(0.0, timeoutSeconds) * 1000));
   bool killed = false;
   char buf[4096];
   for (;;) {
@@ -169,6 +173,11 @@ ProcessResult runProcess(const std::vector<std::string>& argv) {
         break;
       }
       r.output.append(buf, static_cast<size_t>(k));
+    }
+    if (timeoutSeconds > 0 && !r.timedOut && !r.interrupted && Clock::now() > deadline) {
+      r.timedOut = r.interrupted = true;  // ended like an interrupt; the caller reads timedOut
+      ::kill(-pid, SIGTERM);
+      killAt = Clock::now() + std::chrono::seconds(2);
     }
     if (interruptRequested() && !r.interrupted) {
       r.interrupted = true;
@@ -187,7 +196,11 @@ ProcessResult runProcess(const std::vector<std::string>& argv) {
   unregisterChild(slot);
   r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   if (!WIFEXITED(st)) r.error = "killed by signal " + std::to_string(WTERMSIG(st));
-  if (r.interrupted) {
+  if (r.timedOut) {
+    r.status = -1;
+    r.error = "ran past its time limit of " + std::to_string(timeoutSeconds) + " s";
+    r.interrupted = false;
+  } else if (r.interrupted) {
     r.status = -1;
     r.error = "interrupted";
   }

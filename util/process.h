@@ -14,13 +14,15 @@ struct ProcessResult {
   std::string output;  // stdout and stderr, interleaved as written
   std::string error;   // why it could not be started, or the signal that killed it
   bool interrupted = false;  // ended because interruptRequested() (its process group was terminated)
+  bool timedOut = false;     // ended because it ran past the time limit given (its process group too)
 };
 
 // Runs argv (argv[0] looked up in PATH) with stdin from /dev/null and waits. The child leads its
 // own process group; when interruptRequested() becomes true it is terminated (the whole group:
 // a compiler driver's own children too) and `interrupted` is set. Thread-safe: the pipe is
 // close-on-exec, so a child started by another thread does not hold it open.
-ProcessResult runProcess(const std::vector<std::string>& argv);
+// timeoutSeconds > 0: a child still running after that long is ended the same way, with timedOut set.
+ProcessResult runProcess(const std::vector<std::string>& argv, double timeoutSeconds = 0);
 
 // ------------------------------------------------------------ stopping when asked
 

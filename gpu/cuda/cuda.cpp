@@ -559,6 +559,8 @@ class CudaEngine final : public Engine {
     const auto [major, minor] = dev ? std::pair<int, int>{dev->major(), dev->minor()}
                                     : std::pair<int, int>{settings_.cuda.archMajor, settings_.cuda.archMinor};
 
+    refusePerValuePlan(options, "cuda");
+
     EmittedKernel k = emitKernel(tape, options, cudaDialect());
     k.source += reductionSource(k.precision);
     const std::string sourcePath =

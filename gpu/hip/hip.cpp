@@ -292,6 +292,7 @@ class HipEngine final : public Engine {
   std::unique_ptr<Kernel> compile(const Tape& tape, const KernelOptions& options) override {
     const auto t0 = std::chrono::steady_clock::now();
     const std::vector<std::string> targets = hip::parseTargets(settings_.hip.arch);
+    refusePerValuePlan(options, "hip");
     EmittedKernel k = emitKernel(tape, options, hipDialect());
     KernelStats stats;
     stats.sourcePath = dumpKernel(options.dumpDir, "hip-" + std::string(toString(options.kind)), "hip", k, k.source);

@@ -57,4 +57,10 @@ std::string logHead(const std::string& log, int lines) {
   return out;
 }
 
+void refusePerValuePlan(const KernelOptions& o, const std::string& engine) {
+  if (!o.plan.perValue || o.kind == KernelKind::Plain || o.kind == KernelKind::Tangent) return;
+  throw EngineUnavailable(engine + ": per-value plans (strategy " + o.plan.strategy +
+                          ") run on reference and cpu-jit only; the GPU emitter prints segment plans (docs/strategies.md)");
+}
+
 }  // namespace tapelab

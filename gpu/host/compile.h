@@ -28,6 +28,11 @@ std::string dumpKernel(const std::string& dir, const std::string& stem, const st
 std::string sourceForError(const std::string& dumped, const std::string& stem, const std::string& ext,
                            const std::string& source) noexcept;
 
+// The GPU emitter prints segment plans only: a per-value plan (planner/plan.h) on a checkpointed
+// kind throws EngineUnavailable "ENGINE: per-value plans (strategy X) run on reference and cpu-jit
+// only; ..." (the CLI exits 3). What the emitter must do for them: docs/strategies.md.
+void refusePerValuePlan(const KernelOptions& options, const std::string& engine);
+
 // A compiler log in one line: its first `lines` non-empty lines, trimmed, joined
 // by " | ", and " | ..." when there are more.
 std::string logHead(const std::string& log, int lines);

@@ -206,6 +206,7 @@ class OpenCLEngine final : public Engine {
     if (options.precision == Precision::F64 && !ctx->device().fp64)
       throw std::invalid_argument("opencl: " + ctx->device().deviceName + " has no fp64 (cl_khr_fp64)");
     const auto t0 = std::chrono::steady_clock::now();
+    refusePerValuePlan(options, "opencl");
     EmittedKernel k = emitKernel(tape, options, openclDialect());
     KernelStats stats;
     stats.sourcePath = dumpKernel(options.dumpDir, "opencl-" + std::string(toString(options.kind)), "cl", k, k.source);

@@ -47,6 +47,7 @@ class VulkanKernel final : public Kernel, DispatchRunner {
     const auto t0 = Clock::now();
     if (options.precision == Precision::F64)
       throw std::invalid_argument("vulkan: fp64 kernels are not supported (GLSL has no double exp/log); use fp32");
+    refusePerValuePlan(options, "vulkan");
     emitted_ = emitKernel(tape, options, glslDialect());
     stats_.configUnused = emitted_.configUnused;
     stats_.sourcePath =

@@ -208,6 +208,7 @@ class CpuJitEngine final : public Engine {
     c.fp32 = c.fp64 = true;
     c.defaultPrecision = Precision::F64;
     c.kinds = {KernelKind::Plain, KernelKind::Register, KernelKind::Tangent};
+    c.perValuePlans = true;
     c.maxMarkets = kMaxMarkets;
     // The plain kernel's values (some 70 kB per batch on the 252-step Asian) stay in L2; the
     // register kernel only adds the recomputation: 1.4x the plain kernel's time there.

@@ -43,6 +43,10 @@ struct Fn {
   int32_t segStart = 0;          // Recompute: values before it are bookmarks, read through tl_opq
   std::string name;
   bool advance = false;          // recomputes up to a nested block's last cut: stores its bookmarks
+  // A per-value block (planner/schedule.h): recomputes `only` (locals), reads `imports` (kept values)
+  // through tl_opq, then sweeps the adjoints of [lo, hi).
+  bool perValue = false;
+  std::vector<int32_t> only{}, imports{};
 };
 
 bool isDrawOrConst(Op op) { return op == Op::Const || op == Op::Randn; }
@@ -148,7 +152,7 @@ class Emitter {
     const Plan* plan = spec_.plan;
     isBookmark_.assign(n_, 0);
     keptForReverse_.assign(n_, 0);
-    if (plan && plan->segments() > 1) {
+    if (plan && (plan->segments() > 1 || plan->perValue)) {
       if (plan->bounds.front() != 0 || plan->bounds.back() != n_ ||
           plan->isPersistent.size() != static_cast<size_t>(n_))
         throw std::invalid_argument("cpu-jit: the plan does not belong to this tape");
@@ -179,6 +183,14 @@ class Emitter {
     forEachBlock(lowerPlan(t_, *plan).blocks, [&](const ScheduleBlock& b) {
       for (size_t k = 0; k < b.imports.size(); ++k)
         if (b.importDepth[k] == 0) keptForReverse_[b.imports[k]] = 1;
+      if (b.perValue) {
+        Fn f{Fn::Recompute, true, false, b.begin, b.end, b.begin, ""};
+        f.perValue = true;
+        f.only = b.recompute;
+        f.imports = b.imports;
+        add(std::move(f), "pv");
+        return;
+      }
       if (b.kind == ScheduleBlock::Kind::Inner) {
         for (int32_t j : b.bookmarks) isBookmark_[j] = 1;
         for (auto [lo, hi] : chunks(b.from, b.advanceEnd))
@@ -239,7 +251,7 @@ class Emitter {
     vslot_.assign(n_, -1);
     std::vector<uint8_t> stored(n_, 0);
     for (const Fn& f : fns_)
-      if (f.fwd != Fn::None)
+      if (f.fwd != Fn::None && !f.perValue)
         for (int32_t j = f.lo; j < f.hi; ++j)
           if (needsStore(f, j)) stored[j] = 1;
     for (int32_t j = 0; j < n_; ++j)
@@ -312,6 +324,10 @@ class Emitter {
     o << "  [[maybe_unused]] const B* __restrict IN = x.in;\n  [[maybe_unused]] const B* __restrict Z = x.z;\n"
          "  [[maybe_unused]] B* __restrict V = x.v;\n  [[maybe_unused]] B* __restrict D = x.d;\n"
          "  [[maybe_unused]] const B tl_zero(T(0));\n  [[maybe_unused]] const B tl_one(T(1));\n";
+    if (f.perValue) {
+      emitPerValue(o, f);
+      return;
+    }
     // Values read here but computed elsewhere.
     std::vector<int32_t> imports;
     auto importIfOutside = [&](int32_t j) {
@@ -352,6 +368,27 @@ class Emitter {
     }
     if (f.rev) emitReverse(o, f);
     o << "}\n\n";
+  }
+
+  // A per-value block's body (emitFunction's frame is open): the kept values it reads, its
+  // recompute list as locals, its adjoint sweep.
+  void emitPerValue(std::ostringstream& o, const Fn& f) {
+    for (int32_t j : f.imports) {
+      if (vslot_[j] < 0) throw std::logic_error("cpu-jit: kept value " + std::to_string(j) + " was not stored");
+      o << "  const B " << v(j) << " = tl_opq(V[" << vslot_[j] << "], x.opaque);\n";
+    }
+    for (int32_t i : f.only) o << "  const B " << v(i) << " = " << forwardText(i) << ";\n";
+    emitReverse(o, f);
+    o << "}\n\n";
+  }
+
+  std::string forwardText(int32_t i) const {
+    switch (t_.op[i]) {
+      case Op::Const: return "B(" + lit(t_.imm[i]) + ")";
+      case Op::Input: return "IN[" + std::to_string(static_cast<int>(t_.imm[i])) + "]";
+      case Op::Randn: return "Z[" + std::to_string(drawSlot(static_cast<uint32_t>(t_.imm[i]))) + "]";
+      default: return spellFor(info(t_.op[i]).forward, i);
+    }
   }
 
   // Node i's tangents (tape/tangent.h): in each slot, a's term, then b's, then c's (none: zero).

@@ -160,7 +160,9 @@ std::vector<Plan> plansFor(const Tape& t) {
       if (segs <= n) {
         PlanOptions o;
         o.segments = segs;
-        plans.push_back(makeStrategyPlan(s.name, t, o));
+        Plan p = makeStrategyPlan(s.name, t, o);
+        // The simulation below is of segment plans; per-value ones: test_planner_pervalue.cpp.
+        if (!p.perValue) plans.push_back(std::move(p));
       }
   std::mt19937 rng(7);
   for (int trial = 0; trial < 3 && n >= 4; ++trial) {

@@ -1,0 +1,268 @@
+#!/usr/bin/python3
+"""The gap table: every strategy, both families, against the exact optimum, at three budgets per tape.
+
+For each product of the zoo (at zoo.py's table sizes; european and basket at their defaults) the
+budgets are the peak_live of `optimal` at 4, 12 and 32 segments (each reachable by a segment plan),
+and at each budget L:
+  exact            `tapelab plan --strategy exact --budget L --checkpoint S` for S the count that gave L
+                   and each of --exact-segments (its blocks: optimal's cuts at S), each within
+                   --solve-seconds: the least weighted recompute over every kept set for those blocks;
+                   the table's optimum is the least of them (exact_blocks), with its status, bound,
+                   gap, solve time, and all the solves' time (solve_total_s);
+  every strategy   its plan of least weighted recompute_cost with peak_live <= L over the segment
+                   counts of --segments (`tapelab plan --all --json` for the segment strategies and
+                   mincut; budget, mincut-weighted and the user's process with --budget L);
+                   none = no plan of it fits.
+gap = recompute_cost / exact's - 1. Exact's space is every kept set over those block structures: a
+plan with other blocks (window's cuts at 12, a nested plan recomputing values twice) may lie outside
+it, and a negative gap says so.
+--cuda: sm_90 registers and spill-store bytes of each plan's register kernel (fp32, Greeks, one
+market; NVRTC + ptxas compile-only, `gpu_kernels --engine cuda`; per-value plans: the GPU emitter
+refuses them, the cell says so). --time: cpu-jit ms of each plan (`tapelab price --plan`, value and
+Greeks, --paths, median of --repeats), checked equal to the plain kernel's bits.
+--user-cmd CMD adds a strategy process (`--strategy-cmd`), by default experiments/keep_expensive.py.
+One CSV (--out, written to a temporary file and renamed: never onto a special file or an input),
+a comment row first (commit, arguments).
+
+usage: gap_table.py [--quick] [--out FILE.csv] [--tapelab BIN] [--gpu-kernels BIN] [--products a,b]
+                    [--segments 2,3,4,...] [--solve-seconds 60] [--cuda] [--time] [--paths N] [--repeats R]
+                    [--user-cmd CMD]
+--quick: two small tapes, one budget, three segment counts, 10 s solves, cpu-jit timing (CTest runs it).
+"""
+import argparse
+import csv
+import io
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PRODUCTS = {  # zoo.py's table sizes; european and basket (not in zoo.py) at their defaults
+    "european": {}, "asian": {"steps": 252}, "basket": {}, "heston": {"steps": 100}, "cev": {"steps": 100},
+    "barrier": {"steps": 50}, "lookback": {"steps": 50}, "lmm": {"forwards": 20},
+    "worstof": {"assets": 20, "steps": 6}, "neural": {"hidden": 8, "steps": 16}, "heat": {"points": 21, "steps": 24},
+}
+QUICK = {"asian": {"steps": 24}, "cev": {"steps": 12}}
+SEGMENT_STRATEGIES = ["window", "uniform", "marginal", "optimal", "optimal-persistent", "auto", "two-level", "revolve",
+                      "mincut"]
+BUDGET_COUNTS = (4, 12, 32)
+HEADER = ["tape", "nodes", "budget_from", "budget", "strategy", "family", "segments", "fits", "peak_live",
+          "persistent", "recompute_ops", "recompute_cost", "gap", "exact_status", "exact_bound", "exact_gap",
+          "solve_s", "exact_blocks", "solve_total_s", "sm90_registers", "sm90_spill_bytes", "cpujit_ms", "bits", "note"]
+PTXAS = re.compile(r"ptxas \S+: (\d+) registers, (\d+) bytes stack frame, (\d+) bytes spill stores")
+
+
+def run(cmd, timeout=900):
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr.strip().splitlines()[-1] if p.stderr.strip() else ""
+
+
+def product_args(name, params):
+    args = ["--product", name]
+    for k, v in params.items():
+        args += ["--param", f"{k}={v}"]
+    return args
+
+
+def plan_file(a, work, tag, pargs, flags):
+    """Writes a plan with `tapelab plan ... --out`; returns (plan file, its JSON) or (None, error line)."""
+    path = os.path.join(work, tag + ".json")
+    rc, _, err = run([a.tapelab, "plan", *pargs, *flags, "--out", path])
+    if rc != 0:
+        return None, err
+    with open(path) as f:
+        return path, json.load(f)
+
+
+def metrics_row(j):
+    m = j["metrics"]
+    return {"segments": m["segments"], "peak_live": m["peak_live"], "persistent": m["persistent"],
+            "recompute_ops": m["recompute_ops"], "recompute_cost": m["recompute_cost"],
+            "family": j.get("family", "segment")}
+
+
+def best_of(candidates, budget):
+    fits = [c for c in candidates if c["peak_live"] <= budget]
+    return min(fits, key=lambda c: (c["recompute_cost"], c["peak_live"], c["segments"])) if fits else None
+
+
+def sm90(a, tape_args, path, work):
+    if not a.gpu_kernels:
+        return "", "", "no gpu_kernels"
+    cmd = [a.gpu_kernels, "--engine", "cuda", *tape_args, "--markets", "1", "--greeks", "on", "--kinds", "register",
+           "--plan", path, "--out", os.path.join(work, "k.csv")]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+    m = PTXAS.search(p.stdout + p.stderr)
+    if m:
+        return m.group(1), m.group(3), ""
+    last = (p.stderr.strip().splitlines() or ["no ptxas line"])[-1]
+    return "", "", "sm90: " + last[:120]
+
+
+def cpujit(a, pargs, path):
+    """Median ms of --repeats runs of the plan on cpu-jit, and its value and Greeks (for the bits)."""
+    times, bits = [], None
+    for r in range(a.repeats):
+        flags = ["--plan", path] if path else ["--checkpoint", "off"]
+        rc, out, err = run([a.tapelab, "price", *pargs, *flags, "--engine", "cpu-jit", "--paths", str(a.paths),
+                            "--json"])
+        if rc != 0:
+            return "", None, "cpu-jit: " + err[:120]
+        j = json.loads(out)
+        times.append(1000 * j["seconds"])
+        bits = json.dumps([j["value"], j["greeks"]], sort_keys=True)
+    return f"{statistics.median(times):.3f}", bits, ""
+
+
+def table_for(a, name, params, work, w):
+    pargs = product_args(name, params)
+    rc, out, err = run([a.tapelab, "plan", *pargs, "--all", "--json", "--strategies", ",".join(SEGMENT_STRATEGIES),
+                        "--min-segments", str(min(a.segments)), "--max-segments", str(max(a.segments))])
+    if rc != 0:
+        sys.exit(f"gap_table.py: {name}: tapelab plan --all: {err}")
+    allj = json.loads(out)
+    nodes = allj["tape"]["nodes"]
+    rows = [r for r in allj["rows"] if r["requested_segments"] in a.segments]
+    cands = {}
+    for r in rows:
+        c = metrics_row(r)
+        c["family"] = "per-value" if r["strategy"] == "mincut" else "segment"
+        c["flags"] = ["--strategy", r["strategy"], "--checkpoint", str(r["requested_segments"])]
+        cands.setdefault(r["strategy"], []).append(c)
+    optimal = {r["requested_segments"]: r["metrics"]["peak_live"] for r in rows if r["strategy"] == "optimal"}
+    budgets = sorted({(optimal[s], s) for s in a.budget_counts if s in optimal})
+    plain_bits = cpujit(a, pargs, None)[1] if a.time else None
+    for budget, s_from in budgets:
+        extra = {}
+        for strategy in ["budget", "mincut-weighted", "user"]:
+            for s in (a.segments if strategy != "budget" else [16]):
+                flags = ["--strategy", strategy, "--checkpoint", str(s), "--budget", str(budget)]
+                if strategy == "user":
+                    flags = ["--strategy-cmd", a.user_cmd, "--checkpoint", str(s), "--budget", str(budget)]
+                path, j = plan_file(a, work, f"{name}-{strategy}-{s}", pargs, flags)
+                if path:
+                    c = metrics_row(j)
+                    c["flags"] = flags
+                    extra.setdefault(strategy, []).append(c)
+        # Exact over the blocks optimal cuts at each count of --exact-segments (and the count that set the
+        # budget): the least of those solves is the table's optimum.
+        exact, ej = None, "no exact plan"
+        for s in sorted({s_from} | {c for c in a.exact_segments if c in a.segments}):
+            flags = ["--strategy", "exact", "--checkpoint", str(s), "--budget", str(budget),
+                     "--solve-seconds", str(a.solve_seconds)]
+            path, j = plan_file(a, work, f"{name}-exact-{budget}-{s}", pargs, flags)
+            if path is None and "cannot run here" in j:
+                print(f"gap_table.py: skipped: {j}", file=sys.stderr)
+                sys.exit(3)
+            if path is None:
+                ej = j
+                continue
+            c = metrics_row(j)
+            c["flags"], c["solver"] = flags, j.get("solver", {})
+            c["solve_total"] = (exact or {}).get("solve_total", 0) + c["solver"].get("seconds", 0)
+            if c["peak_live"] <= budget and (exact is None or c["recompute_cost"] < exact["recompute_cost"]):
+                c["solve_total"], exact = c["solve_total"], c
+            elif exact is not None:
+                exact["solve_total"] = c["solve_total"]
+        every = dict(cands, **extra)
+        every["exact"] = [exact] if exact else []
+        for strategy, cs in every.items():
+            best = best_of(cs, budget)
+            row = {"tape": name, "nodes": nodes, "budget_from": f"optimal@{s_from}", "budget": budget,
+                   "strategy": strategy}
+            if not best:
+                row.update({"fits": "no", "note": "no plan within the budget" if cs else (ej if strategy == "exact" else "no plan")})
+                w.writerow(row)
+                continue
+            row.update({k: best[k] for k in ("family", "segments", "peak_live", "persistent", "recompute_ops",
+                                              "recompute_cost")})
+            row["fits"] = "yes"
+            if exact:
+                e = exact["recompute_cost"]
+                row["gap"] = f"{(best['recompute_cost'] / e - 1) if e > 0 else (0.0 if best['recompute_cost'] == 0 else float('inf')):.4f}"
+                sv = exact["solver"]
+                row.update({"exact_status": sv.get("status", ""), "exact_bound": sv.get("bound", ""),
+                            "exact_gap": sv.get("gap", ""), "solve_s": sv.get("seconds", ""),
+                            "exact_blocks": exact["segments"], "solve_total_s": round(exact["solve_total"], 3)})
+            notes = []
+            if a.cuda or a.time:
+                path, _ = plan_file(a, work, f"{name}-{strategy}-{budget}-best", pargs, best["flags"])
+                if a.cuda and path:
+                    if best["family"] == "per-value":
+                        notes.append("sm90: the GPU emitter prints segment plans only")
+                    else:
+                        reg, spill, note = sm90(a, pargs, path, work)
+                        row.update({"sm90_registers": reg, "sm90_spill_bytes": spill})
+                        if note:
+                            notes.append(note)
+                if a.time and path:
+                    ms, bits, note = cpujit(a, pargs, path)
+                    row["cpujit_ms"] = ms
+                    row["bits"] = "" if bits is None else ("same" if bits == plain_bits else "DIFFERENT")
+                    if note:
+                        notes.append(note)
+            row["note"] = "; ".join(notes)
+            w.writerow(row)
+
+
+def write_out(path, text, inputs):
+    """The careful writer: a temporary file beside the target, renamed onto it; never onto a special
+    file or a file the run reads."""
+    real = os.path.realpath(path)
+    if any(os.path.exists(i) and os.path.samefile(real, i) for i in inputs if os.path.exists(real)):
+        sys.exit(f"gap_table.py: --out {path}: is an input of this run")
+    if os.path.exists(real) and not os.path.isfile(real):
+        sys.exit(f"gap_table.py: --out {path}: not a regular file")
+    os.makedirs(os.path.dirname(real) or ".", exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(real) or ".", prefix=".gap_table-")
+    with os.fdopen(fd, "w", newline="") as f:
+        f.write(text)
+    os.replace(tmp, real)
+
+
+def main(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--out", default=os.path.join(tempfile.gettempdir(), "tapelab-gap", "gap.csv"))
+    p.add_argument("--tapelab", default=os.path.join(REPO, "build", "ci", "cli", "tapelab"))
+    p.add_argument("--gpu-kernels", default=os.path.join(REPO, "build", "ci", "experiments", "gpu_kernels"))
+    p.add_argument("--products", default="")
+    p.add_argument("--segments", default="2,3,4,6,8,12,16,24,32")
+    p.add_argument("--solve-seconds", type=float, default=60)
+    p.add_argument("--exact-segments", default="4,8,16,32")
+    p.add_argument("--cuda", action="store_true")
+    p.add_argument("--time", action="store_true")
+    p.add_argument("--paths", type=int, default=16384)
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--user-cmd", default="/usr/bin/python3 " + os.path.join(REPO, "experiments", "keep_expensive.py"))
+    a = p.parse_args(argv)
+    a.segments = sorted({int(x) for x in a.segments.split(",") if x})
+    a.budget_counts = BUDGET_COUNTS
+    a.exact_segments = sorted({int(x) for x in a.exact_segments.split(",") if x})
+    products = QUICK if a.quick else PRODUCTS
+    if a.quick:
+        a.segments, a.budget_counts, a.solve_seconds, a.time, a.repeats, a.paths = [2, 4, 8], (4,), 10, True, 1, 4096
+    if a.products:
+        products = {k: (QUICK if a.quick else PRODUCTS)[k] for k in a.products.split(",")}
+    if a.gpu_kernels and not os.path.exists(a.gpu_kernels):
+        a.gpu_kernels = None
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=HEADER, extrasaction="ignore")
+    commit = subprocess.run(["git", "-C", REPO, "describe", "--always", "--dirty", "--abbrev=12"], capture_output=True,
+                            text=True).stdout.strip() or "unknown"
+    buf.write(f"# gap_table.py commit {commit} args {' '.join(argv)}\n")
+    w.writeheader()
+    with tempfile.TemporaryDirectory(prefix="tapelab-gap-") as work:
+        for name, params in products.items():
+            print(f"gap_table.py: {name}", file=sys.stderr, flush=True)
+            table_for(a, name, params, work, w)
+            write_out(a.out, buf.getvalue(), [])  # what is done so far, each tape
+    print(f"gap_table.py: wrote {a.out}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

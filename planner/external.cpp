@@ -1,0 +1,155 @@
+#include "planner/external.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <unistd.h>
+
+#include "planner/costs.h"
+#include "planner/liveness.h"
+#include "planner/metrics.h"
+#include "planner/optimal.h"
+#include "planner/planfile.h"
+#include "tape/textformat.h"
+#include "util/process.h"
+
+namespace tapelab {
+
+extern const char kExactScript[];  // planner/exact.py, embedded by planner/CMakeLists.txt
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fresh directory under $TMPDIR, removed (with what the process left in it) when it goes.
+class WorkDir {
+ public:
+  WorkDir() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/tapelab-strategy-XXXXXX";
+    if (!mkdtemp(pattern.data())) throw StrategyProcessError("strategy process: cannot make a temporary directory in " + pattern);
+    path_ = pattern;
+  }
+  ~WorkDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+void writeText(const std::string& path, const std::string& text) {
+  std::ofstream f(path, std::ios::binary);
+  f << text;
+  if (!f) throw StrategyProcessError("strategy process: cannot write " + path);
+}
+
+// The process's last non-empty line of output, for the one-line error.
+std::string lastLine(const std::string& output) {
+  std::istringstream in(output);
+  std::string line, last;
+  while (std::getline(in, line))
+    if (line.find_first_not_of(" \t\r") != std::string::npos) last = line;
+  if (last.size() > 200) last = last.substr(0, 200) + "...";
+  return last.empty() ? "(no output)" : last;
+}
+
+int32_t defaultBudget(const Tape& t, const PlanOptions& o) {
+  if (o.budget > 0) return o.budget;
+  if (o.budget < 0) throw std::invalid_argument("the most values live at once (--budget) must be positive");
+  return o.markets > 0 ? registerBudget(o.markets) : planMetrics(t, planWindow(t, o)).peakLive;
+}
+
+std::vector<int32_t> blocksOf(const Tape& t, const PlanOptions& o, Plan (*strategy)(const Tape&, const PlanOptions&)) {
+  if (o.segments <= 1) return {0, t.size()};
+  return strategy(t, o).bounds;
+}
+
+}  // namespace
+
+std::string tapeSummaryJson(const Tape& t, const PlanOptions& o, const std::vector<int32_t>& blocks, int32_t budget) {
+  using Json = nlohmann::ordered_json;
+  const int32_t n = t.size();
+  const CostModel& costs = CostModel::measured();
+  Json j;
+  j["format"] = "tapelab-summary 1";
+  j["tape"] = {{"name", t.name}, {"nodes", n}, {"structure", structureHash(t)}};
+  j["output"] = t.output;
+  Json ops = Json::array(), args = Json::array(), weight = Json::array(), reads = Json::array();
+  for (int32_t i = 0; i < n; ++i) {
+    ops.push_back(std::string(info(t.op[i]).name));
+    Json a = Json::array();
+    for (int k = 0; k < arity(t.op[i]); ++k) a.push_back(t.arg(i, k));
+    args.push_back(std::move(a));
+    weight.push_back(costs.of(t.op[i]));
+    Json r = Json::array();
+    if (arity(t.op[i]) > 0) {
+      const AdjointReads ar = adjointReads(t.op[i]);
+      for (int k = 0; k < arity(t.op[i]); ++k)
+        if (ar.arg(k)) r.push_back(t.arg(i, k));
+      if (ar.r) r.push_back(i);
+    }
+    reads.push_back(std::move(r));
+  }
+  j["op"] = std::move(ops);
+  j["args"] = std::move(args);
+  j["weight"] = std::move(weight);
+  j["adjoint_reads"] = std::move(reads);
+  const std::vector<int32_t> last = lastUse(t);
+  j["last_use"] = last;
+  j["adjoints_live"] = adjointsLive(t, last);
+  j["inputs"] = t.inputNodes;
+  j["request"] = {{"segments", o.segments}, {"budget", budget}, {"blocks", blocks}, {"time_limit", o.solveSeconds}};
+  return j.dump() + "\n";
+}
+
+Plan runStrategyCommand(const Tape& t, const PlanOptions& o, const std::string& command, const std::string& label,
+                        const std::vector<int32_t>& blocks, int32_t budget) {
+  if (command.empty()) throw std::invalid_argument("strategy cmd: give the command with --strategy-cmd \"python3 mine.py\"");
+  const std::string who = "strategy process '" + command + "'";
+  WorkDir dir;
+  const std::string tapeFile = dir.file("tape.tape"), summary = dir.file("summary.json"), out = dir.file("plan.json");
+  writeText(tapeFile, writeTape(t));
+  writeText(summary, tapeSummaryJson(t, o, blocks, budget));
+  char limit[32];
+  std::snprintf(limit, sizeof limit, "%g", o.solveSeconds);
+  const std::vector<std::string> argv{"/bin/sh", "-c", command + " \"$@\"", "sh", "--tape", tapeFile, "--summary", summary,
+                                      "--out", out, "--segments", std::to_string(o.segments), "--budget",
+                                      std::to_string(budget), "--time-limit", limit};
+  const ProcessResult r = runProcess(argv, o.solveSeconds + 10);
+  if (r.interrupted) throw Interrupted();
+  if (r.timedOut) throw StrategyProcessError(who + ": " + r.error + " (ended; no plan)");
+  if (r.status == 3) throw StrategyUnavailable(who + ": cannot run here: " + lastLine(r.output));
+  if (r.status != 0)
+    throw StrategyProcessError(who + (r.status < 0 ? ": " + r.error : ": exit " + std::to_string(r.status)) + ": " +
+                               lastLine(r.output));
+  if (!fs::is_regular_file(out)) throw StrategyProcessError(who + ": exited 0 but wrote no plan file (--out)");
+  try {
+    Plan p = readPlanFile(out, t);
+    if (p.strategy == "file") p.strategy = label;
+    return p;
+  } catch (const PlanFileError& e) {
+    std::string why = e.what();
+    if (why.rfind(out, 0) == 0) why = why.substr(out.size() + 2);  // "FILE: field: reason" -> "field: reason"
+    throw StrategyProcessError(who + ": its plan: " + why);
+  }
+}
+
+Plan planCommand(const Tape& t, const PlanOptions& o) {
+  return runStrategyCommand(t, o, o.strategyCommand, "cmd", blocksOf(t, o, planWindow), defaultBudget(t, o));
+}
+
+Plan planExact(const Tape& t, const PlanOptions& o) {
+  WorkDir dir;
+  const std::string script = dir.file("exact.py");
+  writeText(script, kExactScript);
+  // Debian's Python, the one scripts/setup.sh installs highspy for (a virtual environment's may lack it).
+  const std::string python = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  return runStrategyCommand(t, o, python + " '" + script + "'", "exact", blocksOf(t, o, planOptimal), defaultBudget(t, o));
+}
+
+}  // namespace tapelab
