@@ -157,8 +157,11 @@ const std::vector<Knob>& knobTable() {
       {"TAPELAB_STRATEGY", "--strategy", "cut strategy (tapelab plan --help lists them); run, price and compare take a comma list: one row each", Scope::Run, [](C& c, S& v, const char*) { c.strategy = v; }},
       {"TAPELAB_SEGLEN", "--seglen", "scratch / uniform segment length", Scope::Run,
        [](C& c, S& v, const char* n) { c.segLen = parsePositiveInt(v, n); }},
-      {"TAPELAB_KERNEL", "--kernel", "kernel kind: plain, register, scratch (checkpointed adjoints) or tangent (vector forward mode)", Scope::Run,
-       [](C& c, S& v, const char* n) { c.kernel = parseKernelKind(v, n); }},
+      {"TAPELAB_KERNEL", "--kernel", "kernel kind: auto, plain, register, scratch (checkpointed adjoints) or tangent (vector forward mode)", Scope::Run,
+       [](C& c, S& v, const char* n) {
+         if (v == "auto") c.kernel.reset();
+         else c.kernel = parseKernelKind(v, n);
+       }},
       {"TAPELAB_WRT", "--wrt", "tangent kernel: differentiate by these inputs only (NAME,...; default all)", Scope::Run,
        [](C& c, S& v, const char* n) {
          c.wrt = parseNameList(v, n);

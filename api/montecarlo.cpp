@@ -6,6 +6,8 @@
 #include "api/ranks.h"
 #include "api/registry.h"
 #include "api/tune.h"
+#include "planner/kind_model.h"
+#include "planner/loops.h"
 #include "planner/planfile.h"
 #include "planner/strategies.h"
 #include "tape/textformat.h"
@@ -92,7 +94,9 @@ KernelConfig resolveConfig(const RunConfig& c, const EngineCaps& caps, Precision
 }
 
 KernelOptions resolveKernel(const Tape& tape, const RunConfig& c, const EngineCaps& caps, int markets,
-                            std::string* tunedFrom, std::vector<std::string>* notUsed) {
+                            std::string* tunedFrom, std::vector<std::string>* notUsed, std::string* kindWhy,
+                            const std::vector<int>& sharedInputs) {
+  if (kindWhy) kindWhy->clear();
   KernelOptions o;
   o.precision = c.precision.value_or(caps.fp64 && !caps.fp32 ? Precision::F64
                                      : caps.fp32 && !caps.fp64 ? Precision::F32
@@ -190,6 +194,21 @@ KernelOptions resolveKernel(const Tape& tape, const RunConfig& c, const EngineCa
     if (scratch && strategy == "uniform" && po.segLen == 0 && !explicitSegments) po.segLen = defaultSegLen(tape.size());
     o.plan = makeStrategyPlan(strategy, tape, po);
   }
+  // --kernel auto: nothing named, so the tangent kernel where the model predicts it faster (planner/kind_model.h).
+  if (!c.kernel && automatic && !c.strategy && c.strategyCommand.empty() && o.greeks && hasKind(caps, KernelKind::Tangent)) {
+    KindJob job;
+    job.markets = markets;
+    job.sharedInputs = markets > 1 && o.config.sharedInputs ? sharedInputs : std::vector<int>{};
+    job.adjointPlan = o.plan;
+    job.gpu = caps.marketOrder && !caps.cpuDevice;
+    job.tangentRolls = o.config.loopsRolled && findLoop(tape).found();
+    const KindPrediction prediction = predictKinds(tape, job);
+    if (kindWhy) *kindWhy = "auto: " + prediction.why() + " (planner/kind_model.h)";
+    if (prediction.tangentWins()) {
+      o.kind = KernelKind::Tangent;
+      o.plan = plainPlan(tape);
+    }
+  }
   return o;
 }
 
@@ -215,6 +234,7 @@ Result Pricer::runMarkets(const std::vector<std::vector<double>>& sets, uint64_t
   r.engine = engine_;
   r.tuned = tuned_;
   r.notUsed = notUsed_;
+  r.kindWhy = kindWhy_;
   r.run.paths = paths;
   r.run.seed = seed;
   const size_t per = static_cast<size_t>(options_.markets);
@@ -315,9 +335,10 @@ Pricer MonteCarlo::build() const {
     if (!caps.usable) throw EngineUnavailable("engine '" + entry.name + "' is not usable here: " + caps.reason);
     if (markets_ < 1 || markets_ > caps.maxMarkets)
       throw std::invalid_argument("markets per dispatch must be in 1.." + std::to_string(caps.maxMarkets));
-    p.options_ = resolveKernel(p.tape_, config, caps, markets_, &p.tuned_, &p.notUsed_);
+    const std::vector<int> shared = sharedInputsOf(known_, static_cast<size_t>(markets_));
+    p.options_ = resolveKernel(p.tape_, config, caps, markets_, &p.tuned_, &p.notUsed_, &p.kindWhy_, shared);
     p.options_.markets = markets_;
-    p.options_.sharedInputs = sharedInputsOf(known_, static_cast<size_t>(markets_));
+    p.options_.sharedInputs = shared;
     p.engine_ = entry.name;
     p.kernel_ = entry.make(config.engineSettings)->compile(p.tape_, p.options_);
   } catch (const std::exception& e) {

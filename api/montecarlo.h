@@ -28,8 +28,12 @@ namespace tapelab {
 // over it) and, where its kind is the one asked for, the plan; *tunedFrom is then its cache file.
 // *notUsed gets one line per request the kernel does not follow (a --strategy, --seglen, --budget or
 // --inner given on a tape auto checkpointing leaves whole), naming the flag that forces it.
+// With no kernel, checkpoint, strategy or plan named, Greeks and no tuned winner, the kind is `auto`: the
+// tangent kernel or the checkpointed adjoint, whichever planner/kind_model.h predicts faster for this tape,
+// markets per dispatch and the inputs they share (`sharedInputs`); *kindWhy then says which and why.
 KernelOptions resolveKernel(const Tape& tape, const RunConfig& config, const EngineCaps& caps, int markets = 1,
-                            std::string* tunedFrom = nullptr, std::vector<std::string>* notUsed = nullptr);
+                            std::string* tunedFrom = nullptr, std::vector<std::string>* notUsed = nullptr,
+                            std::string* kindWhy = nullptr, const std::vector<int>& sharedInputs = {});
 // The kernel's configuration resolveKernel uses: the engine's (config.engine) defaults for `markets`
 // per dispatch, then
 // config.configText, each field checked against the engine, then the math contract against the
@@ -43,6 +47,7 @@ struct Result {
   std::string engine;
   std::string tuned;  // the tuning cache entry whose winner the kernel uses; "" when none
   std::vector<std::string> notUsed;  // requests the kernel does not follow, and why (resolveKernel)
+  std::string kindWhy;  // --kernel auto: which kind the model chose and why; "" when the kind was named or tuned
   double price(size_t market = 0) const { return run.markets.at(market).value; }
   double priceStderr(size_t market = 0) const { return run.markets.at(market).valueStderr; }
   double greek(const std::string& input, size_t market = 0) const;
@@ -58,6 +63,7 @@ class Pricer {
   const KernelOptions& options() const { return options_; }
   const std::string& tuned() const { return tuned_; }  // Result::tuned
   const std::vector<std::string>& notUsed() const { return notUsed_; }  // Result::notUsed
+  const std::string& kindWhy() const { return kindWhy_; }                // Result::kindWhy
   const Tape& tape() const { return tape_; }
   KernelStats stats() const { return kernel_->stats(); }
   std::vector<double> inputs;  // the market priced by run()
@@ -69,6 +75,7 @@ class Pricer {
   std::string engine_;
   std::string tuned_;
   std::vector<std::string> notUsed_;
+  std::string kindWhy_;
   std::unique_ptr<Kernel> kernel_;
 };
 

@@ -258,6 +258,7 @@ std::string resultJson(const Result& r, size_t market, const KernelStats* stats)
       .str("config", configText(r.kernel.config, r.engine))
       .str("math", toString(r.kernel.config.math))
       .str("tuned", r.tuned)
+      .str("kernel_choice", r.kindWhy.empty() ? (r.tuned.empty() ? "named" : "tuned") : r.kindWhy)
       .field("not_used", [&] {
         std::vector<std::string> items;
         for (const std::string& n : r.notUsed) items.push_back(jsonString(n));

@@ -188,6 +188,7 @@ int compare(const Flags& f) {
     std::string engine, config, tuned;
   };
   std::vector<EngineConfig> engineConfigs;
+  std::vector<std::string> autoKinds;  // what `--kernel auto` (price, run with nothing named) runs, per engine
   for (const std::string& engine : engines) {
     const EngineCaps caps = engineCaps(findEngine(engine), cfg.engineSettings);
     std::vector<std::pair<std::string, RunConfig>> variants;
@@ -229,6 +230,21 @@ int compare(const Flags& f) {
       if (!keepsBits(f)) f.set(oneJob.config, f.get(fusedJob.config), f.name);
     base.useTuned = false;  // decided here, for every row
     engineConfigs.push_back({engine, configText(fusedJob.config, engine), fusedJob.tuned});
+    for (const int m : fused == 1 ? std::vector<int>{1} : std::vector<int>{1, fused}) {
+      RunConfig probe = base;  // nothing named: the kind --kernel auto picks for this job
+      probe.engine = engine;
+      probe.kernel.reset();
+      probe.checkpoint = Checkpoint::automatic();
+      probe.strategy.reset();
+      probe.planFile.clear();
+      probe.configText = configText((m == 1 ? oneJob : fusedJob).config, engine);
+      std::string why;
+      try {
+        resolveKernel(tape, probe, caps, m, nullptr, nullptr, &why, sharedInputsOf(ladder, static_cast<size_t>(m)));
+      } catch (const std::exception&) {  // the rows say what is wrong with the job
+      }
+      if (!why.empty()) autoKinds.push_back(engine + " x" + std::to_string(m) + ": " + why.substr(why.find(' ') + 1));
+    }
     if (fused != 1 && (configText(oneJob.config, engine) != configText(fusedJob.config, engine) || !oneJob.tuned.empty()))
       engineConfigs.push_back({engine + " (one market)", configText(oneJob.config, engine), oneJob.tuned});
     RunConfig plain = base;
@@ -400,6 +416,9 @@ int compare(const Flags& f) {
     for (const EngineConfig& e : engineConfigs)
       configs.push_back(Json().str("engine", e.engine).str("config", e.config).str("tuned", e.tuned).done());
     top.field("configs", jsonArray(configs));
+    std::vector<std::string> autos;
+    for (const std::string& a : autoKinds) autos.push_back(jsonString(a));
+    top.field("kernel_auto", jsonArray(autos));
     std::printf("%s\n", top.done().c_str());
   } else {
     std::printf("%s: %d nodes | %llu paths per call | %d-point %s ladder, median of %d | %s | %s\n",
@@ -437,6 +456,7 @@ int compare(const Flags& f) {
     for (const EngineConfig& e : engineConfigs)
       std::printf("config %s: %s%s\n", e.engine.c_str(), e.config.c_str(),
                   e.tuned.empty() ? " (the engine's defaults)" : (" (tuned: " + e.tuned + ")").c_str());
+    for (const std::string& a : autoKinds) std::printf("kernel auto on %s\n", a.c_str());
     for (const std::string& e : errors) std::printf("error: %s\n", e.c_str());
     if (peerPath) {
       std::vector<std::vector<std::string>> pr;
@@ -498,7 +518,7 @@ Runner setupCompare(CLI::App& app) {
   auto f = std::make_shared<Flags>(app);
   addTapeFlags(*f, TapeSource::FileOrProduct, "asian");
   f->value("engines", "A,B,...", "engines to compare (default: every usable GPU engine and cpu-jit)");
-  f->value("kernels", "K,...", "kernels after plain: register, scratch, tangent (where the engine has it)", "register");
+  f->value("kernels", "K,...", "kernels after plain: register, scratch, tangent (where the engine has it)", "register,tangent");
   f->value("points", "N", "ladder points: the input's value * (1 + 0.01 (i - N/2))", "7");
   f->value("ladder", "NAME[=V1,V2,...]", "the input the ladder steps (default spot where the tape has one, else its "
                                          "first input); with values, those points");

@@ -163,8 +163,10 @@ void addRunConfigFlags(Flags& f, const std::vector<std::string>& skip) {
   if (wanted("solve-seconds")) f.knob("solve-seconds", "S", "60");
   if (wanted("seglen")) f.knob("seglen", "N", "", "default max(48, round(sqrt(nodes)))");
   if (wanted("kernel"))
-    f.knob("kernel", "plain|register|scratch|tangent", "",
-           "default register when checkpointing, else plain; tangent carries d/d inputs forward, no plan");
+    f.knob("kernel", "auto|plain|register|scratch|tangent", "auto",
+           "auto: with no --checkpoint, --strategy or --plan, the tangent kernel or the checkpointed adjoint (register "
+           "when checkpointing, else plain), whichever planner/kind_model.h predicts faster, said in the result; "
+           "tangent carries d/d inputs forward, no plan");
   if (wanted("wrt")) f.knob("wrt", "NAME,...", "", "with --kernel tangent; Greeks of other inputs are not computed");
   if (wanted("layout")) f.knob("layout", "aos|soa", toString(defaults.layout));
   if (wanted("market-order")) f.knob("market-order", "joint|sequential", toString(defaults.marketOrder));

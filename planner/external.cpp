@@ -27,8 +27,9 @@ namespace fs = std::filesystem;
 class WorkDir {
  public:
   WorkDir() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/tapelab-strategy-XXXXXX";
+    std::error_code ec;  // the standard library's temporary directory ($TMPDIR, else /tmp)
+    const fs::path tmp = fs::temp_directory_path(ec);
+    std::string pattern = (ec ? std::string("/tmp") : tmp.string()) + "/tapelab-strategy-XXXXXX";
     if (!mkdtemp(pattern.data())) throw StrategyProcessError("strategy process: cannot make a temporary directory in " + pattern);
     path_ = pattern;
   }

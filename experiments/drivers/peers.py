@@ -5,7 +5,8 @@ The 252-step Asian call, fp32, value + 5 Greeks and price only, at each --paths:
                vmap of value_and_grad with shared draws (the strongest formulation),
                the ladder as one call per point; needs python3 with jax
   handwritten  experiments/peers/handwritten_asian.cu (forward pathwise, contraction
-               allowed: a ceiling, not a peer with the same bits); needs nvcc and a GPU
+               allowed: a ceiling, not a peer with the same bits): one market per launch, and
+               the 7-point ladder in one launch; needs nvcc and a GPU
   tapelab      `tapelab compare --json` per engine: plain and register kernels, the
                ladder one market per dispatch and --markets per dispatch
 Mpath/s counts market-paths (a 7-point ladder over N paths is 7N). ms is a median of timed
@@ -90,11 +91,12 @@ def jax_rows(text):
 def handwritten_rows(text):
     body = [l for l in text.splitlines() if l and not l.startswith("#")]
     for r in csv.DictReader(body):
+        markets = int(r.get("markets") or 1)  # the ladder variant (since issue 46): 7 markets in one launch
         yield {"who": "handwritten", "formulation": r["variant"], "engine": "cuda", "kernel": "forward-pathwise",
-               "pass": r["pass"], "paths": r["paths"], "markets": 1, "ladder_points": 1, "ms": r["median_ms"],
+               "pass": r["pass"], "paths": r["paths"], "markets": markets, "ladder_points": markets, "ms": r["median_ms"],
                **({"ms_min": r["min_ms"], "ms_max": r["max_ms"]} if r.get("min_ms") else {}),
                "mpath_s": r["mpaths_per_s"], "value": r["value"], "delta": r["delta"],
-               "notes": "contraction allowed; spot 100"}
+               "notes": "contraction allowed; " + ("spots 97..103, value and delta at 100" if markets > 1 else "spot 100")}
 
 
 def formulation(markets, points):

@@ -14,8 +14,14 @@
 //   draws v1   one Philox call per draw, word 0 (tapelab's draws before version 2)
 //   draws v2   one call per four draws, words 0..3, Acklam's quantile (tapelab's versions 2 and 3)
 //   draws v4   one call per four draws, two Box-Muller pairs (tapelab's version 4, tape/philox.h)
-// Prints CSV: variant,pass,paths,median_ms,mpaths_per_s,value,delta,vega,min_ms,max_ms (CUDA
-// events around each launch, median of --repeats after a warm-up; min_ms and max_ms their spread).
+//   ladder7    the 7-point spot ladder (spots 97..103, 1% apart, as `tapelab compare`'s) in one launch, draws
+//              v4: one path per thread, the draws and everything spot does not reach (the step's
+//              exponential, its tangents in vol, rate and maturity) once per step, each market's spot, sum
+//              and three tangents forward; delta and the strike's Greek in closed form per market.
+// Prints CSV: variant,pass,paths,markets,median_ms,mpaths_per_s,value,delta,vega,min_ms,max_ms (CUDA
+// events around each launch, median of --repeats after a warm-up; min_ms and max_ms their spread;
+// mpaths_per_s counts market-paths: a ladder of 7 markets over N paths is 7N; value, delta, vega: the
+// ladder's middle market, spot 100).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -163,22 +169,108 @@ __global__ void __launch_bounds__(256) asian(Market m, int steps, unsigned long 
   }
 }
 
+// The ladder: kMarkets spots (m.spot * (1 + 0.01 (k - kMarkets/2))) in one launch, draws v4.
+// sums[6k .. 6k+5]: market k's value and d/d(spot, strike, vol, rate, maturity).
+template <bool kGreeks, int kMarkets>
+__global__ void __launch_bounds__(256) ladder(Market m, int steps, unsigned long long paths, unsigned seedLo,
+                                              unsigned seedHi, double* sums) {
+  const unsigned long long p = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+  float acc[kMarkets][6];
+#pragma unroll
+  for (int k = 0; k < kMarkets; ++k)
+    for (int g = 0; g < 6; ++g) acc[k][g] = 0.f;
+  if (p < paths) {
+    const unsigned plo = (unsigned)p, phi = (unsigned)(p >> 32);
+    const float dt = m.maturity / steps, sdt = sqrtf(dt);
+    const float mu = m.rate - 0.5f * m.vol * m.vol;
+    const float drift = mu * dt, vsd = m.vol * sdt;
+    const float dDriftV = -m.vol * dt, dDriftR = dt, dDriftT = mu / steps;
+    const float dVsdV = sdt, dVsdT = m.vol * 0.5f / (sdt * steps);
+    float s[kMarkets], sum[kMarkets], sV[kMarkets], sR[kMarkets], sT[kMarkets], sumV[kMarkets], sumR[kMarkets], sumT[kMarkets];
+#pragma unroll
+    for (int k = 0; k < kMarkets; ++k) {
+      s[k] = m.spot * (1.f + 0.01f * (k - kMarkets / 2));
+      sum[k] = sV[k] = sR[k] = sT[k] = sumV[k] = sumR[k] = sumT[k] = 0.f;
+    }
+    Words words{};
+    float2 pair{};
+    for (int i = 0; i < steps; ++i) {
+      if ((i & 3) == 0) words = philox((unsigned)i >> 2, 0u, plo, phi, seedLo, seedHi);
+      if ((i & 1) == 0) pair = (i & 2) == 0 ? boxMuller(words.x, words.y) : boxMuller(words.z, words.w);
+      const float z = (i & 1) == 0 ? pair.x : pair.y;
+      const float e = expf(drift + vsd * z);  // once per step: no market reaches it
+      const float xV = dDriftV + dVsdV * z, xT = dDriftT + dVsdT * z;
+#pragma unroll
+      for (int k = 0; k < kMarkets; ++k) {
+        const float sn = s[k] * e;
+        if (kGreeks) {
+          sV[k] = sV[k] * e + sn * xV;
+          sR[k] = sR[k] * e + sn * dDriftR;
+          sT[k] = sT[k] * e + sn * xT;
+          sumV[k] += sV[k];
+          sumR[k] += sR[k];
+          sumT[k] += sT[k];
+        }
+        s[k] = sn;
+        sum[k] += sn;
+      }
+    }
+    const float disc = expf(-(m.rate * m.maturity));
+#pragma unroll
+    for (int k = 0; k < kMarkets; ++k) {
+      const float spot = m.spot * (1.f + 0.01f * (k - kMarkets / 2));
+      const float intrinsic = sum[k] / steps - m.strike;
+      acc[k][0] = fmaxf(intrinsic, 0.f) * disc;
+      if (kGreeks && intrinsic > 0.f) {
+        acc[k][1] = (sum[k] / spot) / steps * disc;
+        acc[k][2] = -disc;
+        acc[k][3] = sumV[k] / steps * disc;
+        acc[k][4] = sumR[k] / steps * disc - m.maturity * acc[k][0];
+        acc[k][5] = sumT[k] / steps * disc - m.rate * acc[k][0];
+      }
+    }
+  }
+  const int n = kGreeks ? 6 : 1;
+#pragma unroll
+  for (int k = 0; k < kMarkets; ++k)
+    for (int g = 0; g < n; ++g) {
+      float v = acc[k][g];
+      for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+      if ((threadIdx.x & 31) == 0) atomicAdd(&sums[6 * k + g], (double)v);
+    }
+}
+
 struct Times {
   float median, fastest, slowest;  // ms of the timed launches
 };
 
+constexpr int kBlock = 256;
+unsigned gridFor(unsigned long long paths) { return (unsigned)((paths + kBlock - 1) / kBlock); }
+
 template <bool G, int F>
 Times timeOne(const Market& m, int steps, unsigned long long paths, int repeats, double* dSums, double* out) {
-  const int block = 256;
-  const unsigned grid = (unsigned)((paths + block - 1) / block);
+  return timeLaunches([&](unsigned seed) { asian<G, F><<<gridFor(paths), kBlock>>>(m, steps, paths, seed, 0u, dSums); }, 1,
+                      paths, repeats, dSums, out);
+}
+
+template <bool G, int M>
+Times timeLadder(const Market& m, int steps, unsigned long long paths, int repeats, double* dSums, double* out) {
+  return timeLaunches([&](unsigned seed) { ladder<G, M><<<gridFor(paths), kBlock>>>(m, steps, paths, seed, 0u, dSums); }, M,
+                      paths, repeats, dSums, out);
+}
+
+// Times `launch(seedLo)` (one kernel over every path): a warm-up, then --repeats timed launches; out: the
+// sums of `markets` markets over the paths.
+template <class Launch>
+Times timeLaunches(Launch launch, int markets, unsigned long long paths, int repeats, double* dSums, double* out) {
   cudaEvent_t a, b;
   CHECK(cudaEventCreate(&a));
   CHECK(cudaEventCreate(&b));
   std::vector<float> ms;
   for (int r = -1; r < repeats; ++r) {
-    CHECK(cudaMemset(dSums, 0, 6 * sizeof(double)));
+    CHECK(cudaMemset(dSums, 0, 6 * markets * sizeof(double)));
     CHECK(cudaEventRecord(a));
-    asian<G, F><<<grid, block>>>(m, steps, paths, 42u + (r < 0 ? 7u : 0u), 0u, dSums);
+    launch(42u + (r < 0 ? 7u : 0u));
     CHECK(cudaGetLastError());
     CHECK(cudaEventRecord(b));
     CHECK(cudaEventSynchronize(b));
@@ -186,8 +278,8 @@ Times timeOne(const Market& m, int steps, unsigned long long paths, int repeats,
     CHECK(cudaEventElapsedTime(&t, a, b));
     if (r >= 0) ms.push_back(t);
   }
-  CHECK(cudaMemcpy(out, dSums, 6 * sizeof(double), cudaMemcpyDeviceToHost));
-  for (int i = 0; i < 6; ++i) out[i] /= double(paths);
+  CHECK(cudaMemcpy(out, dSums, 6 * markets * sizeof(double), cudaMemcpyDeviceToHost));
+  for (int i = 0; i < 6 * markets; ++i) out[i] /= double(paths);
   std::sort(ms.begin(), ms.end());
   CHECK(cudaEventDestroy(a));
   CHECK(cudaEventDestroy(b));
@@ -239,15 +331,17 @@ int main(int argc, char** argv) {
   cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));
   std::printf("# handwritten_asian on %s, %d steps, fp32, contraction allowed\n", prop.name, steps);
-  std::printf("variant,pass,paths,median_ms,mpaths_per_s,value,delta,vega,min_ms,max_ms\n");
+  std::printf("variant,pass,paths,markets,median_ms,mpaths_per_s,value,delta,vega,min_ms,max_ms\n");
+  constexpr int kLadder = 7;
   double* dSums;
-  CHECK(cudaMalloc(&dSums, 6 * sizeof(double)));
+  CHECK(cudaMalloc(&dSums, 6 * kLadder * sizeof(double)));
   const Market m{100.f, 100.f, 0.2f, 0.03f, 1.f};
   for (unsigned long long paths : pathList) {
-    double o[6] = {};
-    auto row = [&](const char* variant, const char* pass, Times t) {
-      std::printf("%s,%s,%llu,%.4f,%.1f,%.9g,%.9g,%.9g,%.4f,%.4f\n", variant, pass, paths, t.median,
-                  paths / (t.median * 1e3), o[0], o[1], o[3], t.fastest, t.slowest);
+    double o[6 * kLadder] = {};
+    auto row = [&](const char* variant, const char* pass, Times t, int markets = 1) {
+      const double* mid = o + 6 * (markets / 2);  // the middle market: spot 100
+      std::printf("%s,%s,%llu,%d,%.4f,%.1f,%.9g,%.9g,%.9g,%.4f,%.4f\n", variant, pass, paths, markets, t.median,
+                  double(markets) * paths / (t.median * 1e3), mid[0], mid[1], mid[3], t.fastest, t.slowest);
     };
     row("draws-v1", "price", timeOne<false, 1>(m, steps, paths, repeats, dSums, o));
     row("draws-v1", "value+5greeks", timeOne<true, 1>(m, steps, paths, repeats, dSums, o));
@@ -255,6 +349,8 @@ int main(int argc, char** argv) {
     row("draws-v2", "value+5greeks", timeOne<true, 2>(m, steps, paths, repeats, dSums, o));
     row("draws-v4", "price", timeOne<false, 4>(m, steps, paths, repeats, dSums, o));
     row("draws-v4", "value+5greeks", timeOne<true, 4>(m, steps, paths, repeats, dSums, o));
+    row("ladder7-draws-v4", "price", timeLadder<false, kLadder>(m, steps, paths, repeats, dSums, o), kLadder);
+    row("ladder7-draws-v4", "value+5greeks", timeLadder<true, kLadder>(m, steps, paths, repeats, dSums, o), kLadder);
   }
   CHECK(cudaFree(dSums));
   return 0;

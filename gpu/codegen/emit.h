@@ -1,13 +1,11 @@
-// One GPU code emitter, dialects as data.
+// The GPU kernel compiler, dialects as data.
 //
-// emitKernel walks a Tape (and, for checkpointed kinds, its Plan) and writes
-// one compute kernel. GLSL, OpenCL C, CUDA C and HIP differ only in a Dialect:
-// a table of spellings (types, literal suffixes, bit casts, mul-hi, math
-// names, the kernel's frame with its parameters, thread and group index,
-// workgroup-local memory and barrier, `precise`). There is one emitter; no
-// language is produced by rewriting another. It decides, then prints: a storage
-// pass (storage.h) places every value, adjoint and sum, and the printer
-// (emit.cpp) names and declares what the table says.
+// emitKernel takes a Tape (and, for checkpointed kinds, its Plan) to one compute kernel through named
+// passes (emit.cpp lists them in order: storage, schedule, recompute, loops, draw keys, build, draws) that
+// decide everything and build the kernel as data (ir.h), then a printer (print.h) that spells it. GLSL,
+// OpenCL C, CUDA C and HIP differ only in a Dialect (dialect.h): a table of spellings (types, literal
+// suffixes, bit casts, mul-hi, math names, the kernel's frame with its parameters, thread and group index,
+// workgroup-local memory and barrier, `precise`). No language is produced by rewriting another.
 //
 // ---------------------------------------------------------------- kernel ABI
 // T is float (fp32) or double (fp64); U is a 32-bit unsigned integer.

@@ -71,6 +71,40 @@ TEST(TangentFrontDoor, WrtNeedsTheTangentKernelAndKnownNames) {
   EXPECT_THROW(resolveKernel(t, c, caps), std::invalid_argument);  // engine without the kind
 }
 
+// --kernel auto (issue 46): with nothing named, the kind planner/kind_model.h predicts faster, and why;
+// whatever the user names (a kernel, a segment count, a strategy) keeps its meaning and no model speaks.
+TEST(TangentFrontDoor, AutoPicksTheKindTheModelPredictsAndSaysWhy) {
+  EngineCaps gpu;
+  gpu.kinds = {KernelKind::Plain, KernelKind::Register, KernelKind::Tangent};
+  gpu.marketOrder = true;  // a GPU emitter's engine
+  RunConfig c;
+  c.engine = "cuda";
+  c.configText = "loops=rolled";
+  std::string why;
+  const KernelOptions asian = resolveKernel(products::asianCall(252), c, gpu, 1, nullptr, nullptr, &why);
+  EXPECT_EQ(asian.kind, KernelKind::Tangent) << why;  // 5 inputs, a rolled time loop
+  EXPECT_EQ(why.rfind("auto: tangent: ", 0), 0u) << why;
+  const Tape lmm = products::byName("lmm", products::ProductParams{{"forwards", 40}});
+  const KernelOptions wide = resolveKernel(lmm, c, gpu, 1, nullptr, nullptr, &why);
+  EXPECT_EQ(wide.kind, KernelKind::Register) << why;  // 81 inputs: the adjoint
+  EXPECT_EQ(why.rfind("auto: adjoint: ", 0), 0u) << why;
+  RunConfig segments = c;
+  segments.checkpoint = Checkpoint::count(8);
+  EXPECT_EQ(resolveKernel(products::asianCall(252), segments, gpu, 1, nullptr, nullptr, &why).kind, KernelKind::Register);
+  EXPECT_TRUE(why.empty()) << why;
+  RunConfig strategy = c;
+  strategy.strategy = "window";
+  EXPECT_NE(resolveKernel(products::asianCall(252), strategy, gpu, 1, nullptr, nullptr, &why).kind, KernelKind::Tangent);
+  EXPECT_TRUE(why.empty()) << why;
+  RunConfig named = c;
+  named.kernel = KernelKind::Register;
+  EXPECT_EQ(resolveKernel(products::asianCall(252), named, gpu, 1, nullptr, nullptr, &why).kind, KernelKind::Register);
+  EXPECT_TRUE(why.empty()) << why;
+  RunConfig valueOnly = c;
+  valueOnly.greeks = false;  // no Greeks: nothing to choose
+  EXPECT_NE(resolveKernel(products::asianCall(252), valueOnly, gpu, 1, nullptr, nullptr, &why).kind, KernelKind::Tangent);
+}
+
 TEST(TangentFrontDoor, PricesThroughMonteCarlo) {
   RunConfig c;
   c.engine = "reference";

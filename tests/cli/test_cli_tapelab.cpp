@@ -501,7 +501,7 @@ TEST_F(Cli, PlanFileOnRunPriceAndCompare) {
     std::string text, field;
   };
   for (const Bad& b : {Bad{"{\"format\": \"tapelab-plan 1\"}", "(file): the required key 'tape' is missing"}, Bad{"{", "(file): not JSON"},
-                       Bad{"{\"format\": \"tapelab-plan 2\"}", "format: 'tapelab-plan 2'"}}) {
+                       Bad{"{\"format\": \"tapelab-plan 9\"}", "format: 'tapelab-plan 9'"}}) {
     writeFile(bad, b.text);
     for (const std::string& cmd : {std::string("tapelab price --product asian --steps 24 --paths 200"),
                                    "tapelab run '" + tape + "' --paths 200", compare}) {
