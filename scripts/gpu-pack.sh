@@ -9,8 +9,15 @@ cd "$(git rev-parse --show-toplevel)"
 src=${1:-build/release}
 dst=build/gpu
 rm -rf "$dst" && mkdir -p "$dst/bin" "$dst/include"
-cp "$src/cli/tapelab" "$dst/bin/"
-for f in "$src"/tests/test_vulkan_* "$src"/tests/test_opencl_* "$src"/tests/test_cuda_* "$src"/tests/test_codegen_* "$src"/tests/test_api_regressions "$src"/tests/test_api_tangent "$src"/tests/test_api_split \
+cp "$src/cli/tapelab" "$dst/bin/"  # always
+# BINS="tapelab test_api_loops ...": only these (a call that needs a few fits the tool's 64 MiB with room).
+if [ -n "${BINS:-}" ]; then
+  for b in $BINS; do
+    for f in "$src/cli/$b" "$src/tests/$b" "$src/experiments/$b" "$src/properties/$b"; do [ -x "$f" ] && [ -f "$f" ] && cp "$f" "$dst/bin/"; done
+    [ -f "$dst/bin/$b" ] || { echo "gpu-pack.sh: BINS: no binary named $b under $src" >&2; exit 2; }
+  done
+fi
+[ -n "${BINS:-}" ] || for f in "$src"/tests/test_vulkan_* "$src"/tests/test_opencl_* "$src"/tests/test_cuda_* "$src"/tests/test_codegen_* "$src"/tests/test_api_regressions "$src"/tests/test_api_tangent "$src"/tests/test_api_split \
          "$src"/experiments/scratch_sweep "$src"/experiments/gpu_kernels "$src"/experiments/calibrate_proxy "$src"/experiments/tangent_crossover \
          "$src"/properties/tapelab_properties*; do
   [ -f "$f" ] && [ -x "$f" ] && cp "$f" "$dst/bin/"

@@ -242,7 +242,7 @@ def main(argv):
                     what = f"tapelab {engine} {ps} {pc} paths" + (f" --config {config}" if config else "")
                     tape = [a.tape] if a.tape else ["--product", "asian", "--steps", str(steps)]
                     cmd = [a.tapelab_bin, "compare", *tape, "--engines", engine,
-                           "--kernels", "register", "--paths", str(pc), "--markets", str(markets), "--points", str(points),
+                           "--kernels", "register,tangent", "--paths", str(pc), "--markets", str(markets), "--points", str(points),
                            "--ladders", str(ladders), "--fp32", "--json"] + ([] if ps == GREEKS else ["--no-greeks"])
                     cmd += (["--config", config] if config else []) + (["--untuned"] if a.untuned else [])
                     text, why = run(cmd, timeout, what)

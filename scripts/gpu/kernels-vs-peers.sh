@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# tapelab's kernels beside their peers on a lent GPU, in one call (issue 46): the 252-step Asian, fp32,
+# value + 5 Greeks (and price only), every row bit-checked against its own plain kernel.
+#   source scripts/gpu-env.sh; timeout 560 bash scripts/gpu/kernels-vs-peers.sh K MODE...; tar czf $OUT/callK.tgz -C /tmp resK
+# Modes (each writes into /tmp/resK; run in the order given):
+#   tests   the rolled loops' and the tangent kernel's exactness tests on the device's cuda, Vulkan and OpenCL
+#           (test_api_loops, test_api_tangent: pack them with BINS="tapelab test_api_loops test_api_tangent")
+#   peers   experiments/drivers/peers.py on cuda at 4M paths: JAX (one market and its vmap ladder), the
+#           hand-written kernels (one market, the 7-point ladder) and tapelab compare (plain, register and
+#           tangent rows, one market and 7 per dispatch, --kernel auto's choice named), nothing set
+#   loops   the same tangent rows with config loops=unrolled (every step written out), for the rolled loop's effect
+#   ncu     Nsight Compute on the one-market tangent and register kernels and the 7-market tangent kernel
+#           (instructions, issue efficiency, occupancy, stalls), the first dispatch of a 1M run
+#   vkcl    compare on Vulkan and OpenCL (their defaults), 4M paths, one and 7 markets
+#   zoo     every zoo product on cuda, 1M paths, one market: --kernel tangent and register timed, and what
+#           --kernel auto picks (planner/kind_model.h's prediction beside the measurement)
+# GPU_DRY=1 runs every mode against what this machine has (lavapipe, PoCL) with tiny jobs.
+set -uo pipefail
+K=${1:?call number}; shift
+source scripts/gpu-call-lib.sh "$K"
+deadline=${DEADLINE:-540}
+T=$bin/tapelab
+drv=$PWD/experiments/drivers
+export PYTHONUNBUFFERED=1
+export __GL_SHADER_DISK_CACHE=1 __GL_SHADER_DISK_CACHE_PATH=/tmp/tapelab-nv-shader-cache
+dry=${GPU_DRY:-0}
+cuda=cuda; paths=4000000; zpaths=1000000; steps=(); [ "$dry" = 1 ] && { cuda=vulkan; paths=20000; zpaths=2000; steps=(--steps 16); }
+left() { echo $(( deadline - ($(date +%s) - t0) )); }
+step() {  # step NEED NAME CMD...: CMD when NEED seconds are left, cut at what is left
+  local need=$1 name=$2; shift 2
+  local l; l=$(left)
+  if (( l < need )); then echo "skipped $name: $l s left, needs $need" | tee -a "$out/timeline.txt"; return; fi
+  stamp "$name"
+  echo "=== $name: $*" >> "$out/progress.txt"
+  timeout "$l" "$@" > "$out/$name" 2>> "$out/progress.txt"
+  echo "$name exit $?" >> "$out/timeline.txt"
+}
+sample_clocks
+CMP=("$T" compare --product asian "${steps[@]}" --paths "$paths" --markets 7 --ladders 5 --fp32 --json)
+for mode in "$@"; do
+  case "$mode" in
+    tests)
+      for t in test_api_loops test_api_tangent; do
+        [ -x "$bin/$t" ] && step 30 "$t.txt" "$bin/$t" --gtest_filter='*cuda*:*vulkan*:*opencl*:*FrontDoor*' --gtest_brief=1
+      done ;;
+    peers)
+      P=(python3 "$drv/peers.py" --machine gpu --commit "$commit" --tapelab-bin "$T" --paths "$paths" --engines "$cuda")
+      [ "$dry" = 1 ] && P+=(--steps 16 --no-jax --no-handwritten --passes value+5greeks)
+      step 150 peers.log "${P[@]}" --out "$out/peers.csv" ;;
+    loops)
+      step 60 compare-tangent-unrolled.json "${CMP[@]}" --engines "$cuda" --kernels tangent --config loops=unrolled
+      step 60 compare-price-unrolled.json "${CMP[@]}" --engines "$cuda" --kernels tangent --no-greeks --config loops=unrolled ;;
+    ncu)
+      if [ "$dry" = 1 ]; then echo "ncu: not in the dry run" >> "$out/timeline.txt"; continue; fi
+      NCU=(ncu --clock-control none --launch-count 1 --kernel-name regex:tapelab_kernel
+           --section SpeedOfLight --section InstructionStats --section Occupancy --section LaunchStats
+           --section WarpStateStats --section SchedulerStats --metrics smsp__inst_executed.sum,sm__cycles_elapsed.avg,gpu__time_duration.sum)
+      PR=("$T" price --product asian --engine cuda --paths 1000000)
+      step 30 ncu-x1-tangent.txt "${NCU[@]}" "${PR[@]}" --kernel tangent
+      step 30 ncu-x1-register.txt "${NCU[@]}" "${PR[@]}" --kernel register
+      step 30 ncu-x7-tangent.txt "${NCU[@]}" "${PR[@]}" --kernel tangent --ladder spot=97,98,99,100,101,102,103 --markets 7 ;;
+    vkcl)
+      ve=vulkan,opencl
+      step 90 compare-vkcl.json "${CMP[@]}" --engines "$ve" ;;
+    zoo)
+      for p in european asian basket heston cev barrier lookback lmm worstof neural heat; do
+        for k in tangent register; do
+          step 20 "zoo-$p-$k.json" timeout 90 "$T" price --product "$p" --engine "$cuda" --kernel "$k" --paths "$zpaths" --json
+        done
+        step 10 "zoo-$p-auto.json" timeout 90 "$T" price --product "$p" --engine "$cuda" --paths "$zpaths" --json
+      done ;;
+    *) echo "kernels-vs-peers.sh: unknown mode '$mode'" >&2; exit 2 ;;
+  esac
+done
+stamp done
