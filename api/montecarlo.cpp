@@ -202,6 +202,8 @@ KernelOptions resolveKernel(const Tape& tape, const RunConfig& c, const EngineCa
     job.adjointPlan = o.plan;
     job.gpu = caps.marketOrder && !caps.cpuDevice;
     job.tangentRolls = o.config.loopsRolled && findLoop(tape).found();
+    job.closedForms = o.config.closedForms;
+    job.tangentFma = o.config.tangentFma;
     const KindPrediction prediction = predictKinds(tape, job);
     if (kindWhy) *kindWhy = "auto: " + prediction.why() + " (planner/kind_model.h)";
     if (prediction.tangentWins()) {

@@ -148,6 +148,23 @@ const std::vector<ConfigField>& configFields() {
        "",
        [](const C& c) { return std::string(kLoops[int(c.loopsRolled)]); },
        [](C& c, S& v, S& w) { c.loopsRolled = pick<int>(v, w, kLoops) == 1; }},
+      {"closed_forms", "on|off", kGpu,
+       "changes a tangent kernel's Greeks in rounding (never its values, the plain kernel's bits); no other kernel",
+       "tangent kernels: a value homogeneous of degree one in an input x (x times what x does not reach: a "
+       "Black-Scholes spot's path, its sum) carries no tangent in x; where it is read by one that is not, its "
+       "tangent is value * (1 / x) (planner/closed_forms.h; x = 0: not finite)",
+       "cuda=on;hip=on;opencl=on;vulkan=on",
+       "",
+       [](const C& c) { return std::string(kOnOff[int(c.closedForms)]); },
+       [](C& c, S& v, S& w) { c.closedForms = pick<int>(v, w, kOnOff) == 1; }},
+      {"tangent_fma", "on|off", kGpu,
+       "changes a tangent kernel's Greeks in rounding (never its values, the plain kernel's bits); no other kernel",
+       "tangent kernels: a tangent whose terms are a product and a sum, t_a * b + t_b * a, written as one fused "
+       "multiply-add, fma(t_b, a, t_a * b): one rounding less, one instruction less (values are never fused)",
+       "cuda=on;hip=on;opencl=on;vulkan=on",
+       "",
+       [](const C& c) { return std::string(kOnOff[int(c.tangentFma)]); },
+       [](C& c, S& v, S& w) { c.tangentFma = pick<int>(v, w, kOnOff) == 1; }},
       {"opaque", "on|off", kGpu, "same bits",
        "the opaque identity on bookmark reads and fences (off: experiments only; the compiler may then merge a "
        "recompute with the first computation)",

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <numeric>
 
+#include "planner/closed_forms.h"
 #include "planner/metrics.h"
 #include "tape/tangent.h"
 
@@ -67,17 +68,22 @@ KindPrediction predictKinds(const Tape& tape, const KindJob& job, const CostMode
     std::iota(wrt.begin(), wrt.end(), 0);
   }
   const TangentSlots slots = tangentSlots(tape, wrt);
+  const ClosedForms closed = closedForms(tape, slots, job.closedForms);
   double tangent = forward;
   for (int32_t i = 0; i < n; ++i) {
     if (tape.op[i] == Op::Input || arity(tape.op[i]) == 0) continue;
     const OpInfo& op = info(tape.op[i]);
     for (int32_t slot : slots.of[i]) {
+      if (closed.isClosed(i, slot)) continue;
       double rule = 0;
       int terms = 0;
       for (int k = 0; k < op.arity; ++k) {
         const auto& of = slots.of[tape.arg(i, k)];
         if (!contributes(op.adjoint(k)) || !std::binary_search(of.begin(), of.end(), slot)) continue;
-        rule += ruleCost(std::string(op.adjoint(k)), c);
+        const std::string r(op.adjoint(k));
+        // A fused product saves its addition; a closed-form argument costs a multiplication by 1 / x.
+        const bool fused = terms > 0 && job.tangentFma && r.rfind("d * ", 0) == 0;
+        rule += ruleCost(r, c) + (closed.isClosed(tape.arg(i, k), slot) ? c.of(Op::Mul) : 0) - (fused ? addCost(c) : 0);
         ++terms;
       }
       tangent += copies(i) * (rule + std::max(terms - 1, 0) * addCost(c));

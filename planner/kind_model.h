@@ -6,8 +6,9 @@
 // Instructions a path, weighted by planner/costs.h (sm_90 instructions per op):
 //   forward   every node once per copy (a value the markets share once, one an input the markets differ
 //             in reaches once per market);
-//   tangent   forward + per node, per tangent slot it carries, its tangent rule: the adjoint rules of the
-//             arguments that carry the slot with d := their tangent, and the additions between them;
+//   tangent   forward + per node, per tangent slot it carries (less the closed forms), its tangent rule:
+//             the adjoint rules of the arguments that carry the slot with d := their tangent, and the
+//             additions between them (a product term fused into the sum with tangent_fma);
 //   adjoint   forward + what the plan recomputes (a stored draw a load) + per node with an adjoint, per
 //             market, its adjoint rules and the additions into the arguments' adjoints.
 // Time is instructions over the kernel's issue efficiency, measured on the GPU and kept here with its
@@ -29,6 +30,8 @@ struct KindJob {
   Plan adjointPlan;               // the plan the adjoint would run (one segment: the plain kernel)
   bool gpu = true;                // a GPU engine (issue efficiencies apply)
   bool tangentRolls = false;      // the tangent kernel's time loop rolls (config loops=rolled and a loop found)
+  bool closedForms = false;       // config closed_forms: homogeneous values carry no tangent (planner/closed_forms.h)
+  bool tangentFma = false;        // config tangent_fma: a product-and-sum tangent is one fused multiply-add
 };
 
 struct KindPrediction {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "planner/closed_forms.h"
 #include "gpu/codegen/dialect.h"
 #include "gpu/codegen/draw_keys.h"
 #include "gpu/codegen/ir.h"
@@ -30,6 +31,7 @@ struct KernelAnalyses {
   const RecomputeLists* recompute = nullptr;  // likewise
   const DrawLoadKeys* drawKeys = nullptr;
   const RolledLoop* rolling = nullptr;
+  const ClosedForms* closed = nullptr;       // tangent kernels: the tangents spelled value / x
   std::vector<std::string> unused;  // the config fields that had no effect, each with why (the header's)
 };
 
@@ -67,6 +69,12 @@ class Builder : public Names {
   ir::E prefillKey(int segment, Stmts& out) const;
   ir::E tangentExpr(int32_t i, int32_t slot, int market) const;
   std::string tangentName(int32_t j, int32_t slot, int market) const;
+  // The tangent slots node i carries in a variable (its slots less the closed forms, planner/closed_forms.h).
+  std::vector<int32_t> carriedSlots(int32_t i) const;
+  // Node j's tangent in `slot`, market m: its variable, or value * (1 / x) where it has a closed form.
+  ir::E tangentRef(int32_t j, int32_t slot, int market) const;
+  std::string inverseName(int32_t slot, int market) const;  // 1 / x of the slot's input, per market
+  void declareInverses(Stmts& out) const;
 
   // ---- build_reverse.cpp
   void reverseSweep(Stmts& out);

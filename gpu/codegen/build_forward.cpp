@@ -40,6 +40,7 @@ void Builder::plainPath(Stmts& out) {
 // The tangent kind: the plain kernel's forward sweep, line for line, each value followed by its tangents
 // (tape/tangent.h); no reverse sweep.
 void Builder::tangentPath(Stmts& out) {
+  declareInverses(out);
   out.push_back(comment("forward sweep, each value followed by its tangents (tape/tangent.h)"));
   if (a_.rolling && a_.rolling->rolled) return rolledForward(true, out);
   Stmts forward;
@@ -52,7 +53,7 @@ void Builder::forwardNodes(int32_t from, int32_t to, bool tangents, Stmts& out) 
     for (Markets m : copiesIn(i, Markets::all())) out.push_back(define(true, "v", i, m, forwardExpr(i, m, "v")));
     if (!tangents) continue;
     for (Markets m : copiesIn(i, Markets::all()))  // a value the markets share has shared tangents too
-      for (int32_t slot : s_.tangents.of[i])
+      for (int32_t slot : carriedSlots(i))
         out.push_back(declareT(tangentName(i, slot, m.market), tangentExpr(i, slot, m.market)));
   }
 }
@@ -85,9 +86,9 @@ void Builder::rolledForward(bool tangents, Stmts& out) {
     for (Markets m : copiesIn(steady, Markets::all()))
       out.push_back(declareT(valueName("v", steady, m), init >= 0 ? value("v", init, m) : nullptr));
     for (Markets m : copiesIn(steady, Markets::all()))
-      for (int32_t slot : tangents ? s_.tangents.of[steady] : std::vector<int32_t>{}) {
+      for (int32_t slot : tangents ? carriedSlots(steady) : std::vector<int32_t>{}) {
         const bool has = init >= 0 && std::binary_search(s_.tangents.of[init].begin(), s_.tangents.of[init].end(), slot);
-        out.push_back(declareT(tangentName(steady, slot, m.market), has ? var(tangentName(init, slot, m.market)) : literal(0.0)));
+        out.push_back(declareT(tangentName(steady, slot, m.market), has ? tangentRef(init, slot, m.market) : literal(0.0)));
       }
   });
   clearRenames();
@@ -100,7 +101,7 @@ void Builder::rolledForward(bool tangents, Stmts& out) {
   each(lastOfTrip, [&](int32_t o, int32_t node) {
     for (Markets m : copiesIn(node, Markets::all())) {
       body.push_back(assign(var(carriedName(o, m.market)), value("v", node, m)));
-      for (int32_t slot : tangents ? s_.tangents.of[node] : std::vector<int32_t>{})
+      for (int32_t slot : tangents ? carriedSlots(node) : std::vector<int32_t>{})
         body.push_back(assign(var(carriedName(o, m.market, slot)), var(tangentName(node, slot, m.market))));
     }
   });
@@ -120,7 +121,8 @@ void Builder::rolledForward(bool tangents, Stmts& out) {
 }
 
 // Slot `slot` of node i's tangent: a's term, then b's, then c's, each ops.def's adjoint rule with the
-// argument's tangent as d (rules that send nothing left out; none left: zero).
+// argument's tangent as d (rules that send nothing left out; none left: zero). config tangent_fma: a term
+// whose rule is d * E after the first is fused, fma(t, E, the terms before).
 E Builder::tangentExpr(int32_t i, int32_t slot, int m) const {
   const Op op = tape_.op[i];
   if (op == Op::Input) return literal(1.0);
@@ -128,11 +130,49 @@ E Builder::tangentExpr(int32_t i, int32_t slot, int m) const {
   E sum;
   for (int k = 0; k < arity(op); ++k) {
     const int32_t j = tape_.arg(i, k);
-    if (!contributes(info(op).adjoint(k)) || !has(j)) continue;
-    const E term = paren(spellRule(info(op).adjoint(k), i, Markets::one(m), "v", var(tangentName(j, slot, m))));
+    const std::string_view rule = info(op).adjoint(k);
+    if (!contributes(rule) || !has(j)) continue;
+    const E t = tangentRef(j, slot, m);
+    if (sum && config_.tangentFma && rule.substr(0, 4) == "d * ") {
+      sum = fn("fma", {t, spellRule(rule.substr(4), i, Markets::one(m), "v", t), sum});
+      continue;
+    }
+    const E term = paren(spellRule(rule, i, Markets::one(m), "v", t));
     sum = sum ? bin(sum, "+", term) : term;
   }
   return sum ? sum : literal(0.0);
+}
+
+std::vector<int32_t> Builder::carriedSlots(int32_t i) const {
+  std::vector<int32_t> slots;
+  for (int32_t slot : s_.tangents.of[i])
+    if (!a_.closed || !a_.closed->isClosed(i, slot)) slots.push_back(slot);
+  return slots;
+}
+
+E Builder::tangentRef(int32_t j, int32_t slot, int m) const {
+  if (a_.closed && a_.closed->isClosed(j, slot))
+    return paren(bin(value("v", j, Markets::one(m)), "*", var(inverseName(slot, m))));
+  return var(tangentName(j, slot, m));
+}
+
+std::string Builder::inverseName(int32_t slot, int market) const {
+  const int input = s_.tangents.inputs[slot];
+  return "tl_ix" + std::to_string(input) + (perMarket(tape_.inputNodes[input]) ? "_" + std::to_string(market) : "");
+}
+
+// 1 / x, once per path and market, for each input some value's tangent is spelled in closed form for.
+void Builder::declareInverses(Stmts& out) const {
+  if (!a_.closed || !a_.closed->any()) return;
+  for (size_t slot = 0; slot < s_.tangents.inputs.size(); ++slot) {
+    bool used = false;
+    for (const auto& c : a_.closed->closed) used = used || std::binary_search(c.begin(), c.end(), static_cast<int32_t>(slot));
+    if (!used) continue;
+    const int input = s_.tangents.inputs[slot];
+    for (Markets m : copiesIn(tape_.inputNodes[input], Markets::all()))
+      out.push_back(declareT(inverseName(static_cast<int32_t>(slot), m.market),
+                             bin(literal(1.0), "/", var("tl_in" + std::to_string(m.market) + "_" + std::to_string(input)))));
+  }
 }
 
 // t<j>_<slot>, with the market's suffix where the value has a copy per market (t<j>_<slot>_<m>).

@@ -39,7 +39,7 @@ KernelIR Builder::build() {
   const bool rolled = a_.rolling && a_.rolling->rolled;
   k.dontUnrollPrologue = !config_.philoxUnrolled || s_.marketLoop || s_.prefill || rolled;
   k.helpers.philoxRolled = !config_.philoxUnrolled;
-  k.helpers.outlineDraws = config_.outlineDraws;
+  k.helpers.outlineDraws = config_.outlineDraws && !rolled;  // a rolled loop has one copy of its draws already
   k.header = header();
   k.body = body();
   return k;
@@ -129,7 +129,7 @@ void Builder::addToKahanSums(Stmts& out) const {
         const int32_t slot = s_.tangents.slotOfInput[k - 1];
         const auto& outSlots = s_.tangents.of[tape_.output];
         if (slot < 0 || !std::binary_search(outSlots.begin(), outSlots.end(), slot)) continue;
-        x = var(tangentName(tape_.output, slot, m));
+        x = tangentRef(tape_.output, slot, m);
       } else if (k == 0) {
         x = value("v", tape_.output, Markets::one(m));
       } else {

@@ -5,6 +5,7 @@
 #include <optional>
 #include <utility>
 
+#include "planner/closed_forms.h"
 #include "gpu/codegen/build.h"
 #include "gpu/codegen/draw_keys.h"
 #include "gpu/codegen/draws.h"
@@ -36,6 +37,10 @@ EmittedKernel emitKernel(const Tape& tape, const KernelOptions& options, const D
   // Whether a forward-only kernel rolls the tape's time loop.
   const RolledLoop rolling = planRolling(tape, options, storage);
   if (options.config.loopsRolled) log("loops", toText(rolling, tape));
+  // Which tangents a tangent kernel spells in closed form instead of carrying them.
+  const ClosedForms closed =
+      closedForms(tape, storage.tangents, options.config.closedForms && options.kind == KernelKind::Tangent && options.greeks);
+  if (options.kind == KernelKind::Tangent && options.greeks) log("activity", toText(closed, tape));
   // Which value keys each forward segment's prefilled draw loads.
   const DrawLoadKeys drawKeys = drawLoadKeys(tape, options, storage);
   if (!drawKeys.keyNode.empty()) log("draw keys", toText(drawKeys));
@@ -46,8 +51,11 @@ EmittedKernel emitKernel(const Tape& tape, const KernelOptions& options, const D
   analyses.recompute = recompute ? &*recompute : nullptr;
   analyses.drawKeys = &drawKeys;
   analyses.rolling = &rolling;
+  analyses.closed = &closed;
   analyses.unused = storage.unused;
   if (!rolling.whyNot.empty()) analyses.unused.push_back(rolling.whyNot);
+  if (rolling.rolled && options.config.outlineDraws)
+    analyses.unused.push_back("outline_draws=on: the time loop rolls, its draws are written once already (inlined)");
   ir::KernelIR kernel = buildKernel(tape, options, dialect, analyses);
   scopeDraws(kernel);
   // The text.
@@ -67,6 +75,7 @@ EmittedKernel emitKernel(const Tape& tape, const KernelOptions& options, const D
   k.segments = checkpointed ? options.plan.segments() : 1;
   k.wrt = options.kind == KernelKind::Tangent ? options.wrt : std::vector<int>{};
   k.configUnused = analyses.unused;
+  k.outlinedDraws = kernel.helpers.outlineDraws;
   k.sharedInputs = storage.sharedInputs;
   for (int i : storage.sharedInputs) k.sharedInputNames.push_back(tape.inputNames[i]);
   return k;

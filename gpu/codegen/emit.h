@@ -120,6 +120,7 @@ struct EmittedKernel {
   std::vector<std::string> sharedInputNames;
   // The config's fields that had no effect on this kernel, each with why (KernelStats::configUnused).
   std::vector<std::string> configUnused;
+  bool outlinedDraws = false;  // tl_philox and tl_boxMuller out of line (config outline_draws, where it applies)
   // What each pass decided, in order, as text (emit.cpp's list; --dump writes it beside the source).
   std::vector<std::pair<std::string, std::string>> passes;
 

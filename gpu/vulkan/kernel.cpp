@@ -53,10 +53,10 @@ class VulkanKernel final : public Kernel, DispatchRunner {
     stats_.sourcePath =
         dumpKernel(options.dumpDir, std::string("vulkan-") + toString(options.kind), "comp", emitted_, emitted_.source);
     const Spirv spirv = compileGlsl(emitted_.source, stats_.sourcePath, cacheDir,
-                                    options.config.outlineDraws ? outlinedDrawHelpers() : std::vector<std::string>{});
+                                    emitted_.outlinedDraws ? outlinedDrawHelpers() : std::vector<std::string>{});
     // A request the SPIR-V could not carry is an error, not a kernel with its draws inlined after all (a
     // tape without draws says so in configUnused instead).
-    if (options.config.outlineDraws && spirv.dontInlineMarked == 0 &&
+    if (emitted_.outlinedDraws && spirv.dontInlineMarked == 0 &&
         std::find(tape.op.begin(), tape.op.end(), Op::Randn) != tape.op.end())
       throw std::logic_error("vulkan: outline_draws=on: no " + outlinedDrawHelpers().front() +
                              " or " + outlinedDrawHelpers().back() + " in the SPIR-V to keep out of line");
