@@ -9,6 +9,8 @@
 
 #include "util/files.h"
 
+extern char** environ;
+
 namespace tapelab {
 
 KernelKind parseKernelKind(const std::string& s, const std::string& what) {
@@ -314,6 +316,43 @@ void applyEnvironment(RunConfig& c, std::initializer_list<Scope> scopes) {
 
 }  // namespace
 
+void preferFlagsOverVariables(RunConfig& c, const std::function<bool(const char* variable)>& byFlag) {
+  if (!c.plan && c.planFile.empty()) return;
+  struct Maker {
+    const char* variable;
+    const char* flag;
+    bool set;
+    void (*drop)(RunConfig&);
+  };
+  const Maker makers[] = {
+      {"TAPELAB_STRATEGY", "--strategy", c.strategy.has_value(), [](RunConfig& r) { r.strategy.reset(); }},
+      {"TAPELAB_CKPT", "--checkpoint", c.checkpoint.mode != Checkpoint::Mode::Auto,
+       [](RunConfig& r) { r.checkpoint = Checkpoint::automatic(); }},
+      {"TAPELAB_SEGLEN", "--seglen", c.segLen > 0, [](RunConfig& r) { r.segLen = 0; }},
+      {"TAPELAB_INNER", "--inner", c.innerSegments > 0, [](RunConfig& r) { r.innerSegments = 0; }},
+      {"TAPELAB_BUDGET", "--budget", c.budget > 0, [](RunConfig& r) { r.budget = 0; }},
+  };
+  const std::string because = " (flags beat variables)";
+  if (c.plan && !c.planFile.empty() && !byFlag("TAPELAB_PLAN")) {  // plan= data beats the variable's file
+    c.notUsed.push_back("TAPELAB_PLAN: not used: the plan given replaces it" + because);
+    c.planFile.clear();
+  }
+  const bool planByFlag = c.plan.has_value() || byFlag("TAPELAB_PLAN");
+  std::string makerFlags;
+  for (const Maker& m : makers)
+    if (m.set && byFlag(m.variable)) makerFlags += (makerFlags.empty() ? "" : ", ") + std::string(m.flag);
+  if (planByFlag) {
+    for (const Maker& m : makers)
+      if (m.set && !byFlag(m.variable)) {
+        m.drop(c);
+        c.notUsed.push_back(std::string(m.variable) + ": not used: the plan given (--plan) replaces it" + because);
+      }
+  } else if (!makerFlags.empty()) {
+    c.notUsed.push_back("TAPELAB_PLAN: not used: " + makerFlags + " given instead" + because);
+    c.planFile.clear();
+  }
+}
+
 RunConfig RunConfig::fromEnvironment() {
   RunConfig c;
   applyEnvironment(c, {Scope::Run, Scope::Dispatch, Scope::Engine});
@@ -336,6 +375,59 @@ std::optional<std::string> knobValue(const std::string& name) {
   for (const Knob& k : knobTable())
     if (name == k.variable) return variable(k.variable);
   throw std::logic_error("knobValue: " + name + " is not in api/knobs.cpp's table");
+}
+
+namespace {
+
+// TAPELAB_* variables read by test harnesses and scripts, not by tapelab (tests/, properties/, fuzz/,
+// scripts/, experiments/): set in the environment tapelab runs in, never a typo.
+constexpr const char* kHarnessVariables[] = {
+    "TAPELAB_SOURCE_DIR", "TAPELAB_COMMIT", "TAPELAB_BIN", "TAPELAB_UPDATE_GOLDEN", "TAPELAB_FUZZ_VERBOSE",
+    "TAPELAB_CPUJIT_TEST_CHILD", "TAPELAB_PATHS_BENCH", "TAPELAB_COMPILE_BENCH"};
+constexpr const char* kHarnessPrefixes[] = {"TAPELAB_PROPERTY_", "TAPELAB_VULKAN_PIPELINE_TEST_"};
+
+size_t editDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+std::vector<std::string> unknownVariables() {
+  std::vector<std::string> known;
+  for (const Knob& k : knobTable()) known.emplace_back(k.variable);
+  for (const Retired& r : kRetired) known.emplace_back(r.variable);
+  for (const char* h : kHarnessVariables) known.emplace_back(h);
+  std::vector<std::string> out;
+  for (char** e = environ; e && *e; ++e) {
+    const std::string entry = *e;
+    const std::string name = entry.substr(0, entry.find('='));
+    if (name.rfind("TAPELAB_", 0) != 0 || std::find(known.begin(), known.end(), name) != known.end()) continue;
+    if (std::any_of(std::begin(kHarnessPrefixes), std::end(kHarnessPrefixes),
+                    [&](const char* p) { return name.rfind(p, 0) == 0; }))
+      continue;
+    std::string nearest;
+    size_t best = 3;  // a suggestion within two edits
+    for (const std::string& k : known)
+      if (const size_t d = editDistance(name, k); d < best) {
+        best = d;
+        nearest = k;
+      }
+    out.push_back(name + " is set but tapelab reads no such variable (ignored" +
+                  (nearest.empty() ? std::string(")") : "; did you mean " + nearest + "?)"));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 bool startedByMpirun() {

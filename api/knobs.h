@@ -7,6 +7,7 @@
 // No engine reads the environment.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -60,10 +61,16 @@ struct RunConfig {
   std::string configText;
   std::string configWhat = "--config";     // who gave configText, for messages
   DispatchOptions dispatch;                // into KernelOptions::dispatch
+  // Launches short enough on the device at hand that Ctrl-C stops a run within ~50 ms
+  // (DispatchOptions::launchPaths, unless set): the Python module's runs, whose caller waits for them.
+  bool promptInterrupts = false;
   // --checkpoint auto with no plan asked for: use the tuning cache's winner for the job when there is
   // one (api/tuning.h); false (--untuned, the tuner's own baseline): the engine's defaults.
   bool useTuned = true;
   EngineSettings engineSettings;           // to the engine's factory
+  // Requests dropped before the kernel is resolved, and why (a variable a flag overrode:
+  // preferFlagsOverVariables); resolveKernel lists them first in the result's "not used".
+  std::vector<std::string> notUsed;
 
   // Defaults overridden by every variable of knobTable(). Throws
   // std::invalid_argument "<VARIABLE>: <why>" for a malformed value.
@@ -72,6 +79,15 @@ struct RunConfig {
   // to its flag (cli/options.h), so that a flag given wins even over a malformed variable.
   static RunConfig fromEnvironmentWithoutRunKnobs();
 };
+
+// Flags beat variables across knobs too. A plan (--plan FILE, TAPELAB_PLAN, or one given as data)
+// replaces what makes one: a strategy, a segment count (--checkpoint, off included), --seglen,
+// --inner and --budget. Where the two sides meet and one of them was given as flags (or Python
+// keywords) and the other only by variables, the variables' values are dropped, each listed in
+// c.notUsed ("TAPELAB_STRATEGY: not used: --plan replaces it (flags beat variables)"); where both
+// sides came from flags, or both from variables, they stay for resolveKernel to refuse (one line).
+// `byFlag(variable)`: whether that variable's knob got its value from a flag or keyword.
+void preferFlagsOverVariables(RunConfig& c, const std::function<bool(const char* variable)>& byFlag);
 
 // One environment variable: its flag where a command has one, what it sets
 // (a flag's help text), and how its text is parsed into a RunConfig, from the
@@ -94,6 +110,14 @@ const std::vector<Knob>& knobTable();
 // front end that reads a run knob itself (the Python module's paths and seed).
 // Throws std::logic_error for a variable the table does not list.
 std::optional<std::string> knobValue(const std::string& variable);
+
+// One line for each TAPELAB_* variable of the environment that tapelab does not read (not a knob
+// of the table, not a retired one, not a test harness's): "TAPELAB_PATH is set but tapelab reads no
+// such variable (ignored; did you mean TAPELAB_PATHS?)". Front ends warn with them, the CLI and the
+// drivers on stderr ("tapelab: warning: ..."), the Python module as a RuntimeWarning at import: a
+// misspelt variable is never silently a default. (An unknown name passed as an argument, Python's
+// knobs={...}, is an error, as an unknown flag is.)
+std::vector<std::string> unknownVariables();
 
 // Whether mpirun/mpiexec started this process (OMPI_COMM_WORLD_SIZE, PMI_SIZE or PMIX_RANK is
 // set): then api/ranks.h starts MPI.

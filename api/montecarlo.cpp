@@ -43,10 +43,14 @@ bool hasKind(const EngineCaps& caps, KernelKind kind) {
 
 // A plan file (or a plan given as data) replaces the strategy and the segment count: the engine runs
 // exactly that plan (register kind unless --kernel says scratch; a one-segment plan is the plain kernel).
+// What makes a plan, given beside one (cli's flags and variables have been reconciled by then:
+// api/knobs.h preferFlagsOverVariables), is refused: nothing of it would be used.
 KernelOptions withPlan(const Tape& tape, const RunConfig& c, const EngineCaps& caps, KernelOptions o) {
-  if (c.strategy) throw std::invalid_argument("--plan: the file's plan replaces --strategy; give one of them");
-  if (c.checkpoint.mode == Checkpoint::Mode::Segments)
-    throw std::invalid_argument("--plan: the file's plan replaces --checkpoint; give one of them");
+  for (const auto& [given, flag] : {std::pair{c.strategy.has_value(), "--strategy"},
+                                    std::pair{c.checkpoint.mode != Checkpoint::Mode::Auto, "--checkpoint"},
+                                    std::pair{c.segLen > 0, "--seglen"}, std::pair{c.innerSegments > 0, "--inner"},
+                                    std::pair{c.budget > 0, "--budget"}})
+    if (given) throw std::invalid_argument(std::string("--plan: the file's plan replaces ") + flag + "; give one of them");
   Plan plan = c.plan ? *c.plan : readPlanFile(c.planFile, tape);
   if (plan.bounds.empty() || plan.bounds.back() != tape.size())
     throw std::invalid_argument("--plan: the plan is not for this tape of " + std::to_string(tape.size()) + " nodes");
@@ -83,6 +87,26 @@ KernelOptions tangentKernel(const Tape& tape, const RunConfig& c, const EngineCa
   return o;
 }
 
+// --seglen, --inner and --budget each shape one strategy's plan (uniform, two-level, budget). Given where
+// the kernel's plan comes from elsewhere (`strategy`: the one that made it, "" when none did), each is
+// listed in *notUsed with why: a request not followed is never silent.
+void planKnobsNotUsed(const RunConfig& c, const std::string& strategy, const std::string& why,
+                      std::vector<std::string>* notUsed) {
+  if (!notUsed) return;
+  struct Knob {
+    bool given;
+    const char* flag;
+    const char* reader;
+  };
+  for (const Knob& k : {Knob{c.segLen > 0, "--seglen", "uniform"}, Knob{c.budget > 0, "--budget", "budget"},
+                        Knob{c.innerSegments > 0, "--inner", "two-level"}})
+    if (k.given && strategy != k.reader)
+      notUsed->push_back(std::string(k.flag) + ": not used: " +
+                         (why.empty() ? "only the " + std::string(k.reader) + " strategy reads it; this kernel's plan is " +
+                                            strategy + "'s"
+                                      : why));
+}
+
 }  // namespace
 
 KernelConfig resolveConfig(const RunConfig& c, const EngineCaps& caps, Precision precision, int markets) {
@@ -93,10 +117,41 @@ KernelConfig resolveConfig(const RunConfig& c, const EngineCaps& caps, Precision
   return config;
 }
 
+namespace {
+
+// A plan deeper than the engine's compiler takes (EngineCaps::maxPlanDepth): one line before the
+// compile, not a compiler's error or minutes of compiling.
+void checkPlanDepth(const KernelOptions& o, const RunConfig& c, const EngineCaps& caps) {
+  if (caps.maxPlanDepth <= 0 || o.kind == KernelKind::Plain || o.kind == KernelKind::Tangent) return;
+  const int depth = o.plan.depth();
+  if (depth > caps.maxPlanDepth)
+    throw std::invalid_argument((c.plan || !c.planFile.empty() ? "--plan: " : "--strategy: ") + std::string("the plan nests ") +
+                                std::to_string(depth) + " levels of cuts; " + c.engine + " compiles at most " +
+                                std::to_string(caps.maxPlanDepth) + " (" + caps.maxPlanDepthWhy +
+                                "); a flatter plan runs (fewer segments, or a flat strategy)");
+}
+
+KernelOptions resolvePlan(const Tape& tape, const RunConfig& c, const EngineCaps& caps, int markets,
+                          std::string* tunedFrom, std::vector<std::string>* notUsed, std::string* kindWhy,
+                          const std::vector<int>& sharedInputs);
+
+}  // namespace
+
 KernelOptions resolveKernel(const Tape& tape, const RunConfig& c, const EngineCaps& caps, int markets,
                             std::string* tunedFrom, std::vector<std::string>* notUsed, std::string* kindWhy,
                             const std::vector<int>& sharedInputs) {
   if (kindWhy) kindWhy->clear();
+  KernelOptions o = resolvePlan(tape, c, caps, markets, tunedFrom, notUsed, kindWhy, sharedInputs);
+  checkPlanDepth(o, c, caps);
+  return o;
+}
+
+namespace {
+
+// resolveKernel's body: the precision, the configuration, a tuned winner or the plan and kind asked for.
+KernelOptions resolvePlan(const Tape& tape, const RunConfig& c, const EngineCaps& caps, int markets,
+                          std::string* tunedFrom, std::vector<std::string>* notUsed, std::string* kindWhy,
+                          const std::vector<int>& sharedInputs) {
   KernelOptions o;
   o.precision = c.precision.value_or(caps.fp64 && !caps.fp32 ? Precision::F64
                                      : caps.fp32 && !caps.fp64 ? Precision::F32
@@ -110,8 +165,12 @@ KernelOptions resolveKernel(const Tape& tape, const RunConfig& c, const EngineCa
   o.marketOrder = c.marketOrder;
   o.dumpDir = c.dumpDir;
   o.dispatch = c.dispatch;
+  // ~50 ms a launch: a CPU-served device (lavapipe, PoCL) runs the 252-step Asian at ~0.3-1 Mpath/s here,
+  // a GPU at 100-2000 Mpath/s (results do not depend on it; each launch costs a submit and a wait).
+  if (c.promptInterrupts && o.dispatch.launchPaths == 0) o.dispatch.launchPaths = caps.cpuDevice ? 1u << 14 : 1u << 24;
   o.config = resolveConfig(c, caps, o.precision, markets);
   if (tunedFrom) tunedFrom->clear();
+  if (notUsed) notUsed->insert(notUsed->end(), c.notUsed.begin(), c.notUsed.end());
   const bool tunable = c.useTuned && c.checkpoint.mode == Checkpoint::Mode::Auto && !c.strategy && !c.plan &&
                        c.planFile.empty() && c.kernel != KernelKind::Scratch && c.kernel != KernelKind::Tangent;
   if (tunable)
@@ -126,7 +185,10 @@ KernelOptions resolveKernel(const Tape& tape, const RunConfig& c, const EngineCa
           if (!c.kernel || *c.kernel == w->kind) {
             o.kind = w->kind;
             o.plan = w->kind == KernelKind::Plain ? plainPlan(tape) : parsePlanFile(w->plan, tape, w->path);
-            if (hasKind(caps, o.kind)) return o;
+            if (hasKind(caps, o.kind)) {
+              planKnobsNotUsed(c, "", "the tuned winner's plan runs (" + w->path + "; --untuned: the defaults)", notUsed);
+              return o;
+            }
           }
         }
       } catch (const std::exception&) {  // an entry this version cannot read: the defaults, as without one
@@ -134,7 +196,10 @@ KernelOptions resolveKernel(const Tape& tape, const RunConfig& c, const EngineCa
         if (tunedFrom) tunedFrom->clear();
       }
     }
-  if (c.kernel == KernelKind::Tangent) return tangentKernel(tape, c, caps, std::move(o));
+  if (c.kernel == KernelKind::Tangent) {
+    planKnobsNotUsed(c, "", "the tangent kernel has no plan", notUsed);
+    return tangentKernel(tape, c, caps, std::move(o));
+  }
   if (!c.wrt.empty()) throw std::invalid_argument(c.wrtWhat + ": only the tangent kernel differentiates by a subset (--kernel tangent)");
   if (c.plan || !c.planFile.empty()) return withPlan(tape, c, caps, std::move(o));
 
@@ -161,17 +226,15 @@ KernelOptions resolveKernel(const Tape& tape, const RunConfig& c, const EngineCa
     throw std::invalid_argument(std::string("--kernel ") + toString(kind) + " needs checkpointing on (--checkpoint 1 is off)");
   }
   o.kind = segments > 1 || kind == KernelKind::Scratch ? kind : KernelKind::Plain;
-  if (o.kind == KernelKind::Plain && automatic && notUsed) {  // a cut asked for, and auto left the tape whole
-    const std::string why = !caps.autoCheckpoint
-                                ? "auto checkpointing is off on this engine (its plain kernel is faster)"
-                                : "the tape's " + std::to_string(tape.size()) + " nodes are under --ckpt-nodes " +
-                                      std::to_string(c.ckptNodes) + " (auto)";
-    for (const auto& [given, flag] : {std::pair{bool(c.strategy), "--strategy " + c.strategy.value_or("")},
-                                      std::pair{c.segLen > 0, std::string("--seglen")},
-                                      std::pair{c.budget > 0, std::string("--budget")},
-                                      std::pair{c.innerSegments > 0, std::string("--inner")}})
-      if (given)
-        notUsed->push_back(flag + ": not used: the plain kernel runs, " + why + "; --checkpoint N cuts it");
+  if (o.kind == KernelKind::Plain && notUsed) {  // a cut asked for, and the tape left whole
+    const std::string why = !automatic              ? std::string("--checkpoint ") + c.checkpoint.text() + " asks for it"
+                            : !caps.autoCheckpoint ? "auto checkpointing is off on this engine (its plain kernel is faster)"
+                                                   : "the tape's " + std::to_string(tape.size()) +
+                                                         " nodes are under --ckpt-nodes " + std::to_string(c.ckptNodes) +
+                                                         " (auto)";
+    if (c.strategy)
+      notUsed->push_back("--strategy " + *c.strategy + ": not used: the plain kernel runs, " + why + "; --checkpoint N cuts it");
+    planKnobsNotUsed(c, "", "the plain kernel runs, " + why + "; --checkpoint N cuts it", notUsed);
   }
   if (!hasKind(caps, o.kind)) throw std::invalid_argument(std::string("this engine has no ") + toString(o.kind) + " kernel");
 
@@ -193,6 +256,7 @@ KernelOptions resolveKernel(const Tape& tape, const RunConfig& c, const EngineCa
         c.strategy.value_or(!c.strategyCommand.empty() ? "cmd" : scratch && !explicitSegments ? "uniform" : "window");
     if (scratch && strategy == "uniform" && po.segLen == 0 && !explicitSegments) po.segLen = defaultSegLen(tape.size());
     o.plan = makeStrategyPlan(strategy, tape, po);
+    planKnobsNotUsed(c, strategy, "", notUsed);
   }
   // --kernel auto: nothing named, so the tangent kernel where the model predicts it faster (planner/kind_model.h).
   if (!c.kernel && automatic && !c.strategy && c.strategyCommand.empty() && o.greeks && hasKind(caps, KernelKind::Tangent)) {
@@ -213,6 +277,8 @@ KernelOptions resolveKernel(const Tape& tape, const RunConfig& c, const EngineCa
   }
   return o;
 }
+
+}  // namespace
 
 double Result::greek(const std::string& input, size_t market) const {
   for (size_t i = 0; i < inputNames.size(); ++i)
@@ -334,7 +400,7 @@ Pricer MonteCarlo::build() const {
   try {
     const EngineEntry& entry = findEngine(config.engine);
     const EngineCaps caps = engineCaps(entry, config.engineSettings);
-    if (!caps.usable) throw EngineUnavailable("engine '" + entry.name + "' is not usable here: " + caps.reason);
+    if (!caps.usable) throwUnusable(entry.name, caps);
     if (markets_ < 1 || markets_ > caps.maxMarkets)
       throw std::invalid_argument("markets per dispatch must be in 1.." + std::to_string(caps.maxMarkets));
     const std::vector<int> shared = sharedInputsOf(known_, static_cast<size_t>(markets_));

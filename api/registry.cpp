@@ -92,6 +92,12 @@ EngineCaps engineCaps(const EngineEntry& entry, const EngineSettings& settings) 
   }
 }
 
+void throwUnusable(const std::string& name, const EngineCaps& caps) {
+  const std::string line = "engine '" + name + "' is not usable here: " + caps.reason;
+  if (caps.reason.find("out of memory") != std::string::npos) throw std::runtime_error(line);
+  throw EngineUnavailable(line);
+}
+
 std::unique_ptr<Engine> makeEngine(const std::string& name, const EngineSettings& settings) {
   const EngineEntry& entry = findEngine(name);
   if (!entry.make) throw EngineUnavailable("engine '" + name + "' is not usable here: " + entry.notBuiltReason);

@@ -33,6 +33,12 @@ const EngineEntry& findEngine(const std::string& name);
 // Usable or not, with the reason: built-in check first, then the engine's caps().
 EngineCaps engineCaps(const EngineEntry& entry, const EngineSettings& settings = engineSettingsFromEnvironment());
 
+// The error for an engine whose caps say it cannot run: EngineUnavailable "engine 'NAME' is not usable
+// here: REASON" (exit 3), or, where the reason is memory (a driver that could not be loaded under
+// `ulimit -v`: gpu/host/memory.h; the reason says "out of memory"), a std::runtime_error with the same words
+// (exit 1, a failed run).
+[[noreturn]] void throwUnusable(const std::string& name, const EngineCaps& caps);
+
 // The engine `name` made with `settings`; throws std::invalid_argument for an
 // unknown name and EngineUnavailable for one that was not built.
 std::unique_ptr<Engine> makeEngine(const std::string& name,

@@ -19,6 +19,7 @@
 #include "api/registry.h"
 #include "planner/planfile.h"
 #include "planner/strategies.h"
+#include "util/threads.h"
 #include "util/warmup.h"
 
 namespace tapelab {
@@ -123,10 +124,7 @@ struct Search {
         }
       }
     };
-    std::vector<std::thread> threads;
-    for (unsigned t = 1; t < std::min<size_t>(jobs, work.size()); ++t) threads.emplace_back(worker);
-    worker();
-    for (std::thread& t : threads) t.join();
+    runWorkers(static_cast<unsigned>(std::min<size_t>(jobs, work.size())), worker);  // util/threads.h
     say("compiled in " + std::to_string(static_cast<int>(since(start))) + " s");
   }
   std::map<std::string, size_t> tried;         // plan label + config text -> candidate

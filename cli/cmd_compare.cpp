@@ -92,8 +92,7 @@ int compare(const Flags& f) {
   const int ladders = f.integer("ladders");
   const int fusedMarkets = f.integer("markets");
   const auto warmupText = f.text("warmup-ms");  // unset: TimingWarmup decides (util/warmup.h)
-  const int warmupMs = warmupText ? (*warmupText == "0" ? 0 : f.integer("warmup-ms")) : -1;
-  if (warmupMs < -1 || warmupMs > 600000) throw UsageError("--warmup-ms: expected 0..600000");
+  const int warmupMs = warmupText ? f.integerIn("warmup-ms", 0, 600000) : -1;  // -1: unset, never given
   TimingWarmup warmup(warmupMs);
   if (paths < 2) throw UsageError(f.label("paths") + ": need at least 2");
   if (points < 1 || points > 64) throw UsageError("--points: expected 1..64");
@@ -112,7 +111,7 @@ int compare(const Flags& f) {
     if (engines.empty()) throw UsageError("--engines: no engine named in '" + *e + "' (tapelab engines lists them)");
     for (const auto& name : engines) {
       const EngineCaps c = engineCaps(findEngine(name), cfg.engineSettings);
-      if (!c.usable) throw EngineUnavailable("engine '" + name + "' is not usable here: " + c.reason);
+      if (!c.usable) throwUnusable(name, c);
     }
   } else {
     for (const char* name : {"cuda", "vulkan", "opencl", "hip", "cpu-jit"})
@@ -259,6 +258,10 @@ int compare(const Flags& f) {
     for (KernelKind kind : kinds) {
       if (std::find(caps.kinds.begin(), caps.kinds.end(), kind) == caps.kinds.end()) {
         progress(engine + ": no " + toString(kind) + " kernel, skipped");
+        continue;
+      }
+      if ((kind == KernelKind::Register || kind == KernelKind::Scratch) && tape.size() < 2) {
+        progress(engine + ": a tape of one node has nothing to checkpoint: no " + toString(kind) + " row");
         continue;
       }
       for (const std::optional<std::string>& strategy : strategyRuns) {

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -128,6 +129,7 @@ int parseSegments(const Flags& f, const Tape& t) {
   if (c.mode == Checkpoint::Mode::Off) return 1;
   if (c.mode == Checkpoint::Mode::Auto) return t.size() >= f.positive("ckpt-nodes") ? RunConfig().segments : 1;
   const int segments = c.segments;
+  if (segments > t.size() && !f.given("checkpoint")) return t.size();  // the default stops at a short tape's nodes
   if (segments > t.size())
     throw UsageError(label + ": " + std::to_string(segments) + " segments exceed the tape's " +
                      std::to_string(t.size()) + " nodes");
@@ -248,7 +250,19 @@ std::vector<Row> planAll(const Tape& t, const std::vector<std::string>& names, i
     changed.notify_all();
   };
   std::vector<std::thread> pool;
-  for (unsigned i = 0; i < threads; ++i) pool.emplace_back(worker);
+  for (unsigned i = 0; i < threads; ++i) {
+    try {
+      pool.emplace_back(worker);
+    } catch (const std::system_error&) {  // the system's thread limit: the threads started share the work
+      std::lock_guard<std::mutex> lock(mu);
+      running -= threads - i;
+      break;
+    }
+  }
+  if (pool.empty()) {  // not one thread: this one plans (and counts itself out)
+    running = 1;
+    worker();
+  }
   {
     std::unique_lock<std::mutex> lock(mu);
     while (running > 0) {

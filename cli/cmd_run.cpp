@@ -8,6 +8,7 @@
 #include "api/registry.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "util/text.h"
 
 namespace tapelab::cli {
 namespace {
@@ -62,7 +63,7 @@ int priceStrategies(const Flags& f, const Tape& tape, RunConfig cfg, const std::
     pricer.inputs = inputs;
     const Result r = pricer.run(paths, seed);
     const KernelStats stats = pricer.stats();
-    for (const std::string& n : r.notUsed) std::fprintf(stderr, "tapelab: %s\n", n.c_str());
+    for (const std::string& n : r.notUsed) std::fprintf(stderr, "tapelab: %s\n", escapeControls(n).c_str());
     const MarketResult& m = r.run.markets[0];
     bool same = true;
     if (first) {
@@ -131,7 +132,7 @@ int priceOne(const Flags& f, const Tape& tape, RunConfig cfg) {
   const KernelStats stats = pricer.stats();
   warnUnusedConfig(cfg, stats);
   warnNonFinite(r);
-  for (const std::string& n : r.notUsed) std::fprintf(stderr, "tapelab: %s\n", n.c_str());
+  for (const std::string& n : r.notUsed) std::fprintf(stderr, "tapelab: %s\n", escapeControls(n).c_str());
 
   if (f.given("json")) {
     if (!ladder) {

@@ -41,12 +41,23 @@ std::string configDiff(const KernelConfig& c, const KernelConfig& defaults, cons
   return out.empty() ? "defaults" : out;
 }
 
+// 0 when a winner was found and, where asked, stored; 1 when nothing was timed with its plain kernel's
+// bits, or when the winner could not be kept in the tuning cache (later runs would not use it).
+int exitCode(const TuneResult& r, const TuneOptions& opt) {
+  if (r.winner < 0) return kExitFailure;
+  if (opt.store && !r.compileOnly && r.stored.rfind("not stored", 0) == 0) {
+    std::fprintf(stderr, "tapelab: tune: the winner is %s (later runs of this job will not use it)\n", r.stored.c_str());
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
 int tuneCommand(const Flags& f) {
   const Tape tape = tapeFrom(f);
   RunConfig cfg = runConfigFrom(f);
   if (cfg.engine == "auto") throw UsageError("--engine: tune one engine at a time (tapelab engines lists them)");
   TuneOptions opt;
-  opt.markets = f.positive("markets");
+  opt.markets = f.integerIn("markets", 1, 8);
   opt.paths = f.given("paths") ? f.paths("paths") : 0;
   opt.seed = f.count("seed");
   opt.inputs = inputsFrom(f, tape);
@@ -54,7 +65,7 @@ int tuneCommand(const Flags& f) {
   opt.plans = f.positive("plans");
   opt.store = !f.given("no-store");
   opt.compileOnly = f.given("compile-only");
-  if (f.given("jobs")) opt.jobs = static_cast<unsigned>(f.positive("jobs"));
+  if (f.given("jobs")) opt.jobs = static_cast<unsigned>(f.integerIn("jobs", 1, 256));
   {
     const std::string budget = *f.textOrDefault("budget-seconds");
     char* end = nullptr;
@@ -79,6 +90,12 @@ int tuneCommand(const Flags& f) {
   }
   const bool json = f.given("json");
   opt.progress = [](const std::string& line) { std::fprintf(stderr, "tune: %s\n", line.c_str()); };
+  // The shortlist written at the end never replaces an input of the run (the tape, --plan, --shortlist):
+  // refused now, before the search, not after it.
+  std::vector<std::string> inputs = f.all("file");
+  for (const std::string& in : {cfg.planFile, f.text("shortlist").value_or("")})
+    if (!in.empty()) inputs.push_back(in);
+  if (auto path = f.text("write-shortlist")) checkOutputFile(*path, inputs, "--write-shortlist");
 
   const EngineCaps caps = engineCaps(findEngine(cfg.engine), cfg.engineSettings);
   if (f.given("forget")) {
@@ -113,9 +130,7 @@ int tuneCommand(const Flags& f) {
       text += stats + shortlistLine(c, cfg.engine) + "\n";
       ++written;
     }
-    std::vector<std::string> inputs = f.all("file");  // never the run's own inputs (util/files.h)
-    if (auto s = f.text("shortlist")) inputs.push_back(*s);
-    writeOutputFile(*path, text, inputs, "--write-shortlist");
+    writeOutputFile(*path, text, inputs, "--write-shortlist");  // never the run's own inputs (util/files.h)
     std::fprintf(stderr, "tune: %d candidates written to %s\n", written, path->c_str());
   }
 
@@ -140,7 +155,7 @@ int tuneCommand(const Flags& f) {
         .number("seconds", r.seconds).boolean("budget_spent", r.budgetSpent).integer("winner", r.winner + 1)
         .integer("defaults", r.defaults + 1).str("stored", r.stored).field("candidates", jsonArray(items));
     std::printf("%s\n", out.done().c_str());
-    return r.winner >= 0 ? kExitOk : kExitFailure;
+    return exitCode(r, opt);
   }
 
   std::printf("tune %s: %d nodes | engine %s (%s) | %d market(s), %s, math=%s, value%s | %llu paths a run, median of %d\n",
@@ -180,7 +195,7 @@ int tuneCommand(const Flags& f) {
               r.budgetSpent ? " (the budget ran out: candidates not tried are listed)" : "", r.stored.c_str());
   if (r.stored.rfind("not stored", 0) != 0)
     std::printf("runs of this job with --checkpoint auto (the default) now use the winner (--untuned: the defaults)\n");
-  return r.winner >= 0 ? kExitOk : kExitFailure;
+  return exitCode(r, opt);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "util/files.h"
 #include "util/process.h"
 
 using namespace tapelab::cli;
@@ -72,6 +73,9 @@ int main(int argc, char** argv) {
   // SIGINT, SIGTERM, SIGHUP: end the compilers this process started and remove its temporary
   // files (util/process.h), then die of the signal.
   tapelab::installStopHandlers();
+  // Every file the command reads (util/files.h InputFile) is refused as an output: a --dump, a plan, a
+  // shortlist never replaces its tape or plan, whatever name or link reaches it.
+  tapelab::guardRunInputs();
   return tapelabMain(argc, argv, nullptr);
 }
 #endif

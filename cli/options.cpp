@@ -11,6 +11,7 @@
 #include "api/ranks.h"
 #include "engine/engine.h"
 #include "tape/textformat.h"
+#include "util/text.h"
 
 namespace tapelab::cli {
 
@@ -109,13 +110,14 @@ std::string Flags::need(const std::string& name) const {
 uint64_t Flags::count(const std::string& name) const {
   const std::string v = need(name);
   uint64_t out = 0;
-  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+  const bool hex = v.size() > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X');  // a seed as Python takes it too
+  auto [p, ec] = std::from_chars(v.data() + (hex ? 2 : 0), v.data() + v.size(), out, hex ? 16 : 10);
   if (ec == std::errc() && p == v.data() + v.size()) return out;
-  // 1e6-style counts too, when they are whole numbers.
-  char* end = nullptr;
-  errno = 0;
-  const double d = std::strtod(v.c_str(), &end);
-  if (!v.empty() && *end == '\0' && errno == 0 && d >= 0 && d < 1.8e19 && d == std::floor(d))
+  // 1e6-style counts too, when they are whole numbers (docs/cli.md's grammar: no sign, no spaces).
+  double d = -1;
+  auto [q, dec] = std::from_chars(v.data(), v.data() + v.size(), d);
+  if (ec != std::errc::result_out_of_range && !v.empty() && v[0] != '-' && dec == std::errc() &&
+      q == v.data() + v.size() && d >= 0 && d < 1.8e19 && d == std::floor(d))
     return static_cast<uint64_t>(d);
   throw UsageError(label(name) + ": expected a non-negative integer, got '" + v + "'");
 }
@@ -134,6 +136,16 @@ int Flags::integer(const std::string& name) const {
   auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
   if (ec != std::errc() || p != v.data() + v.size())
     throw UsageError(label(name) + ": expected an integer, got '" + v + "'");
+  return out;
+}
+
+int Flags::integerIn(const std::string& name, int lo, int hi) const {
+  const std::string v = need(name);
+  int out = 0;
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+  if (ec != std::errc() || p != v.data() + v.size() || out < lo || out > hi)
+    throw UsageError(label(name) + ": expected an integer in " + std::to_string(lo) + ".." + std::to_string(hi) +
+                     ", got '" + v + "'");
   return out;
 }
 
@@ -194,6 +206,11 @@ RunConfig runConfigFrom(const Flags& f) {
     if (f.given("fp64")) c.precision = Precision::F64;
     if (f.given("no-greeks")) c.greeks = false;
     if (f.registered("untuned") && f.given("untuned")) c.useTuned = false;
+    preferFlagsOverVariables(c, [&](const char* variable) {  // a plan given one way, its makers the other
+      for (const Knob& k : knobTable())
+        if (std::string(k.variable) == variable && *k.flag) return f.onCommandLine(std::string(k.flag).substr(2));
+      return false;
+    });
     return c;
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
@@ -332,8 +349,19 @@ int runCommandLine(CLI::App& app, int argc, const char* const* argv, const std::
   ranks::start();
   if (ranks::rank() != 0 && !std::freopen("/dev/null", "w", stdout)) return kExitFailure;
   const bool printer = ranks::rank() == 0;
+  // `--flag=` is `--flag ''` (CLI11 would take the next argument as the value): one grammar for both.
+  std::vector<std::string> args;
+  for (int i = argc - 1; i >= 1; --i) {  // CLI11 takes them in reverse
+    const std::string a = argv[i];
+    if (a.rfind("--", 0) == 0 && a.size() > 3 && a.find('=') == a.size() - 1) {
+      args.push_back("");
+      args.push_back(a.substr(0, a.size() - 1));
+    } else {
+      args.push_back(a);
+    }
+  }
   try {
-    app.parse(argc, argv);
+    app.parse(args);
   } catch (const CLI::CallForHelp&) {
     std::fputs(helpText(*selected(app)).c_str(), stdout);
     return kExitOk;
@@ -341,9 +369,13 @@ int runCommandLine(CLI::App& app, int argc, const char* const* argv, const std::
     std::printf("%s\n", e.what());
     return kExitOk;
   } catch (const CLI::ParseError& e) {
-    if (printer) std::fprintf(stderr, "%s: %s\n", program.c_str(), parseErrorLine(e, app).c_str());
+    if (printer) std::fprintf(stderr, "%s: %s\n", program.c_str(), escapeControls(parseErrorLine(e, app)).c_str());
     return kExitInvalid;
   }
+  // A misspelt TAPELAB_* variable is said, never silently a default (api/knobs.h unknownVariables).
+  if (printer)
+    for (const std::string& w : unknownVariables())
+      std::fprintf(stderr, "%s: warning: %s\n", program.c_str(), escapeControls(w).c_str());
   std::string message;
   int code = kExitOk;
   try {
@@ -367,7 +399,8 @@ int runCommandLine(CLI::App& app, int argc, const char* const* argv, const std::
       }
     }
   }
-  if (printer) std::fprintf(stderr, "%s: %s\n", program.c_str(), message.c_str());
+  // One line whatever the message echoes (a flag's value, a file's bytes): control characters written out.
+  if (printer) std::fprintf(stderr, "%s: %s\n", program.c_str(), escapeControls(message).c_str());
   leaveAfterDeviceTimeout(code);
   return code;
 }

@@ -67,6 +67,8 @@ class Flags {
   uint64_t paths(const std::string& name) const;  // a path count: 1 to 2^48 (api/knobs.h parsePathCount)
   int integer(const std::string& name) const;
   int positive(const std::string& name) const;
+  // An integer from lo to hi: "--name: expected an integer in lo..hi, got 'text'".
+  int integerIn(const std::string& name, int lo, int hi) const;
 
  private:
   CLI::Option* add(const std::string& name, CLI::Option* option);

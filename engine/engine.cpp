@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "util/process.h"
+#include "util/threads.h"
 
 namespace tapelab {
 
@@ -164,10 +165,7 @@ unsigned workerThreads(unsigned threads) {
 void runOnThreads(uint64_t blocks, unsigned threads, const std::function<void()>& worker) {
   const unsigned nt =
       static_cast<unsigned>(std::min<uint64_t>(workerThreads(threads), std::max<uint64_t>(1, blocks)));
-  std::vector<std::thread> pool;
-  for (unsigned i = 1; i < nt; ++i) pool.emplace_back(worker);
-  worker();
-  for (auto& th : pool) th.join();
+  runWorkers(nt, worker);  // a thread the system refuses is one fewer worker (util/threads.h)
 }
 
 RunResult finishBlocks(const std::vector<double>& partial, uint64_t blocks, size_t markets, size_t width,

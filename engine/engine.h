@@ -53,6 +53,10 @@ struct DispatchOptions {
   // GPU engines that can (CUDA): each dispatch's kernel timed between device timestamps, so a run
   // says how much of its time the kernels took (RunResult::dispatches); timed events cost a little.
   bool timeline = false;
+  // Most paths one launch (a submit, a batch of dispatches) runs; 0 = no cap. A launch cannot be cut
+  // short, and Ctrl-C is checked between launches: the Python module caps them (resolveKernel, from
+  // the device's kind) so that KeyboardInterrupt comes within ~50 ms. Results do not depend on it.
+  uint64_t launchPaths = 0;
 };
 
 struct KernelOptions {
@@ -169,6 +173,12 @@ struct EngineCaps {
   bool marketOrder = false;
   // Runs per-value plans (planner/plan.h) as register kernels; false: refuses them (EngineUnavailable).
   bool perValuePlans = false;
+  // The deepest plan (Plan::depth, levels of nested cuts) this engine's compiler is known to take;
+  // 0: no limit. Each level nests the kernel's source one block deeper: a compiler's bracket limit
+  // (clang's 256, OpenCL C and HIP) or a compile time that grows with the depth stops it long before
+  // planfile.h's kMaxPlanDepth. resolveKernel refuses a deeper plan in one line, before the compile.
+  int maxPlanDepth = 0;
+  std::string maxPlanDepthWhy;  // the limit's reason, for that line
 };
 
 // Whether `o` asks for the market-sequential reverse sweep and it applies: a checkpointed kind,

@@ -38,6 +38,8 @@
 #include "planner/strategies.h"
 #include "tape/products/products.h"
 #include "util/files.h"
+#include "util/threads.h"
+#include "util/process.h"
 
 using namespace tapelab;
 
@@ -90,6 +92,8 @@ double spearman(const std::vector<double>& a, const std::vector<double>& b) { re
 }  // namespace
 
 int main(int argc, char** argv) {
+  tapelab::installStopHandlers();  // util/process.h: no temporary file survives a signal; ulimit -f is one line
+  tapelab::guardRunInputs();       // util/files.h: no output replaces a file this run read
   CLI::App app{"calibrate_proxy: the planner's peak_live against a compiler's registers and spills"};
   std::string engineName = "cuda", out, planFile;
   int steps = 252, jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -109,8 +113,12 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
     for (const auto& s : strategyNames) findStrategy(s);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+  } catch (const CLI::CallForHelp&) {
+    std::fputs(app.help().c_str(), stdout);
+    return 0;
+  } catch (const CLI::ParseError& e) {  // one line, exit 2 (docs/cli.md), not CLI11's two lines and exit 105
+    std::fprintf(stderr, "calibrate_proxy: %s\n", e.what());
+    return 2;
   } catch (const std::invalid_argument& e) {
     std::fprintf(stderr, "calibrate_proxy: --strategies: %s\n", e.what());
     return 2;
@@ -122,11 +130,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "calibrate_proxy: %s\n", e.what());
     return 2;
   }
-  if (quick) {
-    steps = 24;
-    markets = {1, 2};
-    segments = {4};
-    strategyNames = {"window", "two-level"};
+  if (quick) {  // --quick's values for the flags not given: a flag given is never silently replaced
+    if (!app.count("--steps")) steps = 24;
+    if (!app.count("--markets")) markets = {1, 2};
+    if (!app.count("--segments")) segments = {4};
+    if (!app.count("--strategies")) strategyNames = {"window", "two-level"};
   }
 
   RunConfig config;
@@ -251,10 +259,7 @@ int main(int argc, char** argv) {
                    static_cast<long long>(j.spill), static_cast<long long>(j.spillStores), j.compileSeconds, j.error.empty() ? "" : (" ERROR " + j.error).c_str());
     }
   };
-  std::vector<std::thread> pool;
-  for (int i = 1; i < jobs; ++i) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
+  runWorkers(static_cast<unsigned>(jobs), worker);  // util/threads.h: a thread refused is one fewer worker
   if (csv && writeError.empty()) {
     try {
       csv->close();

@@ -13,8 +13,13 @@ markets that always spilled; --csv writes the merged rows.
 """
 import argparse
 import csv
+import io
+import os
 import re
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "drivers"))
+import careful  # noqa: E402  (--csv goes through it: never over one of the files read)
 
 LOG = re.compile(r"^\[\d+/\d+\] (\S+) (\d+) x(\d+): peak_live (\d+), (-?\d+) registers, (-?\d+) B local, "
                  r"(-?\d+) B spill stores")
@@ -108,11 +113,12 @@ def main():
             print(f"== market order {o} (single-market kernels included) ==")
         summary(rows)
     if a.csv:
-        with open(a.csv, "w", newline="", encoding="utf-8") as f:
-            w = csv.DictWriter(f, COLUMNS)
-            w.writeheader()
-            for r in every:
-                w.writerow({c: r[c] for c in COLUMNS})
+        text = io.StringIO()
+        w = csv.DictWriter(text, COLUMNS, lineterminator="\r\n")  # csv's own default, as before
+        w.writeheader()
+        for r in every:
+            w.writerow({c: r[c] for c in COLUMNS})
+        careful.write_output(a.csv, text.getvalue(), [f.rpartition("=")[2] if "=" in f else f for f in a.files], "--csv")
     return 0
 
 
@@ -144,4 +150,4 @@ def summary(rows):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(careful.run_main("calibration_summary", lambda argv: main(), sys.argv[1:]))

@@ -24,8 +24,9 @@
 // it was made for, as strategy "plan-file".
 // The CSV is written whole once every plan is made (util/files.h's
 // writeOutputFile: through links, never over a --tape or --plan file, which is
-// refused before the run). Exit 0 on success, 1 when the plot script failed or
-// the CSV could not be written, 2 on bad flags.
+// refused before the run); the PNGs likewise (checked before the run, written by
+// the script through experiments/drivers/careful.py). Exit 0 on success, 1 when
+// the plot script failed or the CSV could not be written, 2 on bad flags.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -50,6 +51,8 @@
 #include "tape/random_tape.h"
 #include "tape/textformat.h"
 #include "util/files.h"
+#include "util/threads.h"
+#include "util/process.h"
 
 using namespace tapelab;
 
@@ -170,7 +173,7 @@ int study(const cli::Flags& f) {
   const bool quick = f.given("quick"), plot = !f.given("no-plot");
   const std::string out = *f.textOrDefault("out");
   const std::vector<int> segmentsFlag = f.given("segments") ? parseSegments(*f.text("segments")) : std::vector<int>{};
-  const unsigned threads = static_cast<unsigned>(f.positive("threads"));
+  const unsigned threads = static_cast<unsigned>(f.integerIn("threads", 1, 1024));
   std::vector<std::string> strategyNames = split(f.text("strategies").value_or(""), ',');
   if (strategyNames.empty())
     for (const StrategyEntry& s : strategies()) strategyNames.push_back(s.name);
@@ -210,6 +213,12 @@ int study(const cli::Flags& f) {
   std::vector<std::string> inputs = f.all("tape");
   inputs.push_back(planFile);
   checkOutputFile(csvPath.string(), inputs);
+  if (plot) {  // the figures beside the CSV are outputs too (plot_cut_strategies.py writes them as carefully)
+    std::vector<std::string> withCsv = inputs;
+    withCsv.push_back(csvPath.string());
+    for (const fs::path& png : {pngPath, fs::path(pngPath).replace_filename(pngPath.stem().string() + "_pareto.png")})
+      checkOutputFile(png.string(), withCsv, "--out (its figure)");
+  }
   std::optional<std::pair<size_t, Plan>> filePlan;
   if (!planFile.empty()) filePlan = planForStudyTape(planFile, tapes);  // PlanFileError: FILE: field: reason
   std::vector<PlanMetrics> plain;
@@ -255,10 +264,8 @@ int study(const cli::Flags& f) {
       next = order.size();
     }
   };
-  std::vector<std::thread> pool;
-  for (unsigned i = 1; i < threads; ++i) pool.emplace_back(worker);
-  worker();
-  for (auto& th : pool) th.join();
+  const unsigned ran = runWorkers(threads, worker);  // util/threads.h: never an abort
+  if (ran < threads) std::fprintf(stderr, "cut_strategies: %u of %u threads could be started\n", ran, threads);
   if (failure) {
     try {
       std::rethrow_exception(failure);
@@ -291,14 +298,19 @@ int study(const cli::Flags& f) {
                jobs.size() + tapes.size() + (filePlan ? 1 : 0), seconds);
 
   if (!plot) return 0;
-  const std::string script = std::string(TAPELAB_SOURCE_DIR) + "/experiments/plot_cut_strategies.py";
-  const std::string cmd = "/usr/bin/python3 '" + script + "' '" + csvPath.string() + "' '" + pngPath.string() + "'";
-  const int rc = std::system(cmd.c_str());
-  if (rc != 0) {
-    // Exit code 3 from the script: matplotlib is not installed; the CSV still stands.
-    if (WIFEXITED(rc) && WEXITSTATUS(rc) == 3) return 0;
-    std::fprintf(stderr, "cut_strategies: plotting failed (%s)\n", cmd.c_str());
-    return 1;
+  // The script's arguments as they are (no shell), the run's inputs after them: it never draws over one.
+  std::vector<std::string> argv = {"/usr/bin/python3", std::string(TAPELAB_SOURCE_DIR) + "/experiments/plot_cut_strategies.py",
+                                   csvPath.string(), pngPath.string()};
+  for (const std::string& in : inputs)
+    if (!in.empty()) argv.push_back(in);
+  const ProcessResult r = runProcess(argv);
+  std::fputs(r.output.c_str(), stderr);  // its one line: what it wrote, or why it could not
+  if (r.interrupted) throw Interrupted();
+  if (r.status == 3) return 0;  // matplotlib is not installed (the script said so); the CSV still stands
+  if (r.status != 0) {
+    std::fprintf(stderr, "cut_strategies: the figures were not drawn (plot_cut_strategies.py %s)\n",
+                 r.status < 0 ? r.error.c_str() : ("exit " + std::to_string(r.status)).c_str());
+    return r.status == 2 ? 2 : 1;
   }
   return 0;
 }
@@ -306,6 +318,8 @@ int study(const cli::Flags& f) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  tapelab::installStopHandlers();  // util/process.h: no temporary file survives a signal; ulimit -f is one line
+  tapelab::guardRunInputs();       // util/files.h: no output replaces a file this run read
   CLI::App app("Every cut strategy on every study tape and segment count: plan metrics to CSV, plot to PNG.",
                "cut_strategies");
   cli::useTapelabHelp(app);

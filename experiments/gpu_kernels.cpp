@@ -46,6 +46,7 @@
 #include "planner/strategies.h"
 #include "tape/products/products.h"
 #include "util/files.h"
+#include "util/process.h"
 
 using namespace tapelab;
 using experiments::csvQuoted;
@@ -110,6 +111,8 @@ int run(const cli::Flags& f) {
   const int reps = positive(text("reps", "1"), "--reps");
   std::vector<std::string> paths = list(text("paths", "4000"), "--paths");
   const std::vector<std::string> markets = list(text("markets", "1,2"), "--markets");
+  for (const std::string& m : markets)  // bad input (exit 2), not a kernel that fails to build (exit 1)
+    if (positive(m, "--markets") > 8) throw cli::UsageError("--markets: expected markets per dispatch in 1..8, got '" + m + "'");
   const std::vector<std::string> greeks = list(text("greeks", "on"), "--greeks", {"on", "off"});
   std::vector<int> segmentList;
   for (const std::string& v : list(text("segments", "4"), "--segments")) segmentList.push_back(std::stoi(v));
@@ -289,6 +292,8 @@ int run(const cli::Flags& f) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  tapelab::installStopHandlers();  // util/process.h: no temporary file survives a signal; ulimit -f is one line
+  tapelab::guardRunInputs();       // util/files.h: no output replaces a file this run read
   CLI::App app("Plain against checkpointed GPU kernels on one engine, the article's way: one kernel per\n"
                "configuration, a warm-up call, then a seven-point spot ladder, median of --reps ladders.",
                "gpu_kernels");

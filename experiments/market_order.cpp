@@ -30,6 +30,8 @@
 #include "gpu/cuda/cuda.h"
 #include "tape/products/products.h"
 #include "util/files.h"
+#include "util/threads.h"
+#include "util/process.h"
 
 using namespace tapelab;
 
@@ -74,6 +76,8 @@ struct Job {
 }  // namespace
 
 int main(int argc, char** argv) {
+  tapelab::installStopHandlers();  // util/process.h: no temporary file survives a signal; ulimit -f is one line
+  tapelab::guardRunInputs();       // util/files.h: no output replaces a file this run read
   CLI::App app{"market_order: registers and spills of multi-market kernels, joint against sequential"};
   std::string engineName = "cuda", out, markets = "1,2,4,7,8", kinds = "register,scratch", orders = "joint,sequential";
   int steps = 252, segments = 16, jobs = 2;
@@ -88,10 +92,26 @@ int main(int argc, char** argv) {
   app.add_option("--jobs", jobs, "kernels compiled at once")->check(CLI::Range(1, 64))->capture_default_str();
   app.add_option("--out", out, "CSV file (default: standard output)");
   app.add_flag("--quick", quick, "24 steps, 4 segments, 1 and 2 markets, register (a smoke test)");
-  CLI11_PARSE(app, argc, argv);
-  if (quick) {
-    steps = 24, segments = 4, markets = "1,2", kinds = "register";
+  try {  // one line, exit 2 (docs/cli.md), not CLI11's two lines and exit 105
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::fputs(app.help().c_str(), stdout);
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "market_order: %s\n", e.what());
+    return 2;
   }
+  if (quick) {  // --quick's values for the flags not given: a flag given is never silently replaced
+    if (!app.count("--steps")) steps = 24;
+    if (!app.count("--checkpoint")) segments = 4;
+    if (!app.count("--markets")) markets = "1,2";
+    if (!app.count("--kinds")) kinds = "register";
+  }
+  for (const std::string& m : list(markets))
+    if (m.find_first_not_of("0123456789") != std::string::npos || m.size() > 1 || m < "1" || m > "8") {
+      std::fprintf(stderr, "market_order: --markets: expected markets per dispatch in 1..8, got '%s'\n", m.c_str());
+      return 2;
+    }
 
   try {
     if (!out.empty()) checkOutputFile(out);  // refused before the compiles, not after them
@@ -155,9 +175,7 @@ int main(int argc, char** argv) {
                      static_cast<long long>(j.spillStores), j.seconds, j.error.empty() ? "" : (" ERROR " + j.error).c_str());
       }
     };
-    std::vector<std::thread> threads;
-    for (int t = 0; t < jobs; ++t) threads.emplace_back(worker);
-    for (auto& t : threads) t.join();
+    runWorkers(static_cast<unsigned>(jobs), worker);  // util/threads.h: a thread refused is one fewer worker
 
     std::ostringstream csv;
     csv << "kind,order,markets,segments,registers,local_bytes,spill_store_bytes,kahan_local_bytes,ptx_instructions,"

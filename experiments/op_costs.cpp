@@ -27,6 +27,7 @@
 #include "gpu/cuda/nvrtc.h"
 #include "tape/tape.h"
 #include "util/files.h"
+#include "util/process.h"
 
 using namespace tapelab;
 
@@ -106,6 +107,8 @@ int measure(const cli::Flags& f) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  tapelab::installStopHandlers();  // util/process.h: no temporary file survives a signal; ulimit -f is one line
+  tapelab::guardRunInputs();       // util/files.h: no output replaces a file this run read
   CLI::App app("PTX instructions per op in tapelab's CUDA kernels (NVRTC, sm_90): the planner's cost weights.",
                "op_costs");
   cli::useTapelabHelp(app);

@@ -5,13 +5,21 @@ when there are at most six), a Pareto PNG of the same tapes (<png stem>_pareto.p
 peak_live against weighted recompute_cost, every strategy and count a point, the
 front joined), and one PNG per tape in <png stem>_tapes/.
 
-usage: plot_cut_strategies.py CSV PNG
-Exit 3 when matplotlib is missing (the driver then keeps its CSV and says so).
+usage: plot_cut_strategies.py CSV PNG [INPUT ...]
+Every PNG goes through the careful writer (experiments/drivers/careful.py): never over the CSV or an
+INPUT (cut_strategies passes its --tape and --plan files), a directory or a device. Exit 3 when
+matplotlib is missing (the driver then keeps its CSV and says so); any failure is one line on stderr
+(exit 2 for a refused file, else 1).
 """
 import csv
+import io
 import os
+import re
 import sys
 from collections import defaultdict
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "drivers"))
+import careful  # noqa: E402
 
 try:
     import matplotlib
@@ -94,22 +102,34 @@ def pareto(ax, name, t):
     return True
 
 
-def main():
-    if len(sys.argv) != 3:
-        print(__doc__, file=sys.stderr)
-        return 2
-    csv_path, png_path = sys.argv[1], sys.argv[2]
+def save(fig, path, inputs, dpi):
+    png = io.BytesIO()
+    fig.savefig(png, format="png", dpi=dpi)
+    plt.close(fig)
+    careful.write_output(path, png.getvalue(), inputs, "figure")
+
+
+def file_name(tape):
+    """A tape's name as a file name in <png stem>_tapes/: no directory, nothing hidden."""
+    return re.sub(r"[^A-Za-z0-9._+-]", "_", tape).lstrip(".") or "tape"
+
+
+def main(argv):
+    if len(argv) < 2:
+        raise careful.BadInput("usage: plot_cut_strategies.py CSV PNG [INPUT ...]")
+    csv_path, png_path = argv[0], argv[1]
+    inputs = [csv_path] + argv[2:]
     tapes = load(csv_path)
     if not tapes:
-        print("plot_cut_strategies: no rows in " + csv_path, file=sys.stderr)
-        return 1
+        raise careful.BadInput("no rows in " + csv_path)
+    for path in (png_path, os.path.splitext(png_path)[0] + "_pareto.png"):
+        careful.check_output(path, inputs, "figure")
     names = list(tapes) if len(tapes) <= 6 else [n for n in REPRESENTATIVE if n in tapes] or list(tapes)[:6]
     fig, axes = plt.subplots(len(names), 2, figsize=(12, 3.6 * len(names)), squeeze=False)
     for i, name in enumerate(names):
         draw(axes[i][0], axes[i][1], name, tapes[name])
     fig.tight_layout()
-    fig.savefig(png_path, dpi=110)
-    plt.close(fig)
+    save(fig, png_path, inputs, 110)
     cols = 2
     fig, axes = plt.subplots((len(names) + cols - 1) // cols, cols, figsize=(12, 4 * ((len(names) + 1) // 2)),
                              squeeze=False)
@@ -118,19 +138,21 @@ def main():
         axes[i // cols][i % cols].axis("off")
     if all(drawn):
         fig.tight_layout()
-        fig.savefig(os.path.splitext(png_path)[0] + "_pareto.png", dpi=110)
+        save(fig, os.path.splitext(png_path)[0] + "_pareto.png", inputs, 110)
     plt.close(fig)
     per_tape = os.path.splitext(png_path)[0] + "_tapes"
-    os.makedirs(per_tape, exist_ok=True)
+    try:
+        os.makedirs(per_tape, exist_ok=True)
+    except OSError as e:
+        raise careful.OutputFailed(f"figure {per_tape}: cannot make the directory: {e.strerror}") from None
     for name, t in tapes.items():
         fig, axes = plt.subplots(1, 2, figsize=(12, 4))
         draw(axes[0], axes[1], name, t)
         fig.tight_layout()
-        fig.savefig(os.path.join(per_tape, name + ".png"), dpi=100)
-        plt.close(fig)
+        save(fig, os.path.join(per_tape, file_name(name) + ".png"), inputs, 100)
     print("plot_cut_strategies: wrote %s and %d tapes in %s" % (png_path, len(tapes), per_tape), file=sys.stderr)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(careful.run_main("plot_cut_strategies", main, sys.argv[1:]))

@@ -29,6 +29,7 @@ Needs the tapelab module (README.md: Python) and python3-matplotlib.
 """
 import argparse
 import csv
+import io
 import os
 import statistics
 import sys
@@ -37,6 +38,9 @@ import tempfile
 import numpy as np
 
 import tapelab
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "drivers"))
+import careful  # noqa: E402  (every file this driver writes goes through it)
 
 PAPERS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "papers")
 DEFAULT_OUT = os.path.join(tempfile.gettempdir(), "tapelab-python_strategy")
@@ -138,14 +142,15 @@ def speed_rows(tape, strategies, engines, segments, paths, repeats):
     return rows, mismatches
 
 
-def write_csv(path, rows):
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+def write_csv(path, rows, inputs):
+    text = io.StringIO()
+    w = csv.DictWriter(text, fieldnames=list(rows[0]), lineterminator="\r\n")  # csv's own default, as before
+    w.writeheader()
+    w.writerows(rows)
+    careful.write_output(path, text.getvalue(), inputs, "--out")
 
 
-def plot(path, metrics, speed, tapes, cpu_served):
+def plot(path, metrics, speed, tapes, cpu_served, inputs):
     """Each tape's peak_live and recompute_cost over segment counts, then paths/s per strategy on each engine
     (median, bars from the fastest to the slowest run), through papers/style.py."""
     sys.path.insert(0, PAPERS)
@@ -207,7 +212,7 @@ def plot(path, metrics, speed, tapes, cpu_served):
         f.note("No speed panels: no timed engine is usable here.")
     if cpu_served:
         f.mark_cpu_served()
-    style.save(f.finish(), path)
+    style.save(f.finish(), path, inputs, "--out")
 
 
 def load_tapes(a):
@@ -227,8 +232,7 @@ def load_tapes(a):
 
 def bad_input(message):
     """A one-line error naming the flag, exit 2 (as the CLI's bad input)."""
-    print("python_strategy: " + message, file=sys.stderr)
-    sys.exit(2)
+    raise careful.BadInput(message)
 
 
 class _Tape(argparse.Action):
@@ -236,21 +240,22 @@ class _Tape(argparse.Action):
         getattr(namespace, self.dest).append((option.lstrip("-"), value))
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def main(argv):
+    ap = careful.Parser(prog="python_strategy", description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", default=DEFAULT_OUT, help=f"output directory, created (default {DEFAULT_OUT})")
     ap.add_argument("--quick", action="store_true", help="small tape, few strategies and paths (CTest)")
     ap.add_argument("--tape", dest="tapes", metavar="FILE", action=_Tape, default=[],
                     help="a .tape file of your own (repeatable); replaces the built-in tapes, the first is timed")
     ap.add_argument("--product", dest="tapes", metavar="NAME", action=_Tape,
                     help="a product's tape (tapelab products; repeatable), as tapelab price --product NAME")
-    ap.add_argument("--steps", type=int, help="--product's steps (default the product's)")
+    ap.add_argument("--steps", type=careful.integer(1, 1000000), help="--product's steps (default the product's)")
     ap.add_argument("--engines", default="cpu-jit,vulkan")
-    ap.add_argument("--paths", type=int)
-    ap.add_argument("--repeat", "--repeats", dest="repeat", type=int,
+    ap.add_argument("--paths", type=careful.integer(1, 2**48))
+    ap.add_argument("--repeat", "--repeats", dest="repeat", type=careful.integer(1, 1000),
                     help="timed runs per kernel (default 3; quick 1): the median, fastest and slowest are recorded")
-    ap.add_argument("--segments", type=int, help="segment count of the timed kernels (default 16; quick 4)")
-    a = ap.parse_args()
+    ap.add_argument("--segments", type=careful.integer(1, 1 << 20),
+                    help="segment count of the timed kernels (default 16; quick 4)")
+    a = ap.parse_args(argv)
     for flag, v in (("--paths", a.paths), ("--repeat", a.repeat), ("--segments", a.segments), ("--steps", a.steps)):
         if v is not None and v < 1:
             bad_input(f"{flag}: expected a positive integer, got {v}")
@@ -283,15 +288,19 @@ def main():
         os.makedirs(a.out, exist_ok=True)
     except OSError as e:
         bad_input(f"--out {a.out}: {e.strerror}")
+    inputs = [what for kind, what in a.tapes if kind == "tape"]  # never written over (careful.py)
+    outputs = [os.path.join(a.out, name) for name in ("metrics.csv", "speed.csv", "python_strategy.png")]
+    for path in outputs:
+        careful.check_output(path, inputs, "--out")  # refused before the run, not after it
     metrics = metrics_rows(tapes, strategies, counts)
-    write_csv(os.path.join(a.out, "metrics.csv"), metrics)
+    write_csv(outputs[0], metrics, inputs)
     speed, mismatches = speed_rows(tapes[0], timed, engines, segments, paths, repeats)
     if speed:
-        write_csv(os.path.join(a.out, "speed.csv"), speed)
-    elif os.path.exists(os.path.join(a.out, "speed.csv")):
-        os.remove(os.path.join(a.out, "speed.csv"))  # an earlier run's: not this run's tape
+        write_csv(outputs[1], speed, inputs)
+    elif os.path.isfile(outputs[1]) and not os.path.islink(outputs[1]):
+        os.remove(outputs[1])  # an earlier run's: not this run's tape
     cpu_served = any(e == "cpu-jit" or usable[e].get("cpu_device") for e in engines[:2])
-    plot(os.path.join(a.out, "python_strategy.png"), metrics, speed, tapes, cpu_served)
+    plot(outputs[2], metrics, speed, tapes, cpu_served, inputs)
     print(f"wrote {a.out}/metrics.csv, {'speed.csv, ' if speed else ''}python_strategy.png")
     count = counts[len(counts) // 2]
     for tape in tapes:
@@ -306,4 +315,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(careful.run_main("python_strategy", main, sys.argv[1:]))

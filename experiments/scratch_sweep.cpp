@@ -51,7 +51,9 @@
 #include "planner/strategies.h"
 #include "tape/products/products.h"
 #include "util/files.h"
+#include "util/threads.h"
 #include "util/warmup.h"
+#include "util/process.h"
 
 using namespace tapelab;
 using experiments::csvQuoted;
@@ -84,12 +86,16 @@ std::vector<std::string> splitList(const std::string& s) {
   return out;
 }
 
+// An integer from 1 to `most`; beyond it bad input, never clamped (a silent choice: --jobs 100000 ran 256).
 int positive(const std::string& text, const std::string& flag, int most) {
+  int v = 0;
   try {
-    return std::min(parsePositiveInt(text, flag), most);
-  } catch (const std::invalid_argument& e) {
-    throw cli::UsageError(e.what());
+    v = parsePositiveInt(text, flag);
+  } catch (const std::invalid_argument&) {
   }
+  if (v < 1 || v > most)
+    throw cli::UsageError(flag + ": expected an integer in 1.." + std::to_string(most) + ", got '" + text + "'");
+  return v;
 }
 
 Options parse(const cli::Flags& f) {
@@ -107,7 +113,7 @@ Options parse(const cli::Flags& f) {
   o.reps = positive(text("reps", "2"), "--reps", 1000);
   if (const auto warmup = f.text("warmup-ms")) o.warmupMs = *warmup == "0" ? 0 : positive(*warmup, "--warmup-ms", 600000);
   o.registerSegments = f.positive("segments");
-  o.markets = positive(*f.textOrDefault("markets"), "--markets", 64);
+  o.markets = positive(*f.textOrDefault("markets"), "--markets", 8);
   o.seed = f.count("seed");
   o.jobs = static_cast<unsigned>(positive(*f.textOrDefault("jobs"), "--jobs", 256));
   o.out = f.text("out").value_or("");
@@ -280,10 +286,7 @@ int sweep(const Options& opt) {
                        errors[i].empty() ? "" : " (failed)");
         }
       };
-      std::vector<std::thread> pool;
-      for (unsigned j = 1; j < std::min<size_t>(opt.jobs, variants.size()); ++j) pool.emplace_back(worker);
-      worker();
-      for (auto& th : pool) th.join();
+      runWorkers(static_cast<unsigned>(std::min<size_t>(opt.jobs, variants.size())), worker);  // util/threads.h
       std::fprintf(stderr, "    compiled %zu kernels in %.1f s (%u jobs)\n", variants.size(),
                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), opt.jobs);
     }
@@ -371,6 +374,8 @@ int sweep(const Options& opt) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  tapelab::installStopHandlers();  // util/process.h: no temporary file survives a signal; ulimit -f is one line
+  tapelab::guardRunInputs();       // util/files.h: no output replaces a file this run read
   CLI::App app("Times plain, register and scratch (aos, soa, each segment length) kernels of the Asian call\n"
                "(value + 5 Greeks, fp32) on each engine; CSV to --out or standard output, a summary on stderr.",
                "scratch_sweep");

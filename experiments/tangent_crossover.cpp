@@ -41,6 +41,7 @@
 #include "experiments/experiment_csv.h"
 #include "tape/products/products.h"
 #include "util/files.h"
+#include "util/process.h"
 
 using namespace tapelab;
 using experiments::csvQuoted;
@@ -264,6 +265,8 @@ int run(const cli::Flags& f) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  tapelab::installStopHandlers();  // util/process.h: no temporary file survives a signal; ulimit -f is one line
+  tapelab::guardRunInputs();       // util/files.h: no output replaces a file this run read
   CLI::App app("Tangent (vector forward mode) against plain and checkpointed adjoint kernels as the number of\n"
                "inputs grows: the basket with 1..64 assets (Greeks w.r.t. all spots and vols) and the Asian.",
                "tangent_crossover");

@@ -42,7 +42,6 @@ usage: zoo.py [--out FILE.csv] [--quick] [--size table|full] [--tapes heston,lmm
               [--budget-seconds S] [--machine cpu]
        zoo.py --summary FILE.csv
 """
-import argparse
 import concurrent.futures
 import csv
 import io
@@ -58,6 +57,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from calibration_summary import pearson, spearman  # noqa: E402  (the proxy's calibration uses the same)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "drivers"))
+import careful  # noqa: E402  (every file this driver writes goes through it)
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_OUT = os.path.join(tempfile.gettempdir(), "tapelab-zoo", "zoo.csv")
@@ -231,14 +232,11 @@ def from_compare(files, out, machine):
     w = csv.DictWriter(text, GPU_COLUMNS, lineterminator="\n")
     w.writeheader()
     w.writerows(rows)
-    if any(os.path.exists(f) and os.path.exists(out) and os.path.samefile(f, out) for f in files):
-        sys.exit(f"zoo.py: --out {out}: is one of the --from-compare inputs")
     try:
         os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
-        with open(out, "w", newline="") as fh:
-            fh.write(text.getvalue())
     except OSError as e:
-        sys.exit(f"zoo.py: --out {out}: {e.strerror}")
+        raise careful.OutputFailed(f"--out {out}: cannot make its directory: {e.strerror}") from None
+    careful.write_output(out, text.getvalue(), files)  # never over one of the --from-compare inputs
     print(f"zoo: {len(rows)} rows from {len(files)} compare files in {out}", file=sys.stderr)
     return 0
 
@@ -300,14 +298,15 @@ def run(a):
     out_dir = os.path.dirname(os.path.abspath(a.out))
     try:
         os.makedirs(out_dir, exist_ok=True)
-        fh = open(a.out, "w", newline="")
     except OSError as e:
-        sys.exit(f"zoo.py: --out {a.out}: {e.strerror}")
+        raise careful.OutputFailed(f"--out {a.out}: cannot make its directory: {e.strerror}") from None
+    # Rows as each tape finishes, never over an input of the run (careful.py: the --tape files, --sm90-from).
+    fh = careful.OutputFile(a.out, list(a.tape or []) + ([a.sm90_from] if a.sm90_from else []) + [gpu_kernels])
     try:
         with fh:
             fh.write(f"# machine={a.machine} driver=zoo commit={commit()} size={size} cores={os.cpu_count()} "
                      f"load={os.getloadavg()[0]:.1f} args=zoo.py {' '.join(a.argv)}\n")
-            out = csv.writer(fh)
+            out = csv.writer(fh, lineterminator="\r\n")  # csv's own default, as before
             out.writerow(HEADER)
             for name in names:
                 if name in own:
@@ -530,7 +529,7 @@ def summary(path):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = careful.Parser(prog="zoo", description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", default=DEFAULT_OUT,
                     help=f"the CSV written (default {DEFAULT_OUT}: outside the source tree; the committed table is "
                          "papers/data/zoo-cpu.csv)")
@@ -550,11 +549,11 @@ def main(argv):
     ap.add_argument("--cuda-cache", default=None, help="kernel cache (default: a fresh one, cold compiles)")
     ap.add_argument("--cuda-timeout", type=float, default=900, help="seconds one kernel's compile may take")
     ap.add_argument("--gpu-kernels", default=None, help="the gpu_kernels binary (default build/ci/experiments/)")
-    ap.add_argument("--jobs", type=int, default=2, help="sm_90 kernels compiled at once")
+    ap.add_argument("--jobs", type=careful.integer(1, 256), default=2, help="sm_90 kernels compiled at once")
     ap.add_argument("--time", default=None, help="engines to time plain and register kernels on (--quick: cpu-jit)")
     ap.add_argument("--time-segments", default=None, help="segment counts timed (default 16; --quick 4)")
-    ap.add_argument("--paths", type=int, default=16384)
-    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--paths", type=careful.integer(1, 2**48), default=16384)
+    ap.add_argument("--repeats", type=careful.integer(1, 1000), default=5)
     ap.add_argument("--budget-seconds", type=float, default=None,
                     help="start no compile (cuda or timing) after this many seconds; rows keep their metrics")
     ap.add_argument("--machine", default="cpu", help="machine name for the comment row")
@@ -577,4 +576,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(careful.run_main("zoo", main, sys.argv[1:]))

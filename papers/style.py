@@ -11,7 +11,10 @@ that breaks a rule (an empty panel, a legend over an axes, text spilling out of 
 a title, a tick label in scientific notation, a source path in a label), so a figure function
 that breaks one fails the build (papers/build.sh, CTest paper_build_*) instead of being committed.
 """
+import io
+import os
 import re
+import sys
 import textwrap
 
 import matplotlib
@@ -21,6 +24,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.container import BarContainer, ErrorbarContainer  # noqa: E402
 from matplotlib.legend import Legend  # noqa: E402
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter, NullLocator  # noqa: E402
+
+sys.path.append(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "experiments", "drivers"))
+import careful  # noqa: E402  (the careful writer every figure goes through)
 
 COLUMN_W = 3.5  # inches: one column of a two-column paper (IEEE 3.5, ACM 3.33)
 PAGE_W = 7.16  # inches: both columns
@@ -319,8 +325,14 @@ def check(fig, timings=False):
         raise FigureError("; ".join(dict.fromkeys(problems)))
 
 
-def save(fig, path):
+def save(fig, path, inputs=(), what="figure"):
     """PNG without Software/date metadata, cropped to what was drawn (legends and notes outside the panels
-    included): same figure, same bytes."""
-    fig.savefig(path, metadata={"Software": None}, bbox_inches="tight", pad_inches=0.03)
-    plt.close(fig)
+    included): same figure, same bytes. Written through the careful writer (experiments/drivers/careful.py):
+    never over one of `inputs` (the CSVs drawn, a driver's tapes), a directory or a device it cannot write;
+    careful.OutputRefused / OutputFailed name `what` and the file."""
+    png = io.BytesIO()
+    try:
+        fig.savefig(png, format="png", metadata={"Software": None}, bbox_inches="tight", pad_inches=0.03)
+    finally:
+        plt.close(fig)
+    careful.write_output(path, png.getvalue(), inputs, what)

@@ -13,6 +13,7 @@
 #include "planner/liveness.h"
 #include "util/files.h"
 #include "util/hash.h"
+#include "util/text.h"
 
 namespace tapelab {
 namespace {
@@ -162,8 +163,8 @@ class Reader {
       checkLabel(strategy);
     }
     if (root.contains("requested_segments") &&
-        !(root["requested_segments"].is_number_integer() && root["requested_segments"].get<int64_t>() >= 0 &&
-          root["requested_segments"].get<int64_t>() <= std::numeric_limits<int32_t>::max()))
+        !(root["requested_segments"].is_number_integer() &&
+          within(root["requested_segments"], 0, std::numeric_limits<int32_t>::max())))
       fail("requested_segments", "expected an integer from 0 to 2147483647");
     std::vector<int32_t> bounds{0};
     const std::vector<int32_t> cuts = cutList(need(root, "cuts", ""), "cuts", 0, tape_.size());
@@ -266,13 +267,30 @@ class Reader {
     throw PlanFileError(file_ + ": " + shownField + ": " + why);
   }
 
-  // nlohmann's message after its "[json.exception.parse_error.101] parse error at ...: " prefix.
+  // nlohmann's message after its "[json.exception.parse_error.101] parse error at line L, column C: "
+  // prefix (the first ": " after it: the token it quotes may hold one too), whole tokens, control
+  // bytes escaped, a long quoted token shortened on a character boundary.
   static std::string jsonReason(const std::string& what) {
-    const size_t colon = what.rfind(": ");
-    std::string r = colon == std::string::npos ? what : what.substr(colon + 2);
-    for (char& c : r)
-      if (c == '\n' || c == '\r') c = ' ';
-    return r;
+    std::string r = what;
+    if (const size_t tag = r.find("] "); r.rfind("[json.exception.", 0) == 0 && tag != std::string::npos) r = r.substr(tag + 2);
+    if (r.rfind("parse error at ", 0) == 0)
+      if (const size_t colon = r.find(": "); colon != std::string::npos) r = r.substr(colon + 2);
+    const size_t quoted = r.find("last read: '");
+    if (quoted != std::string::npos && r.size() > quoted + 12 + 80 && r.back() == '\'')
+      r = r.substr(0, quoted + 12) + shortened(r.substr(quoted + 12, r.size() - quoted - 13), 80) + "'";
+    return escapeControls(r);
+  }
+
+  // A JSON integer as the file wrote it (2^63 is not -2^63).
+  static std::string integerText(const Json& v) {
+    return v.is_number_unsigned() ? std::to_string(v.get<uint64_t>()) : std::to_string(v.get<int64_t>());
+  }
+  // Whether a JSON integer is in [lo, hi] (an unsigned one past INT64_MAX never is).
+  static bool within(const Json& v, int64_t lo, int64_t hi) {
+    if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+      return false;
+    const int64_t x = v.get<int64_t>();
+    return x >= lo && x <= hi;
   }
 
   void keys(const Json& obj, const std::string& path, std::set<std::string> allowed) const {
@@ -297,9 +315,9 @@ class Reader {
     if (t.contains("name") && !t["name"].is_string()) fail("tape.name", "expected a string");
     const Json& nodes = need(t, "nodes", "tape.");
     if (!nodes.is_number_integer()) fail("tape.nodes", "expected an integer");
-    if (nodes.get<int64_t>() != tape_.size())
-      fail("tape.nodes", "the plan is for a tape of " + std::to_string(nodes.get<int64_t>()) +
-                             " nodes; this tape has " + std::to_string(tape_.size()));
+    if (!within(nodes, tape_.size(), tape_.size()))
+      fail("tape.nodes", "the plan is for a tape of " + integerText(nodes) + " nodes; this tape has " +
+                             std::to_string(tape_.size()));
     const Json& structure = need(t, "structure", "tape.");
     if (!structure.is_string()) fail("tape.structure", "expected a string of 32 hex digits");
     const std::string want = structureHash(tape_);
@@ -314,9 +332,9 @@ class Reader {
     for (size_t k = 0; k < v.size(); ++k) {
       const std::string at = field + "[" + std::to_string(k) + "]";
       if (!v[k].is_number_integer()) fail(at, "expected an integer node index");
+      if (!within(v[k], int64_t{begin} + 1, int64_t{end} - 1))
+        fail(at, integerText(v[k]) + " is outside (" + std::to_string(begin) + ", " + std::to_string(end) + ")");
       const int64_t x = v[k].get<int64_t>();
-      if (x <= begin || x >= end)
-        fail(at, std::to_string(x) + " is outside (" + std::to_string(begin) + ", " + std::to_string(end) + ")");
       if (!out.empty() && x <= out.back())
         fail(at, std::to_string(x) + " does not increase on " + std::to_string(out.back()));
       out.push_back(static_cast<int32_t>(x));

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <mutex>
 
 #include "util/hash.h"
 #include "util/process.h"
@@ -81,8 +82,46 @@ std::string byteCount(uint64_t bytes) {
   return std::to_string(bytes) + " bytes";
 }
 
+namespace {
+
+// guardRunInputs(): the regular files this run has read (device, inode, the name it was read by).
+struct RunInputs {
+  std::mutex mutex;
+  bool on = false;
+  std::vector<std::pair<std::pair<dev_t, ino_t>, std::string>> files;
+};
+RunInputs& runInputs() {
+  static RunInputs r;
+  return r;
+}
+
+void recordInput(const struct stat& st, const std::string& path) {
+  RunInputs& r = runInputs();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  if (r.on && S_ISREG(st.st_mode)) r.files.push_back({{st.st_dev, st.st_ino}, path});
+}
+
+// The name a recorded input of this run was read by, when `st` is one; else "".
+std::string recordedInput(const struct stat& st) {
+  RunInputs& r = runInputs();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  for (const auto& [id, path] : r.files)
+    if (id.first == st.st_dev && id.second == st.st_ino) return path;
+  return "";
+}
+
+}  // namespace
+
+void guardRunInputs() {
+  RunInputs& r = runInputs();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.on = true;
+}
+
 InputFile::InputFile(const std::string& path, uint64_t maxBytes) : max_(maxBytes) {
-  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  // Opening a FIFO waits for its writer: a signal meanwhile (Ctrl-C in Python) stops it or retries (util/process.h).
+  while ((fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0 && errno == EINTR)
+    if (stopOnInterruptedCall()) throw Interrupted();
   if (fd_ < 0) throw InputError(openFailure(path, errno));
   struct stat st {};
   if (::fstat(fd_, &st) != 0) {
@@ -90,6 +129,7 @@ InputFile::InputFile(const std::string& path, uint64_t maxBytes) : max_(maxBytes
     ::close(fd_);
     throw InputError(errnoText(e));
   }
+  recordInput(st, path);
   if (S_ISDIR(st.st_mode)) {
     ::close(fd_);
     throw InputError("a directory, not a file");
@@ -109,7 +149,10 @@ std::string_view InputFile::next() {
   for (;;) {
     const ssize_t k = ::read(fd_, buf_.data(), buf_.size());
     if (k < 0) {
-      if (errno == EINTR) continue;
+      if (errno == EINTR) {
+        if (stopOnInterruptedCall()) throw Interrupted();
+        continue;
+      }
       if (errno == EISDIR) throw InputError("a directory, not a file");
       throw InputError("cannot read: " + errnoText(errno));
     }
@@ -228,6 +271,9 @@ void refuseOutput(const struct stat& st, const std::string& path, const std::str
       throw OutputRefused(what + " " + shown + ": is " + (in == path ? "" : in + ", ") +
                           "an input of this run; refusing to overwrite it");
   }
+  if (const std::string in = recordedInput(st); !in.empty())
+    throw OutputRefused(what + " " + shown + ": is " + (in == path ? "" : in + ", ") +
+                        "an input of this run; refusing to overwrite it");
   if (S_ISDIR(st.st_mode)) throw OutputRefused(what + " " + shown + ": a directory, not a file");
   if (S_ISBLK(st.st_mode)) throw OutputRefused(what + " " + shown + ": a block device; refusing to write to it");
   if (S_ISSOCK(st.st_mode)) throw OutputRefused(what + " " + shown + ": a socket, not a file");

@@ -57,6 +57,13 @@ struct OutputRefused : std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+// From this call on, every regular file an InputFile opens is an input of this run: writeOutputFile,
+// checkOutputFile and OutputFile refuse it as they refuse the `inputs` they are given (a --dump, a
+// figure, a shortlist can never replace the tape or plan the run read, whatever names it). The CLI
+// and the C++ drivers call it first thing (one process, one run); a library user (Python) passes the
+// inputs it means instead.
+void guardRunInputs();
+
 // Writes `bytes` to `path`, a file a user named for output (every --out goes through here):
 //  * a symbolic link is followed: the file it names is written (a dangling link: the file it names
 //    is created), never replaced by a regular file;
@@ -64,7 +71,8 @@ struct OutputRefused : std::invalid_argument {
 //    them in place (a reader never sees half a file; an existing file's permission bits are kept);
 //  * a FIFO or a character device (/dev/stdout, /dev/null) is written in place, never replaced;
 //  * a directory, a block device or a socket is refused (OutputRefused), and so is the same file
-//    (device and inode, through any link or name) as one of `inputs`, the run's own inputs.
+//    (device and inode, through any link or name) as one of `inputs`, the run's own inputs (and,
+//    after guardRunInputs(), every file the run has read).
 // A failed write (ENOSPC, EACCES, EROFS, ...) throws std::runtime_error "`what` FILE: cannot
 // write: reason" and leaves no temporary file; refusals read "`what` FILE: reason".
 void writeOutputFile(const std::string& path, std::string_view bytes, const std::vector<std::string>& inputs = {},

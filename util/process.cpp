@@ -84,6 +84,20 @@ void throwIfInterrupted() {
   if (interruptRequested()) throw Interrupted();
 }
 
+namespace {
+thread_local bool (*interruptedCallCheck)() = nullptr;
+}  // namespace
+
+bool stopOnInterruptedCall() {
+  if (interruptRequested()) return true;
+  return interruptedCallCheck && interruptedCallCheck();
+}
+
+InterruptedCallCheck::InterruptedCallCheck(bool (*check)()) : previous_(interruptedCallCheck) {
+  interruptedCallCheck = check;
+}
+InterruptedCallCheck::~InterruptedCallCheck() { interruptedCallCheck = previous_; }
+
 TempFile::TempFile(std::string path) : path_(std::move(path)) {
   for (int i = 0; i < kTempSlots; ++i) {
     const char* none = nullptr;
@@ -110,6 +124,9 @@ void installStopHandlers() {
     if (old.sa_handler == SIG_IGN) continue;  // nohup, a background job's SIGINT: stays ignored
     sigaction(s, &sa, nullptr);
   }
+  // Past `ulimit -f` a write fails with EFBIG and the writer says so in one line (and removes its
+  // temporary file), instead of SIGXFSZ ending the process with neither; children get it back.
+  ::signal(SIGXFSZ, SIG_IGN);
 }
 
 ProcessResult runProcess(const std::vector<std::string>& argv, double timeoutSeconds) {
@@ -137,7 +154,7 @@ ProcessResult runProcess(const std::vector<std::string>& argv, double timeoutSec
   posix_spawnattr_setpgroup(&attr, 0);
   sigset_t defaults, empty;
   sigemptyset(&defaults);
-  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) sigaddset(&defaults, s);
+  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGXFSZ}) sigaddset(&defaults, s);
   sigemptyset(&empty);
   posix_spawnattr_setsigdefault(&attr, &defaults);
   posix_spawnattr_setsigmask(&attr, &empty);

@@ -35,6 +35,23 @@ void clearInterrupt() noexcept;
 bool interruptRequested() noexcept;
 void throwIfInterrupted();  // throws Interrupted when requested
 
+// A blocking call of a reader (opening a FIFO that waits for its writer, a read) that a signal cut
+// short (EINTR): stopOnInterruptedCall() says whether to stop (the reader throws Interrupted) or to
+// call again. True when interruptRequested(), or when this thread's InterruptedCallCheck says so:
+// the Python module sets one around its readers that runs the interpreter's signal handlers (PEP 475),
+// so that Ctrl-C during read_tape of a FIFO is KeyboardInterrupt, not an error about the file.
+bool stopOnInterruptedCall();
+class InterruptedCallCheck {
+ public:
+  explicit InterruptedCallCheck(bool (*check)());  // for this thread, for the scope
+  ~InterruptedCallCheck();
+  InterruptedCallCheck(const InterruptedCallCheck&) = delete;
+  InterruptedCallCheck& operator=(const InterruptedCallCheck&) = delete;
+
+ private:
+  bool (*previous_)();
+};
+
 // A temporary file this process is writing (a compiler's output, an entry before its rename):
 // registered for the scope, so that a stop handler removes it. The destructor removes the file
 // too (after a rename into place there is none left to remove).
@@ -51,10 +68,11 @@ class TempFile {
   int slot_ = -1;
 };
 
-// Installs handlers for SIGINT, SIGTERM and SIGHUP (the CLI's main): each terminates the process
-// groups of the children runProcess is waiting for, removes every registered TempFile, then
-// restores the default action and raises the signal again, so the process ends as the signal
-// says (exit status 128+N in a shell).
+// Installs handlers for SIGINT, SIGTERM and SIGHUP (the CLI's and every C++ driver's main): each
+// terminates the process groups of the children runProcess is waiting for, removes every
+// registered TempFile, then restores the default action and raises the signal again, so the
+// process ends as the signal says (exit status 128+N in a shell). SIGXFSZ is ignored: a write past
+// `ulimit -f` fails with EFBIG, which every writer reports in one line (no temporary file left).
 void installStopHandlers();
 
 }  // namespace tapelab

@@ -17,10 +17,10 @@ import sweep_driver as sd
 def main(argv):
     ap = sd.parser("cliff", __doc__.splitlines()[1])
     ap.add_argument("--steps", default=None, help="tape lengths (default 16,32,48,64,96,128,192,252,320,400,504; --quick 16,48)")
-    ap.add_argument("--segments", type=int, default=16, help="register kernel's segment count (window)")
-    ap.add_argument("--seglen", type=int, default=None, help="scratch kernels' segment length in nodes (default 100, --quick 24)")
+    ap.add_argument("--segments", type=sd.careful.integer(1, 1 << 20), default=16, help="register kernel's segment count (window)")
+    ap.add_argument("--seglen", type=sd.careful.integer(1, 1 << 30), default=None, help="scratch kernels' segment length in nodes (default 100, --quick 24)")
     a = sd.finish_args(ap.parse_args(argv), argv)
-    steps = sd.int_list(a.steps or ("16,48" if a.quick else "16,32,48,64,96,128,192,252,320,400,504"), "--steps")
+    steps = sd.int_list(a.steps or ("16,48" if a.quick else "16,32,48,64,96,128,192,252,320,400,504"), "--steps", hi=1000000)
     steps = steps[:1] if a.tape else steps  # one tape, one point (scratch_sweep ignores --steps for it)
     seglen = a.seglen or (24 if a.quick else 100)
     w = sd.Writer(a, "cliff", ["steps"], ["cliff.py"] + argv)
@@ -31,4 +31,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(sd.careful.run_main("cliff", main, sys.argv[1:]))

@@ -16,11 +16,11 @@ import sweep_driver as sd
 def main(argv):
     ap = sd.parser("markets", __doc__.splitlines()[1])
     ap.add_argument("--markets", default=None, help="market counts (default 1,2,...,8; --quick 1,2)")
-    ap.add_argument("--steps", type=int, default=None, help="time steps (default 252, --quick 16)")
-    ap.add_argument("--segments", type=int, default=16, help="register kernel's segment count (window)")
-    ap.add_argument("--seglen", type=int, default=None, help="scratch kernels' segment length (default 100, --quick 24)")
+    ap.add_argument("--steps", type=sd.STEPS, default=None, help="time steps (default 252, --quick 16)")
+    ap.add_argument("--segments", type=sd.careful.integer(1, 1 << 20), default=16, help="register kernel's segment count (window)")
+    ap.add_argument("--seglen", type=sd.careful.integer(1, 1 << 30), default=None, help="scratch kernels' segment length (default 100, --quick 24)")
     a = sd.finish_args(ap.parse_args(argv), argv)
-    markets = sd.int_list(a.markets or ("1,2" if a.quick else "1,2,3,4,5,6,7,8"), "--markets")
+    markets = sd.int_list(a.markets or ("1,2" if a.quick else "1,2,3,4,5,6,7,8"), "--markets", hi=8)
     steps = a.steps or (16 if a.quick else 252)
     seglen = a.seglen or (24 if a.quick else 100)
     w = sd.Writer(a, "markets", ["steps"], ["markets.py"] + argv)  # markets is one of scratch_sweep's columns
@@ -31,4 +31,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(sd.careful.run_main("markets", main, sys.argv[1:]))

@@ -50,8 +50,8 @@ PEERS_DIR = os.path.join(sd.REPO, "experiments", "peers")
 
 
 class Rows:
-    def __init__(self, path, head):
-        self.file = open(path, "w", newline="") if path else sys.stdout
+    def __init__(self, path, head, inputs):
+        self.file = sd.careful.OutputFile(path, inputs) if path else sys.stdout
         self.file.write(f"# {head}\n")
         self.out = csv.DictWriter(self.file, COLUMNS, lineterminator="\n", extrasaction="ignore")
         self.out.writeheader()
@@ -152,9 +152,9 @@ def main(argv):
         return convert(argv[1:])
     ap = sd.parser("peers", __doc__.splitlines()[0])
     ap.set_defaults(engines="cuda,vulkan")
-    ap.add_argument("--markets", type=int, default=None, help="tapelab's markets per dispatch (default 7, --quick 2)")
-    ap.add_argument("--points", type=int, default=None, help="tapelab's ladder points (default 7, --quick 2)")
-    ap.add_argument("--steps", type=int, default=None, help="time steps (default 252, --quick 16)")
+    ap.add_argument("--markets", type=sd.careful.integer(1, 8), default=None, help="tapelab's markets per dispatch (default 7, --quick 2)")
+    ap.add_argument("--points", type=sd.careful.integer(1, 1000), default=None, help="tapelab's ladder points (default 7, --quick 2)")
+    ap.add_argument("--steps", type=sd.STEPS, default=None, help="time steps (default 252, --quick 16)")
     ap.add_argument("--passes", default=None, help=f"{GREEKS},{PRICE} (default both; --quick {GREEKS})")
     ap.add_argument("--config", action="append", default=None,
                     help="tapelab's kernel configuration (compare --config); repeatable: one pass each (default: '')")
@@ -163,7 +163,7 @@ def main(argv):
     ap.add_argument("--no-handwritten", action="store_true", help="leave the hand-written CUDA kernel out")
     ap.add_argument("--jax-python", default=sys.executable, help="python with jax (default: this one)")
     ap.add_argument("--cuda-arch", default="sm_90", help="nvcc -arch for the hand-written kernel (default sm_90)")
-    ap.add_argument("--call-timeout", type=int, default=None, help="seconds per call (default 420; --quick 120)")
+    ap.add_argument("--call-timeout", type=sd.careful.integer(1, 86400), default=None, help="seconds per call (default 420; --quick 120)")
     for act in ap._actions:  # peers takes a list of path counts; scratch_sweep's flags are accepted, unused
         if act.dest == "paths":
             act.type, act.help = str, "paths per call, a list (default 1000000,4000000; --quick 2048)"
@@ -173,25 +173,27 @@ def main(argv):
             act.help = "tapelab's engines (default cuda,vulkan; --quick cpu-jit,vulkan,opencl)"
     a = ap.parse_args(argv)
     if a.tape and not os.path.isfile(a.tape):
-        sd.bad(f"tapelab: --tape: {a.tape}: no such file")
+        sd.bad(f"--tape: {a.tape}: no such file")
     if a.tape and a.steps:
-        sd.bad("tapelab: --steps: does not apply with --tape (the Asian call's steps; the tape has its own)")
+        sd.bad("--steps: does not apply with --tape (the Asian call's steps; the tape has its own)")
     if a.quick and "--engines" not in argv:
         a.engines = sd.QUICK_ENGINES
     a.engine_list = [e for e in a.engines.split(",") if e]
     ladders = a.reps or (2 if a.quick else 3)  # tapelab's timed ladders: their median is ms, their spread ms_min/ms_max
     a.reps = a.reps or (2 if a.quick else 5)
-    paths = sd.int_list(a.paths or ("2048" if a.quick else "1000000,4000000"), "--paths")
+    paths = sd.int_list(a.paths or ("2048" if a.quick else "1000000,4000000"), "--paths", hi=1 << 48)
     if not os.access(a.tapelab_bin, os.X_OK):
-        sd.bad(f"tapelab: --tapelab-bin: {a.tapelab_bin} is not an executable (build the tapelab target)")
+        sd.bad(f"--tapelab-bin: {a.tapelab_bin} is not an executable (build the tapelab target)")
     steps = a.steps or (16 if a.quick else 252)
     markets = a.markets or (2 if a.quick else 7)
     points = a.points or (2 if a.quick else 7)
     passes = (a.passes or (GREEKS if a.quick else f"{GREEKS},{PRICE}")).split(",")
     if any(p not in (GREEKS, PRICE) for p in passes):
-        sd.bad(f"tapelab: --passes: expected {GREEKS} and/or {PRICE}, got '{a.passes}'")
+        sd.bad(f"--passes: expected {GREEKS} and/or {PRICE}, got '{a.passes}'")
     timeout = a.call_timeout or (120 if a.quick else 420)
-    rows = Rows(a.out, f"machine={a.machine} driver=peers commit={sd.commit(a.commit)} args=peers.py {' '.join(argv)}{sd.knobs_note()}")
+    inputs = [p for p in (a.tape, a.tapelab_bin, a.jax_python) if p]
+    rows = Rows(a.out, f"machine={a.machine} driver=peers commit={sd.commit(a.commit)} args=peers.py {' '.join(argv)}{sd.knobs_note()}",
+                inputs)
 
     # JAX first (it takes the GPU's memory as it likes; its process ends before tapelab's start).
     asian_only = f"implements the Asian call only, not --tape {a.tape} (tapelab's rows run it)" if a.tape else None
@@ -266,10 +268,10 @@ def convert(files):
     """An earlier call's peers.csv (jax_peers.py's CSV then handwritten_asian's) and its ladder.txt (compare
     tables) as this driver's CSV on stdout."""
     if len(files) < 2:
-        sd.bad("tapelab: peers.py --convert: expected PEERS.csv LADDER.txt [...]")
+        sd.bad("--convert: expected PEERS.csv LADDER.txt [...]")
     for f in files:
         if not os.path.isfile(f):
-            sd.bad(f"tapelab: peers.py --convert: {f}: no such file")
+            sd.bad(f"--convert: {f}: no such file")
     out = csv.DictWriter(sys.stdout, COLUMNS, lineterminator="\n", extrasaction="ignore")
     sys.stdout.write("# machine=h200 driver=peers (converted by peers.py --convert from "
                      + ", ".join("/".join(f.split("/")[-2:]) for f in files) + ")\n")
@@ -297,4 +299,4 @@ def convert(files):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(sd.careful.run_main("peers", main, sys.argv[1:]))

@@ -17,9 +17,9 @@ NO_SCRATCH = 1 << 30  # a segment length above any tape: scratch_sweep then skip
 def main(argv):
     ap = sd.parser("segments", __doc__.splitlines()[1])
     ap.add_argument("--segments", default=None, help="segment counts (default 1,2,4,8,12,16,24,32,48,64; --quick 1,4)")
-    ap.add_argument("--steps", type=int, default=None, help="time steps (default 252, --quick 16)")
+    ap.add_argument("--steps", type=sd.STEPS, default=None, help="time steps (default 252, --quick 16)")
     a = sd.finish_args(ap.parse_args(argv), argv)
-    counts = sd.int_list(a.segments or ("1,4" if a.quick else "1,2,4,8,12,16,24,32,48,64"), "--segments")
+    counts = sd.int_list(a.segments or ("1,4" if a.quick else "1,2,4,8,12,16,24,32,48,64"), "--segments", hi=1 << 20)
     steps = a.steps or (16 if a.quick else 252)
     w = sd.Writer(a, "segments", ["steps"], ["segments.py"] + argv)  # segments is one of scratch_sweep's columns
     for engine in a.engine_list:
@@ -29,4 +29,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(sd.careful.run_main("segments", main, sys.argv[1:]))

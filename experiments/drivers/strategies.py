@@ -49,7 +49,7 @@ def tuned_config(a, engine, steps, markets, plan_path, seconds):
            str(seconds), "--no-store", "--json"]
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode == 2:
-        sd.bad(f"tapelab: strategies: {' '.join(cmd[1:])}: {p.stderr.strip()}")
+        sd.bad(f"{' '.join(cmd[1:])}: {p.stderr.strip()}")
     try:
         js = json.loads(p.stdout)
     except ValueError:
@@ -70,7 +70,7 @@ def make_plan(a, steps, strategy, segments, path):
            "--out", path, "--json"]
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
-        sd.bad(f"tapelab: strategies: {' '.join(cmd[1:])}: {p.stderr.strip() or p.returncode}")
+        sd.bad(f"{' '.join(cmd[1:])}: {p.stderr.strip() or p.returncode}")
     return json.loads(p.stdout)["plan"]["metrics"]
 
 
@@ -84,7 +84,7 @@ def skip_pairs(text):
         try:
             out.add((name, int(m) if m else None))
         except ValueError:
-            sd.bad(f"tapelab: --skip: expected STRATEGY[@MARKETS],..., got '{text}'")
+            sd.bad(f"--skip: expected STRATEGY[@MARKETS],..., got '{text}'")
     return out
 
 
@@ -98,27 +98,27 @@ def main(argv):
     ap.add_argument("--segments", default=None, help="segment counts (default 8,12,16; --quick 4)")
     ap.add_argument("--markets", default=None, help="markets per dispatch (default 1,7; --quick 1,2)")
     ap.add_argument("--skip", default="", help="STRATEGY@MARKETS pairs left out, e.g. revolve@7 (STRATEGY alone: all)")
-    ap.add_argument("--steps", type=int, default=None, help="time steps (default 252, --quick 16)")
-    ap.add_argument("--point-timeout", type=int, default=None,
+    ap.add_argument("--steps", type=sd.STEPS, default=None, help="time steps (default 252, --quick 16)")
+    ap.add_argument("--point-timeout", type=sd.careful.integer(1, 86400), default=None,
                     help="seconds one point's compile or timed run may take (default 300; --quick 120)")
     ap.add_argument("--configs", default="defaults",
                     help="kernel configurations per point: defaults, tuned (tapelab tune for that plan), or both")
-    ap.add_argument("--tune-seconds", type=int, default=None, help="tapelab tune's budget per point (default 120; --quick 60)")
-    ap.add_argument("--compile-jobs", type=int, default=None,
+    ap.add_argument("--tune-seconds", type=sd.careful.integer(1, 86400), default=None, help="tapelab tune's budget per point (default 120; --quick 60)")
+    ap.add_argument("--compile-jobs", type=sd.careful.integer(0, 256), default=None,
                     help="points compiled side by side before timing (default: cores/2; 0: no compile phase)")
     a = sd.finish_args(ap.parse_args(argv), argv)
     if not os.access(a.tapelab_bin, os.X_OK):
-        sd.bad(f"tapelab: --tapelab-bin: {a.tapelab_bin} is not an executable (build the tapelab target)")
+        sd.bad(f"--tapelab-bin: {a.tapelab_bin} is not an executable (build the tapelab target)")
     strategies = [s for s in (a.strategies or ("window,two-level,revolve" if a.quick else DEFAULT_STRATEGIES)).split(",") if s]
-    counts = sd.int_list(a.segments or ("4" if a.quick else "8,12,16"), "--segments")
-    markets = sd.int_list(a.markets or ("1,2" if a.quick else "1,7"), "--markets")
+    counts = sd.int_list(a.segments or ("4" if a.quick else "8,12,16"), "--segments", hi=1 << 20)
+    markets = sd.int_list(a.markets or ("1,2" if a.quick else "1,7"), "--markets", hi=8)
     steps = a.steps or (16 if a.quick else 252)
     timeout = a.point_timeout or (120 if a.quick else 300)
     jobs = a.compile_jobs if a.compile_jobs is not None else max(1, (os.cpu_count() or 2) // 2)
     skipped = skip_pairs(a.skip)
     configs = [c for c in a.configs.split(",") if c]
     if not configs or any(c not in CONFIGS for c in configs):
-        sd.bad(f"tapelab: --configs: expected defaults and/or tuned, got '{a.configs}'")
+        sd.bad(f"--configs: expected defaults and/or tuned, got '{a.configs}'")
     tune_seconds = a.tune_seconds or (60 if a.quick else 120)
 
     plan_dir = tempfile.mkdtemp(prefix="tapelab-strategies-")
@@ -182,4 +182,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(sd.careful.run_main("strategies", main, sys.argv[1:]))

@@ -11,9 +11,10 @@ file's name for --tape FILE, whose rows leave steps empty: it does not apply).
 
 Progress goes to stderr. Exit 0 when every point ran (engines that cannot run
 here are skipped with their reason), 1 when a kernel failed or differed from
-plain, 2 on bad flags.
+plain, 2 on bad flags (docs/cli.md's table). The CSV goes through careful.py's
+OutputFile, refused before anything runs when it is an input of the run (the
+--tape file, the binaries) or no file (a directory).
 """
-import argparse
 import csv
 import io
 import os
@@ -23,6 +24,8 @@ import subprocess
 import sys
 import time
 
+import careful
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 QUICK_ENGINES = "cpu-jit,vulkan,opencl"  # the engines CI serves on the CPU (lavapipe, PoCL)
 NOT_OFFERED = "has no scratch kernels"  # an engine without that kind (cpu-jit): its rows are left out, not failures
@@ -31,27 +34,42 @@ SWEEP_HEADER = ("engine,kernel,layout,strategy,seglen,segments,slots,paths,marke
                 "ratio_to_plain,registers,spill_bytes,scratch_bytes,compile_s,cache_hit,bit_exact_vs_plain,price,delta,kernel_stats,notes,math,config,tape").split(",")
 
 
+PROGRAM = "sweep_driver"  # the driver's name, for its messages (parser() sets it)
+
+
 def bad(message):
-    """Bad input: one line on stderr, exit 2."""
-    sys.stderr.write(message + "\n")
-    raise SystemExit(2)
+    """Bad input: one line on stderr, "DRIVER: message" (control characters escaped), exit 2."""
+    sys.stderr.write(f"{PROGRAM}: {careful.one_line(message)}\n")
+    raise SystemExit(careful.EXIT_INVALID)
 
 
-def int_list(text, flag):
-    try:
-        values = [int(v) for v in text.split(",") if v]
-    except ValueError:
-        bad(f"tapelab: {flag}: expected a comma-separated list of positive integers, got '{text}'")
+def run_inputs(a):
+    """Every file the run reads that a user names: an --out that is one of them is refused."""
+    return [p for p in (getattr(a, "tape", None), a.sweep_bin, getattr(a, "tapelab_bin", None)) if p]
+
+
+STEPS = careful.integer(1, 1000000)  # the Asian call's --steps, as tapelab takes them
+
+
+def int_list(text, flag, hi=None):
+    items = [v for v in text.split(",") if v]
+    if not all(v.isascii() and v.isdigit() for v in items):
+        bad(f"{flag}: expected a comma-separated list of positive integers, got '{text}'")
+    values = [int(v) for v in items]
+    if hi is not None and values and max(values) > hi:
+        bad(f"{flag}: expected integers in 1..{hi}, got '{text}'")
     if not values or min(values) <= 0:
-        bad(f"tapelab: {flag}: expected a comma-separated list of positive integers, got '{text}'")
+        bad(f"{flag}: expected a comma-separated list of positive integers, got '{text}'")
     return values
 
 
 def parser(name, description):
-    ap = argparse.ArgumentParser(prog=name, description=description)
+    global PROGRAM
+    PROGRAM = name
+    ap = careful.Parser(prog=name, description=description)
     ap.add_argument("--engines", default="cuda,vulkan,opencl", help="engines to sweep (--quick: %s)" % QUICK_ENGINES)
-    ap.add_argument("--paths", type=int, default=None, help="paths per dispatch (default 1000000, --quick 2048)")
-    ap.add_argument("--reps", "--repeat", dest="reps", type=int, default=None,
+    ap.add_argument("--paths", type=careful.integer(1, 2**48), default=None, help="paths per dispatch (default 1000000, --quick 2048)")
+    ap.add_argument("--reps", "--repeat", dest="reps", type=careful.integer(1, 1000), default=None,
                     help="timed runs per kernel: the median is ms, their spread ms_min and ms_max (default 5, --quick 2)")
     ap.add_argument("--out", default=None, help="CSV file (default: standard output)")
     ap.add_argument("--quick", action="store_true", help="CI's smoke test: CPU-served engines, tiny tapes (flags given win)")
@@ -61,7 +79,7 @@ def parser(name, description):
     ap.add_argument("--tapelab-bin", default=os.path.join(REPO, "build", "ci", "cli", "tapelab"),
                     help="the tapelab executable, for strategies and peers (default: build/ci/cli/tapelab)")
     ap.add_argument("--commit", default=None, help="commit for the header row (default: git, else a COMMIT file, else unknown)")
-    ap.add_argument("--jobs", type=int, default=None, help="kernels compiled in parallel (scratch_sweep's --jobs)")
+    ap.add_argument("--jobs", type=careful.integer(1, 256), default=None, help="kernels compiled in parallel (scratch_sweep's --jobs)")
     ap.add_argument("--tape", default=None,
                     help="a .tape file of yours instead of the built-in Asian call (its --steps then do not apply)")
     return ap
@@ -70,17 +88,22 @@ def parser(name, description):
 def finish_args(a, argv):
     if a.quick and "--engines" not in " ".join(argv):
         a.engines = QUICK_ENGINES
-    a.paths = a.paths or (2048 if a.quick else 1000000)
-    a.reps = a.reps or (2 if a.quick else 5)
-    if a.paths <= 0 or a.reps <= 0:
-        bad("tapelab: --paths and --reps must be positive")
+    a.paths = a.paths if a.paths is not None else 2048 if a.quick else 1000000
+    a.reps = a.reps if a.reps is not None else 2 if a.quick else 5
     if not os.access(a.sweep_bin, os.X_OK):
-        bad(f"tapelab: --sweep-bin: {a.sweep_bin} is not an executable (build the scratch_sweep target)")
+        bad(f"--sweep-bin: {a.sweep_bin} is not an executable (build the scratch_sweep target)")
     if a.tape and not os.path.isfile(a.tape):
-        bad(f"tapelab: --tape: {a.tape}: no such file")
+        bad(f"--tape: {a.tape}: no such file")
     if a.tape and getattr(a, "steps", None):
-        bad("tapelab: --steps: does not apply with --tape (the Asian call's steps; the tape has its own)")
+        bad("--steps: does not apply with --tape (the Asian call's steps; the tape has its own)")
     a.engine_list = [e for e in a.engines.split(",") if e]
+    if not a.engine_list:
+        bad(f"--engines: names no engine, got '{a.engines}'")
+    if a.out:
+        try:
+            careful.check_output(a.out, run_inputs(a))
+        except careful.OutputRefused as e:
+            bad(str(e))
     return a
 
 
@@ -118,7 +141,7 @@ class Writer:
     """Header comment row, CSV header, then rows flushed one point at a time."""
 
     def __init__(self, a, driver, coords, argv):
-        self.file = open(a.out, "w", newline="") if a.out else sys.stdout
+        self.file = careful.OutputFile(a.out, run_inputs(a)) if a.out else sys.stdout
         self.file.write(f"# machine={a.machine} driver={driver} commit={commit(a.commit)} args={shlex.join(argv)}{knobs_note()}\n")
         self.coords = coords
         self.header = None

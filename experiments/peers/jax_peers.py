@@ -151,9 +151,10 @@ def main():
                        f"{markets * paths / t / 1e6:.2f},{float(value):.9g},{float(delta):.9g},{t_min:.6f},{t_max:.6f}")
                 rows.append(row)
                 print(row, flush=True)
-    if args.out:
-        with open(args.out, "w") as fh:
-            fh.write("\n".join(rows) + "\n")
+    if args.out:  # through the careful writer (experiments/drivers/careful.py): never a directory or a device replaced
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "drivers"))
+        import careful
+        careful.write_output(args.out, "\n".join(rows) + "\n")
 
 
 if __name__ == "__main__":

@@ -258,6 +258,9 @@ class HipEngine final : public Engine {
     c.kinds = {KernelKind::Plain, KernelKind::Register, KernelKind::Scratch, KernelKind::Tangent};
     c.marketOrder = true;
     c.maxMarkets = 8;
+    c.maxPlanDepth = 232;  // hipcc's clang: 256 brackets, as OpenCL's (hipcc failed at 254 levels)
+    c.maxPlanDepthWhy = "its compiler (clang) nests at most 256 brackets and each level of cuts nests the "
+                        "kernel one deeper; the kernel's own blocks and expressions take up to ~20 (hipcc stops at 254 levels as PoCL does)";
     c.usable = false;
     std::vector<std::string> targets;
     try {

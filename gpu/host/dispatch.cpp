@@ -224,13 +224,17 @@ void launchAll(const EmittedKernel& k, const DispatchOptions& dispatch, uint32_t
                DispatchRunner& runner, PartialSums& sums) {
   checkPathRange(dispatch.pathOffset, first, paths);  // at least 1, at most kMaxPaths, no wrapping index
   const std::vector<unsigned char> in = packInputs(k, inputs);
-  const std::vector<Dispatch> dispatches =
-      planDispatches(k, dispatch.pathOffset + first, paths, seed, dispatchGroupCap(groupLimit, dispatch.maxGroups));
+  uint32_t cap = dispatchGroupCap(groupLimit, dispatch.maxGroups);
+  const uint64_t block = std::max<uint64_t>(1, k.pathsPerGroup());
+  if (dispatch.launchPaths > 0)  // a launch of at most launchPaths paths (at least one group): Ctrl-C comes soon
+    cap = static_cast<uint32_t>(std::clamp<uint64_t>(dispatch.launchPaths / block, 1, cap));
+  const std::vector<Dispatch> dispatches = planDispatches(k, dispatch.pathOffset + first, paths, seed, cap);
   uint32_t groups = 0;
   for (const Dispatch& d : dispatches) groups = std::max(groups, d.groups);
   runner.upload(in, groups, dispatches.size());
   sums.markSetupDone();
-  const size_t per = std::max<size_t>(1, runner.dispatchesPerLaunch());
+  size_t per = std::max<size_t>(1, runner.dispatchesPerLaunch());
+  if (dispatch.launchPaths > 0) per = std::clamp<size_t>(dispatch.launchPaths / (uint64_t{cap} * block), 1, per);
   for (size_t lo = 0; lo < dispatches.size(); lo += per) {
     throwIfInterrupted();  // between launches: Ctrl-C in Python (util/process.h)
     runner.launch(std::span<const Dispatch>(dispatches).subspan(lo, std::min(per, dispatches.size() - lo)), sums);

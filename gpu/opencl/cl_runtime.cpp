@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "gpu/host/compile.h"
+#include "gpu/host/memory.h"
 #include "util/files.h"
 #include "util/hash.h"
 
@@ -162,10 +163,16 @@ std::string DeviceInfo::describe() const {
 }
 
 std::vector<DeviceInfo> listDevices() {
+  // Under `ulimit -v` an ICD may fail to load, or crash loading (PoCL: SIGSEGV at 400 MB): memory is said first.
+  if (const std::string memory = addressSpaceShortfall("OpenCL"); !memory.empty()) throw std::runtime_error(memory);
   cl_uint np = 0;
   const cl_int rc = clGetPlatformIDs(0, nullptr, &np);
-  if (rc == -1001 || (rc == CL_SUCCESS && np == 0))
-    throw std::runtime_error("no OpenCL platform: the ICD loader found no driver (install pocl-opencl-icd, or a GPU vendor's ICD)");
+  if (rc == -1001 || (rc == CL_SUCCESS && np == 0)) {
+    const std::string memory = addressSpaceShortfall("OpenCL");  // ulimit -v: the ICD loader could not map a driver
+    throw std::runtime_error(memory.empty() ? "no OpenCL platform: the ICD loader found no driver (install "
+                                              "pocl-opencl-icd, or a GPU vendor's ICD)"
+                                            : memory);
+  }
   check(rc, "clGetPlatformIDs");
   std::vector<cl_platform_id> platforms(np);
   check(clGetPlatformIDs(np, platforms.data(), nullptr), "clGetPlatformIDs");
@@ -196,7 +203,10 @@ std::vector<DeviceInfo> listDevices() {
       out.push_back(std::move(info));
     }
   }
-  if (out.empty()) throw std::runtime_error("no OpenCL device: the platforms found list no devices");
+  if (out.empty()) {
+    const std::string memory = addressSpaceShortfall("OpenCL");
+    throw std::runtime_error(memory.empty() ? "no OpenCL device: the platforms found list no devices" : memory);
+  }
   return out;
 }
 

@@ -186,6 +186,9 @@ class OpenCLEngine final : public Engine {
     c.kinds = {KernelKind::Plain, KernelKind::Register, KernelKind::Scratch, KernelKind::Tangent};
     c.marketOrder = true;
     c.maxMarkets = 8;
+    c.maxPlanDepth = 232;  // clang's 256 brackets, less the kernel's own (EngineCaps::maxPlanDepth)
+    c.maxPlanDepthWhy = "its compiler (clang) nests at most 256 brackets and each level of cuts nests the "
+                        "kernel one deeper; the kernel's own blocks and expressions take up to ~20 (PoCL built 250 levels, not 254)";
     try {
       const DeviceInfo dev = ocl::chooseDevice(settings_.opencl.device, kDeviceVariable, settings_.deviceSlot);
       c.usable = true;

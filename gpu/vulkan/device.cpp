@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "engine/engine.h"
+#include "gpu/host/memory.h"
 #include "util/files.h"
 
 namespace tapelab::vulkan {
@@ -181,6 +182,8 @@ const char* typeName(VkPhysicalDeviceType t) {
 
 // Creates the instance and device; throws EngineUnavailable with the reason.
 std::shared_ptr<Device> openDeviceUncached(const EngineSettings& settings) {
+  // Under `ulimit -v` a driver may fail to load, or crash loading: memory is said, before any of it.
+  if (const std::string memory = addressSpaceShortfall("Vulkan"); !memory.empty()) throw EngineUnavailable(memory);
   static bool volkReady = volkInitialize() == VK_SUCCESS;
   if (!volkReady) throw EngineUnavailable("Vulkan loader (libvulkan.so.1) not found");
   auto dev = std::make_shared<Device>();
@@ -194,15 +197,22 @@ std::shared_ptr<Device> openDeviceUncached(const EngineSettings& settings) {
   app.apiVersion = std::min<uint32_t>(loaderVersion, VK_API_VERSION_1_3);
   VkInstanceCreateInfo ici{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
   ici.pApplicationInfo = &app;
-  if (VkResult r = vkCreateInstance(&ici, nullptr, &dev->instance); r != VK_SUCCESS)
-    throw EngineUnavailable(std::string("vkCreateInstance failed: ") + resultName(r) + " (no Vulkan driver installed?)");
+  if (VkResult r = vkCreateInstance(&ici, nullptr, &dev->instance); r != VK_SUCCESS) {
+    const std::string memory = addressSpaceShortfall("Vulkan");  // ulimit -v: not a missing driver
+    throw EngineUnavailable(memory.empty() ? std::string("vkCreateInstance failed: ") + resultName(r) +
+                                                 " (no Vulkan driver installed?)"
+                                           : memory + " (vkCreateInstance: " + resultName(r) + ")");
+  }
   volkLoadInstanceOnly(dev->instance);
 
   uint32_t n = 0;
   vkEnumeratePhysicalDevices(dev->instance, &n, nullptr);
   std::vector<VkPhysicalDevice> phys(n);
   if (n) vkEnumeratePhysicalDevices(dev->instance, &n, phys.data());
-  if (n == 0) throw EngineUnavailable("no Vulkan device (the loader found no driver's device)");
+  if (n == 0) {
+    const std::string memory = addressSpaceShortfall("Vulkan");  // ulimit -v: the loader could not map a driver
+    throw EngineUnavailable(memory.empty() ? "no Vulkan device (the loader found no driver's device)" : memory);
+  }
   std::vector<VkPhysicalDeviceProperties> props(n);
   std::string list;
   for (uint32_t i = 0; i < n; ++i) {

@@ -28,7 +28,7 @@ def render(data, out_dir, *flags, keep=None):
     if keep is not None:
         saved = style.save
 
-        def save(fig, path):
+        def save(fig, path, *_):
             keep[os.path.basename(path)[:-4]] = fig
             fig.savefig(path, metadata={"Software": None}, bbox_inches="tight", pad_inches=0.03)
 

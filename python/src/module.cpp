@@ -1,12 +1,14 @@
 // _tapelab: the compiled half of the tapelab Python module.
 #include <pybind11/pybind11.h>
 
+#include <new>
 #include <stdexcept>
 
 #include "engine/engine.h"
 #include "planner/planfile.h"
 #include "python/src/bindings.h"
 #include "tape/textformat.h"
+#include "util/text.h"
 
 namespace tapelab::python {
 
@@ -20,13 +22,15 @@ void bindErrors(py::module_& m) {
   // The CLI's mapping (cli/main.cpp): a malformed tape or plan file and every
   // std::invalid_argument are invalid input, EngineUnavailable is exit 3.
   py::register_exception_translator([](std::exception_ptr p) {
-    auto line = [](const std::exception& e) { return std::string("tapelab: ") + e.what(); };
+    auto line = [](const std::exception& e) { return "tapelab: " + escapeControls(e.what()); };  // one line
     try {
       if (p) std::rethrow_exception(p);
     } catch (const py::error_already_set&) {
       throw;
     } catch (const py::builtin_exception&) {
       throw;
+    } catch (const std::bad_alloc& e) {  // docs/python.md: out of memory is MemoryError, as Python's own
+      PyErr_SetString(PyExc_MemoryError, ("tapelab: out of memory (" + escapeControls(e.what()) + ")").c_str());
     } catch (const EngineUnavailable& e) {
       PyErr_SetString(unavailable, line(e).c_str());
     } catch (const TapeParseError& e) {

@@ -136,8 +136,8 @@ void bindPlans(py::module_& m) {
       .def(
           "write",
           [](const PlanHandle& h, const std::string& path) {
-            // As tapelab plan --out (util/files.h): through links, never replacing a special file.
-            writeOutputFile(path, planFileText(*h.tape, h.plan, h.requested), {}, "--out");
+            // As tapelab plan --out (util/files.h): through links, never replacing a special file or the tape's file.
+            writeOutputFile(path, planFileText(*h.tape, h.plan, h.requested), tapeSources(h.tape), "--out");
           },
           py::arg("path"), "write the plan file (run it with plan=tapelab.read_plan(path, tape) or --plan)")
       .def("same_cuts", [](const PlanHandle& a, const PlanHandle& b) {
@@ -168,8 +168,10 @@ void bindPlans(py::module_& m) {
       [](const std::string& path, std::shared_ptr<const Tape> tape) {
         std::string text;  // readPlanFile's limit and words (util/files.h InputFile)
         try {
-          InputFile in(path, kMaxPlanBytes);
-          for (std::string_view chunk; !(chunk = in.next()).empty();) text.append(chunk);
+          readInterruptibly([&] {
+            InputFile in(path, kMaxPlanBytes);
+            for (std::string_view chunk; !(chunk = in.next()).empty();) text.append(chunk);
+          });
         } catch (const InputError& e) {
           throw PlanFileError(path + ": (file): " + e.what());
         }

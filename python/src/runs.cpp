@@ -164,7 +164,16 @@ RunConfig runConfig(const std::optional<std::string>& engine, const std::shared_
   c.greeks = greeks;
   if (dump) c.dumpDir = *dump;
   if (plan) c.plan = plan->plan;  // wins over a TAPELAB_PLAN file, as a keyword wins over its variable
+  // A plan keyword and a TAPELAB_STRATEGY (or a strategy keyword and TAPELAB_PLAN): the keyword wins,
+  // the variable is listed in not_used (api/knobs.h); keywords on both sides are refused at compile.
+  preferFlagsOverVariables(c, [&](const char* variable) {
+    const std::string v = variable;
+    return (v == "TAPELAB_PLAN" && plan) || (v == "TAPELAB_STRATEGY" && strategy) ||
+           (v == "TAPELAB_CKPT" && !checkpoint.is_none()) || (v == "TAPELAB_SEGLEN" && seglen) ||
+           (v == "TAPELAB_INNER" && inner) || (v == "TAPELAB_BUDGET" && budget);
+  });
   c.engine = pickEngine(c.engine, c.engineSettings);
+  c.promptInterrupts = true;  // a GPU run's launches short enough that Ctrl-C stops it within ~50 ms
   return c;
 }
 
@@ -408,6 +417,8 @@ py::dict tuneJob(std::shared_ptr<const Tape> tape, const std::optional<std::stri
 }
 
 void bindRuns(py::module_& m) {
+  m.def("_unknown_variables", &unknownVariables,
+        "a line per TAPELAB_* variable set here that tapelab does not read (warned about at import)");
   m.def(
       "engines",
       [](const py::dict& knobs) {

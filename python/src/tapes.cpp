@@ -2,6 +2,8 @@
 // tapelab/__init__.py), the liveness a strategy writer wants.
 #include <pybind11/stl.h>
 
+#include <map>
+#include <mutex>
 #include <stdexcept>
 
 #include "planner/liveness.h"
@@ -55,6 +57,17 @@ py::list catalog() {
   return out;
 }
 
+// read_tape's tapes and the files they came from (tapeSources), until the tape is gone.
+std::mutex sourcesMutex;
+std::map<const Tape*, std::pair<std::weak_ptr<const Tape>, std::string>> sources;
+
+std::shared_ptr<Tape> withSource(std::shared_ptr<Tape> t, const std::string& path) {
+  std::lock_guard<std::mutex> lock(sourcesMutex);
+  for (auto it = sources.begin(); it != sources.end();) it = it->second.first.expired() ? sources.erase(it) : std::next(it);
+  sources[t.get()] = {t, path};
+  return t;
+}
+
 std::shared_ptr<Tape> checked(Tape t, const std::string& file) {
   const std::string problem = validate(t);
   if (!problem.empty()) throw std::invalid_argument(file + ": " + problem);
@@ -62,6 +75,13 @@ std::shared_ptr<Tape> checked(Tape t, const std::string& file) {
 }
 
 }  // namespace
+
+std::vector<std::string> tapeSources(const std::shared_ptr<const Tape>& tape) {
+  std::lock_guard<std::mutex> lock(sourcesMutex);
+  const auto it = sources.find(tape.get());
+  if (it == sources.end() || it->second.first.lock() != tape) return {};
+  return {it->second.second};
+}
 
 void bindTapes(py::module_& m) {
   py::class_<Tape, std::shared_ptr<Tape>>(m, "Tape",
@@ -91,8 +111,8 @@ void bindTapes(py::module_& m) {
            },
            py::arg("which"), "one node column as raw bytes (tapelab.Tape's NumPy properties read these)")
       .def("text", &writeTape, "the tape in the .tape text format")
-      .def("write", [](const Tape& t, const std::string& path) { writeTapeFile(t, path); }, py::arg("path"),
-           "write the tape as a .tape file")
+      .def("write", [](const std::shared_ptr<Tape>& t, const std::string& path) { writeTapeFile(*t, path, tapeSources(t)); },
+           py::arg("path"), "write the tape as a .tape file (never over the file read_tape read it from)")
       .def("__repr__", [](const Tape& t) {
         return "<tapelab.Tape " + t.name + ": " + std::to_string(t.size()) + " nodes, " +
                std::to_string(t.numInputs()) + " inputs>";
@@ -112,8 +132,9 @@ void bindTapes(py::module_& m) {
       py::arg("seed"), py::arg("first_path"), py::arg("paths"), py::arg("count"),
       "the fp64 draws k < count of paths [first_path, first_path + paths) under seed (tape/philox.h), row by row");
   m.def(
-      "read_tape", [](const std::string& path) { return checked(readTapeFile(path), path); }, py::arg("path"),
-      "Reads a .tape file; ValueError 'tapelab: FILE:LINE: reason' when malformed.");
+      "read_tape",
+      [](const std::string& path) { return withSource(checked(readInterruptibly([&] { return readTapeFile(path); }), path), path); },
+      py::arg("path"), "Reads a .tape file; ValueError 'tapelab: FILE:LINE: reason' when malformed.");
   m.def(
       "parse_tape",
       [](const std::string& text, const std::string& file, const std::string& name) {

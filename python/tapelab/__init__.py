@@ -19,6 +19,8 @@ an engine that cannot run here, RuntimeError for a failed run.
 """
 import json
 import math
+import numbers
+import sys
 import time
 import warnings
 
@@ -37,6 +39,10 @@ OPS = tuple(op_names())  # op spellings by op code: OPS[tape.op[i]]
 PLAN_FORMAT = "tapelab-plan 1"
 
 
+for _line in _core._unknown_variables():  # as the CLI warns: a misspelt variable is never silently a default
+    warnings.warn("tapelab: " + _line, RuntimeWarning, stacklevel=2)
+
+
 def _invalid(message):
     return ValueError("tapelab: " + message)
 
@@ -49,12 +55,32 @@ def product(name, steps=None, assets=None, **params):
     return _core._product(name, steps, assets, {k: float(v) for k, v in params.items()})
 
 
+def _whole(value, name, lo, hi):
+    """`value` as an int in lo..hi, or ValueError in the words the CLI uses for a flag (no bool, no float:
+    draws(..., first_path=4.7) is not path 4)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise _invalid(f"{name}: expected an integer, got {type(value).__name__} {repr(value)[:40]}")
+    if not lo <= int(value) <= hi:
+        raise _invalid(f"{name}: expected an integer from {lo} to {hi}, got '{int(value)}'")
+    return int(value)
+
+
 def draws(seed, paths, count, first_path=0):
     """The standard normals every engine uses in fp64: shape (paths, count), row p the draws k = 0..count-1 of
     path first_path + p under `seed` (tape/philox.h's drawNormal). A function of the same draws (JAX, NumPy)
-    then gives the same pathwise estimator as a tape."""
-    raw = _core._draws(int(seed), int(first_path), int(paths), int(count))
-    return np.frombuffer(raw, dtype=np.float64).reshape(int(paths), int(count))
+    then gives the same pathwise estimator as a tape. Path indices are 64-bit: a range past 2^64 - 1 is a
+    ValueError (as price() says of TAPELAB_PATH_OFFSET), never a wrap to path 0; more values than memory holds
+    is MemoryError."""
+    last = 2**64 - 1
+    seed, first_path = _whole(seed, "seed", 0, last), _whole(first_path, "first_path", 0, last)
+    paths, count = _whole(paths, "paths", 1, 2**48), _whole(count, "count", 0, 2**32 - 1)
+    if paths - 1 > last - first_path:
+        raise _invalid(f"first_path: {first_path} + {paths} paths pass the last 64-bit path index (2^64 - 1); "
+                       "the path index would wrap")
+    if paths * count > sys.maxsize // 16:  # the draws and their copy into the array
+        raise MemoryError(f"tapelab: draws: {paths} x {count} values do not fit in memory")
+    raw = _core._draws(seed, first_path, paths, count)
+    return np.frombuffer(raw, dtype=np.float64).reshape(paths, count)
 
 
 def products():

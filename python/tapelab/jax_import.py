@@ -423,9 +423,25 @@ class _Importer:
         return h
 
 
+MAX_DRAWS = 1 << 20  # standard normals per path: far past any model's (a 252-step, 5-asset basket reads 1,260)
+
+
+def _draw_count(draws):
+    """K: an integer from 1 to MAX_DRAWS (not a bool, not 4.7: a truncated count would read fewer draws than
+    f does; not 2**40: JAX would try to allocate them)."""
+    import numbers
+    if isinstance(draws, bool) or not isinstance(draws, numbers.Integral):
+        raise _error(f"draws: expected an integer, got {type(draws).__name__} {repr(draws)[:40]}")
+    if not 1 <= int(draws) <= MAX_DRAWS:
+        raise _error(f"draws: expected an integer from 1 to {MAX_DRAWS} (the standard normals f reads per path), "
+                     f"got '{int(draws)}'")
+    return int(draws)
+
+
 def from_jax(f, inputs, draws, *, name="jax", out=None):
     """A tapelab Tape from f(inputs, z) (module docstring). `inputs`: {name: default value}; `draws`: K.
     Returns the Tape; out= also writes it as a .tape file."""
+    draws = _draw_count(draws)  # before JAX allocates anything for them
     try:
         import jax
     except ImportError:
@@ -435,9 +451,6 @@ def from_jax(f, inputs, draws, *, name="jax", out=None):
     if not isinstance(inputs, dict) or not inputs:
         raise _error("inputs: expected a dict {name: default value} with at least one entry")
     names = list(inputs)
-    draws = int(draws)
-    if draws < 0:
-        raise _error(f"draws: expected K >= 0, got {draws}")
     defaults = [float(inputs[k]) for k in names]
 
     def g(xs, z):

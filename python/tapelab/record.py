@@ -127,7 +127,11 @@ class Recorder:
         return self._push(" ".join([name] + [str(n) for n in nodes]))
 
     def output(self, v):
-        """The tape's output: the value priced, whose adjoints are the Greeks."""
+        """The tape's output: the value priced, whose adjoints are the Greeks. Once: a tape has one output,
+        and a second call is a ValueError (it would silently replace the first)."""
+        if self._output is not None:
+            raise ValueError(f"tapelab: Recorder.output: the output is recorded already (node {self._output}); "
+                             "a tape has one output")
         self._output = self._value(v).node
 
     def text(self):

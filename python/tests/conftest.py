@@ -5,7 +5,10 @@ by hand: PYTHONPATH=build/ci/python /usr/bin/python3 -m pytest python/tests --ta
 """
 import json
 import os
+import signal
 import subprocess
+import sys
+import time
 
 import numpy as np
 import pytest
@@ -96,3 +99,23 @@ def live_minima_halved(tape, segments):
     cuts = live_minima(tape, segments)
     bounds = [0, *cuts, len(tape)]
     return {"cuts": cuts, "inner": [[(lo + hi) // 2] if hi - lo > 8 else None for lo, hi in zip(bounds, bounds[1:])]}
+
+
+def interrupt_child(code, *args, settle=1.0, timeout=5):
+    """Runs `code` (python -c) in a child that prints "ready" when its long work starts, sends it SIGINT
+    `settle` seconds later, as a terminal's Ctrl-C would: (its stderr, its exit code, seconds from the
+    signal to its end). The child is killed if it outlives `timeout`."""
+    child = subprocess.Popen([sys.executable, "-c", code, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, env=dict(os.environ, PYTHONUNBUFFERED="1"))
+    try:
+        assert child.stdout.readline().strip() == "ready", child.stderr.read()
+        time.sleep(settle)
+        assert child.poll() is None, "the long run ended on its own"
+        sent = time.monotonic()
+        child.send_signal(signal.SIGINT)
+        _, err = child.communicate(timeout=timeout)
+        return err, child.returncode, time.monotonic() - sent
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()

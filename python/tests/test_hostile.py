@@ -12,6 +12,7 @@ import warnings
 import pytest
 
 import tapelab
+from conftest import interrupt_child
 
 OVERFLOW = "tapelab-tape 1\ninput spot 1000\nrandn 0\nconst 0\nmul 1 2\nadd 0 3\nexp 4\noutput 5\n"
 
@@ -222,24 +223,9 @@ print("finished", flush=True)
 def test_sigint_to_a_child_running_a_long_price_raises_keyboard_interrupt(usable, engine, checkpoint):
     if engine not in usable:
         pytest.skip(f"{engine} does not run here")
-    import subprocess
-    import sys
-    child = subprocess.Popen([sys.executable, "-c", CHILD, engine, checkpoint], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONUNBUFFERED="1"))
-    try:
-        assert child.stdout.readline().strip() == "ready", child.stderr.read()
-        time.sleep(1.0)
-        assert child.poll() is None, "the long run ended on its own"
-        sent = time.monotonic()
-        child.send_signal(signal.SIGINT)
-        _, err = child.communicate(timeout=5)
-        took = time.monotonic() - sent
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
+    err, code, took = interrupt_child(CHILD, engine, checkpoint)
     assert "KeyboardInterrupt" in err, err
-    assert child.returncode != 0, "finished instead of stopping"
+    assert code != 0, "finished instead of stopping"
     assert took < 3, f"the child stopped {took:.1f} s after SIGINT"
 
 

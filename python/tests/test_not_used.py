@@ -53,7 +53,7 @@ def test_warnings_as_errors_stop_the_call():
 
 
 @pytest.mark.parametrize("options", [{}, {"strategy": "optimal", "checkpoint": 2}, {"checkpoint": "off"},
-                                     {"segments": 2, "seglen": 3}, {"cuts": [9]}])
+                                     {"strategy": "uniform", "segments": 2, "seglen": 3}, {"cuts": [9]}])
 def test_what_is_followed_says_nothing(options):
     tape = tiny()
     if "cuts" in options:

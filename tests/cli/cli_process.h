@@ -11,6 +11,17 @@
 #include <sstream>
 #include <string>
 
+// 1 under AddressSanitizer, whose shadow memory does not fit under `ulimit -v` (tests that limit the
+// address space skip there), else 0.
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TAPELAB_HAS_ASAN 1
+#endif
+#endif
+#ifndef TAPELAB_HAS_ASAN
+#define TAPELAB_HAS_ASAN 0
+#endif
+
 namespace tapelab::clitest {
 
 inline const std::string kTapelab = "'" TAPELAB_BINARY_DIR "/cli/tapelab'";

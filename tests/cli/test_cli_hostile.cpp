@@ -4,14 +4,6 @@
 // ambiguous input refused, and messages that say why.
 #include <gtest/gtest.h>
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define TAPELAB_HAS_ASAN 1
-#endif
-#endif
-#ifndef TAPELAB_HAS_ASAN
-#define TAPELAB_HAS_ASAN 0
-#endif
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -30,6 +22,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "tests/cli/cli_process.h"  // TAPELAB_HAS_ASAN
 
 namespace fs = std::filesystem;
 
