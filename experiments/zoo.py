@@ -12,8 +12,8 @@ size (nodes, draws, inputs, pipe width: planner/liveness.h's pipeWidth), then fo
                kernel cache so compile_s is a cold compile; --cuda-config over the engine's defaults
                (default min_blocks=0: the register demand up to the 255 cap, as the Asian's calibration
                in runs/calibration-sm90-2026-12-01 measured it; the defaults' min_blocks=10 caps at 96);
-  --time E,... each engine's plain kernel and register kernels (value and Greeks, the engine's default
-               precision) at the --time-segments counts: a warm-up each, then --repeats runs taken in
+  --time E,... each engine's plain kernel and register kernels (value and Greeks, fp32: the drivers' one
+               precision, benchlib.PRECISION) at the --time-segments counts: a warm-up each, then --repeats runs taken in
                turn over the tape's kernels (so a load change hits all alike): ms is their median,
                ms_min and ms_max their spread; every run's value and Greeks (the plain kernel's own
                runs included) must equal the plain kernel's first run bit for bit (exit 1 if not). `served` says cpu for CPU-served engines (cpu-jit,
@@ -58,6 +58,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from calibration_summary import pearson, spearman  # noqa: E402  (the proxy's calibration uses the same)
+from benchlib import PRECISION  # noqa: E402  (the one precision of the drivers: every timed kernel, named per row)
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_OUT = os.path.join(tempfile.gettempdir(), "tapelab-zoo", "zoo.csv")
@@ -87,9 +88,7 @@ ZOO = {
 }
 QUICK_CUDA_TAPES = ("cev", "heat")  # --quick: sm_90 for these (a narrow and a wide pipe), where gpu_kernels is
 QUICK_TIME_TAPES = ("cev",)
-STRATEGIES = ["window", "uniform", "revolve", "two-level", "budget"]
-KIND = {"window": "flat", "uniform": "flat", "revolve": "nested", "two-level": "nested", "budget": "budget",
-        "plain": "plain"}
+STRATEGIES = ["window", "uniform", "revolve", "two-level", "budget"]  # the default; --strategies takes any of the registry's
 HEADER = ["tape", "product", "params", "nodes", "draws", "inputs", "pipe_width", "strategy", "shape",
           "requested_segments", "segments", "depth", "peak_live", "persistent", "recompute_ops", "recompute_cost",
           "same_plan_as", "sm90_config", "sm90_registers", "sm90_spill_bytes", "sm90_spill_load_bytes",
@@ -97,6 +96,17 @@ HEADER = ["tape", "product", "params", "nodes", "draws", "inputs", "pipe_width",
           "reps", "ms", "ms_min", "ms_max", "paths_per_s", "plain_ms", "vs_plain", "bits", "note"]
 PTXAS = re.compile(r"ptxas \S+: (\d+) registers, (\d+) bytes stack frame, (\d+) bytes spill stores, "
                    r"(\d+) bytes spill loads")
+
+
+def shape_of(strategy, plan):
+    """plain, flat, nested or per-value: read from the plan (no list of strategies kept here)."""
+    if strategy == "plain":
+        return "plain"
+    if plan is None:
+        return ""
+    if '"per-value"' in plan.to_json():
+        return "per-value"
+    return "nested" if plan.nested else "flat"
 
 
 def ints(text):
@@ -155,11 +165,11 @@ def time_kernels(tapelab, tape, engine, plans, paths, repeats, in_budget):
     register kernel on `engine`: a warm-up each (another seed), then `repeats` rounds over all of them.
     `same`: every run's value and Greeks equal the plain kernel's first run bit for bit (the plain kernel's
     own runs included). No kernel is compiled once in_budget() says the time is up (those keys are absent)."""
-    kernels = {None: tapelab.compile(tape, engine, checkpoint="off")}
+    kernels = {None: tapelab.compile(tape, engine, checkpoint="off", precision=PRECISION)}
     for key, plan in plans.items():
         if not in_budget():
             break
-        kernels[key] = tapelab.compile(tape, engine, plan=plan, kernel="register")
+        kernels[key] = tapelab.compile(tape, engine, plan=plan, kernel="register", precision=PRECISION)
     for k in kernels.values():
         k.run(paths=max(paths // 8, 64), seed=99)
     secs = {key: [] for key in kernels}
@@ -387,10 +397,10 @@ def run(a):
                                 bad_kernels[(name, e, k)] = tk["same"]
                 for key, strategy, s, plan, err, same in entries:
                     if plan is None:
-                        out.writerow(size_cols + [strategy, KIND.get(strategy, "flat"), s] + [""] * 26 + [err])
+                        out.writerow(size_cols + [strategy, shape_of(strategy, None), s] + [""] * 26 + [err])
                         continue
                     m = plan.metrics
-                    row = size_cols + [strategy, KIND[strategy], s, plan.segments, m.depth, m.peak_live, m.persistent,
+                    row = size_cols + [strategy, shape_of(strategy, plan), s, plan.segments, m.depth, m.peak_live, m.persistent,
                                        m.recompute_ops, fmt(m.recompute_cost, 2), same]
                     source = source_of(key, same)
                     st90 = sm90.get(source)

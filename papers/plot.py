@@ -172,10 +172,14 @@ def timed(rows, key, x, y, ms="ms"):
     return {k: sorted(v, key=lambda p: p[:2]) for k, v in sorted(out.items())}
 
 
-def timing_note(f, rows, ms="ms", who=None):
-    """Marks f as showing timings and says what its error bars are, or that no spread was recorded (for
-    every timed row, or for the rows `who` names)."""
+def timing_note(f, rows, ms="ms", who=None, precision="fp32"):
+    """Marks f as showing timings, names what was run (precision: the rows' own column, else `precision`,
+    which every driver of this paper runs; paths a run), and says what its error bars are, or that no
+    spread was recorded (for every timed row, or for the rows `who` names)."""
     f.timings = True
+    precisions = sorted({r["precision"] for r in rows if r.get("precision")}) or [precision]
+    paths = sorted({int(num(r["paths"])) for r in rows if num(r.get("paths"))})
+    f.note(f"Runs: {'/'.join(precisions)}" + (f", {'/'.join(f'{p:,}' for p in paths)} paths a run" if paths else "") + ".")
     ran = [r for r in rows if num(r.get(ms))]
     bare = [r for r in ran if not num(r.get("ms_min"))]
     reps = sorted({int(num(r["reps"])) for r in ran if num(r.get("reps")) and r not in bare})
@@ -483,14 +487,16 @@ def fig_strategies(data, out):
     for ax in f.axes[len(shown):]:
         f.fig.delaxes(ax)
     f.axes = f.axes[:len(shown)]
-    st = style.Styles([f"{n} segments" for n in counts] + ["plain kernel (median)", "tuned configuration"])
-    width = 0.8 / max(1, len(counts))
+    st = style.StrategyStyles()  # a strategy's colour is its colour in every figure
+    strategies = st.order_of(strategies)
+    width = 0.8 / max(1, len(strategies))
+    annotated = False
     for i, (ax, (e, m)) in enumerate(zip(f.axes, shown)):
         here = [r for r in rows if r["engine"] == e and num(r["markets"]) == m]
         top = 0
-        for k, n in enumerate(counts):
+        for k, s in enumerate(strategies):
             xs, ys, lo, hi, notes = [], [], [], [], []
-            for x, s in enumerate(strategies):
+            for x, n in enumerate(counts):
                 r = next((r for r in here if r["kernel"] == "register" and r["strategy"] == s
                           and int(r["requested_segments"]) == n), None)
                 if r is None or not num(r["mpath_s"]):
@@ -503,16 +509,18 @@ def fig_strategies(data, out):
                 hi.append(sp[1] - y if sp else 0)
                 regs, sb = positive(r["registers"]), spill(r["spill_bytes"])
                 notes.append((f"{int(regs)}r" if regs else "") + (f" {int(sb)}B" if sb else ""))
-            c = st[f"{n} segments"]["color"]
-            ax.bar(xs, ys, width, color=c, label=f"{n} segments",
+            if not xs:
+                continue
+            ax.bar(xs, ys, width, color=st[s]["color"], label=s,
                    yerr=[lo, hi] if any(lo) or any(hi) else None, error_kw={"elinewidth": 0.7, "capsize": 1.2})
             for x, y, h, t in zip(xs, ys, hi, notes):
                 if t:
+                    annotated = True
                     ax.annotate(t.strip(), (x, y + h), xytext=(0, 1.5), textcoords="offset points", fontsize=4.5,
                                 ha="center", va="bottom", rotation=90)
                 top = max(top, y + h)
             tx, ty = [], []
-            for x, s in enumerate(strategies):
+            for x, n in enumerate(counts):
                 t = next((r for r in tuned if r["engine"] == e and num(r["markets"]) == m and r["kernel"] == "register"
                           and r["strategy"] == s and int(r["requested_segments"]) == n and num(r["mpath_s"])), None)
                 if t is not None:
@@ -523,15 +531,19 @@ def fig_strategies(data, out):
                 top = max([top] + ty)
         plain = median([num(r["mpath_s"]) * m for r in here if r["kernel"] == "plain" and num(r["mpath_s"])])
         if plain:
-            ax.axhline(plain, ls=":", lw=1, color=style.GREY, label="plain kernel (median)")
+            ax.axhline(plain, ls=":", lw=1, color="black", label="plain kernel (median of its runs)")
             top = max(top, plain)
-        ax.set_xticks(range(len(strategies)))
-        ax.set_xticklabels(strategies, rotation=20)
+        ax.set_xticks(range(len(counts)))
+        ax.set_xticklabels([f"{n} segments" for n in counts])
         ax.grid(axis="x", visible=False)
         ax.set(ylabel=MARKET_PATHS, ylim=(0, top * 1.45),
                title=f"({chr(97 + i)}) {e}, {m} market{'s' * (m > 1)} per dispatch, {machine_name(machine)}")
-    f.note("Over each bar: the kernel's registers per thread (r) and spill bytes per thread (B), where the engine "
-           "reports them.")
+    tapes = sorted({r.get("tape") or "" for r in reg} - {""})
+    f.note(f"Register kernels of each cut strategy (value and Greeks) on {', '.join(tapes) or 'the Asian call'}; bars "
+           "grouped by the segment count requested (budget and auto choose their own).")
+    if annotated:
+        f.note("Over each bar: the kernel's registers per thread (r) and spill bytes per thread (B), where the engine "
+               "reports them.")
     for what in missing:
         omitted(f, what, "no timed rows: the run was cut short before these points")
     for e, m in shown:  # a strategy without bars in a panel that has some
@@ -657,8 +669,8 @@ def fig_zoo(data, out):
         if not engines:
             continue
         f = style.Figure(1, len(engines), panel_h=3.2)
-        strategies = list(dict.fromkeys(r["strategy"] for r in timed_rows))
-        ss = style.Styles(strategies)
+        ss = style.StrategyStyles()  # a strategy's colour and marker are its own in every figure
+        strategies = ss.order_of(r["strategy"] for r in timed_rows)
         for ax, e in zip(f.axes, engines):
             er = [r for r in timed_rows if r["time_engine"] == e]
             order = [t for t in tapes if any(r["tape"] == t for r in er)]
@@ -674,7 +686,7 @@ def fig_zoo(data, out):
                 s = ss[strat]
                 ax.errorbar(xs, [y for y, _ in pts], xerr=[lo, hi], linestyle="", marker=s["marker"], color=s["color"],
                             elinewidth=0.8, label=strat)
-            ax.axvline(1, color="#444444", linestyle=":", linewidth=1)
+            ax.axvline(1, color="black", linestyle=":", linewidth=1, label="as fast as plain (ratio 1)")
             ax.set_yticks(range(len(order)))
             ax.set_yticklabels(order)
             ax.invert_yaxis()
