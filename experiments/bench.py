@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """The researcher's bench: strategies x tapes x segment counts x engines, in one CSV, one table, figures.
 
     experiments/bench.py --python mine.py --tapes cev,heston,barrier --segments 4,8,16 --engines cpu-jit
@@ -22,6 +22,7 @@ bench_sm90.png with --cuda) to --out (default $TMPDIR/tapelab-bench), each after
 short (Ctrl-C) keeps what it measured, and says so. Exit 2 on bad input (one line), 1 if bits differ.
 """
 import argparse
+import concurrent.futures
 import os
 import signal
 import sys
@@ -32,10 +33,15 @@ import numpy as np
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import tapelab  # noqa: E402
+try:
+    import tapelab  # noqa: E402
+except ImportError:  # run from the source tree without the venv or PYTHONPATH: the ci build's staged module
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "build", "ci", "python"))
+    import tapelab  # noqa: E402
 from benchlib import PRECISION, report, sources, timing  # noqa: E402
+from benchlib import sm90 as benchsm90  # noqa: E402
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 DEFAULT_OUT = os.path.join(tempfile.gettempdir(), "tapelab-bench")
 
 
@@ -116,25 +122,31 @@ def fill_gaps(rows):
         r["gap"] = round(cost / best - 1, 4) if best > 0 else (0.0 if cost == 0 else "inf")  # inf: plain fits too
 
 
-def sm90(tape, rows, plans):
-    """sm_90 registers, spill-store bytes and PTX instructions of each distinct register kernel (cuda,
-    compile only), into the metrics rows."""
+def sm90(tape, rows, plans, a, work):
+    """sm_90 registers, spill-store bytes and static PTX instructions of each distinct register kernel (the cuda
+    engine through experiments/gpu_kernels, compile-only here; benchlib/sm90.py), into the metrics rows."""
+    tape_file = os.path.join(work, f"sm90-{tape.structure[:16]}.tape")
+    tape.write(tape_file)
     for r in rows:
-        key = (r["strategy"], int(r["requested_segments"]))
+        key = (r["strategy"], int(r.get("requested_segments") or 0))
         if r.get("same_plan_as") or key not in plans:
             continue
-        try:
-            k = tapelab.compile(tape, "cuda", plan=plans[key], kernel="plain" if key[0] == "plain" else "register",
-                                precision=PRECISION, markets=1)
-        except tapelab.EngineUnavailable as e:
-            r["note"] = "; ".join(x for x in (r.get("note"), f"sm_90: {str(e).splitlines()[0][:120]}") if x)
+        if r.get("family") == "per-value":
+            r["note"] = "; ".join(x for x in (r.get("note"), "sm_90: the GPU emitter prints segment plans only") if x)
             continue
-        except (ValueError, RuntimeError) as e:
-            r["note"] = "; ".join(x for x in (r.get("note"), f"sm_90: {str(e).splitlines()[0][:120]}") if x)
+        plan_file = None
+        if key[0] != "plain":
+            plan_file = os.path.join(work, f"sm90-{len(os.listdir(work))}.json")
+            plans[key].write(plan_file)
+        dump = tempfile.mkdtemp(dir=work)
+        st = benchsm90.compile_sm90(a.gpu_kernels, tape_file, plan_file, "", None, 900, dump=dump)
+        if "error" in st:
+            r["note"] = "; ".join(x for x in (r.get("note"), f"sm_90: {st['error'][:120]}") if x)
             continue
-        st = k.stats.to_dict()
-        r["sm90_registers"], r["sm90_spill_bytes"] = st.get("registers", ""), st.get("spill_store_bytes", st.get("spill_bytes", ""))
-        r["sm90_ptx_instructions"] = st.get("instructions", "")
+        r["sm90_registers"], r["sm90_spill_bytes"] = st["registers"], st["spill_bytes"]
+        ptx = benchsm90.ptx_of(open(st["source"], encoding="utf-8").read()) if st.get("source") else None
+        r["sm90_ptx_instructions"] = benchsm90.ptx_counts(ptx)["ptx_instructions"] if ptx else ""
+        say(f"sm_90 {r['tape']} {key[0]} {key[1]}: {st['registers']} registers, {st['spill_bytes']} B spill stores")
     by = {(r["strategy"], str(r["requested_segments"])): r for r in rows}
     for r in rows:
         if r.get("same_plan_as"):
@@ -147,15 +159,22 @@ def time_engine(label, tape, engine, device, keys, plans, a, warnings):
     """Timed rows of `keys` (plain first) on `engine`: compiled, then interleaved rounds."""
     kernels, rows = {}, []
     t0 = time.perf_counter()
-    for i, key in enumerate(keys):
-        try:
-            kernels[key] = tapelab.compile(tape, engine, plan=plans[key], precision=PRECISION,
-                                           kernel="plain" if key[0] == "plain" else "register")
-        except tapelab.EngineUnavailable as e:
-            rows.append({"key": key, "engine": engine, "device": device, "note": f"{engine}: {str(e).splitlines()[0][:160]}"})
-        took = time.perf_counter() - t0
-        say(f"{label}: {engine}: compiled {i + 1} of {len(keys)} kernels, {took:.0f} s "
-            f"(about {took / (i + 1) * (len(keys) - i - 1):.0f} s to go)")
+
+    def build(key):  # the GIL is released while a kernel compiles: one per core at once
+        return tapelab.compile(tape, engine, plan=plans[key], precision=PRECISION,
+                               kernel="plain" if key[0] == "plain" else "register")
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1)) as pool:
+        futures = {pool.submit(build, key): key for key in keys}
+        for i, done in enumerate(concurrent.futures.as_completed(futures)):
+            key = futures[done]
+            try:
+                kernels[key] = done.result()
+            except tapelab.EngineUnavailable as e:
+                rows.append({"key": key, "engine": engine, "device": device,
+                             "note": f"{engine}: {str(e).splitlines()[0][:160]}"})
+            took = time.perf_counter() - t0
+            say(f"{label}: {engine}: compiled {i + 1} of {len(keys)} kernels, {took:.0f} s "
+                f"(about {took / (i + 1) * (len(keys) - i - 1):.0f} s to go)")
     if ("plain", 1) not in kernels:
         return rows
     first, differ = {}, set()
@@ -171,7 +190,7 @@ def time_engine(label, tape, engine, device, keys, plans, a, warnings):
                 differ.add(key)
             return r.seconds
         return run
-    order = [("plain", 1)] + [k for k in kernels if k != ("plain", 1)]
+    order = [k for k in keys if k in kernels]  # plain first (keys' order), whatever order the compiles ended in
     samples = timing.interleaved({k: runner(k) for k in order}, a.repeats, warmup=1,
                                  progress=lambda r, n: say(f"{label}: {engine}: round {r} of {n}") if r == n else None)
     plain = samples[("plain", 1)]
@@ -216,7 +235,9 @@ def parse(argv):
     ap.add_argument("--repeats", type=int, default=9,
                     help="interleaved rounds (default 9: the median's 96%% interval is [2nd, 8th] run, one outlier "
                          "each side does not widen it)")
-    ap.add_argument("--cuda", action="store_true", help="sm_90 registers and spills (NVRTC, compile only)")
+    ap.add_argument("--cuda", action="store_true", help="sm_90 registers, spills and PTX instructions (NVRTC, compile only)")
+    ap.add_argument("--gpu-kernels", default=os.path.join(REPO, "build", "ci", "experiments", "gpu_kernels"),
+                    help="the gpu_kernels binary, for --cuda (default build/ci/experiments/gpu_kernels)")
     ap.add_argument("--exact", action="store_true", help="the per-value optimum at your plans' peak_live (HiGHS)")
     ap.add_argument("--solve-seconds", type=float, default=20)
     ap.add_argument("--out", default=DEFAULT_OUT, help=f"output folder (default {DEFAULT_OUT})")
@@ -235,6 +256,8 @@ def parse(argv):
         raise sources.InputError(f"--segments: expected counts like 4,8,16, got '{a.segments}'") from None
     if not a.counts or min(a.counts) < 2 or a.paths < 2 or a.repeats < 1:
         raise sources.InputError("--segments take counts >= 2, --paths >= 2, --repeats >= 1")
+    if a.cuda and not os.access(a.gpu_kernels, os.X_OK):
+        raise sources.InputError(f"--gpu-kernels {a.gpu_kernels}: not an executable (build gpu_kernels) for --cuda")
     if os.path.exists(a.out) and not os.path.isdir(a.out):
         raise sources.InputError(f"--out {a.out}: not a folder (the bench writes bench.csv, bench.md and figures into it)")
     return a
@@ -289,7 +312,7 @@ def main(argv):
             r["_tape_index"] = index
         fill_gaps(rows)
         if a.cuda:
-            sm90(tape, rows, plans)
+            sm90(tape, rows, plans, a, work)
         def wanted(r):
             return r["strategy"] == "plain" or "all" in timed or r["strategy"] in timed or (
                 "user" in timed and r.get("source") in ("python", "process"))

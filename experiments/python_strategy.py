@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Two cut strategies written in Python, as a researcher writes one, and the bench run on them.
 
 live_minima: every ~n/segments nodes, cut where the live count (the values a cut

@@ -48,7 +48,6 @@ import csv
 import io
 import json
 import os
-import re
 import shutil
 import statistics
 import subprocess
@@ -59,6 +58,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from calibration_summary import pearson, spearman  # noqa: E402  (the proxy's calibration uses the same)
 from benchlib import PRECISION  # noqa: E402  (the one precision of the drivers: every timed kernel, named per row)
+from benchlib.sm90 import compile_sm90  # noqa: E402  (gpu_kernels on cuda, compile-only: ptxas's registers and spills)
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_OUT = os.path.join(tempfile.gettempdir(), "tapelab-zoo", "zoo.csv")
@@ -94,8 +94,6 @@ HEADER = ["tape", "product", "params", "nodes", "draws", "inputs", "pipe_width",
           "same_plan_as", "sm90_config", "sm90_registers", "sm90_spill_bytes", "sm90_spill_load_bytes",
           "sm90_stack_bytes", "sm90_compile_s", "sm90_cache_hit", "time_engine", "served", "precision", "paths",
           "reps", "ms", "ms_min", "ms_max", "paths_per_s", "plain_ms", "vs_plain", "bits", "note"]
-PTXAS = re.compile(r"ptxas \S+: (\d+) registers, (\d+) bytes stack frame, (\d+) bytes spill stores, "
-                   r"(\d+) bytes spill loads")
 
 
 def shape_of(strategy, plan):
@@ -119,27 +117,6 @@ def commit():
                               capture_output=True, text=True, check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
-
-
-def compile_sm90(gpu_kernels, tape_file, plan_file, config, cache, timeout):
-    """{registers, spill_bytes (stores), spill_load_bytes, stack_bytes, compile_s, cache_hit} of one kernel
-    (plan_file None: the plain kernel), or {"error": one line}."""
-    cmd = [gpu_kernels, "--engine", "cuda", "--tape", tape_file, "--markets", "1", "--greeks", "on", "--config", config]
-    cmd += ["--kinds", "plain"] if plan_file is None else ["--kinds", "register", "--plan", plan_file]
-    env = dict(os.environ, TAPELAB_CACHE_DIR=cache)
-    try:
-        p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return {"error": f"gpu_kernels: no kernel after {timeout:.0f} s"}
-    m = PTXAS.search(p.stdout)
-    row = [line.split() for line in p.stdout.splitlines() if line.startswith(("plain ", "register "))]
-    if p.returncode != 0 or not m or not row:
-        why = (p.stderr.strip().splitlines() or p.stdout.strip().splitlines() or ["no output"])[-1]
-        return {"error": f"gpu_kernels exit {p.returncode}: {why}", "unavailable": p.returncode == 3}
-    regs, stack, stores, loads = (int(x) for x in m.groups())
-    # the row: kind segs paths M greeks compile_s cache regs spill ...
-    return {"registers": regs, "spill_bytes": stores, "spill_load_bytes": loads, "stack_bytes": stack,
-            "compile_s": float(row[0][5]), "cache_hit": 1 if row[0][6] == "hit" else 0}
 
 
 def sm90_of(path):

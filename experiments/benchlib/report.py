@@ -13,7 +13,7 @@ import sys
 from . import output
 from .timing import sig, with_interval
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "papers"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__)))), "papers"))
 import style  # noqa: E402
 
 COLUMNS = ["tape", "nodes", "strategy", "source", "requested_segments", "segments", "family", "depth", "peak_live",
