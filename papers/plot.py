@@ -703,8 +703,51 @@ def fig_zoo(data, out):
         out.save(f, f"zoo_timings-{machine}")
 
 
-FIGURES = [fig_cliff, fig_segments, fig_seglen, fig_registers, fig_markets, fig_peers, fig_strategies, fig_tangent,
-           fig_zoo]
+# Finding 3 without a GPU: the scratch kernels of today's cuda engine compiled for sm_90 (experiments/scratch_model.py):
+# per layout and segment length, the H200's measured Mpath/s joined where the CSV has it, the modelled bytes a path
+# sends from L1 to L2 (the buffer's own accesses, coalesced per warp; write-through stores, an LRU share of L1), and
+# ptxas's spill bytes. Rows: every row of scratch_model-<m>.csv.
+def fig_scratch_model(data, out):
+    for machine, path in inputs(data, "scratch_model"):
+        comments, rows = read(path)
+        st = style.Styles(["scratch aos", "scratch soa"])
+        key = lambda r: f"scratch {r['layout']}"  # noqa: E731
+        measured = any(num(r.get("h200_mpath_s")) for r in rows)
+        f = style.Figure(1, 3 if measured else 2, width=style.PAGE_W)
+        axes = iter(f.axes)
+        if measured:
+            a = next(axes)
+            style.lines(a, series(rows, key, "seglen", lambda r: num(r.get("h200_mpath_s"))), st)
+            a.set(xlabel="segment length (nodes)", ylabel=MPATH, title="(a) measured, H200 (cuda)")
+        b = next(axes)
+        style.lines(b, series(rows, key, "seglen", lambda r: num(r["l2_bytes_per_path"])), st)
+        b.set(xlabel="segment length (nodes)", ylabel="to L2 (bytes a path)",
+              title=f"({'b' if measured else 'a'}) modelled buffer traffic")
+        c = next(axes)
+        style.lines(c, series(rows, key, "seglen", lambda r: spill(r["spill_bytes"])), st)
+        c.set(xlabel="segment length (nodes)", ylabel="spills (bytes/thread)",
+              title=f"({'c' if measured else 'b'}) sm_90 spills, compile only")
+        lengths = sorted({num(r["seglen"]) for r in rows})
+        shown = lengths if len(lengths) <= 5 else lengths[(len(lengths) + 1) % 2::2]  # the last always
+        for ax in f.axes:
+            style.ticks_at(ax, shown)  # every other length where all would crowd a third of a page
+        regs = sorted({r["registers"] for r in rows if r.get("registers")})
+        f.note(f"252-step Asian scratch kernels, fp32, value and Greeks, one path per lane, compiled for sm_90 without a "
+               f"GPU ({'/'.join(regs)} registers). Traffic: every access of the buffer in program order, for the 32 "
+               "lanes of a warp: AoS puts each lane's word in its own 32-byte sector, SoA a warp's words in four; stores "
+               "go to L2 (write-through), loads through an LRU share of a 256 KB L1 at the kernel's occupancy.")
+        if measured:
+            f.note("Measured: the H200 on 2026-11-29, that day's kernels and draws; the model is of today's kernels, so "
+                   "it explains the gap between layouts rather than predicting Mpath/s.")
+        out.save(f, f"scratch_model-{machine}")
+        out.table(f"scratch_model-{machine}", os.path.basename(path), comments,
+                  ["layout", "seglen", "segments", "words_per_lane", "registers", "spill_bytes", "ptx_ld_global",
+                   "ptx_st_global", "ptx_ld_local", "ptx_st_local", "requests_per_warp", "l2_bytes_per_path",
+                   "h200_mpath_s", "l2_gbs"], rows)
+
+
+FIGURES = [fig_cliff, fig_segments, fig_seglen, fig_scratch_model, fig_registers, fig_markets, fig_peers,
+           fig_strategies, fig_tangent, fig_zoo]
 
 
 def main(argv):

@@ -292,7 +292,7 @@ _SCI = re.compile(r"\$|\\times|×|\d[eE][+-]?\d|\^")
 
 
 # What an axis counts or measures, in its label: a unit in parentheses, a count of named things, or a ratio.
-_UNIT = re.compile(r"\((?:[^()]*[\s,])?(Mpath/s|M market-paths/s|bytes/thread|bytes|values|instructions|ms|s|nodes|paths|"
+_UNIT = re.compile(r"\((?:[^()]*[\s,])?(Mpath/s|M market-paths/s|bytes/thread|bytes a path|bytes|values|instructions|ms|s|nodes|paths|"
                    r"registers per thread)(?:[\s,][^()]*)?\)|per thread|^(segments|markets|time steps|inputs|snapshots|"
                    r"segment length)\b|\bms / [\w ]*ms\b|/ plain\b")
 
