@@ -69,8 +69,9 @@ def plan_tape(label, tape, strategies, counts, a):
             t0 = time.perf_counter()
             try:
                 p = s.plan(tape, n)
-            except tapelab.EngineUnavailable as e:
-                raise SystemExit(f"bench: {s.name}: {e} (exit 3)") from None
+            except tapelab.EngineUnavailable as e:  # a process that cannot run here (a missing solver): exit 3
+                say(f"{s.name}: {str(e).splitlines()[0]}")
+                raise SystemExit(3) from None
             except (ValueError, RuntimeError) as e:
                 if s.user and isinstance(e, ValueError) and "raised" in str(e):
                     raise sources.InputError(str(e).replace("tapelab: ", "")) from None

@@ -16,6 +16,7 @@ import subprocess
 
 PTXAS = re.compile(r"ptxas \S+: (\d+) registers, (\d+) bytes stack frame, (\d+) bytes spill stores, "
                    r"(\d+) bytes spill loads")
+# The cuda engine's exact options (gpu/cuda/nvrtc.cpp), as scripts/sass-count.py compiles with them too.
 EXACT = [b"--fmad=false", b"--prec-div=true", b"--prec-sqrt=true", b"--ftz=false", b"--std=c++17"]
 
 
@@ -45,7 +46,8 @@ def compile_sm90(gpu_kernels, tape_file, plan_file, config, cache, timeout, dump
     return out
 
 
-def _nvrtc():
+def nvrtc_library():
+    """libnvrtc (CUDA under /usr/local/cuda, or on LD_LIBRARY_PATH), or None."""
     for name in ("libnvrtc.so", "libnvrtc.so.13", "/usr/local/cuda/lib64/libnvrtc.so"):
         try:
             return ctypes.CDLL(name)
@@ -56,7 +58,7 @@ def _nvrtc():
 
 def ptx_of(source, arch="sm_90"):
     """The PTX NVRTC makes of a dumped kernel under the engine's options, or None without libnvrtc."""
-    lib = _nvrtc()
+    lib = nvrtc_library()
     if lib is None:
         return None
     prog = ctypes.c_void_p()

@@ -254,7 +254,8 @@ TEST_F(CliConfig, TuneStoresNoWinnerWithinTheNoiseOfItsOwnRun) {
 }
 
 // CPU engines are not pruned by a GPU's register budget: a tape whose every checkpointed plan has a peak_live
-// over sm_90's budget (a 20-asset worst-of) keeps its plans on cpu-jit; the compile-only cuda search prunes them.
+// over sm_90's budget (a 20-asset worst-of: window's 765 and 810 > 212) keeps its plans on cpu-jit (the cuda
+// search, compile-only here, prunes them; before 2026-12-06 cpu-jit's did too).
 TEST_F(CliConfig, TuneDoesNotPruneCpuPlansByTheGpuRegisterBudget) {
   std::string why;
   if (!usableHere("cpu-jit", why)) {
