@@ -96,7 +96,7 @@ def exact_rows(label, tape, rows, a, work):
     for r in [r for r in rows if r.get("source") in ("python", "process") and r.get("peak_live")]:
         n, budget = int(r["requested_segments"]), int(r["peak_live"])
         try:
-            p = sources.exact_plan(a.tapelab_bin, work, tape, n, budget, a.solve_seconds)
+            p, solver = sources.exact_plan(a.tapelab_bin, work, tape, n, budget, a.solve_seconds)
         except tapelab.EngineUnavailable as e:
             say(f"--exact: skipped: {e}")
             return out
@@ -105,7 +105,8 @@ def exact_rows(label, tape, rows, a, work):
                         "requested_segments": n, "note": f"budget {budget}: {str(e)[:160]}"})
             continue
         row = metrics_row(label, tape, None, n, p, 0.0)
-        row.update({"strategy": "exact", "source": "exact", "note": f"budget {budget} (peak_live of {r['strategy']} {n})"})
+        row.update({"strategy": "exact", "source": "exact",
+                    "note": f"budget {budget} (peak_live of {r['strategy']} {n}); {solver}"})
         out.append(row)
     return out
 
@@ -394,7 +395,11 @@ def figures(a, rows, head, devices, inputs, strategies):
     if f:
         made.append(("bench_sm90.png", f))
     for name, fig in made:
-        report.save_figure(fig, os.path.join(a.out, name), inputs)
+        try:
+            report.save_figure(fig, os.path.join(a.out, name), inputs)
+        except report.style.FigureError as e:  # a figure breaking the paper's rules is a bug here: said, not drawn
+            say(f"{name} not drawn: {e}")
+            report.style.plt.close(fig.fig)
 
 
 def run_main(argv):

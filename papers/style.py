@@ -45,6 +45,7 @@ plt.rcParams.update(RC)
 _TAB20 = plt.get_cmap("tab20").colors
 PALETTE = ["#%02x%02x%02x" % tuple(round(255 * c) for c in rgb) for rgb in list(_TAB20[0::2]) + list(_TAB20[1::2])]
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "<", ">", "h"]
+MARKERS_MORE = ["d", "p", "H", "8", "*"]  # strategies past the tenth (the user's take "*" with a black edge)
 LINESTYLES = ["-", "--", ":", "-."]
 GREY = "#7f7f7f"
 CPU_BANNER = "CPU-served run (cpu-jit, lavapipe, PoCL on a 2-core machine): checks the drivers, not GPU behaviour"
@@ -118,8 +119,9 @@ class StrategyStyles:
             return dict(PLAIN)
         known = builtin_strategies()
         if name in known:
-            i = known.index(name)
-            return {"color": PALETTE[i % 20], "marker": MARKERS[i % 10], "linestyle": LINESTYLES[(i // 10) % 2]}
+            i = known.index(name)  # past ten: the light colours, other markers and dashes (never tab10's pairs)
+            marker = MARKERS[i % 10] if i < 10 else MARKERS_MORE[(i - 10) % len(MARKERS_MORE)]
+            return {"color": PALETTE[i % 20], "marker": marker, "linestyle": LINESTYLES[(i // 10) % 2]}
         if name not in self.users:
             self.users.append(name)
         i = len(known) + self.users.index(name)

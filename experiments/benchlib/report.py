@@ -146,8 +146,9 @@ def pareto_figure(rows, caption, styles):
                        label="plain kernel's peak_live (no recompute)")
         _log_if_decades(ax, "x", [p for p, _ in every] + ([float(plain["peak_live"])] if plain else []))
         _log_if_decades(ax, "y", [max(c, 1) for _, c in every])
-        ax.set(xlabel="peak_live (values)", ylabel="weighted recompute (instructions)",
-               title=f"({chr(97 + i)}) {tape}, {int(float(next(r['nodes'] for r in rows if r['tape'] == tape))):,} nodes")
+        ax.set(xlabel="peak_live (values)", ylabel="weighted recompute (instructions)", title=f"({chr(97 + i)}) {tape}")
+    f.note("Tapes: " + ", ".join(f"({chr(97 + i)}) {t}, {int(float(next(r['nodes'] for r in rows if r['tape'] == t))):,} "
+                                 "nodes" for i, t in enumerate(tapes)) + ".")
     f.note(caption)
     zero_on_log = any(ax.get_yscale() == "log" for ax in f.axes) and any(
         _num(r.get("recompute_cost")) == 0 for r in rows if r["strategy"] != "plain")

@@ -114,13 +114,20 @@ def process_strategy(command, tapelab_bin, work, budget=None, solve_seconds=60):
 
 
 def exact_plan(tapelab_bin, work, tape, segments, budget, solve_seconds):
-    """exact at `budget` over optimal's blocks at `segments` (tapelab plan --strategy exact), and its solver dict."""
-    plan, _ = cli_plan(tapelab_bin, work, tape, segments, ["--strategy", "exact"], budget, solve_seconds)
-    return plan
+    """exact at `budget` over optimal's blocks at `segments` (tapelab plan --strategy exact), and what its solver
+    said ("optimal in 2.1 s", "time limit 10 s, gap 0.42")."""
+    plan, _, solver = cli_plan(tapelab_bin, work, tape, segments, ["--strategy", "exact"], budget, solve_seconds,
+                               with_solver=True)
+    said = solver.get("status", "")
+    if solver.get("seconds") is not None:
+        said += f" in {float(solver['seconds']):.1f} s"
+    if solver.get("gap") not in (None, "", 0, 0.0):
+        said += f", gap {float(solver['gap']):.3g}"
+    return plan, said
 
 
-def cli_plan(tapelab_bin, work, tape, segments, flags, budget, solve_seconds):
-    """(Plan, the plan file's strategy name) from `tapelab plan TAPE ... --out FILE`."""
+def cli_plan(tapelab_bin, work, tape, segments, flags, budget, solve_seconds, with_solver=False):
+    """(Plan, the plan file's strategy name[, its "solver" dict]) from `tapelab plan TAPE ... --out FILE`."""
     tape_file = os.path.join(work, f"{tape.structure[:16]}.tape")
     if not os.path.exists(tape_file):
         tape.write(tape_file)
@@ -137,8 +144,9 @@ def cli_plan(tapelab_bin, work, tape, segments, flags, budget, solve_seconds):
         err.returncode = p.returncode
         raise err
     with open(out, encoding="utf-8") as f:
-        name = json.load(f).get("strategy", "")
-    return tapelab.read_plan(out, tape), name
+        j = json.load(f)
+    plan = tapelab.read_plan(out, tape)
+    return (plan, j.get("strategy", ""), j.get("solver") or {}) if with_solver else (plan, j.get("strategy", ""))
 
 
 def resolve_strategies(text, tapelab_bin, work, commands=()):
