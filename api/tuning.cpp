@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -89,10 +90,13 @@ bool storeTuned(const std::string& cacheDir, const TuningKey& key, TunedWinner& 
 }
 
 std::string tunedNote(const TunedWinner& w) {
-  char buf[160];
-  if (std::isfinite(w.margin) && std::isfinite(w.noise))
+  char buf[200];
+  if (std::isfinite(w.margin) && std::isfinite(w.noise) && w.margin > std::max(0.01, w.noise))
     std::snprintf(buf, sizeof buf, " (%+.1f%% against the defaults beyond a noise of %.1f%%, tuned %s)", 100 * w.margin,
                   100 * w.noise, w.when.c_str());
+  else if (std::isfinite(w.margin) && std::isfinite(w.noise))
+    std::snprintf(buf, sizeof buf, " (%+.1f%% against the defaults, within a noise of %.1f%%: kept by "
+                  "--store-within-noise, tuned %s)", 100 * w.margin, 100 * w.noise, w.when.c_str());
   else
     std::snprintf(buf, sizeof buf, " (tuned %s; its margin over the defaults was not measured: tapelab tune again)",
                   w.when.c_str());
