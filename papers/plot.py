@@ -445,7 +445,8 @@ def fig_peers(data, out):
 # Rows: strategies-<m>.csv (+ strategies_revolve7-, strategies_vulkan-, strategies_vulkan7-<m>.csv), H200 first,
 # else the CPU quick run.
 STRATEGY_COLS = ["engine", "markets", "strategy", "requested_segments", "segments", "depth", "peak_live",
-                 "recompute_cost", "mpath_s", "ratio_to_plain", "registers", "spill_bytes", "bit_exact_vs_plain", "notes"]
+                 "recompute_cost", "mpath_s", "ratio_to_plain", "vs_median_plain", "registers", "spill_bytes",
+                 "bit_exact_vs_plain", "notes"]
 
 
 def median(xs):
@@ -564,6 +565,11 @@ def fig_strategies(data, out):
                 plain_rows.append({"engine": e, "markets": m, "strategy": f"plain (median of {len(ps)} runs)",
                                    "segments": 1, "mpath_s": f"{med:.3f}", "registers": ps[0]["registers"],
                                    "spill_bytes": ps[0]["spill_bytes"]})
+                # ratio_to_plain divides by each point's own plain run (its spread is the plain kernel's); against
+                # the median of every point's plain run, the ratios compare across points
+                for r in reg:
+                    if r["engine"] == e and num(r["markets"]) == m and num(r["mpath_s"]):
+                        r["vs_median_plain"] = f"{num(r['mpath_s']) / med:.3f}"
     out.table("strategies", ", ".join(os.path.basename(p) for p in paths), comments, sweep_cols(reg, STRATEGY_COLS),
               plain_rows + reg)
 
@@ -746,8 +752,34 @@ def fig_scratch_model(data, out):
                    "h200_mpath_s", "l2_gbs"], rows)
 
 
+# The researcher's bench (experiments/bench.py): the headline Pareto front of every strategy's plans per tape, the
+# user's strategies highlighted, and where the CSV has timings the speed against plain. Rows: every row of
+# bench-<m>.csv (metrics rows for the front, timed rows for the speed); drawn by benchlib/report.py's functions,
+# the ones the bench itself draws with.
+def fig_bench(data, out):
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "experiments"))
+    from benchlib import report
+    for machine, path in inputs(data, "bench"):
+        comments, rows = read(path)
+        st = style.StrategyStyles(sorted({r["strategy"] for r in rows if r.get("source") in ("python", "process")}))
+        metric = [r for r in rows if not r.get("engine")]
+        f = report.pareto_figure(metric, "Plan metrics (no run): " + (comments[1] if len(comments) > 1 else ""), st)
+        out.save(f, f"bench-{machine}")
+        devices = {r["engine"]: r["device"] for r in rows if r.get("engine")}
+        paths_ = sorted({r["paths"] for r in rows if r.get("paths")})
+        f = report.speed_figure(rows, f"Timings: {'/'.join(f'{int(p):,}' for p in paths_)} paths a run, fp32, value and Greeks; "
+                                      f"{comments[0].split('; devices')[0] if comments else ''}.", st, devices,
+                                cpu=cpu_served(machine))
+        if f is not None:
+            out.save(f, f"bench_speed-{machine}")
+        out.table(f"bench-{machine}", os.path.basename(path), comments,
+                  ["tape", "strategy", "source", "requested_segments", "segments", "family", "peak_live",
+                   "recompute_cost", "gap", "engine", "ms", "ms_lo", "ms_hi", "vs_plain", "vs_plain_lo", "vs_plain_hi",
+                   "resolved", "bits", "note"], rows)
+
+
 FIGURES = [fig_cliff, fig_segments, fig_seglen, fig_scratch_model, fig_registers, fig_markets, fig_peers,
-           fig_strategies, fig_tangent, fig_zoo]
+           fig_strategies, fig_tangent, fig_zoo, fig_bench]
 
 
 def main(argv):
