@@ -182,11 +182,11 @@ const std::vector<Knob>& knobTable() {
        [](C& c, S& v, const char*) { c.planFile = v; }},
       {"TAPELAB_BUDGET", "--budget", "budget strategy: the most values live at once (peak_live)", Scope::Run,
        [](C& c, S& v, const char* n) { c.budget = parsePositiveInt(v, n); }},
-      {"TAPELAB_STRATEGY_CMD", "--strategy-cmd", "strategy cmd: a strategy as a process, e.g. \"python3 mine.py\": gets --tape, "
-       "--summary, --out, --segments, --budget, --time-limit and writes a plan file (docs/strategies.md); implies --strategy cmd",
+      {"TAPELAB_STRATEGY_CMD", "--strategy-cmd", "strategy cmd: a strategy as a process, e.g. \"python3 mine.py\", that writes a plan "
+       "file from the tape and its summary (its arguments: docs/strategies.md); implies --strategy cmd",
        Scope::Run, [](C& c, S& v, const char*) { c.strategyCommand = v; }},
       {"TAPELAB_SOLVE_SECONDS", "--solve-seconds", "exact strategy: the solver's time limit (then the best plan, its bound and "
-       "gap); a strategy process gets 10 s more (default 60)", Scope::Run,
+       "gap); a strategy process gets 10 s more", Scope::Run,
        [](C& c, S& v, const char* n) { c.solveSeconds = parseSeconds(v, n); }},
       {"TAPELAB_INNER", "--inner", "two-level strategy: sub-segments per segment (default 4)", Scope::Run,
        [](C& c, S& v, const char* n) { c.innerSegments = parsePositiveInt(v, n); }},

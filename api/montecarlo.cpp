@@ -181,7 +181,7 @@ KernelOptions resolvePlan(const Tape& tape, const RunConfig& c, const EngineCaps
         applyConfigText(tuned, c.configText, c.engine, c.configWhat);  // the user's fields over the winner's
         if (configProblem(tuned, c.engine, o.precision == Precision::F32).empty() && tuned.math == o.config.math) {
           o.config = tuned;
-          if (tunedFrom) *tunedFrom = w->path;
+          if (tunedFrom) *tunedFrom = tunedNote(*w);  // the entry, its margin, noise and date
           if (!c.kernel || *c.kernel == w->kind) {
             o.kind = w->kind;
             o.plan = w->kind == KernelKind::Plain ? plainPlan(tape) : parsePlanFile(w->plan, tape, w->path);

@@ -25,7 +25,8 @@ namespace tapelab {
 // budget strategy's default for register kernels (planner: registerBudget).
 // With config.useTuned, --checkpoint auto and no strategy, plan or scratch/tangent kind asked for, a
 // tuned winner for the job (api/tuning.h) gives the config (the user's --config text still applies
-// over it) and, where its kind is the one asked for, the plan; *tunedFrom is then its cache file.
+// over it) and, where its kind is the one asked for, the plan; *tunedFrom is then its cache file with
+// its margin over the defaults, the noise it beat and its date (tunedNote).
 // *notUsed gets one line per request the kernel does not follow (a --strategy, --seglen, --budget or
 // --inner given on a tape auto checkpointing leaves whole), naming the flag that forces it.
 // With no kernel, checkpoint, strategy or plan named, Greeks and no tuned winner, the kind is `auto`: the
@@ -45,7 +46,7 @@ struct Result {
   RunResult run;
   KernelOptions kernel;
   std::string engine;
-  std::string tuned;  // the tuning cache entry whose winner the kernel uses; "" when none
+  std::string tuned;  // the tuning cache entry whose winner the kernel uses, and its margin (tunedNote); "" when none
   std::vector<std::string> notUsed;  // requests the kernel does not follow, and why (resolveKernel)
   std::string kindWhy;  // --kernel auto: which kind the model chose and why; "" when the kind was named or tuned
   double price(size_t market = 0) const { return run.markets.at(market).value; }

@@ -248,6 +248,38 @@ struct Search {
     return index;
   }
 
+  // The winner against the baseline before either is stored: `runs` rounds of both, interleaved
+  // (A B, B A, ...) after a warm-up, so that a load change hits both. gain: the baseline's median over
+  // the winner's, less 1; noise: the wider of the two relative ranges ((slowest - fastest) / median).
+  struct Confirmation {
+    double gain = 0, noise = 0;
+    int runs = 0;
+  };
+  Confirmation confirm(const TuneCandidate& w, const TuneCandidate& d, int runs) {
+    std::shared_ptr<Kernel> kw = engine->compile(tape, optionsFor(w)), kd = engine->compile(tape, optionsFor(d));
+    warmup.run(caps.gpu, [&] {
+      kw->run(inputs, paths, opt.seed + 1);
+      kd->run(inputs, paths, opt.seed + 1);
+    });
+    std::vector<double> tw, td;
+    for (int r = 0; r < runs; ++r)
+      for (int k = 0; k < 2; ++k) {
+        const bool winnerFirst = (r % 2 == 0) == (k == 0);
+        const auto t0 = Clock::now();
+        (winnerFirst ? kw : kd)->run(inputs, paths, opt.seed);
+        (winnerFirst ? tw : td).push_back(since(t0));
+      }
+    warmup.busyUntilNow();
+    auto median = [](std::vector<double> v) {
+      std::sort(v.begin(), v.end());
+      return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+    };
+    auto range = [&](const std::vector<double>& v) {
+      return (*std::max_element(v.begin(), v.end()) - *std::min_element(v.begin(), v.end())) / median(v);
+    };
+    return {median(td) / median(tw) - 1, std::max(range(tw), range(td)), runs};
+  }
+
   // Whether candidate a beats b: faster beyond the larger of their spreads (and 1%), with the bits;
   // compile-only: fewer spill stores, then fewer local bytes, then fewer instructions per market (the
   // static count over the markets one pass of the code serves: a market loop's body serves them all),
@@ -280,6 +312,20 @@ std::string labelOf(const std::string& strategy, const Plan& plan) {
   }
   return label;
 }
+
+// What a run asking nothing gets: the engine's defaults with the default plan (or the plan given).
+TuneCandidate baselineOf(const Tape& tape, const KernelOptions& base) {
+  TuneCandidate d;
+  d.cuts = base.plan;
+  d.kind = base.kind;
+  d.plan = base.kind == KernelKind::Plain ? "plain" : labelOf(base.plan.strategy, base.plan);
+  d.metrics = planMetrics(tape, d.cuts);
+  d.config = base.config;
+  d.step = "defaults";
+  return d;
+}
+
+constexpr int kConfirmRuns = 7;  // interleaved runs of the winner and of the defaults before storing
 
 }  // namespace
 
@@ -392,14 +438,7 @@ TuneResult tune(const Tape& tape, const RunConfig& config, const TuneOptions& op
     for (TuneCandidate& c : listed) s.evaluate(std::move(c));
   } else {
     // 1. The baseline.
-    TuneCandidate d;
-    d.cuts = base.plan;
-    d.kind = base.kind;
-    d.plan = base.kind == KernelKind::Plain ? "plain" : labelOf(base.plan.strategy, base.plan);
-    d.metrics = planMetrics(tape, d.cuts);
-    d.config = base.config;
-    d.step = "defaults";
-    result.defaults = static_cast<int>(s.evaluate(d));
+    result.defaults = static_cast<int>(s.evaluate(baselineOf(tape, base)));
     size_t best = result.defaults;
 
     // 2. Plans under the baseline's configuration, pruned by the plan model.
@@ -430,8 +469,11 @@ TuneResult tune(const Tape& tape, const RunConfig& config, const TuneOptions& op
           }
         }
     }
-    // The calibrated register budget (sm_90): peak_live x markets past it spills.
-    const int32_t budget = opt.markets >= 1 && opt.markets <= 8 ? registerBudget(opt.markets) : 0;
+    // The calibrated register budget (sm_90): peak_live x markets past it spills. It bounds the GPU
+    // emitter's kernels (caps.marketOrder); a CPU engine's values live in its caches, and none is pruned.
+    const bool registerBound = s.caps.marketOrder;
+    const int32_t budget = !registerBound ? std::numeric_limits<int32_t>::max()
+                           : opt.markets >= 1 && opt.markets <= 8 ? registerBudget(opt.markets) : 0;
     std::vector<PlanChoice> fit, over;
     for (const PlanChoice& p : plans) (p.m.peakLive <= budget || p.label == "plain" ? fit : over).push_back(p);
     std::sort(fit.begin(), fit.end(), [](const PlanChoice& a, const PlanChoice& b) {
@@ -442,6 +484,8 @@ TuneResult tune(const Tape& tape, const RunConfig& config, const TuneOptions& op
       fit.push_back(over.front());
     }
     if (fixedPlan) s.say("the plan given (" + fixedLabel + "): the configuration alone is searched");
+    else if (!registerBound) s.say(std::to_string(plans.size()) + " plans (a CPU engine: no register budget prunes them); timing " +
+          std::to_string(std::min<size_t>(fit.size(), opt.plans + 1)) + " (the least recompute first, and plain)");
     else s.say(std::to_string(plans.size()) + " plans, " + std::to_string(fit.size()) + " within peak_live " +
           std::to_string(budget) + " (the sm_90 register budget for " + std::to_string(opt.markets) + " market(s)); timing " +
           std::to_string(std::min<size_t>(fit.size(), opt.plans + 1)) + " (the least recompute first, and plain)");
@@ -513,9 +557,31 @@ TuneResult tune(const Tape& tape, const RunConfig& config, const TuneOptions& op
   result.seconds = since(s.start);
   result.budgetSpent = s.budgetSpent;
 
+  // Stored only when the winner beats the baseline by more than the noise of a run of the two,
+  // interleaved, in this search (a gain inside the noise is no gain: 2026-12-06, a 3.99x "winner" timed
+  // against a defaults run of 96.8% spread showed none in five alternating runs after it).
+  std::string notBeyondNoise;
+  Search::Confirmation confirmed;
   if (result.winner >= 0 && !s.compileOnly && opt.store) {
     const TuneCandidate& w = result.candidates[result.winner];
+    const TuneCandidate d = baselineOf(tape, base);
+    char why[200];
+    if (w.plan == d.plan && configText(w.config, config.engine) == configText(d.config, config.engine)) {
+      if (!opt.storeWithinNoise) notBeyondNoise = "not stored: the defaults won (nothing to keep)";
+    } else {
+      confirmed = s.confirm(w, d, kConfirmRuns);
+      std::snprintf(why, sizeof why, "%+.1f%% against the defaults, noise %.1f%% (%d interleaved runs each)",
+                    100 * confirmed.gain, 100 * confirmed.noise, confirmed.runs);
+      s.say(std::string("confirming the winner (") + w.plan + "): " + why);
+      if (!(confirmed.gain > std::max(0.01, confirmed.noise)) && !opt.storeWithinNoise)
+        notBeyondNoise = std::string("not stored: the winner's gain is within the noise of its own run (") + why + ")";
+    }
+  }
+  if (result.winner >= 0 && !s.compileOnly && opt.store && notBeyondNoise.empty()) {
+    const TuneCandidate& w = result.candidates[result.winner];
     TunedWinner entry;
+    entry.margin = confirmed.gain;
+    entry.noise = confirmed.noise;
     entry.config = configText(w.config, config.engine);
     entry.kind = w.kind;
     entry.planLabel = w.plan;
@@ -532,7 +598,8 @@ TuneResult tune(const Tape& tape, const RunConfig& config, const TuneOptions& op
   } else {
     result.stored = s.compileOnly ? "not stored: compile-only (time the shortlist where the engine runs)"
                     : result.winner < 0 ? "not stored: no candidate was timed with its plain kernel's bits"
-                                        : "not stored (--no-store)";
+                    : !notBeyondNoise.empty() ? notBeyondNoise
+                                              : "not stored (--no-store)";
   }
   return result;
 }

@@ -8,12 +8,14 @@
 //   1. the engine's defaults with the default plan (what a run asking nothing gets): the baseline;
 //   2. plans: the plain kernel and each strategy at each segment count, pruned by the plan model
 //      (planner/metrics.h): plans whose peak_live x markets exceeds the calibrated register budget
-//      (planner/strategies.h registerBudget) go, and of the rest the `plans` with the least weighted
-//      recompute are timed, under the baseline's configuration;
+//      (planner/strategies.h registerBudget; the GPU emitter's engines only) go, and of the rest the
+//      `plans` with the least weighted recompute are timed, under the baseline's configuration;
 //   3. fields: each field that applies (not math, which the job fixes, nor one the caller fixed
 //      with --config), each of its search values (ConfigField::search) in turn, with the best plan
 //      so far; a value is kept when its median beats the best by more than the spread measured;
-//   4. the plans again under the best configuration, while the budget lasts.
+//   4. the plans again under the best configuration, while the budget lasts;
+//   5. before storing: the winner and the defaults timed again, interleaved (7 runs each); the winner is
+//      stored only if its gain exceeds the noise of those runs (the wider relative range of the two).
 // A candidate is timed after a warm-up (util/warmup.h): `repeats` runs of `paths` paths, their
 // median. An engine that can only compile here (cuda without a driver) ranks candidates by what the
 // compiler reports instead (spill stores, spill bytes, registers) and writes nothing to the cache:
@@ -44,7 +46,9 @@ struct TuneOptions {
   // Instead of a search, exactly these candidates: "PLAN | CONFIG" lines (shortlistLine), '#' comments.
   std::vector<std::string> shortlist;
   unsigned jobs = 0;  // a shortlist's kernels compiled this many at once; 0: one per hardware thread
-  bool store = true;  // keep the winner in the tuning cache
+  bool store = true;  // keep the winner in the tuning cache, if it beats the defaults beyond the noise of
+                      // interleaved runs of the two (TunedWinner::margin, ::noise)
+  bool storeWithinNoise = false;  // keep it even when it does not (or when the defaults won)
   bool compileOnly = false;  // rank by the compiler's statistics even where the engine could run
   std::function<void(const std::string&)> progress;  // one line per step of the search
 };

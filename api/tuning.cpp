@@ -3,6 +3,9 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
@@ -51,6 +54,10 @@ std::optional<TunedWinner> loadTuned(const std::string& cacheDir, const TuningKe
     w.defaultsMpathsPerSecond = j.at("defaults_mpaths_per_s").get<double>();
     w.paths = j.at("paths").get<uint64_t>();
     w.when = j.at("when").get<std::string>();
+    if (j.contains("margin") && j.contains("noise")) {
+      w.margin = j.at("margin").get<double>();
+      w.noise = j.at("noise").get<double>();
+    }
     w.path = path.string();
     return w;
   } catch (const std::exception&) {
@@ -73,9 +80,27 @@ bool storeTuned(const std::string& cacheDir, const TuningKey& key, TunedWinner& 
   j["defaults_mpaths_per_s"] = winner.defaultsMpathsPerSecond;
   j["paths"] = winner.paths;
   j["when"] = winner.when;
+  if (std::isfinite(winner.margin) && std::isfinite(winner.noise)) {
+    j["margin"] = winner.margin;
+    j["noise"] = winner.noise;
+  }
   const fs::path path = entryPath(cacheDir, key);
   winner.path = path.string();
   return writeCacheEntry(path, key.text(), j.dump(1) + "\n", error);
+}
+
+std::string tunedNote(const TunedWinner& w) {
+  char buf[200];
+  if (std::isfinite(w.margin) && std::isfinite(w.noise) && w.margin > std::max(0.01, w.noise))
+    std::snprintf(buf, sizeof buf, " (%+.1f%% against the defaults beyond a noise of %.1f%%, tuned %s)", 100 * w.margin,
+                  100 * w.noise, w.when.c_str());
+  else if (std::isfinite(w.margin) && std::isfinite(w.noise))
+    std::snprintf(buf, sizeof buf, " (%+.1f%% against the defaults, within a noise of %.1f%%: kept by "
+                  "--store-within-noise, tuned %s)", 100 * w.margin, 100 * w.noise, w.when.c_str());
+  else
+    std::snprintf(buf, sizeof buf, " (tuned %s; its margin over the defaults was not measured: tapelab tune again)",
+                  w.when.c_str());
+  return w.path + buf;
 }
 
 bool forgetTuned(const std::string& cacheDir, const TuningKey& key) {

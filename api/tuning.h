@@ -8,6 +8,7 @@
 // Where: <cache dir>/tune/<XXH3-128 of the key>.json (util/files.h resolves the cache directory),
 // written atomically; at most 1 MiB read, regular files only.
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -36,6 +37,11 @@ struct TunedWinner {
   double mpathsPerSecond = 0;          // the winner's, as the tuner measured it
   double defaultsMpathsPerSecond = 0;  // the engine's defaults', in the same search
   uint64_t paths = 0;       // per run, as timed
+  // The winner's gain over the defaults (their medians, less 1) and the noise it beat (the wider relative
+  // range of the two), both from interleaved runs of the two in the search that stored it; NaN in entries
+  // written before the tuner measured them.
+  double margin = std::nan("");
+  double noise = std::nan("");
   std::string when;         // UTC time of the search
   std::string path;         // where it was read from or written to (filled by load/store)
 };
@@ -44,6 +50,9 @@ struct TunedWinner {
 std::optional<TunedWinner> loadTuned(const std::string& cacheDir, const TuningKey& key);
 // Writes it; returns false with *error when it cannot (the tuner reports it).
 bool storeTuned(const std::string& cacheDir, const TuningKey& key, TunedWinner& winner, std::string* error);
+// How a run using the entry says so: "PATH (+31.0% against the defaults beyond a noise of 4.2%, tuned
+// 2026-12-06T10:00:00Z)".
+std::string tunedNote(const TunedWinner& winner);
 // Deletes the entry for `key` if any (tapelab tune --forget).
 bool forgetTuned(const std::string& cacheDir, const TuningKey& key);
 

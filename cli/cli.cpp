@@ -21,6 +21,36 @@ std::string num(double v) {
   return buf;
 }
 
+std::string rounded(double estimate, double stderror) {
+  if (!std::isfinite(estimate)) return num(estimate);
+  if (!(std::isfinite(stderror) && stderror > 0)) return sig3(estimate) + " (exact)";
+  // Decimal places that keep two significant digits of the error (0 when the error is 10 or more).
+  const int decimals = std::max(0, 1 - static_cast<int>(std::floor(std::log10(stderror))));
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%.*f +- %.*f", decimals, estimate, decimals, stderror);
+  return buf;
+}
+
+std::string sig3(double v) {
+  if (!std::isfinite(v)) return num(v);
+  if (v == 0) return "0";
+  char buf[64];
+  const int e = static_cast<int>(std::floor(std::log10(std::fabs(v))));
+  if (e >= 3) {
+    const double r = std::round(v / std::pow(10.0, e - 2)) * std::pow(10.0, e - 2);
+    std::snprintf(buf, sizeof buf, "%.0f", r);
+    std::string digits = buf, out;  // thousands separated: 12,300
+    const size_t start = digits[0] == '-' ? 1 : 0;
+    for (size_t i = 0; i < digits.size(); ++i) {
+      if (i > start && (digits.size() - i) % 3 == 0) out += ',';
+      out += digits[i];
+    }
+    return out;
+  }
+  std::snprintf(buf, sizeof buf, "%.*f", std::max(0, 2 - e), v);
+  return buf;
+}
+
 std::string jsonString(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {

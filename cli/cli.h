@@ -12,8 +12,16 @@
 
 namespace tapelab::cli {
 
+// The commit the binary was built from: `git describe --always --dirty` at build time (cmake/Commit.cmake).
+const char* commitId();
+
 // Numbers as the CLI prints them: 17 significant digits.
 std::string num(double v);
+// For reading, beside them: an estimate at its standard error's precision ("5.123 +- 0.012": the error
+// to two significant digits, the estimate to the same decimal place), and a time or a rate at 3
+// significant digits ("1.23", "0.0456", "12,300").
+std::string rounded(double estimate, double stderror);
+std::string sig3(double v);
 
 // Minimal JSON writer: objects and arrays built as strings in order.
 class Json {

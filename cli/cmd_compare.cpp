@@ -428,6 +428,14 @@ int compare(const Flags& f) {
                 tape.name.c_str(), tape.size(), static_cast<unsigned long long>(paths), ladderPoints, spotName.c_str(), ladders,
                 cfg.greeks ? "value + Greeks" : "value only",
                 cfg.precision ? toString(*cfg.precision) : "each engine's default precision (fp32 on GPUs, fp64 on CPUs)");
+    std::vector<std::string> named;  // the device behind each engine: the GPU's name, lavapipe, PoCL, the CPU
+    for (const Row& r : rows)
+      if (std::find(named.begin(), named.end(), r.engine) == named.end()) {
+        named.push_back(r.engine);
+        const EngineCaps c = engineCaps(findEngine(r.engine), cfg.engineSettings);
+        std::printf("device %s: %s%s\n", r.engine.c_str(), c.reason.c_str(),
+                    c.cpuDevice ? " (a CPU serving a GPU API: its times say nothing about a GPU)" : "");
+      }
     std::vector<std::vector<std::string>> out;
     std::vector<std::string> errors;
     for (const Row& r : rows) {
@@ -535,7 +543,12 @@ Runner setupCompare(CLI::App& app) {
   f->value("markets", "M", "markets per fused dispatch", "4");
   f->value("peer", "FILE", "also print each row's ratio to the matching rows of this peer CSV "
                            "(experiments/drivers/peers.py's or experiments/peers/jax_peers.py's)");
-  addRunConfigFlags(*f, {"kernel"});  // --wrt applies to the tangent rows
+  // compare runs a checkpointed kernel beside plain on every engine, whatever the tape's length: its
+  // --checkpoint says how many segments (auto: the default count), not whether to cut.
+  f->knob("checkpoint", "off|auto|SEGMENTS", RunConfig().checkpoint.text(),
+          "the checkpointed rows' segments; auto: " + std::to_string(RunConfig().segments) +
+              " on every engine and tape (run and price cut only long tapes, and not on cpu-jit)");
+  addRunConfigFlags(*f, {"kernel", "checkpoint"});  // --wrt applies to the tangent rows
   f->option("fp32")->description("single precision on every engine (default: each engine's, as run uses)");
   f->flag("json", "print one JSON object with every row");
   return [f] { return compare(*f); };

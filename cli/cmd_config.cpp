@@ -108,7 +108,7 @@ int config(const Flags& f) {
 Runner setupConfig(CLI::App& app) {
   app.footer("With --list or --markdown: every field of a kernel's configuration, its values, its default\n"
              "per engine and whether it changes a result's bits. Otherwise: the configuration ENGINE\n"
-             "resolves for TEXT (its defaults with TEXT applied, checked as --config checks it), in\n"
+             "resolves for TEXT (its defaults with TEXT applied, checked as run's --config checks it), in\n"
              "canonical form: what results, CSVs and dumped kernels record.");
   auto f = std::make_shared<Flags>(app);
   f->positional("text", "NAME=VALUE,...", "fields over the engine's defaults (optional)");

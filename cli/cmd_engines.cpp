@@ -21,7 +21,7 @@ int engines(const Flags& f) {
     const EngineCaps c = engineCaps(e, settings);
     Json j;
     j.str("name", e.name).boolean("usable", c.usable).boolean("compile_only", c.compileOnly)
-        .boolean("cpu_device", c.cpuDevice).str("reason", c.reason);
+        .boolean("cpu_device", c.cpuDevice).boolean("auto_checkpoint", c.autoCheckpoint).str("reason", c.reason);
     items.push_back(j.done());
     rows.push_back({e.name, c.usable ? "yes" : c.compileOnly ? "compile-only" : "no", c.reason.empty() ? e.summary : c.reason});
   }
@@ -35,7 +35,8 @@ int engines(const Flags& f) {
 Runner setupEngines(CLI::App& app) {
   app.footer("Lists every engine tapelab knows, whether it runs here, and why not.");
   auto f = std::make_shared<Flags>(app);
-  f->flag("json", "print a JSON list of {name, usable, compile_only, cpu_device, reason}");
+  f->flag("json", "print a JSON list of {name, usable, compile_only, cpu_device, auto_checkpoint (whether "
+                   "run's and price's --checkpoint auto cut long tapes there), reason}");
   return [f] { return engines(*f); };
 }
 

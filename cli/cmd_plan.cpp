@@ -426,8 +426,10 @@ int plan(const Flags& f) {
 }  // namespace
 
 Runner setupPlan(CLI::App& app) {
+  // The registry's list, as docs/strategies.md copies it between its markers (CTest docs_help checks the copy).
   std::string list;
-  for (const StrategyEntry& s : strategies()) list += "  " + s.name + std::string(20 - s.name.size(), ' ') + s.summary + "\n";
+  for (const auto* group : {&strategies(), &processStrategies()})
+    for (const StrategyEntry& s : *group) list += "  " + s.name + std::string(20 - s.name.size(), ' ') + s.summary + "\n";
   list.pop_back();
   app.footer("Prints where a strategy cuts the tape and what the plan costs: depth (levels of\n"
              "nested cuts), persistent values, peak_live (most values live at once: the\n"

@@ -53,6 +53,9 @@ int priceStrategies(const Flags& f, const Tape& tape, RunConfig cfg, const std::
   if (f.given("ladder")) throw UsageError("--strategy A,B,...: one market per run (give --ladder with one strategy)");
   const std::vector<double> inputs = inputsFrom(f, tape);
   std::vector<std::vector<std::string>> rows;
+  std::vector<std::vector<std::string>> greeks(1 + tape.inputNames.size());  // value, then d/d each input
+  greeks[0].push_back("value");
+  for (size_t i = 0; i < tape.inputNames.size(); ++i) greeks[i + 1].push_back("d/d " + tape.inputNames[i]);
   std::vector<std::string> items;
   std::optional<Result> first;
   bool differ = false;
@@ -72,9 +75,12 @@ int priceStrategies(const Flags& f, const Tape& tape, RunConfig cfg, const std::
       differ = differ || !same;
     }
     const KernelOptions& k = r.kernel;
-    rows.push_back({name, toString(k.kind), std::to_string(k.plan.segments()), num(m.value), num(m.valueStderr),
-                    num(r.run.seconds), num(r.pathsPerSecond()), first ? (same ? "yes" : "NO") : "-",
+    rows.push_back({name, toString(k.kind), std::to_string(k.plan.segments()), sig3(r.run.seconds * 1e3),
+                    sig3(r.pathsPerSecond()), first ? (same ? "yes" : "NO") : "-",
                     stats.registers >= 0 ? std::to_string(stats.registers) : "-"});
+    greeks[0].push_back(rounded(m.value, m.valueStderr));
+    for (size_t i = 0; i < tape.inputNames.size(); ++i)
+      greeks[i + 1].push_back(k.greeks && i < m.greeks.size() ? rounded(m.greeks[i], m.greeksStderr[i]) : "-");
     items.push_back(resultJson(r, 0, &stats));
     if (!first) first = r;
   }
@@ -84,10 +90,11 @@ int priceStrategies(const Flags& f, const Tape& tape, RunConfig cfg, const std::
     std::printf("%s: %d nodes | engine %s (%s) | %llu paths, seed %llu | config %s\n", tape.name.c_str(), tape.size(),
                 first->engine.c_str(), toString(first->kernel.precision), static_cast<unsigned long long>(paths),
                 static_cast<unsigned long long>(seed), configText(first->kernel.config, first->engine).c_str());
-    std::printf("%s", table({"strategy", "kernel", "segments", "value", "stderr", "seconds", "paths/s",
-                             "same bits as first", "regs"},
-                            rows)
-                          .c_str());
+    std::printf("%s", table({"strategy", "kernel", "segments", "ms", "paths/s", "same bits as first", "regs"}, rows).c_str());
+    std::vector<std::string> header{"quantity"};
+    header.insert(header.end(), names.begin(), names.end());
+    std::printf("\nvalue and Greeks, estimate +- standard error, rounded to the error (--json: 17 digits):\n%s",
+                table(header, greeks).c_str());
   }
   if (differ) {
     std::fprintf(stderr, "tapelab: the strategies' results differ bit for bit (a bug: plain and checkpointed "
@@ -166,16 +173,17 @@ int priceOne(const Flags& f, const Tape& tape, RunConfig cfg) {
   if (!ladder) {
     std::vector<std::vector<std::string>> rows;
     const MarketResult& m = r.run.markets[0];
-    rows.push_back({"value", num(m.value), num(m.valueStderr)});
+    rows.push_back({"value", num(m.value), num(m.valueStderr), rounded(m.value, m.valueStderr)});
     if (k.greeks)
       for (size_t i = 0; i < tape.inputNames.size(); ++i) {
         if (tangent && !k.wrt.empty() && std::find(k.wrt.begin(), k.wrt.end(), static_cast<int>(i)) == k.wrt.end()) {
-          rows.push_back({"d/d " + tape.inputNames[i], "not computed (--wrt)", ""});
+          rows.push_back({"d/d " + tape.inputNames[i], "not computed (--wrt)", "", ""});
           continue;
         }
-        rows.push_back({"d/d " + tape.inputNames[i], num(m.greeks[i]), num(m.greeksStderr[i])});
+        rows.push_back({"d/d " + tape.inputNames[i], num(m.greeks[i]), num(m.greeksStderr[i]),
+                        rounded(m.greeks[i], m.greeksStderr[i])});
       }
-    std::printf("%s", table({"quantity", "estimate", "stderr"}, rows).c_str());
+    std::printf("%s", table({"quantity", "estimate", "stderr", "rounded to the error"}, rows).c_str());
   } else {
     std::vector<std::string> header{ladderInput, "value", "stderr"};
     if (k.greeks)

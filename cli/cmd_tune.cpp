@@ -64,6 +64,7 @@ int tuneCommand(const Flags& f) {
   opt.repeats = f.positive("repeats");
   opt.plans = f.positive("plans");
   opt.store = !f.given("no-store");
+  opt.storeWithinNoise = f.given("store-within-noise");
   opt.compileOnly = f.given("compile-only");
   if (f.given("jobs")) opt.jobs = static_cast<unsigned>(f.integerIn("jobs", 1, 256));
   {
@@ -201,16 +202,19 @@ int tuneCommand(const Flags& f) {
 }  // namespace
 
 Runner setupTune(CLI::App& app) {
-  app.footer("Searches plans (strategies x segment counts, pruned by the plan model's peak_live against the\n"
-             "calibrated register budget) times kernel configurations (each field's search values, one at a\n"
-             "time, from the engine's defaults) for one job: the tape on --engine with --markets input sets\n"
-             "per dispatch, in its precision, at the math contract --config math=... asks (default: the\n"
-             "engine's). Each candidate is timed after a warm-up (median of --repeats runs) and must give\n"
-             "the bits of its own plain kernel. The winner goes to the tuning cache; later runs of the job\n"
-             "with --checkpoint auto use it and say so. An engine that can only compile here (cuda without\n"
-             "a driver) ranks candidates by the compiler's statistics: --write-shortlist keeps the best for\n"
-             "a machine where the engine runs (--shortlist). Fields given with --config stay fixed; with\n"
-             "--plan FILE the plan does too, and the configuration alone is searched for it.");
+  app.footer("Searches plans (strategies x segment counts; on GPU engines pruned by the plan model's peak_live\n"
+             "against the calibrated sm_90 register budget, on CPU engines not) times kernel configurations (each\n"
+             "field's search values, one at a time, from the engine's defaults) for one job: the tape on --engine\n"
+             "with --markets input sets per dispatch, in its precision, at the math contract --config math=...\n"
+             "asks (default: the engine's). Each candidate is timed after a warm-up (median of --repeats runs)\n"
+             "and must give the bits of its own plain kernel. The winner and the defaults are then timed again,\n"
+             "interleaved, 7 runs each: the winner goes to the tuning cache only if it beats the defaults by more\n"
+             "than the noise of those runs (--store-within-noise: always). Later runs of the job that ask for no\n"
+             "plan (tapelab run and price with their default checkpointing) use it and say so, with its margin,\n"
+             "noise and date. An engine that can only compile here (cuda without a driver) ranks candidates\n"
+             "by the compiler's statistics: --write-shortlist keeps the best for a machine where the engine\n"
+             "runs (--shortlist). Fields given with --config stay fixed; with --plan FILE the plan does too,\n"
+             "and the configuration alone is searched for it.");
   auto f = std::make_shared<Flags>(app);
   addTapeFlags(*f, TapeSource::FileOrProduct, "asian");
   f->knob("engine", "NAME", RunConfig().engine);
@@ -229,6 +233,7 @@ Runner setupTune(CLI::App& app) {
   f->value("write-shortlist", "FILE", "write the best candidates as a shortlist");
   f->value("shortlist-size", "N", "candidates --write-shortlist keeps", "8");
   f->flag("no-store", "do not keep the winner in the tuning cache");
+  f->flag("store-within-noise", "keep the winner even if it does not beat the defaults beyond the noise of its own run");
   f->flag("forget", "remove this job's tuning cache entry and stop");
   f->flag("json", "print the ranked candidates as one JSON object");
   addRunConfigFlags(*f, {"checkpoint", "ckpt-nodes", "strategy", "budget", "inner", "seglen", "kernel", "wrt",

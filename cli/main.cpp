@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "util/files.h"
@@ -37,7 +38,8 @@ const Command kCommands[] = {
 int tapelab::cli::tapelabMain(int argc, const char* const* argv, bool (*mayRun)(const std::string& command)) {
   CLI::App tapelab("tapelab: adjoint Monte-Carlo tapes on CPUs and GPUs, plain and checkpointed.", "tapelab");
   useTapelabHelp(tapelab);
-  tapelab.set_version_flag("--version", "tapelab 0.1", "print the version");
+  tapelab.set_version_flag("--version", std::string("tapelab 0.1 (commit ") + commitId() + ")",
+                           "print the version and the commit it was built from");
   tapelab.require_subcommand(0, 1);
   tapelab.footer("'tapelab <command> --help' describes a command's flags.");
   std::vector<std::pair<CLI::App*, Runner>> runners;

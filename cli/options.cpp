@@ -166,12 +166,15 @@ void addRunConfigFlags(Flags& f, const std::vector<std::string>& skip) {
     f.knob("checkpoint", "off|auto|SEGMENTS", defaults.checkpoint.text(),
            "auto: " + std::to_string(defaults.segments) +
                " segments on tapes of at least --ckpt-nodes nodes (cpu-jit: off, its plain kernel is faster)");
+  // ^ the engines named off are those whose caps say so (EngineCaps::autoCheckpoint): scripts/check-help.py
+  //   (CTest docs_help) checks the list against `tapelab engines --json`.
   if (wanted("ckpt-nodes")) f.knob("ckpt-nodes", "N", std::to_string(defaults.ckptNodes));
   if (wanted("strategy")) f.knob("strategy", "NAME", "", "default window, uniform for scratch kernels");
-  if (wanted("plan")) f.knob("plan", "FILE", "", "replaces --strategy and --checkpoint");
+  if (wanted("plan"))
+    f.knob("plan", "FILE", "", wanted("strategy") && wanted("checkpoint") ? "replaces --strategy and --checkpoint" : "");
   if (wanted("budget")) f.knob("budget", "B", "", "default for register kernels: min(212, 400/markets), from the sm_90 calibration (runs); else window's peak_live at that segment count");
   if (wanted("inner")) f.knob("inner", "N");
-  if (wanted("strategy-cmd")) f.knob("strategy-cmd", "COMMAND", "", "implies --strategy cmd");
+  if (wanted("strategy-cmd")) f.knob("strategy-cmd", "COMMAND", "");
   if (wanted("solve-seconds")) f.knob("solve-seconds", "S", "60");
   if (wanted("seglen")) f.knob("seglen", "N", "", "default max(48, round(sqrt(nodes)))");
   if (wanted("kernel"))
@@ -179,7 +182,9 @@ void addRunConfigFlags(Flags& f, const std::vector<std::string>& skip) {
            "auto: with no --checkpoint, --strategy or --plan, the tangent kernel or the checkpointed adjoint (register "
            "when checkpointing, else plain), whichever planner/kind_model.h predicts faster, said in the result; "
            "tangent carries d/d inputs forward, no plan");
-  if (wanted("wrt")) f.knob("wrt", "NAME,...", "", "with --kernel tangent; Greeks of other inputs are not computed");
+  if (wanted("wrt"))
+    f.knob("wrt", "NAME,...", "", wanted("kernel") ? "with --kernel tangent; Greeks of other inputs are not computed"
+                                                   : "the tangent rows' inputs; Greeks of other inputs are not computed");
   if (wanted("layout")) f.knob("layout", "aos|soa", toString(defaults.layout));
   if (wanted("market-order")) f.knob("market-order", "joint|sequential", toString(defaults.marketOrder));
   if (wanted("fp32")) f.flag("fp32", "single precision (default on GPU engines)");

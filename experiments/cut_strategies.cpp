@@ -21,7 +21,8 @@
 // $TMPDIR/tapelab-cut_strategies/cut_strategies.csv and .png beside it (outside
 // the source tree; the path is printed).
 // --plan FILE (tapelab plan --out) adds one row: that plan, on the study tape
-// it was made for, as strategy "plan-file".
+// it was made for, under the name of the strategy that wrote it (the file's "strategy"; "plan-file" when
+// it has none).
 // The CSV is written whole once every plan is made (util/files.h's
 // writeOutputFile: through links, never over a --tape or --plan file, which is
 // refused before the run); the PNGs likewise (checked before the run, written by
@@ -289,7 +290,9 @@ int study(const cli::Flags& f) {
       Result r;
       r.plan = filePlan->second;
       r.metrics = planMetrics(tapes[k].tape, r.plan);
-      csv << csvRow(tapes[k], "plan-file", r.plan.segments(), r, plain[k]);
+      // The strategy that wrote the file keeps its name (a user's process or Python function: its own).
+      const std::string name = r.plan.strategy.empty() ? "plan-file" : r.plan.strategy;
+      csv << csvRow(tapes[k], name, r.plan.segments(), r, plain[k]);
     }
   }
   writeOutputFile(csvPath.string(), csv.str(), inputs);  // a failed write: "--out FILE: cannot write: reason", exit 1

@@ -18,7 +18,7 @@ plan with other blocks (window's cuts at 12, a nested plan recomputing values tw
 it, and a negative gap says so.
 --cuda: sm_90 registers and spill-store bytes of each plan's register kernel (fp32, Greeks, one
 market; NVRTC + ptxas compile-only, `gpu_kernels --engine cuda`; per-value plans: the GPU emitter
-refuses them, the cell says so). --time: cpu-jit ms of each plan (`tapelab price --plan`, value and
+refuses them, the cell says so). --time: cpu-jit ms of each plan (`tapelab price --plan --fp32`, value and
 Greeks, --paths, median of --repeats), checked equal to the plain kernel's bits.
 --user-cmd CMD adds a strategy process (`--strategy-cmd`), by default experiments/keep_expensive.py.
 One CSV (--out, written to a temporary file and renamed: never onto a special file or an input),
@@ -39,6 +39,9 @@ import statistics
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import PRECISION, output  # noqa: E402  (the drivers' one precision, the one careful writer)
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PRODUCTS = {  # zoo.py's table sizes; european and basket (not in zoo.py) at their defaults
@@ -109,7 +112,7 @@ def cpujit(a, pargs, path):
     for r in range(a.repeats):
         flags = ["--plan", path] if path else ["--checkpoint", "off"]
         rc, out, err = run([a.tapelab, "price", *pargs, *flags, "--engine", "cpu-jit", "--paths", str(a.paths),
-                            "--json"])
+                            "--" + PRECISION, "--json"])
         if rc != 0:
             return "", None, "cpu-jit: " + err[:120]
         j = json.loads(out)
@@ -210,18 +213,12 @@ def table_for(a, name, params, work, w):
 
 
 def write_out(path, text, inputs):
-    """The careful writer: a temporary file beside the target, renamed onto it; never onto a special
-    file or a file the run reads."""
-    real = os.path.realpath(path)
-    if any(os.path.exists(i) and os.path.samefile(real, i) for i in inputs if os.path.exists(real)):
-        sys.exit(f"gap_table.py: --out {path}: is an input of this run")
-    if os.path.exists(real) and not os.path.isfile(real):
-        sys.exit(f"gap_table.py: --out {path}: not a regular file")
-    os.makedirs(os.path.dirname(real) or ".", exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(real) or ".", prefix=".gap_table-")
-    with os.fdopen(fd, "w", newline="") as f:
-        f.write(text)
-    os.replace(tmp, real)
+    """benchlib/output.py's careful writer (a temporary file renamed onto the target; never onto a special file
+    or a file the run reads)."""
+    try:
+        output.write_text(path, text, inputs)
+    except output.OutputError as e:
+        sys.exit(f"gap_table.py: --out {e}")
 
 
 def main(argv):

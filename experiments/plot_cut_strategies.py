@@ -1,39 +1,34 @@
 #!/usr/bin/python3
-"""Plots cut_strategies' CSV: peak_live and persistent against segment count,
-one line per strategy, for a few representative tapes in one PNG (all tapes
-when there are at most six), a Pareto PNG of the same tapes (<png stem>_pareto.png:
-peak_live against weighted recompute_cost, every strategy and count a point, the
-front joined), and one PNG per tape in <png stem>_tapes/.
+"""Plots cut_strategies' CSV through papers/style.py (the paper's look and checks): peak_live and
+persistent against segment count, one line per strategy, for a few representative tapes in one PNG
+(all tapes when there are at most six); a Pareto PNG of the same tapes (<png stem>_pareto.png: peak_live
+against weighted recompute, every strategy and count a point, the front of the plans no other beats on
+both); and one PNG per tape in <png stem>_tapes/. A strategy has one colour and marker in every panel
+and figure (style.StrategyStyles: the registry's order; a plan file's own strategy highlighted); the
+legend sits below the panels.
 
 usage: plot_cut_strategies.py CSV PNG [INPUT ...]
-Every PNG goes through the careful writer (experiments/drivers/careful.py): never over the CSV or an
-INPUT (cut_strategies passes its --tape and --plan files), a directory or a device. Exit 3 when
-matplotlib is missing (the driver then keeps its CSV and says so); any failure is one line on stderr
-(exit 2 for a refused file, else 1).
+Every PNG goes through the careful writer (experiments/drivers/careful.py), never over the CSV or an INPUT
+(the driver's tapes). Exit 3 when matplotlib is missing (the driver then keeps its CSV and says so).
 """
 import csv
-import io
 import os
 import re
 import sys
 from collections import defaultdict
 
+sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "drivers"))
 import careful  # noqa: E402
-
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "papers"))
 try:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import style
 except ImportError:
     print("plot_cut_strategies: matplotlib is not installed (apt install python3-matplotlib)", file=sys.stderr)
     sys.exit(3)
 
 REPRESENTATIVE = ["asian-252", "european-252", "basket-5x252", "basket-20x252", "random-narrow-20000",
-                  "random-wide-20000"]
-STYLE = {"uniform": ":", "window": "-", "marginal": "--", "optimal": "-", "optimal-persistent": "-.", "auto": "-",
-         "plan-file": "o"}  # --plan FILE: one plan, a marker
-WIDTH = {"optimal": 2.2, "window": 1.4}
+                  "random-wide-20000"]  # the study's tapes (cut_strategies.cpp) shown when there are more than six
 
 
 def load(path):
@@ -49,64 +44,56 @@ def load(path):
     return tapes
 
 
-def draw(ax_peak, ax_pers, name, t):
-    for strategy, points in t["series"].items():
-        points.sort()
-        xs = [p[0] for p in points]
-        if strategy == "auto":  # it chooses its own count: one plan, drawn as a level and a marker
-            row = points[0][1]
-            label = "auto (%s segments)" % row["segments"]
-            for ax, key in ((ax_peak, "peak_live"), (ax_pers, "persistent")):
-                ax.axhline(int(row[key]), color="black", lw=0.8, ls="--")
-                ax.plot([int(row["segments"])], [int(row[key])], "k*", ms=9, label=label)
-            continue
+def draw(ax_peak, ax_pers, name, t, styles, letters):
+    counts = set()
+    for strategy in styles.order_of(t["series"]):
+        points = sorted(t["series"][strategy])
         for ax, key in ((ax_peak, "peak_live"), (ax_pers, "persistent")):
-            ax.plot(xs, [int(p[1][key]) for p in points], STYLE.get(strategy, "-"), lw=WIDTH.get(strategy, 1.2),
-                    label=strategy)
+            if strategy == "auto":  # it chooses its own count: one point at the count it chose
+                row = points[0][1]
+                ax.plot([int(row["segments"])], [int(row[key])], linestyle="", label=strategy,
+                        **{k: v for k, v in styles[strategy].items() if k != "linestyle"})
+                continue  # its count is its own choice: no tick for it
+            ax.plot([p[0] for p in points], [int(p[1][key]) for p in points], label=strategy, **styles[strategy])
+            counts |= {p[0] for p in points}
     if "plain_peak" in t:
-        ax_peak.axhline(t["plain_peak"], color="grey", lw=0.8, ls=":", label="plain kernel")
-    for ax, what in ((ax_peak, "peak_live"), (ax_pers, "persistent")):
-        ax.set_xscale("log", base=2)
+        for ax, key in ((ax_peak, "plain_peak"), (ax_pers, "plain_persistent")):
+            ax.axhline(t[key], color="black", linestyle=":", linewidth=1, label="plain kernel (no cuts)")
+    for ax, what, letter in ((ax_peak, "peak_live", letters[0]), (ax_pers, "persistent", letters[1])):
+        style.ticks_at(ax, counts)
         ax.set_yscale("log")
-        ax.set_xlabel("segments")
-        ax.set_ylabel(what)
-        ax.set_title("%s (%d nodes): %s" % (name, t["nodes"], what), fontsize=9)
-        ax.grid(True, which="both", alpha=0.3)
-    ax_peak.legend(fontsize=7)
+        ax.set(xlabel="segments (revolve: snapshots)", ylabel=f"{what} (values)",
+               title=f"({letter}) {name}, {t['nodes']:,} nodes: {what}")
 
 
-def pareto(ax, name, t):
-    """peak_live against weighted recompute_cost: one point per (strategy, count), the front
-    (no other point both lower and cheaper) joined by a line."""
+def pareto(ax, name, t, styles, letter):
+    """peak_live against weighted recompute: one point per (strategy, count), the front (no other point both
+    lower and cheaper) as a grey step line. False when the CSV has no recompute column."""
     points = []
-    for strategy, series in sorted(t["series"].items()):
+    for strategy in styles.order_of(t["series"]):
+        series = t["series"][strategy]
         if "recompute_cost" not in series[0][1]:
             return False
-        xs = [float(p[1]["recompute_cost"]) for p in series]
-        ys = [int(p[1]["peak_live"]) for p in series]
-        ax.plot(xs, ys, "o", ms=3, alpha=0.7, label=strategy)
-        points += [(x, y, strategy) for x, y in zip(xs, ys)]
+        xs = [int(p[1]["peak_live"]) for p in series]
+        ys = [max(float(p[1]["recompute_cost"]), 1.0) for p in series]
+        ax.plot(xs, ys, linestyle="", label=strategy, **{k: v for k, v in styles[strategy].items() if k != "linestyle"})
+        points += list(zip(xs, ys))
     front, best = [], None
-    for x, y, _ in sorted(points):
+    for x, y in sorted(points):
         if best is None or y < best:
             front.append((x, y))
             best = y
-    ax.plot([p[0] for p in front], [p[1] for p in front], "k-", lw=1, label="Pareto front")
+    ax.step([p[0] for p in front], [p[1] for p in front], where="post", color=style.GREY, linewidth=0.8,
+            label="Pareto front (plans no other beats on both)")
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("weighted recompute cost (planner/costs.h)")
-    ax.set_ylabel("peak_live")
-    ax.set_title("%s (%d nodes): peak_live vs recompute" % (name, t["nodes"]), fontsize=9)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7)
+    ax.set(xlabel="peak_live (values)", ylabel="weighted recompute (instructions)",
+           title=f"({letter}) {name}, {t['nodes']:,} nodes")
     return True
 
 
-def save(fig, path, inputs, dpi):
-    png = io.BytesIO()
-    fig.savefig(png, format="png", dpi=dpi)
-    plt.close(fig)
-    careful.write_output(path, png.getvalue(), inputs, "figure")
+def save(f, path, inputs):
+    style.save(f.finish(), path, inputs)
 
 
 def file_name(tape):
@@ -121,35 +108,37 @@ def main(argv):
     inputs = [csv_path] + argv[2:]
     tapes = load(csv_path)
     if not tapes:
-        raise careful.BadInput("no rows in " + csv_path)
-    for path in (png_path, os.path.splitext(png_path)[0] + "_pareto.png"):
-        careful.check_output(path, inputs, "figure")
+        print("plot_cut_strategies: no rows in " + csv_path, file=sys.stderr)
+        return 1
     names = list(tapes) if len(tapes) <= 6 else [n for n in REPRESENTATIVE if n in tapes] or list(tapes)[:6]
-    fig, axes = plt.subplots(len(names), 2, figsize=(12, 3.6 * len(names)), squeeze=False)
+    styles = style.StrategyStyles()
+    caption = "Plan metrics (planner metrics, no run): the same on every machine. Log axes."
+    f = style.Figure(len(names), 2)
     for i, name in enumerate(names):
-        draw(axes[i][0], axes[i][1], name, tapes[name])
-    fig.tight_layout()
-    save(fig, png_path, inputs, 110)
-    cols = 2
-    fig, axes = plt.subplots((len(names) + cols - 1) // cols, cols, figsize=(12, 4 * ((len(names) + 1) // 2)),
-                             squeeze=False)
-    drawn = [pareto(axes[i // cols][i % cols], name, tapes[name]) for i, name in enumerate(names)]
-    for i in range(len(names), axes.size):
-        axes[i // cols][i % cols].axis("off")
-    if all(drawn):
-        fig.tight_layout()
-        save(fig, os.path.splitext(png_path)[0] + "_pareto.png", inputs, 110)
-    plt.close(fig)
+        draw(f.axes[2 * i], f.axes[2 * i + 1], name, tapes[name], styles, (chr(97 + 2 * i), chr(98 + 2 * i)))
+    f.note(caption)
+    save(f, png_path, inputs)
+    cols = min(2, len(names))
+    f = style.Figure((len(names) + cols - 1) // cols, cols, panel_h=style.PANEL_H + 0.6)
+    for ax in f.axes[len(names):]:
+        f.fig.delaxes(ax)
+    f.axes = f.axes[:len(names)]
+    if all([pareto(ax, name, tapes[name], styles, chr(97 + i)) for i, (ax, name) in enumerate(zip(f.axes, names))]):
+        zero = any(float(r["recompute_cost"]) == 0 for t in tapes.values() for ps in t["series"].values() for _, r in ps)
+        f.note(caption + " Lower left is better" + ("; recompute 0 is drawn at 1." if zero else "."))
+        save(f, os.path.splitext(png_path)[0] + "_pareto.png", inputs)
+    else:
+        style.plt.close(f.fig)
     per_tape = os.path.splitext(png_path)[0] + "_tapes"
     try:
         os.makedirs(per_tape, exist_ok=True)
     except OSError as e:
         raise careful.OutputFailed(f"figure {per_tape}: cannot make the directory: {e.strerror}") from None
     for name, t in tapes.items():
-        fig, axes = plt.subplots(1, 2, figsize=(12, 4))
-        draw(axes[0], axes[1], name, t)
-        fig.tight_layout()
-        save(fig, os.path.join(per_tape, file_name(name) + ".png"), inputs, 100)
+        f = style.Figure(1, 2)
+        draw(f.axes[0], f.axes[1], name, t, styles, ("a", "b"))
+        f.note(caption)
+        save(f, os.path.join(per_tape, file_name(name) + ".png"), inputs)
     print("plot_cut_strategies: wrote %s and %d tapes in %s" % (png_path, len(tapes), per_tape), file=sys.stderr)
     return 0
 

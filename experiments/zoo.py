@@ -12,8 +12,8 @@ size (nodes, draws, inputs, pipe width: planner/liveness.h's pipeWidth), then fo
                kernel cache so compile_s is a cold compile; --cuda-config over the engine's defaults
                (default min_blocks=0: the register demand up to the 255 cap, as the Asian's calibration
                in runs/calibration-sm90-2026-12-01 measured it; the defaults' min_blocks=10 caps at 96);
-  --time E,... each engine's plain kernel and register kernels (value and Greeks, the engine's default
-               precision) at the --time-segments counts: a warm-up each, then --repeats runs taken in
+  --time E,... each engine's plain kernel and register kernels (value and Greeks, fp32: the drivers' one
+               precision, benchlib.PRECISION) at the --time-segments counts: a warm-up each, then --repeats runs taken in
                turn over the tape's kernels (so a load change hits all alike): ms is their median,
                ms_min and ms_max their spread; every run's value and Greeks (the plain kernel's own
                runs included) must equal the plain kernel's first run bit for bit (exit 1 if not). `served` says cpu for CPU-served engines (cpu-jit,
@@ -47,7 +47,6 @@ import csv
 import io
 import json
 import os
-import re
 import shutil
 import statistics
 import subprocess
@@ -59,6 +58,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from calibration_summary import pearson, spearman  # noqa: E402  (the proxy's calibration uses the same)
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "drivers"))
 import careful  # noqa: E402  (every file this driver writes goes through it)
+from benchlib import PRECISION  # noqa: E402  (the one precision of the drivers: every timed kernel, named per row)
+from benchlib.sm90 import compile_sm90  # noqa: E402  (gpu_kernels on cuda, compile-only: ptxas's registers and spills)
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_OUT = os.path.join(tempfile.gettempdir(), "tapelab-zoo", "zoo.csv")
@@ -88,16 +89,23 @@ ZOO = {
 }
 QUICK_CUDA_TAPES = ("cev", "heat")  # --quick: sm_90 for these (a narrow and a wide pipe), where gpu_kernels is
 QUICK_TIME_TAPES = ("cev",)
-STRATEGIES = ["window", "uniform", "revolve", "two-level", "budget"]
-KIND = {"window": "flat", "uniform": "flat", "revolve": "nested", "two-level": "nested", "budget": "budget",
-        "plain": "plain"}
+STRATEGIES = ["window", "uniform", "revolve", "two-level", "budget"]  # the default; --strategies takes any of the registry's
 HEADER = ["tape", "product", "params", "nodes", "draws", "inputs", "pipe_width", "strategy", "shape",
           "requested_segments", "segments", "depth", "peak_live", "persistent", "recompute_ops", "recompute_cost",
           "same_plan_as", "sm90_config", "sm90_registers", "sm90_spill_bytes", "sm90_spill_load_bytes",
           "sm90_stack_bytes", "sm90_compile_s", "sm90_cache_hit", "time_engine", "served", "precision", "paths",
           "reps", "ms", "ms_min", "ms_max", "paths_per_s", "plain_ms", "vs_plain", "bits", "note"]
-PTXAS = re.compile(r"ptxas \S+: (\d+) registers, (\d+) bytes stack frame, (\d+) bytes spill stores, "
-                   r"(\d+) bytes spill loads")
+
+
+def shape_of(strategy, plan):
+    """plain, flat, nested or per-value: read from the plan (no list of strategies kept here)."""
+    if strategy == "plain":
+        return "plain"
+    if plan is None:
+        return ""
+    if '"per-value"' in plan.to_json():
+        return "per-value"
+    return "nested" if plan.nested else "flat"
 
 
 def ints(text):
@@ -110,27 +118,6 @@ def commit():
                               capture_output=True, text=True, check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
-
-
-def compile_sm90(gpu_kernels, tape_file, plan_file, config, cache, timeout):
-    """{registers, spill_bytes (stores), spill_load_bytes, stack_bytes, compile_s, cache_hit} of one kernel
-    (plan_file None: the plain kernel), or {"error": one line}."""
-    cmd = [gpu_kernels, "--engine", "cuda", "--tape", tape_file, "--markets", "1", "--greeks", "on", "--config", config]
-    cmd += ["--kinds", "plain"] if plan_file is None else ["--kinds", "register", "--plan", plan_file]
-    env = dict(os.environ, TAPELAB_CACHE_DIR=cache)
-    try:
-        p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return {"error": f"gpu_kernels: no kernel after {timeout:.0f} s"}
-    m = PTXAS.search(p.stdout)
-    row = [line.split() for line in p.stdout.splitlines() if line.startswith(("plain ", "register "))]
-    if p.returncode != 0 or not m or not row:
-        why = (p.stderr.strip().splitlines() or p.stdout.strip().splitlines() or ["no output"])[-1]
-        return {"error": f"gpu_kernels exit {p.returncode}: {why}", "unavailable": p.returncode == 3}
-    regs, stack, stores, loads = (int(x) for x in m.groups())
-    # the row: kind segs paths M greeks compile_s cache regs spill ...
-    return {"registers": regs, "spill_bytes": stores, "spill_load_bytes": loads, "stack_bytes": stack,
-            "compile_s": float(row[0][5]), "cache_hit": 1 if row[0][6] == "hit" else 0}
 
 
 def sm90_of(path):
@@ -156,11 +143,11 @@ def time_kernels(tapelab, tape, engine, plans, paths, repeats, in_budget):
     register kernel on `engine`: a warm-up each (another seed), then `repeats` rounds over all of them.
     `same`: every run's value and Greeks equal the plain kernel's first run bit for bit (the plain kernel's
     own runs included). No kernel is compiled once in_budget() says the time is up (those keys are absent)."""
-    kernels = {None: tapelab.compile(tape, engine, checkpoint="off")}
+    kernels = {None: tapelab.compile(tape, engine, checkpoint="off", precision=PRECISION)}
     for key, plan in plans.items():
         if not in_budget():
             break
-        kernels[key] = tapelab.compile(tape, engine, plan=plan, kernel="register")
+        kernels[key] = tapelab.compile(tape, engine, plan=plan, kernel="register", precision=PRECISION)
     for k in kernels.values():
         k.run(paths=max(paths // 8, 64), seed=99)
     secs = {key: [] for key in kernels}
@@ -386,10 +373,10 @@ def run(a):
                                 bad_kernels[(name, e, k)] = tk["same"]
                 for key, strategy, s, plan, err, same in entries:
                     if plan is None:
-                        out.writerow(size_cols + [strategy, KIND.get(strategy, "flat"), s] + [""] * 26 + [err])
+                        out.writerow(size_cols + [strategy, shape_of(strategy, None), s] + [""] * 26 + [err])
                         continue
                     m = plan.metrics
-                    row = size_cols + [strategy, KIND[strategy], s, plan.segments, m.depth, m.peak_live, m.persistent,
+                    row = size_cols + [strategy, shape_of(strategy, plan), s, plan.segments, m.depth, m.peak_live, m.persistent,
                                        m.recompute_ops, fmt(m.recompute_cost, 2), same]
                     source = source_of(key, same)
                     st90 = sm90.get(source)

@@ -171,10 +171,14 @@ def timed(rows, key, x, y, ms="ms"):
     return {k: sorted(v, key=lambda p: p[:2]) for k, v in sorted(out.items())}
 
 
-def timing_note(f, rows, ms="ms", who=None):
-    """Marks f as showing timings and says what its error bars are, or that no spread was recorded (for
-    every timed row, or for the rows `who` names)."""
+def timing_note(f, rows, ms="ms", who=None, precision="fp32"):
+    """Marks f as showing timings, names what was run (precision: the rows' own column, else `precision`,
+    which every driver of this paper runs; paths a run), and says what its error bars are, or that no
+    spread was recorded (for every timed row, or for the rows `who` names)."""
     f.timings = True
+    precisions = sorted({r["precision"] for r in rows if r.get("precision")}) or [precision]
+    paths = sorted({int(num(r["paths"])) for r in rows if num(r.get("paths"))})
+    f.note(f"Runs: {'/'.join(precisions)}" + (f", {'/'.join(f'{p:,}' for p in paths)} paths a run" if paths else "") + ".")
     ran = [r for r in rows if num(r.get(ms))]
     bare = [r for r in ran if not num(r.get("ms_min"))]
     reps = sorted({int(num(r["reps"])) for r in ran if num(r.get("reps")) and r not in bare})
@@ -440,7 +444,8 @@ def fig_peers(data, out):
 # Rows: strategies-<m>.csv (+ strategies_revolve7-, strategies_vulkan-, strategies_vulkan7-<m>.csv), H200 first,
 # else the CPU quick run.
 STRATEGY_COLS = ["engine", "markets", "strategy", "requested_segments", "segments", "depth", "peak_live",
-                 "recompute_cost", "mpath_s", "ratio_to_plain", "registers", "spill_bytes", "bit_exact_vs_plain", "notes"]
+                 "recompute_cost", "mpath_s", "ratio_to_plain", "vs_median_plain", "registers", "spill_bytes",
+                 "bit_exact_vs_plain", "notes"]
 
 
 def median(xs):
@@ -482,14 +487,16 @@ def fig_strategies(data, out):
     for ax in f.axes[len(shown):]:
         f.fig.delaxes(ax)
     f.axes = f.axes[:len(shown)]
-    st = style.Styles([f"{n} segments" for n in counts] + ["plain kernel (median)", "tuned configuration"])
-    width = 0.8 / max(1, len(counts))
+    st = style.StrategyStyles()  # a strategy's colour is its colour in every figure
+    strategies = st.order_of(strategies)
+    width = 0.8 / max(1, len(strategies))
+    annotated = False
     for i, (ax, (e, m)) in enumerate(zip(f.axes, shown)):
         here = [r for r in rows if r["engine"] == e and num(r["markets"]) == m]
         top = 0
-        for k, n in enumerate(counts):
+        for k, s in enumerate(strategies):
             xs, ys, lo, hi, notes = [], [], [], [], []
-            for x, s in enumerate(strategies):
+            for x, n in enumerate(counts):
                 r = next((r for r in here if r["kernel"] == "register" and r["strategy"] == s
                           and int(r["requested_segments"]) == n), None)
                 if r is None or not num(r["mpath_s"]):
@@ -502,16 +509,18 @@ def fig_strategies(data, out):
                 hi.append(sp[1] - y if sp else 0)
                 regs, sb = positive(r["registers"]), spill(r["spill_bytes"])
                 notes.append((f"{int(regs)}r" if regs else "") + (f" {int(sb)}B" if sb else ""))
-            c = st[f"{n} segments"]["color"]
-            ax.bar(xs, ys, width, color=c, label=f"{n} segments",
+            if not xs:
+                continue
+            ax.bar(xs, ys, width, color=st[s]["color"], label=s,
                    yerr=[lo, hi] if any(lo) or any(hi) else None, error_kw={"elinewidth": 0.7, "capsize": 1.2})
             for x, y, h, t in zip(xs, ys, hi, notes):
                 if t:
+                    annotated = True
                     ax.annotate(t.strip(), (x, y + h), xytext=(0, 1.5), textcoords="offset points", fontsize=4.5,
                                 ha="center", va="bottom", rotation=90)
                 top = max(top, y + h)
             tx, ty = [], []
-            for x, s in enumerate(strategies):
+            for x, n in enumerate(counts):
                 t = next((r for r in tuned if r["engine"] == e and num(r["markets"]) == m and r["kernel"] == "register"
                           and r["strategy"] == s and int(r["requested_segments"]) == n and num(r["mpath_s"])), None)
                 if t is not None:
@@ -522,15 +531,19 @@ def fig_strategies(data, out):
                 top = max([top] + ty)
         plain = median([num(r["mpath_s"]) * m for r in here if r["kernel"] == "plain" and num(r["mpath_s"])])
         if plain:
-            ax.axhline(plain, ls=":", lw=1, color=style.GREY, label="plain kernel (median)")
+            ax.axhline(plain, ls=":", lw=1, color="black", label="plain kernel (median of its runs)")
             top = max(top, plain)
-        ax.set_xticks(range(len(strategies)))
-        ax.set_xticklabels(strategies, rotation=20)
+        ax.set_xticks(range(len(counts)))
+        ax.set_xticklabels([f"{n} segments" for n in counts])
         ax.grid(axis="x", visible=False)
         ax.set(ylabel=MARKET_PATHS, ylim=(0, top * 1.45),
                title=f"({chr(97 + i)}) {e}, {m} market{'s' * (m > 1)} per dispatch, {machine_name(machine)}")
-    f.note("Over each bar: the kernel's registers per thread (r) and spill bytes per thread (B), where the engine "
-           "reports them.")
+    tapes = sorted({r.get("tape") or "" for r in reg} - {""})
+    f.note(f"Register kernels of each cut strategy (value and Greeks) on {', '.join(tapes) or 'the Asian call'}; bars "
+           "grouped by the segment count requested (budget and auto choose their own).")
+    if annotated:
+        f.note("Over each bar: the kernel's registers per thread (r) and spill bytes per thread (B), where the engine "
+               "reports them.")
     for what in missing:
         omitted(f, what, "no timed rows: the run was cut short before these points")
     for e, m in shown:  # a strategy without bars in a panel that has some
@@ -551,6 +564,11 @@ def fig_strategies(data, out):
                 plain_rows.append({"engine": e, "markets": m, "strategy": f"plain (median of {len(ps)} runs)",
                                    "segments": 1, "mpath_s": f"{med:.3f}", "registers": ps[0]["registers"],
                                    "spill_bytes": ps[0]["spill_bytes"]})
+                # ratio_to_plain divides by each point's own plain run (its spread is the plain kernel's); against
+                # the median of every point's plain run, the ratios compare across points
+                for r in reg:
+                    if r["engine"] == e and num(r["markets"]) == m and num(r["mpath_s"]):
+                        r["vs_median_plain"] = f"{num(r['mpath_s']) / med:.3f}"
     out.table("strategies", ", ".join(os.path.basename(p) for p in paths), comments, sweep_cols(reg, STRATEGY_COLS),
               plain_rows + reg)
 
@@ -656,8 +674,8 @@ def fig_zoo(data, out):
         if not engines:
             continue
         f = style.Figure(1, len(engines), panel_h=3.2)
-        strategies = list(dict.fromkeys(r["strategy"] for r in timed_rows))
-        ss = style.Styles(strategies)
+        ss = style.StrategyStyles()  # a strategy's colour and marker are its own in every figure
+        strategies = ss.order_of(r["strategy"] for r in timed_rows)
         for ax, e in zip(f.axes, engines):
             er = [r for r in timed_rows if r["time_engine"] == e]
             order = [t for t in tapes if any(r["tape"] == t for r in er)]
@@ -673,7 +691,7 @@ def fig_zoo(data, out):
                 s = ss[strat]
                 ax.errorbar(xs, [y for y, _ in pts], xerr=[lo, hi], linestyle="", marker=s["marker"], color=s["color"],
                             elinewidth=0.8, label=strat)
-            ax.axvline(1, color="#444444", linestyle=":", linewidth=1)
+            ax.axvline(1, color="black", linestyle=":", linewidth=1, label="as fast as plain (ratio 1)")
             ax.set_yticks(range(len(order)))
             ax.set_yticklabels(order)
             ax.invert_yaxis()
@@ -690,8 +708,77 @@ def fig_zoo(data, out):
         out.save(f, f"zoo_timings-{machine}")
 
 
-FIGURES = [fig_cliff, fig_segments, fig_seglen, fig_registers, fig_markets, fig_peers, fig_strategies, fig_tangent,
-           fig_zoo]
+# Finding 3 without a GPU: the scratch kernels of today's cuda engine compiled for sm_90 (experiments/scratch_model.py):
+# per layout and segment length, the H200's measured Mpath/s joined where the CSV has it, the modelled bytes a path
+# sends from L1 to L2 (the buffer's own accesses, coalesced per warp; write-through stores, an LRU share of L1), and
+# ptxas's spill bytes. Rows: every row of scratch_model-<m>.csv.
+def fig_scratch_model(data, out):
+    for machine, path in inputs(data, "scratch_model"):
+        comments, rows = read(path)
+        st = style.Styles(["scratch aos", "scratch soa"])
+        key = lambda r: f"scratch {r['layout']}"  # noqa: E731
+        measured = any(num(r.get("h200_mpath_s")) for r in rows)
+        f = style.Figure(1, 3 if measured else 2, width=style.PAGE_W)
+        axes = iter(f.axes)
+        if measured:
+            a = next(axes)
+            style.lines(a, series(rows, key, "seglen", lambda r: num(r.get("h200_mpath_s"))), st)
+            a.set(xlabel="segment length (nodes)", ylabel=MPATH, title="(a) measured, H200 (cuda)")
+        b = next(axes)
+        style.lines(b, series(rows, key, "seglen", lambda r: num(r["l2_bytes_per_path"])), st)
+        b.set(xlabel="segment length (nodes)", ylabel="to L2 (bytes a path)",
+              title=f"({'b' if measured else 'a'}) modelled buffer traffic")
+        c = next(axes)
+        style.lines(c, series(rows, key, "seglen", lambda r: spill(r["spill_bytes"])), st)
+        c.set(xlabel="segment length (nodes)", ylabel="spills (bytes/thread)",
+              title=f"({'c' if measured else 'b'}) sm_90 spills, compile only")
+        lengths = sorted({num(r["seglen"]) for r in rows})
+        shown = lengths if len(lengths) <= 5 else lengths[(len(lengths) + 1) % 2::2]  # the last always
+        for ax in f.axes:
+            style.ticks_at(ax, shown)  # every other length where all would crowd a third of a page
+        regs = sorted({r["registers"] for r in rows if r.get("registers")})
+        f.note(f"252-step Asian scratch kernels, fp32, value and Greeks, one path per lane, compiled for sm_90 without a "
+               f"GPU ({'/'.join(regs)} registers). Traffic: every access of the buffer in program order, for the 32 "
+               "lanes of a warp: AoS puts each lane's word in its own 32-byte sector, SoA a warp's words in four; stores "
+               "go to L2 (write-through), loads through an LRU share of a 256 KB L1 at the kernel's occupancy.")
+        if measured:
+            f.note("Measured: the H200 on 2026-11-29, that day's kernels and draws; the model is of today's kernels, so "
+                   "it explains the gap between layouts rather than predicting Mpath/s.")
+        out.save(f, f"scratch_model-{machine}")
+        out.table(f"scratch_model-{machine}", os.path.basename(path), comments,
+                  ["layout", "seglen", "segments", "words_per_lane", "registers", "spill_bytes", "ptx_ld_global",
+                   "ptx_st_global", "ptx_ld_local", "ptx_st_local", "requests_per_warp", "l2_bytes_per_path",
+                   "h200_mpath_s", "l2_gbs"], rows)
+
+
+# The researcher's bench (experiments/bench.py): the headline Pareto front of every strategy's plans per tape, the
+# user's strategies highlighted, and where the CSV has timings the speed against plain. Rows: every row of
+# bench-<m>.csv (metrics rows for the front, timed rows for the speed); drawn by benchlib/report.py's functions,
+# the ones the bench itself draws with.
+def fig_bench(data, out):
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "experiments"))
+    from benchlib import report
+    for machine, path in inputs(data, "bench"):
+        comments, rows = read(path)
+        st = style.StrategyStyles(sorted({r["strategy"] for r in rows if r.get("source") in ("python", "process")}))
+        metric = [r for r in rows if not r.get("engine")]
+        f = report.pareto_figure(metric, "Plan metrics (no run): " + (comments[1] if len(comments) > 1 else ""), st)
+        out.save(f, f"bench-{machine}")
+        devices = {r["engine"]: r["device"] for r in rows if r.get("engine")}
+        paths_ = sorted({r["paths"] for r in rows if r.get("paths")})
+        f = report.speed_figure(rows, f"Timings: {'/'.join(f'{int(p):,}' for p in paths_)} paths a run, fp32, value and Greeks; "
+                                      f"{comments[0].split('; devices')[0] if comments else ''}.", st, devices,
+                                cpu=cpu_served(machine))
+        if f is not None:
+            out.save(f, f"bench_speed-{machine}")
+        out.table(f"bench-{machine}", os.path.basename(path), comments,
+                  ["tape", "strategy", "source", "requested_segments", "segments", "family", "peak_live",
+                   "recompute_cost", "gap", "engine", "ms", "ms_lo", "ms_hi", "vs_plain", "vs_plain_lo", "vs_plain_hi",
+                   "resolved", "bits", "note"], rows)
+
+
+FIGURES = [fig_cliff, fig_segments, fig_seglen, fig_scratch_model, fig_registers, fig_markets, fig_peers,
+           fig_strategies, fig_tangent, fig_zoo, fig_bench]
 
 
 def main(argv):

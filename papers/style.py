@@ -12,6 +12,7 @@ a title, a tick label in scientific notation, a source path in a label), so a fi
 that breaks one fails the build (papers/build.sh, CTest paper_build_*) instead of being committed.
 """
 import io
+import math
 import os
 import re
 import sys
@@ -49,6 +50,7 @@ plt.rcParams.update(RC)
 _TAB20 = plt.get_cmap("tab20").colors
 PALETTE = ["#%02x%02x%02x" % tuple(round(255 * c) for c in rgb) for rgb in list(_TAB20[0::2]) + list(_TAB20[1::2])]
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "<", ">", "h"]
+MARKERS_MORE = ["d", "p", "H", "8", "*"]  # strategies past the tenth (the user's take "*" with a black edge)
 LINESTYLES = ["-", "--", ":", "-."]
 GREY = "#7f7f7f"
 CPU_BANNER = "CPU-served run (cpu-jit, lavapipe, PoCL on a 2-core machine): checks the drivers, not GPU behaviour"
@@ -75,6 +77,70 @@ class Styles:
         return style(self.order.index(label))
 
 
+_STRATEGIES = None
+
+
+def builtin_strategies():
+    """The built-in strategies in the registry's order: the list docs/strategies.md carries between its
+    'strategies:' markers, generated from `tapelab plan --help` (CTest docs_help checks that it is the
+    binary's). Read here so that the paper's figures need no tapelab build; never a list kept by hand."""
+    global _STRATEGIES
+    if _STRATEGIES is None:
+        doc = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "strategies.md")
+        names, inside = [], False
+        with open(doc, encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("<!-- strategies:"):
+                    inside = "end" not in line
+                elif inside and line.startswith("      ") and line.strip():
+                    names.append(line.split()[0])
+        _STRATEGIES = names
+    return _STRATEGIES
+
+
+PLAIN = {"color": "black", "marker": "x", "linestyle": ":"}
+
+
+class StrategyStyles:
+    """One look per cut strategy in every panel of every figure: a built-in strategy takes the palette entry
+    and marker of its place in the registry (builtin_strategies()), 'plain' is black; any other name is the
+    user's strategy, highlighted (a star, a black edge, a thicker line) in the palette's entries after the
+    built-ins, in first-seen order. Labels like 'window 16' take their strategy's look."""
+
+    def __init__(self, users=()):
+        self.users = []
+        for u in users:
+            self[u]
+
+    def _base(self, label):
+        return label.split(" ")[0] if label.split(" ")[0] in builtin_strategies() else label
+
+    def user(self, label):
+        return self._base(label) not in builtin_strategies() and label != "plain"
+
+    def __getitem__(self, label):
+        name = self._base(label)
+        if name == "plain":
+            return dict(PLAIN)
+        known = builtin_strategies()
+        if name in known:
+            i = known.index(name)  # past ten: the light colours, other markers and dashes (never tab10's pairs)
+            marker = MARKERS[i % 10] if i < 10 else MARKERS_MORE[(i - 10) % len(MARKERS_MORE)]
+            return {"color": PALETTE[i % 20], "marker": marker, "linestyle": LINESTYLES[(i // 10) % 2]}
+        if name not in self.users:
+            self.users.append(name)
+        i = len(known) + self.users.index(name)
+        return {"color": PALETTE[i % 20], "marker": "*", "linestyle": "-", "markersize": 7, "markeredgecolor": "black",
+                "markeredgewidth": 0.6, "linewidth": 1.8}
+
+    def order_of(self, names):
+        """The names in the legend's order: built-ins as the registry has them, then the user's."""
+        known = builtin_strategies()
+        names = list(dict.fromkeys(names))
+        return sorted(names, key=lambda n: (self.user(n), known.index(self._base(n)) if not self.user(n) else
+                                            self.users.index(self._base(n)) if self._base(n) in self.users else 99, n))
+
+
 def plain_number(v, _pos=None):
     """A tick label without scientific notation: 0.5, 2, 30, 1,000, 25,000."""
     if v == 0:
@@ -84,17 +150,28 @@ def plain_number(v, _pos=None):
     return f"{v:.6g}" if abs(v) >= 1e-4 else f"{v:.6f}".rstrip("0")
 
 
+def _short_log_ticks(lo, hi):
+    """Three to seven round values between lo and hi (under two decades), spread on a log axis: 1-2-5 steps,
+    finer ones where those give fewer than three."""
+    for mults in ((1, 2, 5), (1, 1.5, 2, 3, 5, 7), (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8)):
+        ticks = [m * 10.0 ** e for e in range(math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1)
+                 for m in mults if lo <= m * 10.0 ** e <= hi]
+        if len(ticks) >= 3:
+            return ticks[::max(1, math.ceil(len(ticks) / 7))]
+    return ticks
+
+
 def plain_log(ax, axis="y"):
-    """A log axis labelled in plain numbers: the decades, and 2 and 5 between them when less than two
-    decades are shown (else those ticks stay unlabelled)."""
+    """A log axis labelled in plain numbers: the decades (the ticks between them unlabelled) over two decades
+    or more; under two, three to seven round values (_short_log_ticks), so no labels crowd or overlap."""
     a = ax.yaxis if axis == "y" else ax.xaxis
-    a.set_major_locator(LogLocator(base=10))
-    a.set_major_formatter(FuncFormatter(plain_number))
     lo, hi = (ax.get_ylim() if axis == "y" else ax.get_xlim())
+    a.set_major_formatter(FuncFormatter(plain_number))
     if lo > 0 and hi / lo < 100:
-        a.set_minor_locator(LogLocator(base=10, subs=(2, 5)))
-        a.set_minor_formatter(FuncFormatter(plain_number))
+        a.set_major_locator(FixedLocator(_short_log_ticks(lo, hi)))
+        a.set_minor_locator(NullLocator())
     else:
+        a.set_major_locator(LogLocator(base=10))
         a.set_minor_formatter(NullFormatter())
 
 
@@ -221,6 +298,18 @@ _PATH = re.compile(r"(\b(experiments|papers|runs|cli|python|scripts|build|tests|
 _SCI = re.compile(r"\$|\\times|×|\d[eE][+-]?\d|\^")
 
 
+# What an axis counts or measures, in its label: a unit in parentheses, a count of named things, or a ratio.
+_UNIT = re.compile(r"\((?:[^()]*[\s,])?(Mpath/s|M market-paths/s|bytes/thread|bytes a path|bytes|values|instructions|ms|s|nodes|paths|"
+                   r"registers per thread)(?:[\s,][^()]*)?\)|per thread|^(segments|markets|time steps|inputs|snapshots|"
+                   r"segment length)\b|\bms / [\w ]*ms\b|/ plain\b")
+
+
+def has_unit(label):
+    """Whether an axis label says its unit: '(Mpath/s)', '(bytes/thread)', 'peak_live (values)', 'registers per
+    thread', a count ('segments ...', 'markets per dispatch'), or a ratio of two times ('plain ms / ms')."""
+    return bool(_UNIT.search(label))
+
+
 def _numeric(text):
     try:
         float(text.replace(",", "").replace("\u2212", "-"))
@@ -285,6 +374,10 @@ def check(fig, timings=False):
                     problems.append(f"{name}: tick label '{t}' is not a plain number")
             if not lab and all(_numeric(t) for t in ticks):
                 problems.append(f"{name}: a numeric axis without a label")
+            elif lab and ticks and all(_numeric(t) for t in ticks) and not has_unit(lab):
+                problems.append(f"{name}: the axis '{lab}' says no unit (values, instructions, ms, Mpath/s, ...)")
+        if not ax.get_title():
+            problems.append(f"{name}: no title")
         box = boxes[i]
         for what, t, fits in (("y label", ax.yaxis.label, lambda b: b.height <= box.height + 2),
                               ("x label", ax.xaxis.label, lambda b: b.width <= box.width + 2),

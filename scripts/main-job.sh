@@ -13,6 +13,11 @@ cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 cmake --preset ci
 cmake --build --preset ci
+# The README's own-tape lines run `python3` and `tapelab`: both go into a virtual environment on Debian's
+# Python (docs/python.md's install), made once and refreshed each time; `. .venv/bin/activate` puts it first.
+[ -x .venv/bin/python3 ] || /usr/bin/python3 -m venv --system-site-packages .venv
+cmake --install build/ci --component python --prefix .venv > /dev/null
+ln -sf "$PWD/build/ci/cli/tapelab" .venv/bin/tapelab
 tapelab=./build/ci/cli/tapelab
 gpu='"name":"\(cuda\|vulkan\|opencl\)","usable":true,"compile_only":false,"cpu_device":false'
 if [ $# -eq 0 ] && ! "$tapelab" engines --json | grep -q "$gpu"; then

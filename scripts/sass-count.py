@@ -30,16 +30,16 @@ import subprocess
 import sys
 import tempfile
 
-EXACT = [b"--fmad=false", b"--prec-div=true", b"--prec-sqrt=true", b"--ftz=false", b"--std=c++17"]
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "experiments"))
+from benchlib.sm90 import EXACT, nvrtc_library  # noqa: E402  (the engine's options and libnvrtc, in one place)
 
 
 def nvrtc():
-    for name in ("libnvrtc.so", "libnvrtc.so.13", "/usr/local/cuda/lib64/libnvrtc.so"):
-        try:
-            return ctypes.CDLL(name)
-        except OSError:
-            continue
-    sys.exit("sass-count: libnvrtc.so not found (CUDA under /usr/local/cuda, or on LD_LIBRARY_PATH)")
+    lib = nvrtc_library()
+    if lib is None:
+        sys.exit("sass-count: libnvrtc.so not found (CUDA under /usr/local/cuda, or on LD_LIBRARY_PATH)")
+    return lib
 
 
 def compile_cubin(source, arch):

@@ -17,6 +17,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(PAPERS), "experiments", "drivers
 import plot  # noqa: E402
 import style  # noqa: E402
 
+import matplotlib  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.container import ErrorbarContainer  # noqa: E402
 
@@ -185,7 +186,7 @@ def test_tick_labels_are_plain_numbers():
     f = style.Figure(1, 1)
     ax = f.axes[0]
     ax.plot([0.3, 3000], [2, 3000], label="x")
-    ax.set(xscale="log", yscale="log", xlabel="x (s)", ylabel="y (Mpath/s)")
+    ax.set(xscale="log", yscale="log", xlabel="x (s)", ylabel="y (Mpath/s)", title="a panel")
     fig = f.finish()
     labels = [t.get_text() for t in ax.get_yticklabels(which="both") + ax.get_xticklabels(which="both") if t.get_text()]
     assert "1,000" in labels and "10" in labels
@@ -221,6 +222,64 @@ def test_check_refuses_what_a_paper_figure_must_not_have():
         f.mark_cpu_served()
         f.fig.text(0.25, 0.9, "a note over the title", fontsize=12)
     assert "overlaps a panel" in broken(banner_on_a_title)
+
+
+def _bar_colour(container):
+    patches = getattr(container, "patches", None)
+    return matplotlib.colors.to_hex(patches[0].get_facecolor()) if patches else None
+
+
+def test_every_figure_has_titles_units_and_one_look_per_strategy(committed):
+    """The metadata of every figure papers/build.sh makes: each panel titled, each numeric axis with its unit
+    (style.has_unit), timing figures naming the precision and the paths, and a built-in strategy drawn in its own
+    colour (and marker, for lines) wherever it appears: the registry's order, as docs/strategies.md lists it."""
+    _, out = committed
+    st = style.StrategyStyles()
+    builtin = set(style.builtin_strategies())
+    assert {"window", "optimal", "revolve", "two-level", "uniform"} <= builtin
+    seen = {}
+    for name, fig in out.figures.items():
+        for ax in fig.axes:
+            assert ax.get_title(), f"{name}: a panel without a title"
+            for lab in (ax.get_xlabel(), ax.get_ylabel()):
+                if lab:
+                    assert style.has_unit(lab) or not all(style._numeric(t.get_text()) for t in ax.get_yticklabels()
+                                                          if t.get_text()), (name, lab)
+            for line in ax.get_lines():
+                label = line.get_label()
+                if label in builtin:
+                    look = (matplotlib.colors.to_hex(line.get_color()), line.get_marker())
+                    assert look == (st[label]["color"], st[label]["marker"]), (name, label, look)
+                    seen.setdefault(label, set()).add(look[0])
+            for c in ax.containers:
+                if c.get_label() in builtin and _bar_colour(c):
+                    assert _bar_colour(c) == st[c.get_label()]["color"], (name, c.get_label())
+                    seen.setdefault(c.get_label(), set()).add(_bar_colour(c))
+        d = out.drawn[name]
+        if d["timings"]:
+            text = " ".join(d["texts"])
+            assert "fp32" in text or "fp64" in text, f"{name}: a timing figure that does not name its precision"
+            assert "paths" in text, f"{name}: a timing figure that does not name its paths"
+    assert seen and all(len(c) == 1 for c in seen.values()), seen
+
+
+def test_the_strategy_palette_is_the_registrys_order_and_the_users_strategies_stand_out():
+    known = style.builtin_strategies()
+    st = style.StrategyStyles()
+    looks = {(st[n]["color"], st[n]["marker"]) for n in known}
+    assert len(looks) == len(known), "two built-in strategies look the same"
+    mine = st["my_strategy"]
+    assert mine["marker"] == "*" and mine["markeredgecolor"] == "black" and (mine["color"], "*") not in looks
+    assert st["window 16"] == st["window"] and st["plain"]["color"] == "black"
+    assert st.order_of(["my_strategy", "window", "uniform"]) == ["uniform", "window", "my_strategy"]
+
+
+def test_an_axis_without_a_unit_or_a_panel_without_a_title_is_refused():
+    assert "says no unit" in broken(lambda f: f.axes[0].set_ylabel("speed"))
+    assert "no title" in broken(lambda f: f.axes[1].set_title(""))
+    assert style.has_unit("peak_live (values)") and style.has_unit("weighted recompute (instructions)")
+    assert style.has_unit("plain ms / ms (above 1: faster)") and style.has_unit("markets per dispatch")
+    assert not style.has_unit("peak_live") and not style.has_unit("recompute_cost")
 
 
 def test_peers_records_the_spread_of_tapelabs_timed_ladders():

@@ -481,7 +481,7 @@ def from_jax(f, inputs, draws, *, name="jax", out=None):
     node = tape.ref(value)
     tape.lines.append(f"output {node}")
     text = "\n".join(tape.lines) + "\n"
-    t = _core.parse_tape(text, f"from_jax({name})")
+    t = _core.parse_tape(text, f"from_jax({name})", str(name))  # the tape is called `name` (CSVs, plans, figures)
     if out is not None:
         t.write(str(out))
     return t

@@ -330,7 +330,8 @@ def test_jax_asian_reproduces_the_built_in_asian(usable, tmp_path):
     steps = 52
     builtin = tapelab.product("asian", steps=steps)
     inputs = dict(zip(builtin.inputs, builtin.defaults))
-    tape = tapelab.from_jax(asian_jax(jax, steps), inputs, draws=steps, out=tmp_path / "asian.tape")
+    tape = tapelab.from_jax(asian_jax(jax, steps), inputs, draws=steps, out=tmp_path / "asian.tape", name="jax-asian")
+    assert tape.name == "jax-asian"  # name= names the tape (it was ignored: the tape was called after its source)
     back = tapelab.read_tape(str(tmp_path / "asian.tape"))
     assert (list(back.op), list(back.a), list(back.b)) == (list(tape.op), list(tape.a), list(tape.b))
     a = tapelab.price(tape, "reference", paths=4096, seed=3, precision="fp64", checkpoint="off")

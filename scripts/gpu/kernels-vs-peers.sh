@@ -12,8 +12,10 @@
 #   ncu     Nsight Compute on the one-market tangent and register kernels and the 7-market tangent kernel
 #           (instructions, issue efficiency, occupancy, stalls), the first dispatch of a 1M run
 #   vkcl    compare on Vulkan and OpenCL (their defaults), 4M paths, one and 7 markets
-#   zoo     every zoo product on cuda, 1M paths, one market: --kernel tangent and register timed, and what
-#           --kernel auto picks (planner/kind_model.h's prediction beside the measurement)
+#   blocks  the 7-market tangent kernel at min_blocks 8, 10 and 12 (127, 96 and 80 registers on sm_90)
+#   zoo     every zoo product on cuda, 1M paths, one market: compare's register and tangent rows (each
+#           ==plain), and what --kernel auto picks (planner/kind_model.h's prediction beside the measurement);
+#           every kernel compiled first, side by side (a kernel that takes over 150 s is left out, said)
 # GPU_DRY=1 runs every mode against what this machine has (lavapipe, PoCL) with tiny jobs.
 set -uo pipefail
 K=${1:?call number}; shift
@@ -62,13 +64,21 @@ for mode in "$@"; do
     vkcl)
       ve=vulkan,opencl
       step 90 compare-vkcl.json "${CMP[@]}" --engines "$ve" ;;
-    zoo)
-      for p in european asian basket heston cev barrier lookback lmm worstof neural heat; do
-        for k in tangent register; do
-          step 20 "zoo-$p-$k.json" timeout 90 "$T" price --product "$p" --engine "$cuda" --kernel "$k" --paths "$zpaths" --json
-        done
-        step 10 "zoo-$p-auto.json" timeout 90 "$T" price --product "$p" --engine "$cuda" --paths "$zpaths" --json
+    blocks)
+      for b in 8 10 12; do
+        step 40 "compare-tangent-x7-minblocks$b.json" "${CMP[@]}" --engines "$cuda" --kernels tangent --config "min_blocks=$b"
       done ;;
+    zoo)
+      zoo=(european asian basket heston cev barrier lookback lmm worstof neural heat)
+      Z=(compare --engines "$cuda" --kernels register,tangent --markets 1 --points 1 --fp32 --json)
+      stamp "zoo compile"
+      zpids=()
+      for p in "${zoo[@]}"; do
+        timeout 150 "$T" "${Z[@]}" --product "$p" --paths 64 --ladders 1 > /dev/null 2> "$out/zoo-compile-$p.txt" &
+        zpids+=($!)
+      done
+      for i in "${!zoo[@]}"; do wait "${zpids[$i]}"; echo "zoo compile ${zoo[$i]} exit $?" >> "$out/timeline.txt"; done
+      for p in "${zoo[@]}"; do step 15 "zoo-$p.json" timeout 60 "$T" "${Z[@]}" --product "$p" --paths "$zpaths" --ladders 3; done ;;
     *) echo "kernels-vs-peers.sh: unknown mode '$mode'" >&2; exit 2 ;;
   esac
 done

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -259,6 +260,31 @@ TEST_F(Cli, EnginesListsEveryEngineWithUsableAndReason) {
   const Proc table = sh("tapelab engines");
   EXPECT_EQ(table.code, 0);
   EXPECT_NE(table.out.find("reference-mp"), std::string::npos) << table.out;
+}
+
+// What a reader needs first (issue 50): the version names the commit it was built from; compare names the
+// device behind each engine, not only the API; run --strategy A,B prints every strategy's value and Greeks
+// rounded to their standard error (the bits compared in full, --json keeps 17 digits), times at 3 figures.
+TEST_F(Cli, VersionDevicesAndRoundedGreeksAreSaid) {
+  const Proc v = sh("tapelab --version");
+  EXPECT_EQ(v.code, 0);
+  EXPECT_EQ(v.out.rfind("tapelab 0.1 (commit ", 0), 0u) << v.out;
+  const Proc c = sh("tapelab compare --product asian --steps 8 --paths 300 --ladders 1 --engines reference");
+  ASSERT_EQ(c.code, 0) << c.err;
+  EXPECT_NE(c.out.find("\ndevice reference: interpreter on the CPU\n"), std::string::npos) << c.out;
+  const Proc r = sh("tapelab price --product asian --steps 8 --engine reference --paths 2000 --strategy window,two-level "
+                    "--checkpoint 2");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("value and Greeks, estimate +- standard error, rounded to the error"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("quantity      window"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nd/d spot "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("e-0"), std::string::npos) << "no 17-digit scientific numbers in the table: " << r.out;
+  // Each estimate to the decimal place of its error's second significant digit: "5.16 +- 0.12", "0.5498 +- 0.0041".
+  const std::regex estimate(R"((-?\d+)\.(\d+) \+- 0\.(0*)([1-9]\d))");
+  int seen = 0;
+  for (std::sregex_iterator it(r.out.begin(), r.out.end(), estimate), end; it != end; ++it, ++seen)
+    EXPECT_EQ((*it)[2].length(), (*it)[3].length() + 2) << it->str() << " is not rounded to its error";
+  EXPECT_GE(seen, 12) << "value and five Greeks for each of two strategies: " << r.out;
 }
 
 TEST_F(Cli, PhiloxPrintsTheKnownAnswers) {
