@@ -594,7 +594,8 @@ TuneResult tune(const Tape& tape, const RunConfig& config, const TuneOptions& op
     std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
     entry.when = when;
     std::string why;
-    result.stored = storeTuned(config.engineSettings.cacheDir, result.key, entry, &why) ? entry.path : "not stored: " + why;
+    result.storeFailed = !storeTuned(config.engineSettings.cacheDir, result.key, entry, &why);
+    result.stored = result.storeFailed ? "not stored: " + why : entry.path;
   } else {
     result.stored = s.compileOnly ? "not stored: compile-only (time the shortlist where the engine runs)"
                     : result.winner < 0 ? "not stored: no candidate was timed with its plain kernel's bits"

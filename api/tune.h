@@ -80,6 +80,7 @@ struct TuneResult {
   bool compileOnly = false;
   uint64_t paths = 0;
   std::string stored;  // the cache entry written, or why none was
+  bool storeFailed = false;  // a winner meant to be kept could not be written (not: within the noise, --no-store)
 };
 
 // Runs the search for `tape` on config.engine (its precision, settings, --config text: fixed fields;

@@ -41,11 +41,12 @@ std::string configDiff(const KernelConfig& c, const KernelConfig& defaults, cons
   return out.empty() ? "defaults" : out;
 }
 
-// 0 when a winner was found and, where asked, stored; 1 when nothing was timed with its plain kernel's
-// bits, or when the winner could not be kept in the tuning cache (later runs would not use it).
+// 0 when a winner was found and, where asked and beyond the noise, stored; 1 when nothing was timed with
+// its plain kernel's bits, or when a winner meant to be kept could not be written to the tuning cache
+// (later runs would not use it). A winner within the noise of its own run is not kept, and that is no failure.
 int exitCode(const TuneResult& r, const TuneOptions& opt) {
   if (r.winner < 0) return kExitFailure;
-  if (opt.store && !r.compileOnly && r.stored.rfind("not stored", 0) == 0) {
+  if (opt.store && !r.compileOnly && r.storeFailed) {
     std::fprintf(stderr, "tapelab: tune: the winner is %s (later runs of this job will not use it)\n", r.stored.c_str());
     return kExitFailure;
   }

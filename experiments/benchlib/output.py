@@ -15,6 +15,12 @@ class OutputError(ValueError):
 
 def write_bytes(path, data, inputs=(), what="--out"):
     try:
+        folder = os.path.dirname(path)
+        if folder:
+            os.makedirs(folder, exist_ok=True)  # --out names a folder the bench creates
+    except OSError as e:
+        raise OutputError(f"{what} {folder}: cannot create the folder: {e.strerror or e}") from None
+    try:
         careful.write_output(path, data, inputs, what)
     except (careful.OutputRefused, careful.OutputFailed) as e:
         raise OutputError(str(e)) from None

@@ -36,10 +36,11 @@ Proc sh(const std::string& line) {
   return p;
 }
 
-// The numbers of price --json: from "value" to before "kernel_stats" (times and rank counts left out).
+// The numbers of price --json: from "value": to before "kernel_stats" (times and rank counts left out;
+// "identical_to_plain":"value" of a tangent row is no start).
 std::vector<std::string> numbers(const std::string& json) {
   std::vector<std::string> out;
-  for (size_t at = 0; (at = json.find("\"value\"", at)) != std::string::npos;) {
+  for (size_t at = 0; (at = json.find("\"value\":", at)) != std::string::npos;) {
     const size_t end = json.find("\"kernel_stats\"", at);
     out.push_back(json.substr(at, end - at));
     at = end;
