@@ -54,16 +54,27 @@ def test_three_significant_figures():
     assert [timing.sig(x) for x in (1.2345, 0.045678, 12345, 123.4, 0)] == ["1.23", "0.0457", "12,300", "123", "0"]
 
 
-def test_the_writer_never_writes_onto_an_input_or_a_special_file(tmp_path):
+def test_the_writer_never_writes_onto_an_input_or_replaces_a_special_file(tmp_path):
+    # The drivers' one writer (drivers/careful.py, as util/files.h): an input refused, a directory refused,
+    # a FIFO or a character device written in place, never replaced.
     src = tmp_path / "mine.tape"
     src.write_text("input")
     with pytest.raises(output.OutputError, match="is an input of this run"):
         output.write_text(str(src), "x", inputs=[str(src)])
     assert src.read_text() == "input"
+    (tmp_path / "dir").mkdir()
+    with pytest.raises(output.OutputError, match="a directory, not a file"):
+        output.write_text(str(tmp_path / "dir"), "x")
+    output.write_text("/dev/null", "x")
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
-    with pytest.raises(output.OutputError, match="not a regular file"):
-        output.write_text(str(fifo), "x")
+    fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # a reader, so the writer's open does not wait
+    try:
+        output.write_text(str(fifo), "through")
+        assert os.read(fd, 100) == b"through"
+    finally:
+        os.close(fd)
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)
     output.write_text(str(tmp_path / "d" / "out.csv"), "a,b\n")
     assert (tmp_path / "d" / "out.csv").read_text() == "a,b\n" and os.listdir(tmp_path / "d") == ["out.csv"]
