@@ -252,8 +252,14 @@ KernelOptions resolvePlan(const Tape& tape, const RunConfig& c, const EngineCaps
     // (the reference engines) keep window's peak_live.
     if (o.kind == KernelKind::Register && markets <= 8) po.markets = markets;
     const bool scratch = o.kind == KernelKind::Scratch;
-    const std::string strategy =
-        c.strategy.value_or(!c.strategyCommand.empty() ? "cmd" : scratch && !explicitSegments ? "uniform" : "window");
+    // The default cuts: uniform for scratch kernels; for a register kernel whose segments a GPU engine rolls
+    // (config loops, one market per dispatch, a tape with a time loop) the periodic strategy's, whose middle
+    // segments are alike; else window's.
+    const bool rolls = o.kind == KernelKind::Register && o.config.loopsRolled && markets == 1 && findLoop(tape).found();
+    const std::string strategy = c.strategy.value_or(!c.strategyCommand.empty()       ? "cmd"
+                                                     : scratch && !explicitSegments ? "uniform"
+                                                     : rolls                         ? "periodic"
+                                                                                     : "window");
     if (scratch && strategy == "uniform" && po.segLen == 0 && !explicitSegments) po.segLen = defaultSegLen(tape.size());
     o.plan = makeStrategyPlan(strategy, tape, po);
     planKnobsNotUsed(c, strategy, "", notUsed);
@@ -266,6 +272,7 @@ KernelOptions resolvePlan(const Tape& tape, const RunConfig& c, const EngineCaps
     job.adjointPlan = o.plan;
     job.gpu = caps.marketOrder && !caps.cpuDevice;
     job.tangentRolls = o.config.loopsRolled && findLoop(tape).found();
+    job.adjointRolls = job.tangentRolls && o.kind == KernelKind::Register && o.plan.strategy == "periodic";
     job.closedForms = o.config.closedForms;
     job.tangentFma = o.config.tangentFma;
     const KindPrediction prediction = predictKinds(tape, job);

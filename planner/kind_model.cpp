@@ -114,7 +114,7 @@ KindPrediction predictKinds(const Tape& tape, const KindJob& job, const CostMode
   p.adjointInstructions = forward + recompute + reverse;
   if (job.gpu) {
     p.tangentEfficiency = job.tangentRolls ? kRolled : kStraightLine;
-    p.adjointEfficiency = kStraightLine;
+    p.adjointEfficiency = job.adjointRolls ? kRolled : kStraightLine;
   }
   return p;
 }

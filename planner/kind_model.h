@@ -30,6 +30,7 @@ struct KindJob {
   Plan adjointPlan;               // the plan the adjoint would run (one segment: the plain kernel)
   bool gpu = true;                // a GPU engine (issue efficiencies apply)
   bool tangentRolls = false;      // the tangent kernel's time loop rolls (config loops=rolled and a loop found)
+  bool adjointRolls = false;      // the register kernel's segments roll (config loops=rolled, the periodic plan)
   bool closedForms = false;       // config closed_forms: homogeneous values carry no tangent (planner/closed_forms.h)
   bool tangentFma = false;        // config tangent_fma: a product-and-sum tangent is one fused multiply-add
 };

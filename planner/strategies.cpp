@@ -6,11 +6,13 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <numeric>
 #include <optional>
 #include <tuple>
 #include <stdexcept>
 
 #include "planner/liveness.h"
+#include "planner/loops.h"
 #include "planner/metrics.h"
 #include "planner/nested.h"
 #include "planner/optimal.h"
@@ -252,10 +254,29 @@ Plan planBudget(const Tape& t, const PlanOptions& options) {
   return std::move(*best);
 }
 
+Plan planPeriodic(const Tape& t, const PlanOptions& o) {
+  const TapeLoop L = findLoop(t);
+  if (!L.found() || o.segments < 2) return makePlan(t, planWindow(t, o).bounds, "periodic");
+  // The offset in an iteration with the fewest values live across it (iteration 1's: the steady state).
+  const std::vector<int32_t> live = liveAcross(t, lastUse(t));
+  int32_t offset = 0;
+  for (int32_t c = 1; c < L.period; ++c)
+    if (live[L.node(1, c)] < live[L.node(1, offset)]) offset = c;
+  // Iterations per segment: whole Philox calls' worth (4 draws), so every segment draws alike.
+  const int64_t stride = L.drawStride < 0 ? -L.drawStride : L.drawStride;
+  const int32_t unit = stride == 0 ? 1 : static_cast<int32_t>(4 / std::gcd<int64_t>(stride, 4));
+  const int32_t per = std::max(unit, (L.count + o.segments / 2) / o.segments / unit * unit);
+  std::vector<int32_t> bounds{0};
+  for (int32_t k = per; k < L.count; k += per) bounds.push_back(L.node(k, offset));
+  bounds.push_back(t.size());
+  return makePlan(t, std::move(bounds), "periodic");
+}
+
 const std::vector<StrategyEntry>& strategies() {
   static const std::vector<StrategyEntry> list = {
       {"uniform", planUniform, "even segments (or --seglen nodes each); scratch default max(48, round(sqrt(n)))"},
       {"window", planWindow, "article's: fewest live values in a window around even targets"},
+      {"periodic", planPeriodic, "the time loop (planner/loops.h) cut every N steps at its fewest live values, N whole Philox calls near steps/segments: segments alike, rolled by GPU kernels (config loops)"},
       {"marginal", planMarginal, "window, but a cut scores the values it adds to the persistent set"},
       {"optimal", planOptimal, "exact DP: least peak_live over candidate cuts (incl. every other strategy's)"},
       {"optimal-persistent", planOptimalPersistent, "exact DP: least persistent over all cut positions"},

@@ -55,6 +55,11 @@ Plan planWindow(const Tape& tape, const PlanOptions& o);
 // already keeps (drift, vol*sqrt(dt), an input) costs nothing again. Same
 // targets, window and tie rule as planWindow. O(n).
 Plan planMarginal(const Tape& tape, const PlanOptions& o);
+// The tape's time loop (planner/loops.h) cut every N iterations, N = its iterations over `segments` rounded to
+// whole Philox calls' worth of steps, at the offset in an iteration with the fewest live values: the middle
+// segments have one shape, which a GPU register kernel writes once and runs in a loop (config loops). The
+// first segment takes what comes before the loop, the last what comes after. No loop: window's cuts.
+Plan planPeriodic(const Tape& tape, const PlanOptions& o);
 // Ours: chooses the segment count too. peak_live = persistent (grows with the
 // count) + the largest segment's working set (shrinks with it), so it has a
 // best count. auto scores a count by the better of window and marginal, at the

@@ -14,8 +14,8 @@ The count: every instruction of tapelab_kernel's own body once, the slow paths o
 root not taken, plus each CALL of a helper (tl_philox, tl_boxMuller: config outline_draws) times that
 helper's own count (a helper's own calls are not followed: tapelab's helpers make none). It is exact for
 straight-line kernels (one path per lane, register and plain kinds of the built-in products) and for a rolled
-time loop (config loops=rolled: the body of the largest backward branch counts as often as the source's
-"// the time loop: N trips" says); any other loop's body (markets=loop, draws=prefill's loop, lanes > 1)
+loops (config loops=rolled: the bodies of the largest backward branches count as often as the source's
+"// the time loop: N trips" or "// segments ...: N trips" comments say, in their order); any other loop's body (markets=loop, draws=prefill's loop, lanes > 1)
 counts once, so such kernels are under-counted. Multiply by
 paths / 32 for warp instructions (Nsight Compute's smsp__inst_executed.sum): on the H200 the one-market
 Asian's 41,139 here was 41,278 there (2026-12-03d).
@@ -83,22 +83,30 @@ def functions(sass):
 
 
 def loop_weights(instructions, labels, trips):
-    """Per instruction, how often a path runs it: the time loop's body (config loops=rolled: the largest
-    body of a backward branch) `trips` times, everything else once."""
+    """Per instruction, how often a path runs it: the bodies of the kernel's rolled loops (config loops=rolled:
+    its time loop, or its segments' forward and reverse loops), the largest bodies of backward branches in the
+    order the source writes the loops, `trips` (a list, in that order) times each; everything else once."""
     weights = [1] * len(instructions)
-    if trips <= 1:
+    if not trips:
         return weights
-    best = None
+    bodies = []
     for i, text in enumerate(instructions):
         m = re.search(r"BRA\s+`\((\.L_x_\d+)\)", text)
         if m and labels.get(m.group(1), i + 1) <= i:
-            start = labels[m.group(1)]
-            if best is None or i - start > best[1] - best[0]:
-                best = (start, i)
-    if best:
-        for i in range(best[0], best[1] + 1):
-            weights[i] = trips
+            bodies.append((labels[m.group(1)], i))
+    bodies = sorted(sorted(bodies, key=lambda b: b[1] - b[0], reverse=True)[:len(trips)])
+    for (start, end), n in zip(bodies, trips):
+        for i in range(start, end + 1):
+            weights[i] = n
     return weights
+
+
+def rolled_trips(source):
+    """The trips of each rolled loop, in source order, from the comments the build pass writes on them."""
+    trips = []
+    for m in re.finditer(r"// (?:the time loop: (\d+) trips|segments \d+\.\.: (\d+) trips|segments (\d+)\.\.(\d+), last first)", source):
+        trips.append(int(m.group(1) or m.group(2) or 0) or int(m.group(3)) - int(m.group(4)) + 1)
+    return trips
 
 
 def own_count(instructions, weights=None):
@@ -154,8 +162,7 @@ def main():
     if main_label not in funcs:
         sys.exit(f"sass-count: {a.kernel}: no tapelab_kernel in the disassembly")
     counts = {f: own_count(ins) for f, ins in funcs.items()}
-    m = re.search(r"// the time loop: (\d+) trips", source)
-    trips = int(m.group(1)) if m else 1
+    trips = rolled_trips(source)
     counts[main_label] = own_count(funcs[main_label], loop_weights(funcs[main_label], labels[main_label], trips))
     body, calls = counts[main_label]
     total = body
@@ -163,7 +170,7 @@ def main():
     spill = re.search(r"(\d+) bytes spill stores", log)
     print(f"{a.kernel}: {a.arch}, tapelab_kernel {len(funcs[main_label])} instructions in its body"
           + (f", {regs.group(1)} registers" if regs else "") + (f", {spill.group(1)} bytes spill stores" if spill else "")
-          + (f", time loop of {trips} trips" if trips > 1 else ""))
+          + (f", rolled loops of {'/'.join(map(str, trips))} trips" if trips else ""))
     for f, c in calls.items():
         m = re.search(r"\d(tl_[A-Za-z]+)E", f)
         helper = m.group(1) if m else f

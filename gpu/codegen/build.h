@@ -32,6 +32,7 @@ struct KernelAnalyses {
   const DrawLoadKeys* drawKeys = nullptr;
   const RolledLoop* rolling = nullptr;
   const ClosedForms* closed = nullptr;       // tangent kernels: the tangents spelled value / x
+  const RolledSegments* segments = nullptr;  // register kernels: the segments written once and run
   std::vector<std::string> unused;  // the config fields that had no effect, each with why (the header's)
 };
 
@@ -64,7 +65,8 @@ class Builder : public Names {
   // The forward-only sweep with its time loop rolled (rolling.h).
   void rolledForward(bool tangents, Stmts& out);
   std::string carriedName(int32_t offset, int market, int32_t slot = -1) const;
-  void checkpointedForward(Stmts& out) const;
+  void checkpointedForward(Stmts& out);
+  ir::Stmt forwardSegment(int s) const;
   void prefillDraws(Stmts& out) const;
   ir::E prefillKey(int segment, Stmts& out) const;
   ir::E tangentExpr(int32_t i, int32_t slot, int market) const;
@@ -75,6 +77,16 @@ class Builder : public Names {
   ir::E tangentRef(int32_t j, int32_t slot, int market) const;
   std::string inverseName(int32_t slot, int market) const;  // 1 / x of the slot's input, per market
   void declareInverses(Stmts& out) const;
+
+  // ---- build_rolled.cpp: a register kernel's rolled segments (rolling.h)
+  void rolledSegmentsForward(Stmts& out);
+  void rolledSegmentsReverse(Stmts& out);
+  // 0: j is no rolled crossing value; m >= 1: the crossing value into rolled trip m (m = trips: after the loop);
+  // -1: into the first trip (the template's: a persistent value of the segment before).
+  int rolledCrossing(int32_t j) const;
+  ir::E drawSlot(int slot) const;  // a stored draw's slot, shifted by the trip in a rolled segment
+  std::string carriedValue(size_t c) const { return "vc" + std::to_string(c); }
+  std::string carriedAdjoint(size_t c) const { return "dc" + std::to_string(c); }
 
   // ---- build_reverse.cpp
   void reverseSweep(Stmts& out);
@@ -115,6 +127,8 @@ class Builder : public Names {
   bool sequential_ = false;  // MarketOrder::Sequential in effect: leaf blocks reverse one market at a time
   int blockKeys_ = 0;        // opaque keys of nested blocks made so far
   int64_t drawShift_ = 0;    // a rolled loop's body: subtracted from its template's draw indices
+  ir::E drawBase_;           // a rolled segment's body: the Philox calls its draws are shifted by (null: none)
+  ir::E slotBase_;           // a rolled segment's body: the stored-draw slots they are shifted by (null: none)
   size_t nextBlock_ = 0;     // the next entry of the recompute lists (forEachBlock order)
 };
 

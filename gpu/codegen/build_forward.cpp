@@ -182,11 +182,12 @@ std::string Builder::tangentName(int32_t j, int32_t slot, int market) const {
   return s;
 }
 
-void Builder::checkpointedForward(Stmts& out) const {
+void Builder::checkpointedForward(Stmts& out) {
   const Plan& plan = options_.plan;
-  const bool scratch = options_.kind == KernelKind::Scratch;
+  const RolledSegments* rolled = a_.segments && a_.segments->rolled ? a_.segments : nullptr;
   out.push_back(comment("persistent values: bookmarks, inputs, output"));
   for (int32_t j : plan.persistent) {
+    if (rolled && rolledCrossing(j) > 0) continue;  // a rolled trip's crossing value: its carried variable
     const ValuePlace place = s_.nodes[j].value;
     if (inArray(place)) {  // the market loop indexes them
       out.push_back(declareArray("v" + std::to_string(j), markets_, place == ValuePlace::SharedArray));
@@ -197,35 +198,51 @@ void Builder::checkpointedForward(Stmts& out) const {
   if (s_.prefill) prefillDraws(out);
   out.push_back(comment("forward sweep, one block per segment"));
   for (int s = 0; s < plan.segments(); ++s) {
-    Stmts seg;
-    const E drawKey = s_.prefill ? prefillKey(s, seg) : nullptr;
-    // Every draw of the segment (a stored one too: it is stored from its variable, below). The market loop:
-    // what no market owns (draws, constants) and the inputs first, then each market's nodes in a rolled loop
-    // (no shared node reads a market's, so the order is the same per market).
-    auto looped = [&](int32_t i) { return s_.marketLoop && perMarket(i) && tape_.op[i] != Op::Input; };
-    Stmts loopBody;
-    for (int32_t i = plan.begin(s); i < plan.end(s); ++i) {
-      const bool declared = !plan.isPersistent[i];
-      if (looped(i)) {
-        loopBody.push_back(define(declared, "v", i, Markets::loop(), forwardExpr(i, Markets::loop(), "v")));
-        continue;
-      }
-      if (prefilled(i)) {  // the prefill loop's draw, read (an opaque address, as a recompute reads it)
-        seg.push_back(define(declared, "v", i, Markets::one(0), scratchAt(slotLoad(s_.nodes[i].drawSlot, drawKey))));
-        continue;
-      }
-      for (Markets m : copiesIn(i, Markets::all())) seg.push_back(define(declared, "v", i, m, forwardExpr(i, m, "v")));
-      if (const int slot = s_.nodes[i].drawSlot; slot >= 0)
-        seg.push_back(assign(scratchAt(slotStore(slot)), value("v", i, Markets::one(0))));
+    if (rolled && s == rolled->first) {
+      rolledSegmentsForward(out);
+      s += rolled->trips - 1;
+      continue;
     }
-    if (!loopBody.empty()) seg.push_back(marketLoop(std::move(loopBody)));
-    if (scratch && options_.greeks && s + 1 < plan.segments())
-      for (int32_t j : plan.storedAt[s])
-        for (Markets m : copiesIn(j, Markets::all())) seg.push_back(assign(scratchAt(scratchStore(j, m)), value("v", j, m)));
-    out.push_back(block("segment " + std::to_string(s) + ": nodes [" + std::to_string(plan.begin(s)) + ", " +
-                            std::to_string(plan.end(s)) + ")",
-                        {drawScope("v", "tl_fk", std::move(seg))}));
+    out.push_back(forwardSegment(s));
   }
+  clearRenames();
+}
+
+// Forward segment s's block: its nodes in order (the market loop's after the rest), its stored draws and, for
+// the scratch kind, its bookmarks stored.
+Stmt Builder::forwardSegment(int s) const {
+  const Plan& plan = options_.plan;
+  const bool scratch = options_.kind == KernelKind::Scratch;
+  Stmts seg;
+  const E drawKey = s_.prefill ? prefillKey(s, seg) : nullptr;
+  // Every draw of the segment (a stored one too: it is stored from its variable, below). The market loop:
+  // what no market owns (draws, constants) and the inputs first, then each market's nodes in a rolled loop
+  // (no shared node reads a market's, so the order is the same per market).
+  auto looped = [&](int32_t i) { return s_.marketLoop && perMarket(i) && tape_.op[i] != Op::Input; };
+  Stmts loopBody;
+  for (int32_t i = plan.begin(s); i < plan.end(s); ++i) {
+    const bool declared = !plan.isPersistent[i];
+    if (looped(i)) {
+      loopBody.push_back(define(declared, "v", i, Markets::loop(), forwardExpr(i, Markets::loop(), "v")));
+      continue;
+    }
+    if (prefilled(i)) {  // the prefill loop's draw, read (an opaque address, as a recompute reads it)
+      seg.push_back(define(declared, "v", i, Markets::one(0), scratchAt(slotLoad(s_.nodes[i].drawSlot, drawKey))));
+      continue;
+    }
+    for (Markets m : copiesIn(i, Markets::all())) seg.push_back(define(declared, "v", i, m, forwardExpr(i, m, "v")));
+    if (const int slot = s_.nodes[i].drawSlot; slot >= 0)
+      seg.push_back(assign(scratchAt(slotStore(drawSlot(slot))), value("v", i, Markets::one(0))));
+  }
+  if (!loopBody.empty()) seg.push_back(marketLoop(std::move(loopBody)));
+  if (scratch && options_.greeks && s + 1 < plan.segments())
+    for (int32_t j : plan.storedAt[s])
+      for (Markets m : copiesIn(j, Markets::all())) seg.push_back(assign(scratchAt(scratchStore(j, m)), value("v", j, m)));
+  Stmt scope = drawScope("v", "tl_fk", std::move(seg));
+  scope.drawBase = drawBase_;
+  return block("segment " + std::to_string(s) + ": nodes [" + std::to_string(plan.begin(s)) + ", " + std::to_string(plan.end(s)) +
+                   ")",
+               {std::move(scope)});
 }
 
 // The key of forward segment s's draw loads (draws=prefill, draw_keys.h): a declaration of it when a value

@@ -36,7 +36,7 @@ KernelIR Builder::build() {
   k.reductionElements = s_.localRows * workgroupSize_;
   k.minBlocks = config_.minBlocks;
   // A rolled Philox, the market loop and the prefill loop ask the compiler to keep loops rolled.
-  const bool rolled = a_.rolling && a_.rolling->rolled;
+  const bool rolled = (a_.rolling && a_.rolling->rolled) || (a_.segments && a_.segments->rolled);
   k.dontUnrollPrologue = !config_.philoxUnrolled || s_.marketLoop || s_.prefill || rolled;
   k.helpers.philoxRolled = !config_.philoxUnrolled;
   k.helpers.outlineDraws = config_.outlineDraws && !rolled;  // a rolled loop has one copy of its draws already
@@ -56,6 +56,9 @@ std::vector<std::string> Builder::header() const {
   if (sequential_) first += ", markets sequential";
   if (a_.rolling && a_.rolling->rolled)
     first += ", time loop rolled (" + std::to_string(a_.rolling->trips()) + " trips of " + std::to_string(a_.rolling->unroll) + ")";
+  if (a_.segments && a_.segments->rolled)
+    first += ", segments " + std::to_string(a_.segments->first) + ".." + std::to_string(a_.segments->first + a_.segments->trips - 1) +
+             " rolled";
   if (s_.drawSlots > 0) first += s_.prefill ? ", draws prefilled into scratch" : ", draws stored in scratch";
   first += std::string(", ") + toString(options_.precision) + ", " + std::to_string(markets_) + " market(s), " +
            (options_.greeks ? "value + Greeks" : "value only") + ", dialect " + dialect_.name;

@@ -12,10 +12,12 @@ using namespace ir;
 
 void Builder::reverseSweep(Stmts& out) {
   const Plan& plan = options_.plan;
+  const RolledSegments* rolled = a_.segments && a_.segments->rolled ? a_.segments : nullptr;
   out.push_back(comment("reverse sweep: segments last to first, each recomputed from its bookmarks"));
   for (int k = 0; k < s_.sharedAdjointArrays; ++k)
     out.push_back(withNote(declareArray("ds" + std::to_string(k), markets_, false), "set where first written"));
   for (int32_t j : plan.persistent) {
+    if (rolled && rolledCrossing(j) != 0) continue;  // a rolled crossing value's adjoint: the carried adjoint
     const AdjointPlace place = s_.nodes[j].adjoint;
     if (place == AdjointPlace::None || place == AdjointPlace::SharedArray) continue;
     const bool array = place == AdjointPlace::LaneArray;
@@ -25,8 +27,27 @@ void Builder::reverseSweep(Stmts& out) {
       out.push_back(array ? assign(d, adjointSeed(j)) : declareAt(d, adjointSeed(j)));
     }
   }
+  if (rolled)  // the blocks after the rolled ones read what crosses into them as the loops left it
+    for (size_t c = 0; c < rolled->carried.size(); ++c) {
+      const int32_t j = rolled->carried[c] + rolled->trips * rolled->length;
+      out.push_back(declareT(carriedAdjoint(c), adjointSeed(j)));
+      readValueAt(j, var(carriedValue(c)));
+      readAdjointAt(j, var(carriedAdjoint(c)));
+    }
   int segment = plan.segments();
-  for (const ScheduleBlock& b : a_.schedule->blocks) reverseBlock(b, "segment " + std::to_string(--segment), out);
+  for (const ScheduleBlock& b : a_.schedule->blocks) {
+    --segment;
+    if (rolled && segment >= rolled->first && segment < rolled->first + rolled->trips) {
+      if (segment != rolled->first + rolled->trips - 1) continue;
+      rolledSegmentsReverse(out);  // every rolled segment, last first
+      clearRenames();  // the blocks before read the first trip's crossing adjoints as the loop left them
+      for (size_t c = 0; c < rolled->carried.size(); ++c) readAdjointAt(rolled->carried[c], var(carriedAdjoint(c)));
+      nextBlock_ = static_cast<size_t>(plan.segments() - rolled->first);
+      continue;
+    }
+    reverseBlock(b, "segment " + std::to_string(segment), out);
+  }
+  clearRenames();
 }
 
 // The reverse sweep's blocks (planner/schedule.h). A top-level leaf is the flat kernels' segment block;
@@ -123,7 +144,7 @@ void Builder::recompute(const ScheduleBlock& b, const std::vector<uint8_t>& need
   for (int32_t i = b.from; i < to; ++i) {
     if (!wanted(i)) continue;
     if (const int slot = s_.nodes[i].drawSlot; slot >= 0) {  // the forward sweep's draw, read back (an opaque address)
-      nodes.push_back(declareT(valueName(prefix, i, Markets::one(0)), scratchAt(slotLoad(slot))));
+      nodes.push_back(declareT(valueName(prefix, i, Markets::one(0)), scratchAt(slotLoad(drawSlot(slot), zeroKey()))));
       continue;
     }
     for (Markets m : copiesIn(i, which)) {
@@ -131,7 +152,9 @@ void Builder::recompute(const ScheduleBlock& b, const std::vector<uint8_t>& need
       nodes.push_back(tape_.op[i] == Op::Randn ? readsDraw(std::move(s), static_cast<int64_t>(tape_.imm[i])) : std::move(s));
     }
   }
-  out.push_back(drawScope(prefix, "tl_rk", std::move(nodes)));
+  Stmt scope = drawScope(prefix, "tl_rk", std::move(nodes));
+  scope.drawBase = drawBase_;
+  out.push_back(std::move(scope));
 }
 
 // The shared adjoint arrays top-level segment b sets before its first addition (adjoint_arrays.h).

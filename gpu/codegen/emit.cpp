@@ -36,7 +36,8 @@ EmittedKernel emitKernel(const Tape& tape, const KernelOptions& options, const D
   }
   // Whether a forward-only kernel rolls the tape's time loop.
   const RolledLoop rolling = planRolling(tape, options, storage);
-  if (options.config.loopsRolled) log("loops", toText(rolling, tape));
+  const RolledSegments segments = planRolledSegments(tape, options, storage, schedule ? &*schedule : nullptr);
+  if (options.config.loopsRolled) log("loops", segments.rolled || !segments.whyNot.empty() ? toText(segments) : toText(rolling, tape));
   // Which tangents a tangent kernel spells in closed form instead of carrying them.
   const ClosedForms closed =
       closedForms(tape, storage.tangents, options.config.closedForms && options.kind == KernelKind::Tangent && options.greeks);
@@ -52,8 +53,10 @@ EmittedKernel emitKernel(const Tape& tape, const KernelOptions& options, const D
   analyses.drawKeys = &drawKeys;
   analyses.rolling = &rolling;
   analyses.closed = &closed;
+  analyses.segments = &segments;
   analyses.unused = storage.unused;
   if (!rolling.whyNot.empty()) analyses.unused.push_back(rolling.whyNot);
+  if (!segments.whyNot.empty()) analyses.unused.push_back(segments.whyNot);
   if (rolling.rolled && options.config.outlineDraws)
     analyses.unused.push_back("outline_draws=on: the time loop rolls, its draws are written once already (inlined)");
   ir::KernelIR kernel = buildKernel(tape, options, dialect, analyses);

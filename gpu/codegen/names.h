@@ -66,11 +66,14 @@ class Names {
     return s + "_" + std::to_string(m.market);
   }
   ir::E value(const std::string& prefix, int32_t j, Markets m) const {
+    if (prefix == "v")
+      if (const auto it = valueAt_.find(j); it != valueAt_.end()) return it->second;
     if (perMarket(j) && prefix == "v" && inArray(plan_.nodes[j].value))
       return ir::index(ir::var(baseName(prefix, j)), marketIndex(m));
     return ir::var(valueName(prefix, j, m));
   }
   ir::E adjoint(int32_t j, Markets m) const {
+    if (const auto it = adjointAt_.find(j); it != adjointAt_.end()) return it->second;
     const std::string s = "d" + std::to_string(j);
     switch (plan_.nodes[j].adjoint) {
       case AdjointPlace::SharedArray:
@@ -89,7 +92,14 @@ class Names {
   }
   // A rolled loop (rolling.h) reads node j, in the forward sweep, as the variable `name`.
   void rename(int32_t j, std::string name) { renamed_[j] = std::move(name); }
-  void clearRenames() { renamed_.clear(); }
+  // Rolled segments (rolling.h): node j's value in the forward sweep, and its adjoint, read as `at`.
+  void readValueAt(int32_t j, ir::E at) { valueAt_[j] = std::move(at); }
+  void readAdjointAt(int32_t j, ir::E at) { adjointAt_[j] = std::move(at); }
+  void clearRenames() {
+    renamed_.clear();
+    valueAt_.clear();
+    adjointAt_.clear();
+  }
 
   ir::E marketIndex(Markets m) const { return m.kind == Markets::Kind::Loop ? ir::var("tl_m") : ir::ilit(m.market); }
 
@@ -109,12 +119,12 @@ class Names {
     return ir::bin(ir::bin(slot, "*", ir::var("tl_inv")), "+", ir::var("tl_tid"));
   }
   // `key`: a U that is 0 at run time (zeroKey(), or one the load must wait for: draws=prefill).
-  ir::E slotLoad(int slot) const { return slotLoad(slot, zeroKey()); }
-  ir::E slotLoad(int slot, const ir::E& key) const {
+  ir::E slotLoad(int slot) const { return slotLoad(ir::ulit(slot), zeroKey()); }
+  ir::E slotLoad(int slot, const ir::E& key) const { return slotLoad(ir::ulit(slot), key); }
+  ir::E slotLoad(const ir::E& slot, const ir::E& key) const {
     if (layout_ == ScratchLayout::AoS)
-      return ir::bin(ir::paren(ir::bin(ir::bin(ir::var("tl_tid"), "*", ir::ulit(plan_.laneSlots())), "+", ir::ulit(slot))),
-                     "^", key);
-    return ir::bin(ir::bin(ir::ulit(slot), "*", ir::paren(ir::bin(ir::var("tl_inv"), "^", key))), "+", ir::var("tl_tid"));
+      return ir::bin(ir::paren(ir::bin(ir::bin(ir::var("tl_tid"), "*", ir::ulit(plan_.laneSlots())), "+", slot)), "^", key);
+    return ir::bin(ir::bin(slot, "*", ir::paren(ir::bin(ir::var("tl_inv"), "^", key))), "+", ir::var("tl_tid"));
   }
   ir::E scratchAt(const ir::E& address) const { return ir::index(ir::var("scratch"), address); }
   // Kahan cell i (sum i, at kahanSums + i its compensation) in local memory.
@@ -127,6 +137,7 @@ class Names {
 
   const StoragePlan& plan_;
   std::unordered_map<int32_t, std::string> renamed_;
+  std::unordered_map<int32_t, ir::E> valueAt_, adjointAt_;
   ScratchLayout layout_;
   bool opaque_;
   int workgroupSize_;

@@ -29,9 +29,10 @@ RolledLoop planRolling(const Tape& tape, const KernelOptions& options, const Sto
   RolledLoop r;
   if (!options.config.loopsRolled) return r;
   const bool forwardOnly = options.kind == KernelKind::Tangent || (options.kind == KernelKind::Plain && !options.greeks);
-  if (!forwardOnly) {
-    r.whyNot = notRolled(options.kind == KernelKind::Plain ? "the plain kernel keeps every value for its reverse sweep"
-                                                           : std::string("a ") + toString(options.kind) + " kernel");
+  if (!forwardOnly) {  // a register kernel's segments: planRolledSegments
+    if (options.kind != KernelKind::Register || !options.greeks)
+      r.whyNot = notRolled(options.kind == KernelKind::Plain ? "the plain kernel keeps every value for its reverse sweep"
+                                                             : std::string("a ") + toString(options.kind) + " kernel");
     return r;
   }
   r.loop = findLoop(tape);
@@ -76,6 +77,94 @@ std::string toText(const RolledLoop& r, const Tape& tape) {
   s += "rolled: " + std::to_string(r.trips()) + " trips of " + std::to_string(r.unroll) + " iteration(s), body from iteration " +
        std::to_string(r.templateStart) + ", " + std::to_string(r.loop.count - r.iterations) + " written out after; carried offsets";
   for (int32_t o : r.exported) s += " " + std::to_string(o);
+  return s + "\n";
+}
+
+}  // namespace tapelab
+
+namespace tapelab {
+
+namespace {
+
+std::string segmentsNot(const std::string& why) { return "loops=rolled: " + why + ", every segment written out"; }
+
+// Block of top-level segment s in a flat plan's schedule (run order: the last segment first).
+const ScheduleBlock& blockOf(const Schedule& schedule, int s) {
+  return schedule.blocks[schedule.blocks.size() - 1 - static_cast<size_t>(s)];
+}
+
+// Segment s is segment t shifted by `shift` nodes: its imports, adjoints, persistent values, adjoint places and
+// stored-draw slots (shifted by `slots`) correspond; nodes before `fixedBelow` are the same nodes in both.
+bool shifted(const Tape& tape, const KernelOptions& o, const StoragePlan& st, const Schedule& schedule, int t, int s,
+             int32_t shift, int32_t fixedBelow, int64_t slots) {
+  const ScheduleBlock &a = blockOf(schedule, t), &b = blockOf(schedule, s);
+  auto same = [&](const std::vector<int32_t>& x, const std::vector<int32_t>& y) {
+    if (x.size() != y.size()) return false;
+    for (size_t k = 0; k < x.size(); ++k)
+      if (y[k] != (x[k] < fixedBelow ? x[k] : x[k] + shift)) return false;
+    return true;
+  };
+  if (!same(a.imports, b.imports) || !same(a.adjoints, b.adjoints)) return false;
+  for (int32_t i = a.begin; i < a.end; ++i) {
+    const int32_t j = i + shift;
+    if (tape.op[i] != tape.op[j] || o.plan.isPersistent[i] != o.plan.isPersistent[j]) return false;
+    if ((st.nodes[i].adjoint == AdjointPlace::None) != (st.nodes[j].adjoint == AdjointPlace::None)) return false;
+    if (st.nodes[i].drawSlot >= 0 && st.nodes[j].drawSlot != st.nodes[i].drawSlot + slots) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+RolledSegments planRolledSegments(const Tape& tape, const KernelOptions& o, const StoragePlan& storage,
+                                  const Schedule* schedule) {
+  RolledSegments r;
+  if (!o.config.loopsRolled || o.kind != KernelKind::Register || !o.greeks) return r;
+  const Plan& plan = o.plan;
+  if (o.markets > 1) return r.whyNot = segmentsNot("several markets per dispatch"), r;
+  if (plan.nested() || plan.perValue || !schedule) return r.whyNot = segmentsNot("a nested or per-value plan"), r;
+  if (storage.prefill) return r.whyNot = segmentsNot("draws=prefill"), r;
+  const TapeLoop L = findLoop(tape);
+  if (!L.found()) return r.whyNot = segmentsNot("no time loop in the tape (planner/loops.h)"), r;
+  // The longest run of segments of one length, a whole number of iterations, inside the loop.
+  int bestFirst = 0, bestTrips = 0;
+  for (int s = 0; s < plan.segments();) {
+    const int32_t len = plan.end(s) - plan.begin(s);
+    int e = s;
+    while (e < plan.segments() && plan.end(e) - plan.begin(e) == len && plan.begin(e) >= L.begin && plan.end(e) <= L.end()) ++e;
+    if (e - s > bestTrips && len % L.period == 0) bestFirst = s, bestTrips = e - s;
+    s = std::max(e, s + 1);
+  }
+  if (bestTrips < 2)
+    return r.whyNot = segmentsNot("no two segments of one length inside the time loop (the periodic strategy cuts so)"), r;
+  r.first = bestFirst;
+  r.length = plan.end(bestFirst) - plan.begin(bestFirst);
+  r.drawShift = static_cast<int64_t>(r.length / L.period) * L.drawStride;
+  if (r.drawShift % 4 != 0) return r.whyNot = segmentsNot("a segment draws part of a Philox call"), r;
+  const int32_t start = plan.begin(bestFirst);
+  // Trips while each segment is the template shifted (its crossing values the template's, shifted).
+  r.trips = 1;
+  while (r.trips < bestTrips && shifted(tape, o, storage, *schedule, bestFirst, bestFirst + r.trips, r.trips * r.length,
+                                        L.begin, r.trips * r.drawShift))
+    ++r.trips;
+  if (r.trips < 2) return r.whyNot = segmentsNot("its segments are not alike"), r;
+  for (int32_t j : blockOf(*schedule, bestFirst).imports)
+    if (j >= L.begin && j < start) r.carried.push_back(j);
+  // What the template keeps for the segments after it is what the next one imports from it, shifted.
+  for (int32_t i = start; i < start + r.length; ++i)
+    if (plan.isPersistent[i] && i != tape.output &&
+        !std::binary_search(r.carried.begin(), r.carried.end(), i - r.length))
+      return r.whyNot = segmentsNot("a value crosses more than one segment"), r;
+  r.rolled = true;
+  return r;
+}
+
+std::string toText(const RolledSegments& r) {
+  if (!r.rolled) return (r.whyNot.empty() ? std::string("not asked") : r.whyNot) + "\n";
+  std::string s = "segments " + std::to_string(r.first) + ".." + std::to_string(r.first + r.trips - 1) + " rolled: " +
+                  std::to_string(r.trips) + " trips of " + std::to_string(r.length) + " nodes, " + std::to_string(r.drawShift) +
+                  " draws a trip; carried";
+  for (int32_t j : r.carried) s += " " + std::to_string(j);
   return s + "\n";
 }
 

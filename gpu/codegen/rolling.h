@@ -20,6 +20,7 @@
 
 #include "gpu/codegen/storage.h"
 #include "planner/loops.h"
+#include "planner/schedule.h"
 #include "tape/tape.h"
 
 namespace tapelab {
@@ -38,6 +39,28 @@ struct RolledLoop {
 };
 
 RolledLoop planRolling(const Tape& tape, const KernelOptions& options, const StoragePlan& storage);
+
+// The same for a register kernel (config loops=rolled): the plan's segments that repeat, each the one before
+// it shifted by `length` nodes (the periodic strategy's middle segments), written once and run `trips` times,
+// forward and in reverse. What crosses into the first of them (`carried`, its crossing values: each trip's
+// value of them is a bookmark, kept in a per-lane array for the reverse loop) crosses into each, shifted;
+// what its draws read, likewise (`drawShift` draws a trip; with draws=stored, as many scratch slots). The
+// segments before and after stay written out. The same operations in the same order as the kernel with
+// every segment written out: the same bits.
+struct RolledSegments {
+  bool rolled = false;
+  std::string whyNot;
+  int first = 0;                  // the first rolled segment: the template
+  int trips = 0;                  // segments first .. first + trips - 1
+  int32_t length = 0;             // nodes a segment: the shift from one trip to the next
+  int64_t drawShift = 0;          // draws a trip (a multiple of 4: whole Philox calls)
+  std::vector<int32_t> carried;   // the template's crossing values from before it, ascending (trip m: + m * length)
+};
+
+RolledSegments planRolledSegments(const Tape& tape, const KernelOptions& options, const StoragePlan& storage,
+                                  const Schedule* schedule);
+
+std::string toText(const RolledSegments& rolled);
 
 std::string toText(const RolledLoop& rolled, const Tape& tape);
 

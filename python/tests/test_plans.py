@@ -6,7 +6,7 @@ import pytest
 import tapelab
 from conftest import live_minima, live_minima_halved
 
-STRATEGY_OPTIONS = [("uniform", {}), ("uniform", {"seglen": 20}), ("window", {}), ("marginal", {}),
+STRATEGY_OPTIONS = [("uniform", {}), ("uniform", {"seglen": 20}), ("window", {}), ("periodic", {}), ("marginal", {}),
                     ("optimal", {}), ("optimal-persistent", {}), ("auto", {}), ("two-level", {"inner": 3}),
                     ("revolve", {}), ("budget", {}), ("budget", {"budget": 40}), ("mincut", {}),
                     ("mincut-weighted", {"budget": 40})]

@@ -12,6 +12,7 @@
 #include "api/registry.h"
 #include "gpu/codegen/emit.h"
 #include "planner/loops.h"
+#include "planner/strategies.h"
 #include "tape/products/products.h"
 #include "tests/common/test_util.h"
 
@@ -74,6 +75,54 @@ TEST_P(Loops, RolledKernelsGiveTheWrittenOutBits) {
                 << what << " market " << m << " d/d " << t.inputNames[k] << ": " << testutil::g17(x.greeks[k]) << " vs "
                 << testutil::g17(y.greeks[k]);
         }
+      }
+    }
+  }
+}
+
+// A register kernel whose middle segments are alike (the periodic strategy) writes them once and runs them in
+// a loop forward and in reverse (gpu/codegen/rolling.h): its value, Greeks and stderrs are the plain
+// kernel's bits, as the same plan written out gives them. Draws redrawn and stored; 1, 2 and 3 draws a step.
+TEST_P(Loops, RolledSegmentsGiveThePlainBits) {
+  const EngineEntry& entry = findEngine(GetParam());
+  const EngineCaps caps = engineCaps(entry);
+  if (!caps.usable && !caps.compileOnly) GTEST_SKIP() << entry.name << " is not usable here: " << caps.reason;
+  if (!fieldAppliesTo(*findConfigField("loops"), entry.name))
+    GTEST_SKIP() << entry.name << " writes no GPU kernels: config loops does not apply";
+  auto engine = entry.make(engineSettingsFromEnvironment());
+  const Case cases[] = {{"asian", {{"steps", 26}}, {1}},  // segments of 4 steps; 2 after the rolled ones
+                        {"heston", {{"steps", 12}}, {1}},
+                        {"basket", {{"steps", 20}, {"assets", 3}}, {1}},
+                        {"barrier", {{"steps", 17}}, {1}}};
+  for (const Case& c : cases) {
+    const Tape t = products::byName(c.product, c.params);
+    const std::vector<std::vector<double>> in{t.inputDefaults};
+    KernelOptions plain;
+    plain.precision = Precision::F32;
+    plain.config = defaultConfig(entry.name);
+    plain.config.loopsRolled = true;
+    const std::unique_ptr<Kernel> p = engine->compile(t, plain);
+    const RunResult want = caps.usable ? p->run(in, 555, 9) : RunResult{};
+    for (const DrawSource draws : {DrawSource::Redraw, DrawSource::Stored}) {
+      KernelOptions o = plain;
+      o.kind = KernelKind::Register;
+      PlanOptions po;
+      po.segments = 5;
+      o.plan = planPeriodic(t, po);
+      o.config.draws = draws;
+      const std::string what = std::string(c.product) + (draws == DrawSource::Stored ? " stored" : " redrawn");
+      const std::string source = emitKernel(t, o, dialectByName(entry.name == "vulkan" ? "glsl" : entry.name)).source;
+      ASSERT_NE(source.find(", last first"), std::string::npos) << what << ": not rolled\n" << source.substr(0, 600);
+      const std::unique_ptr<Kernel> k = engine->compile(t, o);
+      if (!caps.usable) continue;
+      const RunResult got = k->run(in, 555, 9);
+      const MarketResult &x = want.markets[0], &y = got.markets[0];
+      EXPECT_TRUE(testutil::identicalBits(x.value, y.value)) << what << ": " << testutil::g17(x.value) << " vs " << testutil::g17(y.value);
+      EXPECT_TRUE(testutil::identicalBits(x.valueStderr, y.valueStderr)) << what;
+      for (size_t k2 = 0; k2 < x.greeks.size(); ++k2) {
+        EXPECT_TRUE(testutil::identicalBits(x.greeks[k2], y.greeks[k2]))
+            << what << " d/d " << t.inputNames[k2] << ": " << testutil::g17(x.greeks[k2]) << " vs " << testutil::g17(y.greeks[k2]);
+        EXPECT_TRUE(testutil::identicalBits(x.greeksStderr[k2], y.greeksStderr[k2])) << what << " d/d " << t.inputNames[k2];
       }
     }
   }

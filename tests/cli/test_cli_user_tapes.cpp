@@ -295,6 +295,6 @@ TEST_F(CliUserHeston, CompareTakesAStrategyList) {
   EXPECT_EQ(same, 3) << "every register row has the plain row's bits\n" << p.out;
   const Proc bad = runTapelab("compare " + kHeston + " --engines cpu-jit --strategy window,nosuch");
   EXPECT_EQ(bad.code, 2);
-  EXPECT_EQ(bad.err, "tapelab: --strategy: unknown strategy 'nosuch' (known: uniform, window, marginal, optimal, "
+  EXPECT_EQ(bad.err, "tapelab: --strategy: unknown strategy 'nosuch' (known: uniform, window, periodic, marginal, optimal, "
                      "optimal-persistent, auto, two-level, revolve, budget, mincut, mincut-weighted, exact, cmd)\n");
 }
