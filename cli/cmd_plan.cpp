@@ -22,6 +22,7 @@
 #include "planner/liveness.h"
 #include "planner/metrics.h"
 #include "planner/planfile.h"
+#include "planner/schedules.h"
 #include "planner/strategies.h"
 #include "util/files.h"
 
@@ -48,6 +49,38 @@ Row planRow(const Tape& t, const std::string& strategy, int segments, const Plan
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r.metrics = planMetrics(t, r.plan);
   return r;
+}
+
+// --from-schedule FILE: a checkpoint_schedules schedule's plan (planner/schedules.h).
+Row scheduleRow(const Flags& f, const Tape& t) {
+  if (f.onCommandLine("strategy") || f.given("strategy-cmd"))
+    throw UsageError("--from-schedule is the plan: not with --strategy or --strategy-cmd");
+  Row r;
+  const auto t0 = std::chrono::steady_clock::now();
+  r.plan = readScheduleFile(*f.text("from-schedule"), t);  // PlanFileError: FILE: actions[K]: why (exit 2)
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.strategy = r.plan.strategy;
+  r.requested = r.plan.segments();
+  r.metrics = planMetrics(t, r.plan);
+  return r;
+}
+
+// The files this run reads: an output never replaces one.
+std::vector<std::string> inputsOf(const Flags& f) {
+  std::vector<std::string> inputs = f.all("file");
+  if (auto in = f.text("from-schedule")) inputs.push_back(*in);
+  return inputs;
+}
+
+// --to-schedule FILE: the plan as a checkpoint_schedules schedule, through the careful writer.
+void writeSchedule(const Flags& f, const Tape& t, const Plan& plan, const std::string& out) {
+  std::string text;
+  try {
+    text = scheduleOfPlan(t, plan);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(f.label("to-schedule") + ": " + e.what());
+  }
+  writeOutputFile(out, text, inputsOf(f), "--to-schedule");
 }
 
 std::string peakWhere(const PlanMetrics& m) {
@@ -321,11 +354,15 @@ int plan(const Flags& f) {
   if (!all) {
     if (f.given("min-segments") || f.given("max-segments")) throw UsageError("--min-segments and --max-segments need --all");
     const int segments = parseSegments(f, t);
-    const Row r = planRow(t, onlyStrategy.value_or(base.strategyCommand.empty() ? *f.textOrDefault("strategy") : "cmd"),
-                          segments, base);
+    const Row r = f.given("from-schedule") ? scheduleRow(f, t)
+                                           : planRow(t, onlyStrategy.value_or(base.strategyCommand.empty()
+                                                                                  ? *f.textOrDefault("strategy")
+                                                                                  : "cmd"),
+                                                     segments, base);
+    if (auto out = f.text("to-schedule")) writeSchedule(f, t, r.plan, *out);
     if (auto out = f.text("out")) {
       // util/files.h: through links, never replacing a special file, never the run's own tape.
-      writeOutputFile(*out, planFileText(t, r.plan, segments), f.all("file"), "--out");
+      writeOutputFile(*out, planFileText(t, r.plan, segments), inputsOf(f), "--out");
       if (!json) std::printf("plan written to %s\n", out->c_str());
     }
     if (json) {
@@ -359,6 +396,7 @@ int plan(const Flags& f) {
 
   if (f.onCommandLine("checkpoint")) throw UsageError("--all takes --min-segments and --max-segments, not --checkpoint");
   if (f.given("out")) throw UsageError("--out writes one plan: not with --all");
+  if (f.given("from-schedule") || f.given("to-schedule")) throw UsageError("--from-schedule and --to-schedule are one plan's: not with --all");
   const int lo = f.integer("min-segments"), hi = f.integer("max-segments");
   if (lo < 1) throw UsageError("--min-segments: expected a positive integer, got " + std::to_string(lo));
   if (hi < 1) throw UsageError("--max-segments: expected a positive integer, got " + std::to_string(hi));
@@ -437,6 +475,9 @@ Runner setupPlan(CLI::App& app) {
   f->knob("budget", "B", "", "default: with --markets, the register-file default for M markets, else window's peak_live at that segment count");
   f->value("markets", "M", "budget: derive the default budget for a register kernel of M markets per dispatch (1-8): min(212, 400/M), from the sm_90 calibration (runs)");
   f->value("out", "FILE", "write the plan to FILE (a plan file: run it with --plan FILE)");
+  f->value("from-schedule", "FILE", "the plan is this checkpoint_schedules schedule over the tape's time steps "
+                                    "(a schedule file: python/tapelab/schedules.py, planner/schedules.h)");
+  f->value("to-schedule", "FILE", "write the plan as a checkpoint_schedules schedule file (cuts at step starts)");
   f->flag("all", "one row per strategy and segment count, with the plain kernel; progress on stderr; the summary is "
                  "the Pareto front of peak_live against weighted recompute_cost");
   f->value("min-segments", "A", "--all: smallest segment count", "2");

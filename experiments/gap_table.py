@@ -1,14 +1,15 @@
 #!/usr/bin/python3
 """The gap table: every strategy, both families, against the exact optimum, at three budgets per tape.
 
-For each product of the zoo (at zoo.py's table sizes; european and basket at their defaults) the
+For each product of the zoo (at zoo.py's table sizes; european at its default, basket at 52 steps) the
 budgets are the peak_live of `optimal` at 4, 12 and 32 segments (each reachable by a segment plan),
 and at each budget L:
   exact            `tapelab plan --strategy exact --budget L --checkpoint S` for S the count that gave L
                    and each of --exact-segments (its blocks: optimal's cuts at S), each within
                    --solve-seconds: the least weighted recompute over every kept set for those blocks;
                    the table's optimum is the least of them (exact_blocks), with its status, bound,
-                   gap, solve time, and all the solves' time (solve_total_s);
+                   gap, solve time, all the solves' time (solve_total_s) and each solve
+                   (exact_solves: "blocks:status:seconds:gap", status feasible = stopped at the limit);
   every strategy   its plan of least weighted recompute_cost with peak_live <= L over the segment
                    counts of --segments (`tapelab plan --all --json` for the segment strategies and
                    mincut; budget, mincut-weighted and the user's process with --budget L);
@@ -41,8 +42,9 @@ import sys
 import tempfile
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PRODUCTS = {  # zoo.py's table sizes; european and basket (not in zoo.py) at their defaults
-    "european": {}, "asian": {"steps": 252}, "basket": {}, "heston": {"steps": 100}, "cev": {"steps": 100},
+PRODUCTS = {  # zoo.py's table sizes; european at its default, basket (5 assets) at 52 steps (3,439 nodes; its
+    # default 252 steps is 16,439 nodes: 5 such solves per budget would not fit a run of a few hours)
+    "european": {}, "asian": {"steps": 252}, "basket": {"steps": 52}, "heston": {"steps": 100}, "cev": {"steps": 100},
     "barrier": {"steps": 50}, "lookback": {"steps": 50}, "lmm": {"forwards": 20},
     "worstof": {"assets": 20, "steps": 6}, "neural": {"hidden": 8, "steps": 16}, "heat": {"points": 21, "steps": 24},
 }
@@ -52,7 +54,7 @@ SEGMENT_STRATEGIES = ["window", "uniform", "marginal", "optimal", "optimal-persi
 BUDGET_COUNTS = (4, 12, 32)
 HEADER = ["tape", "nodes", "budget_from", "budget", "strategy", "family", "segments", "fits", "peak_live",
           "persistent", "recompute_ops", "recompute_cost", "gap", "exact_status", "exact_bound", "exact_gap",
-          "solve_s", "exact_blocks", "solve_total_s", "sm90_registers", "sm90_spill_bytes", "cpujit_ms", "bits", "note"]
+          "solve_s", "exact_blocks", "solve_total_s", "exact_solves", "sm90_registers", "sm90_spill_bytes", "cpujit_ms", "bits", "note"]
 PTXAS = re.compile(r"ptxas \S+: (\d+) registers, (\d+) bytes stack frame, (\d+) bytes spill stores")
 
 
@@ -118,6 +120,35 @@ def cpujit(a, pargs, path):
     return f"{statistics.median(times):.3f}", bits, ""
 
 
+def measure(a, pargs, path, pj, family, work, plain_bits):
+    """sm_90 registers and spills (--cuda) and cpu-jit ms and bits (--time) of one plan file, once per
+    plan: the same cuts, nested cuts and kept set at another budget or from another strategy reuse them."""
+    key = json.dumps([name_of(pargs), pj.get("cuts"), pj.get("inner"), pj.get("keep"), family], sort_keys=True)
+    if key in a.memo:
+        return a.memo[key]
+    cells, notes = {}, []
+    if a.cuda:
+        if family == "per-value":
+            notes.append("sm90: the GPU emitter prints segment plans only")
+        else:
+            reg, spill, note = sm90(a, pargs, path, work)
+            cells.update({"sm90_registers": reg, "sm90_spill_bytes": spill})
+            if note:
+                notes.append(note)
+    if a.time:
+        ms, bits, note = cpujit(a, pargs, path)
+        cells["cpujit_ms"] = ms
+        cells["bits"] = "" if bits is None else ("same" if bits == plain_bits else "DIFFERENT")
+        if note:
+            notes.append(note)
+    a.memo[key] = {"cells": cells, "notes": notes}
+    return a.memo[key]
+
+
+def name_of(pargs):
+    return " ".join(pargs)
+
+
 def table_for(a, name, params, work, w):
     pargs = product_args(name, params)
     rc, out, err = run([a.tapelab, "plan", *pargs, "--all", "--json", "--strategies", ",".join(SEGMENT_STRATEGIES),
@@ -150,7 +181,7 @@ def table_for(a, name, params, work, w):
                     extra.setdefault(strategy, []).append(c)
         # Exact over the blocks optimal cuts at each count of --exact-segments (and the count that set the
         # budget): the least of those solves is the table's optimum.
-        exact, ej = None, "no exact plan"
+        exact, ej, solves = None, "no exact plan", []
         for s in sorted({s_from} | {c for c in a.exact_segments if c in a.segments}):
             flags = ["--strategy", "exact", "--checkpoint", str(s), "--budget", str(budget),
                      "--solve-seconds", str(a.solve_seconds)]
@@ -160,9 +191,12 @@ def table_for(a, name, params, work, w):
                 sys.exit(3)
             if path is None:
                 ej = j
+                solves.append(f"{s}:failed")
                 continue
             c = metrics_row(j)
             c["flags"], c["solver"] = flags, j.get("solver", {})
+            sv = c["solver"]
+            solves.append(f"{s}:{sv.get('status', '')}:{sv.get('seconds', '')}:{sv.get('gap', '')}")
             c["solve_total"] = (exact or {}).get("solve_total", 0) + c["solver"].get("seconds", 0)
             if c["peak_live"] <= budget and (exact is None or c["recompute_cost"] < exact["recompute_cost"]):
                 c["solve_total"], exact = c["solve_total"], c
@@ -187,24 +221,14 @@ def table_for(a, name, params, work, w):
                 sv = exact["solver"]
                 row.update({"exact_status": sv.get("status", ""), "exact_bound": sv.get("bound", ""),
                             "exact_gap": sv.get("gap", ""), "solve_s": sv.get("seconds", ""),
-                            "exact_blocks": exact["segments"], "solve_total_s": round(exact["solve_total"], 3)})
+                            "exact_blocks": exact["segments"], "solve_total_s": round(exact["solve_total"], 3),
+                            "exact_solves": " ".join(solves)})
             notes = []
             if a.cuda or a.time:
-                path, _ = plan_file(a, work, f"{name}-{strategy}-{budget}-best", pargs, best["flags"])
-                if a.cuda and path:
-                    if best["family"] == "per-value":
-                        notes.append("sm90: the GPU emitter prints segment plans only")
-                    else:
-                        reg, spill, note = sm90(a, pargs, path, work)
-                        row.update({"sm90_registers": reg, "sm90_spill_bytes": spill})
-                        if note:
-                            notes.append(note)
-                if a.time and path:
-                    ms, bits, note = cpujit(a, pargs, path)
-                    row["cpujit_ms"] = ms
-                    row["bits"] = "" if bits is None else ("same" if bits == plain_bits else "DIFFERENT")
-                    if note:
-                        notes.append(note)
+                path, pj = plan_file(a, work, f"{name}-{strategy}-{budget}-best", pargs, best["flags"])
+                measured = measure(a, pargs, path, pj, best["family"], work, plain_bits) if path else {}
+                row.update(measured.get("cells", {}))
+                notes += measured.get("notes", [])
             row["note"] = "; ".join(notes)
             w.writerow(row)
 
@@ -243,6 +267,7 @@ def main(argv):
     a.segments = sorted({int(x) for x in a.segments.split(",") if x})
     a.budget_counts = BUDGET_COUNTS
     a.exact_segments = sorted({int(x) for x in a.exact_segments.split(",") if x})
+    a.memo = {}
     products = QUICK if a.quick else PRODUCTS
     if a.quick:
         a.segments, a.budget_counts, a.solve_seconds, a.time, a.repeats, a.paths = [2, 4, 8], (4,), 10, True, 1, 4096

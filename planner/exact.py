@@ -181,7 +181,9 @@ def solve(summary, time_limit, threads):
     m, x, _ = build(summary)
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
-    h.setOptionValue("time_limit", float(time_limit))
+    # The limit covers the model's build too, so the process ends within --time-limit (tapelab ends it 10 s
+    # later as a hang).
+    h.setOptionValue("time_limit", max(1.0, float(time_limit) - (time.monotonic() - t0)))
     h.setOptionValue("mip_rel_gap", 0.0)
     h.setOptionValue("mip_abs_gap", 1e-6)
     if threads > 0:
