@@ -8,8 +8,10 @@ and at each budget L:
                    and each of --exact-segments (its blocks: optimal's cuts at S), each within
                    --solve-seconds: the least weighted recompute over every kept set for those blocks;
                    the table's optimum is the least of them (exact_blocks), with its status, bound,
-                   gap, solve time, all the solves' time (solve_total_s) and each solve
-                   (exact_solves: "blocks:status:seconds:gap", status feasible = stopped at the limit);
+                   gap, solve time (solve_s: the solver's wall clock, its limit's clock; solve_cpu_s: the
+                   processor time tapelab and the solver used, which on a shared machine is less), all the
+                   solves' time (solve_total_s) and each solve (exact_solves:
+                   "blocks:status:wall_s:cpu_s:gap", status feasible = stopped at the limit);
   every strategy   its plan of least weighted recompute_cost with peak_live <= L over the segment
                    counts of --segments (`tapelab plan --all --json` for the segment strategies and
                    mincut; budget, mincut-weighted and the user's process with --budget L);
@@ -36,6 +38,7 @@ import io
 import json
 import os
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -71,13 +74,19 @@ def product_args(name, params):
 
 
 def plan_file(a, work, tag, pargs, flags):
-    """Writes a plan with `tapelab plan ... --out`; returns (plan file, its JSON) or (None, error line)."""
+    """Writes a plan with `tapelab plan ... --out`; returns (plan file, its JSON) or (None, error line). The
+    JSON's "cpu_seconds": the processor time the command and its children (the exact solver) used, beside
+    the solver's wall-clock seconds (on a shared machine they differ)."""
     path = os.path.join(work, tag + ".json")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     rc, _, err = run([a.tapelab, "plan", *pargs, *flags, "--out", path])
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if rc != 0:
         return None, err
     with open(path) as f:
-        return path, json.load(f)
+        j = json.load(f)
+    j["cpu_seconds"] = round(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, 3)
+    return path, j
 
 
 def metrics_row(j):
@@ -196,7 +205,8 @@ def table_for(a, name, params, work, w):
             c = metrics_row(j)
             c["flags"], c["solver"] = flags, j.get("solver", {})
             sv = c["solver"]
-            solves.append(f"{s}:{sv.get('status', '')}:{sv.get('seconds', '')}:{sv.get('gap', '')}")
+            c["cpu_seconds"] = j["cpu_seconds"]
+            solves.append(f"{s}:{sv.get('status', '')}:{sv.get('seconds', '')}:{j['cpu_seconds']}:{sv.get('gap', '')}")
             c["solve_total"] = (exact or {}).get("solve_total", 0) + c["solver"].get("seconds", 0)
             if c["peak_live"] <= budget and (exact is None or c["recompute_cost"] < exact["recompute_cost"]):
                 c["solve_total"], exact = c["solve_total"], c
@@ -221,6 +231,7 @@ def table_for(a, name, params, work, w):
                 sv = exact["solver"]
                 row.update({"exact_status": sv.get("status", ""), "exact_bound": sv.get("bound", ""),
                             "exact_gap": sv.get("gap", ""), "solve_s": sv.get("seconds", ""),
+                            "solve_cpu_s": exact["cpu_seconds"],
                             "exact_blocks": exact["segments"], "solve_total_s": round(exact["solve_total"], 3),
                             "exact_solves": " ".join(solves)})
             notes = []

@@ -88,7 +88,8 @@ Action parseAction(const std::string& text, const std::string& where) {
 // its pieces: a state stored from it (a cut) or a range reversed from it.
 struct Piece {
   bool cut = false;
-  int64_t lo = 0, hi = 0;  // cut: the cut's step (hi filled when the tree is built); range: [lo, hi)
+  int64_t lo = 0, hi = 0;  // cut: the cut's step; range: [lo, hi)
+  int64_t advance = 0;     // cut: which advance stored it (one per restore; the forward sweep is 0)
 };
 
 class Replay {
@@ -136,7 +137,7 @@ class Replay {
     if (x.a != pos_) fail("Forward from step " + std::to_string(x.a) + " but the working state is at step " + (pos_ < 0 ? std::string("none") : std::to_string(pos_)));
     if (x.ics) {
       if (primal_) top_.insert(x.a), origin_ = x.a;
-      else if (x.a != origin_) pieces_[origin_].push_back({true, x.a, 0}), origin_ = x.a, snapshots_.insert(x.a);
+      else if (x.a != origin_) pieces_[origin_].push_back({true, x.a, 0, advance_}), origin_ = x.a, snapshots_.insert(x.a);
       stored_.insert(x.a);
     }
     if (x.adj)
@@ -155,7 +156,7 @@ class Replay {
       if (from < 0) fail("Reverse of step " + std::to_string(s) + " whose adjoint dependencies no Forward stored");
       depsFrom_[size_t(s)] = -1;
       if (s == x.b || depsFrom_[size_t(s - 1)] != from) {
-        pieces_[from].push_back({false, s, hi});
+        pieces_[from].push_back({false, s, hi, 0});
         hi = s;
       }
     }
@@ -177,6 +178,7 @@ class Replay {
     if (x.kind == Kind::Move) stored_.erase(x.a);
     pos_ = x.a;
     origin_ = x.a;
+    ++advance_;
   }
 
   int64_t steps_;
@@ -184,53 +186,50 @@ class Replay {
   std::vector<int64_t> depsFrom_;  // per step: the bookmark its stored adjoint dependencies came from (-1: none)
   std::set<int64_t> top_, snapshots_, stored_;
   std::map<int64_t, std::vector<Piece>> pieces_;
-  int64_t frontier_, pos_ = 0, origin_ = 0;
+  int64_t frontier_, pos_ = 0, origin_ = 0, advance_ = 0;
   bool primal_ = true, ended_ = false;
 };
 
-// The cut tree of bookmark o's segment [o, e), in steps.
-CutTree buildTree(const Replay& r, int64_t o, int64_t e, int depth) {
+// The cut tree of bookmark o's segment [o, e), in steps, from o's pieces k.. (in the order the schedule made
+// them): the ranges reversed from o at the top, then a cut c (its segment [c, f) has c's own tree), and
+// below c whatever o does next (a further advance from o: its first sub-segment cut again).
+CutTree buildTree(const Replay& r, int64_t o, int64_t e, size_t k, int depth) {
   if (depth > kMaxPlanDepth) r.fail("nested deeper than " + std::to_string(kMaxPlanDepth) + " levels");
-  struct Part { bool cut; int64_t lo, hi; };
-  std::vector<Part> parts;  // top down
-  int64_t f = e;
+  static const std::vector<Piece> none;
   auto it = r.pieces().find(o);
-  for (const Piece& p : it == r.pieces().end() ? std::vector<Piece>{} : it->second) {
-    if (p.cut) {
-      if (p.lo <= o || p.lo >= f) r.fail("the state at step " + std::to_string(p.lo) + ", stored from step " + std::to_string(o) + ", lies outside [" + std::to_string(o) + ", " + std::to_string(f) + "): not a nested schedule");
-      parts.push_back({true, p.lo, f});
-      f = p.lo;
-    } else {
-      if (p.hi != f || p.lo < o) r.fail("steps [" + std::to_string(p.lo) + ", " + std::to_string(p.hi) + ") reversed from step " + std::to_string(o) + " out of its order: not a nested schedule");
-      parts.push_back({false, p.lo, p.hi});
-      f = p.lo;
-    }
+  const std::vector<Piece>& pieces = it == r.pieces().end() ? none : it->second;
+  std::vector<int64_t> ranges;  // starts of the ranges reversed from o at the top, top down
+  int64_t f = e;
+  for (; k < pieces.size() && !pieces[k].cut; ++k) {
+    const Piece& p = pieces[k];
+    if (p.hi != f || p.lo < o) r.fail("steps [" + std::to_string(p.lo) + ", " + std::to_string(p.hi) + ") reversed from step " + std::to_string(o) + " out of its order: not a nested schedule");
+    ranges.push_back(p.lo);
+    f = p.lo;
   }
-  if (f != o) r.fail("steps [" + std::to_string(o) + ", " + std::to_string(f) + ") are not reversed from the state at step " + std::to_string(o) + ": not a nested schedule");
-  std::reverse(parts.begin(), parts.end());  // bottom up
-  size_t bottom = 0;
-  while (bottom < parts.size() && !parts[bottom].cut) ++bottom;
-  auto chainOf = [&](size_t count) {
+  std::reverse(ranges.begin(), ranges.end());  // ascending
+  if (k == pieces.size()) {  // a leaf, or a chain of the ranges
+    if (f != o) r.fail("steps [" + std::to_string(o) + ", " + std::to_string(f) + ") are not reversed from the state at step " + std::to_string(o) + ": not a nested schedule");
     CutTree c;
-    for (size_t i = 1; i < count; ++i) c.cuts.push_back(static_cast<int32_t>(parts[i].lo));
-    c.chain = count > 1;
+    c.cuts.assign(ranges.begin() + 1, ranges.end());
+    c.chain = c.cuts.size() > 0;
     return c;
-  };
-  if (bottom == parts.size()) return chainOf(bottom);
-  CutTree t;
-  t.inner.push_back(chainOf(bottom));
-  for (size_t i = bottom; i < parts.size(); ++i) {
-    t.cuts.push_back(static_cast<int32_t>(parts[i].lo));
-    t.inner.push_back(parts[i].cut ? buildTree(r, parts[i].lo, parts[i].hi, depth + 1) : CutTree{});
   }
-  if (!t.inner.back().leaf() && !t.inner.back().chain) {  // the same advance keeps going: one level
-    CutTree last = std::move(t.inner.back());
-    t.inner.pop_back();
-    t.cuts.insert(t.cuts.end(), last.cuts.begin(), last.cuts.end());
-    if (last.inner.empty()) last.inner.resize(last.cuts.size() + 1);
-    for (CutTree& c : last.inner) t.inner.push_back(std::move(c));
+  const Piece& cut = pieces[k];
+  if (cut.lo <= o || cut.lo >= f) r.fail("the state at step " + std::to_string(cut.lo) + ", stored from step " + std::to_string(o) + ", lies outside [" + std::to_string(o) + ", " + std::to_string(f) + "): not a nested schedule");
+  CutTree t, above = buildTree(r, cut.lo, f, 0, depth + 1);
+  t.cuts.push_back(static_cast<int32_t>(cut.lo));
+  t.inner.push_back(buildTree(r, o, cut.lo, k + 1, depth + 1));
+  auto c = r.pieces().find(cut.lo);
+  const bool sameAdvance = c != r.pieces().end() && !c->second.empty() && c->second[0].cut && c->second[0].advance == cut.advance;
+  if (sameAdvance && !above.leaf() && !above.chain) {  // the advance that stored c went on: one level
+    t.cuts.insert(t.cuts.end(), above.cuts.begin(), above.cuts.end());
+    if (above.inner.empty()) above.inner.resize(above.cuts.size() + 1);
+    for (CutTree& x : above.inner) t.inner.push_back(std::move(x));
+  } else {
+    t.inner.push_back(std::move(above));
   }
-  if (std::all_of(t.inner.begin(), t.inner.end(), [](const CutTree& c) { return c.leaf(); })) t.inner.clear();
+  for (int64_t s : ranges) t.cuts.push_back(static_cast<int32_t>(s)), t.inner.push_back(CutTree{});  // leaves
+  if (std::all_of(t.inner.begin(), t.inner.end(), [](const CutTree& x) { return x.leaf(); })) t.inner.clear();
   return t;
 }
 
@@ -329,7 +328,7 @@ Plan planFromSchedule(const Tape& t, const std::string& text, const std::string&
   r.run(actions);
   std::vector<int64_t> top(r.top().begin(), r.top().end());
   std::vector<CutTree> inner;
-  for (size_t i = 0; i < top.size(); ++i) inner.push_back(buildTree(r, top[i], i + 1 < top.size() ? top[i + 1] : steps, 1));
+  for (size_t i = 0; i < top.size(); ++i) inner.push_back(buildTree(r, top[i], i + 1 < top.size() ? top[i + 1] : steps, 0, 1));
   std::vector<int32_t> bounds;
   for (int64_t s : top) bounds.push_back(static_cast<int32_t>(s));
   if (top.size() == 1 && !inner[0].leaf()) {  // only step 0 kept by the forward sweep: lift one level
