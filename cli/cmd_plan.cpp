@@ -326,6 +326,7 @@ int plan(const Flags& f) {
   if (f.given("budget")) base.budget = f.positive("budget");
   if (auto cmd = f.text("strategy-cmd")) base.strategyCommand = *cmd;
   if (auto s = f.text("solve-seconds")) base.solveSeconds = parseSeconds(*s, f.label("solve-seconds"));
+  if (auto s = f.text("solve-clock")) base.solveClock = parseSolveClock(*s, f.label("solve-clock"));
   if (f.given("markets")) {
     base.markets = f.positive("markets");
     if (base.markets > 8) throw UsageError("--markets: expected 1..8, got " + std::to_string(base.markets));
@@ -472,6 +473,7 @@ Runner setupPlan(CLI::App& app) {
   f->knob("inner", "N");
   f->knob("strategy-cmd", "COMMAND", "", "strategy cmd: a strategy process writes the plan (docs/strategies.md)");
   f->knob("solve-seconds", "S", "60", "exact: the solver's time limit (and a strategy process's, plus 10 s)");
+  f->knob("solve-clock", "wall|cpu", "wall", "exact: the clock of --solve-seconds (cpu: the solver's processor time)");
   f->knob("budget", "B", "", "default: with --markets, the register-file default for M markets, else window's peak_live at that segment count");
   f->value("markets", "M", "budget: derive the default budget for a register kernel of M markets per dispatch (1-8): min(212, 400/M), from the sm_90 calibration (runs)");
   f->value("out", "FILE", "write the plan to FILE (a plan file: run it with --plan FILE)");

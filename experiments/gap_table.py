@@ -19,8 +19,10 @@ and at each budget L:
 gap = recompute_cost / exact's - 1. Exact's space is every kept set over those block structures: a
 plan with other blocks (window's cuts at 12, a nested plan recomputing values twice) may lie outside
 it, and a negative gap says so.
---cuda: sm_90 registers and spill-store bytes of each plan's register kernel (fp32, Greeks, one
-market; NVRTC + ptxas compile-only, `gpu_kernels --engine cuda`; per-value plans: the GPU emitter
+--solve-clock (default cpu): the solves' limit counts processor time (tapelab --solve-clock), so that the
+load of a shared machine does not stop a search that an idle one would finish; solve_s is on that clock.
+--cuda: sm_90 registers and local-memory (spill) bytes of each plan's register kernel (fp32, Greeks, one
+market; NVRTC + ptxas compile-only, `gpu_kernels --engine cuda --tape`; per-value plans: the GPU emitter
 refuses them, the cell says so). --time: cpu-jit ms of each plan (`tapelab price --plan`, value and
 Greeks, --paths, median of --repeats), checked equal to the plain kernel's bits.
 --user-cmd CMD adds a strategy process (`--strategy-cmd`), by default experiments/keep_expensive.py.
@@ -28,7 +30,8 @@ One CSV (--out, written to a temporary file and renamed: never onto a special fi
 a comment row first (commit, arguments).
 
 usage: gap_table.py [--quick] [--out FILE.csv] [--tapelab BIN] [--gpu-kernels BIN] [--products a,b]
-                    [--segments 2,3,4,...] [--solve-seconds 60] [--cuda] [--time] [--paths N] [--repeats R]
+                    [--segments 2,3,4,...] [--exact-segments 4,8,16,32] [--solve-seconds 60] [--solve-clock cpu|wall]
+                    [--cuda] [--time] [--paths N] [--repeats R]
                     [--user-cmd CMD]
 --quick: two small tapes, one budget, three segment counts, 10 s solves, cpu-jit timing (CTest runs it).
 """
@@ -37,7 +40,6 @@ import csv
 import io
 import json
 import os
-import re
 import resource
 import statistics
 import subprocess
@@ -58,7 +60,6 @@ BUDGET_COUNTS = (4, 12, 32)
 HEADER = ["tape", "nodes", "budget_from", "budget", "strategy", "family", "segments", "fits", "peak_live",
           "persistent", "recompute_ops", "recompute_cost", "gap", "exact_status", "exact_bound", "exact_gap",
           "solve_s", "exact_blocks", "solve_total_s", "exact_solves", "sm90_registers", "sm90_spill_bytes", "cpujit_ms", "bits", "note"]
-PTXAS = re.compile(r"ptxas \S+: (\d+) registers, (\d+) bytes stack frame, (\d+) bytes spill stores")
 
 
 def run(cmd, timeout=900):
@@ -101,16 +102,22 @@ def best_of(candidates, budget):
     return min(fits, key=lambda c: (c["recompute_cost"], c["peak_live"], c["segments"])) if fits else None
 
 
-def sm90(a, tape_args, path, work):
+def sm90(a, tape_file, path, work):
+    """sm_90 registers and local memory (spill) bytes per thread of the plan's register kernel, from
+    gpu_kernels' CSV (NVRTC compile-only here; a cached kernel reports them too)."""
     if not a.gpu_kernels:
         return "", "", "no gpu_kernels"
-    cmd = [a.gpu_kernels, "--engine", "cuda", *tape_args, "--markets", "1", "--greeks", "on", "--kinds", "register",
-           "--plan", path, "--out", os.path.join(work, "k.csv")]
+    out = os.path.join(work, "k.csv")
+    cmd = [a.gpu_kernels, "--engine", "cuda", "--tape", tape_file, "--markets", "1", "--greeks", "on", "--kinds",
+           "register", "--plan", path, "--out", out]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
-    m = PTXAS.search(p.stdout + p.stderr)
-    if m:
-        return m.group(1), m.group(3), ""
-    last = (p.stderr.strip().splitlines() or ["no ptxas line"])[-1]
+    rows = []
+    if p.returncode == 0 and os.path.exists(out):
+        with open(out) as f:
+            rows = [r for r in csv.DictReader(line for line in f if not line.startswith("#")) if r.get("kind") == "register"]
+    if rows and rows[0].get("registers"):
+        return rows[0]["registers"], rows[0].get("spill_bytes", ""), ""
+    last = (p.stderr.strip().splitlines() or ["no register row"])[-1]
     return "", "", "sm90: " + last[:120]
 
 
@@ -140,7 +147,7 @@ def measure(a, pargs, path, pj, family, work, plain_bits):
         if family == "per-value":
             notes.append("sm90: the GPU emitter prints segment plans only")
         else:
-            reg, spill, note = sm90(a, pargs, path, work)
+            reg, spill, note = sm90(a, os.path.join(work, "tape.tape"), path, work)
             cells.update({"sm90_registers": reg, "sm90_spill_bytes": spill})
             if note:
                 notes.append(note)
@@ -160,6 +167,9 @@ def name_of(pargs):
 
 def table_for(a, name, params, work, w):
     pargs = product_args(name, params)
+    rc, _, err = run([a.tapelab, "tape", *pargs, "--out", os.path.join(work, "tape.tape")])  # gpu_kernels reads a file
+    if rc != 0:
+        sys.exit(f"gap_table.py: {name}: tapelab tape: {err}")
     rc, out, err = run([a.tapelab, "plan", *pargs, "--all", "--json", "--strategies", ",".join(SEGMENT_STRATEGIES),
                         "--min-segments", str(min(a.segments)), "--max-segments", str(max(a.segments))])
     if rc != 0:
@@ -193,7 +203,7 @@ def table_for(a, name, params, work, w):
         exact, ej, solves = None, "no exact plan", []
         for s in sorted({s_from} | {c for c in a.exact_segments if c in a.segments}):
             flags = ["--strategy", "exact", "--checkpoint", str(s), "--budget", str(budget),
-                     "--solve-seconds", str(a.solve_seconds)]
+                     "--solve-seconds", str(a.solve_seconds), "--solve-clock", a.solve_clock]
             path, j = plan_file(a, work, f"{name}-exact-{budget}-{s}", pargs, flags)
             if path is None and "cannot run here" in j:
                 print(f"gap_table.py: skipped: {j}", file=sys.stderr)
@@ -269,6 +279,9 @@ def main(argv):
     p.add_argument("--segments", default="2,3,4,6,8,12,16,24,32")
     p.add_argument("--solve-seconds", type=float, default=60)
     p.add_argument("--exact-segments", default="4,8,16,32")
+    p.add_argument("--solve-clock", default="cpu", choices=["cpu", "wall"],
+                   help="the clock of --solve-seconds (tapelab's --solve-clock): cpu, so that a shared machine's load "
+                        "does not end a search early")
     p.add_argument("--cuda", action="store_true")
     p.add_argument("--time", action="store_true")
     p.add_argument("--paths", type=int, default=16384)

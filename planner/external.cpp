@@ -103,7 +103,8 @@ std::string tapeSummaryJson(const Tape& t, const PlanOptions& o, const std::vect
   j["last_use"] = last;
   j["adjoints_live"] = adjointsLive(t, last);
   j["inputs"] = t.inputNodes;
-  j["request"] = {{"segments", o.segments}, {"budget", budget}, {"blocks", blocks}, {"time_limit", o.solveSeconds}};
+  j["request"] = {{"segments", o.segments}, {"budget", budget}, {"blocks", blocks}, {"time_limit", o.solveSeconds},
+                  {"clock", o.solveClock}};
   return j.dump() + "\n";
 }
 
@@ -120,7 +121,7 @@ Plan runStrategyCommand(const Tape& t, const PlanOptions& o, const std::string& 
   const std::vector<std::string> argv{"/bin/sh", "-c", command + " \"$@\"", "sh", "--tape", tapeFile, "--summary", summary,
                                       "--out", out, "--segments", std::to_string(o.segments), "--budget",
                                       std::to_string(budget), "--time-limit", limit};
-  const ProcessResult r = runProcess(argv, o.solveSeconds + 10);
+  const ProcessResult r = runProcess(argv, (o.solveClock == "cpu" ? kCpuClockGuard : 1) * o.solveSeconds + 10);
   if (r.interrupted) throw Interrupted();
   if (r.timedOut) throw StrategyProcessError(who + ": " + r.error + " (ended; no plan)");
   if (r.status == 3) throw StrategyUnavailable(who + ": cannot run here: " + lastLine(r.output));
