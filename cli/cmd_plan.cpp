@@ -19,6 +19,7 @@
 #include "api/knobs.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/plan_front.h"
 #include "planner/liveness.h"
 #include "planner/metrics.h"
 #include "planner/planfile.h"
@@ -355,6 +356,7 @@ int plan(const Flags& f) {
   if (!all) {
     if (f.given("min-segments") || f.given("max-segments")) throw UsageError("--min-segments and --max-segments need --all");
     const int segments = parseSegments(f, t);
+    if (f.given("front")) return planFront(f, t, base, segments);
     const Row r = f.given("from-schedule") ? scheduleRow(f, t)
                                            : planRow(t, onlyStrategy.value_or(base.strategyCommand.empty()
                                                                                   ? *f.textOrDefault("strategy")
@@ -397,6 +399,7 @@ int plan(const Flags& f) {
 
   if (f.onCommandLine("checkpoint")) throw UsageError("--all takes --min-segments and --max-segments, not --checkpoint");
   if (f.given("out")) throw UsageError("--out writes one plan: not with --all");
+  if (f.given("front")) throw UsageError("--front is one set of blocks (--checkpoint): not with --all");
   if (f.given("from-schedule") || f.given("to-schedule")) throw UsageError("--from-schedule and --to-schedule are one plan's: not with --all");
   const int lo = f.integer("min-segments"), hi = f.integer("max-segments");
   if (lo < 1) throw UsageError("--min-segments: expected a positive integer, got " + std::to_string(lo));
@@ -477,6 +480,9 @@ Runner setupPlan(CLI::App& app) {
   f->knob("budget", "B", "", "default: with --markets, the register-file default for M markets, else window's peak_live at that segment count");
   f->value("markets", "M", "budget: derive the default budget for a register kernel of M markets per dispatch (1-8): min(212, 400/M), from the sm_90 calibration (runs)");
   f->value("out", "FILE", "write the plan to FILE (a plan file: run it with --plan FILE)");
+  f->value("front", "B1,B2,...", "with --strategy exact: the Pareto front, the optimum at each budget (peak_live) "
+                                 "of the list over the same blocks (--out-dir DIR writes each plan)");
+  f->value("out-dir", "DIR", "--front: write each budget's plan to DIR/exact-B.json");
   f->value("from-schedule", "FILE", "the plan is this checkpoint_schedules schedule over the tape's time steps "
                                     "(a schedule file: python/tapelab/schedules.py, planner/schedules.h)");
   f->value("to-schedule", "FILE", "write the plan as a checkpoint_schedules schedule file (cuts at step starts)");

@@ -25,15 +25,18 @@ load of a shared machine does not stop a search that an idle one would finish; s
 market; NVRTC + ptxas compile-only, `gpu_kernels --engine cuda --tape`; per-value plans: the GPU emitter
 refuses them, the cell says so). --time: cpu-jit ms of each plan (`tapelab price --plan`, value and
 Greeks, --paths, median of --repeats), checked equal to the plain kernel's bits.
+--front N: exact's Pareto front of peak_live against weighted recompute (tapelab plan --strategy exact
+--front) at N budgets from the tightest to twice the loosest, over --front-blocks blocks: rows exact-front.
 --user-cmd CMD adds a strategy process (`--strategy-cmd`), by default experiments/keep_expensive.py.
 One CSV (--out, written to a temporary file and renamed: never onto a special file or an input),
 a comment row first (commit, arguments).
 
 usage: gap_table.py [--quick] [--out FILE.csv] [--tapelab BIN] [--gpu-kernels BIN] [--products a,b]
                     [--segments 2,3,4,...] [--exact-segments 4,8,16,32] [--solve-seconds 60] [--solve-clock cpu|wall]
-                    [--cuda] [--time] [--paths N] [--repeats R]
+                    [--front N [--front-blocks 16]] [--cuda] [--time] [--paths N] [--repeats R]
                     [--user-cmd CMD]
---quick: two small tapes, one budget, three segment counts, 10 s solves, cpu-jit timing (CTest runs it).
+--quick: two small tapes, one budget, three segment counts, 10 s solves, a 3-point front over 8 blocks,
+cpu-jit timing (CTest runs it).
 """
 import argparse
 import csv
@@ -252,6 +255,33 @@ def table_for(a, name, params, work, w):
                 notes += measured.get("notes", [])
             row["note"] = "; ".join(notes)
             w.writerow(row)
+    if a.front and budgets:
+        front_rows(a, name, nodes, pargs, budgets, w)
+
+
+def front_rows(a, name, nodes, pargs, budgets, w):
+    """--front N: exact's Pareto front (`tapelab plan --strategy exact --front`) over --front-blocks blocks at N
+    budgets from the table's tightest to twice its loosest, one solve each within --solve-seconds, the model
+    built once: rows of strategy exact-front."""
+    lo, hi = budgets[0][0], 2 * budgets[-1][0]
+    points = sorted({round(lo + (hi - lo) * k / max(1, a.front - 1)) for k in range(a.front)})
+    cmd = [a.tapelab, "plan", *pargs, "--strategy", "exact", "--checkpoint", str(a.front_blocks), "--front",
+           ",".join(map(str, points)), "--solve-seconds", str(a.solve_seconds), "--solve-clock", a.solve_clock, "--json"]
+    rc, out, err = run(cmd, timeout=int(a.solve_seconds * len(points) * 70 + 60))
+    if rc != 0:
+        w.writerow({"tape": name, "nodes": nodes, "budget_from": "front", "strategy": "exact-front", "fits": "no",
+                    "note": "front: " + err[:160]})
+        return
+    for p in json.loads(out)["front"]:
+        row = {"tape": name, "nodes": nodes, "budget_from": "front", "budget": p["budget"], "strategy": "exact-front",
+               "family": "per-value", "segments": a.front_blocks, "exact_status": p["status"]}
+        if "peak_live" in p:
+            row.update({"fits": "yes", "peak_live": p["peak_live"], "recompute_ops": p["recompute_ops"],
+                        "recompute_cost": p["recompute_cost"], "exact_bound": p["bound"], "exact_gap": p["gap"],
+                        "solve_s": p["seconds"], "exact_blocks": a.front_blocks})
+        else:
+            row.update({"fits": "no", "note": p["status"]})
+        w.writerow(row)
 
 
 def write_out(path, text, inputs):
@@ -282,6 +312,8 @@ def main(argv):
     p.add_argument("--solve-clock", default="cpu", choices=["cpu", "wall"],
                    help="the clock of --solve-seconds (tapelab's --solve-clock): cpu, so that a shared machine's load "
                         "does not end a search early")
+    p.add_argument("--front", type=int, default=0, help="exact's Pareto front at this many budgets (0: none)")
+    p.add_argument("--front-blocks", type=int, default=16)
     p.add_argument("--cuda", action="store_true")
     p.add_argument("--time", action="store_true")
     p.add_argument("--paths", type=int, default=16384)
@@ -295,6 +327,7 @@ def main(argv):
     products = QUICK if a.quick else PRODUCTS
     if a.quick:
         a.segments, a.budget_counts, a.solve_seconds, a.time, a.repeats, a.paths = [2, 4, 8], (4,), 10, True, 1, 4096
+        a.front, a.front_blocks = a.front or 3, 8
     if a.products:
         products = {k: (QUICK if a.quick else PRODUCTS)[k] for k in a.products.split(",")}
     if a.gpu_kernels and not os.path.exists(a.gpu_kernels):
