@@ -62,7 +62,7 @@ SEGMENT_STRATEGIES = ["window", "uniform", "marginal", "optimal", "optimal-persi
 BUDGET_COUNTS = (4, 12, 32)
 HEADER = ["tape", "nodes", "budget_from", "budget", "strategy", "family", "segments", "fits", "peak_live",
           "persistent", "recompute_ops", "recompute_cost", "gap", "exact_status", "exact_bound", "exact_gap",
-          "solve_s", "exact_blocks", "solve_total_s", "exact_solves", "sm90_registers", "sm90_spill_bytes", "cpujit_ms", "bits", "note"]
+          "solve_s", "solve_cpu_s", "exact_blocks", "solve_total_s", "exact_solves", "sm90_registers", "sm90_spill_bytes", "cpujit_ms", "bits", "note"]
 
 
 def run(cmd, timeout=900):
