@@ -8,7 +8,8 @@ from conftest import live_minima, live_minima_halved
 
 STRATEGY_OPTIONS = [("uniform", {}), ("uniform", {"seglen": 20}), ("window", {}), ("marginal", {}),
                     ("optimal", {}), ("optimal-persistent", {}), ("auto", {}), ("two-level", {"inner": 3}),
-                    ("revolve", {}), ("budget", {}), ("budget", {"budget": 40})]
+                    ("revolve", {}), ("budget", {}), ("budget", {"budget": 40}), ("mincut", {}),
+                    ("mincut-weighted", {"budget": 40})]
 
 
 @pytest.fixture(scope="module")
