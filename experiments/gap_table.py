@@ -29,7 +29,8 @@ Greeks, --paths, median of --repeats), checked equal to the plain kernel's bits.
 --front) at N budgets from the tightest to twice the loosest, over --front-blocks blocks: rows exact-front.
 --user-cmd CMD adds a strategy process (`--strategy-cmd`), by default experiments/keep_expensive.py.
 One CSV (--out, written to a temporary file and renamed: never onto a special file or an input),
-a comment row first (commit, arguments).
+a comment row first (commit, arguments). --merge A.csv,B.csv,... --out FILE: one CSV from runs split over
+processes (each run's comment row kept).
 
 usage: gap_table.py [--quick] [--out FILE.csv] [--tapelab BIN] [--gpu-kernels BIN] [--products a,b]
                     [--segments 2,3,4,...] [--exact-segments 4,8,16,32] [--solve-seconds 60] [--solve-clock cpu|wall]
@@ -284,19 +285,45 @@ def front_rows(a, name, nodes, pargs, budgets, w):
         w.writerow(row)
 
 
+def bad_input(line):
+    """One line and exit 2 (a flag or a file the user named is wrong)."""
+    print(line, file=sys.stderr)
+    sys.exit(2)
+
+
 def write_out(path, text, inputs):
     """The careful writer: a temporary file beside the target, renamed onto it; never onto a special
     file or a file the run reads."""
     real = os.path.realpath(path)
     if any(os.path.exists(i) and os.path.samefile(real, i) for i in inputs if os.path.exists(real)):
-        sys.exit(f"gap_table.py: --out {path}: is an input of this run")
+        bad_input(f"gap_table.py: --out {path}: is an input of this run")
     if os.path.exists(real) and not os.path.isfile(real):
-        sys.exit(f"gap_table.py: --out {path}: not a regular file")
+        bad_input(f"gap_table.py: --out {path}: not a regular file")
     os.makedirs(os.path.dirname(real) or ".", exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=os.path.dirname(real) or ".", prefix=".gap_table-")
     with os.fdopen(fd, "w", newline="") as f:
         f.write(text)
     os.replace(tmp, real)
+
+
+def merge(paths, out):
+    """--merge A.csv,B.csv,...: one table from runs split over processes (their comment rows first, in order;
+    the header once: every file's must be the same), through the careful writer."""
+    comments, header, body = [], None, []
+    for path in paths:
+        try:
+            with open(path, newline="") as f:
+                lines = f.read().splitlines()
+        except OSError as e:
+            bad_input(f"gap_table.py: --merge: {path}: {e.strerror}")
+        comments += [line for line in lines if line.startswith("#")]
+        rest = [line for line in lines if not line.startswith("#")]
+        if not rest or (header is not None and rest[0] != header):
+            bad_input(f"gap_table.py: --merge: {path}: " + ("no header" if not rest else "another header than " + paths[0]))
+        header = rest[0]
+        body += rest[1:]
+    write_out(out, "\n".join(comments + [header] + body) + "\n", paths)
+    print(f"gap_table.py: wrote {out} ({len(body)} rows from {len(paths)} files)", file=sys.stderr)
 
 
 def main(argv):
@@ -319,7 +346,10 @@ def main(argv):
     p.add_argument("--paths", type=int, default=16384)
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--user-cmd", default="/usr/bin/python3 " + os.path.join(REPO, "experiments", "keep_expensive.py"))
+    p.add_argument("--merge", default="", help="A.csv,B.csv,...: write one table from runs split over processes")
     a = p.parse_args(argv)
+    if a.merge:
+        return merge(a.merge.split(","), a.out)
     a.segments = sorted({int(x) for x in a.segments.split(",") if x})
     a.budget_counts = BUDGET_COUNTS
     a.exact_segments = sorted({int(x) for x in a.exact_segments.split(",") if x})
