@@ -24,7 +24,7 @@ import re
 from . import _tapelab as _core
 
 __all__ = ["SCHEDULE_FORMAT", "TapelabSchedule", "actions_of", "from_schedule", "read_schedule", "schedule_text",
-           "to_schedule", "write_schedule"]
+           "step_evaluations", "to_schedule", "write_schedule"]
 
 SCHEDULE_FORMAT = "tapelab-schedule 1"
 MAX_ACTIONS = 1 << 22  # a schedule that never ends (checkpoint_schedules' online ones) stops here with an error
@@ -96,6 +96,19 @@ def to_schedule(plan):
     """`plan` (a segment plan cutting at the tape's step starts) as a checkpoint_schedules schedule: the actions
     tapelab's kernel runs (planner/schedules.h, "Export")."""
     return TapelabSchedule.from_text(_core._schedule_text(plan))
+
+
+def step_evaluations(plan):
+    """The time steps tapelab's reverse sweep evaluates for `plan` (its schedule's Forward steps after
+    EndForward: every advance, and the recompute before each step's adjoint): the count Revolve minimises."""
+    cs = _cs()
+    count, reversing = 0, False
+    for action in to_schedule(plan):
+        if isinstance(action, cs.EndForward):
+            reversing = True
+        elif reversing and isinstance(action, cs.Forward):
+            count += len(action)
+    return count
 
 
 def write_schedule(schedule, path):

@@ -12,7 +12,8 @@ import pytest
 import tapelab
 
 cs = pytest.importorskip("checkpoint_schedules", reason="checkpoint_schedules is not installed (scripts/setup.sh)")
-from tapelab.schedules import from_schedule, read_schedule, to_schedule, write_schedule  # noqa: E402
+from tapelab.schedules import (from_schedule, read_schedule, step_evaluations, to_schedule,  # noqa: E402
+                               write_schedule)
 from conftest import engine_or_skip  # noqa: E402
 
 STEPS, SNAPSHOTS, PATHS, SEED = 12, 3, 1500, 5
@@ -48,19 +49,20 @@ def test_a_checkpoint_schedules_schedule_returns_plains_bits(engine, name, usabl
     assert same(checkpointed, plain)
 
 
-@pytest.mark.parametrize("steps,snapshots", [(10, 3), (12, 4), (24, 6), (50, 3)])
-def test_revolve_and_hrevolve_recompute_what_tapelabs_revolve_does(steps, snapshots):
-    """Both optimal for the same rule (tapelab's revolve: tests/planner/test_planner_revolve.cpp's brute force),
-    so the same count of recomputed operations, whatever schedule of that cost each picks (the same cuts at
-    10 steps); Multistage's optimum is for its own costs and may recompute more."""
+@pytest.mark.parametrize("steps,snapshots", [(10, 3), (12, 4), (24, 6), (50, 3), (100, 8), (252, 40)])
+def test_revolve_and_hrevolve_evaluate_as_many_steps_as_tapelabs_revolve(steps, snapshots):
+    """Both optimal for the rule tapelab's revolve is optimal for (tests/planner/test_planner_revolve.cpp's brute
+    force), so the same count of step evaluations, whichever schedule of that cost each picks (the same cuts at
+    10 steps; recomputed operations may differ, steps having different node counts); Multistage's optimum is for
+    its own costs: as many or one more."""
     tape = tapelab.product("barrier", steps=steps)
     ours = tapelab.plan(tape, "revolve", segments=snapshots)
     for name, sched in [("revolve", cs.Revolve(steps, snapshots)), ("hrevolve", cs.HRevolve(steps, snapshots, 0))]:
         theirs = from_schedule(tape, sched)
-        assert theirs.metrics.recompute_ops == ours.metrics.recompute_ops, name
+        assert step_evaluations(theirs) == step_evaluations(ours), name
         assert theirs.same_cuts(ours) or steps != 10, name
-    multistage = from_schedule(tape, cs.MultistageCheckpointSchedule(steps, snapshots, 0))
-    assert multistage.metrics.recompute_ops >= ours.metrics.recompute_ops
+    multistage = step_evaluations(from_schedule(tape, cs.MultistageCheckpointSchedule(steps, snapshots, 0)))
+    assert step_evaluations(ours) <= multistage <= step_evaluations(ours) + 1
 
 
 def test_a_plan_goes_out_as_a_schedule_and_comes_back(tape, tmp_path):
