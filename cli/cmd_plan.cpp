@@ -19,11 +19,10 @@
 #include "api/knobs.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
-#include "cli/plan_front.h"
+#include "cli/plan_parts.h"
 #include "planner/liveness.h"
 #include "planner/metrics.h"
 #include "planner/planfile.h"
-#include "planner/schedules.h"
 #include "planner/strategies.h"
 #include "util/files.h"
 
@@ -52,36 +51,16 @@ Row planRow(const Tape& t, const std::string& strategy, int segments, const Plan
   return r;
 }
 
-// --from-schedule FILE: a checkpoint_schedules schedule's plan (planner/schedules.h).
+// --from-schedule FILE: a checkpoint_schedules schedule's plan (cli/cmd_plan_schedule.cpp).
 Row scheduleRow(const Flags& f, const Tape& t) {
-  if (f.onCommandLine("strategy") || f.given("strategy-cmd"))
-    throw UsageError("--from-schedule is the plan: not with --strategy or --strategy-cmd");
   Row r;
   const auto t0 = std::chrono::steady_clock::now();
-  r.plan = readScheduleFile(*f.text("from-schedule"), t);  // PlanFileError: FILE: actions[K]: why (exit 2)
+  r.plan = planFromScheduleFlag(f, t);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r.strategy = r.plan.strategy;
   r.requested = r.plan.segments();
   r.metrics = planMetrics(t, r.plan);
   return r;
-}
-
-// The files this run reads: an output never replaces one.
-std::vector<std::string> inputsOf(const Flags& f) {
-  std::vector<std::string> inputs = f.all("file");
-  if (auto in = f.text("from-schedule")) inputs.push_back(*in);
-  return inputs;
-}
-
-// --to-schedule FILE: the plan as a checkpoint_schedules schedule, through the careful writer.
-void writeSchedule(const Flags& f, const Tape& t, const Plan& plan, const std::string& out) {
-  std::string text;
-  try {
-    text = scheduleOfPlan(t, plan);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(f.label("to-schedule") + ": " + e.what());
-  }
-  writeOutputFile(out, text, inputsOf(f), "--to-schedule");
 }
 
 std::string peakWhere(const PlanMetrics& m) {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "cli/cli.h"
-#include "cli/plan_front.h"
+#include "cli/plan_parts.h"
 #include "planner/external.h"
 #include "planner/metrics.h"
 #include "planner/planfile.h"
