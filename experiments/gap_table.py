@@ -308,8 +308,8 @@ def write_out(path, text, inputs):
 
 def merge(paths, out):
     """--merge A.csv,B.csv,...: one table from runs split over processes (their comment rows first, in order;
-    the header once: every file's must be the same), through the careful writer."""
-    comments, header, body = [], None, []
+    the columns of HEADER, a cell a file lacks (an older run's) left empty), through the careful writer."""
+    comments, body = [], []
     for path in paths:
         try:
             with open(path, newline="") as f:
@@ -317,12 +317,17 @@ def merge(paths, out):
         except OSError as e:
             bad_input(f"gap_table.py: --merge: {path}: {e.strerror}")
         comments += [line for line in lines if line.startswith("#")]
-        rest = [line for line in lines if not line.startswith("#")]
-        if not rest or (header is not None and rest[0] != header):
-            bad_input(f"gap_table.py: --merge: {path}: " + ("no header" if not rest else "another header than " + paths[0]))
-        header = rest[0]
-        body += rest[1:]
-    write_out(out, "\n".join(comments + [header] + body) + "\n", paths)
+        rows = list(csv.DictReader(line for line in lines if not line.startswith("#")))
+        unknown = sorted(set(rows[0]) - set(HEADER)) if rows else ["(no rows)"]
+        if unknown:
+            bad_input(f"gap_table.py: --merge: {path}: not a gap table (columns {', '.join(unknown)[:80]})")
+        body += rows
+    buf = io.StringIO()
+    buf.write("\n".join(comments) + "\n")
+    w = csv.DictWriter(buf, fieldnames=HEADER)
+    w.writeheader()
+    w.writerows(body)
+    write_out(out, buf.getvalue(), paths)
     print(f"gap_table.py: wrote {out} ({len(body)} rows from {len(paths)} files)", file=sys.stderr)
 
 
