@@ -11,7 +11,8 @@ and at each budget L:
                    gap, solve time (solve_s: the solver's wall clock, its limit's clock; solve_cpu_s: the
                    processor time tapelab and the solver used, which on a shared machine is less), all the
                    solves' time (solve_total_s) and each solve (exact_solves:
-                   "blocks:status:wall_s:cpu_s:gap", status feasible = stopped at the limit);
+                   "blocks:status:seconds:cpu_s:gap", status feasible = stopped at the limit, infeasible =
+                   no kept set fits over those blocks, failed = another error);
   every strategy   its plan of least weighted recompute_cost with peak_live <= L over the segment
                    counts of --segments (`tapelab plan --all --json` for the segment strategies and
                    mincut; budget, mincut-weighted and the user's process with --budget L);
@@ -214,7 +215,7 @@ def table_for(a, name, params, work, w):
                 sys.exit(3)
             if path is None:
                 ej = j
-                solves.append(f"{s}:failed")
+                solves.append(f"{s}:{'infeasible' if 'infeasible' in j else 'failed'}")
                 continue
             c = metrics_row(j)
             c["flags"], c["solver"] = flags, j.get("solver", {})
