@@ -111,7 +111,7 @@ TEST_F(CliPlan, AllTakesAListOfStrategiesInEitherSpellingInTheOrderGiven) {
   ASSERT_EQ(c.code, 0) << c.err;
   std::set<std::string> names;
   for (const auto& r : tableRows(c.out)) names.insert(r.first);
-  EXPECT_EQ(names.size(), 11u) << c.out;  // the nine segment strategies, mincut, mincut-weighted (exact and cmd run processes: not in --all)
+  EXPECT_EQ(names.size(), 11u) << c.out;
 }
 
 TEST_F(CliPlan, BadStrategyListsExitTwoWithOneLineNamingTheFlag) {
@@ -160,7 +160,7 @@ TEST_F(CliPlan, SummaryIsTheParetoFrontOfPeakLiveAgainstRecomputeCost) {
   ASSERT_NE(rowsAt, std::string::npos);
   ASSERT_NE(frontAt, std::string::npos) << p.out.substr(0, 400);
   std::vector<Point> all = points(p.out, rowsAt, frontAt, true);
-  ASSERT_EQ(all.size(), 11u * 7u);  // the nine segment strategies, mincut and mincut-weighted at 2..8
+  ASSERT_EQ(all.size(), 11u * 7u);
   const size_t plainAt = p.out.find("\"plain\":{");
   all.push_back({"plain", 1, 1, static_cast<int>(numberAfter(p.out, "peak_live", plainAt)),
                  numberAfter(p.out, "recompute_cost", plainAt)});
