@@ -188,6 +188,13 @@ const std::vector<Knob>& knobTable() {
       {"TAPELAB_SOLVE_SECONDS", "--solve-seconds", "exact strategy: the solver's time limit (then the best plan, its bound and "
        "gap); a strategy process gets 10 s more", Scope::Run,
        [](C& c, S& v, const char* n) { c.solveSeconds = parseSeconds(v, n); }},
+      {"TAPELAB_SOLVE_CLOCK", "--solve-clock", "exact strategy: the clock --solve-seconds counts: wall (default) or cpu "
+       "(the solver's processor time: the same search on a shared machine as on an idle one; the process is then "
+       "ended as hung only at 60x the limit plus 10 s of wall time)", Scope::Run,
+       [](C& c, S& v, const char* n) {
+         if (v != "wall" && v != "cpu") throw std::invalid_argument(std::string(n) + ": expected wall or cpu, got '" + v + "'");
+         c.solveClock = v;
+       }},
       {"TAPELAB_INNER", "--inner", "two-level strategy: sub-segments per segment (default 4)", Scope::Run,
        [](C& c, S& v, const char* n) { c.innerSegments = parsePositiveInt(v, n); }},
       {"TAPELAB_CONFIG", "--config", "the kernel's configuration: NAME=VALUE,... over the engine's defaults (and a tuned "

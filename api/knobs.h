@@ -56,6 +56,7 @@ struct RunConfig {
   int innerSegments = 0;                   // two-level strategy: sub-segments per segment (0: 4)
   std::string strategyCommand;             // strategy cmd: a strategy process (planner/external.h); implies it
   double solveSeconds = 60;                // exact strategy: the solver's time limit
+  std::string solveClock = "wall";         // exact strategy: the clock of that limit, wall or cpu (PlanOptions)
   // The kernel's configuration as given (--config, TAPELAB_CONFIG: NAME=VALUE,...); resolveKernel
   // applies it over the engine's defaults (and a tuned winner), checking each field applies there.
   std::string configText;

@@ -248,6 +248,7 @@ KernelOptions resolvePlan(const Tape& tape, const RunConfig& c, const EngineCaps
     po.innerSegments = c.innerSegments;
     po.strategyCommand = c.strategyCommand;
     po.solveSeconds = c.solveSeconds;
+    po.solveClock = c.solveClock;
     // budget's default from the register file, for the markets a GPU dispatch fuses (1..8); more
     // (the reference engines) keep window's peak_live.
     if (o.kind == KernelKind::Register && markets <= 8) po.markets = markets;

@@ -20,6 +20,7 @@
 #include "api/knobs.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/plan_parts.h"
 #include "planner/liveness.h"
 #include "planner/metrics.h"
 #include "planner/planfile.h"
@@ -47,6 +48,18 @@ Row planRow(const Tape& t, const std::string& strategy, int segments, const Plan
   const auto t0 = std::chrono::steady_clock::now();
   r.plan = makeStrategyPlan(strategy, t, o);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.metrics = planMetrics(t, r.plan);
+  return r;
+}
+
+// --from-schedule FILE: a checkpoint_schedules schedule's plan (cli/cmd_plan_schedule.cpp).
+Row scheduleRow(const Flags& f, const Tape& t) {
+  Row r;
+  const auto t0 = std::chrono::steady_clock::now();
+  r.plan = planFromScheduleFlag(f, t);
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.strategy = r.plan.strategy;
+  r.requested = r.plan.segments();
   r.metrics = planMetrics(t, r.plan);
   return r;
 }
@@ -307,6 +320,7 @@ int plan(const Flags& f) {
   if (f.given("budget")) base.budget = f.positive("budget");
   if (auto cmd = f.text("strategy-cmd")) base.strategyCommand = *cmd;
   if (auto s = f.text("solve-seconds")) base.solveSeconds = parseSeconds(*s, f.label("solve-seconds"));
+  if (auto s = f.text("solve-clock")) base.solveClock = parseSolveClock(*s, f.label("solve-clock"));
   if (f.given("markets")) {
     base.markets = f.positive("markets");
     if (base.markets > 8) throw UsageError("--markets: expected 1..8, got " + std::to_string(base.markets));
@@ -335,11 +349,16 @@ int plan(const Flags& f) {
   if (!all) {
     if (f.given("min-segments") || f.given("max-segments")) throw UsageError("--min-segments and --max-segments need --all");
     const int segments = parseSegments(f, t);
-    const Row r = planRow(t, onlyStrategy.value_or(base.strategyCommand.empty() ? *f.textOrDefault("strategy") : "cmd"),
-                          segments, base);
+    if (f.given("front")) return planFront(f, t, base, segments);
+    const Row r = f.given("from-schedule") ? scheduleRow(f, t)
+                                           : planRow(t, onlyStrategy.value_or(base.strategyCommand.empty()
+                                                                                  ? *f.textOrDefault("strategy")
+                                                                                  : "cmd"),
+                                                     segments, base);
+    if (auto out = f.text("to-schedule")) writeSchedule(f, t, r.plan, *out);
     if (auto out = f.text("out")) {
       // util/files.h: through links, never replacing a special file, never the run's own tape.
-      writeOutputFile(*out, planFileText(t, r.plan, segments), f.all("file"), "--out");
+      writeOutputFile(*out, planFileText(t, r.plan, segments), inputsOf(f), "--out");
       if (!json) std::printf("plan written to %s\n", out->c_str());
     }
     if (json) {
@@ -373,6 +392,8 @@ int plan(const Flags& f) {
 
   if (f.onCommandLine("checkpoint")) throw UsageError("--all takes --min-segments and --max-segments, not --checkpoint");
   if (f.given("out")) throw UsageError("--out writes one plan: not with --all");
+  if (f.given("front")) throw UsageError("--front is one set of blocks (--checkpoint): not with --all");
+  if (f.given("from-schedule") || f.given("to-schedule")) throw UsageError("--from-schedule and --to-schedule are one plan's: not with --all");
   const int lo = f.integer("min-segments"), hi = f.integer("max-segments");
   if (lo < 1) throw UsageError("--min-segments: expected a positive integer, got " + std::to_string(lo));
   if (hi < 1) throw UsageError("--max-segments: expected a positive integer, got " + std::to_string(hi));
@@ -450,9 +471,16 @@ Runner setupPlan(CLI::App& app) {
   f->knob("inner", "N");
   f->knob("strategy-cmd", "COMMAND", "", "strategy cmd: a strategy process writes the plan (docs/strategies.md)");
   f->knob("solve-seconds", "S", "60", "exact: the solver's time limit (and a strategy process's, plus 10 s)");
+  f->knob("solve-clock", "wall|cpu", "wall", "exact: the clock of --solve-seconds (cpu: the solver's processor time)");
   f->knob("budget", "B", "", "default: with --markets, the register-file default for M markets, else window's peak_live at that segment count");
   f->value("markets", "M", "budget: derive the default budget for a register kernel of M markets per dispatch (1-8): min(212, 400/M), from the sm_90 calibration (runs)");
   f->value("out", "FILE", "write the plan to FILE (a plan file: run it with --plan FILE)");
+  f->value("front", "B1,B2,...", "with --strategy exact: the Pareto front, the optimum at each budget (peak_live) "
+                                 "of the list over the same blocks (--out-dir DIR writes each plan)");
+  f->value("out-dir", "DIR", "--front: write each budget's plan to DIR/exact-B.json");
+  f->value("from-schedule", "FILE", "the plan is this checkpoint_schedules schedule over the tape's time steps "
+                                    "(a schedule file: python/tapelab/schedules.py, planner/schedules.h)");
+  f->value("to-schedule", "FILE", "write the plan as a checkpoint_schedules schedule file (cuts at step starts)");
   f->flag("all", "one row per strategy and segment count, with the plain kernel; progress on stderr; the summary is "
                  "the Pareto front of peak_live against weighted recompute_cost");
   f->value("min-segments", "A", "--all: smallest segment count", "2");

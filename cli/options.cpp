@@ -176,6 +176,7 @@ void addRunConfigFlags(Flags& f, const std::vector<std::string>& skip) {
   if (wanted("inner")) f.knob("inner", "N");
   if (wanted("strategy-cmd")) f.knob("strategy-cmd", "COMMAND", "");
   if (wanted("solve-seconds")) f.knob("solve-seconds", "S", "60");
+  if (wanted("solve-clock")) f.knob("solve-clock", "wall|cpu", "wall");
   if (wanted("seglen")) f.knob("seglen", "N", "", "default max(48, round(sqrt(nodes)))");
   if (wanted("kernel"))
     f.knob("kernel", "auto|plain|register|scratch|tangent", "auto",

@@ -777,8 +777,82 @@ def fig_bench(data, out):
                    "resolved", "bits", "note"], rows)
 
 
+def fig_gap(data, out):
+    """experiments/gap_table.py. gap-<m>: per budget (optimal's peak_live at 4, 12 and 32 segments, ranked
+    per tape from the tightest), each strategy's least weighted recompute within the budget over exact's (the per-value MILP's
+    optimum; 1 = as good; below 1 only for plans outside its space), one marker per strategy in every panel,
+    exact's proven bound where the solve stopped at its limit; and exact's solve times (processor seconds,
+    hollow where it stopped at the limit). The table: every row of the CSV."""
+    cols = ["tape", "nodes", "budget_from", "budget", "strategy", "family", "segments", "peak_live", "recompute_cost",
+            "gap", "exact_status", "exact_gap", "solve_s", "exact_blocks", "sm90_registers", "sm90_spill_bytes",
+            "cpujit_ms", "bits"]
+    for machine, path in inputs(data, "gap"):
+        comments, rows = read(path)
+        rows = [r for r in rows if r.get("strategy")]
+        fits = [r for r in rows if r.get("fits") == "yes" and num(r.get("gap")) is not None and r["strategy"] != "exact-front"]
+        if not fits:
+            continue
+        tapes = list(dict.fromkeys(r["tape"] for r in fits))
+        strategies = [s for s in dict.fromkeys(r["strategy"] for r in fits) if s != "exact"]
+        for r in rows:  # each tape's budgets by size: 0 the tightest
+            r["level"] = sorted({num(x["budget"]) for x in fits if x["tape"] == r["tape"]}).index(num(r["budget"])) \
+                if r in fits else None
+        levels = sorted({r["level"] for r in fits})
+        f = style.Figure(2, 2, panel_h=3.0)
+        st = style.StrategyStyles()  # a strategy's look is its look in every figure; exact's line takes exact's
+        names = ["(a) each tape's tightest budget", "(b) its middle budget", "(c) its loosest budget"]
+        for k, (ax, lv) in enumerate(zip(f.axes, levels)):
+            lr = [r for r in fits if r["level"] == lv]
+            ax.axhline(1, color=st["exact (optimum)"]["color"], linestyle=":", linewidth=1, label="exact (optimum)")
+            for j, strat in enumerate(strategies):
+                pts = [(tapes.index(r["tape"]) + (j - (len(strategies) - 1) / 2) * 0.07, 1 + num(r["gap"]))
+                       for r in lr if r["strategy"] == strat]
+                if pts:
+                    s = st[strat]
+                    ax.plot([x for x, _ in pts], [y for _, y in pts], linestyle="", marker=s["marker"], color=s["color"],
+                            ms=4, label=strat)
+            bound = [(tapes.index(r["tape"]), num(r["exact_bound"]) / num(r["recompute_cost"])) for r in lr
+                     if r["strategy"] == "exact" and r.get("exact_status") == "feasible" and num(r.get("exact_bound"))]
+            if bound:
+                ax.plot([x for x, _ in bound], [y for _, y in bound], linestyle="", marker="_", ms=10, color="#000000",
+                        label="exact's proven bound (solve stopped at its limit)")
+            ax.set_xticks(range(len(tapes)))
+            ax.set_xticklabels(tapes, rotation=45, ha="right")
+            ax.set(ylabel="recompute (instructions) / exact's", yscale="log", title=names[lv])
+        ax = f.axes[3]
+        ex = [r for r in fits if r["strategy"] == "exact" and num(r.get("solve_s")) is not None]
+        for lv in levels:
+            s = st["exact (optimum)"]
+            pts = [(tapes.index(r["tape"]) + (lv - 1) * 0.15, num(r["solve_s"]), r["exact_status"])
+                   for r in ex if r["level"] == lv]
+            for status, face in (("optimal", s["color"]), ("feasible", "none")):
+                part = [p for p in pts if p[2] == status]
+                if part:
+                    ax.plot([p[0] for p in part], [max(p[1], 0.01) for p in part], linestyle="", marker="o", ms=4,
+                            color=s["color"], markerfacecolor=face, label="_exact")
+        ax.set_xticks(range(len(tapes)))
+        ax.set_xticklabels(tapes, rotation=45, ha="right")
+        ax.set(ylabel="exact's solve (processor s)", yscale="log",
+               title="(d) the optimum's solve (hollow: stopped at the limit)")
+        nodes = {r["tape"]: r["nodes"] for r in fits}
+        budgets = {t: "/".join(str(int(b)) for b in sorted({num(r["budget"]) for r in fits if r["tape"] == t}))
+                   for t in tapes}
+        f.note(f"Every strategy against the exact optimum on {len(tapes)} zoo tapes, 3 peak_live budgets each; "
+               "precision: any (plan metrics, the same in fp32 and fp64 on every machine). "
+               "Tapes (nodes; budgets): " + ", ".join(f"{t} ({nodes[t]}; {budgets[t]})" for t in tapes) + ". A budget is "
+               "the peak_live (most values live at once) of the optimal strategy's plan at 4, 12 or 32 segments; each "
+               "strategy's plan of least weighted recompute (PTX instructions per op) within it over 2 to 32 segments; "
+               "exact's over its solves' blocks. Plan metrics: the same for every precision and machine. In (d) each "
+               "tape's budgets left to right, tightest first.")
+        missing = sorted({(r["strategy"]) for r in rows if r.get("fits") == "no" and r["strategy"] != "exact-front"})
+        if missing:
+            omitted(f, "a strategy where no plan of it fits the budget", ", ".join(missing) + " at some budgets")
+        out.save(f, f"gap-{machine}")
+        out.table(f"gap-{machine}", os.path.basename(path), comments, cols, rows)
+
+
 FIGURES = [fig_cliff, fig_segments, fig_seglen, fig_scratch_model, fig_registers, fig_markets, fig_peers,
-           fig_strategies, fig_tangent, fig_zoo, fig_bench]
+           fig_strategies, fig_tangent, fig_zoo, fig_bench, fig_gap]
 
 
 def main(argv):

@@ -19,7 +19,9 @@ The model, over the blocks B given (the reverse sweep's grouping; planner/plan.h
               recomputed reader, z[s, j, i] >= r[s, k] - x[j] for readers k > i, z monotone in i)
     reverse   P + adjointsLive[i] + #{recomputed j whose first adjoint reader in s is below i} <= L
   minimise    sum over s, j of weight[j] * r[s, j]      (the plan's recompute_cost)
-It is exact over every kept set for the blocks given: the plan the C++ side derives from the x it
+The time limit (--time-limit, the request's time_limit) counts the request's clock: wall (HiGHS's own
+limit) or cpu (this process's processor time, through HiGHS's interrupt callbacks); the plan's solver
+seconds are on that clock. It is exact over every kept set for the blocks given: the plan the C++ side derives from the x it
 returns has exactly this recompute_cost and a peak_live within the budget (tests check both). A time
 limit ends the search with the best plan found, the best bound and the gap.
 
@@ -43,6 +45,12 @@ class Model:
     def __init__(self):
         self.cost, self.lo, self.hi, self.integer = [], [], [], []
         self.starts, self.index, self.value, self.rlo, self.rhi = [], [], [], [], []
+        self.budget_rows, self.budget_less = [], []  # the peak_live rows: row <= budget - less
+
+    def budget_row(self, terms, L, less):
+        self.budget_rows.append(len(self.rlo))
+        self.budget_less.append(less)
+        self.row(terms, -float("inf"), L - less)
 
     def var(self, cost=0.0, lo=0.0, hi=1.0, integer=True):
         self.cost.append(cost)
@@ -113,7 +121,7 @@ def build(summary):
             t, c = not_kept(j)
             terms += t
             const += c
-        m.row(terms, -INF, L - const)
+        m.budget_row(terms, L, const)
     r = {}
     for s in range(len(bounds) - 1):
         block(m, s, bounds[s], bounds[s + 1], ops, args, weight, reads, readers, adj, fixed, x, P, L, r)
@@ -143,7 +151,7 @@ def block(m, s, b, e, ops, args, weight, reads, readers, adj, fixed, x, P, L, r)
     # Reverse points R(i), i in [b, e).
     for i in range(b, e):
         terms = [(P, 1.0)] + [(rv[j], 1.0) for j, f in first_reader.items() if not fixed[j] and f < i]
-        m.row(terms, -INF, L - adj[i])
+        m.budget_row(terms, L, adj[i])
     # Recompute points Q(i): values an adjoint rule reads stay to the end; others until their last
     # recomputed reader (z, monotone).
     inreach = set(reach)
@@ -169,49 +177,111 @@ def block(m, s, b, e, ops, args, weight, reads, readers, adj, fixed, x, P, L, r)
         for j, zs in z.items():
             if j <= i < j + len(zs):
                 terms.append((zs[i - j], 1.0))
-        m.row(terms, -INF, L - adj[e])
+        m.budget_row(terms, L, adj[e])
+
+
+class Solver:
+    """The model built once and handed to HiGHS; solved at one budget after another (the front)."""
+
+    def __init__(self, summary, threads):
+        try:
+            import highspy
+        except ImportError:
+            die(3, "needs the highspy package (HiGHS): /usr/bin/python3 -m pip install highspy (scripts/setup.sh installs it)")
+        import numpy as np
+        self.hs, self.np, self.summary = highspy, np, summary
+        self.cpu_clock = summary["request"].get("clock", "wall") == "cpu"
+        m, self.x, _ = build(summary)
+        self.m = m
+        h = self.h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        h.setOptionValue("mip_rel_gap", 0.0)
+        h.setOptionValue("mip_abs_gap", 1e-6)
+        if threads > 0:
+            h.setOptionValue("threads", threads)
+        ncol = len(m.cost)
+        h.addVars(ncol, np.array(m.lo, dtype=float), np.array(m.hi, dtype=float))
+        h.changeColsCost(ncol, np.arange(ncol, dtype=np.int32), np.array(m.cost, dtype=float))
+        ints = np.array([k for k, f in enumerate(m.integer) if f], dtype=np.int32)
+        h.changeColsIntegrality(len(ints), ints, np.full(len(ints), highspy.HighsVarType.kInteger))
+        h.addRows(len(m.rlo), np.array(m.rlo, dtype=float), np.array(m.rhi, dtype=float), len(m.index),
+                  np.array(m.starts, dtype=np.int32), np.array(m.index, dtype=np.int32), np.array(m.value, dtype=float))
+        self.deadline = None
+        if self.cpu_clock:  # the limit counts this process's processor time (HiGHS runs in it)
+            def stop_at_cpu_limit(e):
+                if self.deadline is not None and time.process_time() > self.deadline:
+                    e.interrupt()
+            h.cbMipInterrupt.subscribe(stop_at_cpu_limit)
+            h.cbSimplexInterrupt.subscribe(stop_at_cpu_limit)
+
+    def run(self, L, time_limit, t0, cpu0, start=None):
+        """(keep, solver dict) at budget L, or (None, status line) when no kept set fits. The limit covers
+        the time since (t0, cpu0) too (the model's build for the first budget)."""
+        h, hs, np, m = self.h, self.hs, self.np, self.m
+        rows = np.array(m.budget_rows, dtype=np.int32)
+        h.changeRowsBounds(len(rows), rows, np.full(len(rows), -hs.kHighsInf),
+                           L - np.array(m.budget_less, dtype=float))
+        if self.cpu_clock:
+            self.deadline = cpu0 + time_limit
+        else:
+            h.setOptionValue("time_limit", max(1.0, float(time_limit) - (time.monotonic() - t0)))
+        if start is not None:  # a plan for a tighter budget fits this one: HiGHS starts from it
+            sol = hs.HighsSolution()
+            sol.col_value = list(start)
+            sol.value_valid = True
+            h.setSolution(sol)
+        h.run()
+        status, info = h.getModelStatus(), h.getInfo()
+        seconds, cpu_seconds = time.monotonic() - t0, time.process_time() - cpu0
+        S = hs.HighsModelStatus
+        if status == S.kInfeasible:
+            return None, "infeasible"
+        if info.primal_solution_status != 2:  # no feasible solution
+            return None, f"no plan found within the time limit of {time_limit} s (HiGHS: {h.modelStatusToString(status)})"
+        col = list(h.getSolution().col_value)
+        keep = sorted(j for j, c in self.x.items() if col[c] > 0.5)
+        objective, bound = info.objective_function_value, info.mip_dual_bound
+        optimal = status == S.kOptimal
+        gap = 0.0 if optimal else (max(0.0, (objective - bound) / objective) if objective > 0 else 0.0)
+        return keep, {"status": "optimal" if optimal else "feasible", "objective": objective,
+                      "bound": objective if optimal else bound, "gap": gap,
+                      "seconds": round(cpu_seconds if self.cpu_clock else seconds, 3),
+                      "name": "HiGHS " + hs.Highs().version(), "_col": col}
+
+
+def plan_of(summary, keep, solver):
+    bounds = summary["request"]["blocks"]
+    return {"format": "tapelab-plan 2", "tape": summary["tape"], "strategy": "exact", "family": "per-value",
+            "cuts": bounds[1:-1], "keep": keep, "solver": {k: v for k, v in solver.items() if not k.startswith("_")}}
 
 
 def solve(summary, time_limit, threads):
-    try:
-        import highspy
-    except ImportError:
-        die(3, "needs the highspy package (HiGHS): /usr/bin/python3 -m pip install highspy (scripts/setup.sh installs it)")
-    t0 = time.monotonic()
-    m, x, _ = build(summary)
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    h.setOptionValue("time_limit", float(time_limit))
-    h.setOptionValue("mip_rel_gap", 0.0)
-    h.setOptionValue("mip_abs_gap", 1e-6)
-    if threads > 0:
-        h.setOptionValue("threads", threads)
-    import numpy as np
-    ncol = len(m.cost)
-    h.addVars(ncol, np.array(m.lo, dtype=float), np.array(m.hi, dtype=float))
-    h.changeColsCost(ncol, np.arange(ncol, dtype=np.int32), np.array(m.cost, dtype=float))
-    ints = np.array([k for k, f in enumerate(m.integer) if f], dtype=np.int32)
-    h.changeColsIntegrality(len(ints), ints, np.full(len(ints), highspy.HighsVarType.kInteger))
-    h.addRows(len(m.rlo), np.array(m.rlo, dtype=float), np.array(m.rhi, dtype=float), len(m.index),
-              np.array(m.starts, dtype=np.int32), np.array(m.index, dtype=np.int32), np.array(m.value, dtype=float))
-    h.run()
-    status = h.getModelStatus()
-    info = h.getInfo()
-    seconds = time.monotonic() - t0
-    S = highspy.HighsModelStatus
-    if status == S.kInfeasible:
+    """The plan at the request's budget (a plan file's JSON), or exits 2 (infeasible) or 1 (no plan in time)."""
+    t0, cpu0 = time.monotonic(), time.process_time()
+    keep, solver = Solver(summary, threads).run(summary["request"]["budget"], time_limit, t0, cpu0)
+    if keep is None and solver == "infeasible":
         die(2, f"no kept set keeps peak_live within {summary['request']['budget']} over these "
                f"{len(summary['request']['blocks']) - 1} blocks (the model is infeasible)")
-    if info.primal_solution_status != 2:  # no feasible solution
-        die(1, f"no plan found within the time limit of {time_limit} s (HiGHS: {h.modelStatusToString(status)})")
-    col = h.getSolution().col_value
-    keep = sorted(j for j, c in x.items() if col[c] > 0.5)
-    objective, bound = info.objective_function_value, info.mip_dual_bound
-    optimal = status == S.kOptimal
-    gap = 0.0 if optimal else (max(0.0, (objective - bound) / objective) if objective > 0 else 0.0)
-    return keep, {"status": "optimal" if optimal else "feasible", "objective": objective,
-                  "bound": objective if optimal else bound, "gap": gap, "seconds": round(seconds, 3),
-                  "name": "HiGHS " + highspy.Highs().version()}
+    if keep is None:
+        die(1, solver)
+    return plan_of(summary, keep, solver)
+
+
+def front(summary, time_limit, threads):
+    """The front (a "tapelab-front 1" file's JSON): the optimum at each budget of the request's "front",
+    tightest first, each within time_limit on the request's clock, the model built once; a budget no kept
+    set fits says "infeasible", one whose search found no plan in time says so."""
+    t0, cpu0 = time.monotonic(), time.process_time()
+    solver, points, start = Solver(summary, threads), [], None
+    for L in sorted(set(summary["request"]["front"])):
+        keep, s = solver.run(L, time_limit, t0, cpu0, start)
+        if keep is None:
+            points.append({"budget": L, "status": s})
+        else:
+            start = s["_col"]
+            points.append({"budget": L, "status": s["status"], "plan": plan_of(summary, keep, s)})
+        t0, cpu0 = time.monotonic(), time.process_time()
+    return {"format": "tapelab-front 1", "tape": summary["tape"], "points": points}
 
 
 def main(argv):
@@ -229,12 +299,10 @@ def main(argv):
             summary = json.load(f)
     except (OSError, ValueError) as e:
         die(2, f"{a.summary}: {e}")
-    keep, solver = solve(summary, a.time_limit, a.threads)
-    bounds = summary["request"]["blocks"]
-    plan = {"format": "tapelab-plan 2", "tape": summary["tape"], "strategy": "exact", "family": "per-value",
-            "cuts": bounds[1:-1], "keep": keep, "solver": solver}
+    out = front(summary, a.time_limit, a.threads) if summary["request"].get("front") else \
+        solve(summary, a.time_limit, a.threads)
     with open(a.out, "w") as f:
-        json.dump(plan, f)
+        json.dump(out, f)
         f.write("\n")
 
 

@@ -1,5 +1,6 @@
 #include "planner/external.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +14,7 @@
 #include "planner/optimal.h"
 #include "planner/planfile.h"
 #include "tape/textformat.h"
+#include "util/files.h"
 #include "util/process.h"
 
 namespace tapelab {
@@ -72,7 +74,8 @@ std::vector<int32_t> blocksOf(const Tape& t, const PlanOptions& o, Plan (*strate
 
 }  // namespace
 
-std::string tapeSummaryJson(const Tape& t, const PlanOptions& o, const std::vector<int32_t>& blocks, int32_t budget) {
+std::string tapeSummaryJson(const Tape& t, const PlanOptions& o, const std::vector<int32_t>& blocks, int32_t budget,
+                            const std::vector<int32_t>& front) {
   using Json = nlohmann::ordered_json;
   const int32_t n = t.size();
   const CostModel& costs = CostModel::measured();
@@ -104,24 +107,28 @@ std::string tapeSummaryJson(const Tape& t, const PlanOptions& o, const std::vect
   j["last_use"] = last;
   j["adjoints_live"] = adjointsLive(t, last);
   j["inputs"] = t.inputNodes;
-  j["request"] = {{"segments", o.segments}, {"budget", budget}, {"blocks", blocks}, {"time_limit", o.solveSeconds}};
+  j["request"] = {{"segments", o.segments}, {"budget", budget}, {"blocks", blocks}, {"time_limit", o.solveSeconds},
+                  {"clock", o.solveClock}};
+  if (!front.empty()) j["request"]["front"] = front;
   return j.dump() + "\n";
 }
 
-Plan runStrategyCommand(const Tape& t, const PlanOptions& o, const std::string& command, const std::string& label,
-                        const std::vector<int32_t>& blocks, int32_t budget) {
-  if (command.empty()) throw std::invalid_argument("strategy cmd: give the command with --strategy-cmd \"python3 mine.py\"");
-  const std::string who = "strategy process '" + command + "'";
-  WorkDir dir;
+namespace {
+
+// Runs a strategy process (the protocol in external.h) in `dir` and returns the path of the file it
+// wrote; `guard`: seconds of wall time before it is ended as hung.
+std::string runProcessFor(const Tape& t, const PlanOptions& o, const std::string& command, const std::string& who,
+                          const WorkDir& dir, const std::vector<int32_t>& blocks, int32_t budget,
+                          const std::vector<int32_t>& front, double guard) {
   const std::string tapeFile = dir.file("tape.tape"), summary = dir.file("summary.json"), out = dir.file("plan.json");
   writeText(tapeFile, writeTape(t));
-  writeText(summary, tapeSummaryJson(t, o, blocks, budget));
+  writeText(summary, tapeSummaryJson(t, o, blocks, budget, front));
   char limit[32];
   std::snprintf(limit, sizeof limit, "%g", o.solveSeconds);
   const std::vector<std::string> argv{"/bin/sh", "-c", command + " \"$@\"", "sh", "--tape", tapeFile, "--summary", summary,
                                       "--out", out, "--segments", std::to_string(o.segments), "--budget",
                                       std::to_string(budget), "--time-limit", limit};
-  const ProcessResult r = runProcess(argv, o.solveSeconds + 10);
+  const ProcessResult r = runProcess(argv, guard);
   if (r.interrupted) throw Interrupted();
   if (r.timedOut) throw StrategyProcessError(who + ": " + r.error + " (ended; no plan)");
   if (r.status == 3) throw StrategyUnavailable(who + ": cannot run here: " + lastLine(r.output));
@@ -129,6 +136,27 @@ Plan runStrategyCommand(const Tape& t, const PlanOptions& o, const std::string& 
     throw StrategyProcessError(who + (r.status < 0 ? ": " + r.error : ": exit " + std::to_string(r.status)) + ": " +
                                lastLine(r.output));
   if (!fs::is_regular_file(out)) throw StrategyProcessError(who + ": exited 0 but wrote no plan file (--out)");
+  return out;
+}
+
+double clockFactor(const PlanOptions& o) { return o.solveClock == "cpu" ? kCpuClockGuard : 1; }
+
+std::string exactCommand(const WorkDir& dir) {
+  const std::string script = dir.file("exact.py");
+  writeText(script, kExactScript);
+  // Debian's Python, the one scripts/setup.sh installs highspy for (a virtual environment's may lack it).
+  const std::string python = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  return python + " '" + script + "'";
+}
+
+}  // namespace
+
+Plan runStrategyCommand(const Tape& t, const PlanOptions& o, const std::string& command, const std::string& label,
+                        const std::vector<int32_t>& blocks, int32_t budget) {
+  if (command.empty()) throw std::invalid_argument("strategy cmd: give the command with --strategy-cmd \"python3 mine.py\"");
+  const std::string who = "strategy process '" + command + "'";
+  WorkDir dir;
+  const std::string out = runProcessFor(t, o, command, who, dir, blocks, budget, {}, clockFactor(o) * o.solveSeconds + 10);
   try {
     Plan p = readPlanFile(out, t);
     if (p.strategy == "file") p.strategy = label;
@@ -146,11 +174,41 @@ Plan planCommand(const Tape& t, const PlanOptions& o) {
 
 Plan planExact(const Tape& t, const PlanOptions& o) {
   WorkDir dir;
-  const std::string script = dir.file("exact.py");
-  writeText(script, kExactScript);
-  // Debian's Python, the one scripts/setup.sh installs highspy for (a virtual environment's may lack it).
-  const std::string python = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
-  return runStrategyCommand(t, o, python + " '" + script + "'", "exact", blocksOf(t, o, planOptimal), defaultBudget(t, o));
+  return runStrategyCommand(t, o, exactCommand(dir), "exact", blocksOf(t, o, planOptimal), defaultBudget(t, o));
+}
+
+std::vector<ExactPoint> planExactFront(const Tape& t, const PlanOptions& o, std::vector<int32_t> budgets) {
+  std::sort(budgets.begin(), budgets.end());
+  budgets.erase(std::unique(budgets.begin(), budgets.end()), budgets.end());
+  if (budgets.empty() || budgets.front() < 1) throw std::invalid_argument("exact front: the budgets must be positive");
+  WorkDir dir;
+  const std::string command = exactCommand(dir), who = "strategy process 'exact' (front)";
+  const std::string out = runProcessFor(t, o, command, who, dir, blocksOf(t, o, planOptimal), budgets.back(), budgets,
+                                        clockFactor(o) * o.solveSeconds * double(budgets.size()) + 10);
+  try {
+    const nlohmann::json j = nlohmann::json::parse(readInputText(out, kMaxPlanBytes));
+    if (j.value("format", "") != "tapelab-front 1") throw StrategyProcessError(who + ": its front: not a tapelab-front 1 file");
+    std::vector<ExactPoint> points;
+    for (const auto& p : j.at("points")) {
+      ExactPoint e;
+      e.budget = p.at("budget").get<int32_t>();
+      e.status = p.at("status").get<std::string>();
+      if (p.contains("plan")) {
+        e.plan = parsePlanFile(p["plan"].dump(), t, who + ": budget " + std::to_string(e.budget));
+        e.hasPlan = true;
+      }
+      points.push_back(std::move(e));
+    }
+    if (points.size() != budgets.size()) throw StrategyProcessError(who + ": its front has " + std::to_string(points.size()) +
+                                                                    " points for " + std::to_string(budgets.size()) + " budgets");
+    return points;
+  } catch (const PlanFileError& e) {
+    throw StrategyProcessError(std::string(e.what()));
+  } catch (const nlohmann::json::exception& e) {
+    throw StrategyProcessError(who + ": its front: " + e.what());
+  } catch (const InputError& e) {
+    throw StrategyProcessError(who + ": its front: " + e.what());
+  }
 }
 
 }  // namespace tapelab

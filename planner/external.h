@@ -32,7 +32,9 @@ struct StrategyUnavailable : std::runtime_error {
 // op, arguments, instruction weight (planner/costs.h), the nodes its adjoint rules read, its last use,
 // the adjoints live at each reverse point (planner/liveness.h), the output; and the request:
 // segments, budget, the blocks to plan over, the time limit.
-std::string tapeSummaryJson(const Tape& tape, const PlanOptions& o, const std::vector<int32_t>& blocks, int32_t budget);
+// `front` (the exact strategy's front mode): the budgets to solve at, one after another.
+std::string tapeSummaryJson(const Tape& tape, const PlanOptions& o, const std::vector<int32_t>& blocks, int32_t budget,
+                            const std::vector<int32_t>& front = {});
 
 // Runs `command` as above and returns its plan (strategy label: the file's, else `label`).
 Plan runStrategyCommand(const Tape& tape, const PlanOptions& o, const std::string& command, const std::string& label,
@@ -46,5 +48,18 @@ Plan planCommand(const Tape& tape, const PlanOptions& o);
 // default), solved by HiGHS within o.solveSeconds; the plan says the solver's status, bound and gap.
 // StrategyUnavailable when python3 or highspy is missing.
 Plan planExact(const Tape& tape, const PlanOptions& o);
+
+// The exact strategy's Pareto front of peak_live against weighted recompute: over the same blocks, the
+// optimum at each of `budgets` (sorted, distinct), the model built once and solved tightest first (each
+// solution a start for the next), each solve within o.solveSeconds on o.solveClock. One process; its
+// hang guard is the sum of the solves' limits plus 10 s. A point no kept set fits has status "infeasible"
+// and no plan; one whose search found no plan in time says so.
+struct ExactPoint {
+  int32_t budget = 0;
+  std::string status;  // "optimal", "feasible" (stopped at the limit), "infeasible", or why there is no plan
+  bool hasPlan = false;
+  Plan plan;
+};
+std::vector<ExactPoint> planExactFront(const Tape& tape, const PlanOptions& o, std::vector<int32_t> budgets);
 
 }  // namespace tapelab

@@ -200,6 +200,11 @@ Plan planAuto(const Tape& t, const PlanOptions& o) {
   return best;
 }
 
+std::string parseSolveClock(const std::string& text, const std::string& flag) {
+  if (text != "wall" && text != "cpu") throw std::invalid_argument(flag + ": expected wall or cpu, got '" + text + "'");
+  return text;
+}
+
 int32_t registerBudget(int markets) {
   if (markets < 1 || markets > 8) throw std::invalid_argument("budget: markets per dispatch must be in 1..8");
   // papers/data/calibration-sm90-partial.log (sm_90, 2..8 markets; runs/h200-2026-11-30): all 23 kernels

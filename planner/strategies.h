@@ -22,6 +22,9 @@ struct PlanOptions {
   std::string strategyCommand{};
   // The exact strategy's time limit, and a strategy process's (which gets 10 s more to write its plan).
   double solveSeconds = 60;
+  // Its clock: "wall", or "cpu" (the solver's processor time, so that a shared machine's load does not end
+  // the search early; a process is then ended as hung only at kCpuClockGuard times the limit plus 10 s).
+  std::string solveClock = "wall";
 };
 
 // The budget strategy's default for a register kernel fusing `markets` markets (1..8): the
@@ -30,6 +33,11 @@ struct PlanOptions {
 // peak_live x markets <= 400 for 2..8 markets, and at most 212 (window 4, the largest single-
 // market peak_live calibrated, 255 registers and no spill) for one. Throws outside 1..8.
 int32_t registerBudget(int markets);
+
+// solveClock's wall-clock guard, as a multiple of the processor-time limit.
+inline constexpr double kCpuClockGuard = 60;
+// "wall" or "cpu", or std::invalid_argument naming `flag`.
+std::string parseSolveClock(const std::string& text, const std::string& flag);
 
 using Strategy = Plan (*)(const Tape&, const PlanOptions&);
 

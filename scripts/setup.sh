@@ -30,9 +30,11 @@ fi
 # From PyPI, what Debian lacks, for Debian's Python (the one the module is built for): JAX on the CPU
 # (tapelab.from_jax and the CPU peers), pinned to a release that runs on NumPy 1.x, which Debian's
 # matplotlib and SciPy are built against (a newer JAX pulls NumPy 2 and breaks them).
-# HiGHS (highspy), the MILP solver of the exact strategy (planner/exact.py), is not in Debian 12.
-pypi=("jax[cpu]==0.4.30" "numpy<2" "highspy==1.15.1")
-if ! /usr/bin/python3 -c 'import jax, numpy, highspy, sys; sys.exit(jax.__version__ != "0.4.30" or int(numpy.__version__.split(".")[0]) >= 2)' 2>/dev/null; then
+# HiGHS (highspy), the MILP solver of the exact strategy (planner/exact.py), is not in Debian 12; nor is
+# checkpoint_schedules (its Revolve, Multistage, H-Revolve and Mixed schedules run as tapelab plans:
+# python/tapelab/schedules.py).
+pypi=("jax[cpu]==0.4.30" "numpy<2" "highspy==1.15.1" "checkpoint_schedules==1.0.4")
+if ! /usr/bin/python3 -c 'import jax, numpy, highspy, checkpoint_schedules, sys; sys.exit(jax.__version__ != "0.4.30" or int(numpy.__version__.split(".")[0]) >= 2)' 2>/dev/null; then
   echo "setup: installing ${pypi[*]} from PyPI"
   $SUDO /usr/bin/python3 -m pip install -q --break-system-packages "${pypi[@]}"
 fi

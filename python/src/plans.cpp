@@ -8,6 +8,7 @@
 
 #include "planner/metrics.h"
 #include "planner/planfile.h"
+#include "planner/schedules.h"
 #include "planner/strategies.h"
 #include "python/src/bindings.h"
 #include "util/files.h"
@@ -179,6 +180,24 @@ void bindPlans(py::module_& m) {
         return handle(std::move(plan), tape, requestedIn(text), 0);
       },
       py::arg("path"), py::arg("tape"), "Reads a plan file (tapelab plan --out, Plan.write) for `tape`.");
+  m.def(
+      "_plan_from_schedule",
+      [](std::shared_ptr<const Tape> tape, const std::string& text, const std::string& file, const std::string& name) {
+        Plan plan = planFromSchedule(*tape, text, file, name);
+        const int segments = plan.segments();
+        return handle(std::move(plan), tape, segments, 0);
+      },
+      py::arg("tape"), py::arg("text"), py::arg("file"), py::arg("name"),
+      "a schedule file's text (planner/schedules.h) as a plan for `tape` (tapelab.schedules.from_schedule)");
+  m.def(
+      "_schedule_text", [](const PlanHandle& h) { return scheduleOfPlan(*h.tape, h.plan); }, py::arg("plan"),
+      "the plan as a schedule file's text (tapelab.schedules.to_schedule)");
+  m.def(
+      "_write_output",
+      [](const std::string& path, const std::string& text, const std::string& flag) {
+        writeOutputFile(path, text, {}, flag);
+      },
+      py::arg("path"), py::arg("text"), py::arg("flag"), "util/files.h writeOutputFile: the careful writer");
   m.def("strategies", [] {
     py::dict d;
     for (const StrategyEntry& s : strategies()) d[py::str(s.name)] = s.summary;

@@ -80,3 +80,40 @@ TEST(CliStrategyProcess, ExactIsOptimalOnASmallTapeAndSaysSo) {
   EXPECT_NE(p.out.find("optimal"), std::string::npos) << p.out;
   EXPECT_NE(p.out.find("gap 0,"), std::string::npos) << p.out;
 }
+
+TEST(CliStrategyProcess, ExactOnTheProcessorClockIsOptimalToo) {
+  const Proc p = sh("tapelab plan" + kTape + " --strategy exact --solve-clock cpu");
+  if (p.code == 3) GTEST_SKIP() << "exact cannot run here: " << p.err;
+  ASSERT_EQ(p.code, 0) << p.err;
+  EXPECT_NE(p.out.find("gap 0,"), std::string::npos) << p.out;
+  const Proc bad = sh("tapelab plan" + kTape + " --strategy exact --solve-clock gpu");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("--solve-clock: expected wall or cpu, got 'gpu'"), std::string::npos) << bad.err;
+}
+
+TEST(CliStrategyProcess, ExactsFrontIsTheOptimumAtEachBudget) {
+  // The front at 3 budgets over the same blocks equals three single solves, and recompute falls as the
+  // budget grows; a budget no kept set fits is "infeasible"; a front needs --strategy exact.
+  const Proc front = sh("tapelab plan" + kTape + " --strategy exact --front 16,45,60 --json");
+  if (front.code == 3) GTEST_SKIP() << "exact cannot run here: " << front.err;
+  ASSERT_EQ(front.code, 0) << front.err;
+  auto cost = [](const std::string& json, size_t from) {
+    const size_t k = json.find("\"recompute_cost\":", from);
+    return k == std::string::npos ? -1.0 : std::stod(json.substr(k + 17));
+  };
+  double previous = 1e300;
+  for (int budget : {45, 60}) {
+    const size_t at = front.out.find("\"budget\":" + std::to_string(budget));
+    ASSERT_NE(at, std::string::npos) << front.out;
+    const double c = cost(front.out, at);
+    const Proc one = sh("tapelab plan" + kTape + " --strategy exact --budget " + std::to_string(budget) + " --json");
+    ASSERT_EQ(one.code, 0) << one.err;
+    EXPECT_DOUBLE_EQ(c, cost(one.out, one.out.find("\"metrics\"")));
+    EXPECT_LE(c, previous);
+    previous = c;
+  }
+  EXPECT_NE(front.out.find("{\"budget\":16,\"status\":\"infeasible\"}"), std::string::npos) << front.out;
+  const Proc notExact = sh("tapelab plan" + kTape + " --strategy window --front 45,60");
+  EXPECT_EQ(notExact.code, 2);
+  EXPECT_NE(notExact.err.find("--front is the exact strategy's"), std::string::npos) << notExact.err;
+}
