@@ -187,6 +187,9 @@ const std::vector<Knob>& knobTable() {
          c.configText = v;
          c.configWhat = n;
        }},
+      {"TAPELAB_MAX_NODES", "--max-nodes", "the most nodes a built-in product may record, estimated from its "
+       "parameters before recording (steps x assets, points x steps, ...; docs/cli.md)", Scope::Run,
+       [](C& c, S& v, const char* n) { c.maxNodes = parseUnsigned(v, n, 1, uint64_t{1} << 40); }},
       // A dispatch: how a run is cut into dispatches and observed (KernelOptions::dispatch), never the code.
       {"TAPELAB_PATH_OFFSET", "", "index of a run's first path", Scope::Dispatch,
        [](C& c, S& v, const char* n) { c.dispatch.pathOffset = parseUnsigned(v, n); }},

@@ -13,6 +13,7 @@
 
 #include "engine/engine.h"
 #include "engine/settings.h"
+#include "tape/products/products.h"
 
 namespace tapelab {
 
@@ -57,6 +58,9 @@ struct RunConfig {
   // applies it over the engine's defaults (and a tuned winner), checking each field applies there.
   std::string configText;
   std::string configWhat = "--config";     // who gave configText, for messages
+  // --max-nodes / TAPELAB_MAX_NODES: the largest built-in product tape a front end records, checked
+  // against the product's estimate before recording (tape/products/products.h).
+  uint64_t maxNodes = static_cast<uint64_t>(products::kDefaultMaxNodes);
   DispatchOptions dispatch;                // into KernelOptions::dispatch
   // --checkpoint auto with no plan asked for: use the tuning cache's winner for the job when there is
   // one (api/tuning.h); false (--untuned, the tuner's own baseline): the engine's defaults.

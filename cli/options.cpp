@@ -196,6 +196,23 @@ RunConfig runConfigFrom(const Flags& f) {
   }
 }
 
+uint64_t maxNodesFrom(const Flags& f) {
+  try {
+    RunConfig c;
+    for (const Knob& k : knobTable()) {
+      if (std::string(k.variable) != "TAPELAB_MAX_NODES") continue;
+      if (f.registered("max-nodes")) {
+        if (auto v = f.text("max-nodes")) k.apply(c, *v, f.label("max-nodes").c_str());
+      } else if (auto v = knobValue(k.variable)) {
+        k.apply(c, *v, k.variable);
+      }
+    }
+    return c.maxNodes;
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+}
+
 // ------------------------------------------------------------ help
 
 namespace {

@@ -136,6 +136,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "calibrate_proxy: %s\n", e.what());
     return 2;
   }
+  Tape tape;  // the Asian at --steps (at most 100,000), its size checked against TAPELAB_MAX_NODES
+  try {
+    tape = products::byName("asian", {{"steps", steps}}, static_cast<double>(config.maxNodes));
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "calibrate_proxy: --steps: %s\n", e.what());
+    return 2;
+  }
   const EngineCaps caps = engineCaps(findEngine(engineName), config.engineSettings);
   config.engine = engineName;
   try {
@@ -149,7 +156,6 @@ int main(int argc, char** argv) {
     return 3;
   }
   auto engine = findEngine(engineName).make(config.engineSettings);
-  const Tape tape = products::asianCall(steps);
 
   std::vector<Job> work;
   auto add = [&](const std::string& strategy, int requested, int32_t budget, Plan plan) {

@@ -39,6 +39,7 @@
 #include "cli/options.h"
 #include "engine/config.h"
 #include "experiments/experiment_csv.h"
+#include "experiments/experiment_tape.h"
 #include "tape/products/products.h"
 #include "util/files.h"
 
@@ -132,12 +133,14 @@ int run(const cli::Flags& f) {
 
   std::vector<Case> cases;
   for (int m : assets) {
-    Case c{"basket", m, products::basketCall(m, basketSteps), {}};
+    Case c{"basket", m, experiments::experimentProduct(f, "basket", {{"assets", m}, {"steps", basketSteps}},
+                                                        "--assets, --basket-steps"), {}};
     for (int i = 1; i <= m; ++i) c.wrt.push_back("spot" + std::to_string(i));
     for (int i = 1; i <= m; ++i) c.wrt.push_back("vol" + std::to_string(i));
     cases.push_back(std::move(c));
   }
-  cases.push_back({"asian", 0, products::asianCall(asianSteps), {"spot", "strike", "vol", "rate", "maturity"}});
+  cases.push_back({"asian", 0, experiments::experimentProduct(f, "asian", {{"steps", asianSteps}}, "--asian-steps"),
+                   {"spot", "strike", "vol", "rate", "maturity"}});
 
   // Rows as they are measured: to standard output, or to --out in place (util/files.h's OutputFile:
   // never the --plan file, a directory or a block device, refused before anything runs; a failed
@@ -280,6 +283,7 @@ int main(int argc, char** argv) {
   f.value("commit", "TEXT", "the commit named in the CSV (default: git rev-parse here)");
   f.flag("quick", "CTest's smoke test: 16384 paths, assets 1,2,4,8, 24-step Asian, 3 reps, "
                   "engines cpu-jit,vulkan,opencl (flags given win)");
+  experiments::addSizeBound(f);
   cli::addRunConfigFlags(f, {"checkpoint", "ckpt-nodes", "strategy", "plan", "budget", "inner", "kernel", "wrt",
                              "no-greeks", "dump"});
   return cli::runCommandLine(app, argc, argv, [&] { return run(f); });
