@@ -211,6 +211,9 @@ const std::vector<Knob>& knobTable() {
       {"TAPELAB_DEVICE_TIMEOUT", "", "GPU engines: most seconds one device wait may take, then the run fails (exit 1) "
        "and the device is abandoned; 0 = no limit (default 600)", Scope::Engine,
        [](C& c, S& v, const char* n) { c.engineSettings.deviceTimeout = parseSeconds(v, n); }},
+      {"TAPELAB_COMPILE_TIMEOUT", "--compile-timeout", "every engine: the most seconds one kernel's compile may "
+       "take, then the run fails (exit 1); a compile past 5 s says so on stderr; 0 = no limit (default 900)",
+       Scope::Engine, [](C& c, S& v, const char* n) { c.engineSettings.compileTimeout = parseSeconds(v, n); }},
       {"TAPELAB_VULKAN_DEVICE", "", "Vulkan device: index or name substring", Scope::Engine,
        [](C& c, S& v, const char*) { c.engineSettings.vulkan.device = v; }},
       {"VK_DRIVER_FILES", "", "the Vulkan loader's drivers (part of which device is meant)", Scope::Engine, nullptr},

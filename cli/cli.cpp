@@ -296,6 +296,8 @@ std::string resultJson(const Result& r, size_t market, const KernelStats* stats)
     Json s;
     s.integer("registers", stats->registers)
         .integer("spill_bytes", stats->spillBytes)
+        .integer("scratch_bytes_per_path", stats->scratchBytesPerPath)
+        .integer("source_bytes", stats->sourceBytes)
         .number("compile_seconds", stats->compileSeconds)
         .boolean("cache_hit", stats->cacheHit);
     if (!stats->notes.empty()) s.str("notes", stats->notes);

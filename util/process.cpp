@@ -110,7 +110,7 @@ void installStopHandlers() {
   }
 }
 
-ProcessResult runProcess(const std::vector<std::string>& argv) {
+ProcessResult runProcess(const std::vector<std::string>& argv, std::chrono::steady_clock::time_point deadline) {
   ProcessResult r;
   if (interruptRequested()) {
     r.interrupted = true;
@@ -170,12 +170,13 @@ ProcessResult runProcess(const std::vector<std::string>& argv) {
       }
       r.output.append(buf, static_cast<size_t>(k));
     }
-    if (interruptRequested() && !r.interrupted) {
-      r.interrupted = true;
+    const bool late = !r.timedOut && deadline != Clock::time_point::max() && Clock::now() > deadline;
+    if ((interruptRequested() && !r.interrupted) || late) {
+      (late ? r.timedOut : r.interrupted) = true;
       ::kill(-pid, SIGTERM);
-      killAt = Clock::now() + std::chrono::seconds(2);
+      if (killAt == Clock::time_point{}) killAt = Clock::now() + std::chrono::seconds(2);
     }
-    if (r.interrupted && !killed && Clock::now() > killAt) {  // one that ignores SIGTERM
+    if ((r.interrupted || r.timedOut) && !killed && Clock::now() > killAt) {  // one that ignores SIGTERM
       ::kill(-pid, SIGKILL);
       killed = true;
     }
@@ -187,9 +188,9 @@ ProcessResult runProcess(const std::vector<std::string>& argv) {
   unregisterChild(slot);
   r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   if (!WIFEXITED(st)) r.error = "killed by signal " + std::to_string(WTERMSIG(st));
-  if (r.interrupted) {
+  if (r.interrupted || r.timedOut) {
     r.status = -1;
-    r.error = "interrupted";
+    r.error = r.interrupted ? "interrupted" : "passed its deadline";
   }
   return r;
 }
