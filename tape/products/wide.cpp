@@ -155,23 +155,25 @@ Tape hestonBasket(int assets, int steps) {
   const std::vector<std::vector<Var>> l = cholesky(rec, corr, m);
   Var dt = maturity * (1.0 / steps);
   Var sqrtDt = sqrt(dt);
-  std::vector<Var> rhoBar(m), x(m), v(m), zs(m);
+  std::vector<Var> rhoBar(m), x(m), v(m), zs(m), zv(m);
   for (int i = 0; i < m; ++i) {
     rhoBar[i] = sqrt(1.0 - a[i].rho * a[i].rho);
     x[i] = rec.constant(0.0);  // log(S_i / spot_i)
     v[i] = a[i].v0;
   }
   for (int step = 0; step < steps; ++step) {
-    const int64_t k0 = int64_t{step} * 2 * m;  // m asset draws, then m variance draws
+    // A step's draws first, together (m asset draws, then m variance draws): one run of draws a step,
+    // which revolve takes as its step (planner/nested.h stepStarts).
+    const int64_t k0 = int64_t{step} * 2 * m;
     for (int j = 0; j < m; ++j) zs[j] = rec.randn(k32(k0 + j));
+    for (int j = 0; j < m; ++j) zv[j] = rec.randn(k32(k0 + m + j));
     std::vector<Var> w(m);  // the assets' correlated drivers: L zs (l[0][0] = 1)
     for (int i = 0; i < m; ++i) {
       w[i] = i == 0 ? zs[0] : l[i][0] * zs[0];
       for (int j = 1; j <= i; ++j) w[i] = w[i] + l[i][j] * zs[j];
     }
     for (int i = 0; i < m; ++i) {
-      Var zv = rec.randn(k32(k0 + m + i));
-      Var u = a[i].rho * w[i] + rhoBar[i] * zv;  // the variance's driver, correlated rho_i with the asset's
+      Var u = a[i].rho * w[i] + rhoBar[i] * zv[i];  // the variance's driver, correlated rho_i with the asset's
       // Full-truncation Euler on log S and v (hestonCall's step).
       Var vp = max(v[i], 0.0);
       Var sd = sqrt(vp) * sqrtDt;

@@ -1,0 +1,28 @@
+#include "planner/kind_cost.h"
+
+#include "tape/op.h"
+#include "tape/tangent.h"
+
+namespace tapelab {
+
+KindCosts kindCosts(const Tape& tape, const std::vector<int>& wrt, const CostModel& model) {
+  std::vector<int> inputs = wrt;
+  if (inputs.empty())
+    for (int k = 0; k < tape.numInputs(); ++k) inputs.push_back(k);
+  const TangentSlots slots = tangentSlots(tape, inputs);
+  KindCosts c;
+  for (int32_t i = 0; i < tape.size(); ++i) {
+    const Op op = tape.op[i];
+    c.forward += model.of(op);
+    for (int k = 0; k < arity(op); ++k) {
+      if (!contributes(info(op).adjoint(k))) continue;
+      ++c.adjointTerms;
+      c.tangentTerms += static_cast<int64_t>(slots.of[static_cast<size_t>(tape.arg(i, k))].size());
+    }
+  }
+  c.adjoint = c.forward + kTermCost * static_cast<double>(c.adjointTerms);
+  c.tangent = c.forward + kTermCost * static_cast<double>(c.tangentTerms);
+  return c;
+}
+
+}  // namespace tapelab
