@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "planner/nested.h"
+#include "planner/strategies.h"
 #include "tape/products/products.h"
 #include "tests/common/reference_engines.h"
 #include "tests/common/test_util.h"
@@ -109,4 +111,35 @@ TEST(Wide, HestonBasketGreeksOfSpotsParametersAndCorrelationsMatchFiniteDifferen
     EXPECT_NEAR(greek(t, r, name), fd, 1e-4 * std::fabs(fd) + 1e-7) << name;
   }
   EXPECT_NE(greek(t, r, "corr2_3"), 0.0);
+}
+
+// STAC-A2's larger shape, 10 assets x 1,260 steps (415,123 nodes, 108 inputs): every plan kind on the
+// reference, flat and nested register plans and scratch in both layouts, the plain kernel's bits.
+TEST(Wide, TheTenAssetBasketRunsFlatNestedAndScratchPlansWithPlainBits) {
+  const Tape t = products::hestonBasket(10, 1260);
+  ASSERT_EQ(t.size(), 415123);
+  auto engine = testutil::makeReference("reference");
+  auto run = [&](KernelOptions o) { return engine->compile(t, o)->run({t.inputDefaults}, 8, 3).markets.at(0); };
+  KernelOptions plain;
+  plain.precision = Precision::F64;
+  plain.plan = plainPlan(t);
+  const MarketResult p = run(plain);
+  ASSERT_TRUE(std::isfinite(p.value));
+  PlanOptions po;
+  po.segments = 16;
+  po.innerSegments = 4;
+  for (const Plan& plan : {planWindow(t, po), planTwoLevel(t, po), planRevolve(t, po)}) {
+    KernelOptions o = plain;
+    o.kind = KernelKind::Register;
+    o.plan = plan;
+    testutil::expectSameMarket(p, run(o), "register " + plan.strategy);
+  }
+  PlanOptions scratch;  // uniform at the default segment length, max(48, sqrt(n)): 645 nodes
+  for (ScratchLayout layout : {ScratchLayout::SoA, ScratchLayout::AoS}) {
+    KernelOptions o = plain;
+    o.kind = KernelKind::Scratch;
+    o.layout = layout;
+    o.plan = planUniform(t, scratch);
+    testutil::expectSameMarket(p, run(o), std::string("scratch ") + toString(layout));
+  }
 }
