@@ -123,17 +123,16 @@ struct Measured {
   RunResult result;
 };
 
-// A wide product at --wide-size: quick (CTest), table (seconds of cpu-jit compile each), full (its defaults).
+// A wide product at --wide-size: quick (CTest), table (the paper's: 64-100 inputs, a cpu-jit compile of
+// tens of seconds for the full-wrt tangent kernel), full (the product's defaults: 43-256 inputs).
 products::ProductParams wideParams(const std::string& product, const std::string& size) {
+  using P = products::ProductParams;
   const bool quick = size == "quick", full = size == "full";
-  if (product == "bucketed") return quick ? products::ProductParams{{"steps", 24}, {"buckets", 24}} : products::ProductParams{};
+  if (product == "bucketed") return quick ? P{{"steps", 24}, {"buckets", 24}} : full ? P{} : P{{"steps", 64}, {"buckets", 64}};
   if (product == "localvol")
-    return quick  ? products::ProductParams{{"steps", 4}, {"strikes", 5}, {"times", 3}}
-           : full ? products::ProductParams{}
-                  : products::ProductParams{{"steps", 24}};
+    return quick ? P{{"steps", 4}, {"strikes", 5}, {"times", 3}} : full ? P{} : P{{"steps", 16}, {"strikes", 10}, {"times", 6}};
   if (product == "hestonbasket")
-    return quick ? products::ProductParams{{"assets", 3}, {"steps", 4}}
-                 : products::ProductParams{{"assets", 5}, {"steps", full ? 252 : 24}};
+    return quick ? P{{"assets", 3}, {"steps", 4}} : P{{"assets", full ? 5 : 4}, {"steps", full ? 252 : 16}};
   if (product == "lmm") return {{"forwards", quick ? 8 : full ? 80 : 20}};
   throw cli::UsageError("--products: unknown '" + product + "' (basket, asian, bucketed, localvol, hestonbasket, lmm)");
 }
