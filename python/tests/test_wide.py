@@ -177,3 +177,16 @@ def test_the_cli_bound_is_a_flag_and_a_variable(cli):
     assert rc == 0 and out.startswith("asian-252: 1536 nodes"), err
     rc, line = cli.error("tape", "--product", "asian", "--max-nodes", "0")
     assert rc == 2 and line.startswith("tapelab: --max-nodes: expected an integer from 1 to")
+
+
+def test_a_tangent_kernel_too_large_is_refused_before_it_is_written(cli):
+    # lmm-80 by all 161 inputs: 4.7e6 derivative terms (193 MB of C++), over the default bound.
+    rc, line = cli.error("price", "--product", "lmm", "--param", "forwards=80", "--engine", "cpu-jit", "--kernel", "tangent",
+                         "--paths", "64")
+    assert rc == 2 and line.startswith("tapelab: --kernel tangent: the tangent kernel of lmm-80 by 161 inputs carries "
+                                       "4.73e+06 derivative terms"), line
+    # Fewer inputs, or the bound raised: past the check (and stopped at once by a tiny compile limit).
+    for extra in (["--wrt", "f0,f1,vol0"], ["--max-nodes", "5000000"]):
+        rc, line = cli.error("price", "--product", "lmm", "--param", "forwards=80", "--engine", "cpu-jit", "--kernel",
+                             "tangent", "--paths", "64", "--compile-timeout", "0.001", *extra)
+        assert rc == 1 and "took longer than --compile-timeout 0.001 s" in line, line
