@@ -421,7 +421,7 @@ int compare(const Flags& f) {
       if (!r.error.empty()) {
         errors.push_back(r.engine + " " + r.kernel + " (" + marketsLabel(r.markets) + "): " + r.error);
         out.push_back({r.engine, r.kernel, "-", std::to_string(r.markets), "error", "-", "-", "-", "-", "-", "-", "-",
-                       "see below", "-", "-"});
+                       "see below", "-", "-"});  // compile s, Greeks x Mpath/s, plan
         continue;
       }
       char ms[32], mps[32], comp[32], gps[32];
@@ -434,10 +434,10 @@ int compare(const Flags& f) {
                      tangentRow ? std::string("-") : std::to_string(r.segments), std::to_string(r.markets), ms, mps,
                      num(r.result.run.markets[center].value), greekAt(r, spot), greekAt(r, vega), r.identical,
                      r.stats.registers >= 0 ? std::to_string(r.stats.registers) : "-",
-                     r.stats.spillBytes >= 0 ? std::to_string(r.stats.spillBytes) : "-", comp, r.plan, gps});
+                     r.stats.spillBytes >= 0 ? std::to_string(r.stats.spillBytes) : "-", comp, gps, r.plan});
     }
     std::printf("%s", table({"engine", "kernel", "segs", "mkts", "ms/ladder", "Mpath/s", "value", "d/d " + spotName, "d/d " + vegaName,
-                             "same bits", "regs", "spill B", "compile s", "plan", "Greeks x Mpath/s"},
+                             "same bits", "regs", "spill B", "compile s", "Greeks x Mpath/s", "plan"},
                             out)
                           .c_str());
     std::printf("value and Greeks at %s = %s; 'same bits': every value, Greek and stderr of the ladder equals the\n"
