@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -100,7 +101,8 @@ std::string firstErrorLine(const std::string& log) {
 // per cache; "" when unavailable (then every compile parses xsimd itself). The
 // .gch has a sum naming its key (util/files.h), so a truncated, corrupt or
 // foreign one is rebuilt, never handed to the compiler.
-std::string precompiledHeader(const JitToolchain& tc, const fs::path& dir, const std::string& key) {
+std::string precompiledHeader(const JitToolchain& tc, const fs::path& dir, const std::string& key,
+                              std::chrono::steady_clock::time_point deadline) {
   if (!tc.precompiledHeader || !identity(tc.compiler).gcc) return "";
   static std::mutex mu;
   std::lock_guard<std::mutex> lock(mu);
@@ -120,7 +122,7 @@ std::string precompiledHeader(const JitToolchain& tc, const fs::path& dir, const
   argv.push_back(header.string());
   argv.push_back("-o");
   argv.push_back(tmp.path());
-  if (runProcess(argv).status != 0 || !writeCacheSum(tmp.path(), pchKey) || !clearCacheSlot(gch) ||
+  if (runProcess(argv, deadline).status != 0 || !writeCacheSum(tmp.path(), pchKey) || !clearCacheSlot(gch) ||
       !clearCacheSlot(gch.string() + ".sum"))
     return "";
   // The sum first: a reader that sees the new .gch with an older sum rebuilds it.
@@ -257,15 +259,16 @@ JitLibrary loadJit(const std::vector<std::string>& parts, const std::string& hin
     return out;
   }
   for (size_t i = 0; i < parts.size(); ++i) writeAtomically(srcs[i], texts[i]);
-  const std::string pch = precompiledHeader(tc, dir, idKey);
+  // Under --compile-timeout from here (engine/compile_watch.h): the precompiled header, every part, the link.
+  const CompileWatch watch("cpu-jit", tc.subject.empty() ? "the kernel " + sanitizeHint(hint) : tc.subject, all.size(),
+                           tc.compileTimeout);
+  const std::string pch = precompiledHeader(tc, dir, idKey, watch.deadline());
   std::vector<std::string> usePch;
   if (!pch.empty()) usePch = {"-include", pch};
   // Temporary files are registered: a stopped process removes them (util/process.h).
   const TempFile tmp(lib.string() + uniqueTempSuffix());
   const TempFile tmpSum(tmp.path() + ".sum");
   auto logOf = [&](size_t i) { return fs::path(srcs[i].string().substr(0, srcs[i].string().size() - 4) + ".log"); };
-  const CompileWatch watch("cpu-jit", tc.subject.empty() ? "the kernel " + sanitizeHint(hint) : tc.subject, all.size(),
-                           tc.compileTimeout);
   std::string failure;
   if (parts.size() == 1) {
     std::vector<std::string> args = usePch;
