@@ -147,7 +147,7 @@ def hestonbasket(m, steps):
             w = zt[:, :m] @ chol.T
             u = rho * w + rhobar * zt[:, m:]
             vp = jnp.where(v > 0.0, v, 0.0)  # full truncation; where, not maximum (see test_wide.py)
-            sd = jnp.sqrt(vp) * sq
+            sd = jnp.sqrt(jnp.where(v >= 1e-30, v, 1e-30)) * sq  # the tape's floor under the square root
             x = x + (p["rate"] - 0.5 * vp) * dt + sd * w
             v = v + kappa * (theta - vp) * dt + xi * sd * u
             return (x, v), None

@@ -2,7 +2,7 @@
 # STAC-A2-shaped Greeks on the lent GPU (issue 48): the multi-asset Heston basket (tape/products/wide.cpp),
 # all 43 Greeks of the 5-asset 252-step problem in one adjoint pass against JAX's value_and_grad and against
 # tapelab's own tangent kernel at full --wrt, in the same call; then the 10-asset 1,260-step problem
-# (415,123 nodes, 108 Greeks) end to end with checkpointed kernels, the scratch layouts and segment lengths.
+# (440,323 nodes, 108 Greeks) end to end with checkpointed kernels, the scratch layouts and segment lengths.
 # Targets (issue 48): 5 x 252 >= 10x JAX and >= 20x the tangent kernel; 10 x 1,260 runs with a checkpointed
 # kernel whose plain kernel does not fit.
 #   here:   ./scripts/gpu-fetch-runtime.sh (once); cmake --build --preset ci; ./scripts/gpu-pack.sh build/ci;

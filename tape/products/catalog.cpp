@@ -101,7 +101,7 @@ std::vector<ProductInfo> widerProducts() {
        [](const ProductParams& p) { return hestonBasket(i(p, "assets"), i(p, "steps")); },
        [](const ProductParams& p) {
          const double m = d(p, "assets");
-         return (2 * m * m * m + 6 * m * m + 82 * m + 78) / 6 + d(p, "steps") * (m * m + 23 * m - 1);
+         return (2 * m * m * m + 6 * m * m + 82 * m + 78) / 6 + d(p, "steps") * (m * m + 25 * m - 1);
        }},
   };
 }

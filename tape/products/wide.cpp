@@ -130,6 +130,9 @@ std::vector<std::vector<Var>> cholesky(Recorder& rec, const std::vector<std::vec
 
 }  // namespace
 
+// The least variance the Heston basket takes a square root of (see its step below); representable in fp32.
+constexpr double kVarianceFloor = 1e-30;
+
 Tape hestonBasket(int assets, int steps) {
   if (assets < 1) throw std::invalid_argument("assets must be at least 1");
   if (steps < 1) throw std::invalid_argument("steps must be at least 1");
@@ -174,9 +177,11 @@ Tape hestonBasket(int assets, int steps) {
     }
     for (int i = 0; i < m; ++i) {
       Var u = a[i].rho * w[i] + rhoBar[i] * zv[i];  // the variance's driver, correlated rho_i with the asset's
-      // Full-truncation Euler on log S and v (hestonCall's step).
+      // Full-truncation Euler on log S and v (hestonCall's step), but for the diffusion's square root,
+      // taken of max(v, 1e-30): sqrt(0)'s infinite derivative times a truncated v's zero tangent is NaN
+      // in a tangent kernel (the adjoint sends it to the constant); 1e-15 for 0 moves nothing.
       Var vp = max(v[i], 0.0);
-      Var sd = sqrt(vp) * sqrtDt;
+      Var sd = sqrt(max(v[i], kVarianceFloor)) * sqrtDt;
       Var x1 = x[i] + (rate - 0.5 * vp) * dt;
       x[i] = x1 + sd * w[i];
       Var v1 = v[i] + a[i].kappa * (a[i].theta - vp) * dt;
