@@ -340,7 +340,8 @@ int run(const cli::Flags& f) {
           for (const std::string& name : c.wrt) {
             const int k = c.tape.inputIndex(name);
             const double scale = std::max(p.greeksStderr[k], 1e-300);
-            worst = std::max(worst, std::fabs(x.greeks[k] - p.greeks[k]) / scale);
+            const double d = std::fabs(x.greeks[k] - p.greeks[k]) / scale;
+            worst = std::isnan(d) || std::isnan(worst) ? std::nan("") : std::max(worst, d);  // a NaN Greek shows
           }
           dev = g17(worst);
         }
