@@ -215,6 +215,20 @@ Timed timeKernel(const EngineEntry& entry, const EngineCaps& caps, const RunConf
   return t;
 }
 
+// Whether the value's bits equal the plain kernel's ("yes", "NO"; "-" when either did not run), and the
+// largest difference of a differentiated Greek from plain's in its standard errors (a NaN Greek shows).
+std::pair<std::string, std::string> againstPlain(const Case& c, const Measured& m, const Measured& plain) {
+  if (!m.ran || !plain.ran) return {"-", "-"};
+  const MarketResult &x = m.result.markets.at(0), &p = plain.result.markets.at(0);
+  double worst = 0;
+  for (const std::string& name : c.wrt) {
+    const int k = c.tape.inputIndex(name);
+    const double d = std::fabs(x.greeks[k] - p.greeks[k]) / std::max(p.greeksStderr[k], 1e-300);
+    worst = std::isnan(d) || std::isnan(worst) ? std::nan("") : std::max(worst, d);
+  }
+  return {std::memcmp(&x.value, &p.value, sizeof x.value) == 0 ? "yes" : "NO", g17(worst)};
+}
+
 // Whether `kind` is one the engine compiles.
 bool engineHas(const EngineCaps& caps, KernelKind kind) {
   return std::find(caps.kinds.begin(), caps.kinds.end(), kind) != caps.kinds.end();
@@ -225,6 +239,18 @@ struct Point {
   double tangent = 0, adjoint = 0, predicted = 0;
 };
 using Speeds = std::map<std::pair<std::string, std::string>, std::map<int, Point>>;
+
+// The basket's points are its assets; a wide product's are its --wrt subsets, whose adjoint is the whole set's.
+void record(Speeds& speeds, const std::string& engine, const Case& c, double tangentSpeed, double bestAdjoint) {
+  const std::string key = c.product == "basket" || c.product == "asian" ? "basket+asian" : c.product;
+  Point& p = speeds[{engine, key}][c.assets ? 2 * c.assets : static_cast<int>(c.wrt.size())];
+  p.tangent = tangentSpeed;
+  p.predicted = c.predicted.tangentOverAdjoint();
+  if (bestAdjoint <= 0) return;
+  p.adjoint = bestAdjoint;
+  if (key != "basket+asian")
+    for (auto& [k, q] : speeds[{engine, key}]) q.adjoint = bestAdjoint;
+}
 
 // The fewest inputs from which `better(point)` holds at every larger count measured; -1 when never.
 template <class F>
@@ -332,19 +358,7 @@ int run(const cli::Flags& f) {
         }
         const Measured& m = t.m;
         if (kind == "plain") plain = m;
-        std::string equal = "-", dev = "-";
-        if (m.ran && plain.ran) {
-          const MarketResult &x = m.result.markets.at(0), &p = plain.result.markets.at(0);
-          equal = std::memcmp(&x.value, &p.value, sizeof x.value) == 0 ? "yes" : "NO";
-          double worst = 0;
-          for (const std::string& name : c.wrt) {
-            const int k = c.tape.inputIndex(name);
-            const double scale = std::max(p.greeksStderr[k], 1e-300);
-            const double d = std::fabs(x.greeks[k] - p.greeks[k]) / scale;
-            worst = std::isnan(d) || std::isnan(worst) ? std::nan("") : std::max(worst, d);  // a NaN Greek shows
-          }
-          dev = g17(worst);
-        }
+        const auto [equal, dev] = againstPlain(c, m, plain);
         if (m.ran && kind == "tangent") tangentSpeed = m.mpaths;
         if (m.ran && kind != "tangent") bestAdjoint = std::max(bestAdjoint, m.mpaths);
         const int greeks = kind == "tangent" ? inputs : c.tape.numInputs();
@@ -364,16 +378,7 @@ int run(const cli::Flags& f) {
           return 1;
         }
       }
-      // The basket's points are its assets; a wide product's are its --wrt subsets, whose adjoint is the whole set's.
-      const std::string key = c.product == "basket" || c.product == "asian" ? "basket+asian" : c.product;
-      Point& p = speeds[{engine, key}][c.assets ? 2 * c.assets : inputs];
-      p.tangent = tangentSpeed;
-      p.predicted = c.predicted.tangentOverAdjoint();
-      if (bestAdjoint > 0) {
-        p.adjoint = bestAdjoint;
-        if (!c.adjoints || key != "basket+asian")
-          for (auto& [k, q] : speeds[{engine, key}]) q.adjoint = bestAdjoint;
-      }
+      record(speeds, engine, c, tangentSpeed, bestAdjoint);
     }
   }
   reportCrossovers(speeds);
