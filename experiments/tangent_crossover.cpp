@@ -11,6 +11,7 @@
 //   tangent_crossover [--engines cpu-jit,vulkan,opencl] [--paths N] [--assets 1,2,4,...]
 //                     [--basket-steps N] [--asian-steps N] [--kinds plain,tangent,register,scratch]
 //                     [--products basket,asian,bucketed,localvol,hestonbasket,lmm] [--wide-size quick|table|full]
+//                     [--wrt-counts K,...]
 //                     [--reps N] [--out FILE.csv] [--commit TEXT] [--quick]
 //
 // One CSV row per (engine, product, kind) as soon as it is measured (stdout, or
@@ -137,16 +138,24 @@ products::ProductParams wideParams(const std::string& product, const std::string
   throw cli::UsageError("--products: unknown '" + product + "' (basket, asian, bucketed, localvol, hestonbasket, lmm)");
 }
 
-// Input counts a wide product's tangent kernel is timed at: 1, 2, 4, ... and all of them.
-std::vector<int> wrtCounts(int inputs) {
+// Input counts a wide product's tangent kernel is timed at: --wrt-counts (those below its inputs), else
+// 1, 2, 4, ...; and all of them, last.
+std::vector<int> wrtCounts(int inputs, const std::vector<int>& asked) {
   std::vector<int> out;
-  for (int k = 1; k < inputs; k *= 2) out.push_back(k);
+  if (asked.empty())
+    for (int k = 1; k < inputs; k *= 2) out.push_back(k);
+  for (int k : asked)
+    if (k < inputs) out.push_back(k);
   out.push_back(inputs);
   return out;
 }
 
 std::vector<Case> makeCases(const cli::Flags& f, const std::vector<std::string>& productList, const std::vector<int>& assets,
                             int basketSteps, int asianSteps, const std::string& wideSize) {
+  std::vector<int> asked;
+  if (auto v = f.text("wrt-counts"))
+    for (const std::string& k : split(*v)) asked.push_back(positive(k, "--wrt-counts"));
+  std::sort(asked.begin(), asked.end());
   std::vector<Case> cases;
   auto predicted = [](const Tape& t, const std::vector<std::string>& names) {
     std::vector<int> wrt;
@@ -171,7 +180,7 @@ std::vector<Case> makeCases(const cli::Flags& f, const std::vector<std::string>&
       cases.push_back(std::move(c));
     } else {
       const Tape t = experiments::experimentProduct(f, product, wideParams(product, wideSize), "--products, --wide-size");
-      const std::vector<int> counts = wrtCounts(t.numInputs());
+      const std::vector<int> counts = wrtCounts(t.numInputs(), asked);
       for (int k : counts) {  // the whole set last: its row times the adjoint kernels too
         Case c{product, 0, t, {}, true, {}};
         c.wrt.assign(t.inputNames.begin(), t.inputNames.begin() + k);
@@ -402,6 +411,7 @@ int main(int argc, char** argv) {
   f.value("kinds", "K,...", "plain, tangent, register, scratch (those the engine has)", "plain,tangent,register,scratch");
   f.value("products", "P,...", "basket, asian and the wide products bucketed, localvol, hestonbasket, lmm", "basket,asian");
   f.value("wide-size", "quick|table|full", "the wide products' sizes (quick: CTest; full: their defaults)", "table");
+  f.value("wrt-counts", "K,...", "a wide product's --wrt subsets (the first K inputs; default 1, 2, 4, ...; all of them always)");
   f.value("reps", "N", "timed calls; the median is reported", "3");
   f.value("out", "FILE.csv", "write the rows there instead of stdout");
   f.value("commit", "TEXT", "the commit named in the CSV (default: git rev-parse here)");

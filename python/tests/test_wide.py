@@ -190,3 +190,18 @@ def test_a_tangent_kernel_too_large_is_refused_before_it_is_written(cli):
         rc, line = cli.error("price", "--product", "lmm", "--param", "forwards=80", "--engine", "cpu-jit", "--kernel",
                              "tangent", "--paths", "64", "--compile-timeout", "0.001", *extra)
         assert rc == 1 and "took longer than --compile-timeout 0.001 s" in line, line
+
+
+def test_compare_reports_greeks_times_paths_per_second(cli):
+    js = cli.json("compare", "--product", "bucketed", "--steps", "8", "--param", "buckets=8", "--engines", "reference",
+                  "--kernels", "register", "--paths", "64", "--ladders", "1", "--points", "2", "--markets", "2")
+    for r in js["rows"]:
+        assert r["greeks_per_path"] == 12  # spot, strike, 8 buckets, rate, maturity
+        assert r["mgreek_paths_per_second"] == pytest.approx(12 * r["mpaths_per_second"], rel=1e-12)
+        stats = r["result"]["kernel_stats"]
+        assert set(stats) >= {"source_bytes", "scratch_bytes_per_path"}
+    rc, out, err = cli("compare", "--product", "bucketed", "--steps", "8", "--param", "buckets=8", "--engines", "reference",
+                       "--paths", "64", "--ladders", "1", "--points", "2", "--no-greeks")
+    assert rc == 0, err
+    head = next(l for l in out.splitlines() if l.startswith("engine"))
+    assert "Greeks x Mpath/s" in head and head.rstrip().endswith("plan")
