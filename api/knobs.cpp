@@ -205,6 +205,9 @@ const std::vector<Knob>& knobTable() {
          c.configText = v;
          c.configWhat = n;
        }},
+      {"TAPELAB_MAX_NODES", "--max-nodes", "the most nodes a built-in product may record, estimated from its "
+       "parameters before recording (steps x assets, points x steps, ...; docs/cli.md)", Scope::Run,
+       [](C& c, S& v, const char* n) { c.maxNodes = parseUnsigned(v, n, 1, uint64_t{1} << 40); }},
       // A dispatch: how a run is cut into dispatches and observed (KernelOptions::dispatch), never the code.
       {"TAPELAB_PATH_OFFSET", "", "index of a run's first path", Scope::Dispatch,
        [](C& c, S& v, const char* n) { c.dispatch.pathOffset = parseUnsigned(v, n); }},
@@ -226,6 +229,9 @@ const std::vector<Knob>& knobTable() {
       {"TAPELAB_DEVICE_TIMEOUT", "", "GPU engines: most seconds one device wait may take, then the run fails (exit 1) "
        "and the device is abandoned; 0 = no limit (default 600)", Scope::Engine,
        [](C& c, S& v, const char* n) { c.engineSettings.deviceTimeout = parseSeconds(v, n); }},
+      {"TAPELAB_COMPILE_TIMEOUT", "--compile-timeout", "every engine: the most seconds one kernel's compile may "
+       "take, then the run fails (exit 1); a compile past 5 s says so on stderr; 0 = no limit (default 900)",
+       Scope::Engine, [](C& c, S& v, const char* n) { c.engineSettings.compileTimeout = parseSeconds(v, n); }},
       {"TAPELAB_VULKAN_DEVICE", "", "Vulkan device: index or name substring", Scope::Engine,
        [](C& c, S& v, const char*) { c.engineSettings.vulkan.device = v; }},
       {"VK_DRIVER_FILES", "", "the Vulkan loader's drivers (part of which device is meant)", Scope::Engine, nullptr},

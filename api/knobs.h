@@ -14,6 +14,7 @@
 
 #include "engine/engine.h"
 #include "engine/settings.h"
+#include "tape/products/products.h"
 
 namespace tapelab {
 
@@ -61,6 +62,9 @@ struct RunConfig {
   // applies it over the engine's defaults (and a tuned winner), checking each field applies there.
   std::string configText;
   std::string configWhat = "--config";     // who gave configText, for messages
+  // --max-nodes / TAPELAB_MAX_NODES: the largest built-in product tape a front end records, checked
+  // against the product's estimate before recording (tape/products/products.h).
+  uint64_t maxNodes = static_cast<uint64_t>(products::kDefaultMaxNodes);
   DispatchOptions dispatch;                // into KernelOptions::dispatch
   // Launches short enough on the device at hand that Ctrl-C stops a run within ~50 ms
   // (DispatchOptions::launchPaths, unless set): the Python module's runs, whose caller waits for them.

@@ -1,6 +1,7 @@
 #include "api/montecarlo.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <stdexcept>
 
 #include "api/ranks.h"
@@ -10,6 +11,7 @@
 #include "planner/loops.h"
 #include "planner/planfile.h"
 #include "planner/strategies.h"
+#include "tape/tangent.h"
 #include "tape/textformat.h"
 
 namespace tapelab {
@@ -84,6 +86,20 @@ KernelOptions tangentKernel(const Tape& tape, const RunConfig& c, const EngineCa
     o.wrt.push_back(k);
   }
   std::sort(o.wrt.begin(), o.wrt.end());
+  // Its size before it is written (issue 49): a term per differentiated input a node's argument depends on,
+  // bounded like a tape's nodes (--max-nodes). lmm-80 at every input: 5.5e6 terms, 193 MB of C++.
+  std::vector<int> inputs = o.wrt;
+  if (inputs.empty())
+    for (int k = 0; k < tape.numInputs(); ++k) inputs.push_back(k);
+  if (const int64_t terms = tangentTermCount(tape, inputs); static_cast<uint64_t>(terms) > c.maxNodes) {
+    char what[96];
+    std::snprintf(what, sizeof what, "%.3g derivative terms", static_cast<double>(terms));
+    throw std::invalid_argument(
+        "--kernel tangent: the tangent kernel of " + (tape.name.empty() ? std::string("this tape") : tape.name) + " by " +
+        std::to_string(inputs.size()) + " inputs carries " + what + " (a node's by each input it depends on), over the " +
+        "bound of " + std::to_string(c.maxNodes) + " (--max-nodes, TAPELAB_MAX_NODES): differentiate fewer (--wrt), " +
+        "or let an adjoint kernel give every Greek in one reverse sweep");
+  }
   return o;
 }
 

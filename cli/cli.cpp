@@ -188,8 +188,9 @@ void addTapeFlags(Flags& f, TapeSource source, const std::string& defaultProduct
   CLI::Option* product = f.value("product", "NAME", names, defaultProduct);
   if (source == TapeSource::Product) product->required();
   f.value("steps", "N", "time steps (default: the product's)");
-  f.value("assets", "M", "assets (basket: 5, worstof: 20)");
+  f.value("assets", "M", "assets (basket: 5, worstof: 20, hestonbasket: 5)");
   f.repeatable("param", "NAME=VALUE", "a product's structural parameter (tapelab tape --product NAME --summary lists them)");
+  f.knob("max-nodes", "N", std::to_string(RunConfig{}.maxNodes));
 }
 
 namespace {
@@ -204,7 +205,8 @@ products::ProductParams productParamsFrom(const Flags& f, const std::string& pro
   if (f.given("assets")) {
     const int assets = f.integer("assets");
     if (assets < 1 || assets > 1000) throw UsageError("--assets: expected 1..1000, got " + std::to_string(assets));
-    if (product != "basket" && product != "worstof") throw UsageError("--assets applies to --product basket or worstof only");
+    if (product != "basket" && product != "worstof" && product != "hestonbasket")
+      throw UsageError("--assets applies to --product basket, worstof or hestonbasket only");
     params["assets"] = assets;
   }
   if (f.registered("param"))
@@ -229,8 +231,9 @@ Tape tapeFrom(const Flags& f) {
   const auto product = f.textOrDefault("product");
   if (!product) throw UsageError(f.registered("product") ? "give a tape file or --product NAME" : "give a tape file (FILE.tape)");
   const products::ProductParams params = productParamsFrom(f, *product);
+  const double maxNodes = static_cast<double>(maxNodesFrom(f));
   try {
-    return products::byName(*product, params);
+    return products::byName(*product, params, maxNodes);
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("--product: ") + e.what());
   }
@@ -324,6 +327,8 @@ std::string resultJson(const Result& r, size_t market, const KernelStats* stats)
     Json s;
     s.integer("registers", stats->registers)
         .integer("spill_bytes", stats->spillBytes)
+        .integer("scratch_bytes_per_path", stats->scratchBytesPerPath)
+        .integer("source_bytes", stats->sourceBytes)
         .number("compile_seconds", stats->compileSeconds)
         .boolean("cache_hit", stats->cacheHit);
     if (!stats->notes.empty()) s.str("notes", stats->notes);

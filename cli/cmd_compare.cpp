@@ -382,6 +382,13 @@ int compare(const Flags& f) {
   const double callsPaths = static_cast<double>(paths) * ladderPoints;
   // Mpath/s of a row: market-paths of one ladder (points x paths) over its median time.
   const auto mpathPerSecond = [&](const Row& r) { return callsPaths / (r.medianMs * 1e3); };
+  // Greeks a path of the row computes (a tangent kernel's --wrt, else every input; none without Greeks):
+  // "many Greeks per second" is Greeks x Mpath/s (issue 48).
+  const auto greeksPerPath = [&](const Row& r) -> int {
+    if (!r.result.kernel.greeks) return 0;
+    const bool subset = r.result.kernel.kind == KernelKind::Tangent && !r.result.kernel.wrt.empty();
+    return subset ? static_cast<int>(r.result.kernel.wrt.size()) : tape.numInputs();
+  };
   if (f.given("json")) {
     std::vector<std::string> items;
     for (const Row& r : rows) {
@@ -397,6 +404,8 @@ int compare(const Flags& f) {
           .integer("markets", r.markets)
           .number("ms_per_ladder", r.medianMs).field("ms_ladders", jsonArray(ms))
           .number("mpaths_per_second", mpathPerSecond(r))
+          .integer("greeks_per_path", greeksPerPath(r))
+          .number("mgreek_paths_per_second", greeksPerPath(r) * mpathPerSecond(r))
           .str("identical_to_plain", r.identical)
           .field("result", resultJson(r.result, center, &r.stats));
       if (peerPath) {
@@ -442,27 +451,29 @@ int compare(const Flags& f) {
       if (!r.error.empty()) {
         errors.push_back(r.engine + " " + r.kernel + " (" + marketsLabel(r.markets) + "): " + r.error);
         out.push_back({r.engine, r.kernel, "-", std::to_string(r.markets), "error", "-", "-", "-", "-", "-", "-", "-",
-                       "see below", "-"});
+                       "see below", "-", "-"});  // compile s, Greeks x Mpath/s, plan
         continue;
       }
-      char ms[32], mps[32], comp[32];
+      char ms[32], mps[32], comp[32], gps[32];
       std::snprintf(ms, sizeof ms, "%.2f", r.medianMs);
       std::snprintf(mps, sizeof mps, "%.2f", mpathPerSecond(r));
+      std::snprintf(gps, sizeof gps, "%.4g", greeksPerPath(r) * mpathPerSecond(r));
       std::snprintf(comp, sizeof comp, "%.2f%s", r.stats.compileSeconds, r.stats.cacheHit ? " (cached)" : "");
       const bool tangentRow = r.result.kernel.kind == KernelKind::Tangent;
       out.push_back({r.engine + " " + toString(r.result.kernel.precision), r.kernel,
                      tangentRow ? std::string("-") : std::to_string(r.segments), std::to_string(r.markets), ms, mps,
                      num(r.result.run.markets[center].value), greekAt(r, spot), greekAt(r, vega), r.identical,
                      r.stats.registers >= 0 ? std::to_string(r.stats.registers) : "-",
-                     r.stats.spillBytes >= 0 ? std::to_string(r.stats.spillBytes) : "-", comp, r.plan});
+                     r.stats.spillBytes >= 0 ? std::to_string(r.stats.spillBytes) : "-", comp, gps, r.plan});
     }
     std::printf("%s", table({"engine", "kernel", "segs", "mkts", "ms/ladder", "Mpath/s", "value", "d/d " + spotName, "d/d " + vegaName,
-                             "same bits", "regs", "spill B", "compile s", "plan"},
+                             "same bits", "regs", "spill B", "compile s", "Greeks x Mpath/s", "plan"},
                             out)
                           .c_str());
     std::printf("value and Greeks at %s = %s; 'same bits': every value, Greek and stderr of the ladder equals the\n"
                 "engine's plain single-market kernel bit for bit ('value': the tangent kernel's values and their\n"
-                "stderrs do; its Greeks are forward-mode sums, equal within rounding; it has no plan: segs '-').\n",
+                "stderrs do; its Greeks are forward-mode sums, equal within rounding; it has no plan: segs '-').\n"
+                "'Greeks x Mpath/s': the Greeks a path computes (every input; a tangent kernel's --wrt) times Mpath/s.\n",
                 spotName.c_str(), num(ladder[center][spot]).c_str());
     for (const EngineConfig& e : engineConfigs)
       std::printf("config %s: %s%s\n", e.engine.c_str(), e.config.c_str(),

@@ -9,6 +9,7 @@
 #include <new>
 
 #include "api/ranks.h"
+#include "engine/compile_watch.h"
 #include "engine/engine.h"
 #include "tape/textformat.h"
 #include "util/text.h"
@@ -196,6 +197,7 @@ void addRunConfigFlags(Flags& f, const std::vector<std::string>& skip) {
   if (wanted("no-greeks")) f.flag("no-greeks", "value only: no reverse sweep");
   if (wanted("dump")) f.knob("dump", "DIR");
   if (wanted("config")) f.knob("config", "NAME=VALUE,...", "", "the engine's defaults otherwise");
+  if (wanted("compile-timeout")) f.knob("compile-timeout", "SECONDS", "900");
   if (wanted("untuned"))
     f.flag("untuned", "the engine's defaults even where the tuning cache holds a winner for this job (tapelab tune)");
 }
@@ -203,8 +205,8 @@ void addRunConfigFlags(Flags& f, const std::vector<std::string>& skip) {
 RunConfig runConfigFrom(const Flags& f) {
   try {
     RunConfig c = RunConfig::fromEnvironmentWithoutRunKnobs();
-    for (const Knob& k : knobTable()) {
-      if (k.scope != Knob::Scope::Run || !k.apply || !*k.flag) continue;
+    for (const Knob& k : knobTable()) {  // every knob with a flag (a Run knob, or an engine's: --compile-timeout)
+      if (!k.apply || !*k.flag) continue;
       const std::string name = std::string(k.flag).substr(2);
       if (auto v = f.textOrDefault(name)) k.apply(c, *v, f.label(name).c_str());
     }
@@ -218,6 +220,23 @@ RunConfig runConfigFrom(const Flags& f) {
       return false;
     });
     return c;
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+}
+
+uint64_t maxNodesFrom(const Flags& f) {
+  try {
+    RunConfig c;
+    for (const Knob& k : knobTable()) {
+      if (std::string(k.variable) != "TAPELAB_MAX_NODES") continue;
+      if (f.registered("max-nodes")) {
+        if (auto v = f.text("max-nodes")) k.apply(c, *v, f.label("max-nodes").c_str());
+      } else if (auto v = knobValue(k.variable)) {
+        k.apply(c, *v, k.variable);
+      }
+    }
+    return c.maxNodes;
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
@@ -335,7 +354,7 @@ std::string parseErrorLine(const CLI::ParseError& e, const CLI::App& top) {
 // could wait for it: the process leaves without them (and, under mpirun, without MPI_Finalize:
 // the other ranks have agreed on the exit code already).
 void leaveAfterDeviceTimeout(int code) {
-  if (!deviceTimedOutInProcess()) return;
+  if (!deviceTimedOutInProcess() && !compileAbandonedInProcess()) return;
   std::fflush(nullptr);
   std::_Exit(code);
 }

@@ -85,6 +85,10 @@ void addRunConfigFlags(Flags& f, const std::vector<std::string>& skip = {});
 // flag `f` has (flag, variable or default, parsed by the table), then the precision flags.
 RunConfig runConfigFrom(const Flags& f);
 
+// --max-nodes where `f` has the flag (flag, else TAPELAB_MAX_NODES), else the variable, else the
+// default: the largest built-in product a front end records (tape/products/products.h byName).
+uint64_t maxNodesFrom(const Flags& f);
+
 // tapelab's help layout on `app` and the Apps added to it later: the usage line, the
 // description, one line per flag with its metavar, default and variable, then the footer.
 void useTapelabHelp(CLI::App& app);

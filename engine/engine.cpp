@@ -79,6 +79,11 @@ void markUncomputedGreeks(RunResult& result, const KernelOptions& options, int n
       if (!computed[k]) m.greeks[k] = m.greeksStderr[k] = nan;
 }
 
+std::string kernelSubject(const Tape& tape, const KernelOptions& options) {
+  return std::string("the ") + toString(options.kind) + " kernel of " + (tape.name.empty() ? "a tape" : tape.name) +
+         (options.markets > 1 ? ", " + std::to_string(options.markets) + " markets" : "");
+}
+
 namespace {
 std::atomic<bool> deviceTimedOut{false};
 }  // namespace

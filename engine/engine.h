@@ -91,6 +91,8 @@ struct KernelStats {
   int64_t spillBytes = -1;    // local memory / scratch / spill bytes per thread (a stack frame counts)
   int64_t spillStoreBytes = -1;  // of which register spills, where the compiler says (ptxas: spill stores)
   int64_t scratchBytes = -1;  // scratch-buffer bytes the kernel allocates (scratch kind)
+  int64_t scratchBytesPerPath = -1;  // scratch kind: of those, the bytes one path in flight holds (its slots)
+  int64_t sourceBytes = -1;   // the generated source the compiler read (every part), -1 where not reported
   int64_t instructions = -1;  // static instruction count of the kernel's code (cuda: PTX of tapelab_kernel), -1 where
                               // the compiler does not say; a loop's body counts once
   double compileSeconds = 0;
@@ -213,6 +215,9 @@ struct DeviceTimeout : std::runtime_error {
 // finish, so a front end leaves without the drivers' exit handlers, which could wait for it.
 bool deviceTimedOutInProcess();
 void markDeviceTimedOutInProcess();
+
+// "the register kernel of asian-252" (", 7 markets" when several): a kernel in messages (compile_watch.h).
+std::string kernelSubject(const Tape& tape, const KernelOptions& options);
 
 // Helpers shared by engines: turn per-block sums into a MarketResult.
 // sums: value, then each input's adjoint; sumSquares likewise. A sum that is not finite (a path's

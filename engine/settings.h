@@ -20,6 +20,10 @@ struct EngineSettings {
   // 0 = no limit (the drivers' own blocking waits). 600 s: a long submit on a CPU-served device
   // (lavapipe, PoCL) of a long tape takes minutes, a real GPU's dispatches milliseconds.
   double deviceTimeout = 600;
+  // Every engine: the most seconds one kernel's compile may take (a compiler process is ended, an
+  // in-process compiler left behind: engine/compile_watch.h); 0 = no limit. 900 s: a cold OpenCL
+  // build on the H200 took 228 s, a cold 7-market revolve kernel through NVRTC over 240 s.
+  double compileTimeout = 900;
 
   struct CpuJit {
     std::string compiler = "c++";  // run at compile time (PATH lookup)

@@ -109,6 +109,9 @@ int main(int argc, char** argv) {
   app.add_option("--plan", planFile, "also a plan file (tapelab plan --out) as one more strategy");
   app.add_option("--jobs", jobs, "kernels compiled at once")->check(CLI::Range(1, 256));
   app.add_option("--out", out, "CSV file");
+  uint64_t maxNodes = 0;
+  app.add_option("--max-nodes", maxNodes, "the most nodes the Asian may record (default: TAPELAB_MAX_NODES, else 2000000)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
   app.add_flag("--quick", quick, "a few small kernels (CI smoke test)");
   try {
     app.parse(argc, argv);
@@ -144,6 +147,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "calibrate_proxy: %s\n", e.what());
     return 2;
   }
+  Tape tape;  // the Asian at --steps (at most 100,000), its size checked against TAPELAB_MAX_NODES
+  try {
+    tape = products::byName("asian", {{"steps", steps}}, static_cast<double>(maxNodes ? maxNodes : config.maxNodes));
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "calibrate_proxy: --steps: %s\n", e.what());
+    return 2;
+  }
   const EngineCaps caps = engineCaps(findEngine(engineName), config.engineSettings);
   config.engine = engineName;
   try {
@@ -157,7 +167,6 @@ int main(int argc, char** argv) {
     return 3;
   }
   auto engine = findEngine(engineName).make(config.engineSettings);
-  const Tape tape = products::asianCall(steps);
 
   std::vector<Job> work;
   auto add = [&](const std::string& strategy, int requested, int32_t budget, Plan plan) {

@@ -314,6 +314,7 @@ int main(int argc, char** argv) {
   f.flag("quick", "CTest's smoke test: 24 steps, 4000 paths, markets 1,2, greeks on, 4 segments, 1 ladder "
                   "(flags given win)");
   f.knob("dump", "DIR");
+  f.knob("compile-timeout", "SECONDS", "900");
   f.knob("config", "NAME=VALUE,...", "", "over the engine's defaults (tapelab config --list), every kernel alike");
   return cli::runCommandLine(app, argc, argv, [&] { return run(f); });
 }

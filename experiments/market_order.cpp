@@ -91,6 +91,9 @@ int main(int argc, char** argv) {
   app.add_flag("--ptx", ptx, "also count PTX instructions (one more NVRTC front-end pass per kernel; cuda)");
   app.add_option("--jobs", jobs, "kernels compiled at once")->check(CLI::Range(1, 64))->capture_default_str();
   app.add_option("--out", out, "CSV file (default: standard output)");
+  uint64_t maxNodes = 0;
+  app.add_option("--max-nodes", maxNodes, "the most nodes the Asian may record (default: TAPELAB_MAX_NODES, else 2000000)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
   app.add_flag("--quick", quick, "24 steps, 4 segments, 1 and 2 markets, register (a smoke test)");
   try {  // one line, exit 2 (docs/cli.md), not CLI11's two lines and exit 105
     app.parse(argc, argv);
@@ -121,13 +124,19 @@ int main(int argc, char** argv) {
   }
   try {
     RunConfig config = RunConfig::fromEnvironment();
+    Tape tape;  // its size checked from --steps before anything is recorded or compiled
+    try {
+      tape = products::byName("asian", {{"steps", steps}}, static_cast<double>(maxNodes ? maxNodes : config.maxNodes));
+    } catch (const std::invalid_argument& e) {
+      std::fprintf(stderr, "market_order: --steps: %s\n", e.what());
+      return 2;
+    }
     const EngineCaps caps = engineCaps(findEngine(engineName), config.engineSettings);
     if (!caps.usable && !caps.compileOnly) {
       std::fprintf(stderr, "market_order: engine %s cannot compile here: %s\n", engineName.c_str(), caps.reason.c_str());
       return 3;
     }
     auto engine = findEngine(engineName).make(config.engineSettings);
-    const Tape tape = products::asianCall(steps);
     std::vector<Job> work;
     for (const std::string& k : list(kinds))
       for (const std::string& o : list(orders))

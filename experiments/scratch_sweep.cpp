@@ -406,6 +406,7 @@ int main(int argc, char** argv) {
   f.value("out", "FILE.csv", "write the CSV here instead of standard output");
   f.flag("quick", "CTest's smoke test: PoCL finishes in seconds (flags given win)");
   f.knob("dump", "DIR");
+  f.knob("compile-timeout", "SECONDS", "900");
   f.knob("config", "NAME=VALUE,...", "", "over each engine's defaults (tapelab config --list); every row records it");
   return cli::runCommandLine(app, argc, argv, [&] { return sweep(parse(f)); });
 }

@@ -86,6 +86,16 @@ ZOO = {
                "quick": ("neural", {"hidden": 4, "steps": 4})},
     "heat": {"full": ("heat", {"points": 41, "steps": 48}), "table": ("heat", {"points": 21, "steps": 24}),
              "quick": ("heat", {"points": 11, "steps": 8})},
+    # The wide products (issue 48): many inputs, where one reverse sweep gives every Greek.
+    "bucketed": {"full": ("bucketed", {"steps": 252, "buckets": 252}),
+                 "table": ("bucketed", {"steps": 252, "buckets": 252}),
+                 "quick": ("bucketed", {"steps": 24, "buckets": 24})},
+    "localvol": {"full": ("localvol", {"steps": 100, "strikes": 20, "times": 12}),
+                 "table": ("localvol", {"steps": 24, "strikes": 20, "times": 12}),
+                 "quick": ("localvol", {"steps": 4, "strikes": 5, "times": 3})},
+    "hestonbasket": {"full": ("hestonbasket", {"assets": 5, "steps": 252}),
+                     "table": ("hestonbasket", {"assets": 5, "steps": 24}),
+                     "quick": ("hestonbasket", {"assets": 3, "steps": 4})},
 }
 QUICK_CUDA_TAPES = ("cev", "heat")  # --quick: sm_90 for these (a narrow and a wide pipe), where gpu_kernels is
 QUICK_TIME_TAPES = ("cev",)

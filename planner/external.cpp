@@ -1,6 +1,7 @@
 #include "planner/external.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -128,9 +129,14 @@ std::string runProcessFor(const Tape& t, const PlanOptions& o, const std::string
   const std::vector<std::string> argv{"/bin/sh", "-c", command + " \"$@\"", "sh", "--tape", tapeFile, "--summary", summary,
                                       "--out", out, "--segments", std::to_string(o.segments), "--budget",
                                       std::to_string(budget), "--time-limit", limit};
-  const ProcessResult r = runProcess(argv, guard);
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point deadline =
+      guard > 0 ? Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(guard * 1000)) : Clock::time_point::max();
+  const ProcessResult r = runProcess(argv, deadline);
   if (r.interrupted) throw Interrupted();
-  if (r.timedOut) throw StrategyProcessError(who + ": " + r.error + " (ended; no plan)");
+  char guardText[32];
+  std::snprintf(guardText, sizeof guardText, "%g", guard);
+  if (r.timedOut) throw StrategyProcessError(who + ": ran past its time limit of " + std::string(guardText) + " s (ended; no plan)");
   if (r.status == 3) throw StrategyUnavailable(who + ": cannot run here: " + lastLine(r.output));
   if (r.status != 0)
     throw StrategyProcessError(who + (r.status < 0 ? ": " + r.error : ": exit " + std::to_string(r.status)) + ": " +

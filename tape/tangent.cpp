@@ -1,6 +1,7 @@
 #include "tape/tangent.h"
 
 #include <algorithm>
+#include <bit>
 #include <iterator>
 
 namespace tapelab {
@@ -35,6 +36,32 @@ TangentSlots tangentSlots(const Tape& tape, const std::vector<int>& inputs) {
     }
   }
   return t;
+}
+
+int64_t tangentTermCount(const Tape& tape, const std::vector<int>& inputs) {
+  const size_t words = (inputs.size() + 63) / 64;
+  std::vector<int32_t> slotOf(static_cast<size_t>(tape.numInputs()), -1);
+  for (size_t s = 0; s < inputs.size(); ++s) slotOf[static_cast<size_t>(inputs[s])] = static_cast<int32_t>(s);
+  std::vector<uint64_t> bits(static_cast<size_t>(tape.size()) * words, 0);
+  std::vector<int32_t> count(static_cast<size_t>(tape.size()), 0);
+  int64_t terms = 0;
+  for (int32_t i = 0; i < tape.size(); ++i) {
+    uint64_t* mine = bits.data() + static_cast<size_t>(i) * words;
+    const Op op = tape.op[i];
+    if (op == Op::Input) {
+      const int32_t s = slotOf[static_cast<size_t>(tape.imm[i])];
+      if (s >= 0) mine[s / 64] |= uint64_t{1} << (s % 64), count[i] = 1;
+      continue;
+    }
+    for (int k = 0; k < arity(op); ++k) {
+      const int32_t arg = tape.arg(i, k);
+      if (contributes(info(op).adjoint(k))) terms += count[arg];
+      const uint64_t* theirs = bits.data() + static_cast<size_t>(arg) * words;
+      for (size_t w = 0; w < words; ++w) mine[w] |= theirs[w];
+    }
+    for (size_t w = 0; w < words; ++w) count[i] += std::popcount(mine[w]);
+  }
+  return terms;
 }
 
 }  // namespace tapelab

@@ -32,4 +32,10 @@ struct TangentSlots {
 // `inputs`: input ordinals, ascending, no repeats (engine/engine.h's differentiatedInputs).
 TangentSlots tangentSlots(const Tape& tape, const std::vector<int>& inputs);
 
+// The terms a tangent kernel computes: over every node, each argument whose adjoint rule sends
+// something, times the slots that argument carries (what planner/kind_model.h prices, and what a
+// tangent kernel's source grows with: about 35 bytes a term in C++). Counted in bitsets, a bit per
+// (node, slot), without tangentSlots' lists.
+int64_t tangentTermCount(const Tape& tape, const std::vector<int>& inputs);
+
 }  // namespace tapelab

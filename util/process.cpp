@@ -129,7 +129,7 @@ void installStopHandlers() {
   ::signal(SIGXFSZ, SIG_IGN);
 }
 
-ProcessResult runProcess(const std::vector<std::string>& argv, double timeoutSeconds) {
+ProcessResult runProcess(const std::vector<std::string>& argv, std::chrono::steady_clock::time_point deadline) {
   ProcessResult r;
   if (interruptRequested()) {
     r.interrupted = true;
@@ -174,8 +174,6 @@ ProcessResult runProcess(const std::vector<std::string>& argv, double timeoutSec
   const int slot = registerChild(pid);
   using Clock = std::chrono::steady_clock;
   Clock::time_point killAt{};
-  const Clock::time_point deadline =
-      Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(std::max(0.0, timeoutSeconds) * 1000));
   bool killed = false;
   char buf[4096];
   for (;;) {
@@ -191,17 +189,13 @@ ProcessResult runProcess(const std::vector<std::string>& argv, double timeoutSec
       }
       r.output.append(buf, static_cast<size_t>(k));
     }
-    if (timeoutSeconds > 0 && !r.timedOut && !r.interrupted && Clock::now() > deadline) {
-      r.timedOut = r.interrupted = true;  // ended like an interrupt; the caller reads timedOut
+    const bool late = !r.timedOut && deadline != Clock::time_point::max() && Clock::now() > deadline;
+    if ((interruptRequested() && !r.interrupted) || late) {
+      (late ? r.timedOut : r.interrupted) = true;
       ::kill(-pid, SIGTERM);
-      killAt = Clock::now() + std::chrono::seconds(2);
+      if (killAt == Clock::time_point{}) killAt = Clock::now() + std::chrono::seconds(2);
     }
-    if (interruptRequested() && !r.interrupted) {
-      r.interrupted = true;
-      ::kill(-pid, SIGTERM);
-      killAt = Clock::now() + std::chrono::seconds(2);
-    }
-    if (r.interrupted && !killed && Clock::now() > killAt) {  // one that ignores SIGTERM
+    if ((r.interrupted || r.timedOut) && !killed && Clock::now() > killAt) {  // one that ignores SIGTERM
       ::kill(-pid, SIGKILL);
       killed = true;
     }
@@ -213,13 +207,9 @@ ProcessResult runProcess(const std::vector<std::string>& argv, double timeoutSec
   unregisterChild(slot);
   r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   if (!WIFEXITED(st)) r.error = "killed by signal " + std::to_string(WTERMSIG(st));
-  if (r.timedOut) {
+  if (r.interrupted || r.timedOut) {
     r.status = -1;
-    r.error = "ran past its time limit of " + std::to_string(timeoutSeconds) + " s";
-    r.interrupted = false;
-  } else if (r.interrupted) {
-    r.status = -1;
-    r.error = "interrupted";
+    r.error = r.interrupted ? "interrupted" : "passed its deadline";
   }
   return r;
 }

@@ -3,6 +3,7 @@
 // interruptRequested() and throws Interrupted; the CLI's signal handlers end the children and
 // remove the temporary files this process registered (TempFile) before it dies of the signal.
 #pragma once
+#include <chrono>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -14,15 +15,16 @@ struct ProcessResult {
   std::string output;  // stdout and stderr, interleaved as written
   std::string error;   // why it could not be started, or the signal that killed it
   bool interrupted = false;  // ended because interruptRequested() (its process group was terminated)
-  bool timedOut = false;     // ended because it ran past the time limit given (its process group too)
+  bool timedOut = false;     // ended because it passed its deadline or time limit (its process group too)
 };
 
 // Runs argv (argv[0] looked up in PATH) with stdin from /dev/null and waits. The child leads its
 // own process group; when interruptRequested() becomes true it is terminated (the whole group:
 // a compiler driver's own children too) and `interrupted` is set. Thread-safe: the pipe is
-// close-on-exec, so a child started by another thread does not hold it open.
-// timeoutSeconds > 0: a child still running after that long is ended the same way, with timedOut set.
-ProcessResult runProcess(const std::vector<std::string>& argv, double timeoutSeconds = 0);
+// close-on-exec, so a child started by another thread does not hold it open. Past `deadline` the
+// group is terminated likewise and `timedOut` set (a compile's limit, engine/compile_watch.h).
+ProcessResult runProcess(const std::vector<std::string>& argv,
+                         std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max());
 
 // ------------------------------------------------------------ stopping when asked
 

@@ -9,7 +9,8 @@ The 252-step Asian call, fp32, value + 5 Greeks and price only, at each --paths:
                the 7-point ladder in one launch; needs nvcc and a GPU
   tapelab      `tapelab compare --json` per engine: plain and register kernels, the
                ladder one market per dispatch and --markets per dispatch
-Mpath/s counts market-paths (a 7-point ladder over N paths is 7N). ms is a median of timed
+Mpath/s counts market-paths (a 7-point ladder over N paths is 7N); greeks is the Greeks a path computes
+(5 on the Asian with Greeks, 0 for price only) and mgreek_path_s greeks x Mpath/s. ms is a median of timed
 calls; every row records its spread (ms_min, ms_max: tapelab's of --reps ladders, default 3; reps: how
 many; JAX's and the hand-written kernel's of their --repeats calls, since 2026-12-02b). A peer that
 cannot run here is skipped with its reason on stderr and in a '# skipped' row.
@@ -43,9 +44,14 @@ sys.path.insert(0, os.path.join(sd.REPO, "papers"))
 import convert_compare  # noqa: E402  (the text tables of `tapelab compare`, for --convert)
 
 COLUMNS = ["who", "formulation", "engine", "kernel", "segments", "pass", "tape", "steps", "paths", "markets", "ladder_points",
-           "ms", "ms_min", "ms_max", "reps", "mpath_s", "value", "delta", "registers", "spill_bytes", "same_bits", "math",
+           "ms", "ms_min", "ms_max", "reps", "mpath_s", "greeks", "mgreek_path_s", "value", "delta", "registers", "spill_bytes", "same_bits", "math",
            "config", "tuned", "notes"]
 GREEKS, PRICE = "value+5greeks", "price"
+
+
+def with_greeks(row, greeks):
+    """The row with its Greeks per path and Greeks x Mpath/s ("many Greeks per second", issue 48)."""
+    return {**row, "greeks": greeks, "mgreek_path_s": f"{greeks * float(row['mpath_s']):.2f}"}
 PEERS_DIR = os.path.join(sd.REPO, "experiments", "peers")
 
 
@@ -79,24 +85,26 @@ def jax_rows(text):
             body.append(line)
     for r in csv.DictReader(body):
         ladder = r["formulation"] != "one"
-        yield {"who": "jax", "formulation": r["formulation"], "engine": device, "pass": r["pass"], "paths": r["paths"],
+        yield with_greeks({"who": "jax", "formulation": r["formulation"], "engine": device, "pass": r["pass"], "paths": r["paths"],
                "markets": r["markets"] if r["formulation"] == "ladder" else 1,
                "ladder_points": r["markets"] if ladder else 1, "ms": f"{float(r['median_s']) * 1e3:.4f}",
                "mpath_s": r["mpaths_per_s"], "value": r["value_at_spot100"], "delta": r["delta_at_spot100"],
                **({"ms_min": f"{float(r['min_s']) * 1e3:.4f}", "ms_max": f"{float(r['max_s']) * 1e3:.4f}"}
                   if r.get("min_s") else {}),  # jax_peers.py records its spread since 2026-12-02b
-               "notes": "spots 85..115 (step 5), draws shared by the ladder" if ladder else "spot 100"}
+               "notes": "spots 85..115 (step 5), draws shared by the ladder" if ladder else "spot 100"},
+                          5 if r["pass"] == GREEKS else 0)
 
 
 def handwritten_rows(text):
     body = [l for l in text.splitlines() if l and not l.startswith("#")]
     for r in csv.DictReader(body):
         markets = int(r.get("markets") or 1)  # the ladder variant (since issue 46): 7 markets in one launch
-        yield {"who": "handwritten", "formulation": r["variant"], "engine": "cuda", "kernel": "forward-pathwise",
+        yield with_greeks({"who": "handwritten", "formulation": r["variant"], "engine": "cuda", "kernel": "forward-pathwise",
                "pass": r["pass"], "paths": r["paths"], "markets": markets, "ladder_points": markets, "ms": r["median_ms"],
                **({"ms_min": r["min_ms"], "ms_max": r["max_ms"]} if r.get("min_ms") else {}),
                "mpath_s": r["mpaths_per_s"], "value": r["value"], "delta": r["delta"],
-               "notes": "contraction allowed; " + ("spots 97..103, value and delta at 100" if markets > 1 else "spot 100")}
+               "notes": "contraction allowed; " + ("spots 97..103, value and delta at 100" if markets > 1 else "spot 100")},
+                          5 if r["pass"] == GREEKS else 0)
 
 
 def formulation(markets, points):
@@ -115,7 +123,8 @@ def compare_json_rows(js, steps):
     for r in js["rows"]:
         res, st = r.get("result", {}), r.get("result", {}).get("kernel_stats", {})
         m = int(r["markets"])
-        yield {"who": "tapelab", "formulation": formulation(m, points), "engine": r["engine"], "kernel": r["kernel"],
+        greeks = r.get("greeks_per_path", len(res.get("greeks", {})))
+        yield with_greeks({"who": "tapelab", "formulation": formulation(m, points), "engine": r["engine"], "kernel": r["kernel"],
                "segments": r["segments"], "pass": GREEKS if js["greeks"] else PRICE, "tape": js.get("tape", ""),
                "steps": steps,
                "paths": js["paths"], "markets": m, "ladder_points": points, "ms": f"{r['ms_per_ladder']:.4f}",
@@ -124,7 +133,7 @@ def compare_json_rows(js, steps):
                "delta": res.get("greeks", {}).get("spot", ""), "registers": st.get("registers", ""),
                "spill_bytes": st.get("spill_bytes", ""), "same_bits": r.get("identical_to_plain", ""),
                "math": res.get("math", ""), "config": res.get("config", ""), "tuned": res.get("tuned", ""),
-               "notes": js["ladder_input"] + " " + ",".join(f"{s:g}" for s in js["ladder_values"])}
+               "notes": js["ladder_input"] + " " + ",".join(f"{s:g}" for s in js["ladder_values"])}, greeks)
 
 
 def run(cmd, timeout, what):

@@ -9,6 +9,7 @@
 #include <vector>
 #include <stdexcept>
 
+#include "engine/compile_watch.h"
 #include "gpu/codegen/emit.h"
 #include "gpu/cuda/driver.h"
 #include "gpu/host/compile.h"
@@ -326,6 +327,7 @@ class CudaKernel final : public Kernel, DispatchRunner {
     deviceTimes_.clear();
     launched_ = 0;
     stats_.scratchBytes = k_.kind == KernelKind::Scratch ? static_cast<int64_t>(scratchBytes) : 0;
+    if (k_.kind == KernelKind::Scratch) stats_.scratchBytesPerPath = static_cast<int64_t>(k_.scratchSlots * k_.scalarBytes());
   }
 
   size_t dispatchesPerLaunch() const override { return kPipelineDepth; }
@@ -565,14 +567,20 @@ class CudaEngine final : public Engine {
     k.source += reductionSource(k.precision);
     const std::string sourcePath =
         dumpKernel(options.dumpDir, "cuda-" + std::string(toString(options.kind)), "cu", k, k.source);
-    bool cacheHit = false;
-    const cu::NvrtcOutput out =
-        cu::compileCudaCached(k.source, "tapelab_kernel.cu", major, minor, settings_.cacheDir, &cacheHit);
+    // NVRTC in-process, on a thread of its own under --compile-timeout (engine/compile_watch.h).
+    CompileWatch watch("cuda", kernelSubject(tape, options), k.source.size(), settings_.compileTimeout);
+    const auto [out, cacheHit] = watch.run([source = k.source, major = major, minor = minor, dir = settings_.cacheDir] {
+      bool hit = false;
+      cu::NvrtcOutput o = cu::compileCudaCached(source, "tapelab_kernel.cu", major, minor, dir, &hit);
+      return std::pair<cu::NvrtcOutput, bool>(std::move(o), hit);
+    });
     if (!out.ok) throw std::runtime_error(failureMessage(out, k.source, sourcePath));
     KernelStats stats =
         statsFrom(out, sourcePath, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     stats.cacheHit = cacheHit;
     stats.configUnused = k.configUnused;
+    stats.sourceBytes = static_cast<int64_t>(k.source.size());
+    if (k.kind == KernelKind::Scratch) stats.scratchBytesPerPath = static_cast<int64_t>(k.scratchSlots * k.scalarBytes());
     if (!dev) return std::make_unique<CompileOnlyKernel>(std::move(stats), "cuda: " + why);
     return std::make_unique<CudaKernel>(dev, std::move(k), options.dispatch, options.config.cudaSums, out, std::move(stats),
                                         settings_.deviceTimeout);

@@ -315,7 +315,7 @@ std::vector<std::string> hipccArguments(const std::string& target, const std::st
 }
 
 CodeObject compileHip(const std::string& source, const std::string& target, const std::string& cacheDir,
-                      const std::vector<std::string>& extra) {
+                      const std::vector<std::string>& extra, std::chrono::steady_clock::time_point deadline) {
   const auto t0 = std::chrono::steady_clock::now();
   const Toolchain& tc = toolchain();
   CodeObject out;
@@ -354,9 +354,10 @@ CodeObject compileHip(const std::string& source, const std::string& target, cons
   argv.push_back("-o");
   argv.push_back((work / "tapelab_kernel.co").string());
   hipccSlots().acquire();
-  const ProcessResult r = runProcess(argv);
+  const ProcessResult r = runProcess(argv, deadline);
   hipccSlots().release();
   out.log = r.output;
+  out.timedOut = r.timedOut;
   if (out.syntheticIsaLibrary && cacheDir.empty())
     out.log += (out.log.empty() ? "" : "\n") + std::string("tapelab: no cache directory: the gfx11 device libraries were made in ") +
                isaLibraryFolder(tc, cacheDir).parent_path().string() + ", private to this process (removed at exit)";

@@ -8,6 +8,7 @@
 // gfx11 target, since its embedded device libraries stop at gfx1036; hipcc runs
 // outside the process, reports errors as text, and takes a device-library folder.
 #pragma once
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -62,13 +63,15 @@ struct CodeObject {
   bool cacheHit = false;
   bool syntheticIsaLibrary = false;  // oclc_isa_version_<target>.bc made here (see compiler.cpp)
   double seconds = 0;
+  bool timedOut = false;  // hipcc was ended at `deadline` (bytes empty)
 };
 
 // Compiles `source` for `target` (cache: cacheDir/hip; "" = none), with
 // `extra` hipcc arguments after the usual ones (part of the cache key). Never
 // throws for a compile error: bytes is empty and log says why. Throws
-// std::runtime_error when hipcc is missing.
+// std::runtime_error when hipcc is missing. hipcc is ended past `deadline` (timedOut).
 CodeObject compileHip(const std::string& source, const std::string& target, const std::string& cacheDir,
-                      const std::vector<std::string>& extra = {});
+                      const std::vector<std::string>& extra = {},
+                      std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max());
 
 }  // namespace tapelab::hip

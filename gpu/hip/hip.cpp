@@ -6,6 +6,7 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "engine/compile_watch.h"
 #include "gpu/codegen/emit.h"
 #include "gpu/hip/codeobject.h"
 #include "gpu/hip/compiler.h"
@@ -53,15 +54,19 @@ std::string describe(const TargetBuild& b) {
 // Builds `source` for every target, in parallel (hipcc runs outside the
 // process), and reads each code object's metadata.
 std::vector<TargetBuild> buildAll(const EmittedKernel& k, const std::vector<std::string>& targets,
-                                  const EngineSettings& settings, const std::string& sourcePath) {
+                                  const EngineSettings& settings, const std::string& sourcePath,
+                                  const CompileWatch& watch) {
   const bool lift = settings.hip.gfx11Vgprs == 256;
   std::vector<std::future<hip::CodeObject>> jobs;
   for (const std::string& t : targets)
-    jobs.push_back(std::async(std::launch::async, [&k, t, &settings, lift] {
-      return hip::compileHip(k.source, t, settings.cacheDir, lift ? hip::liftGfx11VgprLimit(t) : std::vector<std::string>{});
+    jobs.push_back(std::async(std::launch::async, [&k, t, &settings, lift, deadline = watch.deadline()] {
+      return hip::compileHip(k.source, t, settings.cacheDir, lift ? hip::liftGfx11VgprLimit(t) : std::vector<std::string>{},
+                             deadline);
     }));
   std::vector<hip::CodeObject> objects;
   for (auto& j : jobs) objects.push_back(j.get());
+  for (const hip::CodeObject& o : objects)
+    if (o.timedOut) watch.timedOut();  // hipcc ended at --compile-timeout
   std::vector<TargetBuild> builds;
   for (hip::CodeObject& o : objects) {
     if (o.bytes.empty())
@@ -198,6 +203,7 @@ class HipKernel final : public Kernel, DispatchRunner {
     scratch_.ensure(*dev_, scratchBytes);
     host_.resize(partialBytes);
     stats_.scratchBytes = k_.kind == KernelKind::Scratch ? static_cast<int64_t>(scratchBytes) : 0;
+    if (k_.kind == KernelKind::Scratch) stats_.scratchBytesPerPath = static_cast<int64_t>(k_.scratchSlots * k_.scalarBytes());
   }
 
   void launch(std::span<const Dispatch> batch, PartialSums& sums) override {
@@ -302,7 +308,10 @@ class HipEngine final : public Engine {
     if (const hip::Toolchain& tc = hip::toolchain(); !tc.ok)
       throw EngineUnavailable("hip: " + tc.why +
                               (stats.sourcePath.empty() ? "" : " (source written to " + stats.sourcePath + ")"));
-    const std::vector<TargetBuild> builds = buildAll(k, targets, settings_, stats.sourcePath);
+    stats.sourceBytes = static_cast<int64_t>(k.source.size());
+    if (k.kind == KernelKind::Scratch) stats.scratchBytesPerPath = static_cast<int64_t>(k.scratchSlots * k.scalarBytes());
+    const CompileWatch watch("hip", kernelSubject(tape, options), k.source.size(), settings_.compileTimeout);
+    const std::vector<TargetBuild> builds = buildAll(k, targets, settings_, stats.sourcePath, watch);
     // The first target stands for the kernel in `registers` and `spillBytes`; notes list them all.
     stats.registers = builds.front().resources.vgprs;
     stats.spillBytes = builds.front().resources.scratchBytes;

@@ -6,6 +6,7 @@
 #include <regex>
 #include <stdexcept>
 
+#include "engine/compile_watch.h"
 #include "gpu/codegen/emit.h"
 #include "gpu/host/compile.h"
 #include "gpu/host/dispatch.h"
@@ -45,7 +46,8 @@ class OpenCLKernel final : public Kernel, DispatchRunner {
  public:
   // `started`: when compile() began; compileSeconds runs to the end of the warm-up launch.
   OpenCLKernel(std::shared_ptr<Context> ctx, EmittedKernel k, DispatchOptions dispatch, ocl::Program program,
-               KernelStats stats, std::chrono::steady_clock::time_point started, double deviceTimeout)
+               KernelStats stats, std::chrono::steady_clock::time_point started, double deviceTimeout,
+               const CompileWatch& compile)
       : ctx_(std::move(ctx)), k_(std::move(k)), dispatch_(dispatch), watch_("opencl", deviceTimeout, ctx_->lost, !ctx_->device().gpu),
         program_(program.program), stats_(std::move(stats)) {
     cl_int rc = CL_SUCCESS;
@@ -67,19 +69,26 @@ class OpenCLKernel final : public Kernel, DispatchRunner {
     stats_.notes += "private memory " + std::to_string(priv) + " bytes/work-item; ";
     // One empty group (count 0: no lane prices a path) so that drivers which
     // finish compiling at the first launch (PoCL builds its work-group
-    // function then) do it here, inside compile, not inside the first timed run.
+    // function then) do it here, inside compile, not inside the first timed run;
+    // within what is left of --compile-timeout where that is the nearer limit.
     Dispatch warm;
     warm.groups = 1;
     warm.params.invocations = static_cast<uint32_t>(k_.workgroupSize);
     const std::vector<unsigned char> in = packInputs(k_, std::vector<std::vector<double>>(
                                                              k_.markets, std::vector<double>(k_.numInputs, 1.0)));
+    const DeviceWatch runs = watch_;
+    const double left = compile.remaining();
+    const bool compileBinds = compile.limit() > 0 && (deviceTimeout <= 0 || left < deviceTimeout);
+    if (compileBinds) watch_ = DeviceWatch("opencl", std::max(left, 1e-3), ctx_->lost, !ctx_->device().gpu);
     try {
       upload(in, 1, 1);
       launchOne(warm);
     } catch (const DeviceTimeout&) {
       abandonIfLost();  // no destructor runs for a constructor that throws
+      if (compileBinds) compile.timedOut();
       throw;
     }
+    watch_ = runs;
     stats_.compileSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   }
   ~OpenCLKernel() override {
@@ -222,12 +231,25 @@ class OpenCLEngine final : public Engine {
     if (ctx->device().fp32CorrectlyRounded) buildOptions += " -cl-fp32-correctly-rounded-divide-sqrt";
     const bool nvidia = ctx->device().hasExtension("cl_nv_compiler_options");
     if (nvidia) buildOptions += " -cl-nv-verbose";  // ptxas statistics in the build log
-    ocl::Program program = ocl::buildProgram(*ctx, k.source, buildOptions, stats.sourcePath, settings_.cacheDir);
+    stats.sourceBytes = static_cast<int64_t>(k.source.size());
+    // The driver's compiler in-process: on a thread of its own under --compile-timeout (engine/compile_watch.h),
+    // holding the context; past the limit the context is abandoned (marked lost: the next compile opens another).
+    CompileWatch compile("opencl", kernelSubject(tape, options), k.source.size(), settings_.compileTimeout);
+    ocl::Program program;
+    try {
+      program = compile.run([ctx, source = k.source, buildOptions, path = stats.sourcePath, dir = settings_.cacheDir] {
+        return ocl::buildProgram(*ctx, source, buildOptions, path, dir);
+      });
+    } catch (const CompileTimeout&) {
+      ctx->lost->store(true);
+      throw;
+    }
     stats.cacheHit = program.cacheHit;
     stats.configUnused = k.configUnused;
     if (nvidia) parseVerboseLog(program.buildLog, stats);
+    if (k.kind == KernelKind::Scratch) stats.scratchBytesPerPath = static_cast<int64_t>(k.scratchSlots * k.scalarBytes());
     return std::make_unique<OpenCLKernel>(ctx, std::move(k), options.dispatch, std::move(program), std::move(stats), t0,
-                                          settings_.deviceTimeout);
+                                          settings_.deviceTimeout, compile);
   }
 
  private:
@@ -236,7 +258,7 @@ class OpenCLEngine final : public Engine {
   // may be called from several threads (the sweep builds kernels in parallel).
   std::shared_ptr<Context> context() {
     std::lock_guard<std::mutex> lock(mu_);
-    if (!ctx_) {
+    if (!ctx_ || *ctx_->lost) {  // a lost context (a device or compile timeout) is left to leak, never reused
       DeviceInfo dev;
       try {
         dev = ocl::chooseDevice(settings_.opencl.device, kDeviceVariable, settings_.deviceSlot);

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "gpu/codegen/emit.h"
+#include "engine/compile_watch.h"
 #include "gpu/host/compile.h"
 #include "gpu/host/dispatch.h"
 #include "gpu/host/watchdog.h"
@@ -26,12 +27,17 @@ constexpr size_t kDispatchesPerSubmit = 64;
 class VulkanKernel final : public Kernel, DispatchRunner {
  public:
   VulkanKernel(std::shared_ptr<Device> dev, const Tape& tape, const KernelOptions& options, const std::string& cacheDir,
-               double deviceTimeout)
+               double deviceTimeout, double compileTimeout)
       : dev_(std::move(dev)), dispatch_(options.dispatch), watch_("vulkan", deviceTimeout, dev_->lost) {
     // A kernel that fails to build gives its handles back (the device lives on: a
     // long property run or `compare` goes on after a refused kernel).
     try {
-      build(tape, options, cacheDir);
+      build(tape, options, cacheDir, compileTimeout);
+    } catch (const CompileTimeout&) {
+      // The driver may still be building the pipeline on the abandoned thread: nothing it uses is
+      // destroyed (the device is marked lost: its handles leak, the next kernel opens a new one).
+      dev_->lost->store(true);
+      throw;
     } catch (...) {
       release();
       throw;
@@ -43,24 +49,30 @@ class VulkanKernel final : public Kernel, DispatchRunner {
   KernelStats stats() const override { return stats_; }
 
  private:
-  void build(const Tape& tape, const KernelOptions& options, const std::string& cacheDir) {
+  void build(const Tape& tape, const KernelOptions& options, const std::string& cacheDir, double compileTimeout) {
     const auto t0 = Clock::now();
     if (options.precision == Precision::F64)
       throw std::invalid_argument("vulkan: fp64 kernels are not supported (GLSL has no double exp/log); use fp32");
     refusePerValuePlan(options, "vulkan");
     emitted_ = emitKernel(tape, options, glslDialect());
     stats_.configUnused = emitted_.configUnused;
+    stats_.sourceBytes = static_cast<int64_t>(emitted_.source.size());
     stats_.sourcePath =
         dumpKernel(options.dumpDir, std::string("vulkan-") + toString(options.kind), "comp", emitted_, emitted_.source);
-    const Spirv spirv = compileGlsl(emitted_.source, stats_.sourcePath, cacheDir,
-                                    emitted_.outlinedDraws ? outlinedDrawHelpers() : std::vector<std::string>{});
+    // shaderc and the driver's compiler, in-process: each on a thread of its own under --compile-timeout.
+    CompileWatch compile("vulkan", kernelSubject(tape, options), emitted_.source.size(), compileTimeout);
+    const Spirv spirv = compile.run(
+        [source = emitted_.source, path = stats_.sourcePath, cacheDir,
+         names = emitted_.outlinedDraws ? outlinedDrawHelpers() : std::vector<std::string>{}] {
+          return compileGlsl(source, path, cacheDir, names);
+        });
     // A request the SPIR-V could not carry is an error, not a kernel with its draws inlined after all (a
     // tape without draws says so in configUnused instead).
     if (emitted_.outlinedDraws && spirv.dontInlineMarked == 0 &&
         std::find(tape.op.begin(), tape.op.end(), Op::Randn) != tape.op.end())
       throw std::logic_error("vulkan: outline_draws=on: no " + outlinedDrawHelpers().front() +
                              " or " + outlinedDrawHelpers().back() + " in the SPIR-V to keep out of line");
-    if (const VkResult r = createPipeline(spirv.words); r != VK_SUCCESS) {
+    if (const VkResult r = createPipeline(spirv.words, compile); r != VK_SUCCESS) {
       // The driver's own compiler refused the SPIR-V (NVIDIA: VK_ERROR_UNKNOWN for the
       // 8-market register kernel of the 252-step Asian).
       throw std::runtime_error(std::string("vulkan: ") + dev_->props.deviceName +
@@ -73,8 +85,10 @@ class VulkanKernel final : public Kernel, DispatchRunner {
     if (!stats_.notes.empty()) stats_.notes += "; ";
     stats_.notes += std::string("spirv ") + (spirv.cacheHit ? "cached" : "compiled") + ", pipeline " +
                     (pipelineFeedback_ ? (pipelineCacheHit_ ? "cache hit" : "cache miss") : "cache feedback n/a");
-    if (emitted_.kind == KernelKind::Scratch)
+    if (emitted_.kind == KernelKind::Scratch) {
       stats_.scratchBytes = static_cast<int64_t>(emitted_.scratchBytes(maxGroups()));
+      stats_.scratchBytesPerPath = static_cast<int64_t>(emitted_.scratchSlots * emitted_.scalarBytes());
+    }
 
     VkCommandBufferAllocateInfo cai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
     cai.commandPool = dev_->pool;
@@ -226,7 +240,7 @@ class VulkanKernel final : public Kernel, DispatchRunner {
 
   // Builds the layout, descriptors and pipeline; returns vkCreateComputePipelines'
   // result (the driver compiles there), throws for any other failure.
-  VkResult createPipeline(const std::vector<uint32_t>& words) {
+  VkResult createPipeline(const std::vector<uint32_t>& words, CompileWatch& compile) {
     VkDevice d = dev_->device;
     VkShaderModuleCreateInfo smi{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
     smi.codeSize = words.size() * 4;
@@ -266,21 +280,37 @@ class VulkanKernel final : public Kernel, DispatchRunner {
     dsa.pSetLayouts = &setLayout_;
     check(vkAllocateDescriptorSets(d, &dsa, &set_), "vkAllocateDescriptorSets");
 
-    VkComputePipelineCreateInfo cpi{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-    cpi.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
-    cpi.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-    cpi.stage.module = module;
-    cpi.stage.pName = "main";
-    cpi.layout = layout_;
-    if (dev_->executableStats) cpi.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
-    VkPipelineCreationFeedbackEXT feedback{}, stageFeedback{};
-    VkPipelineCreationFeedbackCreateInfoEXT fci{VK_STRUCTURE_TYPE_PIPELINE_CREATION_FEEDBACK_CREATE_INFO_EXT};
-    fci.pPipelineCreationFeedback = &feedback;
-    fci.pipelineStageCreationFeedbackCount = 1;
-    fci.pPipelineStageCreationFeedbacks = &stageFeedback;
-    if (dev_->creationFeedback) cpi.pNext = &fci;
-    const VkResult r = vkCreateComputePipelines(d, dev_->cache, 1, &cpi, nullptr, &pipeline_);
-    vkDestroyShaderModule(d, module, nullptr);
+    // The driver compiles here: on a thread of the watch's, given handles and flags by value (past the
+    // deadline it may finish after this kernel is gone; the constructor then marks the device lost).
+    struct Built {
+      VkResult result = VK_ERROR_UNKNOWN;
+      VkPipeline pipeline = VK_NULL_HANDLE;
+      VkPipelineCreationFeedbackFlags feedback = 0;
+    };
+    const Built built = compile.run([d, cache = dev_->cache, module, layout = layout_, stats = dev_->executableStats,
+                                     withFeedback = dev_->creationFeedback] {
+      VkComputePipelineCreateInfo cpi{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+      cpi.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+      cpi.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+      cpi.stage.module = module;
+      cpi.stage.pName = "main";
+      cpi.layout = layout;
+      if (stats) cpi.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
+      VkPipelineCreationFeedbackEXT feedback{}, stageFeedback{};
+      VkPipelineCreationFeedbackCreateInfoEXT fci{VK_STRUCTURE_TYPE_PIPELINE_CREATION_FEEDBACK_CREATE_INFO_EXT};
+      fci.pPipelineCreationFeedback = &feedback;
+      fci.pipelineStageCreationFeedbackCount = 1;
+      fci.pPipelineStageCreationFeedbacks = &stageFeedback;
+      if (withFeedback) cpi.pNext = &fci;
+      Built b;
+      b.result = vkCreateComputePipelines(d, cache, 1, &cpi, nullptr, &b.pipeline);
+      b.feedback = feedback.flags;
+      vkDestroyShaderModule(d, module, nullptr);
+      return b;
+    });
+    const VkResult r = built.result;
+    pipeline_ = built.pipeline;
+    const VkPipelineCreationFeedbackEXT feedback{built.feedback, 0};
     if (r != VK_SUCCESS) {
       pipeline_ = VK_NULL_HANDLE;
       return r;
@@ -359,8 +389,8 @@ class VulkanKernel final : public Kernel, DispatchRunner {
 }  // namespace
 
 std::unique_ptr<Kernel> makeVulkanKernel(std::shared_ptr<Device> device, const Tape& tape, const KernelOptions& options,
-                                         const std::string& cacheDir, double deviceTimeout) {
-  return std::make_unique<VulkanKernel>(std::move(device), tape, options, cacheDir, deviceTimeout);
+                                         const std::string& cacheDir, double deviceTimeout, double compileTimeout) {
+  return std::make_unique<VulkanKernel>(std::move(device), tape, options, cacheDir, deviceTimeout, compileTimeout);
 }
 
 }  // namespace tapelab::vulkan

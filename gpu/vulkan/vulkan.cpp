@@ -43,7 +43,8 @@ class VulkanEngine final : public Engine {
   }
 
   std::unique_ptr<Kernel> compile(const Tape& tape, const KernelOptions& options) override {
-    return vulkan::makeVulkanKernel(device(), tape, options, settings_.cacheDir, settings_.deviceTimeout);
+    return vulkan::makeVulkanKernel(device(), tape, options, settings_.cacheDir, settings_.deviceTimeout,
+                                     settings_.compileTimeout);
   }
 
  private:

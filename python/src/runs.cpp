@@ -256,6 +256,8 @@ py::dict statsDict(const KernelStats& s) {
   d["spill_bytes"] = s.spillBytes;
   d["spill_store_bytes"] = s.spillStoreBytes;
   d["scratch_bytes"] = s.scratchBytes;
+  d["scratch_bytes_per_path"] = s.scratchBytesPerPath;
+  d["source_bytes"] = s.sourceBytes;
   d["compile_seconds"] = s.compileSeconds;
   d["cache_hit"] = s.cacheHit;
   d["notes"] = s.notes;
@@ -437,6 +439,8 @@ void bindRuns(py::module_& m) {
       .def_readonly("spill_bytes", &KernelStats::spillBytes, "local memory (spills and stack frame) per thread in bytes, -1 when not reported")
       .def_readonly("spill_store_bytes", &KernelStats::spillStoreBytes, "of which register spills, where the compiler says (ptxas: spill stores), else -1")
       .def_readonly("scratch_bytes", &KernelStats::scratchBytes, "bytes of the scratch buffer the kernel allocates (scratch kind), -1 when not reported")
+      .def_readonly("scratch_bytes_per_path", &KernelStats::scratchBytesPerPath, "scratch kind: the scratch bytes one path in flight holds (its slots), else -1")
+      .def_readonly("source_bytes", &KernelStats::sourceBytes, "bytes of the generated source the compiler read, -1 where not reported")
       .def_readonly("compile_seconds", &KernelStats::compileSeconds, "time the kernel took to compile (0 from a cache)")
       .def_readonly("cache_hit", &KernelStats::cacheHit, "whether the kernel came from a compiled-kernel cache")
       .def_readonly("notes", &KernelStats::notes, "free text: the compiler's and driver's statistics by name")

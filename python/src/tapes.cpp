@@ -2,10 +2,12 @@
 // tapelab/__init__.py), the liveness a strategy writer wants.
 #include <pybind11/stl.h>
 
+#include <cmath>
 #include <map>
 #include <mutex>
 #include <stdexcept>
 
+#include "api/knobs.h"
 #include "planner/liveness.h"
 #include "planner/planfile.h"
 #include "python/src/bindings.h"
@@ -24,7 +26,16 @@ py::bytes column(const std::vector<T>& v) {
 
 // The same checks and messages as the CLI's --product/--steps/--assets/--param.
 std::shared_ptr<Tape> product(const std::string& name, std::optional<int> steps, std::optional<int> assets,
-                              const std::map<std::string, double>& params) {
+                              const std::map<std::string, double>& params, std::optional<double> maxNodes) {
+  // The size bound: max_nodes=, else TAPELAB_MAX_NODES (the CLI's --max-nodes), else the default.
+  double bound = static_cast<double>(RunConfig{}.maxNodes);
+  if (maxNodes) {
+    if (!(*maxNodes >= 1 && *maxNodes <= 1099511627776.0) || *maxNodes != std::floor(*maxNodes))
+      throw std::invalid_argument("max_nodes: expected a whole number from 1 to 2^40");
+    bound = *maxNodes;
+  } else if (const auto v = knobValue("TAPELAB_MAX_NODES")) {
+    bound = static_cast<double>(parseUnsigned(*v, "TAPELAB_MAX_NODES", 1, uint64_t{1} << 40));
+  }
   products::ProductParams p = params;
   if (steps) {
     if (*steps < 1 || *steps > 1000000) throw std::invalid_argument("--steps: expected 1..1000000, got " + std::to_string(*steps));
@@ -32,11 +43,12 @@ std::shared_ptr<Tape> product(const std::string& name, std::optional<int> steps,
   }
   if (assets) {
     if (*assets < 1 || *assets > 1000) throw std::invalid_argument("--assets: expected 1..1000, got " + std::to_string(*assets));
-    if (name != "basket" && name != "worstof") throw std::invalid_argument("--assets applies to --product basket or worstof only");
+    if (name != "basket" && name != "worstof" && name != "hestonbasket")
+      throw std::invalid_argument("--assets applies to --product basket, worstof or hestonbasket only");
     p["assets"] = *assets;
   }
   try {
-    return std::make_shared<Tape>(products::byName(name, p));
+    return std::make_shared<Tape>(products::byName(name, p, bound));
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(std::string("--product: ") + e.what());
   }
@@ -119,7 +131,8 @@ void bindTapes(py::module_& m) {
       }, "<tapelab.Tape NAME: N nodes, K inputs>");
 
   m.def("_product", &product, py::arg("name"), py::arg("steps") = py::none(), py::arg("assets") = py::none(),
-        py::arg("params") = std::map<std::string, double>{}, "A product's tape (tapelab.product).");
+        py::arg("params") = std::map<std::string, double>{}, py::arg("max_nodes") = py::none(),
+        "A product's tape (tapelab.product).");
   m.def("_catalog", &catalog, "every product, its summary and parameters");
   m.def(
       "_draws",

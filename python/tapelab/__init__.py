@@ -47,12 +47,15 @@ def _invalid(message):
     return ValueError("tapelab: " + message)
 
 
-def product(name, steps=None, assets=None, **params):
+def product(name, steps=None, assets=None, max_nodes=None, **params):
     """A product's tape, as `tapelab price --product NAME` records it: steps= and assets= as --steps and
     --assets, any other keyword a structural parameter (--param NAME=VALUE; tapelab.products() lists them),
     e.g. product("lmm", forwards=40), product("barrier", steps=50, smoothing=0.005). Input values are set
-    at pricing time (inputs={...}, the CLI's --set)."""
-    return _core._product(name, steps, assets, {k: float(v) for k, v in params.items()})
+    at pricing time (inputs={...}, the CLI's --set). Its size is estimated from the parameters first: over
+    max_nodes (default TAPELAB_MAX_NODES, else 2,000,000; the CLI's --max-nodes) it is refused (ValueError
+    naming the parameters) before anything is recorded."""
+    return _core._product(name, steps, assets, {k: float(v) for k, v in params.items()},
+                          None if max_nodes is None else float(max_nodes))
 
 
 def _whole(value, name, lo, hi):

@@ -63,7 +63,7 @@ def test_product_errors_are_value_errors():
         tapelab.product("nope")
     with pytest.raises(ValueError, match=r"^tapelab: --steps: expected 1\.\.1000000, got 0$"):
         tapelab.product("asian", steps=0)
-    with pytest.raises(ValueError, match=r"^tapelab: --assets applies to --product basket or worstof only$"):
+    with pytest.raises(ValueError, match=r"^tapelab: --assets applies to --product basket, worstof or hestonbasket only$"):
         tapelab.product("asian", assets=3)
 
 

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -17,6 +18,7 @@
 
 #include <xsimd/config/xsimd_config.hpp>
 
+#include "engine/compile_watch.h"
 #include "util/files.h"
 #include "util/hash.h"
 #include "util/process.h"
@@ -99,7 +101,8 @@ std::string firstErrorLine(const std::string& log) {
 // per cache; "" when unavailable (then every compile parses xsimd itself). The
 // .gch has a sum naming its key (util/files.h), so a truncated, corrupt or
 // foreign one is rebuilt, never handed to the compiler.
-std::string precompiledHeader(const JitToolchain& tc, const fs::path& dir, const std::string& key) {
+std::string precompiledHeader(const JitToolchain& tc, const fs::path& dir, const std::string& key,
+                              std::chrono::steady_clock::time_point deadline) {
   if (!tc.precompiledHeader || !identity(tc.compiler).gcc) return "";
   static std::mutex mu;
   std::lock_guard<std::mutex> lock(mu);
@@ -119,7 +122,7 @@ std::string precompiledHeader(const JitToolchain& tc, const fs::path& dir, const
   argv.push_back(header.string());
   argv.push_back("-o");
   argv.push_back(tmp.path());
-  if (runProcess(argv).status != 0 || !writeCacheSum(tmp.path(), pchKey) || !clearCacheSlot(gch) ||
+  if (runProcess(argv, deadline).status != 0 || !writeCacheSum(tmp.path(), pchKey) || !clearCacheSlot(gch) ||
       !clearCacheSlot(gch.string() + ".sum"))
     return "";
   // The sum first: a reader that sees the new .gch with an older sum rebuilds it.
@@ -158,6 +161,7 @@ JitToolchain jitToolchain(const EngineSettings& settings) {
   JitToolchain tc;
   tc.compiler = settings.cpuJit.compiler;
   tc.precompiledHeader = settings.cpuJit.precompiledHeader;
+  tc.compileTimeout = settings.compileTimeout;
   tc.cacheDir = settings.cacheDir.empty() ? (fs::temp_directory_path() / "tapelab-cpujit").string()
                                           : (fs::path(settings.cacheDir) / "cpujit").string();
   return tc;
@@ -171,15 +175,18 @@ bool jitCompilerUsable(const std::string& compiler, std::string& reason) {
 
 namespace {
 
+constexpr const char* kTimedOut = "timed out";  // runCompiler's answer past the watch's deadline
+
 // One compiler run; on failure, the one-line message (the log goes next to the source).
 std::string runCompiler(const std::string& compiler, const std::vector<std::string>& args, const fs::path& src,
-                        const fs::path& log) {
+                        const fs::path& log, const CompileWatch& watch) {
   std::vector<std::string> argv = {compiler};
   for (const auto& f : baseFlags()) argv.push_back(f);
   for (const auto& a : args) argv.push_back(a);
-  const ProcessResult r = runProcess(argv);
+  const ProcessResult r = runProcess(argv, watch.deadline());
   if (r.status == 0) return "";
   if (r.interrupted) return "interrupted";  // the caller throws Interrupted
+  if (r.timedOut) return kTimedOut;         // the caller throws CompileTimeout
   try {
     writeAtomically(log, r.output);
   } catch (const std::exception&) {
@@ -252,7 +259,10 @@ JitLibrary loadJit(const std::vector<std::string>& parts, const std::string& hin
     return out;
   }
   for (size_t i = 0; i < parts.size(); ++i) writeAtomically(srcs[i], texts[i]);
-  const std::string pch = precompiledHeader(tc, dir, idKey);
+  // Under --compile-timeout from here (engine/compile_watch.h): the precompiled header, every part, the link.
+  const CompileWatch watch("cpu-jit", tc.subject.empty() ? "the kernel " + sanitizeHint(hint) : tc.subject, all.size(),
+                           tc.compileTimeout);
+  const std::string pch = precompiledHeader(tc, dir, idKey, watch.deadline());
   std::vector<std::string> usePch;
   if (!pch.empty()) usePch = {"-include", pch};
   // Temporary files are registered: a stopped process removes them (util/process.h).
@@ -263,7 +273,7 @@ JitLibrary loadJit(const std::vector<std::string>& parts, const std::string& hin
   if (parts.size() == 1) {
     std::vector<std::string> args = usePch;
     for (const std::string& a : {std::string("-shared"), srcs[0].string(), std::string("-o"), tmp.path()}) args.push_back(a);
-    failure = runCompiler(tc.compiler, args, srcs[0], logOf(0));
+    failure = runCompiler(tc.compiler, args, srcs[0], logOf(0), watch);
   } else {
     // Each part to an object, as many compilers at a time as cores; then one link.
     std::vector<std::unique_ptr<TempFile>> objects;
@@ -273,11 +283,11 @@ JitLibrary loadJit(const std::vector<std::string>& parts, const std::string& hin
     std::atomic<size_t> next{0};
     auto worker = [&] {
       for (size_t i; (i = next.fetch_add(1)) < parts.size();) {
-        if (interruptRequested()) break;
+        if (interruptRequested() || CompileWatch::Clock::now() > watch.deadline()) break;
         std::vector<std::string> args = usePch;
         for (const std::string& a : {std::string("-c"), srcs[i].string(), std::string("-o"), objects[i]->path()})
           args.push_back(a);
-        errors[i] = runCompiler(tc.compiler, args, srcs[i], logOf(i));
+        errors[i] = runCompiler(tc.compiler, args, srcs[i], logOf(i), watch);
       }
     };
     const size_t width = std::min<size_t>(parts.size(), std::max(1u, std::thread::hardware_concurrency()));
@@ -287,15 +297,17 @@ JitLibrary loadJit(const std::vector<std::string>& parts, const std::string& hin
     for (auto& t : pool) t.join();
     for (const auto& e : errors)
       if (failure.empty() && !e.empty()) failure = e;
+    if (failure.empty() && CompileWatch::Clock::now() > watch.deadline()) failure = kTimedOut;  // parts left undone
     if (failure.empty() && !interruptRequested()) {
       std::vector<std::string> args = {"-shared"};
       for (const auto& o : objects) args.push_back(o->path());
       args.push_back("-o");
       args.push_back(tmp.path());
-      failure = runCompiler(tc.compiler, args, srcs[0], logOf(0));
+      failure = runCompiler(tc.compiler, args, srcs[0], logOf(0), watch);
     }
   }
   throwIfInterrupted();
+  if (failure == kTimedOut) watch.timedOut();
   if (!failure.empty()) throw std::runtime_error(failure);
   // The sum first: a reader that sees the new .so with an older sum rebuilds, never loads a wrong one.
   std::string sumError;

@@ -33,6 +33,8 @@ struct JitToolchain {
   std::string compiler = "c++";
   bool precompiledHeader = true;
   std::string cacheDir;
+  double compileTimeout = 0;  // EngineSettings::compileTimeout: the compiler is ended past it (0 = none)
+  std::string subject;        // the kernel in progress lines and errors ("" = "the kernel " + hint)
 };
 JitToolchain jitToolchain(const EngineSettings& settings);
 
@@ -43,7 +45,8 @@ bool jitCompilerUsable(const std::string& compiler, std::string& reason);
 // parallel, one compiler per core) and links them into one shared object;
 // loads it. `hint` names the files (letters, digits, '-' kept). Throws
 // std::runtime_error with one line (naming the source file) when the compiler
-// fails or the object cannot be loaded.
+// fails or the object cannot be loaded; CompileTimeout (engine/compile_watch.h) past
+// toolchain.compileTimeout, every compiler it started ended and no temporary file left.
 JitLibrary loadJit(const std::vector<std::string>& parts, const std::string& hint, const JitToolchain& toolchain);
 
 }  // namespace tapelab

@@ -87,7 +87,9 @@ Loaded buildKernel(const Tape& tape, const KernelOptions& o, const EngineSetting
     }
   }
 
-  k.lib = loadJit(k.source.parts, hint, jitToolchain(settings));
+  JitToolchain toolchain = jitToolchain(settings);
+  toolchain.subject = kernelSubject(tape, o);
+  k.lib = loadJit(k.source.parts, hint, toolchain);
   auto abi = reinterpret_cast<jitabi::AbiFn>(k.lib.symbol("tapelab_cpujit_abi"));
   if (abi() != jitabi::kVersion) throw std::runtime_error("cpu-jit: " + k.lib.libraryPath + " has another ABI version");
   k.block = reinterpret_cast<jitabi::BlockFn>(k.lib.symbol("tapelab_cpujit_block"));
@@ -98,6 +100,8 @@ Loaded buildKernel(const Tape& tape, const KernelOptions& o, const EngineSetting
 
   k.stats.compileSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   k.stats.cacheHit = k.lib.cacheHit;
+  k.stats.sourceBytes = 0;
+  for (const std::string& part : k.source.parts) k.stats.sourceBytes += static_cast<int64_t>(part.size());
   k.stats.sourcePath = dumped.empty() ? k.lib.sourcePath : dumped;
   k.stats.notes = "arch=" + k.arch + " lanes=" + std::to_string(k.lanes) +
                   " functions=" + std::to_string(k.source.functions) +

@@ -4,9 +4,7 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <stdexcept>
-
 
 #include "tape/recorder.h"
 
@@ -132,74 +130,5 @@ Tape byName(const std::string& product, int steps, int assets) {
   if (product == "basket") return basketCall(assets, steps);
   return byName(product, ProductParams{{"steps", steps}});
 }
-
-const std::vector<ProductInfo>& catalog() {
-  auto steps = [](double d) { return ProductParam{"steps", d, 1, 1000000, true, "time steps"}; };
-  auto i = [](const ProductParams& p, const char* n) { return static_cast<int>(p.at(n)); };
-  static const std::vector<ProductInfo> list = {
-      {"european", "European call on GBM", {steps(252)}, [=](const ProductParams& p) { return europeanCall(i(p, "steps")); }},
-      {"asian", "arithmetic-average Asian call (the article's tape)", {steps(252)},
-       [=](const ProductParams& p) { return asianCall(i(p, "steps")); }},
-      {"basket", "call on the average of correlated GBM assets",
-       {steps(252), {"assets", 5, 1, 1000, true, "basket assets"}},
-       [=](const ProductParams& p) { return basketCall(i(p, "assets"), i(p, "steps")); }},
-      {"heston", "Heston call, full-truncation Euler, two correlated draws a step", {steps(100)},
-       [=](const ProductParams& p) { return hestonCall(i(p, "steps")); }},
-      {"cev", "CEV call on a forward (pow), Euler with a floor",
-       {steps(100), {"floor", 1e-6, 1e-300, 1e300, false, "lowest forward (keeps F^(beta-1) finite)"}},
-       [=](const ProductParams& p) { return cevCall(i(p, "steps"), p.at("floor")); }},
-      {"barrier", "discretely monitored up-and-out call (hard or tanh-smoothed indicator)",
-       {steps(50), {"smoothing", 0, 0, 1, false, "0: hard indicator; else the tanh width over the barrier"}},
-       [=](const ProductParams& p) { return upAndOutCall(i(p, "steps"), p.at("smoothing")); }},
-      {"lookback", "fixed-strike lookback call on the running maximum", {steps(50)},
-       [=](const ProductParams& p) { return lookbackCall(i(p, "steps")); }},
-      {"lmm", "LIBOR market model cap, one factor, spot measure (wide pipe)",
-       {{"forwards", 40, 2, 400, true, "forward rates (one step per accrual period)"},
-        {"tau", 0.25, 1e-3, 10, false, "accrual period in years"},
-        {"strike", 0.045, -1, 1, false, "the cap's strike rate (also the default of input 'strike')"}},
-       [=](const ProductParams& p) { return lmmCap(i(p, "forwards"), p.at("tau"), p.at("strike")); }},
-      {"worstof", "worst-of call on correlated GBM assets (wide, min kinks)",
-       {steps(12), {"assets", 20, 1, 200, true, "assets"}, {"correlation", 0.3, -1, 1, false, "pairwise correlation"}},
-       [=](const ProductParams& p) { return worstOfCall(i(p, "assets"), i(p, "steps"), p.at("correlation")); }},
-      {"neural", "neural SDE: a tanh MLP drift whose weights are inputs (hundreds of inputs)",
-       {steps(16), {"hidden", 16, 1, 256, true, "MLP width (2 hidden layers)"}},
-       [=](const ProductParams& p) { return neuralSde(i(p, "steps"), i(p, "hidden")); }},
-      {"heat", "no draws: explicit finite differences for Black-Scholes (a PDE time stepper)",
-       {steps(48), {"points", 41, 5, 10001, true, "grid points (odd)"}},
-       [=](const ProductParams& p) { return heatCall(i(p, "steps"), i(p, "points")); }},
-  };
-  return list;
-}
-
-Tape byName(const std::string& product, const ProductParams& params) {
-  const auto& list = catalog();
-  auto it = std::find_if(list.begin(), list.end(), [&](const ProductInfo& p) { return p.name == product; });
-  if (it == list.end()) {
-    std::string names;
-    for (const ProductInfo& p : list) names += (names.empty() ? "" : ", ") + p.name;
-    throw std::invalid_argument("unknown product '" + product + "' (" + names + ")");
-  }
-  ProductParams full;
-  std::string known;
-  for (const ProductParam& q : it->params) {
-    known += (known.empty() ? "" : ", ") + q.name;
-    full[q.name] = q.defaultValue;
-  }
-  for (const auto& entry : params) {  // not a structured binding: clang 14 cannot capture one in a lambda
-    const std::string& name = entry.first;
-    const double value = entry.second;
-    auto q = std::find_if(it->params.begin(), it->params.end(), [&](const ProductParam& x) { return x.name == name; });
-    if (q == it->params.end())
-      throw std::invalid_argument("product '" + product + "' has no parameter '" + name + "' (its parameters: " + known + ")");
-    if (!(value >= q->lo && value <= q->hi) || (q->integer && value != std::floor(value))) {
-      char range[96];
-      std::snprintf(range, sizeof range, "%s in [%.17g, %.17g]", q->integer ? "an integer" : "a number", q->lo, q->hi);
-      throw std::invalid_argument("product '" + product + "': parameter '" + name + "' must be " + range);
-    }
-    full[name] = value;
-  }
-  return it->record(full);
-}
-
 
 }  // namespace tapelab::products

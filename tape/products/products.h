@@ -61,6 +61,25 @@ Tape neuralSde(int steps, int hidden);
 // (odd), `steps` time steps; the value at the centre (the spot). Inputs spot strike vol rate maturity.
 Tape heatCall(int steps, int points);
 
+// ---- Wide products: many inputs, one reverse sweep for every Greek (tape/products/wide.cpp).
+
+// The Asian call (asianCall's arithmetic) with one vol input per time bucket: step i is in bucket
+// i * buckets / steps. Inputs spot strike vol1..volB rate maturity. With every bucket at one vol the
+// value has the Asian's bits and the bucket vegas sum to its vega.
+Tape bucketedAsian(int steps, int buckets);
+// European call under local volatility: log-Euler on S with sigma(S, t) on a strikes x times grid
+// (log-moneyness log(K/100) evenly on [-1, 1], times at fractions of the maturity), linear in time
+// between columns (weights fixed when recording) and in log-moneyness as a sum of ramps
+// min(1, max((x - x_j) / h, 0)) (sub, mul, max, min; flat outside the grid). Inputs spot strike rate
+// maturity, then vol_tK_xJ (time K, strike J). A flat surface is Black-Scholes.
+Tape localVolCall(int steps, int strikes, int times);
+// A basket of `assets` Heston assets shaped like STAC-A2's problem: per asset spotI v0_I kappaI thetaI
+// xiI rhoI (spot-variance correlation), the assets' correlations corrI_J (I < J; their Cholesky factor
+// is recorded, so each has a Greek), strike rate maturity. Full-truncation Euler on log S and v,
+// draws 2 * assets a step (the assets', then the variances'). A European call on the average of the
+// assets' values at maturity: no early exercise (STAC-A2's own option is American).
+Tape hestonBasket(int assets, int steps);
+
 // A product's structural parameter: what its recording depends on besides its inputs' values.
 struct ProductParam {
   std::string name;
@@ -77,12 +96,28 @@ struct ProductInfo {
   std::string summary;
   std::vector<ProductParam> params;
   std::function<Tape(const ProductParams&)> record;  // every param present and in range
+  // The tape's nodes, from the parameters alone, before recording: at least the recorded count and
+  // at most 10% (+64) above it (tests/tape/test_tape_sizes.cpp checks both).
+  std::function<double(const ProductParams&)> nodes;
 };
 const std::vector<ProductInfo>& catalog();
 
+// The most nodes a product records unless raised (--max-nodes, TAPELAB_MAX_NODES): its tape, the
+// planner's tables and a kernel's source grow with it (about 21 bytes a node in the tape, a few
+// hundred in a kernel's source), and it keeps the 10-asset 1,260-step Heston basket (440,323) in.
+inline constexpr double kDefaultMaxNodes = 2'000'000;
+
+// The product's parameters with their defaults filled in, checked (as byName) and its node estimate.
+struct ProductSize {
+  ProductParams params;
+  double nodes = 0;
+};
+ProductSize sizeOf(const std::string& product, const ProductParams& params);
+
 // By name with parameters (missing ones take their defaults). Throws std::invalid_argument
-// naming the product or the parameter (unknown, out of range, not an integer).
-Tape byName(const std::string& product, const ProductParams& params);
+// naming the product or the parameter (unknown, out of range, not an integer), or, when the
+// estimate is over `maxNodes`, naming the size parameters before anything is recorded.
+Tape byName(const std::string& product, const ProductParams& params, double maxNodes = kDefaultMaxNodes);
 
 // A product as a recipe: records its tape for a number of steps.
 struct Product {

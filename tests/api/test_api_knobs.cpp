@@ -46,6 +46,8 @@ const std::vector<Case>& cases() {
       {"TAPELAB_CKPT_NODES", "100", [](const RunConfig& c) { return c.ckptNodes == 100; }, "-1"},
       {"TAPELAB_STRATEGY", "optimal", [](const RunConfig& c) { return c.strategy == "optimal"; }, nullptr},
       {"TAPELAB_SEGLEN", "40", [](const RunConfig& c) { return c.segLen == 40; }, "4x"},
+      {"TAPELAB_MAX_NODES", "5000000", [](const RunConfig& c) { return c.maxNodes == 5000000u; }, "0"},
+      {"TAPELAB_COMPILE_TIMEOUT", "2.5", [](const RunConfig& c) { return c.engineSettings.compileTimeout == 2.5; }, "-1"},
       {"TAPELAB_KERNEL", "scratch", [](const RunConfig& c) { return c.kernel == KernelKind::Scratch; }, "fancy"},
       {"TAPELAB_SCRATCH_LAYOUT", "aos", [](const RunConfig& c) { return c.layout == ScratchLayout::AoS; }, "soaa"},
       {"TAPELAB_MARKET_ORDER", "joint", [](const RunConfig& c) { return c.marketOrder == MarketOrder::Joint; },

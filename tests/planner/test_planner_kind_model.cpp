@@ -38,3 +38,21 @@ TEST(PlannerKindModel, TangentOnNarrowTapesAdjointOnWideOnes) {
   EXPECT_GT(neural.tangentTime(), 5 * neural.adjointTime()) << neural.why();
   EXPECT_NE(neural.why().find("adjoint: "), std::string::npos);
 }
+
+// The wide products (issue 48) on a CPU engine's issue rate with the plain adjoint: one differentiated input
+// makes the tangent kernel the cheaper kind, every input the adjoint by a wide margin (what
+// experiments/tangent_crossover.cpp prints beside its measured crossover).
+TEST(PlannerKindModel, TheWideProductsCrossOverByTheirDifferentiatedInputs) {
+  for (const char* name : {"bucketed", "hestonbasket", "lmm"}) {
+    const Tape t = products::byName(name, products::ProductParams{});
+    KindJob one;
+    one.gpu = false;
+    one.wrt = {0};
+    const KindPrediction p1 = predictKinds(t, one);
+    EXPECT_LT(p1.tangentTime(), p1.adjointTime()) << name << ": " << p1.why();
+    KindJob all = one;
+    all.wrt = {};
+    const KindPrediction pa = predictKinds(t, all);
+    EXPECT_GT(pa.tangentTime(), 2 * pa.adjointTime()) << name << ": " << pa.why();  // every input: the adjoint's day
+  }
+}

@@ -87,6 +87,29 @@ TEST(UtilProcess, InterruptEndsTheChildAndItsChildren) {
   fs::remove_all(d);
 }
 
+TEST(UtilProcess, ADeadlineEndsTheChildAndItsChildren) {
+  const fs::path d = freshDir();
+  const fs::path pidFile = d / "grandchild.pid";
+  const auto t0 = std::chrono::steady_clock::now();
+  const ProcessResult r = runProcess({"sh", "-c", "sleep 60 & echo $! > " + pidFile.string() + "; wait"},
+                                     t0 + std::chrono::milliseconds(300));
+  const auto took = std::chrono::steady_clock::now() - t0;
+  EXPECT_TRUE(r.timedOut);
+  EXPECT_FALSE(r.interrupted);
+  EXPECT_EQ(r.status, -1);
+  EXPECT_EQ(r.error, "passed its deadline");
+  EXPECT_GE(took, std::chrono::milliseconds(300));
+  EXPECT_LT(took, std::chrono::seconds(5));
+  const pid_t grandchild = pidIn(pidFile);
+  for (int i = 0; i < 200 && running(grandchild); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_FALSE(running(grandchild)) << "the child's own child survived";
+  // A deadline far away changes nothing.
+  const ProcessResult ok = runProcess({"sh", "-c", "echo hi"}, std::chrono::steady_clock::now() + std::chrono::hours(1));
+  EXPECT_EQ(ok.status, 0);
+  EXPECT_FALSE(ok.timedOut);
+  fs::remove_all(d);
+}
+
 TEST(UtilProcess, TempFileIsRemovedWithItsScope) {
   const fs::path d = freshDir();
   const fs::path p = d / "x.tmp";
