@@ -6,10 +6,10 @@
 // The search, in the spirit of Halide's autoschedulers and Triton's autotune but over checkpoint
 // plans too, and with the same bits promised for every candidate:
 //   1. the engine's defaults with the default plan (what a run asking nothing gets): the baseline;
-//   2. plans: the plain kernel and each strategy at each segment count, pruned by the plan model
-//      (planner/metrics.h): plans whose peak_live x markets exceeds the calibrated register budget
-//      (planner/strategies.h registerBudget; the GPU emitter's engines only) go, and of the rest the
-//      `plans` with the least weighted recompute are timed, under the baseline's configuration;
+//   2. plans: the plain kernel and each strategy at each segment count, pruned by the engine's model
+//      (api/tune_steps.h pruneModelFor): on cuda and hip, plans whose peak_live x markets exceeds the
+//      calibrated register budget (planner/strategies.h registerBudget) go; of the rest the `plans`
+//      with the least weighted recompute are timed, under the baseline's configuration;
 //   3. fields: each field that applies (not math, which the job fixes, nor one the caller fixed
 //      with --config), each of its search values (ConfigField::search) in turn, with the best plan
 //      so far; a value is kept when its median beats the best by more than the spread measured;
@@ -19,7 +19,8 @@
 // A candidate is timed after a warm-up (util/warmup.h): `repeats` runs of `paths` paths, their
 // median. An engine that can only compile here (cuda without a driver) ranks candidates by what the
 // compiler reports instead (spill stores, spill bytes, registers) and writes nothing to the cache:
-// its shortlist is timed where the GPU is (--shortlist).
+// its shortlist is timed where the GPU is (--shortlist). Each step is a function of its own
+// (api/tune_steps.h: candidates, prune, bench, rank and store).
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -53,6 +54,24 @@ struct TuneOptions {
   std::function<void(const std::string&)> progress;  // one line per step of the search
 };
 
+// Where a candidate got to. toString gives its word; TuneCandidate::statusText adds the detail.
+enum class CandidateStatus {
+  NotTried,  // the budget ran out before it started ("not tried: budget")
+  Pruned,    // the engine's model says it cannot be fast ("pruned: peak_live 90 > 64")
+  Failed,    // its compile or run threw ("failed: ...")
+  Compiled,  // compile-only: compiled, ranked by the compiler's statistics
+  Timed,     // timed, its bits checked
+};
+const char* toString(CandidateStatus s);
+
+// A timed candidate's bits against its own plain kernel's.
+enum class BitsCheck {
+  Unchecked,  // "-": not timed
+  SamePlain,  // "==plain"
+  Differ,     // "DIFFER": a bug, reported, never a winner
+};
+const char* toString(BitsCheck b);
+
 struct TuneCandidate {
   std::string plan;  // "plain", "window 16", "two-level 8x4", "auto 23"
   KernelKind kind = KernelKind::Plain;
@@ -65,9 +84,12 @@ struct TuneCandidate {
   double median = 0;            // seconds
   double mpathsPerSecond = 0;   // markets x paths / median, in millions
   double spread = 0;            // (slowest - fastest) / median of the timed runs
-  std::string bits = "-";       // "==plain", "DIFFER" (a bug: reported, never a winner) or "-"
-  std::string status;           // "timed", "compiled", "failed: ...", "pruned: ...", "not tried: budget"
-  bool timed() const { return status == "timed"; }
+  BitsCheck bits = BitsCheck::Unchecked;
+  CandidateStatus status = CandidateStatus::NotTried;
+  std::string why;  // the status's detail: the error, the budget passed, "budget"
+  bool timed() const { return status == CandidateStatus::Timed; }
+  // "timed", "compiled", "failed: ...", "pruned: ...", "not tried: budget"
+  std::string statusText() const { return why.empty() ? toString(status) : std::string(toString(status)) + ": " + why; }
 };
 
 struct TuneResult {

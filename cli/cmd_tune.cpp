@@ -123,7 +123,7 @@ int tuneCommand(const Flags& f) {
                        "\n# PLAN | CONFIG; time it where the engine runs: tapelab tune ... --shortlist FILE\n";
     int written = 0;
     for (const TuneCandidate& c : r.candidates) {
-      if (written >= n || (c.status != "compiled" && !c.timed())) continue;
+      if (written >= n || (c.status != CandidateStatus::Compiled && !c.timed())) continue;
       char stats[200];
       std::snprintf(stats, sizeof stats, "# %d registers, %lld B local, %lld B spill stores, %lld instructions, peak_live %d\n",
                     c.stats.registers, static_cast<long long>(c.stats.spillBytes),
@@ -144,7 +144,7 @@ int tuneCommand(const Flags& f) {
       j.integer("rank", static_cast<int64_t>(i + 1)).str("plan", c.plan).str("kind", toString(c.kind))
           .integer("segments", c.cuts.segments()).integer("peak_live", c.metrics.peakLive)
           .number("recompute_cost", c.metrics.recomputeCost).str("config", configText(c.config, cfg.engine))
-          .str("step", c.step).str("status", c.status).str("bits", c.bits)
+          .str("step", c.step).str("status", c.statusText()).str("bits", toString(c.bits))
           .number("mpaths_per_s", c.mpathsPerSecond).number("median_s", c.median).number("spread", c.spread)
           .integer("registers", c.stats.registers).integer("local_bytes", c.stats.spillBytes)
           .integer("spill_store_bytes", c.stats.spillStoreBytes).integer("instructions", c.stats.instructions);
@@ -174,13 +174,13 @@ int tuneCommand(const Flags& f) {
       std::snprintf(spread, sizeof spread, "%.1f%%", 100 * c.spread);
       if (baseline > 0) std::snprintf(ratio, sizeof ratio, "%.2fx", c.mpathsPerSecond / baseline);
     }
-    std::string status = c.timed() ? c.step : c.status;
+    std::string status = c.timed() ? c.step : c.statusText();
     if (static_cast<int>(i) == r.winner) status += " (winner)";
     else if (static_cast<int>(i) == r.defaults) status += " (the defaults)";
     rows.push_back({std::to_string(i + 1), c.plan, std::to_string(c.metrics.peakLive), configDiff(c.config, defaults, cfg.engine),
                     mps, spread, ratio, c.stats.registers >= 0 ? std::to_string(c.stats.registers) : "-",
                     c.stats.spillBytes >= 0 ? std::to_string(c.stats.spillBytes) : "-",
-                    c.stats.instructions >= 0 ? std::to_string(c.stats.instructions) : "-", c.bits, status});
+                    c.stats.instructions >= 0 ? std::to_string(c.stats.instructions) : "-", toString(c.bits), status});
   }
   std::printf("%s", table({"rank", "plan", "peak_live", "config (vs defaults)", "Mpath/s", "spread", "vs defaults",
                            "regs", "local B", "instr", "bits", "step / status"},

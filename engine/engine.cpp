@@ -32,9 +32,24 @@ bool sequentialMarkets(const KernelOptions& o) {
 
 const char* toString(MarketOrder o) { return o == MarketOrder::Joint ? "joint" : "sequential"; }
 
-namespace {
 bool sameBits(double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; }
-}  // namespace
+
+bool sameBits(const MarketResult& a, const MarketResult& b) {
+  if (!sameBits(a.value, b.value) || !sameBits(a.valueStderr, b.valueStderr)) return false;
+  if (a.greeks.size() != b.greeks.size() || a.greeksStderr.size() != b.greeksStderr.size()) return false;
+  for (size_t i = 0; i < a.greeks.size(); ++i)
+    if (!sameBits(a.greeks[i], b.greeks[i])) return false;
+  for (size_t i = 0; i < a.greeksStderr.size(); ++i)
+    if (!sameBits(a.greeksStderr[i], b.greeksStderr[i])) return false;
+  return true;
+}
+
+bool sameBits(const RunResult& a, const RunResult& b) {
+  if (a.markets.size() != b.markets.size()) return false;
+  for (size_t m = 0; m < a.markets.size(); ++m)
+    if (!sameBits(a.markets[m], b.markets[m])) return false;
+  return true;
+}
 
 std::vector<int> sharedInputsOf(const std::vector<std::vector<double>>& sets, size_t perDispatch) {
   std::vector<int> shared;

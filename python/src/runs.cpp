@@ -391,8 +391,8 @@ py::dict tuneJob(std::shared_ptr<const Tape> tape, const std::optional<std::stri
     d["recompute_cost"] = t.metrics.recomputeCost;
     d["config"] = configText(t.config, c.engine);
     d["step"] = t.step;
-    d["status"] = t.status;
-    d["bits"] = t.bits;
+    d["status"] = t.statusText();
+    d["bits"] = std::string(toString(t.bits));
     d["mpaths_per_s"] = t.mpathsPerSecond;
     d["median_s"] = t.median;
     d["spread"] = t.spread;
