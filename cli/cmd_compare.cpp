@@ -20,6 +20,7 @@
 #include "cli/peer_file.h"
 #include "planner/planfile.h"
 #include "planner/strategies.h"
+#include "util/stats.h"
 #include "util/warmup.h"
 
 namespace tapelab::cli {
@@ -40,25 +41,6 @@ struct Row {
 
 // "1 market", "4 markets": for messages.
 std::string marketsLabel(int m) { return std::to_string(m) + (m == 1 ? " market" : " markets"); }
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-bool sameBits(double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; }
-
-bool sameResults(const Result& a, const Result& b) {
-  if (a.run.markets.size() != b.run.markets.size()) return false;
-  for (size_t m = 0; m < a.run.markets.size(); ++m) {
-    const MarketResult &x = a.run.markets[m], &y = b.run.markets[m];
-    if (!sameBits(x.value, y.value) || !sameBits(x.valueStderr, y.valueStderr)) return false;
-    for (size_t i = 0; i < x.greeks.size(); ++i)
-      if (!sameBits(x.greeks[i], y.greeks[i]) || !sameBits(x.greeksStderr[i], y.greeksStderr[i])) return false;
-  }
-  return true;
-}
 
 // The tangent kind promises the plain kernel's value bits only (its Greeks sum in another order).
 bool sameValues(const Result& a, const Result& b) {
@@ -83,28 +65,42 @@ std::vector<std::string> splitList(const std::string& s) {
   return out;
 }
 
-int compare(const Flags& f) {
-  const Tape tape = tapeFrom(f);
-  RunConfig cfg = runConfigFrom(f);
-  const uint64_t paths = f.paths("paths");
-  const uint64_t seed = f.count("seed");
-  const int points = f.integer("points");
-  const int ladders = f.integer("ladders");
-  const int fusedMarkets = f.integer("markets");
-  const auto warmupText = f.text("warmup-ms");  // unset: TimingWarmup decides (util/warmup.h)
-  const int warmupMs = warmupText ? f.integerIn("warmup-ms", 0, 600000) : -1;  // -1: unset, never given
-  TimingWarmup warmup(warmupMs);
-  if (paths < 2) throw UsageError(f.label("paths") + ": need at least 2");
-  if (points < 1 || points > 64) throw UsageError("--points: expected 1..64");
-  if (ladders < 1 || ladders > 100) throw UsageError("--ladders: expected 1..100");
-  if (fusedMarkets < 1 || fusedMarkets > 8) throw UsageError("--markets: expected 1..8");
-  // A bad plan file is bad input, not a failed row: read it once before any kernel.
-  if (!cfg.planFile.empty()) readPlanFile(cfg.planFile, tape);
-  // So is a bad peer file.
-  const auto peerPath = f.text("peer");
-  const std::vector<PeerRow> peers = peerPath ? readPeerFile(*peerPath) : std::vector<PeerRow>{};
-  const int steps = productSteps(f);
+void progress(const std::string& s) {
+  if (ranks::rank() == 0) std::fprintf(stderr, "compare: %s\n", s.c_str());
+}
 
+// Everything compare decides from its flags before it builds a kernel.
+struct CompareJob {
+  Tape tape;
+  RunConfig cfg;
+  uint64_t paths = 0, seed = 0;
+  int ladders = 0, fusedMarkets = 0;
+  std::optional<std::string> peerPath;
+  std::vector<PeerRow> peers;
+  int steps = 0;
+  std::vector<std::string> engines;
+  bool split = false;  // over MPI ranks (api/ranks.h)
+  std::vector<std::optional<std::string>> strategyRuns;
+  std::vector<KernelKind> kinds;
+  std::vector<std::vector<double>> ladder;
+  std::string ladderName;
+  int spot = 0, ladderPoints = 0;  // the ladder's input (the article's: spot)
+  size_t center = 0;
+};
+
+// What the engines' sections print after the rows.
+struct EngineConfig {
+  std::string engine, config, tuned;
+};
+struct CompareOut {
+  std::vector<Row> rows;
+  std::vector<EngineConfig> engineConfigs;
+  std::vector<std::string> autoKinds;  // what `--kernel auto` (price, run with nothing named) runs, per engine
+};
+
+// --engines, else every usable GPU engine and cpu-jit (else the reference); split over ranks, every
+// rank must compare the same engines in the same order.
+std::vector<std::string> enginesOf(const Flags& f, const RunConfig& cfg, bool split) {
   std::vector<std::string> engines;
   if (auto e = f.text("engines")) {
     engines = splitList(*e);
@@ -118,15 +114,17 @@ int compare(const Flags& f) {
       if (engineCaps(findEngine(name), cfg.engineSettings).usable) engines.push_back(name);
     if (engines.empty()) engines.push_back("reference");
   }
-  // Split over ranks (api/ranks.h), every rank must compare the same engines in the same order.
-  const bool split = ranks::size() > 1;
   if (split) {
     std::string list;
     for (const auto& e : engines) list += e + ",";
     ranks::agreeOn("the usable engines (" + list + ")", list);
   }
-  // --strategy A,B,...: each checkpointed kernel once per strategy (a row each, every row's bits against
-  // the engine's plain row); one name, or none, as before. Unknown names are refused before anything runs.
+  return engines;
+}
+
+// --strategy A,B,...: each checkpointed kernel once per strategy (a row each, every row's bits against
+// the engine's plain row); one name, or none, as before. Unknown names are refused before anything runs.
+std::vector<std::optional<std::string>> strategyRunsOf(const Flags& f, RunConfig& cfg) {
   std::vector<std::optional<std::string>> strategyRuns{cfg.strategy};
   if (cfg.strategy && cfg.strategy->find(',') != std::string::npos) {
     strategyRuns.clear();
@@ -140,6 +138,10 @@ int compare(const Flags& f) {
     }
     cfg.strategy = strategyRuns.front();  // the job is not a tuned one (a strategy was asked for)
   }
+  return strategyRuns;
+}
+
+std::vector<KernelKind> kindsOf(const Flags& f) {
   std::vector<KernelKind> kinds;
   for (const auto& k : splitList(*f.textOrDefault("kernels"))) {
     try {
@@ -149,360 +151,439 @@ int compare(const Flags& f) {
       throw UsageError(e.what());
     }
   }
+  return kinds;
+}
 
-  // The ladder: --ladder NAME=V1,V2,... (those values), --ladder NAME (--points values 1% apart around
-  // the input's value; 0.01 apart where it is 0), else over "spot", else over the first input.
+// The ladder: --ladder NAME=V1,V2,... (those values), --ladder NAME (--points values 1% apart around
+// the input's value; 0.01 apart where it is 0), else over "spot", else over the first input.
+void ladderOf(const Flags& f, int points, CompareJob& job) {
+  const Tape& tape = job.tape;
   const std::vector<double> base = inputsFrom(f, tape);
   if (tape.numInputs() == 0) throw UsageError("compare ladders over an input; this tape has none");
-  std::vector<std::vector<double>> ladder;
-  std::string ladderName;
   const std::string ladderText = f.text("ladder").value_or(tape.inputIndex("spot") >= 0 ? "spot" : tape.inputNames[0]);
   if (ladderText.find('=') != std::string::npos) {
     if (f.given("points")) throw UsageError("--points: --ladder NAME=V1,V2,... gives the points itself");
-    ladder = ladderFrom(f, tape, base, &ladderName);
+    job.ladder = ladderFrom(f, tape, base, &job.ladderName);
   } else {
-    ladderName = ladderText;
-    const int k = tape.inputIndex(ladderName);
+    job.ladderName = ladderText;
+    const int k = tape.inputIndex(job.ladderName);
     if (k < 0) {
       std::string known;
       for (const std::string& n : tape.inputNames) known += (known.empty() ? "" : ", ") + n;
-      throw UsageError("--ladder: no input named '" + ladderName + "' (inputs: " + known + ")");
+      throw UsageError("--ladder: no input named '" + job.ladderName + "' (inputs: " + known + ")");
     }
     for (int i = 0; i < points; ++i) {
       std::vector<double> s = base;
       const double step = 0.01 * (i - points / 2);
       s[k] = base[k] != 0 ? base[k] * (1.0 + step) : step;
-      ladder.push_back(s);
+      job.ladder.push_back(s);
     }
   }
-  const int spot = tape.inputIndex(ladderName);  // the ladder's input (the article's: spot)
-  const int ladderPoints = static_cast<int>(ladder.size());
-  const size_t center = static_cast<size_t>(ladderPoints / 2);
+  job.spot = tape.inputIndex(job.ladderName);
+  job.ladderPoints = static_cast<int>(job.ladder.size());
+  job.center = static_cast<size_t>(job.ladderPoints / 2);
+}
 
-  auto progress = [](const std::string& s) {
-    if (ranks::rank() == 0) std::fprintf(stderr, "compare: %s\n", s.c_str());
-  };
-  std::vector<Row> rows;
-  struct EngineConfig {
-    std::string engine, config, tuned;
-  };
-  std::vector<EngineConfig> engineConfigs;
-  std::vector<std::string> autoKinds;  // what `--kernel auto` (price, run with nothing named) runs, per engine
-  for (const std::string& engine : engines) {
-    const EngineCaps caps = engineCaps(findEngine(engine), cfg.engineSettings);
-    std::vector<std::pair<std::string, RunConfig>> variants;
-    RunConfig base = cfg;
-    base.engine = engine;
-    if (!base.precision) base.precision = caps.defaultPrecision;  // as run and price: fp32 on GPUs, fp64 on CPUs
-    // Each row's configuration is its own job's (the tuning cache's winner for that market count,
-    // tapelab tune, where there is one and nothing asks otherwise, else the engine's defaults for it;
-    // the user's --config over either), but the fields that change bits are the fused job's on every
-    // row, so that every row's bits compare with the engine's plain single-market row.
-    struct JobConfig {
-      KernelConfig config;
-      std::string tuned;
-      std::optional<Plan> plan;
-    };
-    auto jobConfig = [&](int m) {
-      JobConfig j{resolveConfig(base, caps, *base.precision, m), "", std::nullopt};
-      if (!cfg.useTuned || cfg.checkpoint.mode != Checkpoint::Mode::Auto || cfg.strategy || cfg.plan || !cfg.planFile.empty())
-        return j;
-      const auto w = loadTuned(cfg.engineSettings.cacheDir,
-                               tuningKey(tape, engine, caps, m, *base.precision, j.config.math, cfg.greeks));
-      if (!w) return j;
-      try {
-        KernelConfig c = defaultConfig(engine, caps.cpuDevice, m);
-        applyConfigText(c, w->config, engine, w->path);
-        applyConfigText(c, cfg.configText, engine, cfg.configWhat);
-        j.plan = w->kind != KernelKind::Plain ? std::optional<Plan>(parsePlanFile(w->plan, tape, w->path)) : std::nullopt;
-        j.config = c;
-        j.tuned = w->path;
-      } catch (const std::exception& e) {  // an entry this version cannot read: the defaults
-        progress(engine + ": tuning cache entry " + w->path + " not used: " + e.what());
-      }
-      return j;
-    };
-    const int fused = std::min(fusedMarkets, caps.maxMarkets);
-    const JobConfig fusedJob = jobConfig(fused);
-    JobConfig oneJob = fused == 1 ? fusedJob : jobConfig(1);
-    for (const ConfigField& f : configFields())
-      if (!keepsBits(f)) f.set(oneJob.config, f.get(fusedJob.config), f.name);
-    base.useTuned = false;  // decided here, for every row
-    engineConfigs.push_back({engine, configText(fusedJob.config, engine), fusedJob.tuned});
-    for (const int m : fused == 1 ? std::vector<int>{1} : std::vector<int>{1, fused}) {
-      RunConfig probe = base;  // nothing named: the kind --kernel auto picks for this job
-      probe.engine = engine;
-      probe.kernel.reset();
-      probe.checkpoint = Checkpoint::automatic();
-      probe.strategy.reset();
-      probe.planFile.clear();
-      probe.configText = configText((m == 1 ? oneJob : fusedJob).config, engine);
-      std::string why;
-      try {
-        resolveKernel(tape, probe, caps, m, nullptr, nullptr, &why, sharedInputsOf(ladder, static_cast<size_t>(m)));
-      } catch (const std::exception&) {  // the rows say what is wrong with the job
-      }
-      if (!why.empty()) autoKinds.push_back(engine + " x" + std::to_string(m) + ": " + why.substr(why.find(' ') + 1));
+CompareJob readJob(const Flags& f, int* warmupMs) {
+  CompareJob job;
+  job.tape = tapeFrom(f);
+  job.cfg = runConfigFrom(f);
+  job.paths = f.paths("paths");
+  job.seed = f.count("seed");
+  const int points = f.integer("points");
+  job.ladders = f.integer("ladders");
+  job.fusedMarkets = f.integer("markets");
+  const auto warmupText = f.text("warmup-ms");  // unset: TimingWarmup decides (util/warmup.h)
+  *warmupMs = warmupText ? f.integerIn("warmup-ms", 0, 600000) : -1;  // -1: unset, never given
+  if (job.paths < 2) throw UsageError(f.label("paths") + ": need at least 2");
+  if (points < 1 || points > 64) throw UsageError("--points: expected 1..64");
+  if (job.ladders < 1 || job.ladders > 100) throw UsageError("--ladders: expected 1..100");
+  if (job.fusedMarkets < 1 || job.fusedMarkets > 8) throw UsageError("--markets: expected 1..8");
+  // A bad plan file is bad input, not a failed row: read it once before any kernel.
+  if (!job.cfg.planFile.empty()) readPlanFile(job.cfg.planFile, job.tape);
+  // So is a bad peer file.
+  job.peerPath = f.text("peer");
+  job.peers = job.peerPath ? readPeerFile(*job.peerPath) : std::vector<PeerRow>{};
+  job.steps = productSteps(f);
+  job.split = ranks::size() > 1;
+  job.engines = enginesOf(f, job.cfg, job.split);
+  job.strategyRuns = strategyRunsOf(f, job.cfg);
+  job.kinds = kindsOf(f);
+  ladderOf(f, points, job);
+  return job;
+}
+
+// Each row's configuration is its own job's (the tuning cache's winner for that market count,
+// tapelab tune, where there is one and nothing asks otherwise, else the engine's defaults for it;
+// the user's --config over either), but the fields that change bits are the fused job's on every
+// row, so that every row's bits compare with the engine's plain single-market row.
+struct JobConfig {
+  KernelConfig config;
+  std::string tuned;
+  std::optional<Plan> plan;
+};
+JobConfig jobConfig(const CompareJob& job, const RunConfig& base, const EngineCaps& caps, const std::string& engine, int m) {
+  const RunConfig& cfg = job.cfg;
+  const Tape& tape = job.tape;
+  JobConfig j{resolveConfig(base, caps, *base.precision, m), "", std::nullopt};
+  if (!cfg.useTuned || cfg.checkpoint.mode != Checkpoint::Mode::Auto || cfg.strategy || cfg.plan || !cfg.planFile.empty())
+    return j;
+  const auto w = loadTuned(cfg.engineSettings.cacheDir,
+                           tuningKey(tape, engine, caps, m, *base.precision, j.config.math, cfg.greeks));
+  if (!w) return j;
+  try {
+    KernelConfig c = defaultConfig(engine, caps.cpuDevice, m);
+    applyConfigText(c, w->config, engine, w->path);
+    applyConfigText(c, cfg.configText, engine, cfg.configWhat);
+    j.plan = w->kind != KernelKind::Plain ? std::optional<Plan>(parsePlanFile(w->plan, tape, w->path)) : std::nullopt;
+    j.config = c;
+    j.tuned = w->path;
+  } catch (const std::exception& e) {  // an entry this version cannot read: the defaults
+    progress(engine + ": tuning cache entry " + w->path + " not used: " + e.what());
+  }
+  return j;
+}
+
+// One engine's two jobs (one market, and fused) and what it prints of them: their configurations and
+// the kind `--kernel auto` picks for each.
+struct EngineJobs {
+  int fused = 1;
+  JobConfig fusedJob, oneJob;
+  const JobConfig& of(int markets) const { return markets == 1 ? oneJob : fusedJob; }
+  bool tunedPlan() const { return fusedJob.plan || oneJob.plan; }
+};
+EngineJobs engineJobs(const CompareJob& job, const RunConfig& base, const EngineCaps& caps, const std::string& engine,
+                      CompareOut& out) {
+  EngineJobs e;
+  e.fused = std::min(job.fusedMarkets, caps.maxMarkets);
+  e.fusedJob = jobConfig(job, base, caps, engine, e.fused);
+  e.oneJob = e.fused == 1 ? e.fusedJob : jobConfig(job, base, caps, engine, 1);
+  for (const ConfigField& f : configFields())
+    if (!keepsBits(f)) f.set(e.oneJob.config, f.get(e.fusedJob.config), f.name);
+  out.engineConfigs.push_back({engine, configText(e.fusedJob.config, engine), e.fusedJob.tuned});
+  for (const int m : e.fused == 1 ? std::vector<int>{1} : std::vector<int>{1, e.fused}) {
+    RunConfig probe = base;  // nothing named: the kind --kernel auto picks for this job
+    probe.engine = engine;
+    probe.kernel.reset();
+    probe.checkpoint = Checkpoint::automatic();
+    probe.strategy.reset();
+    probe.planFile.clear();
+    probe.configText = configText(e.of(m).config, engine);
+    std::string why;
+    try {
+      resolveKernel(job.tape, probe, caps, m, nullptr, nullptr, &why, sharedInputsOf(job.ladder, static_cast<size_t>(m)));
+    } catch (const std::exception&) {  // the rows say what is wrong with the job
     }
-    if (fused != 1 && (configText(oneJob.config, engine) != configText(fusedJob.config, engine) || !oneJob.tuned.empty()))
-      engineConfigs.push_back({engine + " (one market)", configText(oneJob.config, engine), oneJob.tuned});
-    RunConfig plain = base;
-    plain.engine = engine;
-    plain.strategy.reset();  // no cuts: the strategy names the checkpointed rows' plans
-    plain.checkpoint = Checkpoint::off();
-    plain.kernel = KernelKind::Plain;
-    plain.planFile.clear();  // a plan file cuts the checkpointed kernels only
-    plain.wrt.clear();       // --wrt picks the tangent kernel's inputs only
-    base.wrt.clear();
-    variants.push_back({"plain", plain});
-    for (KernelKind kind : kinds) {
-      if (std::find(caps.kinds.begin(), caps.kinds.end(), kind) == caps.kinds.end()) {
-        progress(engine + ": no " + toString(kind) + " kernel, skipped");
-        continue;
-      }
-      if ((kind == KernelKind::Register || kind == KernelKind::Scratch) && tape.size() < 2) {
-        progress(engine + ": a tape of one node has nothing to checkpoint: no " + toString(kind) + " row");
-        continue;
-      }
-      for (const std::optional<std::string>& strategy : strategyRuns) {
-        RunConfig c = base;
-        c.engine = engine;
-        c.kernel = kind;
-        c.strategy = strategy;
-        if (kind == KernelKind::Tangent) {  // no reverse sweep: no plan, no cuts
-          c.strategy.reset();
-          c.checkpoint = Checkpoint::off();
-          c.planFile.clear();
-          c.wrt = cfg.wrt;
-        } else if (kind == KernelKind::Register && (fusedJob.plan || oneJob.plan)) {
-          // the tuned winners' cuts: set per job below
-        } else if (c.planFile.empty() && c.checkpoint.mode != Checkpoint::Mode::Segments)  // a plan file sets the cuts
-          c.checkpoint = kind == KernelKind::Scratch && !strategy ? Checkpoint::automatic()
-                                                                  : Checkpoint::count(std::min(cfg.segments, tape.size()));
-        variants.push_back({toString(kind), c});
-        if (kind == KernelKind::Tangent) break;  // one tangent row: it has no plan
-      }
+    if (!why.empty()) out.autoKinds.push_back(engine + " x" + std::to_string(m) + ": " + why.substr(why.find(' ') + 1));
+  }
+  if (e.fused != 1 && (configText(e.oneJob.config, engine) != configText(e.fusedJob.config, engine) || !e.oneJob.tuned.empty()))
+    out.engineConfigs.push_back({engine + " (one market)", configText(e.oneJob.config, engine), e.oneJob.tuned});
+  return e;
+}
+
+// The rows of one engine: plain, then each kind it has (register and scratch once per strategy).
+std::vector<std::pair<std::string, RunConfig>> variantsOf(const CompareJob& job, RunConfig& base, const EngineCaps& caps,
+                                                          const std::string& engine, bool tunedPlan) {
+  std::vector<std::pair<std::string, RunConfig>> variants;
+  RunConfig plain = base;
+  plain.engine = engine;
+  plain.strategy.reset();  // no cuts: the strategy names the checkpointed rows' plans
+  plain.checkpoint = Checkpoint::off();
+  plain.kernel = KernelKind::Plain;
+  plain.planFile.clear();  // a plan file cuts the checkpointed kernels only
+  plain.wrt.clear();       // --wrt picks the tangent kernel's inputs only
+  base.wrt.clear();
+  variants.push_back({"plain", plain});
+  for (KernelKind kind : job.kinds) {
+    if (std::find(caps.kinds.begin(), caps.kinds.end(), kind) == caps.kinds.end()) {
+      progress(engine + ": no " + toString(kind) + " kernel, skipped");
+      continue;
     }
-    const size_t plainRow = rows.size();  // the engine's plain single-market row comes first
-    // Compile every kernel of this engine first, in parallel where the engine's
-    // compiler allows it (NVRTC and OpenCL builds take seconds each), then time
-    // them one at a time so no compile overlaps a timed run.
-    struct Job {
-      std::string label;
-      RunConfig config;
-      int markets;
-    };
-    std::vector<Job> jobs;
-    for (const auto& [label, c] : variants)
-      for (int m : fusedMarkets > 1 ? std::vector<int>{1, fused} : std::vector<int>{1}) {
-        const JobConfig& jc = m == 1 ? oneJob : fusedJob;
-        RunConfig rc = c;
-        rc.configText = configText(jc.config, engine);
-        if (c.kernel == KernelKind::Register && c.planFile.empty() && !cfg.plan && (fusedJob.plan || oneJob.plan)) {
-          if (jc.plan) rc.plan = jc.plan;  // this job's tuned cuts
-          else rc.checkpoint = Checkpoint::count(std::min(cfg.segments, tape.size()));
-        }
-        jobs.push_back({label, rc, m});
-      }
-    progress(engine + ": compiling " + std::to_string(jobs.size()) + " kernels");
-    std::vector<std::future<Pricer>> built;
-    for (const Job& j : jobs)
-      // Split, each build agrees with the other ranks: one at a time, in order, on this thread.
-      built.push_back(std::async(split ? std::launch::deferred : std::launch::async,
-                                 [&tape, &ladder, j] { return MonteCarlo::of(tape).config(j.config).markets(j.markets).sets(ladder).build(); }));
-    for (size_t ji = 0; ji < jobs.size(); ++ji) {
-      const std::string& label = jobs[ji].label;
-      const int markets = jobs[ji].markets;
-      Row row;
-      row.engine = engine;
-      row.kernel = label;
-      row.markets = markets;
-      // One kernel that fails (a driver that cannot build an 8-market shader, say)
-      // costs its row, not the comparison: the error is printed in the row.
-      try {
-        Pricer pricer = built[ji].get();
-        // The fused rows' reverse sweep one market at a time, where the engine has a market order.
-        if (caps.marketOrder && sequentialMarkets(pricer.options())) row.kernel += "/seq";
-        row.segments = pricer.options().plan.segments();
-        {
-          const Plan& p = pricer.options().plan;
-          row.plan = pricer.options().kind == KernelKind::Tangent ? "none (tangent)"
-                     : p.segments() <= 1                          ? "plain"
-                                                                  : p.strategy + " " + std::to_string(p.segments());
-          if (pricer.options().kind == KernelKind::Register && (markets == 1 ? oneJob : fusedJob).plan) row.plan += " (tuned)";
-        }
-        row.stats = pricer.stats();
-        auto runLadder = [&](uint64_t s) {
-          if (markets > 1) return pricer.runMarkets(ladder, paths, s);
-          Result all;
-          for (const auto& set : ladder) {
-            Result one = pricer.runMarkets({set}, paths, s);
-            if (all.run.markets.empty()) all = one;
-            else all.run.markets.push_back(one.run.markets[0]);
-          }
-          return all;
-        };
-        // Warm-up on another seed: first-use costs stay out of the numbers, and a GPU's clocks climb.
-        warmup.run(caps.gpu, [&] { runLadder(seed + 1); });
-        for (int l = 0; l < ladders; ++l) {
-          progress(engine + " " + label + ": ladder " + std::to_string(l + 1) + "/" + std::to_string(ladders));
-          const auto t0 = std::chrono::steady_clock::now();
-          row.result = runLadder(seed);
-          row.ladderMs.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-        }
-        warmup.busyUntilNow();
-        row.medianMs = median(row.ladderMs);
-        warnNonFinite(row.result);  // a row whose estimates are not finite says so (cli.h)
-      } catch (const std::exception& e) {
-        row.error = e.what();
-        row.ladderMs.clear();
-        progress(engine + " " + label + " (" + marketsLabel(markets) + "): " + row.error);
-      }
-      rows.push_back(row);
+    if ((kind == KernelKind::Register || kind == KernelKind::Scratch) && job.tape.size() < 2) {
+      progress(engine + ": a tape of one node has nothing to checkpoint: no " + toString(kind) + " row");
+      continue;
     }
-    // Identity against this engine's plain single-market ladder.
-    const Row& plainRowRef = rows[plainRow];
-    for (size_t r = plainRow; r < rows.size(); ++r) {
-      if (!rows[r].error.empty() || (rows[r].kernel == "plain" && rows[r].markets == 1) || !plainRowRef.error.empty())
-        rows[r].identical = "-";
-      else if (rows[r].kernel == toString(KernelKind::Tangent))
-        rows[r].identical = sameValues(rows[r].result, plainRowRef.result) ? "value" : "NO";
-      else rows[r].identical = sameResults(rows[r].result, plainRowRef.result) ? "yes" : "NO";
+    for (const std::optional<std::string>& strategy : job.strategyRuns) {
+      RunConfig c = base;
+      c.engine = engine;
+      c.kernel = kind;
+      c.strategy = strategy;
+      if (kind == KernelKind::Tangent) {  // no reverse sweep: no plan, no cuts
+        c.strategy.reset();
+        c.checkpoint = Checkpoint::off();
+        c.planFile.clear();
+        c.wrt = job.cfg.wrt;
+      } else if (kind == KernelKind::Register && tunedPlan) {
+        // the tuned winners' cuts: set per job in kernelJobs
+      } else if (c.planFile.empty() && c.checkpoint.mode != Checkpoint::Mode::Segments)  // a plan file sets the cuts
+        c.checkpoint = kind == KernelKind::Scratch && !strategy ? Checkpoint::automatic()
+                                                                : Checkpoint::count(std::min(job.cfg.segments, job.tape.size()));
+      variants.push_back({toString(kind), c});
+      if (kind == KernelKind::Tangent) break;  // one tangent row: it has no plan
     }
   }
+  return variants;
+}
 
-  // The third column: d/d vol where there is one, else the first other input's Greek.
+struct KernelJob {
+  std::string label;
+  RunConfig config;
+  int markets;
+};
+// Each variant at one market and fused, under its job's configuration (and tuned cuts).
+std::vector<KernelJob> kernelJobs(const CompareJob& job, const std::vector<std::pair<std::string, RunConfig>>& variants,
+                                  const EngineJobs& e, const std::string& engine) {
+  std::vector<KernelJob> jobs;
+  for (const auto& [label, c] : variants)
+    for (int m : job.fusedMarkets > 1 ? std::vector<int>{1, e.fused} : std::vector<int>{1}) {
+      const JobConfig& jc = e.of(m);
+      RunConfig rc = c;
+      rc.configText = configText(jc.config, engine);
+      if (c.kernel == KernelKind::Register && c.planFile.empty() && !job.cfg.plan && e.tunedPlan()) {
+        if (jc.plan) rc.plan = jc.plan;  // this job's tuned cuts
+        else rc.checkpoint = Checkpoint::count(std::min(job.cfg.segments, job.tape.size()));
+      }
+      jobs.push_back({label, rc, m});
+    }
+  return jobs;
+}
+
+// One row: its kernel (built ahead) timed the article's way. A kernel that fails (a driver that cannot
+// build an 8-market shader, say) costs its row, not the comparison: the error is printed in the row.
+Row timeRow(const CompareJob& job, const KernelJob& kj, std::future<Pricer>& built, const EngineCaps& caps,
+            const std::string& engine, const EngineJobs& e, TimingWarmup& warmup) {
+  Row row;
+  row.engine = engine;
+  row.kernel = kj.label;
+  row.markets = kj.markets;
+  try {
+    Pricer pricer = built.get();
+    // The fused rows' reverse sweep one market at a time, where the engine has a market order.
+    if (caps.marketOrder && sequentialMarkets(pricer.options())) row.kernel += "/seq";
+    const Plan& p = pricer.options().plan;
+    row.segments = p.segments();
+    row.plan = pricer.options().kind == KernelKind::Tangent ? "none (tangent)"
+               : p.segments() <= 1                          ? "plain"
+                                                            : p.strategy + " " + std::to_string(p.segments());
+    if (pricer.options().kind == KernelKind::Register && e.of(kj.markets).plan) row.plan += " (tuned)";
+    row.stats = pricer.stats();
+    auto runLadder = [&](uint64_t s) {
+      if (kj.markets > 1) return pricer.runMarkets(job.ladder, job.paths, s);
+      Result all;
+      for (const auto& set : job.ladder) {
+        Result one = pricer.runMarkets({set}, job.paths, s);
+        if (all.run.markets.empty()) all = one;
+        else all.run.markets.push_back(one.run.markets[0]);
+      }
+      return all;
+    };
+    // Warm-up on another seed: first-use costs stay out of the numbers, and a GPU's clocks climb.
+    warmup.run(caps.gpu, [&] { runLadder(job.seed + 1); });
+    for (int l = 0; l < job.ladders; ++l) {
+      progress(engine + " " + kj.label + ": ladder " + std::to_string(l + 1) + "/" + std::to_string(job.ladders));
+      const auto t0 = std::chrono::steady_clock::now();
+      row.result = runLadder(job.seed);
+      row.ladderMs.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    }
+    warmup.busyUntilNow();
+    row.medianMs = median(row.ladderMs);
+    warnNonFinite(row.result);  // a row whose estimates are not finite says so (cli.h)
+  } catch (const std::exception& ex) {
+    row.error = ex.what();
+    row.ladderMs.clear();
+    progress(engine + " " + kj.label + " (" + marketsLabel(kj.markets) + "): " + row.error);
+  }
+  return row;
+}
+
+// Identity against the engine's plain single-market ladder, its first row.
+void markIdentity(std::vector<Row>& rows, size_t plainRow) {
+  const Row& plainRowRef = rows[plainRow];
+  for (size_t r = plainRow; r < rows.size(); ++r) {
+    if (!rows[r].error.empty() || (rows[r].kernel == "plain" && rows[r].markets == 1) || !plainRowRef.error.empty())
+      rows[r].identical = "-";
+    else if (rows[r].kernel == toString(KernelKind::Tangent))
+      rows[r].identical = sameValues(rows[r].result, plainRowRef.result) ? "value" : "NO";
+    else rows[r].identical = sameBits(rows[r].result.run, plainRowRef.result.run) ? "yes" : "NO";
+  }
+}
+
+void compareEngine(const CompareJob& job, const std::string& engine, TimingWarmup& warmup, CompareOut& out) {
+  const EngineCaps caps = engineCaps(findEngine(engine), job.cfg.engineSettings);
+  RunConfig base = job.cfg;
+  base.engine = engine;
+  if (!base.precision) base.precision = caps.defaultPrecision;  // as run and price: fp32 on GPUs, fp64 on CPUs
+  const EngineJobs e = engineJobs(job, base, caps, engine, out);
+  base.useTuned = false;  // decided here, for every row
+  const auto variants = variantsOf(job, base, caps, engine, e.tunedPlan());
+  const size_t plainRow = out.rows.size();  // the engine's plain single-market row comes first
+  // Compile every kernel of this engine first, in parallel where the engine's
+  // compiler allows it (NVRTC and OpenCL builds take seconds each), then time
+  // them one at a time so no compile overlaps a timed run.
+  const std::vector<KernelJob> jobs = kernelJobs(job, variants, e, engine);
+  progress(engine + ": compiling " + std::to_string(jobs.size()) + " kernels");
+  std::vector<std::future<Pricer>> built;
+  const Tape& tape = job.tape;
+  const auto& ladder = job.ladder;
+  for (const KernelJob& j : jobs)
+    // Split, each build agrees with the other ranks: one at a time, in order, on this thread.
+    built.push_back(std::async(job.split ? std::launch::deferred : std::launch::async,
+                               [&tape, &ladder, j] { return MonteCarlo::of(tape).config(j.config).markets(j.markets).sets(ladder).build(); }));
+  for (size_t ji = 0; ji < jobs.size(); ++ji) out.rows.push_back(timeRow(job, jobs[ji], built[ji], caps, engine, e, warmup));
+  markIdentity(out.rows, plainRow);
+}
+
+// Mpath/s of a row: market-paths of one ladder (points x paths) over its median time.
+double mpathPerSecond(const CompareJob& job, const Row& r) {
+  return static_cast<double>(job.paths) * job.ladderPoints / (r.medianMs * 1e3);
+}
+// Greeks a path of the row computes (a tangent kernel's --wrt, else every input; none without Greeks):
+// "many Greeks per second" is Greeks x Mpath/s (issue 48).
+int greeksPerPath(const CompareJob& job, const Row& r) {
+  if (!r.result.kernel.greeks) return 0;
+  const bool subset = r.result.kernel.kind == KernelKind::Tangent && !r.result.kernel.wrt.empty();
+  return subset ? static_cast<int>(r.result.kernel.wrt.size()) : job.tape.numInputs();
+}
+
+std::string rowJson(const CompareJob& job, const Row& r) {
+  if (!r.error.empty())
+    return Json().str("engine", r.engine).str("kernel", r.kernel).integer("markets", r.markets).str("error", r.error).done();
+  std::vector<std::string> ms;
+  for (double x : r.ladderMs) ms.push_back(num(x));
+  Json j;
+  j.str("engine", r.engine).str("kernel", r.kernel).str("plan", r.plan).integer("segments", r.segments)
+      .integer("markets", r.markets)
+      .number("ms_per_ladder", r.medianMs).field("ms_ladders", jsonArray(ms))
+      .number("mpaths_per_second", mpathPerSecond(job, r))
+      .integer("greeks_per_path", greeksPerPath(job, r))
+      .number("mgreek_paths_per_second", greeksPerPath(job, r) * mpathPerSecond(job, r))
+      .str("identical_to_plain", r.identical)
+      .field("result", resultJson(r.result, job.center, &r.stats));
+  if (job.peerPath) {
+    std::vector<std::string> ps;
+    for (const PeerRow* p : matchingPeers(job.peers, job.cfg.greeks, job.paths, job.ladderPoints, r.markets, job.steps))
+      ps.push_back(Json().str("who", p->who).str("formulation", p->formulation).integer("line", p->line)
+                       .number("mpaths_per_second", p->mpathPerSecond)
+                       .number("ratio", mpathPerSecond(job, r) / p->mpathPerSecond).done());
+    j.field("peers", jsonArray(ps));
+  }
+  return j.done();
+}
+
+void printJson(const CompareJob& job, const CompareOut& out) {
+  std::vector<std::string> items;
+  for (const Row& r : out.rows) items.push_back(rowJson(job, r));
+  Json top;
+  std::vector<std::string> values;
+  for (const auto& s : job.ladder) values.push_back(num(s[job.spot]));
+  top.str("tape", job.tape.name).integer("nodes", job.tape.size()).integer("paths", static_cast<int64_t>(job.paths))
+      .field("seed", std::to_string(job.seed)).boolean("greeks", job.cfg.greeks).str("ladder_input", job.tape.inputNames[job.spot])
+      .field("ladder_values", jsonArray(values)).integer("ladders", job.ladders).field("rows", jsonArray(items));
+  std::vector<std::string> configs;
+  for (const EngineConfig& e : out.engineConfigs)
+    configs.push_back(Json().str("engine", e.engine).str("config", e.config).str("tuned", e.tuned).done());
+  top.field("configs", jsonArray(configs));
+  std::vector<std::string> autos;
+  for (const std::string& a : out.autoKinds) autos.push_back(jsonString(a));
+  top.field("kernel_auto", jsonArray(autos));
+  std::printf("%s\n", top.done().c_str());
+}
+
+// The third column: d/d vol where there is one, else the first other input's Greek.
+int vegaOf(const CompareJob& job) {
+  const Tape& tape = job.tape;
   int vega = tape.inputIndex("vol");
-  if (vega < 0 || vega == spot)
-    for (int k = 0; k < tape.numInputs() && (vega < 0 || vega == spot); ++k) vega = k == spot ? -1 : k;
-  const std::string spotName = tape.inputNames[spot], vegaName = vega >= 0 ? tape.inputNames[vega] : "-";
-  auto greekAt = [&](const Row& r, int idx) {
-    return idx >= 0 && r.result.kernel.greeks ? num(r.result.run.markets[center].greeks[idx]) : std::string("-");
-  };
-  const double callsPaths = static_cast<double>(paths) * ladderPoints;
-  // Mpath/s of a row: market-paths of one ladder (points x paths) over its median time.
-  const auto mpathPerSecond = [&](const Row& r) { return callsPaths / (r.medianMs * 1e3); };
-  // Greeks a path of the row computes (a tangent kernel's --wrt, else every input; none without Greeks):
-  // "many Greeks per second" is Greeks x Mpath/s (issue 48).
-  const auto greeksPerPath = [&](const Row& r) -> int {
-    if (!r.result.kernel.greeks) return 0;
-    const bool subset = r.result.kernel.kind == KernelKind::Tangent && !r.result.kernel.wrt.empty();
-    return subset ? static_cast<int>(r.result.kernel.wrt.size()) : tape.numInputs();
-  };
-  if (f.given("json")) {
-    std::vector<std::string> items;
-    for (const Row& r : rows) {
-      if (!r.error.empty()) {
-        items.push_back(Json().str("engine", r.engine).str("kernel", r.kernel).integer("markets", r.markets)
-                            .str("error", r.error).done());
-        continue;
-      }
-      std::vector<std::string> ms;
-      for (double x : r.ladderMs) ms.push_back(num(x));
-      Json j;
-      j.str("engine", r.engine).str("kernel", r.kernel).str("plan", r.plan).integer("segments", r.segments)
-          .integer("markets", r.markets)
-          .number("ms_per_ladder", r.medianMs).field("ms_ladders", jsonArray(ms))
-          .number("mpaths_per_second", mpathPerSecond(r))
-          .integer("greeks_per_path", greeksPerPath(r))
-          .number("mgreek_paths_per_second", greeksPerPath(r) * mpathPerSecond(r))
-          .str("identical_to_plain", r.identical)
-          .field("result", resultJson(r.result, center, &r.stats));
-      if (peerPath) {
-        std::vector<std::string> ps;
-        for (const PeerRow* p : matchingPeers(peers, cfg.greeks, paths, ladderPoints, r.markets, steps))
-          ps.push_back(Json().str("who", p->who).str("formulation", p->formulation).integer("line", p->line)
-                           .number("mpaths_per_second", p->mpathPerSecond)
-                           .number("ratio", mpathPerSecond(r) / p->mpathPerSecond).done());
-        j.field("peers", jsonArray(ps));
-      }
-      items.push_back(j.done());
+  if (vega < 0 || vega == job.spot)
+    for (int k = 0; k < tape.numInputs() && (vega < 0 || vega == job.spot); ++k) vega = k == job.spot ? -1 : k;
+  return vega;
+}
+
+void printHeader(const CompareJob& job, const CompareOut& out) {
+  std::printf("%s: %d nodes | %llu paths per call | %d-point %s ladder, median of %d | %s | %s\n", job.tape.name.c_str(),
+              job.tape.size(), static_cast<unsigned long long>(job.paths), job.ladderPoints,
+              job.tape.inputNames[job.spot].c_str(), job.ladders, job.cfg.greeks ? "value + Greeks" : "value only",
+              job.cfg.precision ? toString(*job.cfg.precision) : "each engine's default precision (fp32 on GPUs, fp64 on CPUs)");
+  std::vector<std::string> named;  // the device behind each engine: the GPU's name, lavapipe, PoCL, the CPU
+  for (const Row& r : out.rows)
+    if (std::find(named.begin(), named.end(), r.engine) == named.end()) {
+      named.push_back(r.engine);
+      const EngineCaps c = engineCaps(findEngine(r.engine), job.cfg.engineSettings);
+      std::printf("device %s: %s%s\n", r.engine.c_str(), c.reason.c_str(),
+                  c.cpuDevice ? " (a CPU serving a GPU API: its times say nothing about a GPU)" : "");
     }
-    Json top;
-    std::vector<std::string> values;
-    for (const auto& s : ladder) values.push_back(num(s[spot]));
-    top.str("tape", tape.name).integer("nodes", tape.size()).integer("paths", static_cast<int64_t>(paths))
-        .field("seed", std::to_string(seed)).boolean("greeks", cfg.greeks).str("ladder_input", spotName).field("ladder_values", jsonArray(values))
-        .integer("ladders", ladders).field("rows", jsonArray(items));
-    std::vector<std::string> configs;
-    for (const EngineConfig& e : engineConfigs)
-      configs.push_back(Json().str("engine", e.engine).str("config", e.config).str("tuned", e.tuned).done());
-    top.field("configs", jsonArray(configs));
-    std::vector<std::string> autos;
-    for (const std::string& a : autoKinds) autos.push_back(jsonString(a));
-    top.field("kernel_auto", jsonArray(autos));
-    std::printf("%s\n", top.done().c_str());
-  } else {
-    std::printf("%s: %d nodes | %llu paths per call | %d-point %s ladder, median of %d | %s | %s\n",
-                tape.name.c_str(), tape.size(), static_cast<unsigned long long>(paths), ladderPoints, spotName.c_str(), ladders,
-                cfg.greeks ? "value + Greeks" : "value only",
-                cfg.precision ? toString(*cfg.precision) : "each engine's default precision (fp32 on GPUs, fp64 on CPUs)");
-    std::vector<std::string> named;  // the device behind each engine: the GPU's name, lavapipe, PoCL, the CPU
-    for (const Row& r : rows)
-      if (std::find(named.begin(), named.end(), r.engine) == named.end()) {
-        named.push_back(r.engine);
-        const EngineCaps c = engineCaps(findEngine(r.engine), cfg.engineSettings);
-        std::printf("device %s: %s%s\n", r.engine.c_str(), c.reason.c_str(),
-                    c.cpuDevice ? " (a CPU serving a GPU API: its times say nothing about a GPU)" : "");
-      }
-    std::vector<std::vector<std::string>> out;
-    std::vector<std::string> errors;
-    for (const Row& r : rows) {
-      if (!r.error.empty()) {
-        errors.push_back(r.engine + " " + r.kernel + " (" + marketsLabel(r.markets) + "): " + r.error);
-        out.push_back({r.engine, r.kernel, "-", std::to_string(r.markets), "error", "-", "-", "-", "-", "-", "-", "-",
-                       "see below", "-", "-"});  // compile s, Greeks x Mpath/s, plan
-        continue;
-      }
-      char ms[32], mps[32], comp[32], gps[32];
-      std::snprintf(ms, sizeof ms, "%.2f", r.medianMs);
-      std::snprintf(mps, sizeof mps, "%.2f", mpathPerSecond(r));
-      std::snprintf(gps, sizeof gps, "%.4g", greeksPerPath(r) * mpathPerSecond(r));
-      std::snprintf(comp, sizeof comp, "%.2f%s", r.stats.compileSeconds, r.stats.cacheHit ? " (cached)" : "");
-      const bool tangentRow = r.result.kernel.kind == KernelKind::Tangent;
-      out.push_back({r.engine + " " + toString(r.result.kernel.precision), r.kernel,
-                     tangentRow ? std::string("-") : std::to_string(r.segments), std::to_string(r.markets), ms, mps,
-                     num(r.result.run.markets[center].value), greekAt(r, spot), greekAt(r, vega), r.identical,
-                     r.stats.registers >= 0 ? std::to_string(r.stats.registers) : "-",
-                     r.stats.spillBytes >= 0 ? std::to_string(r.stats.spillBytes) : "-", comp, gps, r.plan});
-    }
-    std::printf("%s", table({"engine", "kernel", "segs", "mkts", "ms/ladder", "Mpath/s", "value", "d/d " + spotName, "d/d " + vegaName,
-                             "same bits", "regs", "spill B", "compile s", "Greeks x Mpath/s", "plan"},
-                            out)
-                          .c_str());
-    std::printf("value and Greeks at %s = %s; 'same bits': every value, Greek and stderr of the ladder equals the\n"
-                "engine's plain single-market kernel bit for bit ('value': the tangent kernel's values and their\n"
-                "stderrs do; its Greeks are forward-mode sums, equal within rounding; it has no plan: segs '-').\n"
-                "'Greeks x Mpath/s': the Greeks a path computes (every input; a tangent kernel's --wrt) times Mpath/s.\n",
-                spotName.c_str(), num(ladder[center][spot]).c_str());
-    for (const EngineConfig& e : engineConfigs)
-      std::printf("config %s: %s%s\n", e.engine.c_str(), e.config.c_str(),
-                  e.tuned.empty() ? " (the engine's defaults)" : (" (tuned: " + e.tuned + ")").c_str());
-    for (const std::string& a : autoKinds) std::printf("kernel auto on %s\n", a.c_str());
-    for (const std::string& e : errors) std::printf("error: %s\n", e.c_str());
-    if (peerPath) {
-      std::vector<std::vector<std::string>> pr;
-      for (const Row& r : rows) {
-        if (!r.error.empty()) continue;
-        char mps[32];
-        std::snprintf(mps, sizeof mps, "%.2f", mpathPerSecond(r));
-        const auto match = matchingPeers(peers, cfg.greeks, paths, ladderPoints, r.markets, steps);
-        const std::string engine = r.engine + " " + toString(r.result.kernel.precision);
-        if (match.empty()) pr.push_back({engine, r.kernel, std::to_string(r.markets), mps, "-", "-", "-"});
-        for (const PeerRow* p : match) {
-          char pm[32], ratio[32];
-          std::snprintf(pm, sizeof pm, "%.4g", p->mpathPerSecond);
-          std::snprintf(ratio, sizeof ratio, "%.2fx", mpathPerSecond(r) / p->mpathPerSecond);
-          pr.push_back({engine, r.kernel, std::to_string(r.markets), mps,
-                        p->who + " " + p->formulation + " (line " + std::to_string(p->line) + ")", pm, ratio});
-        }
-      }
-      std::printf("\nagainst %s: tapelab's Mpath/s / the peer's, rows of the same pass, paths and ladder points,\n"
-                  "fused rows (mkts > 1) against fused peer rows, one-market rows against one market per call:\n%s",
-                  peerPath->c_str(),
-                  table({"engine", "kernel", "mkts", "Mpath/s", "peer", "peer Mpath/s", "ratio"}, pr).c_str());
+}
+
+std::vector<std::string> rowCells(const CompareJob& job, const Row& r, int vega) {
+  if (!r.error.empty())
+    return {r.engine, r.kernel, "-", std::to_string(r.markets), "error", "-", "-", "-", "-", "-", "-", "-",
+            "see below", "-", "-"};  // compile s, Greeks x Mpath/s, plan
+  auto greekAt = [&](int idx) {
+    return idx >= 0 && r.result.kernel.greeks ? num(r.result.run.markets[job.center].greeks[idx]) : std::string("-");
+  };
+  char ms[32], mps[32], comp[32], gps[32];
+  std::snprintf(ms, sizeof ms, "%.2f", r.medianMs);
+  std::snprintf(mps, sizeof mps, "%.2f", mpathPerSecond(job, r));
+  std::snprintf(gps, sizeof gps, "%.4g", greeksPerPath(job, r) * mpathPerSecond(job, r));
+  std::snprintf(comp, sizeof comp, "%.2f%s", r.stats.compileSeconds, r.stats.cacheHit ? " (cached)" : "");
+  const bool tangentRow = r.result.kernel.kind == KernelKind::Tangent;
+  return {r.engine + " " + toString(r.result.kernel.precision), r.kernel,
+          tangentRow ? std::string("-") : std::to_string(r.segments), std::to_string(r.markets), ms, mps,
+          num(r.result.run.markets[job.center].value), greekAt(job.spot), greekAt(vega), r.identical,
+          r.stats.registers >= 0 ? std::to_string(r.stats.registers) : "-",
+          r.stats.spillBytes >= 0 ? std::to_string(r.stats.spillBytes) : "-", comp, gps, r.plan};
+}
+
+void printPeers(const CompareJob& job, const CompareOut& out) {
+  std::vector<std::vector<std::string>> pr;
+  for (const Row& r : out.rows) {
+    if (!r.error.empty()) continue;
+    char mps[32];
+    std::snprintf(mps, sizeof mps, "%.2f", mpathPerSecond(job, r));
+    const auto match = matchingPeers(job.peers, job.cfg.greeks, job.paths, job.ladderPoints, r.markets, job.steps);
+    const std::string engine = r.engine + " " + toString(r.result.kernel.precision);
+    if (match.empty()) pr.push_back({engine, r.kernel, std::to_string(r.markets), mps, "-", "-", "-"});
+    for (const PeerRow* p : match) {
+      char pm[32], ratio[32];
+      std::snprintf(pm, sizeof pm, "%.4g", p->mpathPerSecond);
+      std::snprintf(ratio, sizeof ratio, "%.2fx", mpathPerSecond(job, r) / p->mpathPerSecond);
+      pr.push_back({engine, r.kernel, std::to_string(r.markets), mps,
+                    p->who + " " + p->formulation + " (line " + std::to_string(p->line) + ")", pm, ratio});
     }
   }
+  std::printf("\nagainst %s: tapelab's Mpath/s / the peer's, rows of the same pass, paths and ladder points,\n"
+              "fused rows (mkts > 1) against fused peer rows, one-market rows against one market per call:\n%s",
+              job.peerPath->c_str(), table({"engine", "kernel", "mkts", "Mpath/s", "peer", "peer Mpath/s", "ratio"}, pr).c_str());
+}
+
+void printTable(const CompareJob& job, const CompareOut& out) {
+  printHeader(job, out);
+  const int vega = vegaOf(job);
+  const std::string spotName = job.tape.inputNames[job.spot], vegaName = vega >= 0 ? job.tape.inputNames[vega] : "-";
+  std::vector<std::vector<std::string>> cells;
+  std::vector<std::string> errors;
+  for (const Row& r : out.rows) {
+    if (!r.error.empty()) errors.push_back(r.engine + " " + r.kernel + " (" + marketsLabel(r.markets) + "): " + r.error);
+    cells.push_back(rowCells(job, r, vega));
+  }
+  std::printf("%s", table({"engine", "kernel", "segs", "mkts", "ms/ladder", "Mpath/s", "value", "d/d " + spotName, "d/d " + vegaName,
+                           "same bits", "regs", "spill B", "compile s", "Greeks x Mpath/s", "plan"},
+                          cells)
+                        .c_str());
+  std::printf("value and Greeks at %s = %s; 'same bits': every value, Greek and stderr of the ladder equals the\n"
+              "engine's plain single-market kernel bit for bit ('value': the tangent kernel's values and their\n"
+              "stderrs do; its Greeks are forward-mode sums, equal within rounding; it has no plan: segs '-').\n"
+              "'Greeks x Mpath/s': the Greeks a path computes (every input; a tangent kernel's --wrt) times Mpath/s.\n",
+              spotName.c_str(), num(job.ladder[job.center][job.spot]).c_str());
+  for (const EngineConfig& e : out.engineConfigs)
+    std::printf("config %s: %s%s\n", e.engine.c_str(), e.config.c_str(),
+                e.tuned.empty() ? " (the engine's defaults)" : (" (tuned: " + e.tuned + ")").c_str());
+  for (const std::string& a : out.autoKinds) std::printf("kernel auto on %s\n", a.c_str());
+  for (const std::string& e : errors) std::printf("error: %s\n", e.c_str());
+  if (job.peerPath) printPeers(job, out);
+}
+
+// 1 when a row failed or differs from plain, naming the first.
+int exitStatus(const std::vector<Row>& rows) {
   for (const Row& r : rows)
     if (!r.error.empty()) {
       std::fprintf(stderr, "tapelab: %s %s (%s) failed: %s\n", r.engine.c_str(), r.kernel.c_str(),
@@ -516,6 +597,17 @@ int compare(const Flags& f) {
       return kExitFailure;
     }
   return kExitOk;
+}
+
+int compare(const Flags& f) {
+  int warmupMs = -1;
+  const CompareJob job = readJob(f, &warmupMs);
+  TimingWarmup warmup(warmupMs);
+  CompareOut out;
+  for (const std::string& engine : job.engines) compareEngine(job, engine, warmup, out);
+  if (f.given("json")) printJson(job, out);
+  else printTable(job, out);
+  return exitStatus(out.rows);
 }
 
 }  // namespace

@@ -51,6 +51,7 @@
 #include "planner/strategies.h"
 #include "tape/products/products.h"
 #include "util/files.h"
+#include "util/stats.h"
 #include "util/threads.h"
 #include "util/warmup.h"
 #include "util/process.h"
@@ -145,25 +146,6 @@ struct Row {
   std::string note;
   std::string math, config;  // the kernel's configuration (engine/config.h), canonical text
 };
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-bool sameBits(const RunResult& x, const RunResult& y) {
-  if (x.markets.size() != y.markets.size()) return false;
-  for (size_t m = 0; m < x.markets.size(); ++m) {
-    const MarketResult& a = x.markets[m];
-    const MarketResult& b = y.markets[m];
-    if (std::memcmp(&a.value, &b.value, sizeof(double)) != 0) return false;
-    if (a.greeks.size() != b.greeks.size()) return false;
-    for (size_t k = 0; k < a.greeks.size(); ++k)
-      if (std::memcmp(&a.greeks[k], &b.greeks[k], sizeof(double)) != 0) return false;
-  }
-  return true;
-}
 
 std::string fmt(double v, const char* f = "%.17g") {
   char buf[64];
