@@ -307,167 +307,226 @@ uint64_t chunkGranule(uint64_t blockPaths) {
   return std::max<uint64_t>(1, paths / blockPaths + (paths % blockPaths != 0));
 }
 
-RunResult runSplit(Kernel& kernel, const std::vector<std::vector<double>>& inputs, uint64_t paths, uint64_t seed) {
-  const auto t0 = std::chrono::steady_clock::now();
-  const World& w = world();
-  RunTiming& t = timing();
-  t = RunTiming{};
-  if (paths == 0 || inputs.empty()) throw std::invalid_argument("paths must be at least 1");
-  // Every rank can run part of a run, with the same blocks and chunks.
-  const uint64_t blockPaths = kernel.blockPaths();
+namespace {
+
+// Every rank's chunks: the kernel's paths per block and the chunks' first blocks, the same on every
+// rank (agreed, or every rank throws why).
+struct SplitLayout {
+  uint64_t blockPaths = 0, blocks = 0, chunks = 0;
+  std::vector<uint64_t> starts;
+};
+SplitLayout splitLayout(Kernel& kernel, const std::vector<std::vector<double>>& inputs, uint64_t paths, uint64_t seed) {
+  SplitLayout l;
+  l.blockPaths = kernel.blockPaths();
   uint64_t granule = 1;
   try {
-    if (blockPaths == 0) {
+    if (l.blockPaths == 0) {
       std::vector<double> unused;
       Fill none(unused, 0);
       kernel.runBlocks(inputs, 0, paths, seed, none);  // throws why
     }
-    granule = chunkGranule(blockPaths);
+    granule = chunkGranule(l.blockPaths);
   } catch (const std::exception& e) {
     agree(exitCodeOf(e), e.what());
   }
   agreeOn("the kernel's paths per block and TAPELAB_MPI_CHUNK_PATHS",
-          std::to_string(blockPaths) + " " + std::to_string(granule));
-  const uint64_t blocks = (paths + blockPaths - 1) / blockPaths;
-  const std::vector<uint64_t> starts = chunkStarts(blocks, granule, w.size);
-  const uint64_t chunks = starts.size() - 1;
-  t.blocks = blocks;
-  t.chunks = chunks;
+          std::to_string(l.blockPaths) + " " + std::to_string(granule));
+  l.blocks = (paths + l.blockPaths - 1) / l.blockPaths;
+  l.starts = chunkStarts(l.blocks, granule, world().size);
+  l.chunks = l.starts.size() - 1;
+  return l;
+}
 
-  BlockReduction reduction;
+#ifdef TAPELAB_HAVE_MPI
+// One rank's side of the chunk exchange of a split run.
+struct Exchange {
+  Exchange(EngineThread& e, const std::vector<uint64_t>& s, uint64_t c, RunTiming& rt, BlockReduction& r,
+           std::chrono::steady_clock::time_point b)
+      : engine(e), starts(s), chunks(c), t(rt), reduction(r), begin(b) {}
+  EngineThread& engine;
+  const std::vector<uint64_t>& starts;
+  uint64_t chunks;
+  RunTiming& t;
+  BlockReduction& reduction;
+  std::chrono::steady_clock::time_point begin;
   int failedCode = 0;
   std::string failure;
-#ifdef TAPELAB_HAVE_MPI
-  const auto begin = std::chrono::steady_clock::now();
-  EngineThread engine(kernel, inputs, starts, blockPaths, paths, seed, begin);
   double ownEnd = -1, lastArrival = 0;
-  // The chunk protocol below cannot be left half-way without leaving other ranks waiting for a
-  // message: an exception in it (a failed allocation, a thread that cannot start) ends the job.
+  uint64_t given = 0;  // chunks given to this rank's engine and not yet back
+
+  void noteFailure(int code, const std::string& why) {
+    if (!failedCode && code > 0) failedCode = code, failure = why;
+  }
+};
+
+// Rank 0: hands out chunks as ranks finish them and adds the chunks in block order.
+struct Lead {
+  Lead(Exchange& e, uint64_t first) : x(e), next(first), handedOut(first) {}
+  Exchange& x;
+  uint64_t next, handedOut, reported = 0, reduced = 0;
+  bool stop = false;  // a chunk failed somewhere: hand out no more, add nothing
+  std::map<uint64_t, Part> filed;
+
+  int64_t nextChunk() {
+    if (stop || next >= x.chunks) return -1;
+    ++handedOut;
+    return static_cast<int64_t>(next++);
+  }
+  // Chunks this rank's engine finished; returns whether there were any.
+  bool takeOwn() {
+    bool busy = false;
+    for (Part& p : x.engine.take(std::chrono::microseconds(0))) {
+      busy = true;
+      ++reported;
+      --x.given;
+      if (p.exitCode) {
+        stop = true;
+        x.noteFailure(p.exitCode, p.failure);
+      } else {
+        filed.emplace(p.chunk, std::move(p));
+      }
+      if (const int64_t c = nextChunk(); c >= 0) x.engine.give(static_cast<uint64_t>(c)), ++x.given;
+      if (x.given == 0 && x.ownEnd < 0) x.ownEnd = since(x.begin);
+    }
+    return busy;
+  }
+  // One message of another rank (a chunk's partials, or its failure), answered with the next chunk.
+  bool receiveOne() {
+    int flag = 0;
+    MPI_Status st;
+    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
+    if (!flag) return false;
+    if (st.MPI_TAG >= kTagData) {
+      Part p;
+      p.chunk = static_cast<uint64_t>(st.MPI_TAG - kTagData);
+      int count = 0;
+      MPI_Get_count(&st, MPI_DOUBLE, &count);
+      p.partials = x.engine.spare();
+      p.partials.resize(static_cast<size_t>(count));
+      p.blockSize = static_cast<size_t>(count) / (x.starts[p.chunk + 1] - x.starts[p.chunk]);
+      MPI_Recv(p.partials.data(), count, MPI_DOUBLE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      filed.emplace(p.chunk, std::move(p));
+    } else {
+      std::array<int64_t, 2> why{};
+      MPI_Recv(why.data(), 2, MPI_INT64_T, st.MPI_SOURCE, kTagFailed, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      stop = true;
+    }
+    ++reported;
+    x.lastArrival = since(x.begin);
+    int64_t c = nextChunk();
+    MPI_Send(&c, 1, MPI_INT64_T, st.MPI_SOURCE, kTagNext, MPI_COMM_WORLD);
+    return true;
+  }
+  // Every chunk whose predecessors are all in, in block order: the single process's additions.
+  void reduceInOrder() {
+    while (!stop && !filed.empty() && filed.begin()->first == reduced) {
+      const auto r0 = std::chrono::steady_clock::now();
+      Part& p = filed.begin()->second;
+      x.reduction.add(p.partials.data(), x.starts[p.chunk + 1] - x.starts[p.chunk], p.blockSize);
+      const double dt = since(r0);
+      x.t.reduceSeconds += dt;
+      if (x.ownEnd >= 0) x.t.tailReduceSeconds += dt;
+      x.engine.recycle(std::move(p.partials));
+      filed.erase(filed.begin());
+      ++reduced;
+    }
+  }
+  void run() {
+    while (reported < handedOut) {
+      bool busy = takeOwn();
+      busy = receiveOne() || busy;
+      reduceInOrder();
+      // Nothing to do: wait for our engine (or the poll interval) before looking again.
+      if (!busy && reported < handedOut) x.engine.await(kPoll);
+    }
+  }
+};
+
+// Another rank: sends each finished chunk at once; each send is answered with the next chunk or -1.
+void follow(Exchange& x) {
+  std::vector<std::pair<MPI_Request, std::vector<double>>> sending;
+  uint64_t sent = 0, answered = 0;
+  int64_t reply = -1;
+  MPI_Request replyRequest = MPI_REQUEST_NULL;
+  while (x.given > 0 || answered < sent || !sending.empty()) {
+    for (Part& p : x.engine.take(kPoll)) {
+      --x.given;
+      if (p.exitCode) x.noteFailure(p.exitCode, p.failure);
+      const size_t count = p.partials.size();
+      if (!p.exitCode && count > static_cast<size_t>(INT32_MAX)) {
+        p.exitCode = 1;
+        x.noteFailure(1, "chunk " + std::to_string(p.chunk) + " holds more than 2^31 partial sums; set TAPELAB_MPI_CHUNK_PATHS lower");
+      }
+      if (p.exitCode) {
+        const std::array<int64_t, 2> note{static_cast<int64_t>(p.chunk), p.exitCode};
+        MPI_Send(note.data(), 2, MPI_INT64_T, 0, kTagFailed, MPI_COMM_WORLD);
+        x.engine.recycle(std::move(p.partials));
+      } else {
+        sending.emplace_back(MPI_REQUEST_NULL, std::move(p.partials));
+        auto& [request, data] = sending.back();
+        MPI_Isend(data.data(), static_cast<int>(count), MPI_DOUBLE, 0, kTagData + static_cast<int>(p.chunk), MPI_COMM_WORLD,
+                  &request);
+      }
+      ++sent;
+    }
+    for (size_t i = 0; i < sending.size();) {
+      int flag = 0;
+      MPI_Test(&sending[i].first, &flag, MPI_STATUS_IGNORE);
+      if (!flag) {
+        ++i;
+        continue;
+      }
+      x.engine.recycle(std::move(sending[i].second));
+      sending.erase(sending.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+    while (answered < sent) {
+      if (replyRequest == MPI_REQUEST_NULL) MPI_Irecv(&reply, 1, MPI_INT64_T, 0, kTagNext, MPI_COMM_WORLD, &replyRequest);
+      int flag = 0;
+      MPI_Test(&replyRequest, &flag, MPI_STATUS_IGNORE);
+      if (!flag) break;
+      ++answered;
+      if (reply >= 0) x.engine.give(static_cast<uint64_t>(reply)), ++x.given;
+    }
+  }
+}
+
+// Every rank gets rank 0's sums, so every rank's result (and what it does next) is the same; rank 0
+// gathers every rank's timing.
+void shareSums(Exchange& x, const World& w) {
+  unsigned long long blockSize = x.reduction.sums().size();
+  MPI_Bcast(&blockSize, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+  std::vector<double>& sums = x.reduction.sums();
+  sums.resize(blockSize, 0.0);
+  MPI_Bcast(sums.data(), static_cast<int>(blockSize), MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  if (x.ownEnd >= 0) x.t.tailSeconds = since(x.begin) - x.ownEnd;
+  const RankTiming& mine = x.engine.timing;
+  const std::array<double, 5> row{static_cast<double>(mine.chunks), static_cast<double>(mine.blocks), mine.busySeconds,
+                                  mine.idleSeconds, mine.endSeconds};
+  std::vector<double> rows(w.rank == 0 ? row.size() * static_cast<size_t>(w.size) : 0);
+  MPI_Gather(row.data(), static_cast<int>(row.size()), MPI_DOUBLE, rows.data(), static_cast<int>(row.size()), MPI_DOUBLE, 0,
+             MPI_COMM_WORLD);
+  for (size_t r = 0; r + row.size() <= rows.size(); r += row.size())
+    x.t.ranks.push_back({static_cast<uint64_t>(rows[r]), static_cast<uint64_t>(rows[r + 1]), rows[r + 2], rows[r + 3], rows[r + 4]});
+}
+
+// The exchange on this rank, its failure agreed by all, the sums shared.
+void exchange(Kernel& kernel, const std::vector<std::vector<double>>& inputs, const SplitLayout& l, uint64_t paths,
+              uint64_t seed, BlockReduction& reduction) {
+  const World& w = world();
+  const auto begin = std::chrono::steady_clock::now();
+  EngineThread engine(kernel, inputs, l.starts, l.blockPaths, paths, seed, begin);
+  Exchange x(engine, l.starts, l.chunks, timing(), reduction, begin);
+  // The chunk protocol cannot be left half-way without leaving other ranks waiting for a message:
+  // an exception in it (a failed allocation, a thread that cannot start) ends the job.
   try {
     // Rank r starts with chunks r and r + N; each chunk a rank finishes brings it the next one.
-    uint64_t given = 0;
-    for (uint64_t c = static_cast<uint64_t>(w.rank); c < std::min<uint64_t>(chunks, 2 * static_cast<uint64_t>(w.size)); c += static_cast<uint64_t>(w.size)) {
+    const uint64_t first = std::min<uint64_t>(l.chunks, 2 * static_cast<uint64_t>(w.size));
+    for (uint64_t c = static_cast<uint64_t>(w.rank); c < first; c += static_cast<uint64_t>(w.size)) {
       engine.give(c);
-      ++given;
+      ++x.given;
     }
-    const auto noteFailure = [&](int code, const std::string& why) {
-      if (!failedCode && code > 0) failedCode = code, failure = why;
-    };
-    if (w.rank == 0) {
-      uint64_t next = std::min<uint64_t>(chunks, 2 * static_cast<uint64_t>(w.size));
-      uint64_t handedOut = next, reported = 0, reduced = 0;
-      bool stop = false;  // a chunk failed somewhere: hand out no more, add nothing
-      std::map<uint64_t, Part> filed;
-      const auto nextChunk = [&]() -> int64_t {
-        if (stop || next >= chunks) return -1;
-        ++handedOut;
-        return static_cast<int64_t>(next++);
-      };
-      while (reported < handedOut) {
-        bool busy = false;
-        for (Part& p : engine.take(std::chrono::microseconds(0))) {
-          busy = true;
-          ++reported;
-          --given;
-          if (p.exitCode) {
-            stop = true;
-            noteFailure(p.exitCode, p.failure);
-          } else {
-            filed.emplace(p.chunk, std::move(p));
-          }
-          if (const int64_t c = nextChunk(); c >= 0) engine.give(static_cast<uint64_t>(c)), ++given;
-          if (given == 0 && ownEnd < 0) ownEnd = since(begin);
-        }
-        int flag = 0;
-        MPI_Status st;
-        MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
-        if (flag) {
-          busy = true;
-          if (st.MPI_TAG >= kTagData) {
-            Part p;
-            p.chunk = static_cast<uint64_t>(st.MPI_TAG - kTagData);
-            int count = 0;
-            MPI_Get_count(&st, MPI_DOUBLE, &count);
-            p.partials = engine.spare();
-            p.partials.resize(static_cast<size_t>(count));
-            p.blockSize = static_cast<size_t>(count) / (starts[p.chunk + 1] - starts[p.chunk]);
-            MPI_Recv(p.partials.data(), count, MPI_DOUBLE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            filed.emplace(p.chunk, std::move(p));
-          } else {
-            std::array<int64_t, 2> why{};
-            MPI_Recv(why.data(), 2, MPI_INT64_T, st.MPI_SOURCE, kTagFailed, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            stop = true;
-          }
-          ++reported;
-          lastArrival = since(begin);
-          int64_t c = nextChunk();
-          MPI_Send(&c, 1, MPI_INT64_T, st.MPI_SOURCE, kTagNext, MPI_COMM_WORLD);
-        }
-        // Every chunk whose predecessors are all in, in block order: the single process's additions.
-        while (!stop && !filed.empty() && filed.begin()->first == reduced) {
-          const auto r0 = std::chrono::steady_clock::now();
-          Part& p = filed.begin()->second;
-          reduction.add(p.partials.data(), starts[p.chunk + 1] - starts[p.chunk], p.blockSize);
-          const double dt = since(r0);
-          t.reduceSeconds += dt;
-          if (ownEnd >= 0) t.tailReduceSeconds += dt;
-          engine.recycle(std::move(p.partials));
-          filed.erase(filed.begin());
-          ++reduced;
-        }
-        if (!busy && reported < handedOut) {
-          // Nothing to do: wait for our engine (or the poll interval) before looking again.
-          engine.await(kPoll);
-        }
-      }
-    } else {
-      // Send each finished chunk at once; each send is answered with the next chunk or -1.
-      std::vector<std::pair<MPI_Request, std::vector<double>>> sending;
-      std::vector<std::array<int64_t, 2>> failedNotes;
-      uint64_t sent = 0, answered = 0;
-      int64_t reply = -1;
-      MPI_Request replyRequest = MPI_REQUEST_NULL;
-      while (given > 0 || answered < sent || !sending.empty()) {
-        for (Part& p : engine.take(kPoll)) {
-          --given;
-          if (p.exitCode) noteFailure(p.exitCode, p.failure);
-          const size_t count = p.partials.size();
-          if (!p.exitCode && count > static_cast<size_t>(INT32_MAX)) {
-            p.exitCode = 1;
-            noteFailure(1, "chunk " + std::to_string(p.chunk) + " holds more than 2^31 partial sums; set TAPELAB_MPI_CHUNK_PATHS lower");
-          }
-          if (p.exitCode) {
-            const std::array<int64_t, 2> note{static_cast<int64_t>(p.chunk), p.exitCode};
-            MPI_Send(note.data(), 2, MPI_INT64_T, 0, kTagFailed, MPI_COMM_WORLD);
-            engine.recycle(std::move(p.partials));
-          } else {
-            sending.emplace_back(MPI_REQUEST_NULL, std::move(p.partials));
-            auto& [request, data] = sending.back();
-            MPI_Isend(data.data(), static_cast<int>(count), MPI_DOUBLE, 0, kTagData + static_cast<int>(p.chunk), MPI_COMM_WORLD,
-                      &request);
-          }
-          ++sent;
-        }
-        for (size_t i = 0; i < sending.size();) {
-          int flag = 0;
-          MPI_Test(&sending[i].first, &flag, MPI_STATUS_IGNORE);
-          if (!flag) {
-            ++i;
-            continue;
-          }
-          engine.recycle(std::move(sending[i].second));
-          sending.erase(sending.begin() + static_cast<std::ptrdiff_t>(i));
-        }
-        while (answered < sent) {
-          if (replyRequest == MPI_REQUEST_NULL) MPI_Irecv(&reply, 1, MPI_INT64_T, 0, kTagNext, MPI_COMM_WORLD, &replyRequest);
-          int flag = 0;
-          MPI_Test(&replyRequest, &flag, MPI_STATUS_IGNORE);
-          if (!flag) break;
-          ++answered;
-          if (reply >= 0) engine.give(static_cast<uint64_t>(reply)), ++given;
-        }
-      }
-    }
+    if (w.rank == 0) Lead(x, first).run();
+    else follow(x);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tapelab: rank %d: the split run failed inside its chunk exchange: %s; aborting every rank\n",
                  w.rank, e.what());
@@ -475,25 +534,27 @@ RunResult runSplit(Kernel& kernel, const std::vector<std::vector<double>>& input
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
   engine.close();
-  t.waitSeconds = ownEnd >= 0 ? std::max(0.0, lastArrival - ownEnd) : 0;
-  agree(failedCode, failure);
-  // Every rank gets rank 0's sums, so every rank's result (and what it does next) is the same.
-  unsigned long long blockSize = reduction.sums().size();
-  MPI_Bcast(&blockSize, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
-  std::vector<double>& sums = reduction.sums();
-  sums.resize(blockSize, 0.0);
-  MPI_Bcast(sums.data(), static_cast<int>(blockSize), MPI_DOUBLE, 0, MPI_COMM_WORLD);
-  if (ownEnd >= 0) t.tailSeconds = since(begin) - ownEnd;
-  const RankTiming& mine = engine.timing;
-  const std::array<double, 5> row{static_cast<double>(mine.chunks), static_cast<double>(mine.blocks), mine.busySeconds,
-                                  mine.idleSeconds, mine.endSeconds};
-  std::vector<double> rows(w.rank == 0 ? row.size() * static_cast<size_t>(w.size) : 0);
-  MPI_Gather(row.data(), static_cast<int>(row.size()), MPI_DOUBLE, rows.data(), static_cast<int>(row.size()), MPI_DOUBLE, 0,
-             MPI_COMM_WORLD);
-  for (size_t r = 0; r + row.size() <= rows.size(); r += row.size())
-    t.ranks.push_back({static_cast<uint64_t>(rows[r]), static_cast<uint64_t>(rows[r + 1]), rows[r + 2], rows[r + 3], rows[r + 4]});
+  x.t.waitSeconds = x.ownEnd >= 0 ? std::max(0.0, x.lastArrival - x.ownEnd) : 0;
+  agree(x.failedCode, x.failure);
+  shareSums(x, w);
+}
+#endif
+
+}  // namespace
+
+RunResult runSplit(Kernel& kernel, const std::vector<std::vector<double>>& inputs, uint64_t paths, uint64_t seed) {
+  const auto t0 = std::chrono::steady_clock::now();
+  RunTiming& t = timing();
+  t = RunTiming{};
+  if (paths == 0 || inputs.empty()) throw std::invalid_argument("paths must be at least 1");
+  // Every rank can run part of a run, with the same blocks and chunks.
+  const SplitLayout l = splitLayout(kernel, inputs, paths, seed);
+  t.blocks = l.blocks;
+  t.chunks = l.chunks;
+  BlockReduction reduction;
+#ifdef TAPELAB_HAVE_MPI
+  exchange(kernel, inputs, l, paths, seed, reduction);
 #else
-  (void)failedCode;
   throw std::logic_error("runSplit without MPI");
 #endif
   RunResult r = reduction.finish(inputs.size(), inputs[0].size(), paths, seed);
