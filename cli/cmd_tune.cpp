@@ -53,10 +53,8 @@ int exitCode(const TuneResult& r, const TuneOptions& opt) {
   return kExitOk;
 }
 
-int tuneCommand(const Flags& f) {
-  const Tape tape = tapeFrom(f);
-  RunConfig cfg = runConfigFrom(f);
-  if (cfg.engine == "auto") throw UsageError("--engine: tune one engine at a time (tapelab engines lists them)");
+// The search's options from the flags (the shortlist read, bounded).
+TuneOptions tuneOptions(const Flags& f, const Tape& tape) {
   TuneOptions opt;
   opt.markets = f.integerIn("markets", 1, 8);
   opt.paths = f.given("paths") ? f.paths("paths") : 0;
@@ -90,76 +88,60 @@ int tuneCommand(const Flags& f) {
     std::stringstream in(text);
     for (std::string line; std::getline(in, line);) opt.shortlist.push_back(line);
   }
-  const bool json = f.given("json");
-  opt.progress = [](const std::string& line) { std::fprintf(stderr, "tune: %s\n", line.c_str()); };
-  // The shortlist written at the end never replaces an input of the run (the tape, --plan, --shortlist):
-  // refused now, before the search, not after it.
-  std::vector<std::string> inputs = f.all("file");
-  for (const std::string& in : {cfg.planFile, f.text("shortlist").value_or("")})
-    if (!in.empty()) inputs.push_back(in);
-  if (auto path = f.text("write-shortlist")) checkOutputFile(*path, inputs, "--write-shortlist");
+  return opt;
+}
 
-  const EngineCaps caps = engineCaps(findEngine(cfg.engine), cfg.engineSettings);
-  if (f.given("forget")) {
-    RunConfig probe = cfg;
-    probe.useTuned = false;
-    const KernelOptions o = resolveKernel(tape, probe, caps, opt.markets);
-    const TuningKey key = tuningKey(tape, cfg.engine, caps, opt.markets, o.precision, o.config.math, cfg.greeks);
-    std::printf("%s\n", forgetTuned(cfg.engineSettings.cacheDir, key) ? "tuning cache entry removed"
-                                                                        : "no tuning cache entry for this job");
-    return kExitOk;
+// --write-shortlist: the best candidates (timed or compiled), each with its compiler's statistics.
+void writeShortlist(const Flags& f, const Tape& tape, const RunConfig& cfg, const TuneOptions& opt, const TuneResult& r,
+                    const std::vector<std::string>& inputs) {
+  const auto path = f.text("write-shortlist");
+  const int n = f.positive("shortlist-size");
+  std::string text = "# tapelab tune shortlist: " + tape.name + ", " + cfg.engine + ", " + std::to_string(opt.markets) +
+                     " market(s), " + toString(r.key.precision) + ", math=" + toString(r.key.math) +
+                     (r.compileOnly ? ", ranked by the compiler's statistics (spill stores, local bytes, instructions per market, registers)"
+                                    : ", ranked by measured speed") +
+                     "\n# PLAN | CONFIG; time it where the engine runs: tapelab tune ... --shortlist FILE\n";
+  int written = 0;
+  for (const TuneCandidate& c : r.candidates) {
+    if (written >= n || (c.status != CandidateStatus::Compiled && !c.timed())) continue;
+    char stats[200];
+    std::snprintf(stats, sizeof stats, "# %d registers, %lld B local, %lld B spill stores, %lld instructions, peak_live %d\n",
+                  c.stats.registers, static_cast<long long>(c.stats.spillBytes),
+                  static_cast<long long>(c.stats.spillStoreBytes), static_cast<long long>(c.stats.instructions),
+                  c.metrics.peakLive);
+    text += stats + shortlistLine(c, cfg.engine) + "\n";
+    ++written;
   }
+  writeOutputFile(*path, text, inputs, "--write-shortlist");  // never the run's own inputs (util/files.h)
+  std::fprintf(stderr, "tune: %d candidates written to %s\n", written, path->c_str());
+}
 
-  const TuneResult r = tune(tape, cfg, opt);
+void printJson(const Tape& tape, const RunConfig& cfg, const TuneResult& r) {
+  std::vector<std::string> items;
+  for (size_t i = 0; i < r.candidates.size(); ++i) {
+    const TuneCandidate& c = r.candidates[i];
+    Json j;
+    j.integer("rank", static_cast<int64_t>(i + 1)).str("plan", c.plan).str("kind", toString(c.kind))
+        .integer("segments", c.cuts.segments()).integer("peak_live", c.metrics.peakLive)
+        .number("recompute_cost", c.metrics.recomputeCost).str("config", configText(c.config, cfg.engine))
+        .str("step", c.step).str("status", c.statusText()).str("bits", toString(c.bits))
+        .number("mpaths_per_s", c.mpathsPerSecond).number("median_s", c.median).number("spread", c.spread)
+        .integer("registers", c.stats.registers).integer("local_bytes", c.stats.spillBytes)
+        .integer("spill_store_bytes", c.stats.spillStoreBytes).integer("instructions", c.stats.instructions);
+    items.push_back(j.done());
+  }
+  Json out;
+  out.str("engine", cfg.engine).str("device", r.key.device).str("tape", tape.name).integer("markets", r.key.markets)
+      .str("precision", toString(r.key.precision)).str("math", toString(r.key.math))
+      .integer("paths", static_cast<int64_t>(r.paths)).boolean("compile_only", r.compileOnly)
+      .number("seconds", r.seconds).boolean("budget_spent", r.budgetSpent).integer("winner", r.winner + 1)
+      .integer("defaults", r.defaults + 1).str("stored", r.stored).field("candidates", jsonArray(items));
+  std::printf("%s\n", out.done().c_str());
+}
+
+void printTable(const Tape& tape, const RunConfig& cfg, const TuneOptions& opt, const EngineCaps& caps, const TuneResult& r) {
   const KernelConfig defaults = r.defaults >= 0 ? r.candidates[r.defaults].config : defaultConfig(cfg.engine, caps.cpuDevice);
   const double baseline = r.defaults >= 0 ? r.candidates[r.defaults].mpathsPerSecond : 0;
-
-  if (auto path = f.text("write-shortlist")) {
-    const int n = f.positive("shortlist-size");
-    std::string text = "# tapelab tune shortlist: " + tape.name + ", " + cfg.engine + ", " + std::to_string(opt.markets) +
-                       " market(s), " + toString(r.key.precision) + ", math=" + toString(r.key.math) +
-                       (r.compileOnly ? ", ranked by the compiler's statistics (spill stores, local bytes, instructions per market, registers)"
-                                      : ", ranked by measured speed") +
-                       "\n# PLAN | CONFIG; time it where the engine runs: tapelab tune ... --shortlist FILE\n";
-    int written = 0;
-    for (const TuneCandidate& c : r.candidates) {
-      if (written >= n || (c.status != CandidateStatus::Compiled && !c.timed())) continue;
-      char stats[200];
-      std::snprintf(stats, sizeof stats, "# %d registers, %lld B local, %lld B spill stores, %lld instructions, peak_live %d\n",
-                    c.stats.registers, static_cast<long long>(c.stats.spillBytes),
-                    static_cast<long long>(c.stats.spillStoreBytes), static_cast<long long>(c.stats.instructions),
-                    c.metrics.peakLive);
-      text += stats + shortlistLine(c, cfg.engine) + "\n";
-      ++written;
-    }
-    writeOutputFile(*path, text, inputs, "--write-shortlist");  // never the run's own inputs (util/files.h)
-    std::fprintf(stderr, "tune: %d candidates written to %s\n", written, path->c_str());
-  }
-
-  if (json) {
-    std::vector<std::string> items;
-    for (size_t i = 0; i < r.candidates.size(); ++i) {
-      const TuneCandidate& c = r.candidates[i];
-      Json j;
-      j.integer("rank", static_cast<int64_t>(i + 1)).str("plan", c.plan).str("kind", toString(c.kind))
-          .integer("segments", c.cuts.segments()).integer("peak_live", c.metrics.peakLive)
-          .number("recompute_cost", c.metrics.recomputeCost).str("config", configText(c.config, cfg.engine))
-          .str("step", c.step).str("status", c.statusText()).str("bits", toString(c.bits))
-          .number("mpaths_per_s", c.mpathsPerSecond).number("median_s", c.median).number("spread", c.spread)
-          .integer("registers", c.stats.registers).integer("local_bytes", c.stats.spillBytes)
-          .integer("spill_store_bytes", c.stats.spillStoreBytes).integer("instructions", c.stats.instructions);
-      items.push_back(j.done());
-    }
-    Json out;
-    out.str("engine", cfg.engine).str("device", r.key.device).str("tape", tape.name).integer("markets", r.key.markets)
-        .str("precision", toString(r.key.precision)).str("math", toString(r.key.math))
-        .integer("paths", static_cast<int64_t>(r.paths)).boolean("compile_only", r.compileOnly)
-        .number("seconds", r.seconds).boolean("budget_spent", r.budgetSpent).integer("winner", r.winner + 1)
-        .integer("defaults", r.defaults + 1).str("stored", r.stored).field("candidates", jsonArray(items));
-    std::printf("%s\n", out.done().c_str());
-    return exitCode(r, opt);
-  }
-
   std::printf("tune %s: %d nodes | engine %s (%s) | %d market(s), %s, math=%s, value%s | %llu paths a run, median of %d\n",
               tape.name.c_str(), tape.size(), cfg.engine.c_str(), r.key.device.c_str(), r.key.markets,
               toString(r.key.precision), toString(r.key.math), cfg.greeks ? " + Greeks" : " only",
@@ -197,14 +179,46 @@ int tuneCommand(const Flags& f) {
               r.budgetSpent ? " (the budget ran out: candidates not tried are listed)" : "", r.stored.c_str());
   if (r.stored.rfind("not stored", 0) != 0)
     std::printf("runs of this job with --checkpoint auto (the default) now use the winner (--untuned: the defaults)\n");
+}
+
+int tuneCommand(const Flags& f) {
+  const Tape tape = tapeFrom(f);
+  RunConfig cfg = runConfigFrom(f);
+  if (cfg.engine == "auto") throw UsageError("--engine: tune one engine at a time (tapelab engines lists them)");
+  TuneOptions opt = tuneOptions(f, tape);
+  const bool json = f.given("json");
+  opt.progress = [](const std::string& line) { std::fprintf(stderr, "tune: %s\n", line.c_str()); };
+  // The shortlist written at the end never replaces an input of the run (the tape, --plan, --shortlist):
+  // refused now, before the search, not after it.
+  std::vector<std::string> inputs = f.all("file");
+  for (const std::string& in : {cfg.planFile, f.text("shortlist").value_or("")})
+    if (!in.empty()) inputs.push_back(in);
+  if (auto path = f.text("write-shortlist")) checkOutputFile(*path, inputs, "--write-shortlist");
+
+  const EngineCaps caps = engineCaps(findEngine(cfg.engine), cfg.engineSettings);
+  if (f.given("forget")) {
+    RunConfig probe = cfg;
+    probe.useTuned = false;
+    const KernelOptions o = resolveKernel(tape, probe, caps, opt.markets);
+    const TuningKey key = tuningKey(tape, cfg.engine, caps, opt.markets, o.precision, o.config.math, cfg.greeks);
+    std::printf("%s\n", forgetTuned(cfg.engineSettings.cacheDir, key) ? "tuning cache entry removed"
+                                                                        : "no tuning cache entry for this job");
+    return kExitOk;
+  }
+
+  const TuneResult r = tune(tape, cfg, opt);
+
+  if (f.given("write-shortlist")) writeShortlist(f, tape, cfg, opt, r, inputs);
+  if (json) printJson(tape, cfg, r);
+  else printTable(tape, cfg, opt, caps, r);
   return exitCode(r, opt);
 }
 
 }  // namespace
 
 Runner setupTune(CLI::App& app) {
-  app.footer("Searches plans (strategies x segment counts; on GPU engines pruned by the plan model's peak_live\n"
-             "against the calibrated sm_90 register budget, on CPU engines not) times kernel configurations (each\n"
+  app.footer("Searches plans (strategies x segment counts; on cuda and hip pruned by the plan model's peak_live\n"
+             "against the calibrated sm_90 register budget, elsewhere not) times kernel configurations (each\n"
              "field's search values, one at a time, from the engine's defaults) for one job: the tape on --engine\n"
              "with --markets input sets per dispatch, in its precision, at the math contract --config math=...\n"
              "asks (default: the engine's). Each candidate is timed after a warm-up (median of --repeats runs)\n"
