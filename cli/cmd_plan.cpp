@@ -310,10 +310,8 @@ std::string frontJson(const std::vector<FrontPoint>& front) {
   return jsonArray(items);
 }
 
-int plan(const Flags& f) {
-  const Tape t = tapeFrom(f);
-  const bool json = f.given("json");
-  const bool all = f.given("all");
+// The plan options the flags give (--seglen, --inner, --budget, --strategy-cmd, the solver's, --markets).
+PlanOptions planOptions(const Flags& f) {
   PlanOptions base;
   if (f.given("seglen")) base.segLen = f.positive("seglen");
   if (f.given("inner")) base.innerSegments = f.positive("inner");
@@ -325,6 +323,11 @@ int plan(const Flags& f) {
     base.markets = f.positive("markets");
     if (base.markets > 8) throw UsageError("--markets: expected 1..8, got " + std::to_string(base.markets));
   }
+  return base;
+}
+
+// --strategy without --all: one name, checked.
+std::optional<std::string> onlyStrategyOf(const Flags& f, bool all) {
   std::optional<std::string> onlyStrategy;
   if (!all) {
     if (f.given("strategies")) throw UsageError("--strategies lists the strategies of --all: give --all, or one --strategy");
@@ -336,60 +339,69 @@ int plan(const Flags& f) {
       checkStrategy(*onlyStrategy, f.label("strategy"));
     }
   }
-  const PlanMetrics plain = planMetrics(t, plainPlan(t));
-  const std::vector<std::string> header{"kernel",        "strategy",      "segments",       "depth",
-                                        "persistent",    "peak_live",     "scratch_slots",  "recompute_ops",
-                                        "recompute_cost", "peak_segment"};
-  auto plainCells = [&] {
-    std::vector<std::string> r{"plain", "plain"};
-    for (auto& c : metricCells(plain)) r.push_back(c);
-    return r;
-  };
+  return onlyStrategy;
+}
 
-  if (!all) {
-    if (f.given("min-segments") || f.given("max-segments")) throw UsageError("--min-segments and --max-segments need --all");
-    const int segments = parseSegments(f, t);
-    if (f.given("front")) return planFront(f, t, base, segments);
-    const Row r = f.given("from-schedule") ? scheduleRow(f, t)
-                                           : planRow(t, onlyStrategy.value_or(base.strategyCommand.empty()
-                                                                                  ? *f.textOrDefault("strategy")
-                                                                                  : "cmd"),
-                                                     segments, base);
-    if (auto out = f.text("to-schedule")) writeSchedule(f, t, r.plan, *out);
-    if (auto out = f.text("out")) {
-      // util/files.h: through links, never replacing a special file, never the run's own tape.
-      writeOutputFile(*out, planFileText(t, r.plan, segments), inputsOf(f), "--out");
-      if (!json) std::printf("plan written to %s\n", out->c_str());
-    }
-    if (json) {
-      Json j;
-      j.field("tape", tapeJson(t)).field("plain", metricsJson(plain)).field("plan", rowJson(r, true, t));
-      std::printf("%s\n", j.done().c_str());
-      return kExitOk;
-    }
-    std::printf("%s: %d nodes, %d inputs, %llu draws\n\n", t.name.c_str(), t.size(), t.numInputs(), static_cast<unsigned long long>(t.drawCount()));
-    std::vector<std::string> cut{r.plan.segments() > 1 ? "register" : "plain", r.strategy};
-    for (auto& c : metricCells(r.metrics)) cut.push_back(c);
-    std::printf("%s\ncuts: %s\n\n", table(header, {plainCells(), cut}).c_str(), cutsText(r.plan).c_str());
-    if (r.plan.perValue)
-      std::printf("per-value: keeps %zu values besides inputs and output; the cuts are the reverse sweep's blocks\n",
-                  r.plan.keep.size());
-    if (const Plan::Solver& s = r.plan.solver; !s.status.empty())
-      std::printf("solver: %s: %s, objective %.6g, bound %.6g, gap %.4g, %.3g s\n\n", s.solverName.c_str(), s.status.c_str(),
-                  s.objective, s.bound, s.gap, s.seconds);
-    const std::vector<int32_t> live = liveAcross(t, lastUse(t));
-    std::vector<std::vector<std::string>> segRows;
-    for (int s = 0; s < r.plan.segments(); ++s) {
-      const bool last = s + 1 == r.plan.segments();
-      segRows.push_back({std::to_string(s), std::to_string(r.plan.begin(s)), std::to_string(r.plan.end(s)),
-                         std::to_string(r.plan.end(s) - r.plan.begin(s)),
-                         last ? "-" : std::to_string(live[r.plan.end(s)]),
-                         last ? "-" : std::to_string(r.plan.storedAt[s].size())});
-    }
-    std::printf("%s", table({"segment", "begin", "end", "nodes", "live_across_end", "stored_at_end"}, segRows).c_str());
+const std::vector<std::string> kPlanHeader{"kernel",        "strategy",      "segments",       "depth",
+                                           "persistent",    "peak_live",     "scratch_slots",  "recompute_ops",
+                                           "recompute_cost", "peak_segment"};
+
+std::vector<std::string> plainCells(const PlanMetrics& plain) {
+  std::vector<std::string> r{"plain", "plain"};
+  for (auto& c : metricCells(plain)) r.push_back(c);
+  return r;
+}
+
+// One plan (--checkpoint, --strategy; or --from-schedule): its metrics, cuts and segments, or --front.
+int planOne(const Flags& f, const Tape& t, const PlanOptions& base, const std::optional<std::string>& onlyStrategy,
+            const PlanMetrics& plain) {
+  const bool json = f.given("json");
+  if (f.given("min-segments") || f.given("max-segments")) throw UsageError("--min-segments and --max-segments need --all");
+  const int segments = parseSegments(f, t);
+  if (f.given("front")) return planFront(f, t, base, segments);
+  const Row r = f.given("from-schedule") ? scheduleRow(f, t)
+                                         : planRow(t, onlyStrategy.value_or(base.strategyCommand.empty()
+                                                                                ? *f.textOrDefault("strategy")
+                                                                                : "cmd"),
+                                                   segments, base);
+  if (auto out = f.text("to-schedule")) writeSchedule(f, t, r.plan, *out);
+  if (auto out = f.text("out")) {
+    // util/files.h: through links, never replacing a special file, never the run's own tape.
+    writeOutputFile(*out, planFileText(t, r.plan, segments), inputsOf(f), "--out");
+    if (!json) std::printf("plan written to %s\n", out->c_str());
+  }
+  if (json) {
+    Json j;
+    j.field("tape", tapeJson(t)).field("plain", metricsJson(plain)).field("plan", rowJson(r, true, t));
+    std::printf("%s\n", j.done().c_str());
     return kExitOk;
   }
+  std::printf("%s: %d nodes, %d inputs, %llu draws\n\n", t.name.c_str(), t.size(), t.numInputs(), static_cast<unsigned long long>(t.drawCount()));
+  std::vector<std::string> cut{r.plan.segments() > 1 ? "register" : "plain", r.strategy};
+  for (auto& c : metricCells(r.metrics)) cut.push_back(c);
+  std::printf("%s\ncuts: %s\n\n", table(kPlanHeader, {plainCells(plain), cut}).c_str(), cutsText(r.plan).c_str());
+  if (r.plan.perValue)
+    std::printf("per-value: keeps %zu values besides inputs and output; the cuts are the reverse sweep's blocks\n",
+                r.plan.keep.size());
+  if (const Plan::Solver& s = r.plan.solver; !s.status.empty())
+    std::printf("solver: %s: %s, objective %.6g, bound %.6g, gap %.4g, %.3g s\n\n", s.solverName.c_str(), s.status.c_str(),
+                s.objective, s.bound, s.gap, s.seconds);
+  const std::vector<int32_t> live = liveAcross(t, lastUse(t));
+  std::vector<std::vector<std::string>> segRows;
+  for (int s = 0; s < r.plan.segments(); ++s) {
+    const bool last = s + 1 == r.plan.segments();
+    segRows.push_back({std::to_string(s), std::to_string(r.plan.begin(s)), std::to_string(r.plan.end(s)),
+                       std::to_string(r.plan.end(s) - r.plan.begin(s)),
+                       last ? "-" : std::to_string(live[r.plan.end(s)]),
+                       last ? "-" : std::to_string(r.plan.storedAt[s].size())});
+  }
+  std::printf("%s", table({"segment", "begin", "end", "nodes", "live_across_end", "stored_at_end"}, segRows).c_str());
+  return kExitOk;
+}
 
+// --all: every strategy at every segment count, and their Pareto front.
+int planEvery(const Flags& f, const Tape& t, const PlanOptions& base, const PlanMetrics& plain) {
+  const bool json = f.given("json");
   if (f.onCommandLine("checkpoint")) throw UsageError("--all takes --min-segments and --max-segments, not --checkpoint");
   if (f.given("out")) throw UsageError("--out writes one plan: not with --all");
   if (f.given("front")) throw UsageError("--front is one set of blocks (--checkpoint): not with --all");
@@ -416,7 +428,7 @@ int plan(const Flags& f) {
                                      "depth",         "persistent",    "peak_live",     "scratch_slots",
                                      "recompute_ops", "recompute_cost", "peak_segment", "plan_ms"};
   std::vector<std::vector<std::string>> out;
-  std::vector<std::string> p = plainCells();
+  std::vector<std::string> p = plainCells(plain);
   p.insert(p.begin() + 2, "1");
   p.push_back("-");
   out.push_back(p);
@@ -442,6 +454,15 @@ int plan(const Flags& f) {
               front.size(), points.size(),
               table({"strategy", "requested", "segments", "depth", "peak_live", "recompute_cost"}, frontRows).c_str());
   return kExitOk;
+}
+
+int plan(const Flags& f) {
+  const Tape t = tapeFrom(f);
+  const bool all = f.given("all");
+  const PlanOptions base = planOptions(f);
+  const std::optional<std::string> onlyStrategy = onlyStrategyOf(f, all);
+  const PlanMetrics plain = planMetrics(t, plainPlan(t));
+  return all ? planEvery(f, t, base, plain) : planOne(f, t, base, onlyStrategy, plain);
 }
 
 }  // namespace
