@@ -153,19 +153,206 @@ std::string fmt(double v, const char* f = "%.17g") {
   return buf;
 }
 
+// The input sets of the markets: the tape's defaults, a spot ladder 100, 101, ... where there is one.
+std::vector<std::vector<double>> marketSets(const Tape& tape, int count) {
+  std::vector<std::vector<double>> markets;
+  for (int m = 0; m < count; ++m) {
+    std::vector<double> in = tape.inputDefaults;
+    if (const int k = experiments::ladderInput(tape); k >= 0)
+      in[k] = in[k] != 0 ? in[k] * (1.0 + 0.01 * m) : 0.01 * m;
+    markets.push_back(in);
+  }
+  return markets;
+}
+
+std::string csvLine(const Options& opt, const Tape& tape, const Row& r) {
+  std::ostringstream csv;
+  csv << r.engine << ',' << r.kernel << ',' << r.layout << ',' << r.strategy << ',' << r.segLen << ',' << r.segments
+      << ',' << r.slots << ',' << opt.paths << ',' << opt.markets << ',' << (r.ran ? fmt(r.ms, "%.4f") : "") << ','
+      << (r.ran ? fmt(r.msMin, "%.4f") : "") << ',' << (r.ran ? fmt(r.msMax, "%.4f") : "") << ','
+      << (r.ran ? std::to_string(opt.reps) : "") << ',' << (r.ran ? fmt(r.mpaths, "%.3f") : "") << ',' << (r.ran ? fmt(r.ratio, "%.4f") : "") << ','
+      << r.stats.registers << ',' << r.stats.spillBytes << ',' << r.stats.scratchBytes << ','
+      << fmt(r.stats.compileSeconds, "%.3f") << ',' << (r.stats.cacheHit ? "yes" : "no") << ',' << r.exact << ','
+      << (r.ran ? fmt(r.price) : "") << ',' << (r.ran ? fmt(r.delta) : "") << ',' << csvQuoted(r.stats.notes) << ','
+      << csvQuoted(r.note) << ',' << r.math << ',' << csvQuoted(r.config) << ',' << csvQuoted(tape.name) << '\n';
+  return csv.str();
+}
+
+struct Variant {
+  KernelKind kind;
+  ScratchLayout layout;
+  int segLen;  // scratch: uniform segment length
+};
+
+// One engine's kernels: plain, register (window at --segments, or the --plan file's), and scratch in
+// each layout at each segment length below the tape's size.
+struct EngineSweep {
+  const Options& opt;
+  const Tape& tape;
+  const std::vector<std::vector<double>>& markets;
+  const std::optional<Plan>& filePlan;
+  const std::string& engineName;
+  const EngineCaps& caps;
+  KernelConfig config;
+  std::unique_ptr<Engine> engine;
+  std::vector<Variant> variants;
+  std::vector<KernelOptions> kopts;
+  std::vector<std::unique_ptr<Kernel>> kernels;
+  std::vector<std::string> errors;
+  RunResult plainResult;
+  double plainMs = 0;
+
+  KernelOptions optionsOf(const Variant& v) const {
+    KernelOptions ko;
+    ko.config = config;
+    ko.dispatch = opt.knobs.dispatch;
+    ko.dumpDir = opt.knobs.dumpDir;
+    ko.precision = Precision::F32;
+    ko.greeks = true;
+    ko.kind = v.kind;
+    ko.layout = v.layout;
+    ko.markets = opt.markets;
+    ko.sharedInputs = sharedInputsOf(markets, size_t(opt.markets));  // a spot ladder: all but spot, once
+    PlanOptions po;
+    if (v.kind == KernelKind::Plain) {
+      ko.plan = plainPlan(tape);
+    } else if (v.kind == KernelKind::Register && filePlan) {
+      ko.plan = *filePlan;
+    } else if (v.kind == KernelKind::Register) {
+      po.segments = std::min(opt.registerSegments, tape.size());
+      ko.plan = makeStrategyPlan("window", tape, po);
+    } else {
+      po.segLen = v.segLen;
+      ko.plan = makeStrategyPlan("uniform", tape, po);
+    }
+    return ko;
+  }
+
+  // Options of every variant, then all compiled (in parallel); timed later, in order.
+  void compileAll() {
+    variants = {{KernelKind::Plain, ScratchLayout::SoA, 0}, {KernelKind::Register, ScratchLayout::SoA, 0}};
+    for (ScratchLayout layout : {ScratchLayout::AoS, ScratchLayout::SoA})
+      for (int len : opt.segLens)
+        if (len < tape.size()) variants.push_back({KernelKind::Scratch, layout, len});
+    for (const Variant& v : variants) kopts.push_back(optionsOf(v));
+    kernels.resize(variants.size());
+    errors.resize(variants.size());
+    const auto t0 = std::chrono::steady_clock::now();
+    std::atomic<size_t> next{0};
+    auto worker = [&] {
+      for (size_t i; (i = next.fetch_add(1)) < variants.size();) {
+        const auto c0 = std::chrono::steady_clock::now();
+        try {
+          kernels[i] = engine->compile(tape, kopts[i]);
+        } catch (const std::exception& e) {
+          errors[i] = e.what();
+        }
+        std::fprintf(stderr, "    compiled %s %s seglen %d in %.1f s%s\n", toString(variants[i].kind),
+                     variants[i].kind == KernelKind::Scratch ? toString(variants[i].layout) : "", variants[i].segLen,
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count(),
+                     errors[i].empty() ? "" : " (failed)");
+      }
+    };
+    runWorkers(static_cast<unsigned>(std::min<size_t>(opt.jobs, variants.size())), worker);  // util/threads.h
+    std::fprintf(stderr, "    compiled %zu kernels in %.1f s (%u jobs)\n", variants.size(),
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), opt.jobs);
+  }
+
+  // --reps timed runs after a warm-up on another seed: their median and spread, the bits of the
+  // repeats against the first and of the first against plain's. Returns false where bits differ.
+  bool time(Row& row, Kernel& kernel, const Variant& v, TimingWarmup& warmup) {
+    bool ok = true;
+    warmup.run(caps.gpu, [&] { kernel.run(markets, opt.paths, opt.seed + 1); });  // on another seed
+    std::vector<double> ms;
+    RunResult first;
+    for (int r = 0; r < opt.reps; ++r) {
+      const auto t0 = std::chrono::steady_clock::now();
+      RunResult res = kernel.run(markets, opt.paths, opt.seed);
+      ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+      if (r == 0) {
+        first = std::move(res);
+      } else if (!sameBits(first, res)) {
+        row.note += "repeat differs; ";
+        ok = false;
+      }
+    }
+    row.stats = kernel.stats();  // scratch bytes are known once it ran
+    row.ran = true;
+    warmup.busyUntilNow();
+    row.ms = median(ms);
+    row.msMin = *std::min_element(ms.begin(), ms.end());
+    row.msMax = *std::max_element(ms.begin(), ms.end());
+    row.mpaths = double(opt.paths) / (row.ms * 1e3);
+    row.price = first.markets.at(0).value;
+    row.delta = first.markets.at(0).greeks.at(0);
+    if (v.kind == KernelKind::Plain) {
+      plainResult = first;
+      plainMs = row.ms;
+      row.exact = "yes";
+    } else {
+      const bool same = sameBits(plainResult, first);
+      row.exact = same ? "yes" : "NO";
+      ok = ok && same;
+    }
+    row.ratio = row.ms > 0 ? plainMs / row.ms : 0;
+    return ok;
+  }
+
+  // Variant vi's row; `failed` is set where it failed or its bits differ.
+  Row rowOf(size_t vi, TimingWarmup& warmup, bool& failed) {
+    const Variant& v = variants[vi];
+    const KernelOptions& ko = kopts[vi];
+    Row row;
+    row.engine = engineName;
+    row.math = toString(config.math);
+    row.config = configText(config, engineName);
+    row.kernel = toString(v.kind);
+    row.layout = v.kind == KernelKind::Scratch ? toString(v.layout) : "";
+    row.strategy = ko.plan.strategy;
+    row.segLen = v.segLen;
+    row.segments = ko.plan.segments();
+    row.slots = ko.plan.scratchSlots;
+    try {
+      if (!kernels[vi]) throw std::runtime_error(errors[vi]);
+      row.stats = kernels[vi]->stats();
+      if (caps.usable) {
+        if (!time(row, *kernels[vi], v, warmup)) failed = true;
+      } else {
+        row.note += caps.reason;  // "compile-only: ..."
+      }
+    } catch (const std::exception& e) {
+      row.note += std::string("FAILED: ") + e.what();
+      failed = true;
+    }
+    kernels[vi].reset();  // frees its device buffers before the next one runs
+    // OpenCL reports a kernel's private memory; on a GPU that is its spills and stack, on a CPU device
+    // (PoCL) the work-item's locals, never spills: said as such, and no spill bytes in the CSV.
+    const bool privateMemory = caps.cpuDevice && row.stats.spillBytes >= 0 && engineName == "opencl";
+    if (privateMemory) {
+      row.note += (row.note.empty() ? "" : "; ") + std::string("private memory ") +
+                  std::to_string(row.stats.spillBytes) + " B/work-item (a CPU device's locals, not spills)";
+      row.stats.spillBytes = -1;
+    }
+    return row;
+  }
+};
+
+void printRow(const Row& row) {
+  std::fprintf(stderr, "    %-8s %-3s seglen %4d segs %4d slots %4d  %10s ms %-19s %8s Mpath/s  x%-6s regs %4d spill %6lld  exact %s %s\n",
+               row.kernel.c_str(), row.layout.c_str(), row.segLen, row.segments, row.slots,
+               row.ran ? fmt(row.ms, "%.3f").c_str() : "-",
+               row.ran ? ("(" + fmt(row.msMin, "%.3f") + ".." + fmt(row.msMax, "%.3f") + ")").c_str() : "", row.ran ? fmt(row.mpaths, "%.2f").c_str() : "-",
+               row.ran ? fmt(row.ratio, "%.2f").c_str() : "-", row.stats.registers,
+               static_cast<long long>(row.stats.spillBytes), row.exact.c_str(), row.note.c_str());
+}
+
 int sweep(const Options& opt) {
   const RunConfig& env = opt.knobs;
   const Tape tape = opt.tape;
   TimingWarmup warmup(opt.warmupMs);
   std::optional<Plan> filePlan;
   if (!env.planFile.empty()) filePlan = readPlanFile(env.planFile, tape);  // PlanFileError: FILE: field: reason
-  std::vector<std::vector<double>> markets;
-  for (int m = 0; m < opt.markets; ++m) {
-    std::vector<double> in = tape.inputDefaults;
-    if (const int k = experiments::ladderInput(tape); k >= 0)  // a spot ladder: 100, 101, ...
-      in[k] = in[k] != 0 ? in[k] * (1.0 + 0.01 * m) : 0.01 * m;
-    markets.push_back(in);
-  }
+  const std::vector<std::vector<double>> markets = marketSets(tape, opt.markets);
   std::fprintf(stderr, "scratch_sweep: %s, %d nodes, %" PRIu64 " paths, %d market(s), fp32, value + %d Greeks, %d timed runs\n",
                tape.name.c_str(), tape.size(), opt.paths, opt.markets, tape.numInputs(), opt.reps);
 
@@ -185,19 +372,7 @@ int sweep(const Options& opt) {
   // ms is the median of --reps timed runs; ms_min and ms_max their spread (papers/plot.py's error bars).
   emit("engine,kernel,layout,strategy,seglen,segments,slots,paths,markets,ms,ms_min,ms_max,reps,mpath_s,ratio_to_plain,registers,"
        "spill_bytes,scratch_bytes,compile_s,cache_hit,bit_exact_vs_plain,price,delta,kernel_stats,notes,math,config,tape\n");
-  auto writeRow = [&](const Row& r) {
-    std::ostringstream csv;
-    csv << r.engine << ',' << r.kernel << ',' << r.layout << ',' << r.strategy << ',' << r.segLen << ',' << r.segments
-        << ',' << r.slots << ',' << opt.paths << ',' << opt.markets << ',' << (r.ran ? fmt(r.ms, "%.4f") : "") << ','
-        << (r.ran ? fmt(r.msMin, "%.4f") : "") << ',' << (r.ran ? fmt(r.msMax, "%.4f") : "") << ','
-        << (r.ran ? std::to_string(opt.reps) : "") << ',' << (r.ran ? fmt(r.mpaths, "%.3f") : "") << ',' << (r.ran ? fmt(r.ratio, "%.4f") : "") << ','
-        << r.stats.registers << ',' << r.stats.spillBytes << ',' << r.stats.scratchBytes << ','
-        << fmt(r.stats.compileSeconds, "%.3f") << ',' << (r.stats.cacheHit ? "yes" : "no") << ',' << r.exact << ','
-        << (r.ran ? fmt(r.price) : "") << ',' << (r.ran ? fmt(r.delta) : "") << ',' << csvQuoted(r.stats.notes) << ','
-        << csvQuoted(r.note) << ',' << r.math << ',' << csvQuoted(r.config) << ',' << csvQuoted(tape.name) << '\n';
-    emit(csv.str());
-  };
-  std::vector<Row> rows;
+  size_t rows = 0;
   bool failed = false;
   for (const std::string& engineName : opt.engines) {
     const EngineEntry* entry = &findEngine(engineName);  // names checked by parse()
@@ -207,157 +382,24 @@ int sweep(const Options& opt) {
       continue;
     }
     std::fprintf(stderr, "  %s: %s%s\n", engineName.c_str(), caps.compileOnly ? "compile only: " : "", caps.reason.c_str());
-    std::unique_ptr<Engine> engine = entry->make(env.engineSettings);
     RunConfig forEngine = env;
     forEngine.engine = engineName;
-    const KernelConfig config = resolveConfig(forEngine, caps, Precision::F32, opt.markets);  // its defaults, --config
-
-    struct Variant {
-      KernelKind kind;
-      ScratchLayout layout;
-      int segLen;  // scratch: uniform segment length
-    };
-    std::vector<Variant> variants{{KernelKind::Plain, ScratchLayout::SoA, 0}, {KernelKind::Register, ScratchLayout::SoA, 0}};
-    for (ScratchLayout layout : {ScratchLayout::AoS, ScratchLayout::SoA})
-      for (int len : opt.segLens)
-        if (len < tape.size()) variants.push_back({KernelKind::Scratch, layout, len});
-
-    // Options of every variant, then all compiled (in parallel), then timed in order.
-    std::vector<KernelOptions> kopts;
-    for (const Variant& v : variants) {
-      KernelOptions ko;
-      ko.config = config;
-      ko.dispatch = env.dispatch;
-      ko.dumpDir = env.dumpDir;
-      ko.precision = Precision::F32;
-      ko.greeks = true;
-      ko.kind = v.kind;
-      ko.layout = v.layout;
-      ko.markets = opt.markets;
-      ko.sharedInputs = sharedInputsOf(markets, size_t(opt.markets));  // a spot ladder: all but spot, once
-      PlanOptions po;
-      if (v.kind == KernelKind::Plain) {
-        ko.plan = plainPlan(tape);
-      } else if (v.kind == KernelKind::Register && filePlan) {
-        ko.plan = *filePlan;
-      } else if (v.kind == KernelKind::Register) {
-        po.segments = std::min(opt.registerSegments, tape.size());
-        ko.plan = makeStrategyPlan("window", tape, po);
-      } else {
-        po.segLen = v.segLen;
-        ko.plan = makeStrategyPlan("uniform", tape, po);
-      }
-      kopts.push_back(std::move(ko));
-    }
-    std::vector<std::unique_ptr<Kernel>> kernels(variants.size());
-    std::vector<std::string> errors(variants.size());
-    {
-      const auto t0 = std::chrono::steady_clock::now();
-      std::atomic<size_t> next{0};
-      auto worker = [&] {
-        for (size_t i; (i = next.fetch_add(1)) < variants.size();) {
-          const auto c0 = std::chrono::steady_clock::now();
-          try {
-            kernels[i] = engine->compile(tape, kopts[i]);
-          } catch (const std::exception& e) {
-            errors[i] = e.what();
-          }
-          std::fprintf(stderr, "    compiled %s %s seglen %d in %.1f s%s\n", toString(variants[i].kind),
-                       variants[i].kind == KernelKind::Scratch ? toString(variants[i].layout) : "", variants[i].segLen,
-                       std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count(),
-                       errors[i].empty() ? "" : " (failed)");
-        }
-      };
-      runWorkers(static_cast<unsigned>(std::min<size_t>(opt.jobs, variants.size())), worker);  // util/threads.h
-      std::fprintf(stderr, "    compiled %zu kernels in %.1f s (%u jobs)\n", variants.size(),
-                   std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), opt.jobs);
-    }
-
-    RunResult plainResult;
-    double plainMs = 0;
-    for (size_t vi = 0; vi < variants.size(); ++vi) {
-      const Variant& v = variants[vi];
-      const KernelOptions& ko = kopts[vi];
-      Row row;
-      row.engine = engineName;
-      row.math = toString(config.math);
-      row.config = configText(config, engineName);
-      row.kernel = toString(v.kind);
-      row.layout = v.kind == KernelKind::Scratch ? toString(v.layout) : "";
-      row.strategy = ko.plan.strategy;
-      row.segLen = v.segLen;
-      row.segments = ko.plan.segments();
-      row.slots = ko.plan.scratchSlots;
-      try {
-        if (!kernels[vi]) throw std::runtime_error(errors[vi]);
-        Kernel* kernel = kernels[vi].get();
-        row.stats = kernel->stats();
-        if (caps.usable) {
-          warmup.run(caps.gpu, [&] { kernel->run(markets, opt.paths, opt.seed + 1); });  // on another seed
-          std::vector<double> ms;
-          RunResult first;
-          for (int r = 0; r < opt.reps; ++r) {
-            const auto t0 = std::chrono::steady_clock::now();
-            RunResult res = kernel->run(markets, opt.paths, opt.seed);
-            ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-            if (r == 0) {
-              first = std::move(res);
-            } else if (!sameBits(first, res)) {
-              row.note += "repeat differs; ";
-              failed = true;
-            }
-          }
-          row.stats = kernel->stats();  // scratch bytes are known once it ran
-          row.ran = true;
-          warmup.busyUntilNow();
-          row.ms = median(ms);
-          row.msMin = *std::min_element(ms.begin(), ms.end());
-          row.msMax = *std::max_element(ms.begin(), ms.end());
-          row.mpaths = double(opt.paths) / (row.ms * 1e3);
-          row.price = first.markets.at(0).value;
-          row.delta = first.markets.at(0).greeks.at(0);
-          if (v.kind == KernelKind::Plain) {
-            plainResult = first;
-            plainMs = row.ms;
-            row.exact = "yes";
-          } else {
-            const bool same = sameBits(plainResult, first);
-            row.exact = same ? "yes" : "NO";
-            if (!same) failed = true;
-          }
-          row.ratio = row.ms > 0 ? plainMs / row.ms : 0;
-        } else {
-          row.note += caps.reason;  // "compile-only: ..."
-        }
-      } catch (const std::exception& e) {
-        row.note += std::string("FAILED: ") + e.what();
-        failed = true;
-      }
-      kernels[vi].reset();  // frees its device buffers before the next one runs
-      // OpenCL reports a kernel's private memory; on a GPU that is its spills and stack, on a CPU device
-      // (PoCL) the work-item's locals, never spills: said as such, and no spill bytes in the CSV.
-      const bool privateMemory = caps.cpuDevice && row.stats.spillBytes >= 0 && engineName == "opencl";
-      if (privateMemory) {
-        row.note += (row.note.empty() ? "" : "; ") + std::string("private memory ") +
-                    std::to_string(row.stats.spillBytes) + " B/work-item (a CPU device's locals, not spills)";
-        row.stats.spillBytes = -1;
-      }
-      std::fprintf(stderr, "    %-8s %-3s seglen %4d segs %4d slots %4d  %10s ms %-19s %8s Mpath/s  x%-6s regs %4d spill %6lld  exact %s %s\n",
-                   row.kernel.c_str(), row.layout.c_str(), row.segLen, row.segments, row.slots,
-                   row.ran ? fmt(row.ms, "%.3f").c_str() : "-",
-                   row.ran ? ("(" + fmt(row.msMin, "%.3f") + ".." + fmt(row.msMax, "%.3f") + ")").c_str() : "", row.ran ? fmt(row.mpaths, "%.2f").c_str() : "-",
-                   row.ran ? fmt(row.ratio, "%.2f").c_str() : "-", row.stats.registers,
-                   static_cast<long long>(row.stats.spillBytes), row.exact.c_str(), row.note.c_str());
-      writeRow(row);
-      rows.push_back(std::move(row));
+    EngineSweep e{opt, tape, markets, filePlan, engineName, caps,
+                  resolveConfig(forEngine, caps, Precision::F32, opt.markets),  // its defaults, --config
+                  entry->make(env.engineSettings), {}, {}, {}, {}, {}, 0};
+    e.compileAll();
+    for (size_t vi = 0; vi < e.variants.size(); ++vi, ++rows) {
+      const Row row = e.rowOf(vi, warmup, failed);
+      printRow(row);
+      emit(csvLine(opt, tape, row));
     }
   }
 
   if (file) {
     file->close();
-    std::fprintf(stderr, "scratch_sweep: wrote %zu rows to %s\n", rows.size(), file->name().c_str());
+    std::fprintf(stderr, "scratch_sweep: wrote %zu rows to %s\n", rows, file->name().c_str());
   }
-  if (rows.empty()) std::fprintf(stderr, "scratch_sweep: no engine could compile here\n");
+  if (rows == 0) std::fprintf(stderr, "scratch_sweep: no engine could compile here\n");
   return failed ? 1 : 0;
 }
 
