@@ -73,6 +73,62 @@ struct Job {
   std::string error;
 };
 
+// Compiles one job's kernel: the compiler's registers and spills, the Kahan sums' local bytes, the PTX count.
+void compileJob(Job& j, Engine& engine, const Tape& tape, const RunConfig& config, const EngineCaps& caps, int segments,
+                bool ptx) {
+  try {
+    RunConfig c = config;
+    c.precision = Precision::F32;
+    c.greeks = true;
+    c.kernel = j.kind;
+    c.checkpoint = Checkpoint::count(segments);
+    c.marketOrder = j.order;
+    KernelOptions o = resolveKernel(tape, c, caps);
+    o.markets = j.markets;
+    const auto t0 = std::chrono::steady_clock::now();
+    const KernelStats st = engine.compile(tape, o)->stats();
+    j.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    j.registers = st.registers;
+    j.spill = st.spillBytes;
+    j.spillStores = st.spillStoreBytes;
+    const EmittedKernel k = emitKernel(tape, o, cudaDialect());
+    const size_t sums = size_t(k.partialsPerGroup());
+    const size_t local = 2 * sums * size_t(k.workgroupSize) * k.scalarBytes();
+    const bool inLocal = o.config.sums == KahanPlace::Local;
+    j.kahanLocalBytes = inLocal && local <= kMaxKahanLocalBytes ? local : 0;
+    if (ptx) j.ptx = ptxInstructions(compilePtx(k.source));
+  } catch (const std::exception& e) {
+    j.error = e.what();
+  }
+}
+
+// Each kind x order x market count (one market: one order, the orders emitting the same kernel).
+std::vector<Job> plannedJobs(const std::string& kinds, const std::string& orders, const std::string& markets) {
+  std::vector<Job> work;
+  for (const std::string& k : list(kinds))
+    for (const std::string& o : list(orders))
+      for (const std::string& m : list(markets)) {
+        if (m == "1" && o == "sequential") continue;  // one market: the orders emit the same kernel
+        Job j;
+        j.kind = parseKernelKind(k, "--kinds");
+        j.order = parseMarketOrder(o, "--orders");
+        j.markets = std::stoi(m);
+        work.push_back(j);
+      }
+  return work;
+}
+
+std::string csvText(const std::vector<Job>& work, int segments) {
+  std::ostringstream csv;
+  csv << "kind,order,markets,segments,registers,local_bytes,spill_store_bytes,kahan_local_bytes,ptx_instructions,"
+         "compile_seconds,error\n";
+  for (const Job& j : work)
+    csv << toString(j.kind) << ',' << toString(j.order) << ',' << j.markets << ',' << segments << ',' << j.registers
+        << ',' << j.spill << ',' << j.spillStores << ',' << j.kahanLocalBytes << ',' << j.ptx << ',' << j.seconds << ','
+        << '"' << j.error << '"' << '\n';
+  return csv.str();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -137,47 +193,14 @@ int main(int argc, char** argv) {
       return 3;
     }
     auto engine = findEngine(engineName).make(config.engineSettings);
-    std::vector<Job> work;
-    for (const std::string& k : list(kinds))
-      for (const std::string& o : list(orders))
-        for (const std::string& m : list(markets)) {
-          if (m == "1" && o == "sequential") continue;  // one market: the orders emit the same kernel
-          Job j;
-          j.kind = parseKernelKind(k, "--kinds");
-          j.order = parseMarketOrder(o, "--orders");
-          j.markets = std::stoi(m);
-          work.push_back(j);
-        }
+    std::vector<Job> work = plannedJobs(kinds, orders, markets);
     std::fprintf(stderr, "market_order: %zu kernels on %s, %d at once\n", work.size(), engineName.c_str(), jobs);
     std::atomic<size_t> next{0};
     std::mutex mu;
     auto worker = [&] {
       for (size_t i; (i = next++) < work.size();) {
         Job& j = work[i];
-        try {
-          RunConfig c = config;
-          c.precision = Precision::F32;
-          c.greeks = true;
-          c.kernel = j.kind;
-          c.checkpoint = Checkpoint::count(segments);
-          c.marketOrder = j.order;
-          KernelOptions o = resolveKernel(tape, c, caps);
-          o.markets = j.markets;
-          const auto t0 = std::chrono::steady_clock::now();
-          const KernelStats st = engine->compile(tape, o)->stats();
-          j.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-          j.registers = st.registers;
-          j.spill = st.spillBytes;
-          j.spillStores = st.spillStoreBytes;
-          const EmittedKernel k = emitKernel(tape, o, cudaDialect());
-          const size_t sums = size_t(k.partialsPerGroup());
-          const size_t local = 2 * sums * size_t(k.workgroupSize) * k.scalarBytes();
-          const bool inLocal = o.config.sums == KahanPlace::Local;
-          j.kahanLocalBytes = inLocal && local <= kMaxKahanLocalBytes ? local : 0;
-          if (ptx) j.ptx = ptxInstructions(compilePtx(k.source));
-        } catch (const std::exception& e) {
-          j.error = e.what();
-        }
+        compileJob(j, *engine, tape, config, caps, segments, ptx);
         std::lock_guard<std::mutex> lock(mu);
         std::fprintf(stderr, "  %s %s x%d: %d registers, %lld local bytes, %lld spill stores, %.1f s%s\n",
                      toString(j.kind), toString(j.order), j.markets, j.registers, static_cast<long long>(j.spill),
@@ -186,18 +209,12 @@ int main(int argc, char** argv) {
     };
     runWorkers(static_cast<unsigned>(jobs), worker);  // util/threads.h: a thread refused is one fewer worker
 
-    std::ostringstream csv;
-    csv << "kind,order,markets,segments,registers,local_bytes,spill_store_bytes,kahan_local_bytes,ptx_instructions,"
-           "compile_seconds,error\n";
-    for (const Job& j : work)
-      csv << toString(j.kind) << ',' << toString(j.order) << ',' << j.markets << ',' << segments << ',' << j.registers
-          << ',' << j.spill << ',' << j.spillStores << ',' << j.kahanLocalBytes << ',' << j.ptx << ',' << j.seconds << ','
-          << '"' << j.error << '"' << '\n';
+    const std::string csv = csvText(work, segments);
     if (out.empty()) {
-      std::fputs(csv.str().c_str(), stdout);
+      std::fputs(csv.c_str(), stdout);
     } else {
       try {
-        writeOutputFile(out, csv.str());  // util/files.h: through links, never a special file replaced
+        writeOutputFile(out, csv);  // util/files.h: through links, never a special file replaced
       } catch (const OutputRefused&) {
         throw;
       } catch (const std::runtime_error& e) {  // "--out FILE: cannot write: reason"
