@@ -170,32 +170,9 @@ std::string csvRow(const StudyTape& st, const std::string& strategy, int request
   return std::string(buf) + "\"" + cuts + "\"\n";
 }
 
-int study(const cli::Flags& f) {
-  const bool quick = f.given("quick"), plot = !f.given("no-plot");
-  const std::string out = *f.textOrDefault("out");
-  const std::vector<int> segmentsFlag = f.given("segments") ? parseSegments(*f.text("segments")) : std::vector<int>{};
-  const unsigned threads = static_cast<unsigned>(f.integerIn("threads", 1, 1024));
-  std::vector<std::string> strategyNames = split(f.text("strategies").value_or(""), ',');
-  if (strategyNames.empty())
-    for (const StrategyEntry& s : strategies()) strategyNames.push_back(s.name);
-  for (const std::string& name : strategyNames) {
-    try {
-      findStrategy(name);
-    } catch (const std::invalid_argument& e) {
-      throw cli::UsageError(std::string("--strategies: ") + e.what());
-    }
-  }
-  const std::string planFile = cli::runConfigFrom(f).planFile;
-
+// The study's tapes (none with --only-tapes), then each --tape FILE, checked.
+std::vector<StudyTape> tapesOf(const cli::Flags& f, bool quick) {
   namespace fs = std::filesystem;
-  fs::path csvPath = out;
-  if (csvPath.extension() != ".csv") csvPath /= quick ? "cut_strategies_quick.csv" : "cut_strategies.csv";
-  fs::path pngPath = csvPath;
-  pngPath.replace_extension(".png");
-  std::error_code ec;
-  if (csvPath.has_parent_path()) fs::create_directories(csvPath.parent_path(), ec);
-
-  const auto t0 = std::chrono::steady_clock::now();
   std::vector<StudyTape> tapes = f.given("only-tapes") ? std::vector<StudyTape>{} : studyTapes(quick);
   for (const std::string& path : f.all("tape")) {  // a user's tapes, as the study's
     Tape t;
@@ -209,40 +186,18 @@ int study(const cli::Flags& f) {
     tapes.push_back({"file:" + fs::path(path).filename().string(), 0, 0, std::move(t)});
   }
   if (tapes.empty()) throw cli::UsageError("--only-tapes: give --tape FILE");
-  // The CSV is written whole at the end (util/files.h's writeOutputFile); what it would refuse (one of
-  // the --tape files or the --plan file, a directory in the CSV's place, ...) is refused now.
-  std::vector<std::string> inputs = f.all("tape");
-  inputs.push_back(planFile);
-  checkOutputFile(csvPath.string(), inputs);
-  if (plot) {  // the figures beside the CSV are outputs too (plot_cut_strategies.py writes them as carefully)
-    std::vector<std::string> withCsv = inputs;
-    withCsv.push_back(csvPath.string());
-    for (const fs::path& png : {pngPath, fs::path(pngPath).replace_filename(pngPath.stem().string() + "_pareto.png")})
-      checkOutputFile(png.string(), withCsv, "--out (its figure)");
-  }
-  std::optional<std::pair<size_t, Plan>> filePlan;
-  if (!planFile.empty()) filePlan = planForStudyTape(planFile, tapes);  // PlanFileError: FILE: field: reason
-  std::vector<PlanMetrics> plain;
-  std::vector<Job> jobs;
-  for (size_t k = 0; k < tapes.size(); ++k) {
-    const Tape& t = tapes[k].tape;
-    plain.push_back(planMetrics(t, plainPlan(t)));
-    const std::vector<int> counts = !segmentsFlag.empty() ? segmentsFlag
-                                    : quick              ? std::vector<int>{2, 4, 8, 16}
-                                    : t.size() < 20000   ? parseSegments("2-128")
-                                                         : ladder();
-    for (const std::string& s : strategyNames)
-      for (int c : counts)
-        if (c <= t.size()) jobs.push_back({k, s, c});
-  }
-  std::fprintf(stderr, "cut_strategies: %zu tapes, %zu plans on %u threads\n", tapes.size(), jobs.size(), threads);
+  return tapes;
+}
 
+// Every job's plan and metrics, on `threads` threads; the first failure, if any, as a message.
+std::string makePlans(const std::vector<Job>& jobs, const std::vector<StudyTape>& tapes, unsigned threads,
+                      std::vector<Result>& results) {
   // Longest first, so one slow plan does not finish alone at the end.
   std::vector<size_t> order(jobs.size());
   for (size_t k = 0; k < order.size(); ++k) order[k] = k;
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t x, size_t y) { return tapes[jobs[x].tape].tape.size() > tapes[jobs[y].tape].tape.size(); });
-  std::vector<Result> results(jobs.size());
+  results.assign(jobs.size(), Result{});
   std::atomic<size_t> next{0};
   std::exception_ptr failure;
   std::mutex failureMutex;
@@ -271,11 +226,16 @@ int study(const cli::Flags& f) {
     try {
       std::rethrow_exception(failure);
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "cut_strategies: %s\n", e.what());
-      return 1;
+      return e.what();
     }
   }
+  return "";
 
+}
+
+// Plain, each job's row and the plan file's, tape by tape.
+std::string csvText(const std::vector<StudyTape>& tapes, const std::vector<Job>& jobs, const std::vector<Result>& results,
+                    const std::vector<PlanMetrics>& plain, const std::optional<std::pair<size_t, Plan>>& filePlan) {
   std::ostringstream csv;
   csv << "tape,family,steps,assets,nodes,strategy,requested_segments,segments,persistent,peak_live,scratch_slots,"
          "recompute_ops,peak_segment,plain_persistent,plain_peak_live,plan_seconds,depth,recompute_cost,cuts\n";
@@ -295,12 +255,12 @@ int study(const cli::Flags& f) {
       csv << csvRow(tapes[k], name, r.plan.segments(), r, plain[k]);
     }
   }
-  writeOutputFile(csvPath.string(), csv.str(), inputs);  // a failed write: "--out FILE: cannot write: reason", exit 1
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::fprintf(stderr, "cut_strategies: wrote %s (%zu rows) in %.1f s\n", csvPath.c_str(),
-               jobs.size() + tapes.size() + (filePlan ? 1 : 0), seconds);
+  return csv.str();
+}
 
-  if (!plot) return 0;
+// plot_cut_strategies.py draws the figures beside the CSV.
+int plotFigures(const std::filesystem::path& csvPath, const std::filesystem::path& pngPath,
+                const std::vector<std::string>& inputs) {
   // The script's arguments as they are (no shell), the run's inputs after them: it never draws over one.
   std::vector<std::string> argv = {"/usr/bin/python3", std::string(TAPELAB_SOURCE_DIR) + "/experiments/plot_cut_strategies.py",
                                    csvPath.string(), pngPath.string()};
@@ -316,6 +276,77 @@ int study(const cli::Flags& f) {
     return r.status == 2 ? 2 : 1;
   }
   return 0;
+}
+
+int study(const cli::Flags& f) {
+  const bool quick = f.given("quick"), plot = !f.given("no-plot");
+  const std::string out = *f.textOrDefault("out");
+  const std::vector<int> segmentsFlag = f.given("segments") ? parseSegments(*f.text("segments")) : std::vector<int>{};
+  const unsigned threads = static_cast<unsigned>(f.integerIn("threads", 1, 1024));
+  std::vector<std::string> strategyNames = split(f.text("strategies").value_or(""), ',');
+  if (strategyNames.empty())
+    for (const StrategyEntry& s : strategies()) strategyNames.push_back(s.name);
+  for (const std::string& name : strategyNames) {
+    try {
+      findStrategy(name);
+    } catch (const std::invalid_argument& e) {
+      throw cli::UsageError(std::string("--strategies: ") + e.what());
+    }
+  }
+  const std::string planFile = cli::runConfigFrom(f).planFile;
+
+  namespace fs = std::filesystem;
+  fs::path csvPath = out;
+  if (csvPath.extension() != ".csv") csvPath /= quick ? "cut_strategies_quick.csv" : "cut_strategies.csv";
+  fs::path pngPath = csvPath;
+  pngPath.replace_extension(".png");
+  std::error_code ec;
+  if (csvPath.has_parent_path()) fs::create_directories(csvPath.parent_path(), ec);
+
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<StudyTape> tapes = tapesOf(f, quick);
+  // The CSV is written whole at the end (util/files.h's writeOutputFile); what it would refuse (one of
+  // the --tape files or the --plan file, a directory in the CSV's place, ...) is refused now.
+  std::vector<std::string> inputs = f.all("tape");
+  inputs.push_back(planFile);
+  checkOutputFile(csvPath.string(), inputs);
+  if (plot) {  // the figures beside the CSV are outputs too (plot_cut_strategies.py writes them as carefully)
+    std::vector<std::string> withCsv = inputs;
+    withCsv.push_back(csvPath.string());
+    for (const fs::path& png : {pngPath, fs::path(pngPath).replace_filename(pngPath.stem().string() + "_pareto.png")})
+      checkOutputFile(png.string(), withCsv, "--out (its figure)");
+  }
+  std::optional<std::pair<size_t, Plan>> filePlan;
+  if (!planFile.empty()) filePlan = planForStudyTape(planFile, tapes);  // PlanFileError: FILE: field: reason
+  std::vector<PlanMetrics> plain;
+  std::vector<Job> jobs;
+  for (size_t k = 0; k < tapes.size(); ++k) {
+    const Tape& t = tapes[k].tape;
+    plain.push_back(planMetrics(t, plainPlan(t)));
+    const std::vector<int> counts = !segmentsFlag.empty() ? segmentsFlag
+                                    : quick              ? std::vector<int>{2, 4, 8, 16}
+                                    : t.size() < 20000   ? parseSegments("2-128")
+                                                         : ladder();
+    for (const std::string& s : strategyNames)
+      for (int c : counts)
+        if (c <= t.size()) jobs.push_back({k, s, c});
+  }
+  std::fprintf(stderr, "cut_strategies: %zu tapes, %zu plans on %u threads\n", tapes.size(), jobs.size(), threads);
+
+  std::vector<Result> results;
+  if (const std::string failure = makePlans(jobs, tapes, threads, results); !failure.empty()) {
+    std::fprintf(stderr, "cut_strategies: %s\n", failure.c_str());
+    return 1;
+  }
+
+  const std::string csv = csvText(tapes, jobs, results, plain, filePlan);
+  writeOutputFile(csvPath.string(), csv, inputs);  // a failed write: "--out FILE: cannot write: reason", exit 1
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::fprintf(stderr, "cut_strategies: wrote %s (%zu rows) in %.1f s\n", csvPath.c_str(),
+               jobs.size() + tapes.size() + (filePlan ? 1 : 0), seconds);
+
+  if (!plot) return 0;
+  return plotFigures(csvPath, pngPath, inputs);
 }
 
 }  // namespace
