@@ -46,6 +46,7 @@
 #include "planner/strategies.h"
 #include "tape/products/products.h"
 #include "util/files.h"
+#include "util/stats.h"
 #include "util/process.h"
 
 using namespace tapelab;
@@ -100,6 +101,103 @@ struct Row {
   double price = 0, delta = 0, vega = 0;
   std::string identical = "-";
 };
+
+// The ladder in groups of M markets (the last group padded with its last spot).
+std::vector<std::vector<std::vector<double>>> ladderGroups(const Tape& tape, const std::vector<double>& spots, int spotIndex,
+                                                          int markets) {
+  std::vector<std::vector<std::vector<double>>> groups;
+  for (size_t s = 0; s < spots.size(); s += markets) {
+    std::vector<std::vector<double>> g;
+    for (int m = 0; m < markets; ++m) {
+      std::vector<double> in = tape.inputDefaults;
+      in[spotIndex] = spots[std::min(spots.size() - 1, s + m)];
+      g.push_back(in);
+    }
+    groups.push_back(g);
+  }
+  return groups;
+}
+
+// A warm-up ladder on another seed, then `reps` timed ladders: the median into the row; returns the
+// result at the ladder's fourth point (spot 100).
+MarketResult timeLadders(Kernel& k, const std::vector<std::vector<std::vector<double>>>& groups, int reps, Row& row) {
+  k.run(groups[0], row.paths, 7);  // warm-up, another seed
+  std::vector<double> times;
+  RunResult at100;
+  for (int r = 0; r < reps; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (size_t gi = 0; gi < groups.size(); ++gi) {
+      RunResult res = k.run(groups[gi], row.paths, 42);
+      const size_t first = gi * row.markets;
+      if (first <= 3 && 3 < first + row.markets) {
+        at100 = res;
+        at100.markets = {res.markets[3 - first]};
+      }
+    }
+    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  const double med = median(times);
+  row.msPerLadder = med * 1e3;
+  row.mpaths = 7.0 * static_cast<double>(row.paths) / med / 1e6;
+  return at100.markets.at(0);
+}
+
+std::string csvText(const std::vector<Row>& rows, const std::string& engineName, const std::string& steps, bool compileOnly,
+                    const Tape& tape) {
+  std::ostringstream f;
+  f << "engine,steps,segments,kind,paths,markets,greeks,compile_s,cache_hit,registers,spill_bytes,ms_per_ladder,"
+       "mpaths_per_s,price,delta,vega,identical_to_plain,tape\n";
+  for (const Row& r : rows) {
+    f << engineName << ',' << steps << ',' << r.segments << ',' << r.kind << ',';
+    if (compileOnly) f << ',';  // nothing ran: no paths, times or results
+    else f << r.paths << ',';
+    f << r.markets << ',' << (r.greeks ? "on" : "off") << ',' << r.compileS << ',' << (r.cacheHit ? 1 : 0) << ','
+      << r.registers << ',' << r.spill << ',';
+    if (compileOnly) f << ",,,,,";
+    else f << r.msPerLadder << ',' << r.mpaths << ',' << g17(r.price) << ',' << g17(r.delta) << ',' << orEmpty(r.vega, "") << ',';
+    f << r.identical << ',' << csvQuoted(tape.name) << '\n';
+  }
+  return f.str();
+}
+
+// One row's kernel: the engine's defaults and --config, window cuts at `segs` (or the --plan file's).
+KernelOptions kernelOptions(const RunConfig& env, const EngineCaps& caps, const Tape& tape, const std::optional<Plan>& filePlan,
+                            const std::string& kind, int segs, int markets, bool greeks, int spotIndex) {
+  KernelOptions o;
+  o.dispatch = env.dispatch;
+  o.dumpDir = env.dumpDir;
+  o.precision = Precision::F32;
+  o.greeks = greeks;
+  o.markets = markets;
+  o.config = resolveConfig(env, caps, Precision::F32, o.markets);  // the engine's defaults and --config
+  o.kind = kind == "plain" ? KernelKind::Plain : KernelKind::Register;
+  if (o.kind != KernelKind::Plain) {
+    PlanOptions po;
+    po.segments = segs;
+    o.plan = filePlan ? *filePlan : makeStrategyPlan("window", tape, po);
+  }
+  if (kind == "register-noopq") o.config.opaque = false;
+  // A spot ladder: the other inputs are every market's (config shared_inputs computes them once).
+  for (int k = 0; k < tape.numInputs() && o.markets > 1; ++k)
+    if (k != spotIndex) o.sharedInputs.push_back(k);
+  return o;
+}
+
+// One row on standard output as it is measured.
+void printRow(const Row& row, bool compileOnly) {
+  const char* gs = row.greeks ? "on" : "off";
+  if (compileOnly)
+    std::printf("%-15s %4d %9s %3d %6s %9.3f %5s %5d %8lld %10s %9s  (compile only)\n", row.kind.c_str(),
+                row.segments, "-", row.markets, gs, row.compileS, row.cacheHit ? "hit" : "miss",
+                row.registers, static_cast<long long>(row.spill), "-", "-");
+  else
+    std::printf("%-15s %4d %9llu %3d %6s %9.3f %5s %5d %8lld %10.2f %9.2f  %-20s %-20s %-20s %s\n",
+                row.kind.c_str(), row.segments, static_cast<unsigned long long>(row.paths), row.markets, gs,
+                row.compileS, row.cacheHit ? "hit" : "miss", row.registers, static_cast<long long>(row.spill),
+                row.msPerLadder, row.mpaths, g17(row.price).c_str(), g17(row.delta).c_str(),
+                orEmpty(row.vega, "-").c_str(), row.identical.c_str());
+  std::fflush(stdout);
+}
 
 int run(const cli::Flags& f) {
   // A flag's text, or --quick's value for a flag not given.
@@ -159,7 +257,7 @@ int run(const cli::Flags& f) {
   for (double pct : {85, 90, 95, 100, 105, 110, 115}) spots.push_back(tape.inputDefaults[spotIndex] * pct / 100);
 
   std::vector<Row> rows;
-  std::map<std::string, std::vector<double>> plainBits;  // config -> price/greeks bits of the plain kernel
+  std::map<std::string, MarketResult> plainBits;  // config -> the plain kernel's result at spot 100
   std::printf("%-15s %4s %9s %3s %6s %9s %5s %5s %8s %10s %9s  %-20s %-20s %-20s %s\n", "kind", "segs", "paths", "M", "greeks",
               "compile_s", "cache", "regs", "spill", "ms/ladder", "Mpath/s", "price", "delta", "vega", "==plain");
   for (const std::string& ms : markets)
@@ -167,23 +265,7 @@ int run(const cli::Flags& f) {
       for (const std::string& kind : kinds)
         for (int segs : segmentList) {
           if (kind == "plain" && segs != segmentList.front()) continue;  // plain has no segments
-          KernelOptions o;
-          o.dispatch = env.dispatch;
-          o.dumpDir = env.dumpDir;
-          o.precision = Precision::F32;
-          o.greeks = gs == "on";
-          o.markets = std::stoi(ms);
-          o.config = resolveConfig(env, caps, Precision::F32, o.markets);  // the engine's defaults and --config
-          o.kind = kind == "plain" ? KernelKind::Plain : KernelKind::Register;
-          if (o.kind != KernelKind::Plain) {
-            PlanOptions po;
-            po.segments = segs;
-            o.plan = filePlan ? *filePlan : makeStrategyPlan("window", tape, po);
-          }
-          if (kind == "register-noopq") o.config.opaque = false;
-          // A spot ladder: the other inputs are every market's (config shared_inputs computes them once).
-          for (int k = 0; k < tape.numInputs() && o.markets > 1; ++k)
-            if (k != spotIndex) o.sharedInputs.push_back(k);
+          const KernelOptions o = kernelOptions(env, caps, tape, filePlan, kind, segs, std::stoi(ms), gs == "on", spotIndex);
           std::unique_ptr<Kernel> k;
           double compileS = 0;
           try {
@@ -209,77 +291,23 @@ int run(const cli::Flags& f) {
             row.registers = st.registers;
             row.spill = st.spillBytes;
             if (compileOnly) {
-              std::printf("%-15s %4d %9s %3d %6s %9.3f %5s %5d %8lld %10s %9s  (compile only)\n", kind.c_str(),
-                          row.segments, "-", row.markets, gs.c_str(), row.compileS, row.cacheHit ? "hit" : "miss",
-                          row.registers, static_cast<long long>(row.spill), "-", "-");
-              std::fflush(stdout);
+              printRow(row, true);
               rows.push_back(row);
               continue;
             }
-            // The ladder in groups of M markets (the last group padded with its last spot).
-            std::vector<std::vector<std::vector<double>>> groups;
-            for (size_t s = 0; s < spots.size(); s += row.markets) {
-              std::vector<std::vector<double>> g;
-              for (int m = 0; m < row.markets; ++m) {
-                std::vector<double> in = tape.inputDefaults;
-                in[spotIndex] = spots[std::min(spots.size() - 1, s + m)];
-                g.push_back(in);
-              }
-              groups.push_back(g);
-            }
-            k->run(groups[0], row.paths, 7);  // warm-up, another seed
-            std::vector<double> times;
-            RunResult at100;
-            for (int r = 0; r < reps; ++r) {
-              const auto t0 = std::chrono::steady_clock::now();
-              for (size_t gi = 0; gi < groups.size(); ++gi) {
-                RunResult res = k->run(groups[gi], row.paths, 42);
-                const size_t first = gi * row.markets;
-                if (first <= 3 && 3 < first + row.markets) {
-                  at100 = res;
-                  at100.markets = {res.markets[3 - first]};
-                }
-              }
-              times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-            }
-            std::sort(times.begin(), times.end());
-            const double med = times[times.size() / 2];
-            row.msPerLadder = med * 1e3;
-            row.mpaths = 7.0 * static_cast<double>(row.paths) / med / 1e6;
-            const MarketResult& mr = at100.markets.at(0);
+            const MarketResult mr = timeLadders(*k, ladderGroups(tape, spots, spotIndex, row.markets), reps, row);
             row.price = mr.value;
             row.delta = mr.greeks.at(spotIndex);
             row.vega = volIndex >= 0 ? mr.greeks.at(volIndex) : std::nan("");  // a --tape without vol: no vega
-            std::vector<double> bits{mr.value};
-            bits.insert(bits.end(), mr.greeks.begin(), mr.greeks.end());
             const std::string config = ps + "/" + ms + "/" + gs;
-            if (kind == "plain") plainBits[config] = bits;
-            else if (plainBits.count(config)) row.identical = plainBits[config] == bits ? "yes" : "NO";
-            std::printf("%-15s %4d %9llu %3d %6s %9.3f %5s %5d %8lld %10.2f %9.2f  %-20s %-20s %-20s %s\n",
-                        kind.c_str(), row.segments, static_cast<unsigned long long>(row.paths), row.markets, gs.c_str(),
-                        row.compileS, row.cacheHit ? "hit" : "miss", row.registers, static_cast<long long>(row.spill),
-                        row.msPerLadder, row.mpaths, g17(row.price).c_str(), g17(row.delta).c_str(),
-                        orEmpty(row.vega, "-").c_str(), row.identical.c_str());
-            std::fflush(stdout);
+            if (kind == "plain") plainBits[config] = mr;
+            else if (plainBits.count(config)) row.identical = sameBits(plainBits[config], mr) ? "yes" : "NO";
+            printRow(row, false);
             rows.push_back(row);
           }
         }
-  if (!out.empty()) {
-    std::ostringstream f;
-    f << "engine,steps,segments,kind,paths,markets,greeks,compile_s,cache_hit,registers,spill_bytes,ms_per_ladder,"
-         "mpaths_per_s,price,delta,vega,identical_to_plain,tape\n";
-    for (const Row& r : rows) {
-      f << engineName << ',' << (userTape ? "" : std::to_string(steps)) << ',' << r.segments << ',' << r.kind << ',';
-      if (compileOnly) f << ',';  // nothing ran: no paths, times or results
-      else f << r.paths << ',';
-      f << r.markets << ',' << (r.greeks ? "on" : "off") << ',' << r.compileS << ',' << (r.cacheHit ? 1 : 0) << ','
-        << r.registers << ',' << r.spill << ',';
-      if (compileOnly) f << ",,,,,";
-      else f << r.msPerLadder << ',' << r.mpaths << ',' << g17(r.price) << ',' << g17(r.delta) << ',' << orEmpty(r.vega, "") << ',';
-      f << r.identical << ',' << csvQuoted(tape.name) << '\n';
-    }
-    writeOutputFile(out, f.str(), inputs);  // a failed write: "--out FILE: cannot write: reason", exit 1
-  }
+  if (!out.empty())  // a failed write: "--out FILE: cannot write: reason", exit 1
+    writeOutputFile(out, csvText(rows, engineName, userTape ? "" : std::to_string(steps), compileOnly, tape), inputs);
   for (const Row& r : rows)
     if (r.identical == "NO") {
       std::fprintf(stderr, "gpu_kernels: %s differs from plain (%llu paths, %d markets)\n", r.kind.c_str(),
