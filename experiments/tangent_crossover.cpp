@@ -52,6 +52,7 @@
 #include "tape/products/products.h"
 #include "util/files.h"
 #include "util/process.h"
+#include "util/stats.h"
 
 using namespace tapelab;
 using experiments::csvQuoted;
@@ -221,8 +222,7 @@ Timed timeKernel(const EngineEntry& entry, const EngineCaps& caps, const RunConf
     t.m.result = kernel->run({c.tape.inputDefaults}, paths, 42);
     times.push_back(t.m.result.seconds);
   }
-  std::sort(times.begin(), times.end());
-  const double med = times[times.size() / 2];
+  const double med = median(times);
   t.m.ran = true;
   t.m.ms = med * 1e3;
   t.m.mpaths = static_cast<double>(paths) / med / 1e6;
@@ -240,7 +240,7 @@ std::pair<std::string, std::string> againstPlain(const Case& c, const Measured& 
     const double d = std::fabs(x.greeks[k] - p.greeks[k]) / std::max(p.greeksStderr[k], 1e-300);
     worst = std::isnan(d) || std::isnan(worst) ? std::nan("") : std::max(worst, d);
   }
-  return {std::memcmp(&x.value, &p.value, sizeof x.value) == 0 ? "yes" : "NO", g17(worst)};
+  return {sameBits(x.value, p.value) ? "yes" : "NO", g17(worst)};
 }
 
 // Whether `kind` is one the engine compiles.
