@@ -133,7 +133,7 @@ BenchRuns benchRuns(const std::function<RunResult(uint64_t seed)>& run, int repe
 }
 
 BitsCheck checkBits(const RunResult& candidate, const RunResult& plain) {
-  return sameBits(candidate, plain) ? BitsCheck::SamePlain : BitsCheck::Differ;
+  return bitsEqual(candidate, plain) ? BitsCheck::SamePlain : BitsCheck::Differ;
 }
 
 namespace {

@@ -46,8 +46,8 @@ std::string marketsLabel(int m) { return std::to_string(m) + (m == 1 ? " market"
 bool sameValues(const Result& a, const Result& b) {
   if (a.run.markets.size() != b.run.markets.size()) return false;
   for (size_t m = 0; m < a.run.markets.size(); ++m)
-    if (!sameBits(a.run.markets[m].value, b.run.markets[m].value) ||
-        !sameBits(a.run.markets[m].valueStderr, b.run.markets[m].valueStderr))
+    if (!bitsEqual(a.run.markets[m].value, b.run.markets[m].value) ||
+        !bitsEqual(a.run.markets[m].valueStderr, b.run.markets[m].valueStderr))
       return false;
   return true;
 }
@@ -404,7 +404,7 @@ void markIdentity(std::vector<Row>& rows, size_t plainRow) {
       rows[r].identical = "-";
     else if (rows[r].kernel == toString(KernelKind::Tangent))
       rows[r].identical = sameValues(rows[r].result, plainRowRef.result) ? "value" : "NO";
-    else rows[r].identical = sameBits(rows[r].result.run, plainRowRef.result.run) ? "yes" : "NO";
+    else rows[r].identical = bitsEqual(rows[r].result.run, plainRowRef.result.run) ? "yes" : "NO";
   }
 }
 

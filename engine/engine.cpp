@@ -32,22 +32,22 @@ bool sequentialMarkets(const KernelOptions& o) {
 
 const char* toString(MarketOrder o) { return o == MarketOrder::Joint ? "joint" : "sequential"; }
 
-bool sameBits(double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; }
+bool bitsEqual(double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; }
 
-bool sameBits(const MarketResult& a, const MarketResult& b) {
-  if (!sameBits(a.value, b.value) || !sameBits(a.valueStderr, b.valueStderr)) return false;
+bool bitsEqual(const MarketResult& a, const MarketResult& b) {
+  if (!bitsEqual(a.value, b.value) || !bitsEqual(a.valueStderr, b.valueStderr)) return false;
   if (a.greeks.size() != b.greeks.size() || a.greeksStderr.size() != b.greeksStderr.size()) return false;
   for (size_t i = 0; i < a.greeks.size(); ++i)
-    if (!sameBits(a.greeks[i], b.greeks[i])) return false;
+    if (!bitsEqual(a.greeks[i], b.greeks[i])) return false;
   for (size_t i = 0; i < a.greeksStderr.size(); ++i)
-    if (!sameBits(a.greeksStderr[i], b.greeksStderr[i])) return false;
+    if (!bitsEqual(a.greeksStderr[i], b.greeksStderr[i])) return false;
   return true;
 }
 
-bool sameBits(const RunResult& a, const RunResult& b) {
+bool bitsEqual(const RunResult& a, const RunResult& b) {
   if (a.markets.size() != b.markets.size()) return false;
   for (size_t m = 0; m < a.markets.size(); ++m)
-    if (!sameBits(a.markets[m], b.markets[m])) return false;
+    if (!bitsEqual(a.markets[m], b.markets[m])) return false;
   return true;
 }
 
@@ -59,7 +59,7 @@ std::vector<int> sharedInputsOf(const std::vector<std::vector<double>>& sets, si
     bool same = true;
     for (size_t lo = 0; lo < sets.size() && same; lo += perDispatch)
       for (size_t i = lo + 1; i < std::min(sets.size(), lo + perDispatch) && same; ++i)
-        same = sets[i].size() == inputs && sameBits(sets[i][k], sets[lo][k]);
+        same = sets[i].size() == inputs && bitsEqual(sets[i][k], sets[lo][k]);
     if (same) shared.push_back(static_cast<int>(k));
   }
   return shared;

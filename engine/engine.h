@@ -131,10 +131,11 @@ struct RunResult {
 
 // The one "same bits" test: whether two runs' every value, Greek and their stderrs are equal bit for
 // bit (memcmp, so -0.0 differs from 0.0 and a NaN equals its own bits), market by market. The tuner,
-// compare, the drivers and sharedInputsOf decide with these.
-bool sameBits(double x, double y);
-bool sameBits(const MarketResult& a, const MarketResult& b);
-bool sameBits(const RunResult& a, const RunResult& b);
+// compare, the drivers and sharedInputsOf decide with these (the tests' expectations, tests/common/
+// test_util.h sameBits, also let any NaN equal any NaN: IEEE leaves a made NaN's payload open).
+bool bitsEqual(double x, double y);
+bool bitsEqual(const MarketResult& a, const MarketResult& b);
+bool bitsEqual(const RunResult& a, const RunResult& b);
 
 // Takes a run's per-block partial sums, unreduced, in block order: `blocks` consecutive
 // blocks of `blockSize` = markets * 2 * width doubles each (value, then each input's adjoint

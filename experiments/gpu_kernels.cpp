@@ -301,7 +301,7 @@ int run(const cli::Flags& f) {
             row.vega = volIndex >= 0 ? mr.greeks.at(volIndex) : std::nan("");  // a --tape without vol: no vega
             const std::string config = ps + "/" + ms + "/" + gs;
             if (kind == "plain") plainBits[config] = mr;
-            else if (plainBits.count(config)) row.identical = sameBits(plainBits[config], mr) ? "yes" : "NO";
+            else if (plainBits.count(config)) row.identical = bitsEqual(plainBits[config], mr) ? "yes" : "NO";
             printRow(row, false);
             rows.push_back(row);
           }

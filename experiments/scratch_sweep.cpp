@@ -271,7 +271,7 @@ struct EngineSweep {
       ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
       if (r == 0) {
         first = std::move(res);
-      } else if (!sameBits(first, res)) {
+      } else if (!bitsEqual(first, res)) {
         row.note += "repeat differs; ";
         ok = false;
       }
@@ -290,7 +290,7 @@ struct EngineSweep {
       plainMs = row.ms;
       row.exact = "yes";
     } else {
-      const bool same = sameBits(plainResult, first);
+      const bool same = bitsEqual(plainResult, first);
       row.exact = same ? "yes" : "NO";
       ok = ok && same;
     }

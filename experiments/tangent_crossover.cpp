@@ -240,7 +240,7 @@ std::pair<std::string, std::string> againstPlain(const Case& c, const Measured& 
     const double d = std::fabs(x.greeks[k] - p.greeks[k]) / std::max(p.greeksStderr[k], 1e-300);
     worst = std::isnan(d) || std::isnan(worst) ? std::nan("") : std::max(worst, d);
   }
-  return {sameBits(x.value, p.value) ? "yes" : "NO", g17(worst)};
+  return {bitsEqual(x.value, p.value) ? "yes" : "NO", g17(worst)};
 }
 
 // Whether `kind` is one the engine compiles.
