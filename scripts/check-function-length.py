@@ -106,7 +106,44 @@ def functions(path):
     return found
 
 
+SAMPLE = r'''namespace a {
+struct S {
+  int member(int x) const {
+    auto f = [](int y) { return y; };
+    return f(x);
+  }
+};
+const char* text = "{ not a brace";  // nor } this
+#define BRACE {
+std::string raw = R"x({)x";
+int outer(int n) {
+  if (n) {
+    return 1'000;
+  }
+  /* { */
+  return 0;
+}
+}  // namespace a
+'''
+
+
+def self_test():
+    """The counter on a sample whose functions are known: a failure here is the script's own bug."""
+    import tempfile
+    with tempfile.NamedTemporaryFile("w", suffix=".cpp", delete=False) as f:
+        f.write(SAMPLE)
+    got = [(name, n) for _, name, n in functions(pathlib.Path(f.name))]
+    pathlib.Path(f.name).unlink()
+    want = [("member", 4), ("outer", 7)]
+    if got != want:
+        print(f"check-function-length.py: its counter read {got} from its sample, expected {want}")
+        return False
+    return True
+
+
 def main():
+    if not self_test():
+        return 1
     args = [a for a in sys.argv[1:] if a != "--list"]
     root = pathlib.Path(args[0] if args else pathlib.Path(__file__).resolve().parent.parent)
     rows = []
