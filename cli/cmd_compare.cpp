@@ -263,6 +263,7 @@ EngineJobs engineJobs(const CompareJob& job, const RunConfig& base, const Engine
   out.engineConfigs.push_back({engine, configText(e.fusedJob.config, engine), e.fusedJob.tuned});
   for (const int m : e.fused == 1 ? std::vector<int>{1} : std::vector<int>{1, e.fused}) {
     RunConfig probe = base;  // nothing named: the kind --kernel auto picks for this job
+    probe.useTuned = false;  // decided above, as for every row
     probe.engine = engine;
     probe.kernel.reset();
     probe.checkpoint = Checkpoint::automatic();
