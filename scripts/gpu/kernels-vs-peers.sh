@@ -27,16 +27,7 @@ export PYTHONUNBUFFERED=1
 export __GL_SHADER_DISK_CACHE=1 __GL_SHADER_DISK_CACHE_PATH=/tmp/tapelab-nv-shader-cache
 dry=${GPU_DRY:-0}
 cuda=cuda; paths=4000000; zpaths=1000000; steps=(); [ "$dry" = 1 ] && { cuda=vulkan; paths=20000; zpaths=2000; steps=(--steps 16); }
-left() { echo $(( deadline - ($(date +%s) - t0) )); }
-step() {  # step NEED NAME CMD...: CMD when NEED seconds are left, cut at what is left
-  local need=$1 name=$2; shift 2
-  local l; l=$(left)
-  if (( l < need )); then echo "skipped $name: $l s left, needs $need" | tee -a "$out/timeline.txt"; return; fi
-  stamp "$name"
-  echo "=== $name: $*" >> "$out/progress.txt"
-  timeout "$l" "$@" > "$out/$name" 2>> "$out/progress.txt"
-  echo "$name exit $?" >> "$out/timeline.txt"
-}
+source scripts/gpu/steps.sh  # left, step NEED NAME CMD...
 sample_clocks
 CMP=("$T" compare --product asian "${steps[@]}" --paths "$paths" --markets 7 --ladders 5 --fp32 --json)
 for mode in "$@"; do

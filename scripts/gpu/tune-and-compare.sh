@@ -67,18 +67,7 @@ export TAPELAB_CACHE_DIR=${TAPELAB_CACHE_DIR:-/tmp/tapelab-cache}
 export __GL_SHADER_DISK_CACHE=1 __GL_SHADER_DISK_CACHE_SKIP_CLEANUP=1 __GL_SHADER_DISK_CACHE_SIZE=4294967296
 export __GL_SHADER_DISK_CACHE_PATH=/tmp/tapelab-nv-shader-cache
 export PYTHONUNBUFFERED=1
-left() { echo $(( deadline - ($(date +%s) - t0) )); }
-# step NEED NAME CMD...: CMD (stdout into NAME, stderr into progress.txt) when NEED seconds are left, cut at
-# what is left; its exit status goes to timeline.txt.
-step() {
-  local need=$1 name=$2; shift 2
-  local l; l=$(left)
-  if (( l < need )); then echo "skipped $name: $l s left, needs $need" | tee -a "$out/timeline.txt"; return; fi
-  stamp "$name"
-  echo "=== $name: $*" >> "$out/progress.txt"
-  timeout "$l" "$@" > "$out/$name" 2>> "$out/progress.txt"
-  echo "$name exit $?" >> "$out/timeline.txt"
-}
+source scripts/gpu/steps.sh  # left, step NEED NAME CMD...
 # bg CAP NAME CMD...: CMD in the background (stdout into NAME, stderr into compile.txt), cut at CAP seconds.
 pids=()
 bg() {
