@@ -230,7 +230,7 @@ const std::vector<Knob>& knobTable() {
        "and the device is abandoned; 0 = no limit (default 600)", Scope::Engine,
        [](C& c, S& v, const char* n) { c.engineSettings.deviceTimeout = parseSeconds(v, n); }},
       {"TAPELAB_COMPILE_TIMEOUT", "--compile-timeout", "every engine: the most seconds one kernel's compile may "
-       "take, then the run fails (exit 1); a compile past 5 s says so on stderr; 0 = no limit (default 900)",
+       "take, then the run fails (exit 1); a compile past 5 s says so on stderr; 0 = no limit",
        Scope::Engine, [](C& c, S& v, const char* n) { c.engineSettings.compileTimeout = parseSeconds(v, n); }},
       {"TAPELAB_VULKAN_DEVICE", "", "Vulkan device: index or name substring", Scope::Engine,
        [](C& c, S& v, const char*) { c.engineSettings.vulkan.device = v; }},

@@ -163,6 +163,9 @@ def main():
         sys.exit(f"sass-count: {a.kernel}: no tapelab_kernel in the disassembly")
     counts = {f: own_count(ins) for f, ins in funcs.items()}
     trips = rolled_trips(source)
+    if "// markets, one at a time" in source:  # config markets=loop: its loops are not among the weighted ones
+        print("sass-count: warning: the market loop's bodies are counted once, not once per market "
+              "(compile with --config markets=copies for a count a path)", file=sys.stderr)
     counts[main_label] = own_count(funcs[main_label], loop_weights(funcs[main_label], labels[main_label], trips))
     body, calls = counts[main_label]
     total = body
