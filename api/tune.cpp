@@ -516,7 +516,7 @@ TuneResult tune(const Tape& tape, const RunConfig& config, const TuneOptions& op
         if (f.get(b.config) == v) continue;
         KernelConfig c = b.config;
         f.set(c, v, f.name);
-        if (c.prefillAhead != b.config.prefillAhead && c.draws != DrawSource::Prefill) continue;  // the same kernel
+        if (!fieldActs(f, c).empty()) continue;  // a requirement of the field unmet (engine/config.h): the same kernel
         TuneCandidate t = candidate(b.plan, c, std::string("field ") + f.name);
         const size_t i = s.evaluate(std::move(t));
         if (s.beats(s.candidates[i], s.candidates[best])) best = i;
