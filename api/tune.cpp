@@ -390,10 +390,7 @@ TuneResult tune(const Tape& tape, const RunConfig& config, const TuneOptions& op
   plainRun.useTuned = false;
   const KernelOptions base = resolveKernel(tape, plainRun, s.caps, opt.markets);
   s.precision = base.precision;
-  {
-    KernelConfig probe;
-    s.fixed = applyConfigText(probe, config.configText, config.engine, config.configWhat);
-  }
+  s.fixed = config.userConfig.fields;  // resolveKernel above checked they apply to the engine
   TuneResult result;
   result.key = tuningKey(tape, config.engine, s.caps, opt.markets, s.precision, base.config.math, config.greeks);
   result.compileOnly = s.compileOnly;

@@ -90,8 +90,7 @@ int config(const Flags& f) {
   const EngineCaps caps = engineCaps(entry, engineSettingsFromEnvironment());
   RunConfig rc;
   rc.engine = engine;
-  rc.configText = f.text("text").value_or("");
-  rc.configWhat = "config";
+  rc.userConfig = parseConfigText(f.text("text").value_or(""), "config");
   const bool fp64 = f.given("fp64");
   const KernelConfig c =
       resolveConfig(rc, caps, fp64 ? Precision::F64 : caps.defaultPrecision, markets);

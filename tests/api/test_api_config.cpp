@@ -202,14 +202,14 @@ TEST(ApiConfig, ResolveConfigChecksTheMathContract) {
   EXPECT_EQ(resolveConfig(rc, caps, Precision::F32), defaultConfig("cuda", false, 1));
   EXPECT_TRUE(resolveConfig(rc, caps, Precision::F32, 1).outlineDraws) << "cuda outlines the draws at one market";
   EXPECT_FALSE(resolveConfig(rc, caps, Precision::F32, 7).outlineDraws) << "and not at seven";
-  rc.configText = "lanes=2,math=approx";
+  rc.userConfig = parseConfigText("lanes=2,math=approx");
   const KernelConfig c = resolveConfig(rc, caps, Precision::F32);
   EXPECT_EQ(c.lanes, 2);
   EXPECT_EQ(c.math, MathContract::Approx);
   EXPECT_EQ(c.minBlocks, defaultConfig("cuda", false, 1).minBlocks) << "fields not given keep the engine's default";
   EXPECT_THROW(resolveConfig(rc, caps, Precision::F64), std::invalid_argument) << "no approximate fp64";
   rc.engine = "vulkan";
-  rc.configText = "math=ieee";
+  rc.userConfig = parseConfigText("math=ieee");
   try {
     resolveConfig(rc, caps, Precision::F32);
     ADD_FAILURE() << "vulkan took math=ieee";
@@ -217,6 +217,6 @@ TEST(ApiConfig, ResolveConfigChecksTheMathContract) {
     EXPECT_NE(std::string(e.what()).find("GLSL.std.450"), std::string::npos) << e.what();
   }
   rc.engine = "cpu-jit";
-  rc.configText = "jit.chunk=64";
+  rc.userConfig = parseConfigText("jit.chunk=64");
   EXPECT_EQ(resolveConfig(rc, caps, Precision::F64).jitChunk, 64);
 }
