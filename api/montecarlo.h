@@ -79,8 +79,8 @@ ConfigResolution resolveJobConfig(const Tape& tape, const RunConfig& config, con
                            int markets = 1);
 // The kernel's configuration resolveKernel uses: the engine's (config.engine) defaults for `markets`
 // per dispatch, then
-// config.configText, each field checked against the engine, then the math contract against the
-// engine and `precision`. Throws std::invalid_argument naming config.configWhat.
+// config.userConfig, each field checked against the engine, then the math contract against the
+// engine and `precision`. Throws std::invalid_argument naming config.userConfig.what.
 KernelConfig resolveConfig(const RunConfig& config, const EngineCaps& caps, Precision precision, int markets = 1);
 
 struct Result {
