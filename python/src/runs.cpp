@@ -465,6 +465,9 @@ void bindRuns(py::module_& m) {
       .def_property_readonly("not_used", [](const KernelHandle& k) { return k.pricer.notUsed(); },
                              "the requests (strategy=, seglen=, budget=, inner=) the kernel does not follow, one line "
                              "each saying why and what forces them, as the CLI's --json not_used; [] when none")
+      .def_property_readonly("provenance", [](const KernelHandle& k) { return k.pricer.provenance().text(); },
+                             "where the configuration, plan and kind came from (default, tuned or user), as the "
+                             "CLI's --json provenance")
       .def("_run", &runKernel, py::arg("sets"), py::arg("paths"), py::arg("seed"),
            "prices the input sets (lists of input values) with paths and seed (Kernel.run checks its keywords)");
 

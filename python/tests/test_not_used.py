@@ -94,3 +94,5 @@ def test_the_provenance_is_the_clis(cli):
     assert want == "config=default+user(math) plan=user kind=default", want
     r = tapelab.price(tiny(), "reference", paths=PATHS, checkpoint=2, config="math=ieee")
     assert r.provenance == want and r.to_dict()["provenance"] == want
+    k = tapelab.compile(tiny(), "reference", checkpoint=2, config="math=ieee")
+    assert k.provenance == want
