@@ -106,19 +106,9 @@ constexpr std::pair<const char*, const char*> kRetiredFields[] = {
                       "quantile=gather went with version 3 of the draws"},
 };
 
-}  // namespace
-
-const std::vector<ConfigField>& configFields() {
-  // The defaults per engine are the fastest exact configuration the H200 records support, field by
-  // field (papers/findings.md, "Defaults and retired knobs", says which measurements: the IEEE tunes
-  // of 2026-12-02 where they exist, else the earlier records; cuda's min_blocks at several markets the
-  // tunes of 2026-12-03, once shared_inputs let 80 registers hold the ladder; OpenCL's one-market draws out
-  // of line the 2026-12-03b tune, 446 against 290, with version 3's quantile by selection; Vulkan's one-market
-  // prefilled draws 2026-12-03d, 526 against 470); HIP, never timed, takes CUDA's code-shape fields but no
-  // launch bound. (Version 4 of the draws, Box-Muller, retired the quantile field and its gathered form:
-  // every draw does the same work, nothing to branch on, select or gather; papers/findings.md keeps
-  // their numbers.)
-  static const std::vector<ConfigField> table = {
+// The fields of a GPU kernel's blocks and storage, first in the text.
+std::vector<ConfigField> blockAndStorageFields() {
+  return {
       Declare::integer("workgroup", &C::workgroup, 32, 256)
           .listed({"32", "64", "128", "256"})
           .parsedBy([](C& c, S& v, S& w) {
@@ -157,6 +147,12 @@ const std::vector<ConfigField>& configFields() {
                 "value (0: the segment before; more: earlier loads, more registers holding them)")
           .searching({"0", "1", "2"})
           .actsWhere({{"draws", "prefill"}, {"opaque", "on"}}),
+  };
+}
+
+// The fields of the code it runs and of the engines' own choices, after them.
+std::vector<ConfigField> codeAndEngineFields() {
+  return {
       Declare::choice("math", &C::math, kMath)
           .changesBits("changes what exp, log, sqrt and division compute: kernels compared for bits share it")
           .what("the accuracy contract: ieee (the language's full-accuracy functions), approx (fp32 on cuda, hip, "
@@ -237,6 +233,25 @@ const std::vector<ConfigField>& configFields() {
           .what("most tape nodes per translation unit: a longer tape's C++ is split into units compiled side by side")
           .searching({"512", "4096"}),
   };
+}
+
+}  // namespace
+
+// The defaults per engine are the fastest exact configuration the H200 records support, field by
+// field (papers/findings.md, "Defaults and retired knobs", says which measurements: the IEEE tunes
+// of 2026-12-02 where they exist, else the earlier records; cuda's min_blocks at several markets the
+// tunes of 2026-12-03, once shared_inputs let 80 registers hold the ladder; OpenCL's one-market draws out
+// of line the 2026-12-03b tune, 446 against 290, with version 3's quantile by selection; Vulkan's one-market
+// prefilled draws 2026-12-03d, 526 against 470); HIP, never timed, takes CUDA's code-shape fields but no
+// launch bound. (Version 4 of the draws, Box-Muller, retired the quantile field and its gathered form:
+// every draw does the same work, nothing to branch on, select or gather; papers/findings.md keeps
+// their numbers.)
+const std::vector<ConfigField>& configFields() {
+  static const std::vector<ConfigField> table = [] {
+    std::vector<ConfigField> t = blockAndStorageFields();
+    for (ConfigField& f : codeAndEngineFields()) t.push_back(std::move(f));
+    return t;
+  }();
   return table;
 }
 
