@@ -200,10 +200,7 @@ const std::vector<Knob>& knobTable() {
       {"TAPELAB_CONFIG", "--config", "the kernel's configuration: NAME=VALUE,... over the engine's defaults (and a tuned "
        "winner); fields, values and defaults: tapelab config --list", Scope::Run,
        [](C& c, S& v, const char* n) {
-         KernelConfig probe;
-         applyConfigText(probe, v, "", n);  // names and values now; which engine takes them when it is known
-         c.configText = v;
-         c.configWhat = n;
+         c.userConfig = parseConfigText(v, n);  // names and values now; which engine takes them when it is known
        }},
       {"TAPELAB_MAX_NODES", "--max-nodes", "the most nodes a built-in product may record, estimated from its "
        "parameters before recording (steps x assets, points x steps, ...; docs/cli.md)", Scope::Run,

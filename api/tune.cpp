@@ -390,10 +390,7 @@ TuneResult tune(const Tape& tape, const RunConfig& config, const TuneOptions& op
   plainRun.useTuned = false;
   const KernelOptions base = resolveKernel(tape, plainRun, s.caps, opt.markets);
   s.precision = base.precision;
-  {
-    KernelConfig probe;
-    s.fixed = applyConfigText(probe, config.configText, config.engine, config.configWhat);
-  }
+  s.fixed = config.userConfig.fields;  // resolveKernel above checked they apply to the engine
   TuneResult result;
   result.key = tuningKey(tape, config.engine, s.caps, opt.markets, s.precision, base.config.math, config.greeks);
   result.compileOnly = s.compileOnly;
@@ -516,7 +513,7 @@ TuneResult tune(const Tape& tape, const RunConfig& config, const TuneOptions& op
         if (f.get(b.config) == v) continue;
         KernelConfig c = b.config;
         f.set(c, v, f.name);
-        if (c.prefillAhead != b.config.prefillAhead && c.draws != DrawSource::Prefill) continue;  // the same kernel
+        if (!fieldActs(f, c).empty()) continue;  // a requirement of the field unmet (engine/config.h): the same kernel
         TuneCandidate t = candidate(b.plan, c, std::string("field ") + f.name);
         const size_t i = s.evaluate(std::move(t));
         if (s.beats(s.candidates[i], s.candidates[best])) best = i;

@@ -184,7 +184,7 @@ int compare(const Flags& f) {
   };
   std::vector<Row> rows;
   struct EngineConfig {
-    std::string engine, config, tuned;
+    std::string engine, config, tuned, provenance;  // provenance: the configuration's (Provenance::text's config=)
   };
   std::vector<EngineConfig> engineConfigs;
   std::vector<std::string> autoKinds;  // what `--kernel auto` (price, run with nothing named) runs, per engine
@@ -202,24 +202,24 @@ int compare(const Flags& f) {
       KernelConfig config;
       std::string tuned;
       std::optional<Plan> plan;
+      std::string provenance;
     };
-    auto jobConfig = [&](int m) {
-      JobConfig j{resolveConfig(base, caps, *base.precision, m), "", std::nullopt};
-      if (!cfg.useTuned || cfg.checkpoint.mode != Checkpoint::Mode::Auto || cfg.strategy || cfg.plan || !cfg.planFile.empty())
-        return j;
-      const auto w = loadTuned(cfg.engineSettings.cacheDir,
-                               tuningKey(tape, engine, caps, m, *base.precision, j.config.math, cfg.greeks));
-      if (!w) return j;
+    auto jobConfig = [&](int m) {  // the one resolution of a job's configuration (api/montecarlo.h)
+      const ConfigResolution r = resolveJobConfig(tape, base, caps, *base.precision, m);
+      JobConfig j{r.config, "", std::nullopt, ""};
+      Provenance from = r.from;
       try {
-        KernelConfig c = defaultConfig(engine, caps.cpuDevice, m);
-        applyConfigText(c, w->config, engine, w->path);
-        applyConfigText(c, cfg.configText, engine, cfg.configWhat);
-        j.plan = w->kind != KernelKind::Plain ? std::optional<Plan>(parsePlanFile(w->plan, tape, w->path)) : std::nullopt;
-        j.config = c;
-        j.tuned = w->path;
+        if (r.winner && r.winner->kind != KernelKind::Plain) j.plan = parsePlanFile(r.winner->plan, tape, r.winner->path);
+        if (r.winner) j.tuned = r.winner->path;
       } catch (const std::exception& e) {  // an entry this version cannot read: the defaults
-        progress(engine + ": tuning cache entry " + w->path + " not used: " + e.what());
+        progress(engine + ": tuning cache entry " + r.winner->path + " not used: " + e.what());
+        j.config = resolveConfig(base, caps, *base.precision, m);
+        j.tuned.clear();
+        from.config = Origin::Default;
       }
+      const std::string text = from.text();
+      j.provenance = text.substr(0, text.find(' '));  // the rows name their plans and kinds
+      if (!r.entryProblem.empty()) progress(engine + ": tuning cache entry not used: " + r.entryProblem);
       return j;
     };
     const int fused = std::min(fusedMarkets, caps.maxMarkets);
@@ -228,7 +228,7 @@ int compare(const Flags& f) {
     for (const ConfigField& f : configFields())
       if (!keepsBits(f)) f.set(oneJob.config, f.get(fusedJob.config), f.name);
     base.useTuned = false;  // decided here, for every row
-    engineConfigs.push_back({engine, configText(fusedJob.config, engine), fusedJob.tuned});
+    engineConfigs.push_back({engine, configText(fusedJob.config, engine), fusedJob.tuned, fusedJob.provenance});
     for (const int m : fused == 1 ? std::vector<int>{1} : std::vector<int>{1, fused}) {
       RunConfig probe = base;  // nothing named: the kind --kernel auto picks for this job
       probe.engine = engine;
@@ -236,7 +236,7 @@ int compare(const Flags& f) {
       probe.checkpoint = Checkpoint::automatic();
       probe.strategy.reset();
       probe.planFile.clear();
-      probe.configText = configText((m == 1 ? oneJob : fusedJob).config, engine);
+      probe.userConfig = wholeConfig((m == 1 ? oneJob : fusedJob).config, engine, cfg.userConfig.what);
       std::string why;
       try {
         resolveKernel(tape, probe, caps, m, nullptr, nullptr, &why, sharedInputsOf(ladder, static_cast<size_t>(m)));
@@ -245,7 +245,7 @@ int compare(const Flags& f) {
       if (!why.empty()) autoKinds.push_back(engine + " x" + std::to_string(m) + ": " + why.substr(why.find(' ') + 1));
     }
     if (fused != 1 && (configText(oneJob.config, engine) != configText(fusedJob.config, engine) || !oneJob.tuned.empty()))
-      engineConfigs.push_back({engine + " (one market)", configText(oneJob.config, engine), oneJob.tuned});
+      engineConfigs.push_back({engine + " (one market)", configText(oneJob.config, engine), oneJob.tuned, oneJob.provenance});
     RunConfig plain = base;
     plain.engine = engine;
     plain.strategy.reset();  // no cuts: the strategy names the checkpointed rows' plans
@@ -297,7 +297,7 @@ int compare(const Flags& f) {
       for (int m : fusedMarkets > 1 ? std::vector<int>{1, fused} : std::vector<int>{1}) {
         const JobConfig& jc = m == 1 ? oneJob : fusedJob;
         RunConfig rc = c;
-        rc.configText = configText(jc.config, engine);
+        rc.userConfig = wholeConfig(jc.config, engine, cfg.userConfig.what);
         if (c.kernel == KernelKind::Register && c.planFile.empty() && !cfg.plan && (fusedJob.plan || oneJob.plan)) {
           if (jc.plan) rc.plan = jc.plan;  // this job's tuned cuts
           else rc.checkpoint = Checkpoint::count(std::min(cfg.segments, tape.size()));
@@ -426,7 +426,7 @@ int compare(const Flags& f) {
         .integer("ladders", ladders).field("rows", jsonArray(items));
     std::vector<std::string> configs;
     for (const EngineConfig& e : engineConfigs)
-      configs.push_back(Json().str("engine", e.engine).str("config", e.config).str("tuned", e.tuned).done());
+      configs.push_back(Json().str("engine", e.engine).str("config", e.config).str("tuned", e.tuned).str("provenance", e.provenance).done());
     top.field("configs", jsonArray(configs));
     std::vector<std::string> autos;
     for (const std::string& a : autoKinds) autos.push_back(jsonString(a));
@@ -476,8 +476,8 @@ int compare(const Flags& f) {
                 "'Greeks x Mpath/s': the Greeks a path computes (every input; a tangent kernel's --wrt) times Mpath/s.\n",
                 spotName.c_str(), num(ladder[center][spot]).c_str());
     for (const EngineConfig& e : engineConfigs)
-      std::printf("config %s: %s%s\n", e.engine.c_str(), e.config.c_str(),
-                  e.tuned.empty() ? " (the engine's defaults)" : (" (tuned: " + e.tuned + ")").c_str());
+      std::printf("config %s: %s%s; from %s\n", e.engine.c_str(), e.config.c_str(),
+                  e.tuned.empty() ? " (the engine's defaults)" : (" (tuned: " + e.tuned + ")").c_str(), e.provenance.c_str());
     for (const std::string& a : autoKinds) std::printf("kernel auto on %s\n", a.c_str());
     for (const std::string& e : errors) std::printf("error: %s\n", e.c_str());
     if (peerPath) {
