@@ -200,10 +200,7 @@ const std::vector<Knob>& knobTable() {
       {"TAPELAB_CONFIG", "--config", "the kernel's configuration: NAME=VALUE,... over the engine's defaults (and a tuned "
        "winner); fields, values and defaults: tapelab config --list", Scope::Run,
        [](C& c, S& v, const char* n) {
-         KernelConfig probe;
-         applyConfigText(probe, v, "", n);  // names and values now; which engine takes them when it is known
-         c.configText = v;
-         c.configWhat = n;
+         c.userConfig = parseConfigText(v, n);  // names and values now; which engine takes them when it is known
        }},
       {"TAPELAB_MAX_NODES", "--max-nodes", "the most nodes a built-in product may record, estimated from its "
        "parameters before recording (steps x assets, points x steps, ...; docs/cli.md)", Scope::Run,
@@ -230,7 +227,7 @@ const std::vector<Knob>& knobTable() {
        "and the device is abandoned; 0 = no limit (default 600)", Scope::Engine,
        [](C& c, S& v, const char* n) { c.engineSettings.deviceTimeout = parseSeconds(v, n); }},
       {"TAPELAB_COMPILE_TIMEOUT", "--compile-timeout", "every engine: the most seconds one kernel's compile may "
-       "take, then the run fails (exit 1); a compile past 5 s says so on stderr; 0 = no limit (default 900)",
+       "take, then the run fails (exit 1); a compile past 5 s says so on stderr; 0 = no limit",
        Scope::Engine, [](C& c, S& v, const char* n) { c.engineSettings.compileTimeout = parseSeconds(v, n); }},
       {"TAPELAB_VULKAN_DEVICE", "", "Vulkan device: index or name substring", Scope::Engine,
        [](C& c, S& v, const char*) { c.engineSettings.vulkan.device = v; }},

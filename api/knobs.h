@@ -58,10 +58,10 @@ struct RunConfig {
   std::string strategyCommand;             // strategy cmd: a strategy process (planner/external.h); implies it
   double solveSeconds = 60;                // exact strategy: the solver's time limit
   std::string solveClock = "wall";         // exact strategy: the clock of that limit, wall or cpu (PlanOptions)
-  // The kernel's configuration as given (--config, TAPELAB_CONFIG: NAME=VALUE,...); resolveKernel
-  // applies it over the engine's defaults (and a tuned winner), checking each field applies there.
-  std::string configText;
-  std::string configWhat = "--config";     // who gave configText, for messages
+  // The kernel's configuration as given (--config, TAPELAB_CONFIG: NAME=VALUE,...), parsed once where
+  // it is given (parseConfigText; its `what` names who gave it); resolveJobConfig applies it over the
+  // engine's defaults (and a tuned winner), checking each field applies there.
+  ConfigRequest userConfig;
   // --max-nodes / TAPELAB_MAX_NODES: the largest built-in product tape a front end records, checked
   // against the product's estimate before recording (tape/products/products.h).
   uint64_t maxNodes = static_cast<uint64_t>(products::kDefaultMaxNodes);

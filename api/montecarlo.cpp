@@ -127,10 +127,55 @@ void planKnobsNotUsed(const RunConfig& c, const std::string& strategy, const std
 
 KernelConfig resolveConfig(const RunConfig& c, const EngineCaps& caps, Precision precision, int markets) {
   KernelConfig config = defaultConfig(c.engine, caps.cpuDevice, markets);
-  applyConfigText(config, c.configText, c.engine, c.configWhat);
+  applyConfigRequest(config, c.userConfig, c.engine);
   if (const std::string problem = configProblem(config, c.engine, precision == Precision::F32); !problem.empty())
-    throw std::invalid_argument(c.configWhat + ": " + problem);
+    throw std::invalid_argument(c.userConfig.what + ": " + problem);
   return config;
+}
+
+const char* toString(Origin o) {
+  switch (o) {
+    case Origin::Default: return "default";
+    case Origin::Tuned: return "tuned";
+    case Origin::User: return "user";
+  }
+  return "?";
+}
+
+std::string Provenance::text() const {
+  std::string user;
+  for (const std::string& f : userFields) user += (user.empty() ? "" : ",") + f;
+  return std::string("config=") + toString(config) + (user.empty() ? "" : "+user(" + user + ")") + " plan=" +
+         toString(plan) + " kind=" + toString(kind);
+}
+
+ConfigResolution resolveJobConfig(const Tape& tape, const RunConfig& c, const EngineCaps& caps, Precision precision,
+                                  int markets) {
+  ConfigResolution r;
+  r.config = resolveConfig(c, caps, precision, markets);
+  r.from.userFields = c.userConfig.fields;
+  const bool tunable = c.useTuned && c.checkpoint.mode == Checkpoint::Mode::Auto && !c.strategy && !c.plan &&
+                       c.planFile.empty() && c.kernel != KernelKind::Scratch && c.kernel != KernelKind::Tangent;
+  if (!tunable) return r;
+  const auto w = loadTuned(c.engineSettings.cacheDir, tuningKey(tape, c.engine, caps, markets, precision, r.config.math, c.greeks));
+  if (!w) return r;
+  try {
+    KernelConfig tuned = defaultConfig(c.engine, caps.cpuDevice, markets);
+    applyConfigText(tuned, w->config, c.engine, w->path);
+    applyConfigRequest(tuned, c.userConfig, c.engine);  // the user's fields over the winner's
+    if (const std::string problem = configProblem(tuned, c.engine, precision == Precision::F32); !problem.empty())
+      r.entryProblem = problem;
+    else if (tuned.math != r.config.math)
+      r.entryProblem = std::string("its math=") + toString(tuned.math) + " is not the job's";
+    if (!r.entryProblem.empty()) return r;
+    r.config = tuned;
+    r.winner = w;
+    r.from.config = Origin::Tuned;
+    r.from.tunedEntry = w->path;
+  } catch (const std::exception& e) {  // an entry this version cannot read: the defaults, as without one
+    r.entryProblem = e.what();
+  }
+  return r;
 }
 
 namespace {
@@ -149,25 +194,65 @@ void checkPlanDepth(const KernelOptions& o, const RunConfig& c, const EngineCaps
 
 KernelOptions resolvePlan(const Tape& tape, const RunConfig& c, const EngineCaps& caps, int markets,
                           std::string* tunedFrom, std::vector<std::string>* notUsed, std::string* kindWhy,
-                          const std::vector<int>& sharedInputs);
+                          const std::vector<int>& sharedInputs, Provenance* from);
+
+// Whether the run names anything that makes its plan (a plan, a strategy, a segment count, a knob of one).
+bool planNamed(const RunConfig& c) {
+  return c.plan || !c.planFile.empty() || c.strategy || !c.strategyCommand.empty() ||
+         c.checkpoint.mode != Checkpoint::Mode::Auto || c.segLen > 0 || c.budget > 0 || c.innerSegments > 0;
+}
 
 }  // namespace
+
+ResolvedJob resolveJob(const Tape& tape, const RunConfig& c, const EngineCaps& caps, int markets,
+                       const std::vector<int>& sharedInputs) {
+  ResolvedJob job;
+  job.options = resolvePlan(tape, c, caps, markets, &job.tuned, &job.notUsed, &job.kindWhy, sharedInputs, &job.from);
+  checkPlanDepth(job.options, c, caps);
+  if (job.from.plan != Origin::Tuned) {
+    job.from.plan = planNamed(c) ? Origin::User : Origin::Default;
+    job.from.kind = c.kernel ? Origin::User : Origin::Default;
+  }
+  return job;
+}
 
 KernelOptions resolveKernel(const Tape& tape, const RunConfig& c, const EngineCaps& caps, int markets,
                             std::string* tunedFrom, std::vector<std::string>* notUsed, std::string* kindWhy,
                             const std::vector<int>& sharedInputs) {
-  if (kindWhy) kindWhy->clear();
-  KernelOptions o = resolvePlan(tape, c, caps, markets, tunedFrom, notUsed, kindWhy, sharedInputs);
-  checkPlanDepth(o, c, caps);
-  return o;
+  ResolvedJob job = resolveJob(tape, c, caps, markets, sharedInputs);
+  if (tunedFrom) *tunedFrom = job.tuned;
+  if (notUsed) notUsed->insert(notUsed->end(), job.notUsed.begin(), job.notUsed.end());
+  if (kindWhy) *kindWhy = job.kindWhy;
+  return std::move(job.options);
 }
 
 namespace {
 
+// --kernel auto: nothing named, so the tangent kernel where the model predicts it faster (planner/kind_model.h).
+void chooseKindAuto(const Tape& tape, const RunConfig& c, const EngineCaps& caps, int markets,
+                    const std::vector<int>& sharedInputs, std::string* kindWhy, KernelOptions& o) {
+  if (c.kernel || c.strategy || !c.strategyCommand.empty() || !o.greeks || !hasKind(caps, KernelKind::Tangent)) return;
+  KindJob job;
+  job.markets = markets;
+  job.sharedInputs = markets > 1 && o.config.sharedInputs ? sharedInputs : std::vector<int>{};
+  job.adjointPlan = o.plan;
+  job.gpu = caps.marketOrder && !caps.cpuDevice;
+  job.tangentRolls = o.config.loopsRolled && findLoop(tape).found();
+  job.adjointRolls = job.tangentRolls && o.kind == KernelKind::Register && o.plan.strategy == "periodic";
+  job.closedForms = o.config.closedForms;
+  job.tangentFma = o.config.tangentFma;
+  const KindPrediction prediction = predictKinds(tape, job);
+  if (kindWhy) *kindWhy = "auto: " + prediction.why() + " (planner/kind_model.h)";
+  if (prediction.tangentWins()) {
+    o.kind = KernelKind::Tangent;
+    o.plan = plainPlan(tape);
+  }
+}
+
 // resolveKernel's body: the precision, the configuration, a tuned winner or the plan and kind asked for.
 KernelOptions resolvePlan(const Tape& tape, const RunConfig& c, const EngineCaps& caps, int markets,
                           std::string* tunedFrom, std::vector<std::string>* notUsed, std::string* kindWhy,
-                          const std::vector<int>& sharedInputs) {
+                          const std::vector<int>& sharedInputs, Provenance* from) {
   KernelOptions o;
   o.precision = c.precision.value_or(caps.fp64 && !caps.fp32 ? Precision::F64
                                      : caps.fp32 && !caps.fp64 ? Precision::F32
@@ -184,34 +269,30 @@ KernelOptions resolvePlan(const Tape& tape, const RunConfig& c, const EngineCaps
   // ~50 ms a launch: a CPU-served device (lavapipe, PoCL) runs the 252-step Asian at ~0.3-1 Mpath/s here,
   // a GPU at 100-2000 Mpath/s (results do not depend on it; each launch costs a submit and a wait).
   if (c.promptInterrupts && o.dispatch.launchPaths == 0) o.dispatch.launchPaths = caps.cpuDevice ? 1u << 14 : 1u << 24;
-  o.config = resolveConfig(c, caps, o.precision, markets);
-  if (tunedFrom) tunedFrom->clear();
   if (notUsed) notUsed->insert(notUsed->end(), c.notUsed.begin(), c.notUsed.end());
-  const bool tunable = c.useTuned && c.checkpoint.mode == Checkpoint::Mode::Auto && !c.strategy && !c.plan &&
-                       c.planFile.empty() && c.kernel != KernelKind::Scratch && c.kernel != KernelKind::Tangent;
-  if (tunable)
-    if (const auto w = loadTuned(c.engineSettings.cacheDir, tuningKey(tape, c.engine, caps, markets, o.precision, o.config.math, o.greeks))) {
-      try {
-        KernelConfig tuned = defaultConfig(c.engine, caps.cpuDevice, markets);
-        applyConfigText(tuned, w->config, c.engine, w->path);
-        applyConfigText(tuned, c.configText, c.engine, c.configWhat);  // the user's fields over the winner's
-        if (configProblem(tuned, c.engine, o.precision == Precision::F32).empty() && tuned.math == o.config.math) {
-          o.config = tuned;
-          if (tunedFrom) *tunedFrom = tunedNote(*w);  // the entry, its margin, noise and date
-          if (!c.kernel || *c.kernel == w->kind) {
-            o.kind = w->kind;
-            o.plan = w->kind == KernelKind::Plain ? plainPlan(tape) : parsePlanFile(w->plan, tape, w->path);
-            if (hasKind(caps, o.kind)) {
-              planKnobsNotUsed(c, "", "the tuned winner's plan runs (" + w->path + "; --untuned: the defaults)", notUsed);
-              return o;
-            }
-          }
+  ConfigResolution jc = resolveJobConfig(tape, c, caps, o.precision, markets);
+  o.config = jc.config;
+  *from = jc.from;
+  if (jc.winner) {
+    const TunedWinner& w = *jc.winner;
+    try {
+      if (tunedFrom) *tunedFrom = tunedNote(w);  // the entry, its margin, noise and date
+      if (!c.kernel || *c.kernel == w.kind) {
+        o.kind = w.kind;
+        o.plan = w.kind == KernelKind::Plain ? plainPlan(tape) : parsePlanFile(w.plan, tape, w.path);
+        if (hasKind(caps, o.kind)) {
+          planKnobsNotUsed(c, "", "the tuned winner's plan runs (" + w.path + "; --untuned: the defaults)", notUsed);
+          from->plan = from->kind = Origin::Tuned;
+          return o;
         }
-      } catch (const std::exception&) {  // an entry this version cannot read: the defaults, as without one
-        o.config = resolveConfig(c, caps, o.precision, markets);
-        if (tunedFrom) tunedFrom->clear();
       }
+    } catch (const std::exception&) {  // an entry this version cannot read: the defaults, as without one
+      o.config = resolveConfig(c, caps, o.precision, markets);
+      if (tunedFrom) tunedFrom->clear();
+      from->config = Origin::Default;
+      from->tunedEntry.clear();
     }
+  }
   if (c.kernel == KernelKind::Tangent) {
     planKnobsNotUsed(c, "", "the tangent kernel has no plan", notUsed);
     return tangentKernel(tape, c, caps, std::move(o));
@@ -281,24 +362,7 @@ KernelOptions resolvePlan(const Tape& tape, const RunConfig& c, const EngineCaps
     o.plan = makeStrategyPlan(strategy, tape, po);
     planKnobsNotUsed(c, strategy, "", notUsed);
   }
-  // --kernel auto: nothing named, so the tangent kernel where the model predicts it faster (planner/kind_model.h).
-  if (!c.kernel && automatic && !c.strategy && c.strategyCommand.empty() && o.greeks && hasKind(caps, KernelKind::Tangent)) {
-    KindJob job;
-    job.markets = markets;
-    job.sharedInputs = markets > 1 && o.config.sharedInputs ? sharedInputs : std::vector<int>{};
-    job.adjointPlan = o.plan;
-    job.gpu = caps.marketOrder && !caps.cpuDevice;
-    job.tangentRolls = o.config.loopsRolled && findLoop(tape).found();
-    job.adjointRolls = job.tangentRolls && o.kind == KernelKind::Register && o.plan.strategy == "periodic";
-    job.closedForms = o.config.closedForms;
-    job.tangentFma = o.config.tangentFma;
-    const KindPrediction prediction = predictKinds(tape, job);
-    if (kindWhy) *kindWhy = "auto: " + prediction.why() + " (planner/kind_model.h)";
-    if (prediction.tangentWins()) {
-      o.kind = KernelKind::Tangent;
-      o.plan = plainPlan(tape);
-    }
-  }
+  if (automatic) chooseKindAuto(tape, c, caps, markets, sharedInputs, kindWhy, o);
   return o;
 }
 
@@ -327,6 +391,7 @@ Result Pricer::runMarkets(const std::vector<std::vector<double>>& sets, uint64_t
   r.tuned = tuned_;
   r.notUsed = notUsed_;
   r.kindWhy = kindWhy_;
+  r.provenance = provenance_;
   r.run.paths = paths;
   r.run.seed = seed;
   const size_t per = static_cast<size_t>(options_.markets);
@@ -428,7 +493,12 @@ Pricer MonteCarlo::build() const {
     if (markets_ < 1 || markets_ > caps.maxMarkets)
       throw std::invalid_argument("markets per dispatch must be in 1.." + std::to_string(caps.maxMarkets));
     const std::vector<int> shared = sharedInputsOf(known_, static_cast<size_t>(markets_));
-    p.options_ = resolveKernel(p.tape_, config, caps, markets_, &p.tuned_, &p.notUsed_, &p.kindWhy_, shared);
+    ResolvedJob job = resolveJob(p.tape_, config, caps, markets_, shared);
+    p.options_ = std::move(job.options);
+    p.tuned_ = std::move(job.tuned);
+    p.notUsed_ = std::move(job.notUsed);
+    p.kindWhy_ = std::move(job.kindWhy);
+    p.provenance_ = std::move(job.from);
     p.options_.markets = markets_;
     p.options_.sharedInputs = shared;
     p.engine_ = entry.name;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "api/knobs.h"
+#include "api/tuning.h"
 #include "engine/engine.h"
 #include "tape/products/products.h"
 
@@ -35,10 +36,51 @@ namespace tapelab {
 KernelOptions resolveKernel(const Tape& tape, const RunConfig& config, const EngineCaps& caps, int markets = 1,
                             std::string* tunedFrom = nullptr, std::vector<std::string>* notUsed = nullptr,
                             std::string* kindWhy = nullptr, const std::vector<int>& sharedInputs = {});
+
+// Where each part of a job came from: the engine's defaults (with --kernel auto's model for the kind),
+// the tuning cache's entry, or the user (flags, variables, the API's arguments).
+enum class Origin { Default, Tuned, User };
+const char* toString(Origin o);
+struct Provenance {
+  Origin config = Origin::Default;       // the fields the user did not set: the defaults' or the tuned entry's
+  std::vector<std::string> userFields;   // the fields the user set, over either
+  Origin plan = Origin::Default;
+  Origin kind = Origin::Default;
+  std::string tunedEntry;                // the tuning cache file, where anything came from it
+  // "config=tuned+user(lanes,math) plan=tuned kind=tuned": what every result prints.
+  std::string text() const;
+};
+
+// One resolution of a job, for every front end (the CLI, the C++ API, Python, the drivers): the kernel
+// (configuration, plan, kind), where each came from, and the notes resolveKernel fills.
+struct ResolvedJob {
+  KernelOptions options;
+  Provenance from;
+  std::string tuned;                  // tunedNote of the entry used, "" when none
+  std::vector<std::string> notUsed;
+  std::string kindWhy;
+};
+ResolvedJob resolveJob(const Tape& tape, const RunConfig& config, const EngineCaps& caps, int markets = 1,
+                       const std::vector<int>& sharedInputs = {});
+
+// The job's configuration alone (what resolveJob takes): the engine's defaults for `markets`, the
+// tuning cache's winner over them where the run may use one (config.useTuned, --checkpoint auto, no
+// strategy, plan, scratch or tangent kind asked for) and its configuration is one this engine gives in
+// `precision` with the user's math contract, then the user's fields over either; checked
+// (configProblem), throwing std::invalid_argument naming config.userConfig.what. `winner`: the entry
+// taken, if any (an entry this version cannot read is not taken).
+struct ConfigResolution {
+  KernelConfig config;
+  std::optional<TunedWinner> winner;
+  Provenance from;           // config and userFields (and tunedEntry) filled
+  std::string entryProblem;  // why an entry found was not taken ("" when none was found, or it was)
+};
+ConfigResolution resolveJobConfig(const Tape& tape, const RunConfig& config, const EngineCaps& caps, Precision precision,
+                           int markets = 1);
 // The kernel's configuration resolveKernel uses: the engine's (config.engine) defaults for `markets`
 // per dispatch, then
-// config.configText, each field checked against the engine, then the math contract against the
-// engine and `precision`. Throws std::invalid_argument naming config.configWhat.
+// config.userConfig, each field checked against the engine, then the math contract against the
+// engine and `precision`. Throws std::invalid_argument naming config.userConfig.what.
 KernelConfig resolveConfig(const RunConfig& config, const EngineCaps& caps, Precision precision, int markets = 1);
 
 struct Result {
@@ -49,6 +91,7 @@ struct Result {
   std::string tuned;  // the tuning cache entry whose winner the kernel uses, and its margin (tunedNote); "" when none
   std::vector<std::string> notUsed;  // requests the kernel does not follow, and why (resolveKernel)
   std::string kindWhy;  // --kernel auto: which kind the model chose and why; "" when the kind was named or tuned
+  Provenance provenance;  // where the configuration, plan and kind came from (resolveJob)
   double price(size_t market = 0) const { return run.markets.at(market).value; }
   double priceStderr(size_t market = 0) const { return run.markets.at(market).valueStderr; }
   double greek(const std::string& input, size_t market = 0) const;
@@ -65,6 +108,7 @@ class Pricer {
   const std::string& tuned() const { return tuned_; }  // Result::tuned
   const std::vector<std::string>& notUsed() const { return notUsed_; }  // Result::notUsed
   const std::string& kindWhy() const { return kindWhy_; }                // Result::kindWhy
+  const Provenance& provenance() const { return provenance_; }          // Result::provenance
   const Tape& tape() const { return tape_; }
   KernelStats stats() const { return kernel_->stats(); }
   std::vector<double> inputs;  // the market priced by run()
@@ -77,6 +121,7 @@ class Pricer {
   std::string tuned_;
   std::vector<std::string> notUsed_;
   std::string kindWhy_;
+  Provenance provenance_;
   std::unique_ptr<Kernel> kernel_;
 };
 

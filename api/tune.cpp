@@ -353,8 +353,7 @@ void startSearch(Search& s, const EngineEntry& entry) {
   plainRun.useTuned = false;
   s.base = resolveKernel(s.tape, plainRun, s.caps, opt.markets);
   s.precision = s.base.precision;
-  KernelConfig probe;
-  s.fixed = applyConfigText(probe, config.configText, config.engine, config.configWhat);
+  s.fixed = config.userConfig.fields;  // resolveKernel above checked they apply to the engine
   s.fixedPlan = !config.planFile.empty() || config.plan.has_value();
   s.fixedLabel = s.base.kind == KernelKind::Plain ? "plain" : labelOf(s.base.plan.strategy, s.base.plan);
   s.say(std::string(s.compileOnly ? "compile-only (" + s.caps.reason + "): ranking by the compiler's statistics; " : "") +

@@ -76,7 +76,7 @@ std::optional<KernelConfig> fieldVariant(const ConfigField& field, const KernelC
   if (field.get(best) == value) return std::nullopt;
   KernelConfig c = best;
   field.set(c, value, field.name);
-  if (c.prefillAhead != best.prefillAhead && c.draws != DrawSource::Prefill) return std::nullopt;  // the same kernel
+  if (!fieldActs(field, c).empty()) return std::nullopt;  // a requirement of the field unmet (engine/config.h): the same kernel
   return c;
 }
 

@@ -253,11 +253,9 @@ int productSteps(const Flags& f) {
 }
 
 void warnUnusedConfig(const RunConfig& config, const KernelStats& stats) {
-  KernelConfig probe;
-  const std::vector<std::string> given = applyConfigText(probe, config.configText, "", config.configWhat);
   for (const std::string& u : stats.configUnused)
-    for (const std::string& name : given)
-      if (u.rfind(name + "=", 0) == 0) std::fprintf(stderr, "tapelab: %s: %s\n", config.configWhat.c_str(), u.c_str());
+    for (const std::string& name : config.userConfig.fields)
+      if (u.rfind(name + "=", 0) == 0) std::fprintf(stderr, "tapelab: %s: %s\n", config.userConfig.what.c_str(), u.c_str());
 }
 
 bool warnNonFinite(const Result& r) {
@@ -292,6 +290,7 @@ std::string resultJson(const Result& r, size_t market, const KernelStats* stats)
       .str("math", toString(r.kernel.config.math))
       .str("tuned", r.tuned)
       .str("kernel_choice", r.kindWhy.empty() ? (r.tuned.empty() ? "named" : "tuned") : r.kindWhy)
+      .str("provenance", r.provenance.text())
       .field("not_used", [&] {
         std::vector<std::string> items;
         for (const std::string& n : r.notUsed) items.push_back(jsonString(n));

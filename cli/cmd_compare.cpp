@@ -90,7 +90,7 @@ struct CompareJob {
 
 // What the engines' sections print after the rows.
 struct EngineConfig {
-  std::string engine, config, tuned;
+  std::string engine, config, tuned, provenance;  // provenance: the configuration's (Provenance::text's config=)
 };
 struct CompareOut {
   std::vector<Row> rows;
@@ -221,26 +221,26 @@ struct JobConfig {
   KernelConfig config;
   std::string tuned;
   std::optional<Plan> plan;
+  std::string provenance;
 };
+// The one resolution of a job's configuration (api/montecarlo.h).
 JobConfig jobConfig(const CompareJob& job, const RunConfig& base, const EngineCaps& caps, const std::string& engine, int m) {
-  const RunConfig& cfg = job.cfg;
   const Tape& tape = job.tape;
-  JobConfig j{resolveConfig(base, caps, *base.precision, m), "", std::nullopt};
-  if (!cfg.useTuned || cfg.checkpoint.mode != Checkpoint::Mode::Auto || cfg.strategy || cfg.plan || !cfg.planFile.empty())
-    return j;
-  const auto w = loadTuned(cfg.engineSettings.cacheDir,
-                           tuningKey(tape, engine, caps, m, *base.precision, j.config.math, cfg.greeks));
-  if (!w) return j;
+  const ConfigResolution r = resolveJobConfig(tape, base, caps, *base.precision, m);
+  JobConfig j{r.config, "", std::nullopt, ""};
+  Provenance from = r.from;
   try {
-    KernelConfig c = defaultConfig(engine, caps.cpuDevice, m);
-    applyConfigText(c, w->config, engine, w->path);
-    applyConfigText(c, cfg.configText, engine, cfg.configWhat);
-    j.plan = w->kind != KernelKind::Plain ? std::optional<Plan>(parsePlanFile(w->plan, tape, w->path)) : std::nullopt;
-    j.config = c;
-    j.tuned = w->path;
+    if (r.winner && r.winner->kind != KernelKind::Plain) j.plan = parsePlanFile(r.winner->plan, tape, r.winner->path);
+    if (r.winner) j.tuned = r.winner->path;
   } catch (const std::exception& e) {  // an entry this version cannot read: the defaults
-    progress(engine + ": tuning cache entry " + w->path + " not used: " + e.what());
+    progress(engine + ": tuning cache entry " + r.winner->path + " not used: " + e.what());
+    j.config = resolveConfig(base, caps, *base.precision, m);
+    j.tuned.clear();
+    from.config = Origin::Default;
   }
+  const std::string text = from.text();
+  j.provenance = text.substr(0, text.find(' '));  // the rows name their plans and kinds
+  if (!r.entryProblem.empty()) progress(engine + ": tuning cache entry not used: " + r.entryProblem);
   return j;
 }
 
@@ -260,7 +260,7 @@ EngineJobs engineJobs(const CompareJob& job, const RunConfig& base, const Engine
   e.oneJob = e.fused == 1 ? e.fusedJob : jobConfig(job, base, caps, engine, 1);
   for (const ConfigField& f : configFields())
     if (!keepsBits(f)) f.set(e.oneJob.config, f.get(e.fusedJob.config), f.name);
-  out.engineConfigs.push_back({engine, configText(e.fusedJob.config, engine), e.fusedJob.tuned});
+  out.engineConfigs.push_back({engine, configText(e.fusedJob.config, engine), e.fusedJob.tuned, e.fusedJob.provenance});
   for (const int m : e.fused == 1 ? std::vector<int>{1} : std::vector<int>{1, e.fused}) {
     RunConfig probe = base;  // nothing named: the kind --kernel auto picks for this job
     probe.useTuned = false;  // decided above, as for every row
@@ -269,7 +269,7 @@ EngineJobs engineJobs(const CompareJob& job, const RunConfig& base, const Engine
     probe.checkpoint = Checkpoint::automatic();
     probe.strategy.reset();
     probe.planFile.clear();
-    probe.configText = configText(e.of(m).config, engine);
+    probe.userConfig = wholeConfig(e.of(m).config, engine, job.cfg.userConfig.what);
     std::string why;
     try {
       resolveKernel(job.tape, probe, caps, m, nullptr, nullptr, &why, sharedInputsOf(job.ladder, static_cast<size_t>(m)));
@@ -278,7 +278,7 @@ EngineJobs engineJobs(const CompareJob& job, const RunConfig& base, const Engine
     if (!why.empty()) out.autoKinds.push_back(engine + " x" + std::to_string(m) + ": " + why.substr(why.find(' ') + 1));
   }
   if (e.fused != 1 && (configText(e.oneJob.config, engine) != configText(e.fusedJob.config, engine) || !e.oneJob.tuned.empty()))
-    out.engineConfigs.push_back({engine + " (one market)", configText(e.oneJob.config, engine), e.oneJob.tuned});
+    out.engineConfigs.push_back({engine + " (one market)", configText(e.oneJob.config, engine), e.oneJob.tuned, e.oneJob.provenance});
   return e;
 }
 
@@ -339,7 +339,7 @@ std::vector<KernelJob> kernelJobs(const CompareJob& job, const std::vector<std::
     for (int m : job.fusedMarkets > 1 ? std::vector<int>{1, e.fused} : std::vector<int>{1}) {
       const JobConfig& jc = e.of(m);
       RunConfig rc = c;
-      rc.configText = configText(jc.config, engine);
+      rc.userConfig = wholeConfig(jc.config, engine, job.cfg.userConfig.what);
       if (c.kernel == KernelKind::Register && c.planFile.empty() && !job.cfg.plan && e.tunedPlan()) {
         if (jc.plan) rc.plan = jc.plan;  // this job's tuned cuts
         else rc.checkpoint = Checkpoint::count(std::min(job.cfg.segments, job.tape.size()));
@@ -482,7 +482,7 @@ void printJson(const CompareJob& job, const CompareOut& out) {
       .field("ladder_values", jsonArray(values)).integer("ladders", job.ladders).field("rows", jsonArray(items));
   std::vector<std::string> configs;
   for (const EngineConfig& e : out.engineConfigs)
-    configs.push_back(Json().str("engine", e.engine).str("config", e.config).str("tuned", e.tuned).done());
+    configs.push_back(Json().str("engine", e.engine).str("config", e.config).str("tuned", e.tuned).str("provenance", e.provenance).done());
   top.field("configs", jsonArray(configs));
   std::vector<std::string> autos;
   for (const std::string& a : out.autoKinds) autos.push_back(jsonString(a));
@@ -576,8 +576,8 @@ void printTable(const CompareJob& job, const CompareOut& out) {
               "'Greeks x Mpath/s': the Greeks a path computes (every input; a tangent kernel's --wrt) times Mpath/s.\n",
               spotName.c_str(), num(job.ladder[job.center][job.spot]).c_str());
   for (const EngineConfig& e : out.engineConfigs)
-    std::printf("config %s: %s%s\n", e.engine.c_str(), e.config.c_str(),
-                e.tuned.empty() ? " (the engine's defaults)" : (" (tuned: " + e.tuned + ")").c_str());
+    std::printf("config %s: %s%s; from %s\n", e.engine.c_str(), e.config.c_str(),
+                e.tuned.empty() ? " (the engine's defaults)" : (" (tuned: " + e.tuned + ")").c_str(), e.provenance.c_str());
   for (const std::string& a : out.autoKinds) std::printf("kernel auto on %s\n", a.c_str());
   for (const std::string& e : errors) std::printf("error: %s\n", e.c_str());
   if (job.peerPath) printPeers(job, out);

@@ -48,7 +48,9 @@ std::string defaultsOf(const ConfigField& f) {
   return out;
 }
 
-std::string enginesOf(const ConfigField& f) { return std::string(f.engines) == "*" ? "every engine" : f.engines; }
+std::string enginesOf(const ConfigField& f) { return f.engines.empty() ? "every engine" : fieldEngines(f); }
+// The docs' bits column: "same bits", or what the bits depend on.
+const char* bitsOf(const ConfigField& f) { return f.keepsBits ? "same bits" : f.bitsReason; }
 
 std::string markdownCell(std::string s) {
   for (size_t p = 0; (p = s.find('|', p)) != std::string::npos; p += 2) s.replace(p, 1, "\\|");
@@ -71,13 +73,13 @@ int config(const Flags& f) {
                 "| field | values | engines | default | bits | what |\n|---|---|---|---|---|---|\n");
     for (const ConfigField& c : configFields())
       std::printf("| `%s` | `%s` | %s | %s | %s | %s |\n", c.name, markdownCell(c.values).c_str(), enginesOf(c).c_str(),
-                  markdownCell(defaultsOf(c)).c_str(), c.bits, markdownCell(c.help).c_str());
+                  markdownCell(defaultsOf(c)).c_str(), bitsOf(c), markdownCell(c.help).c_str());
     return kExitOk;
   }
   if (f.given("list")) {
     std::vector<std::vector<std::string>> rows;
     for (const ConfigField& c : configFields())
-      rows.push_back({c.name, c.values, enginesOf(c), defaultsOf(c), std::string(c.bits) == "same bits" ? "same" : "changes"});
+      rows.push_back({c.name, c.values, enginesOf(c), defaultsOf(c), c.keepsBits ? "same" : "changes"});
     std::printf("%s", table({"field", "values", "engines", "default", "bits"}, rows).c_str());
     std::printf("\n'tapelab config --markdown' adds what each field does and what its bits depend on.\n");
     return kExitOk;
@@ -88,8 +90,7 @@ int config(const Flags& f) {
   const EngineCaps caps = engineCaps(entry, engineSettingsFromEnvironment());
   RunConfig rc;
   rc.engine = engine;
-  rc.configText = f.text("text").value_or("");
-  rc.configWhat = "config";
+  rc.userConfig = parseConfigText(f.text("text").value_or(""), "config");
   const bool fp64 = f.given("fp64");
   const KernelConfig c =
       resolveConfig(rc, caps, fp64 ? Precision::F64 : caps.defaultPrecision, markets);

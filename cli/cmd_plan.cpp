@@ -491,8 +491,8 @@ Runner setupPlan(CLI::App& app) {
   f->knob("seglen", "N", "", "uniform: N nodes per segment instead of a segment count");
   f->knob("inner", "N");
   f->knob("strategy-cmd", "COMMAND", "", "strategy cmd: a strategy process writes the plan (docs/strategies.md)");
-  f->knob("solve-seconds", "S", "60", "exact: the solver's time limit (and a strategy process's, plus 10 s)");
-  f->knob("solve-clock", "wall|cpu", "wall", "exact: the clock of --solve-seconds (cpu: the solver's processor time)");
+  f->knob("solve-seconds", "S", "60");
+  f->knob("solve-clock", "wall|cpu", "wall");
   f->knob("budget", "B", "", "default: with --markets, the register-file default for M markets, else window's peak_live at that segment count");
   f->value("markets", "M", "budget: derive the default budget for a register kernel of M markets per dispatch (1-8): min(212, 400/M), from the sm_90 calibration (runs)");
   f->value("out", "FILE", "write the plan to FILE (a plan file: run it with --plan FILE)");

@@ -169,6 +169,7 @@ int priceOne(const Flags& f, const Tape& tape, RunConfig cfg) {
   std::printf("config %s%s\n", configText(k.config, r.engine).c_str(),
               r.tuned.empty() ? "" : ("  (tuned: " + r.tuned + "; --untuned for the engine's defaults)").c_str());
   if (!r.kindWhy.empty()) std::printf("kernel %s; --kernel names one\n", r.kindWhy.c_str());
+  std::printf("from %s\n", r.provenance.text().c_str());
   printTimeline(r.run);
   if (!ladder) {
     std::vector<std::vector<std::string>> rows;

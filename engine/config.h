@@ -7,18 +7,23 @@
 // every kernel cache key (GPU kernels print it in their source's header; cpu-jit's key hashes it).
 //
 // KernelConfig{} is a neutral baseline every engine accepts (cheap to compile: what tests start
-// from); an engine's defaults (defaultConfig) are what a user who sets nothing gets.
+// from); an engine's defaults (defaultConfig) are what a user who sets nothing gets. The baseline is
+// no engine's defaults on purpose: its sums=local, markets=copies, draws=redraw and philox=rolled are
+// the code shapes every GPU engine's defaults turn away from, so the tests and goldens that start
+// from it keep those shapes covered (the goldens print the baseline: changing it changes them).
 //
-// The fields are one table (configFields() in config.cpp): each names the engines it applies to, its
-// values, its default per engine and whether it changes a result's bits (and relative to what). A
+// The fields are one list of declarations (configFields() in config.cpp), each typed data: the engines
+// it applies to, its values, its defaults per engine, CPU-served device and market count, whether it
+// changes a result's bits (and relative to what), the fields it acts under (requirements) and its help. A
 // front end starts from an engine's defaults (defaultConfig), applies the user's text
 // (applyConfigText: a field the engine has no use for is an error naming both), and hands the value
 // down in KernelOptions::config. An engine reads the fields it knows and nothing else.
 //
-// Adding a field: a member here, a row in configFields() (config.cpp), where it acts (the GPU
+// Adding a field: a member here, one declaration in configFields() (config.cpp), where it acts (the GPU
 // emitter's storage pass gpu/codegen/storage.cpp or its printer emit.cpp, an engine's runtime), and
 // a test (ARCHITECTURE.md, "Add a kernel field").
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -46,7 +51,7 @@ enum class SumsPlace { Device, Beside, Host };
 struct KernelConfig {
   int workgroup = 64;                             // lanes per workgroup, a power of two (GPU)
   int lanes = 4;                                  // paths each lane prices per dispatch (GPU)
-  KahanPlace sums = KahanPlace::Local;            // GPU
+  KahanPlace sums = KahanPlace::Local;            // GPU (every GPU engine's default: registers; see above)
   MarketCode markets = MarketCode::Copies;        // GPU register kernels, several markets, sequential
   DrawSource draws = DrawSource::Redraw;          // GPU checkpointed kernels with Greeks
   int prefillAhead = 0;                           // GPU, draws=prefill: segments ahead the forward sweep loads draws
@@ -67,40 +72,64 @@ struct KernelConfig {
   bool operator==(const KernelConfig&) const = default;
 };
 
+// The names of each enumeration's values (index = the enum's value): the one spelling of each, which
+// toString, the text form and the docs read.
 const char* toString(KahanPlace p);
 const char* toString(MathContract m);
+const char* toString(MarketCode m);
+const char* toString(DrawSource d);
+const char* toString(SumsPlace s);
 
-// One field of the table.
+// A default of one field that differs from KernelConfig{}'s: on `engine`, optionally only where a CPU
+// serves it (lavapipe, PoCL) or only for kernels of one market per dispatch (the engine switches a
+// field on where it pays: the article's way). A field's defaults apply in order, so a qualified one
+// follows its engine's plain one.
+struct FieldDefault {
+  const char* engine;
+  const char* value;       // in the field's spelling (tests parse every one)
+  bool cpuDevice = false;  // only on a CPU-served device
+  int markets = 0;         // 1: only at one market per dispatch; 0: any count
+};
+
+// A field acts only where another field has a value (prefill_ahead where draws=prefill): elsewhere
+// every value of it gives the same kernel. fieldActs checks these; the tuner skips such candidates.
+struct FieldRequirement {
+  const char* field;
+  const char* value;
+};
+
+// One field: its declaration. configFields() holds them in text order.
 struct ConfigField {
-  const char* name;     // "lanes", "cuda.sums"
-  const char* values;   // what it takes: "1..64", "registers|local|global"
-  const char* engines;  // comma-separated engine names it applies to; "*": every engine
-  // "same bits" or what a result's bits depend on: kernels compared for bits must share it.
-  const char* bits;
-  const char* help;     // one sentence
-  // Per-engine defaults that differ from KernelConfig{}'s: "engine=value;engine=value"; an engine
-  // name with ":cpu" applies where the engine is served by a CPU (lavapipe, PoCL), with "@1" to
-  // kernels of one market per dispatch (the engine switches a field on where it pays: the article's
-  // way). Rows apply in order, so a qualified row follows its engine's plain one.
-  const char* defaults;
-  // The values a search tries (tapelab tune) and the properties draw, comma-separated; "": every value
-  // of an enumeration ("a|b|c").
-  const char* search;
-  std::string (*get)(const KernelConfig&);
+  const char* name;                // "lanes", "cuda.reduce"
+  std::string values;              // what it takes, for people: "1..64", "registers|local"
+  std::vector<std::string> choices;  // an enumeration's values in order; empty: an integer
+  std::vector<std::string> engines;  // the engines it applies to; empty: every engine
+  bool keepsBits = true;           // every value gives the same bits
+  const char* bitsReason = "";     // else what a result's bits depend on: kernels compared for bits share it
+  const char* help = "";           // one sentence
+  std::vector<FieldDefault> defaults;
+  std::vector<std::string> search;  // the values a search (tapelab tune) and the properties try; empty: every choice
+  std::vector<FieldRequirement> requires_;
+  std::function<std::string(const KernelConfig&)> get;
   // Parses `value` into the config; throws std::invalid_argument "<what>: ..." naming the values.
-  void (*set)(KernelConfig&, const std::string& value, const std::string& what);
+  std::function<void(KernelConfig&, const std::string& value, const std::string& what)> set;
 };
 const std::vector<ConfigField>& configFields();
 const ConfigField* findConfigField(const std::string& name);  // nullptr when none
-// The values a search tries for `field` (ConfigField::search, else its enumeration's values).
+// The values a search tries for `field` (ConfigField::search, else its choices).
 std::vector<std::string> searchValues(const ConfigField& field);
-// Whether every value of the field gives the same bits (ConfigField::bits is "same bits").
+// Whether every value of the field gives the same bits (ConfigField::keepsBits).
 bool keepsBits(const ConfigField& field);
 bool fieldAppliesTo(const ConfigField& field, const std::string& engine);
+// The engines a field applies to, comma-separated, or "*" for every engine.
+std::string fieldEngines(const ConfigField& field);
+// "" when every requirement of `field` holds in `config`; else the first one that does not, as
+// "draws=prefill not in effect": then every value of the field gives the same kernel.
+std::string fieldActs(const ConfigField& field, const KernelConfig& config);
 
-// The engine's defaults: KernelConfig{} with the table's per-engine values (`cpuDevice`: the
-// ":cpu" rows too; `markets`, per dispatch: the "@1" rows where it is 1). Engines the table does not
-// name get KernelConfig{} (their fields are moot).
+// The engine's defaults: KernelConfig{} with the fields' per-engine defaults (`cpuDevice`: those for
+// a CPU-served device too; `markets`, per dispatch: those for one market where it is 1). Engines no
+// default names get KernelConfig{} (their fields are moot).
 KernelConfig defaultConfig(const std::string& engine, bool cpuDevice = false, int markets = 0);
 
 // The canonical text of `config` for `engine`: every field that applies to it, in table order,
@@ -115,6 +144,26 @@ std::string configTextAll(const KernelConfig& config);
 // applies to; engine "": not checked). Returns the names of the fields the text set.
 std::vector<std::string> applyConfigText(KernelConfig& config, const std::string& text, const std::string& engine,
                                          const std::string& what = "--config");
+
+// A configuration text parsed once, at the edge (--config, TAPELAB_CONFIG, Python's config=): the
+// fields it names with their values. It travels inward as data; where the engine is known,
+// applyConfigRequest checks each field applies to it and sets it.
+struct ConfigRequest {
+  KernelConfig values;              // the fields named, over KernelConfig{}
+  std::vector<std::string> fields;  // the names it sets, in its order
+  std::string what = "--config";    // who gave it, for messages
+  bool empty() const { return fields.empty(); }
+  bool operator==(const ConfigRequest&) const = default;
+};
+// Parses `text` without an engine (names and values); throws as applyConfigText does.
+ConfigRequest parseConfigText(const std::string& text, const std::string& what = "--config");
+// Every field of `config` that applies to `engine`: a request that fixes the whole configuration.
+ConfigRequest wholeConfig(const KernelConfig& config, const std::string& engine, const std::string& what);
+// The request's fields set in `config`; throws std::invalid_argument "<what>: field 'x' applies to ...,
+// not to engine e" for a field `engine` has no use for (engine "": not checked).
+void applyConfigRequest(KernelConfig& config, const ConfigRequest& request, const std::string& engine);
+// The request as text, "name=value,..." in its order ("" when empty).
+std::string requestText(const ConfigRequest& request);
 
 // Where a config's math contract is not one `engine` supports (vulkan: glsl; the C dialects and
 // CPU engines: ieee, and approx on cuda, hip and opencl fp32): a one-line reason, else "".

@@ -133,9 +133,6 @@ def sm90(tape, rows, plans, a, work):
         key = (r["strategy"], int(r.get("requested_segments") or 0))
         if r.get("same_plan_as") or key not in plans:
             continue
-        if r.get("family") == "per-value":
-            r["note"] = "; ".join(x for x in (r.get("note"), "sm_90: the GPU emitter prints segment plans only") if x)
-            continue
         plan_file = None
         if key[0] != "plain":
             plan_file = os.path.join(work, f"sm90-{len(os.listdir(work))}.json")

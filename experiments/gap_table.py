@@ -23,8 +23,8 @@ it, and a negative gap says so.
 --solve-clock (default cpu): the solves' limit counts processor time (tapelab --solve-clock), so that the
 load of a shared machine does not stop a search that an idle one would finish; solve_s is on that clock.
 --cuda: sm_90 registers and local-memory (spill) bytes of each plan's register kernel (fp32, Greeks, one
-market; NVRTC + ptxas compile-only, `gpu_kernels --engine cuda --tape`; per-value plans: the GPU emitter
-refuses them, the cell says so). --time: cpu-jit ms of each plan (`tapelab price --plan --fp32`, value and
+market; NVRTC + ptxas compile-only, `gpu_kernels --engine cuda --tape`; per-value plans too, as register
+kernels). --time: cpu-jit ms of each plan (`tapelab price --plan --fp32`, value and
 Greeks, --paths, median of --repeats), checked equal to the plain kernel's bits.
 --front N: exact's Pareto front of peak_live against weighted recompute (tapelab plan --strategy exact
 --front) at N budgets from the tightest to twice the loosest, over --front-blocks blocks: rows exact-front.
@@ -151,14 +151,11 @@ def measure(a, pargs, path, pj, family, work, plain_bits):
     if key in a.memo:
         return a.memo[key]
     cells, notes = {}, []
-    if a.cuda:
-        if family == "per-value":
-            notes.append("sm90: the GPU emitter prints segment plans only")
-        else:
-            reg, spill, note = sm90(a, os.path.join(work, "tape.tape"), path, work)
-            cells.update({"sm90_registers": reg, "sm90_spill_bytes": spill})
-            if note:
-                notes.append(note)
+    if a.cuda:  # per-value plans too: register kernels (gpu/codegen)
+        reg, spill, note = sm90(a, os.path.join(work, "tape.tape"), path, work)
+        cells.update({"sm90_registers": reg, "sm90_spill_bytes": spill})
+        if note:
+            notes.append(note)
     if a.time:
         ms, bits, note = cpujit(a, pargs, path)
         cells["cpujit_ms"] = ms

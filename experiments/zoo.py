@@ -557,8 +557,8 @@ def main(argv):
     ap.add_argument("--summary", metavar="CSV", default=None, help="print the sm_90 and timing summary of a table")
     ap.add_argument("--from-compare", metavar="JSON", nargs="+", default=None,
                     help="a zoo timed on a GPU with `tapelab compare TAPE --markets 1 --json` per tape (where the "
-                         "Python module cannot run, e.g. the lent H200: scripts/gpu-issue34.sh final): one CSV row per "
-                         "engine and kernel, to --out")
+                         "Python module cannot run, e.g. the lent H200: scripts/gpu/tune-and-compare.sh final): "
+                         "one CSV row per engine and kernel, to --out")
     a = ap.parse_args(argv)
     a.argv = argv
     if a.summary:

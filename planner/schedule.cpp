@@ -15,7 +15,7 @@ class Lowering {
 
   Schedule run() {
     Schedule s;
-    s.kernelAdjoints = plan_.persistent;
+    s.kernelAdjoints = kernelAdjointsOf(tape_, plan_);
     if (plan_.perValue) {
       for (int seg = plan_.segments() - 1; seg >= 0; --seg) s.blocks.push_back(perValueLeaf(plan_.begin(seg), plan_.end(seg)));
       s.depth = 1;
@@ -149,6 +149,16 @@ class Lowering {
 };
 
 }  // namespace
+
+std::vector<int32_t> kernelAdjointsOf(const Tape& t, const Plan& p) {
+  if (!p.perValue) return p.persistent;
+  const std::vector<int32_t> lastRead = lastUse(t);
+  std::vector<int32_t> out;
+  for (int s = 0; s < p.segments(); ++s)
+    for (int32_t j = p.begin(s); j < p.end(s); ++j)
+      if (p.isPersistent[j] || lastRead[j] >= p.end(s)) out.push_back(j);
+  return out;
+}
 
 std::vector<int32_t> recomputeClosure(const Tape& t, int32_t begin, int32_t end, const std::vector<uint8_t>& held) {
   std::vector<uint8_t> want(static_cast<size_t>(end), 0);

@@ -71,7 +71,7 @@ struct ScheduleBlock {
 
 struct Schedule {
   std::vector<ScheduleBlock> blocks;     // the top-level segments, in run order (last first)
-  std::vector<int32_t> kernelAdjoints;   // persistent values' adjoints, sorted: live for the whole kernel
+  std::vector<int32_t> kernelAdjoints;   // kernelAdjointsOf: live for the whole kernel, sorted
   int depth = 0;                         // deepest block (1 for a flat plan)
 };
 
@@ -80,6 +80,10 @@ struct Schedule {
 // ascending.
 std::vector<int32_t> recomputeClosure(const Tape& tape, int32_t begin, int32_t end, const std::vector<uint8_t>& held);
 
+// The adjoints a checkpointed kernel holds for its whole reverse sweep, sorted: the persistent values'
+// and, in a per-value plan, every value read after the end of its own block (a crossing value not kept:
+// its adjoint is added to by a later block's rules and read by its own block's). No block declares them.
+std::vector<int32_t> kernelAdjointsOf(const Tape& tape, const Plan& plan);
 // Throws std::invalid_argument when `plan` is not a checkpointed plan of `tape`
 // (also when a block reads a value that neither the persistent set nor an
 // enclosing block holds: a plan whose derived fields were edited).

@@ -501,6 +501,7 @@ KernelOptions checkpointedOptions(const Tape& tape, Precision precision, const C
   o.kind = spec.kind;
   o.plan = buildPlan(tape, spec.plan);
   if (o.plan.perValue && !perValuePlans) o.plan = makePlan(tape, o.plan.bounds, o.plan.strategy + " (its cuts)");
+  if (o.plan.perValue && o.kind == KernelKind::Scratch) o.kind = KernelKind::Register;  // a register plan
   o.layout = spec.layout;
   o.marketOrder = spec.order;
   return o;

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Every relative link in the reader's documents resolves: README.md, docs/*.md, ARCHITECTURE.md,
-DEVELOPERS.md, python/README.md, papers/findings.md. A link to FILE must name a file or folder of the
+DEVELOPERS.md, python/README.md, papers/findings.md, papers/diary.md, runs/README.md. A link to FILE must name a file or folder of the
 tree; FILE#anchor and #anchor a heading of that Markdown file (GitHub's anchor spelling). One line per
 broken link, FILE:LINE: reason, and exit 1 (CTest: docs_links)."""
 import pathlib
@@ -8,7 +8,8 @@ import re
 import sys
 
 root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).resolve().parent.parent)
-docs = [root / p for p in ("README.md", "ARCHITECTURE.md", "DEVELOPERS.md", "python/README.md", "papers/findings.md")]
+docs = [root / p for p in ("README.md", "ARCHITECTURE.md", "DEVELOPERS.md", "python/README.md", "papers/findings.md",
+                       "papers/diary.md", "runs/README.md")]
 docs += sorted((root / "docs").glob("*.md"))
 link = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 

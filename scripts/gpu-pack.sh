@@ -22,7 +22,7 @@ fi
          "$src"/properties/tapelab_properties*; do
   [ -f "$f" ] && [ -x "$f" ] && cp "$f" "$dst/bin/"
 done
-# A version-3 (or any earlier) tapelab to time beside this one in the same call (gpu-issue34.sh boxmuller):
+# A version-3 (or any earlier) tapelab to time beside this one in the same call (gpu/tune-and-compare.sh boxmuller):
 # OLD_TAPELAB=path/to/tapelab [OLD_COMMIT=hash] scripts/gpu-pack.sh ... puts it in bin/old/.
 if [ -n "${OLD_TAPELAB:-}" ]; then
   [ -x "$OLD_TAPELAB" ] || { echo "gpu-pack.sh: OLD_TAPELAB=$OLD_TAPELAB is not an executable" >&2; exit 2; }

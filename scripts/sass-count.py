@@ -163,11 +163,17 @@ def main():
         sys.exit(f"sass-count: {a.kernel}: no tapelab_kernel in the disassembly")
     counts = {f: own_count(ins) for f, ins in funcs.items()}
     trips = rolled_trips(source)
+    if "// markets, one at a time" in source:  # config markets=loop: its loops are not among the weighted ones
+        print("sass-count: warning: the market loop's bodies are counted once, not once per market "
+              "(compile with --config markets=copies for a count a path)", file=sys.stderr)
     counts[main_label] = own_count(funcs[main_label], loop_weights(funcs[main_label], labels[main_label], trips))
     body, calls = counts[main_label]
     total = body
-    regs = re.search(r"Used (\d+) registers", log)
-    spill = re.search(r"(\d+) bytes spill stores", log)
+    # ptxas -v reports each entry (tapelab_reduce may come first): the kernel's own lines only.
+    own = re.search(r"Compiling entry function 'tapelab_kernel'.*?(?=Compiling entry function|\Z)", log, re.S)
+    own = own.group(0) if own else ""
+    regs = re.search(r"Used (\d+) registers", own)
+    spill = re.search(r"(\d+) bytes spill stores", own)
     print(f"{a.kernel}: {a.arch}, tapelab_kernel {len(funcs[main_label])} instructions in its body"
           + (f", {regs.group(1)} registers" if regs else "") + (f", {spill.group(1)} bytes spill stores" if spill else "")
           + (f", rolled loops of {'/'.join(map(str, trips))} trips" if trips else ""))

@@ -67,6 +67,7 @@ class Builder : public Names {
   std::string carriedName(int32_t offset, int market, int32_t slot = -1) const;
   void checkpointedForward(Stmts& out);
   ir::Stmt forwardSegment(int s) const;
+  ir::Stmt forwardSegment(int s, int32_t begin, int32_t end) const;
   void prefillDraws(Stmts& out) const;
   ir::E prefillKey(int segment, Stmts& out) const;
   ir::E tangentExpr(int32_t i, int32_t slot, int market) const;

@@ -196,6 +196,12 @@ void Builder::checkpointedForward(Stmts& out) {
     for (Markets m : copiesIn(j, Markets::all())) out.push_back(declareT(valueName("v", j, m)));
   }
   if (s_.prefill) prefillDraws(out);
+  if (plan.perValue) {  // a value may cross a block unkept (the reverse recomputes it): one forward block
+    out.push_back(comment("forward sweep in one block: the plan keeps values, not segments"));
+    out.push_back(forwardSegment(0, 0, tape_.size()));
+    clearRenames();
+    return;
+  }
   out.push_back(comment("forward sweep, one block per segment"));
   for (int s = 0; s < plan.segments(); ++s) {
     if (rolled && s == rolled->first) {
@@ -209,8 +215,10 @@ void Builder::checkpointedForward(Stmts& out) {
 }
 
 // Forward segment s's block: its nodes in order (the market loop's after the rest), its stored draws and, for
-// the scratch kind, its bookmarks stored.
-Stmt Builder::forwardSegment(int s) const {
+// the scratch kind, its bookmarks stored. [begin, end): the nodes (a per-value plan's one block: every node).
+Stmt Builder::forwardSegment(int s) const { return forwardSegment(s, options_.plan.begin(s), options_.plan.end(s)); }
+
+Stmt Builder::forwardSegment(int s, int32_t begin, int32_t end) const {
   const Plan& plan = options_.plan;
   const bool scratch = options_.kind == KernelKind::Scratch;
   Stmts seg;
@@ -220,7 +228,7 @@ Stmt Builder::forwardSegment(int s) const {
   // (no shared node reads a market's, so the order is the same per market).
   auto looped = [&](int32_t i) { return s_.marketLoop && perMarket(i) && tape_.op[i] != Op::Input; };
   Stmts loopBody;
-  for (int32_t i = plan.begin(s); i < plan.end(s); ++i) {
+  for (int32_t i = begin; i < end; ++i) {
     const bool declared = !plan.isPersistent[i];
     if (looped(i)) {
       loopBody.push_back(define(declared, "v", i, Markets::loop(), forwardExpr(i, Markets::loop(), "v")));
@@ -240,8 +248,7 @@ Stmt Builder::forwardSegment(int s) const {
       for (Markets m : copiesIn(j, Markets::all())) seg.push_back(assign(scratchAt(scratchStore(j, m)), value("v", j, m)));
   Stmt scope = drawScope("v", "tl_fk", std::move(seg));
   scope.drawBase = drawBase_;
-  return block("segment " + std::to_string(s) + ": nodes [" + std::to_string(plan.begin(s)) + ", " + std::to_string(plan.end(s)) +
-                   ")",
+  return block("segment " + std::to_string(s) + ": nodes [" + std::to_string(begin) + ", " + std::to_string(end) + ")",
                {std::move(scope)});
 }
 

@@ -13,10 +13,11 @@ using namespace ir;
 void Builder::reverseSweep(Stmts& out) {
   const Plan& plan = options_.plan;
   const RolledSegments* rolled = a_.segments && a_.segments->rolled ? a_.segments : nullptr;
-  out.push_back(comment("reverse sweep: segments last to first, each recomputed from its bookmarks"));
+  out.push_back(comment(plan.perValue ? "reverse sweep: blocks last to first, each recomputing its list from the kept values"
+                                      : "reverse sweep: segments last to first, each recomputed from its bookmarks"));
   for (int k = 0; k < s_.sharedAdjointArrays; ++k)
     out.push_back(withNote(declareArray("ds" + std::to_string(k), markets_, false), "set where first written"));
-  for (int32_t j : plan.persistent) {
+  for (int32_t j : a_.schedule->kernelAdjoints) {  // the persistent values' (and a per-value plan's crossing ones)
     if (rolled && rolledCrossing(j) != 0) continue;  // a rolled crossing value's adjoint: the carried adjoint
     const AdjointPlace place = s_.nodes[j].adjoint;
     if (place == AdjointPlace::None || place == AdjointPlace::SharedArray) continue;
@@ -117,7 +118,8 @@ void Builder::reverseBlock(const ScheduleBlock& b, const std::string& label, Stm
 }
 
 // Recomputes the needed nodes of [b.from, to) from the block's imports: the persistent values (those with
-// a scratch slot: from the buffer) or an enclosing block's bookmarks. `which`: every copy, only the values
+// a scratch slot: from the buffer) or an enclosing block's bookmarks; a per-value leaf's imports are kept
+// values anywhere in the tape, read through the opaque identity and never recomputed. `which`: every copy, only the values
 // no market owns (one copy: draws, constants), or one market's copies of the values with a copy per market.
 void Builder::recompute(const ScheduleBlock& b, const std::vector<uint8_t>& needed, int32_t to, const std::string& prefix,
                         const E& key, Markets which, Stmts& out) const {
@@ -142,7 +144,7 @@ void Builder::recompute(const ScheduleBlock& b, const std::vector<uint8_t>& need
   }
   Stmts nodes;
   for (int32_t i = b.from; i < to; ++i) {
-    if (!wanted(i)) continue;
+    if (!wanted(i) || (b.perValue && options_.plan.isPersistent[i])) continue;  // a kept value: imported above
     if (const int slot = s_.nodes[i].drawSlot; slot >= 0) {  // the forward sweep's draw, read back (an opaque address)
       nodes.push_back(declareT(valueName(prefix, i, Markets::one(0)), scratchAt(slotLoad(drawSlot(slot), zeroKey()))));
       continue;

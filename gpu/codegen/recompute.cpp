@@ -39,6 +39,12 @@ void add(RecomputeLists& lists, const Tape& tape, const ScheduleBlock& b, const 
   switch (b.kind) {
     case ScheduleBlock::Kind::Leaf:
       r.to = b.end;
+      if (b.perValue) {  // exactly the schedule's list, and the kept values it or the adjoint rules read
+        r.needed.assign(tape.size(), 0);
+        for (int32_t j : b.recompute) r.needed[j] = 1;
+        for (int32_t j : b.imports) r.needed[j] = 1;
+        break;
+      }
       r.needed = neededInLeaf(tape, b, storage);
       break;
     case ScheduleBlock::Kind::Inner:

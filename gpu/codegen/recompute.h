@@ -2,7 +2,9 @@
 //
 // The schedule (planner/schedule.h) lists every node of a block's range; a kernel recomputes only the
 // values the block's adjoint rules read and what computing them reads (a leaf), or what its bookmarks
-// need (an inner block). One entry per block, in forEachBlock's order (a parent before its children).
+// need (an inner block). A per-value leaf recomputes the schedule's list as it is (it already stops at the
+// kept values, which it imports wherever they lie). One entry per block, in forEachBlock's order (a parent
+// before its children).
 #pragma once
 #include <cstdint>
 #include <string>

@@ -7,6 +7,7 @@
 #include "gpu/codegen/adjoint_arrays.h"
 #include "gpu/codegen/emit.h"
 #include "planner/plan.h"
+#include "planner/schedule.h"
 
 namespace tapelab {
 
@@ -79,14 +80,20 @@ void placeValues(StoragePlan& s, const Tape& tape, const KernelOptions& options,
 void placeAdjoints(StoragePlan& s, const Tape& tape, const KernelOptions& options, const std::vector<uint8_t>& fromInput) {
   if (!options.greeks || options.kind == KernelKind::Tangent) return;
   SharedAdjointArrays shared;
-  if (s.marketLoop && !options.plan.nested()) shared = shareAdjointArrays(tape, options.plan, fromInput);
+  if (s.marketLoop && !options.plan.nested() && !options.plan.perValue)
+    shared = shareAdjointArrays(tape, options.plan, fromInput);
   s.sharedAdjointArrays = shared.arrays;
   s.adjointArraysSetIn = shared.firstWrittenIn;
+  // The market loop's adjoints that outlive a block (planner/schedule.h kernelAdjointsOf: the persistent
+  // values', and a per-value plan's values read after their own block) in arrays indexed by the market.
+  std::vector<uint8_t> wholeKernel(static_cast<size_t>(tape.size()), 0);
+  if (s.marketLoop)
+    for (int32_t j : kernelAdjointsOf(tape, options.plan)) wholeKernel[j] = 1;
   for (int32_t j = 0; j < tape.size(); ++j) {
     if (!fromInput[j]) continue;
     NodeStorage& n = s.nodes[j];
     n.adjoint = s.markets == 1 ? AdjointPlace::Scalar : AdjointPlace::MarketScalars;
-    if (s.marketLoop && options.plan.isPersistent[j]) n.adjoint = AdjointPlace::LaneArray;
+    if (wholeKernel[j]) n.adjoint = AdjointPlace::LaneArray;
     if (!shared.arrayOf.empty() && shared.arrayOf[j] >= 0) {
       n.adjoint = AdjointPlace::SharedArray;
       n.adjointArray = shared.arrayOf[j];

@@ -260,6 +260,7 @@ class HipEngine final : public Engine {
 
   EngineCaps caps() const override {
     EngineCaps c;
+    c.perValuePlans = true;  // as register kernels (gpu/codegen: kept values at kernel scope)
     c.defaultPrecision = Precision::F32;
     c.kinds = {KernelKind::Plain, KernelKind::Register, KernelKind::Scratch, KernelKind::Tangent};
     c.marketOrder = true;

@@ -58,9 +58,9 @@ std::string logHead(const std::string& log, int lines) {
 }
 
 void refusePerValuePlan(const KernelOptions& o, const std::string& engine) {
-  if (!o.plan.perValue || o.kind == KernelKind::Plain || o.kind == KernelKind::Tangent) return;
-  throw EngineUnavailable(engine + ": per-value plans (strategy " + o.plan.strategy +
-                          ") run on reference and cpu-jit only; the GPU emitter prints segment plans (docs/strategies.md)");
+  if (!o.plan.perValue || o.kind != KernelKind::Scratch) return;
+  throw EngineUnavailable(engine + ": a per-value plan (strategy " + o.plan.strategy +
+                          ") runs as a register kernel, not scratch: it keeps values, not segments' bookmarks (--kernel register)");
 }
 
 }  // namespace tapelab

@@ -28,9 +28,8 @@ std::string dumpKernel(const std::string& dir, const std::string& stem, const st
 std::string sourceForError(const std::string& dumped, const std::string& stem, const std::string& ext,
                            const std::string& source) noexcept;
 
-// The GPU emitter prints segment plans only: a per-value plan (planner/plan.h) on a checkpointed
-// kind throws EngineUnavailable "ENGINE: per-value plans (strategy X) run on reference and cpu-jit
-// only; ..." (the CLI exits 3). What the emitter must do for them: docs/strategies.md.
+// A per-value plan (planner/plan.h) is a register plan: on the scratch kind it throws EngineUnavailable
+// "ENGINE: a per-value plan (strategy X) runs as a register kernel, ..." (the CLI exits 3).
 void refusePerValuePlan(const KernelOptions& options, const std::string& engine);
 
 // A compiler log in one line: its first `lines` non-empty lines, trimmed, joined

@@ -18,6 +18,7 @@ class VulkanEngine final : public Engine {
 
   EngineCaps caps() const override {
     EngineCaps c;
+    c.perValuePlans = true;  // as register kernels (gpu/codegen: kept values at kernel scope)
     c.fp32 = true;
     c.fp64 = false;
     c.defaultPrecision = Precision::F32;

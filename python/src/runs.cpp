@@ -141,12 +141,7 @@ RunConfig runConfig(const std::optional<std::string>& engine, const std::shared_
                     const py::dict& knobs) {
   RunConfig c = RunConfig::fromEnvironment();
   applyKnobs(c, knobs);
-  if (config) {
-    KernelConfig probe;
-    applyConfigText(probe, *config, "", "config");  // names and values now, the engine's fields at compile
-    c.configText = *config;
-    c.configWhat = "config";
-  }
+  if (config) c.userConfig = parseConfigText(*config, "config");  // names and values now, the engine's fields at compile
   if (engine) c.engine = *engine;
   if (!checkpoint.is_none()) c.checkpoint = Checkpoint::parse(knobText(checkpoint), "--checkpoint");
   if (ckptNodes) c.ckptNodes = positive(ckptNodes, "--ckpt-nodes");
@@ -297,6 +292,7 @@ py::dict resultDict(const ResultHandle& h, size_t m) {
   d["config"] = configText(r.kernel.config, r.engine);
   d["math"] = toString(r.kernel.config.math);
   d["tuned"] = r.tuned;
+  d["provenance"] = r.provenance.text();  // as --json: where the configuration, plan and kind came from
   d["not_used"] = r.notUsed;  // as --json: the requests the kernel does not follow, and why ([] when none)
   d["segments"] = r.kernel.plan.segments();
   d["strategy"] = r.kernel.plan.strategy;
@@ -469,6 +465,9 @@ void bindRuns(py::module_& m) {
       .def_property_readonly("not_used", [](const KernelHandle& k) { return k.pricer.notUsed(); },
                              "the requests (strategy=, seglen=, budget=, inner=) the kernel does not follow, one line "
                              "each saying why and what forces them, as the CLI's --json not_used; [] when none")
+      .def_property_readonly("provenance", [](const KernelHandle& k) { return k.pricer.provenance().text(); },
+                             "where the configuration, plan and kind came from (default, tuned or user), as the "
+                             "CLI's --json provenance")
       .def("_run", &runKernel, py::arg("sets"), py::arg("paths"), py::arg("seed"),
            "prices the input sets (lists of input values) with paths and seed (Kernel.run checks its keywords)");
 

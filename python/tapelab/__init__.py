@@ -405,6 +405,8 @@ Result.greek_stderr_array = property(lambda r: np.array(r._greeks()[1], dtype=np
 Result.config = property(lambda r: r.to_dict()["config"], doc="the kernel's configuration, canonical text")
 Result.tuned = property(lambda r: r.to_dict()["tuned"] or None,
                         doc="the tuning cache entry whose winner the kernel uses (tune()), else None")
+Result.provenance = property(lambda r: r.to_dict()["provenance"],
+                             doc="where the configuration, plan and kind came from: default, tuned or user")
 Result.compile_seconds = property(lambda r: r.kernel_stats.compile_seconds, doc="the kernel's compile time")
 Result.markets = property(lambda r: [r.to_dict(m) for m in range(len(r))], doc="each market as to_dict() gives it")
 Result.__repr__ = lambda r: (f"<tapelab.Result {r.engine} {r.kind} ({r.precision}), {len(r)} market(s), "

@@ -83,3 +83,16 @@ def test_every_engine_says_what_the_cli_says(cli, usable):
         with pytest.warns(RuntimeWarning):
             r = tapelab.price(tiny(), engine, paths=PATHS, strategy="marginal")
         assert r.not_used == want, engine
+
+
+def test_the_provenance_is_the_clis(cli):
+    """Where the configuration, plan and kind came from (api/montecarlo.h resolveJob): the CLI's --json
+    provenance, the same words from Python."""
+    args = ("--product", "asian", "--steps", 4, "--engine", "reference", "--paths", PATHS,
+            "--checkpoint", 2, "--config", "math=ieee")
+    want = cli.json("price", *args)["provenance"]
+    assert want == "config=default+user(math) plan=user kind=default", want
+    r = tapelab.price(tiny(), "reference", paths=PATHS, checkpoint=2, config="math=ieee")
+    assert r.provenance == want and r.to_dict()["provenance"] == want
+    k = tapelab.compile(tiny(), "reference", checkpoint=2, config="math=ieee")
+    assert k.provenance == want

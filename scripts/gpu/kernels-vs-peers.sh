@@ -13,6 +13,10 @@
 #           (instructions, issue efficiency, occupancy, stalls), the first dispatch of a 1M run
 #   vkcl    compare on Vulkan and OpenCL (their defaults), 4M paths, one and 7 markets
 #   blocks  the 7-market tangent kernel at min_blocks 8, 10 and 12 (127, 96 and 80 registers on sm_90)
+#   paradigms  the two paradigms of checkpointing timed (issue 47): per zoo tape in experiments/plans/paradigms/
+#           (experiments/paradigms_sm90.py --plans-dir wrote them: segment plans budget and optimal, per-value
+#           plans exact and mincut-weighted, at one budget), gpu_kernels' plain and register kernels at 1 and 7
+#           markets, 1M paths, median of 5 ladders, each ==plain (pack gpu_kernels: BINS="... gpu_kernels")
 #   zoo     every zoo product on cuda, 1M paths, one market: compare's register and tangent rows (each
 #           ==plain), and what --kernel auto picks (planner/kind_model.h's prediction beside the measurement);
 #           every kernel compiled first, side by side (a kernel that takes over 150 s is left out, said)
@@ -27,16 +31,7 @@ export PYTHONUNBUFFERED=1
 export __GL_SHADER_DISK_CACHE=1 __GL_SHADER_DISK_CACHE_PATH=/tmp/tapelab-nv-shader-cache
 dry=${GPU_DRY:-0}
 cuda=cuda; paths=4000000; zpaths=1000000; steps=(); [ "$dry" = 1 ] && { cuda=vulkan; paths=20000; zpaths=2000; steps=(--steps 16); }
-left() { echo $(( deadline - ($(date +%s) - t0) )); }
-step() {  # step NEED NAME CMD...: CMD when NEED seconds are left, cut at what is left
-  local need=$1 name=$2; shift 2
-  local l; l=$(left)
-  if (( l < need )); then echo "skipped $name: $l s left, needs $need" | tee -a "$out/timeline.txt"; return; fi
-  stamp "$name"
-  echo "=== $name: $*" >> "$out/progress.txt"
-  timeout "$l" "$@" > "$out/$name" 2>> "$out/progress.txt"
-  echo "$name exit $?" >> "$out/timeline.txt"
-}
+source scripts/gpu/steps.sh  # left, step NEED NAME CMD...
 sample_clocks
 CMP=("$T" compare --product asian "${steps[@]}" --paths "$paths" --markets 7 --ladders 5 --fp32 --json)
 for mode in "$@"; do
@@ -67,6 +62,15 @@ for mode in "$@"; do
     blocks)
       for b in 8 10 12; do
         step 40 "compare-tangent-x7-minblocks$b.json" "${CMP[@]}" --engines "$cuda" --kernels tangent --config "min_blocks=$b"
+      done ;;
+    paradigms)
+      for tape in experiments/plans/paradigms/*.tape; do
+        name=$(basename "$tape" .tape)
+        for plan in experiments/plans/paradigms/"$name"-*.json; do
+          step 40 "paradigms-$(basename "$plan" .json).txt" "$bin/gpu_kernels" --engine "$cuda" --tape "$tape" --plan "$plan" \
+            --markets 1,7 --greeks on --kinds plain,register --paths "$zpaths" --reps 5 \
+            --out "$out/paradigms-$(basename "$plan" .json).csv"
+        done
       done ;;
     zoo)
       zoo=(european asian basket heston cev barrier lookback lmm worstof neural heat)

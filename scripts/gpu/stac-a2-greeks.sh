@@ -61,18 +61,7 @@ export TAPELAB_CACHE_DIR=${TAPELAB_CACHE_DIR:-/tmp/tapelab-cache}
 # 2-core VM; the H200 host's cores are faster and idle).
 [[ " $* " == *" precompile "* ]] || export TAPELAB_COMPILE_TIMEOUT=${TAPELAB_COMPILE_TIMEOUT:-400}
 export PYTHONUNBUFFERED=1
-left() { echo $(( deadline - ($(date +%s) - t0) )); }
-# step NEED NAME CMD...: CMD (stdout into NAME, stderr into progress.txt) when NEED seconds are left, cut at
-# what is left; its exit status goes to timeline.txt.
-step() {
-  local need=$1 name=$2; shift 2
-  local l; l=$(left)
-  if (( l < need )); then echo "skipped $name: $l s left, needs $need" | tee -a "$out/timeline.txt"; return; fi
-  stamp "$name"
-  echo "=== $name: $*" >> "$out/progress.txt"
-  timeout "$l" "$@" > "$out/$name" 2>> "$out/progress.txt"
-  echo "$name exit $?" >> "$out/timeline.txt"
-}
+source scripts/gpu/steps.sh  # left, step NEED NAME CMD...
 peers=experiments/peers; [ -d gpu-snap/experiments/peers ] && peers=gpu-snap/experiments/peers
 "$T" tape --product hestonbasket "${small[@]}" --summary > "$out/small-tape.txt" 2>&1
 "$T" tape --product hestonbasket "${large[@]}" --summary > "$out/large-tape.txt" 2>&1

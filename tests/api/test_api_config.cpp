@@ -67,7 +67,7 @@ TEST(ApiConfig, EveryFieldHasItsTableEntries) {
     const std::string name = f.name;
     if (const size_t dot = name.find('.'); dot != std::string::npos) {
       const std::string prefix = name.substr(0, dot) == "jit" ? "cpu-jit" : name.substr(0, dot);
-      EXPECT_EQ(std::string(f.engines), prefix) << name;
+      EXPECT_EQ(fieldEngines(f), prefix) << name;
     }
   }
 }
@@ -89,6 +89,69 @@ TEST(ApiConfig, DefaultsDifferByEngine) {
   EXPECT_EQ(configText(defaultConfig("reference"), "reference"), "math=ieee");
   for (const char* engine : kEngines)
     EXPECT_EQ(mathProblem(defaultConfig(engine), engine, true), "") << engine << ": its defaults have its contract";
+}
+
+// The declarations are data a test can read: every default is a value of its field on an engine it
+// applies to, every requirement names a field and one of its values, and the baseline's sums=local is
+// no GPU engine's default (engine/config.h says why the baseline keeps it).
+TEST(ApiConfig, DeclarationsAreConsistentData) {
+  for (const ConfigField& f : configFields()) {
+    EXPECT_EQ(f.keepsBits, std::string(f.bitsReason).empty()) << f.name << ": a reason exactly where bits change";
+    for (const FieldDefault& d : f.defaults) {
+      EXPECT_TRUE(fieldAppliesTo(f, d.engine)) << f.name << ": a default on " << d.engine;
+      KernelConfig c;
+      EXPECT_NO_THROW(f.set(c, d.value, f.name)) << f.name << "=" << d.value;
+      EXPECT_TRUE(d.markets == 0 || d.markets == 1) << f.name;
+    }
+    KernelConfig met;  // every requirement set: the field acts
+    for (const FieldRequirement& r : f.requires_) {
+      const ConfigField* other = findConfigField(r.field);
+      ASSERT_NE(other, nullptr) << f.name << " requires " << r.field;
+      EXPECT_NO_THROW(other->set(met, r.value, r.field)) << f.name << " requires " << r.field << "=" << r.value;
+    }
+    EXPECT_EQ(fieldActs(f, met), "") << f.name << ": its requirements met";
+    if (!f.choices.empty() && f.values.find("..") == std::string::npos) {
+      std::string joined;
+      for (const std::string& v : f.choices) joined += (joined.empty() ? "" : "|") + v;
+      EXPECT_EQ(f.values, joined) << f.name << ": the values printed are the choices";
+    }
+  }
+  KernelConfig c = defaultConfig("cuda");
+  EXPECT_EQ(fieldActs(*findConfigField("prefill_ahead"), c), "draws=prefill not in effect");
+  c.draws = DrawSource::Prefill;
+  EXPECT_EQ(fieldActs(*findConfigField("prefill_ahead"), c), "");
+  c.markets = MarketCode::Copies;
+  EXPECT_EQ(fieldActs(*findConfigField("shared_constants"), c), "markets=loop not in effect");
+  for (const char* engine : {"cuda", "hip", "opencl", "vulkan"})
+    for (const bool cpu : {false, true})
+      for (const int markets : {1, 2})
+        EXPECT_EQ(defaultConfig(engine, cpu, markets).sums, KahanPlace::Registers) << engine;
+  EXPECT_EQ(KernelConfig{}.sums, KahanPlace::Local) << "the baseline covers the shape the defaults leave";
+  EXPECT_STREQ(toString(DrawSource::Prefill), "prefill");
+  EXPECT_STREQ(toString(SumsPlace::Beside), "beside");
+}
+
+// A configuration text parsed once at the edge travels as a ConfigRequest: applied on an engine it
+// gives what the text gives, and a field the engine has no use for is refused there.
+TEST(ApiConfig, ParsedRequestAppliesAsTheTextDoes) {
+  const ConfigRequest r = parseConfigText("lanes=2,math=approx", "TAPELAB_CONFIG");
+  EXPECT_EQ(r.fields, (std::vector<std::string>{"lanes", "math"}));
+  EXPECT_EQ(requestText(r), "lanes=2,math=approx");
+  KernelConfig fromRequest = defaultConfig("cuda"), fromText = defaultConfig("cuda");
+  applyConfigRequest(fromRequest, r, "cuda");
+  applyConfigText(fromText, "lanes=2,math=approx", "cuda");
+  EXPECT_EQ(fromRequest, fromText);
+  const ConfigRequest cudaOnly = parseConfigText("min_blocks=4", "--config");
+  KernelConfig v = defaultConfig("vulkan");
+  try {
+    applyConfigRequest(v, cudaOnly, "vulkan");
+    ADD_FAILURE() << "min_blocks accepted on vulkan";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()), "--config: field 'min_blocks' applies to cuda,hip, not to engine vulkan");
+  }
+  KernelConfig whole;
+  applyConfigRequest(whole, wholeConfig(defaultConfig("opencl", false, 1), "opencl", "job"), "opencl");
+  EXPECT_EQ(configText(whole, "opencl"), configText(defaultConfig("opencl", false, 1), "opencl"));
 }
 
 // run, price and compare take the engine's default precision when none is given: it must be one it has
@@ -139,14 +202,14 @@ TEST(ApiConfig, ResolveConfigChecksTheMathContract) {
   EXPECT_EQ(resolveConfig(rc, caps, Precision::F32), defaultConfig("cuda", false, 1));
   EXPECT_TRUE(resolveConfig(rc, caps, Precision::F32, 1).outlineDraws) << "cuda outlines the draws at one market";
   EXPECT_FALSE(resolveConfig(rc, caps, Precision::F32, 7).outlineDraws) << "and not at seven";
-  rc.configText = "lanes=2,math=approx";
+  rc.userConfig = parseConfigText("lanes=2,math=approx");
   const KernelConfig c = resolveConfig(rc, caps, Precision::F32);
   EXPECT_EQ(c.lanes, 2);
   EXPECT_EQ(c.math, MathContract::Approx);
   EXPECT_EQ(c.minBlocks, defaultConfig("cuda", false, 1).minBlocks) << "fields not given keep the engine's default";
   EXPECT_THROW(resolveConfig(rc, caps, Precision::F64), std::invalid_argument) << "no approximate fp64";
   rc.engine = "vulkan";
-  rc.configText = "math=ieee";
+  rc.userConfig = parseConfigText("math=ieee");
   try {
     resolveConfig(rc, caps, Precision::F32);
     ADD_FAILURE() << "vulkan took math=ieee";
@@ -154,6 +217,6 @@ TEST(ApiConfig, ResolveConfigChecksTheMathContract) {
     EXPECT_NE(std::string(e.what()).find("GLSL.std.450"), std::string::npos) << e.what();
   }
   rc.engine = "cpu-jit";
-  rc.configText = "jit.chunk=64";
+  rc.userConfig = parseConfigText("jit.chunk=64");
   EXPECT_EQ(resolveConfig(rc, caps, Precision::F64).jitChunk, 64);
 }

@@ -54,7 +54,7 @@ const std::vector<Case>& cases() {
        "serial"},
       {"TAPELAB_DUMP", "/tmp/d", [](const RunConfig& c) { return c.dumpDir == "/tmp/d"; }, nullptr},
       {"TAPELAB_CONFIG", "lanes=2,math=approx",
-       [](const RunConfig& c) { return c.configText == "lanes=2,math=approx" && c.configWhat == "TAPELAB_CONFIG"; },
+       [](const RunConfig& c) { return requestText(c.userConfig) == "lanes=2,math=approx" && c.userConfig.what == "TAPELAB_CONFIG"; },
        "lanes"},
       {"TAPELAB_PATH_OFFSET", "4294967396", [](const RunConfig& c) { return c.dispatch.pathOffset == 4294967396u; },
        "12x"},
@@ -121,7 +121,7 @@ TEST(ApiKnobs, BadValuesAreOneLineErrorsNamingTheVariable) {
 // and the item.
 TEST(ApiKnobs, ConfigVariableIsCheckedWhenRead) {
   CleanKnobs clean;
-  EXPECT_EQ(RunConfig::fromEnvironment().configText, "");
+  EXPECT_TRUE(RunConfig::fromEnvironment().userConfig.empty());
   for (const char* bad : {"lanes", "lanes=", "=4", "lanes=4,,sums=local", "colour=red", "sums=global", "lanes=2,lanes=4"}) {
     ScopedEnv env("TAPELAB_CONFIG", bad);
     try {

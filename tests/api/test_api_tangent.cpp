@@ -79,7 +79,7 @@ TEST(TangentFrontDoor, AutoPicksTheKindTheModelPredictsAndSaysWhy) {
   gpu.marketOrder = true;  // a GPU emitter's engine
   RunConfig c;
   c.engine = "cuda";
-  c.configText = "loops=rolled";
+  c.userConfig = parseConfigText("loops=rolled");
   std::string why;
   const KernelOptions asian = resolveKernel(products::asianCall(252), c, gpu, 1, nullptr, nullptr, &why);
   EXPECT_EQ(asian.kind, KernelKind::Tangent) << why;  // 5 inputs, a rolled time loop

@@ -147,6 +147,7 @@ TEST_P(CliTune, TuneStoresAWinnerThatRunsSayTheyUse) {
   Proc p = runTapelab("price " + job + " --json", env_);
   ASSERT_EQ(p.code, 0) << p.err;
   EXPECT_NE(p.out.find("\"tuned\":\"" + cache_.string() + "/tune/"), std::string::npos) << p.out;
+  EXPECT_EQ(jsonText(p.out, "provenance"), "config=tuned plan=tuned kind=tuned") << p.out;
   const std::string tunedConfig = jsonText(p.out, "config");
   EXPECT_NE(tunedConfig, "") << p.out;
   // The tune's "winner: PLAN | CONFIG (...)" line names the configuration the run used.
@@ -161,6 +162,7 @@ TEST_P(CliTune, TuneStoresAWinnerThatRunsSayTheyUse) {
   EXPECT_NE(said.out.find(", tuned 20"), std::string::npos) << said.out;
   p = runTapelab("price " + job + " --json --untuned", env_);
   EXPECT_NE(p.out.find("\"tuned\":\"\""), std::string::npos) << p.out;
+  EXPECT_EQ(jsonText(p.out, "provenance"), "config=default plan=default kind=default") << p.out;
   p = runTapelab("price " + job + " --json --ladder spot=99,100", env_);
   EXPECT_NE(p.out.find("\"tuned\":\"\""), std::string::npos) << "two markets are another job: " << p.out;
   p = runTapelab("tune " + job + " --forget", env_);

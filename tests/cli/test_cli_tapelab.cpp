@@ -127,6 +127,20 @@ TEST_F(Cli, JsonHasEveryKey) {
   EXPECT_EQ(jsonRaw(c.out, "segments"), "7");
 }
 
+// Every result says where its configuration, plan and kind came from (api/montecarlo.h Provenance).
+TEST_F(Cli, ResultsPrintTheirProvenance) {
+  const Proc plain = sh("tapelab price --product european --steps 4 --paths 1000 --untuned --json");
+  ASSERT_EQ(plain.code, 0) << plain.err;
+  EXPECT_EQ(jsonRaw(plain.out, "provenance"), "\"config=default plan=default kind=default\"") << plain.out;
+  const Proc named = sh("tapelab price --product asian --steps 60 --paths 200 --untuned --checkpoint 7 --kernel register "
+                        "--config math=ieee --json");
+  ASSERT_EQ(named.code, 0) << named.err;
+  EXPECT_EQ(jsonRaw(named.out, "provenance"), "\"config=default+user(math) plan=user kind=user\"") << named.out;
+  const Proc table = sh("tapelab price --product european --steps 4 --paths 1000 --untuned");
+  ASSERT_EQ(table.code, 0) << table.err;
+  EXPECT_NE(table.out.find("\nfrom config=default plan=default kind=default\n"), std::string::npos) << table.out;
+}
+
 // Checkpointed and plain print the same digits, end to end.
 TEST_F(Cli, CheckpointedPrintsThePlainDigits) {
   const Proc off = sh("tapelab price --product asian --steps 60 --paths 3000 --checkpoint off --json");

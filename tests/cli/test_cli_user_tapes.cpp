@@ -146,13 +146,13 @@ TEST_F(CliUserHeston, PlanAllShowsProgressAndAParetoFront) {
   const Proc p = runTapelab("plan " + kHeston + " --all");
   ASSERT_EQ(p.code, 0) << p.err;
   EXPECT_EQ(p.out.rfind("user-heston.tape: 578 nodes, 9 inputs, 48 draws\n", 0), 0u) << p.out.substr(0, 200);
-  // Progress on stderr, a line as each strategy is done, naming it and how many of the eleven are.
-  for (const char* s : {"uniform", "window", "marginal", "optimal", "optimal-persistent", "auto", "two-level", "revolve",
+  // Progress on stderr, a line as each strategy is done, naming it and how many of the twelve are.
+  for (const char* s : {"uniform", "window", "periodic", "marginal", "optimal", "optimal-persistent", "auto", "two-level", "revolve",
                         "budget", "mincut", "mincut-weighted"}) {
     const std::string line = std::string("plan --all: ") + s + ": 31 plans, ";
     EXPECT_NE(p.err.find(line), std::string::npos) << line << "\n" << p.err;
   }
-  EXPECT_NE(p.err.find("11/11 strategies)"), std::string::npos) << p.err;
+  EXPECT_NE(p.err.find("12/12 strategies)"), std::string::npos) << p.err;
   EXPECT_EQ(p.out.find("plan --all:"), std::string::npos) << "progress belongs on stderr";
   // The table's rows: (strategy, requested) -> (peak_live, recompute_cost).
   std::map<std::pair<std::string, int>, std::pair<int, double>> table;
@@ -164,7 +164,7 @@ TEST_F(CliUserHeston, PlanAllShowsProgressAndAParetoFront) {
     if (w.size() == 12 && (w[0] == "register" || w[0] == "plain") && w[2] != "requested")
       table[{w[1], std::stoi(w[2])}] = {std::stoi(w[6]), std::stod(w[9])};
   }
-  EXPECT_EQ(table.size(), 11u * 31u + 1u) << "eleven strategies at 2..32 segments, and the plain kernel";
+  EXPECT_EQ(table.size(), 12u * 31u + 1u) << "twelve strategies at 2..32 segments, and the plain kernel";
   // The front: every entry a row of the table, by peak_live up and recompute_cost strictly down (so no
   // entry dominates another; plans at the same point listed together), no row of the table dominating
   // an entry, the plain kernel last.

@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
-# The calls on the lent H200 for the issue "On the H200" (34): the tuned defaults, the ladder at the IEEE
-# contract beside JAX, the strategies and the zoo on a GPU, Nsight Compute on the headline kernels, the
-# properties. Self-contained (a record copies it as it ran); needs scripts/gpu-env.sh sourced first.
+# The engines on the lent GPU, tuned and compared: the tuned defaults, the ladder at the IEEE contract beside
+# JAX, the strategies and the zoo on a GPU, Nsight Compute on the headline kernels, the properties.
+# Was scripts/gpu-issue34.sh (issue 34, "On the H200") until issue 51; the records of 2026-12-02b to
+# 2026-12-05 cite it by that name and point at it with the commit they ran at
+# (git show COMMIT:scripts/gpu-issue34.sh). Needs scripts/gpu-env.sh sourced first.
 #   here:   ./scripts/gpu-fetch-runtime.sh (once); cmake --build --preset ci; ./scripts/gpu-pack.sh build/ci;
 #           a dry run of the mechanics (cuda compile-only, lavapipe, PoCL, tiny jobs):
-#               GPU_DRY=1 bash scripts/gpu-issue34.sh 0 tune
+#               GPU_DRY=1 bash scripts/gpu/tune-and-compare.sh 0 tune
 #   there:  carry [.gpu-runtime, build/gpu.tar.xz]; chain the calls (the machine stays warm 30 s, and with
 #           it /tmp: the kernel caches, NVIDIA's shader cache and the tuning cache of the call before):
-#           source scripts/gpu-env.sh; timeout 580 bash scripts/gpu-issue34.sh K MODE...; tar czf $OUT/callK.tgz -C /tmp resK
+#           source scripts/gpu-env.sh; timeout 580 bash scripts/gpu/tune-and-compare.sh K MODE...;
+#           tar czf $OUT/callK.tgz -C /tmp resK
 # Modes (each step is skipped when less time is left than it needs; GPU_S, default 570 s, from the start;
-# the modes of 2026-12-03c/d, quantile=gather and draws=prefill's tail queue, went with version 3 of the
-# draws: runs/h200-2026-12-03{c,d}/script.sh keep them):
+# the modes quantile=gather and draws=prefill's tail queue went with version 3 of the draws:
+# git show 255fb75:scripts/gpu-issue34.sh and e0cafe7:scripts/gpu-issue34.sh keep them; "(runs/...)"
+# names the record a mode was written for):
 #   tune        compile phase (tune --compile-only of every shortlist, side by side), then the timed tunes
 #               (cuda x7/x1 at ieee and approx, opencl x7/x1, vulkan x7/x1, 4M paths), then compare with no
 #               variables and --untuned on cuda, vulkan and opencl at 7 markets (its one-market-per-call
@@ -21,24 +25,24 @@
 #               tests/data/user-heston.tape), cuda and vulkan, one market, 1M paths (compiled side by side first)
 #   ncu         Nsight Compute on the tuned 7-market kernel at ieee and approx and the one-market kernel
 #   props       the property suite on cuda and vulkan (PROPS_SECONDS, default 100)
-#   headline    (2026-12-02c) the cuda 7-market shortlist compiled at ieee and approx, tuned, compare with
+#   headline    (runs/h200-2026-12-03) the cuda 7-market shortlist compiled at ieee and approx, tuned, compare with
 #               nothing set, --untuned and shared_inputs=off, the peers at 1M and 4M, Nsight Compute
-#   tune7       (2026-12-02c) Vulkan and OpenCL at 7 markets: compile phase, tunes, compare and --untuned
-#   x1          (2026-12-03b) one market per dispatch: the OpenCL and Vulkan shortlists with outline_draws
+#   tune7       (runs/h200-2026-12-03) Vulkan and OpenCL at 7 markets: compile phase, tunes, compare and --untuned
+#   x1          (runs/h200-2026-12-03b) one market per dispatch: the OpenCL and Vulkan shortlists with outline_draws
 #               (experiments/tune/{opencl,vulkan}-x1.txt) compiled side by side, compare --untuned on the three
 #               engines, the timed tunes, compare reading their winners
-#   last        (2026-12-03b) what one short call allows after x1: the Vulkan pipeline-cache and outline tests
+#   last        (runs/h200-2026-12-03b) what one short call allows after x1: the Vulkan pipeline-cache and outline tests
 #               on the device, OpenCL's new one-market defaults (compare --untuned), the strategies driver's
 #               Vulkan 7-market panel (its compile phase now fills the merged pipeline cache the timing reads)
-#   boxmuller   (2026-12-05) version 4 of the draws against version 3 in one call: the version-3 tapelab packed
+#   boxmuller   (no record yet) version 4 of the draws against version 3 in one call: the version-3 tapelab packed
 #               beside this one (OLD_TAPELAB=... scripts/gpu-pack.sh), compare --untuned alternating the two at
 #               one market (cuda, Vulkan, OpenCL) and 7 (cuda, Vulkan), 4M paths; Nsight Compute on cuda's kernels
-#   boxtests    (2026-12-05) the draws' tests on the device (CudaRun.*, Vulkan, OpenCL), then the peers (JAX)
-#   strategies-cuda  (2026-12-03c) the cuda half of strategies (1 and 7 markets)
-#   defaults    (2026-12-03) cuda 7 markets: compare --untuned at 4M, 1M and approx, the tune of the traded
+#   boxtests    (no record yet) the draws' tests on the device (CudaRun.*, Vulkan, OpenCL), then the peers (JAX)
+#   strategies-cuda  (runs/h200-2026-12-03c) the cuda half of strategies (1 and 7 markets)
+#   defaults    (runs/h200-2026-12-03) cuda 7 markets: compare --untuned at 4M, 1M and approx, the tune of the traded
 #               fields (experiments/tune/cuda-defaults.txt), compare reading its winner
 set -uo pipefail
-K=${1:?gpu-issue34.sh: give the call number}; shift
+K=${1:?tune-and-compare.sh: give the call number}; shift
 out=/tmp/res$K; rm -rf "$out"; mkdir -p "$out"
 t0=$(date +%s)
 stamp() { echo "$1 at $(( $(date +%s) - t0 )) s" | tee -a "$out/timeline.txt"; }
@@ -63,18 +67,7 @@ export TAPELAB_CACHE_DIR=${TAPELAB_CACHE_DIR:-/tmp/tapelab-cache}
 export __GL_SHADER_DISK_CACHE=1 __GL_SHADER_DISK_CACHE_SKIP_CLEANUP=1 __GL_SHADER_DISK_CACHE_SIZE=4294967296
 export __GL_SHADER_DISK_CACHE_PATH=/tmp/tapelab-nv-shader-cache
 export PYTHONUNBUFFERED=1
-left() { echo $(( deadline - ($(date +%s) - t0) )); }
-# step NEED NAME CMD...: CMD (stdout into NAME, stderr into progress.txt) when NEED seconds are left, cut at
-# what is left; its exit status goes to timeline.txt.
-step() {
-  local need=$1 name=$2; shift 2
-  local l; l=$(left)
-  if (( l < need )); then echo "skipped $name: $l s left, needs $need" | tee -a "$out/timeline.txt"; return; fi
-  stamp "$name"
-  echo "=== $name: $*" >> "$out/progress.txt"
-  timeout "$l" "$@" > "$out/$name" 2>> "$out/progress.txt"
-  echo "$name exit $?" >> "$out/timeline.txt"
-}
+source scripts/gpu/steps.sh  # left, step NEED NAME CMD...
 # bg CAP NAME CMD...: CMD in the background (stdout into NAME, stderr into compile.txt), cut at CAP seconds.
 pids=()
 bg() {
@@ -382,7 +375,7 @@ for mode in "$@"; do
         -j "${PROPS_JOBS:-2}" -n "${PROPS_NODES:-200}"
     cp -r "$TAPELAB_CACHE_DIR/tune" "$out/tuning-cache" 2>/dev/null || true
     ;;
-  *) echo "gpu-issue34.sh: unknown mode '$mode' (tune, headline, tune7, strategies, strategies-cuda, boxmuller, boxtests, zoo, ncu, props, final, x1, last, defaults)" >&2; exit 2 ;;
+  *) echo "tune-and-compare.sh: unknown mode '$mode' (tune, headline, tune7, strategies, strategies-cuda, boxmuller, boxtests, zoo, ncu, props, final, x1, last, defaults)" >&2; exit 2 ;;
   esac
 done
 stamp done
