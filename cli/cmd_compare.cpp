@@ -20,6 +20,7 @@
 #include "cli/peer_file.h"
 #include "planner/planfile.h"
 #include "planner/strategies.h"
+#include "tape/tangent.h"
 #include "util/stats.h"
 #include "util/warmup.h"
 
@@ -154,6 +155,22 @@ std::vector<KernelKind> kindsOf(const Flags& f) {
   return kinds;
 }
 
+// compare's default kernels (register,tangent) on a wide tape: a tangent kernel of every input whose
+// derivative terms pass --max-nodes' bound (api/montecarlo.cpp says why it is bounded) is left out, and
+// said, rather than failing the run; named with --kernels it fails with the bound's message.
+void dropOversizedTangent(CompareJob& job) {
+  const auto at = std::find(job.kinds.begin(), job.kinds.end(), KernelKind::Tangent);
+  if (at == job.kinds.end() || !job.cfg.wrt.empty()) return;
+  std::vector<int> inputs(static_cast<size_t>(job.tape.numInputs()));
+  for (size_t k = 0; k < inputs.size(); ++k) inputs[k] = static_cast<int>(k);
+  const int64_t terms = tangentTermCount(job.tape, inputs);
+  if (static_cast<uint64_t>(terms) <= job.cfg.maxNodes) return;
+  job.kinds.erase(at);
+  std::fprintf(stderr, "compare: the tangent kernel is left out: by all %zu inputs it carries %.3g derivative terms, "
+               "over --max-nodes %llu (--kernels tangent --wrt A,B,... runs it by fewer)\n",
+               inputs.size(), static_cast<double>(terms), static_cast<unsigned long long>(job.cfg.maxNodes));
+}
+
 // The ladder: --ladder NAME=V1,V2,... (those values), --ladder NAME (--points values 1% apart around
 // the input's value; 0.01 apart where it is 0), else over "spot", else over the first input.
 void ladderOf(const Flags& f, int points, CompareJob& job) {
@@ -209,6 +226,7 @@ CompareJob readJob(const Flags& f, int* warmupMs) {
   job.engines = enginesOf(f, job.cfg, job.split);
   job.strategyRuns = strategyRunsOf(f, job.cfg);
   job.kinds = kindsOf(f);
+  if (!f.given("kernels")) dropOversizedTangent(job);
   ladderOf(f, points, job);
   return job;
 }

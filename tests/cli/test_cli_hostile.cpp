@@ -293,7 +293,10 @@ TEST_F(CliHostile, NonFiniteResultsAreReportedAlikeOnEveryEngine) {
     ASSERT_EQ(p.code, 0) << engine << ": " << p.err;
     EXPECT_NE(p.out.find("\"value\":\"nan\",\"stderr\":\"nan\""), std::string::npos) << engine << ": " << p.out;
     EXPECT_NE(p.out.find("\"non_finite\":[\"value\",\"d/d spot\"]"), std::string::npos) << engine << ": " << p.out;
-    EXPECT_EQ(p.err.rfind("tapelab: warning: not finite: value, d/d spot (", 0), 0u) << engine << ": " << p.err;
+    // A line of its own (a slow compile's progress line may come first under load: engine/compile_watch.h).
+    EXPECT_TRUE(p.err.rfind("tapelab: warning: not finite: value, d/d spot (", 0) == 0 ||
+                p.err.find("\ntapelab: warning: not finite: value, d/d spot (") != std::string::npos)
+        << engine << ": " << p.err;
     const Proc table = run({"run", d / "overflow.tape", "--engine", engine, "--paths", "2048"},
                            {"TAPELAB_CACHE_DIR=" + d.path() + "/cache"});
     EXPECT_NE(table.out.find("\nvalue     nan       nan     nan\nd/d spot  nan       nan     nan\n"), std::string::npos) << engine << ": " << table.out;
