@@ -1,6 +1,7 @@
-// The product zoo (tape/products/zoo.cpp) on every engine: each product, small, with its plain
-// kernel against every checkpointed kind under a flat plan (window) and nested ones (revolve,
-// two-level), bit for bit. Compile-only engines compile them all.
+// The product zoo (tape/products/zoo.cpp) and the wide products (tape/products/wide.cpp, and the LMM) on
+// every engine: each product, small, with its plain kernel against every checkpointed kind under a flat plan
+// (window) and nested ones (revolve, two-level; the wide ones two-level, their scratch kernels in both
+// layouts), bit for bit. Compile-only engines compile them all.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -31,16 +32,34 @@ std::vector<Tape> smallZoo() {
           byName("heat", {{"steps", 6}, {"points", 9}})};
 }
 
-class Zoo : public ::testing::TestWithParam<std::string> {};
+// Each wide product at a few steps: its shapes and ops, kernels that compile in seconds on lavapipe and PoCL.
+std::vector<Tape> smallWide() {
+  using products::byName;
+  return {byName("bucketed", {{"steps", 8}, {"buckets", 8}}),
+          byName("localvol", {{"steps", 3}, {"strikes", 5}, {"times", 3}}),
+          byName("hestonbasket", {{"assets", 3}, {"steps", 3}}),
+          byName("lmm", {{"forwards", 8}})};
+}
 
-TEST_P(Zoo, CheckpointedEqualsPlainFlatAndNested) {
-  const EngineEntry& entry = findEngine(GetParam());
+// How a suite cuts and runs its tapes.
+struct Cuts {
+  const char* what;       // "zoo", "wide": the summary line's word
+  int innerSegments;      // two-level's sub-segments
+  bool revolve;           // revolve's nested plan too
+  bool bothLayouts;       // scratch kernels in SoA and AoS
+  uint64_t paths, seed;
+};
+
+// Every checkpointed kind under each plan against the plain kernel, == on every number (compiled only where
+// the engine cannot run).
+void checkpointedEqualsPlain(const std::string& engineName, const std::vector<Tape>& tapes, const Cuts& c) {
+  const EngineEntry& entry = findEngine(engineName);
   const EngineCaps caps = engineCaps(entry);
   if (!caps.usable && !caps.compileOnly) GTEST_SKIP() << entry.name << " is not usable here: " << caps.reason;
   auto engine = entry.make(engineSettingsFromEnvironment());
   const bool run = caps.usable && !caps.compileOnly;
   int compared = 0, compiled = 0;
-  for (const Tape& tape : smallZoo()) {
+  for (const Tape& tape : tapes) {
     SCOPED_TRACE(tape.name);
     ASSERT_EQ(validate(tape), "");
     const std::vector<std::vector<double>> in{tape.inputDefaults};
@@ -48,31 +67,37 @@ TEST_P(Zoo, CheckpointedEqualsPlainFlatAndNested) {
     plain.precision = caps.defaultPrecision;
     std::unique_ptr<Kernel> plainKernel = engine->compile(tape, plain);
     ++compiled;
-    const MarketResult p = run ? plainKernel->run(in, 300, 11).markets.at(0) : MarketResult{};
+    const MarketResult p = run ? plainKernel->run(in, c.paths, c.seed).markets.at(0) : MarketResult{};
     if (run) {
       ASSERT_TRUE(std::isfinite(p.value)) << "value " << p.value;
       for (double g : p.greeks) ASSERT_FALSE(std::isnan(g));
     }
     PlanOptions o;
     o.segments = 4;
-    o.innerSegments = 3;
-    const std::vector<Plan> plans{makeStrategyPlan("window", tape, o), planRevolve(tape, o), planTwoLevel(tape, o)};
+    o.innerSegments = c.innerSegments;
+    std::vector<Plan> plans{makeStrategyPlan("window", tape, o)};
+    if (c.revolve) plans.push_back(planRevolve(tape, o));
+    plans.push_back(planTwoLevel(tape, o));
     for (KernelKind kind : caps.kinds) {
       if (kind == KernelKind::Plain || kind == KernelKind::Tangent) continue;
-      for (const Plan& plan : plans) {
-        KernelOptions k = plain;
-        k.kind = kind;
-        k.plan = plan;
-        std::unique_ptr<Kernel> ck = engine->compile(tape, k);
-        ++compiled;
-        if (!run) continue;
-        testutil::expectSameMarket(p, ck->run(in, 300, 11).markets.at(0),
-                                   std::string(toString(kind)) + " " + plan.strategy);
-        ++compared;
-      }
+      for (const Plan& plan : plans)
+        for (ScratchLayout layout : {ScratchLayout::SoA, ScratchLayout::AoS}) {
+          if (layout == ScratchLayout::AoS && (kind != KernelKind::Scratch || !c.bothLayouts)) continue;  // scratch's alone
+          KernelOptions k = plain;
+          k.kind = kind;
+          k.plan = plan;
+          k.layout = layout;
+          std::unique_ptr<Kernel> ck = engine->compile(tape, k);
+          ++compiled;
+          if (!run) continue;
+          testutil::expectSameMarket(p, ck->run(in, c.paths, c.seed).markets.at(0),
+                                     std::string(toString(kind)) + " " + plan.strategy +
+                                         (c.bothLayouts ? std::string(" ") + toString(layout) : ""));
+          ++compared;
+        }
     }
   }
-  std::cout << entry.name << ": " << compiled << " zoo kernels compiled, " << compared
+  std::cout << entry.name << ": " << compiled << " " << c.what << " kernels compiled, " << compared
             << " checkpointed results compared with plain" << std::endl;
   EXPECT_GT(compiled, 0);
   if (run) {
@@ -80,6 +105,18 @@ TEST_P(Zoo, CheckpointedEqualsPlainFlatAndNested) {
   }
 }
 
+class Zoo : public ::testing::TestWithParam<std::string> {};
+class Wide : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Zoo, CheckpointedEqualsPlainFlatAndNested) {
+  checkpointedEqualsPlain(GetParam(), smallZoo(), {"zoo", 3, true, false, 300, 11});
+}
+
+TEST_P(Wide, CheckpointedEqualsPlainFlatNestedAndBothLayouts) {
+  checkpointedEqualsPlain(GetParam(), smallWide(), {"wide", 2, false, true, 200, 5});
+}
+
 INSTANTIATE_TEST_SUITE_P(Engines, Zoo, ::testing::ValuesIn(engineNames()), testutil::engineParamName);
+INSTANTIATE_TEST_SUITE_P(Engines, Wide, ::testing::ValuesIn(engineNames()), testutil::engineParamName);
 
 }  // namespace
