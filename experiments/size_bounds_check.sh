@@ -27,5 +27,5 @@ check scratch_sweep "$bin/scratch_sweep" --engines reference --steps 100000 --ma
 if [ -x "$bin/market_order" ]; then check market_order "$bin/market_order" --steps 1000000; fi
 check calibrate_proxy env TAPELAB_MAX_NODES=1000 "$bin/calibrate_proxy" --steps 500
 check python_strategy env PYTHONPATH="$py" /usr/bin/python3 "$src/experiments/python_strategy.py" \
-  --product heat --steps 1000000 --out "${TMPDIR:-/tmp}/size_bounds_check_$$"
+  --tapes heat:steps=1000000:points=10001 --out "${TMPDIR:-/tmp}/size_bounds_check_$$"  # the bench's flags
 exit $failed
