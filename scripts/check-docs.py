@@ -2,7 +2,9 @@
 """Every relative link in the reader's documents resolves: README.md, docs/*.md, ARCHITECTURE.md,
 DEVELOPERS.md, python/README.md, papers/findings.md, papers/diary.md, runs/README.md. A link to FILE must name a file or folder of the
 tree; FILE#anchor and #anchor a heading of that Markdown file (GitHub's anchor spelling). One line per
-broken link, FILE:LINE: reason, and exit 1 (CTest: docs_links)."""
+broken link, FILE:LINE: reason, and exit 1 (CTest: docs_links). ARCHITECTURE.md's recipes (its "### Add ..."
+sections) are checked against the code too: every file they name in backticks (`engine/config.{h,cpp}` is two)
+exists, and every C++ name they give a file for (`configFields()` (`engine/config.cpp`)) is in that file."""
 import pathlib
 import re
 import sys
@@ -49,5 +51,36 @@ for doc in docs:
             elif anchor and dest.suffix == ".md" and anchor not in anchors(dest):
                 print(f"{where}: link to {target}: no heading '{anchor}' in {dest.relative_to(root)}")
                 bad += 1
-print(f"check-docs: {len(docs)} documents, {bad} broken links")
+
+def expand(token):
+    """`gpu/codegen/rolling.{h,cpp}` -> both files; other tokens as they are."""
+    m = re.match(r"(.*)\{([^}]*)\}(.*)", token)
+    return [m.group(1) + part + m.group(3) for part in m.group(2).split(",")] if m else [token]
+
+
+def recipes(path):
+    """(line number, line) of the "### Add ..." sections."""
+    inside = False
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if line.startswith("#"):
+            inside = line.startswith("### Add")
+        if inside:
+            yield n, line
+
+
+path_token = re.compile(r"`([A-Za-z_][\w./-]*/[\w.-]*\.(?:\{[a-z,]+\}|h|cpp|py|md|txt|sh|def|json|in))`")
+name_in_file = re.compile(r"`([A-Za-z_][\w:]*)\(?\)?` \(`([\w./-]+\.(?:h|cpp))`\)")
+recipe_bad = 0
+for n, line in recipes(root / "ARCHITECTURE.md"):
+    for token in path_token.findall(line):
+        for f in expand(token):
+            if not (root / f).exists():
+                print(f"ARCHITECTURE.md:{n}: a recipe names {f}: no such file")
+                recipe_bad += 1
+    for name, f in name_in_file.findall(line):
+        if (root / f).exists() and name.split("::")[-1] not in (root / f).read_text(encoding="utf-8"):
+            print(f"ARCHITECTURE.md:{n}: a recipe puts {name} in {f}: not there")
+            recipe_bad += 1
+bad += recipe_bad
+print(f"check-docs: {len(docs)} documents, {bad} broken links or recipe names")
 sys.exit(1 if bad else 0)
