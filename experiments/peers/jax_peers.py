@@ -19,9 +19,7 @@ warm-up on another key. CSV on stdout (and --out), one row per measurement.
 """
 import argparse
 import os
-import statistics
 import sys
-import time
 
 
 def parse():
@@ -48,6 +46,9 @@ if args.threads:  # pin the process: XLA's CPU thread pools then use these cores
         os.environ["XLA_FLAGS"] = os.environ.get("XLA_FLAGS", "") + " --xla_cpu_multi_thread_eigen=false"
 import jax  # noqa: E402  (after the environment is set)
 import jax.numpy as jnp  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from jax_timing import timed_seconds  # noqa: E402  (the peers' one timing rule)
 
 if args.fp64:
     jax.config.update("jax_enable_x64", True)
@@ -100,15 +101,6 @@ def build(steps, paths, spots):
                                            ladder_price=ladder_price, ladder_greeks=ladder_greeks).items()}
 
 
-def timed_seconds(call, repeats):
-    """(median, fastest, slowest) seconds of `repeats` timed calls after a compile and warm-up call."""
-    jax.block_until_ready(call(0))  # compile and warm up on another key
-    times = []
-    for i in range(repeats):
-        t0 = time.perf_counter()
-        jax.block_until_ready(call(1 + i))
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), min(times), max(times)
 
 
 def main():

@@ -20,9 +20,7 @@ with the tapelab module (tapelab.draws on the same seed: the estimators agree to
 import argparse
 import math
 import os
-import statistics
 import sys
-import time
 
 import numpy as np
 
@@ -56,6 +54,9 @@ if args.platform:
     os.environ["JAX_PLATFORMS"] = args.platform
 import jax  # noqa: E402  (after the environment is set)
 import jax.numpy as jnp  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from jax_timing import timed_seconds  # noqa: E402  (the peers' one timing rule)
 
 if args.fp64 or args.check:
     jax.config.update("jax_enable_x64", True)
@@ -205,14 +206,6 @@ def model(product):
     sys.exit(f"jax_wide.py: --products: unknown '{product}' ({', '.join(PRODUCTS)})")
 
 
-def timed_seconds(call, repeats):
-    jax.block_until_ready(call(0))  # compile and warm up on another key
-    times = []
-    for i in range(repeats):
-        t0 = time.perf_counter()
-        jax.block_until_ready(call(1 + i))
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), min(times), max(times)
 
 
 def check(product, names, defaults, draws, f, params):
