@@ -81,10 +81,11 @@ def sass(a, name, plan_file, markets, work):
             "--greeks", "on", "--kinds", "register", "--paths", "1000", "--reps", "1", "--dump", dump]
     if markets > 1:  # straight-line markets: sass-count weighs time loops, not the market loop (markets=loop)
         argv += ["--config", "markets=copies"]
-    subprocess.run(argv, capture_output=True, text=True)  # compile-only here: it compiles, dumps, then cannot run
+    done = subprocess.run(argv, capture_output=True, text=True)  # compile-only here: it compiles, dumps, cannot run
     sources = [f for f in os.listdir(dump) if f.endswith(".cu")]
     if not sources:
-        return {"note": "no kernel dumped"}
+        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        return {"note": f"no kernel dumped (gpu_kernels exit {done.returncode}: {last[:120]})"}
     p = subprocess.run([sys.executable, os.path.join(REPO, "scripts", "sass-count.py"), os.path.join(dump, sources[0])]
                        + (["--nvdisasm", a.nvdisasm] if a.nvdisasm else []), capture_output=True, text=True)
     text = p.stdout + p.stderr
@@ -111,9 +112,21 @@ def main(argv):
     a = ap.parse_args(argv)
     products = [p for p in a.products.split(",") if p]
     bad = [p for p in products if p not in SIZES]
-    if bad:
-        sys.exit(f"paradigms_sm90.py: --products: unknown '{bad[0]}' (known: {', '.join(SIZES)})")
-    markets = [int(m) for m in a.markets.split(",")]
+    if bad or not products:
+        ap.error(f"--products: unknown '{bad[0] if bad else ''}' (known: {', '.join(SIZES)})")  # one line, exit 2
+    try:
+        markets = [int(m) for m in a.markets.split(",")]
+    except ValueError:
+        ap.error(f"--markets: expected counts like 1,7, got '{a.markets}'")
+    if not markets or not all(1 <= m <= 8 for m in markets) or not 2 <= a.segments <= 64 or a.solve_seconds < 1:
+        ap.error("--markets take 1..8, --segments 2..64, --solve-seconds >= 1")
+    for tool in (a.tapelab, a.gpu_kernels):
+        if not os.access(tool, os.X_OK):
+            ap.error(f"{tool}: not an executable (build the ci preset, or --tapelab / --gpu-kernels)")
+    try:  # refused before the compiles, not after them
+        output.careful.check_output(a.out)
+    except (output.careful.OutputRefused, output.careful.OutputFailed) as e:
+        ap.error(str(e))
     rows = []
     commit = subprocess.run(["git", "-C", REPO, "describe", "--always", "--dirty", "--abbrev=12"], capture_output=True,
                             text=True).stdout.strip()
