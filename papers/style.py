@@ -204,7 +204,9 @@ def spread(y, ms, ms_min, ms_max):
     slowest ms_max (y is proportional to 1/ms), or None where the spread was not recorded."""
     if y is None or not ms or not ms_min or not ms_max:
         return None
-    return y * ms / ms_max, y * ms / ms_min
+    # Clamped about y: a CSV's median and extremes are rounded separately (and the median of two runs lies
+    # between them only before rounding), so y * ms / ms_max may pass y by an ulp.
+    return min(y, y * ms / ms_max), max(y, y * ms / ms_min)
 
 
 def lines(ax, data, styles, errorbars=True, **kw):
