@@ -3,8 +3,8 @@
 # value + 5 Greeks (and price only), every row bit-checked against its own plain kernel.
 #   source scripts/gpu-env.sh; timeout 560 bash scripts/gpu/kernels-vs-peers.sh K MODE...; tar czf $OUT/callK.tgz -C /tmp resK
 # Modes (each writes into /tmp/resK; run in the order given):
-#   tests   the rolled loops' and the tangent kernel's exactness tests on the device's cuda, Vulkan and OpenCL
-#           (test_api_loops, test_api_tangent: pack them with BINS="tapelab test_api_loops test_api_tangent")
+#   tests   the rolled loops', the tangent kernel's and the per-value plans' exactness tests on the device's cuda,
+#           Vulkan and OpenCL (pack them: BINS="tapelab test_api_loops test_api_tangent test_api_pervalue")
 #   peers   experiments/drivers/peers.py on cuda at 4M paths: JAX (one market and its vmap ladder), the
 #           hand-written kernels (one market, the 7-point ladder) and tapelab compare (plain, register and
 #           tangent rows, one market and 7 per dispatch, --kernel auto's choice named), nothing set
@@ -37,7 +37,7 @@ CMP=("$T" compare --product asian "${steps[@]}" --paths "$paths" --markets 7 --l
 for mode in "$@"; do
   case "$mode" in
     tests)
-      for t in test_api_loops test_api_tangent; do
+      for t in test_api_loops test_api_tangent test_api_pervalue; do
         [ -x "$bin/$t" ] && step 30 "$t.txt" "$bin/$t" --gtest_filter='*cuda*:*vulkan*:*opencl*:*FrontDoor*' --gtest_brief=1
       done ;;
     peers)
