@@ -224,6 +224,12 @@ std::vector<ConfigField> codeAndEngineFields() {
           .what("where each dispatch's partials are added, in double and block order: a reduction kernel behind it on "
                 "the device, one beside the next kernel on a stream of the greatest priority, or on the host")
           .searching({"device", "beside"}),
+      Declare::integer("cuda.dispatches", &C::cudaDispatches, 1, 4)
+          .on({"cuda"})
+          .what("the most dispatches a run is cut into, each of whole waves and at least four of them (more: one "
+                "dispatch's partials added or copied back while the next runs; fewer: fewer partly idle SMs where "
+                "one dispatch ends and the next starts); the blocks and their sums stay where they are")
+          .searching({"1", "4"}),
       Declare::integer("jit.chunk", &C::jitChunk, 1, 1'000'000)
           .on({"cpu-jit"})
           .what("most tape nodes per generated C++ function")

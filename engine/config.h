@@ -66,6 +66,7 @@ struct KernelConfig {
   bool outlineDraws = false;                      // GPU: Philox and Box-Muller not inlined
   bool sharedInputs = true;                       // GPU, several markets: what the markets share computed once
   SumsPlace cudaSums = SumsPlace::Device;         // CUDA
+  int cudaDispatches = 4;                         // CUDA: the most dispatches one run is cut into
   int jitChunk = 256;                             // cpu-jit: most nodes per generated function
   int jitPart = 4096;                             // cpu-jit: most nodes per translation unit
 

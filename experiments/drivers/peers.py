@@ -6,7 +6,8 @@ The 252-step Asian call, fp32, value + 5 Greeks and price only, at each --paths:
                the ladder as one call per point; needs python3 with jax
   handwritten  experiments/peers/handwritten_asian.cu (forward pathwise, contraction
                allowed: a ceiling, not a peer with the same bits): one market per launch, and
-               the 7-point ladder in one launch; needs nvcc and a GPU
+               the 7-point ladder in one launch; built twice, as written and with --fmad=false
+               (tapelab's contract: formulations ending in "+nofma"); needs nvcc and a GPU
   tapelab      `tapelab compare --json` per engine: plain and register kernels, the
                ladder one market per dispatch and --markets per dispatch
 Mpath/s counts market-paths (a 7-point ladder over N paths is 7N); greeks is the Greeks a path computes
@@ -95,15 +96,19 @@ def jax_rows(text):
                           5 if r["pass"] == GREEKS else 0)
 
 
-def handwritten_rows(text):
+def handwritten_rows(text, contraction=True):
+    """The hand-written kernels' CSV as rows; `contraction`: built with nvcc's default (--fmad=true), else with
+    --fmad=false, tapelab's contract (math=ieee: no contraction), its formulation then ending in "+nofma"."""
     body = [l for l in text.splitlines() if l and not l.startswith("#")]
     for r in csv.DictReader(body):
         markets = int(r.get("markets") or 1)  # the ladder variant (since issue 46): 7 markets in one launch
-        yield with_greeks({"who": "handwritten", "formulation": r["variant"], "engine": "cuda", "kernel": "forward-pathwise",
+        yield with_greeks({"who": "handwritten", "formulation": r["variant"] + ("" if contraction else "+nofma"),
+               "engine": "cuda", "kernel": "forward-pathwise",
                "pass": r["pass"], "paths": r["paths"], "markets": markets, "ladder_points": markets, "ms": r["median_ms"],
                **({"ms_min": r["min_ms"], "ms_max": r["max_ms"]} if r.get("min_ms") else {}),
                "mpath_s": r["mpaths_per_s"], "value": r["value"], "delta": r["delta"],
-               "notes": "contraction allowed; " + ("spots 97..103, value and delta at 100" if markets > 1 else "spot 100")},
+               "notes": ("contraction allowed; " if contraction else "--fmad=false (tapelab's contract); ")
+               + ("spots 97..103, value and delta at 100" if markets > 1 else "spot 100")},
                           5 if r["pass"] == GREEKS else 0)
 
 
@@ -234,15 +239,19 @@ def main(argv):
     elif not nvcc:
         skip(rows, "handwritten", "no nvcc on PATH (the CUDA toolkit builds experiments/peers/handwritten_asian.cu)")
     else:
-        exe = os.path.join(tempfile.mkdtemp(prefix="tapelab-peers-"), "handwritten_asian")
-        _, why = run([nvcc, "-O3", "-std=c++17", f"-arch={a.cuda_arch}", "-o", exe,
-                      os.path.join(PEERS_DIR, "handwritten_asian.cu")], timeout, "nvcc handwritten_asian.cu")
-        text, why = (None, why) if why else run([exe, "--paths", ",".join(map(str, paths)), "--steps", str(steps),
-                                                 "--repeats", str(a.reps)], timeout, "handwritten")
-        if why:
-            skip(rows, "handwritten", why)
-        else:
-            for r in handwritten_rows(text):
+        # Twice: as the expert wrote it (nvcc contracts a * b + c into fused multiply-adds), and under tapelab's
+        # contract (--fmad=false), so that a ratio can be read at the same contract.
+        for contraction in (True, False):
+            exe = os.path.join(tempfile.mkdtemp(prefix="tapelab-peers-"), "handwritten_asian")
+            what = "handwritten" + ("" if contraction else " --fmad=false")
+            _, why = run([nvcc, "-O3", "-std=c++17", f"-arch={a.cuda_arch}", *([] if contraction else ["--fmad=false"]),
+                          "-o", exe, os.path.join(PEERS_DIR, "handwritten_asian.cu")], timeout, "nvcc " + what)
+            text, why = (None, why) if why else run([exe, "--paths", ",".join(map(str, paths)), "--steps", str(steps),
+                                                     "--repeats", str(a.reps)], timeout, what)
+            if why:
+                skip(rows, what, why)
+                continue
+            for r in handwritten_rows(text, contraction):
                 if r["pass"] in passes:
                     rows.add({**asian, **r})
 

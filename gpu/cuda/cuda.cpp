@@ -96,9 +96,10 @@ std::string reductionSource(Precision precision) {
 // Longest dispatch, in groups: bounds one dispatch's run time and its slice of the partials buffers.
 constexpr uint32_t kMaxGroupsPerDispatch = 1u << 16;
 // Dispatches in flight: each writes its own slice of the partials buffer, copied back asynchronously
-// behind it, so the host adds one dispatch's partials while the next ones run.
+// behind it, so the host adds one dispatch's partials while the next ones run. The most a run is cut
+// into is config cuda.dispatches, at most this.
 constexpr size_t kPipelineDepth = 4;
-// A run is cut into up to kPipelineDepth dispatches only where each still fills this many waves
+// A run is cut into up to cuda.dispatches dispatches only where each still fills this many waves
 // (groups resident on all SMs at once): the partly filled last wave of each then costs little.
 constexpr uint64_t kMinWavesPerDispatch = 4;
 
@@ -241,9 +242,11 @@ std::string failureMessage(const cu::NvrtcOutput& out, const std::string& source
 
 class CudaKernel final : public Kernel, DispatchRunner {
  public:
-  CudaKernel(std::shared_ptr<Device> dev, EmittedKernel k, DispatchOptions dispatch, SumsPlace sums,
+  CudaKernel(std::shared_ptr<Device> dev, EmittedKernel k, DispatchOptions dispatch, const KernelConfig& config,
              const cu::NvrtcOutput& out, KernelStats stats, double deviceTimeout)
-      : dev_(std::move(dev)), k_(std::move(k)), dispatch_(dispatch), sumsPlace_(sums), stats_(std::move(stats)),
+      : dev_(std::move(dev)), k_(std::move(k)), dispatch_(dispatch), sumsPlace_(config.cudaSums),
+        depth_(std::clamp<size_t>(static_cast<size_t>(std::max(config.cudaDispatches, 1)), 1, kPipelineDepth)),
+        stats_(std::move(stats)),
         watch_("cuda", deviceTimeout, dev_->lost) {
     const cu::Driver& d = dev_->driver();
     dev_->bind();
@@ -469,7 +472,7 @@ class CudaKernel final : public Kernel, DispatchRunner {
   }
 
   // Groups per dispatch for a run of `paths`: groupLimit(), lowered so that the run makes up to
-  // kPipelineDepth dispatches of at least kMinWavesPerDispatch waves each, whole waves but the last
+  // depth_ dispatches of at least kMinWavesPerDispatch waves each, whole waves but the last
   // dispatch (a partly filled last wave idles SMs once per run, not once per dispatch); results do
   // not depend on it: the blocks stay where they are. Unknown occupancy: groupLimit().
   uint32_t pipelinedLimit(uint64_t paths) const {
@@ -477,7 +480,7 @@ class CudaKernel final : public Kernel, DispatchRunner {
     const uint64_t groups = (paths + k_.pathsPerGroup() - 1) / k_.pathsPerGroup();
     if (wave_ == 0 || groups < 2 * kMinWavesPerDispatch * wave_) return limit;
     const uint64_t waves = (groups + wave_ - 1) / wave_;
-    const uint64_t per = std::max((waves + kPipelineDepth - 1) / kPipelineDepth, kMinWavesPerDispatch) * wave_;
+    const uint64_t per = std::max((waves + depth_ - 1) / depth_, kMinWavesPerDispatch) * wave_;
     return static_cast<uint32_t>(std::min<uint64_t>(limit, per));
   }
 
@@ -495,6 +498,7 @@ class CudaKernel final : public Kernel, DispatchRunner {
   EmittedKernel k_;
   DispatchOptions dispatch_;
   SumsPlace sumsPlace_;  // config cuda.reduce
+  size_t depth_;         // config cuda.dispatches: the most dispatches a run is cut into
   KernelStats stats_;
   DeviceWatch watch_;
   CUmodule module_ = nullptr;
@@ -583,7 +587,7 @@ class CudaEngine final : public Engine {
     stats.sourceBytes = static_cast<int64_t>(k.source.size());
     if (k.kind == KernelKind::Scratch) stats.scratchBytesPerPath = static_cast<int64_t>(k.scratchSlots * k.scalarBytes());
     if (!dev) return std::make_unique<CompileOnlyKernel>(std::move(stats), "cuda: " + why);
-    return std::make_unique<CudaKernel>(dev, std::move(k), options.dispatch, options.config.cudaSums, out, std::move(stats),
+    return std::make_unique<CudaKernel>(dev, std::move(k), options.dispatch, options.config, out, std::move(stats),
                                         settings_.deviceTimeout);
   }
 

@@ -17,6 +17,10 @@
 #           (experiments/paradigms_sm90.py --plans-dir wrote them: segment plans budget and optimal, per-value
 #           plans exact and mincut-weighted, at one budget), gpu_kernels' plain and register kernels at 1 and 7
 #           markets, 1M paths, median of 5 ladders, each ==plain (pack gpu_kernels: BINS="... gpu_kernels")
+#   dispatch  where the one-market and 7-market tangent kernels' time goes beyond the kernel (cuda, 4M paths,
+#           TAPELAB_TIMELINE=1: each dispatch's kernel time in the JSON): the defaults against cuda.dispatches=1
+#           (one dispatch, one tail), cuda.reduce=beside (the ordered sums' chain beside the next kernel) and
+#           wider workgroups (fewer blocks: a shorter chain, other sums' rounding), two rounds interleaved
 #   zoo     every zoo product on cuda, 1M paths, one market: compare's register and tangent rows (each
 #           ==plain), and what --kernel auto picks (planner/kind_model.h's prediction beside the measurement);
 #           every kernel compiled first, side by side (a kernel that takes over 150 s is left out, said)
@@ -70,6 +74,19 @@ for mode in "$@"; do
           step 40 "paradigms-$(basename "$plan" .json).txt" "$bin/gpu_kernels" --engine "$cuda" --tape "$tape" --plan "$plan" \
             --markets 1,7 --greeks on --kinds plain,register --paths "$zpaths" --reps 5 \
             --out "$out/paradigms-$(basename "$plan" .json).csv"
+        done
+      done ;;
+    dispatch)
+      x1=("" cuda.dispatches=1 cuda.reduce=beside workgroup=256 workgroup=256,cuda.dispatches=1 workgroup=256,cuda.reduce=beside)
+      x7=("" cuda.dispatches=1 cuda.reduce=beside workgroup=128 workgroup=128,cuda.reduce=beside)
+      for round in 1 2; do
+        for m in 1 7; do
+          if [ "$m" = 1 ]; then cfgs=("${x1[@]}"); else cfgs=("${x7[@]}"); fi
+          for c in "${cfgs[@]}"; do
+            tag=${c:-defaults}; tag=${tag//,/+}; tag=${tag//=/-}
+            TAPELAB_TIMELINE=1 step 25 "dispatch-x$m-$tag-r$round.json" "$T" compare --product asian "${steps[@]}" \
+              --paths "$paths" --markets "$m" --ladders 5 --fp32 --json --engines "$cuda" --kernels tangent ${c:+--config "$c"}
+          done
         done
       done ;;
     zoo)
