@@ -19,8 +19,8 @@
 #           markets, 1M paths, median of 5 ladders, each ==plain (pack gpu_kernels: BINS="... gpu_kernels")
 #   dispatch  where the one-market and 7-market tangent kernels' time goes beyond the kernel (cuda, 4M paths,
 #           TAPELAB_TIMELINE=1: each dispatch's kernel time in the JSON): the defaults against cuda.dispatches=1
-#           (one dispatch, one tail), cuda.reduce=beside (the ordered sums' chain beside the next kernel) and
-#           wider workgroups (fewer blocks: a shorter chain, other sums' rounding), two rounds interleaved
+#           (one dispatch, one tail), cuda.reduce=beside (the ordered sums' chain beside the next kernel), wider
+#           workgroups and more lanes (fewer blocks: a shorter chain, other sums' rounding), two rounds interleaved
 #   zoo     every zoo product on cuda, 1M paths, one market: compare's register and tangent rows (each
 #           ==plain), and what --kernel auto picks (planner/kind_model.h's prediction beside the measurement);
 #           every kernel compiled first, side by side (a kernel that takes over 150 s is left out, said)
@@ -77,7 +77,7 @@ for mode in "$@"; do
         done
       done ;;
     dispatch)
-      x1=("" cuda.dispatches=1 cuda.reduce=beside workgroup=256 workgroup=256,cuda.dispatches=1 workgroup=256,cuda.reduce=beside)
+      x1=("" cuda.dispatches=1 cuda.reduce=beside workgroup=256 workgroup=256,cuda.dispatches=1 lanes=4 lanes=4,cuda.dispatches=1)
       x7=("" cuda.dispatches=1 cuda.reduce=beside workgroup=128 workgroup=128,cuda.reduce=beside)
       for round in 1 2; do
         for m in 1 7; do
