@@ -18,6 +18,7 @@ constexpr const char* kReduce[] = {"device", "beside", "host"};
 constexpr const char* kOnOff[] = {"off", "on"};
 constexpr const char* kPhilox[] = {"rolled", "unrolled"};
 constexpr const char* kLoops[] = {"unrolled", "rolled"};
+constexpr const char* kTrip[] = {"calls", "step"};
 
 template <size_t N>
 const char* nameOf(const char* const (&names)[N], int i) {
@@ -171,6 +172,13 @@ std::vector<ConfigField> codeAndEngineFields() {
                 "once and run, a few steps a trip so each trip draws whole Philox calls, instead of every step written "
                 "out: a fraction of the code, the same operations in the same order")
           .byDefault({{"cuda", "rolled"}, {"hip", "rolled"}, {"opencl", "rolled"}, {"vulkan", "rolled"}}),
+      Declare::choice("loop_trip", &C::loopTripStep, kTrip)
+          .on(kGpu)
+          .what("loops=rolled, forward-only kernels: a trip of the time loop is the fewest steps that draw whole Philox "
+                "calls (calls: each call and Box-Muller pair written once in the body), or one step (step: a body a "
+                "fraction of the size, the call and the pair computed in the trips that start them and carried to the "
+                "next, as a hand-written loop does); the same operations: the same bits")
+          .actsWhere({{"loops", "rolled"}}),
       Declare::choice("closed_forms", &C::closedForms, kOnOff)
           .listed({"on", "off"})
           .on(kGpu)

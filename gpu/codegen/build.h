@@ -128,6 +128,7 @@ class Builder : public Names {
   bool sequential_ = false;  // MarketOrder::Sequential in effect: leaf blocks reverse one market at a time
   int blockKeys_ = 0;        // opaque keys of nested blocks made so far
   int64_t drawShift_ = 0;    // a rolled loop's body: subtracted from its template's draw indices
+  bool stepDraws_ = false;   // a one-step trip's body (loop_trip=step): draws read by drawStepName
   ir::E drawBase_;           // a rolled segment's body: the Philox calls its draws are shifted by (null: none)
   ir::E slotBase_;           // a rolled segment's body: the stored-draw slots they are shifted by (null: none)
   size_t nextBlock_ = 0;     // the next entry of the recompute lists (forEachBlock order)

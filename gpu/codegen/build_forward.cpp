@@ -92,11 +92,17 @@ void Builder::rolledForward(bool tangents, Stmts& out) {
       }
   });
   clearRenames();
+  if (r.stepwise) {  // the Philox call and Box-Muller pair one-step trips carry (draws.h)
+    out.push_back(declare(Type::Uint4, drawCarriedWords("v")));
+    out.push_back(declare(Type::Scalar2, drawCarriedPair("v")));
+  }
   // The body: iterations [templateStart, templateStart + unroll), the one before read as the carried values.
   each(r.templateStart - 1, [&](int32_t o, int32_t node) { rename(node, "vc" + std::to_string(o)); });
   drawShift_ = static_cast<int64_t>(r.templateStart) * L.drawStride;
+  stepDraws_ = r.stepwise;
   Stmts body;
   forwardNodes(L.node(r.templateStart, 0), L.node(r.templateStart + r.unroll, 0), tangents, body);
+  stepDraws_ = false;
   const int32_t lastOfTrip = r.templateStart + r.unroll - 1;
   each(lastOfTrip, [&](int32_t o, int32_t node) {
     for (Markets m : copiesIn(node, Markets::all())) {
@@ -108,7 +114,10 @@ void Builder::rolledForward(bool tangents, Stmts& out) {
   drawShift_ = 0;
   clearRenames();
   Stmt scope = drawScope("v", "tl_fk", std::move(body));
-  if (L.drawStride != 0) scope.drawBase = bin(var("tl_it"), "*", ulit(r.unroll * L.drawStride / int64_t(kDrawsPerCall)));
+  if (r.stepwise)
+    scope.drawStep = bin(var("tl_it"), "*", ulit(L.drawStride));
+  else if (L.drawStride != 0)
+    scope.drawBase = bin(var("tl_it"), "*", ulit(r.unroll * L.drawStride / int64_t(kDrawsPerCall)));
   out.push_back(loop(Type::Uint, "tl_it", ulit(0), bin(var("tl_it"), "<", ulit(r.trips())), prefix("++", var("tl_it")), true,
                      "the time loop: " + std::to_string(r.trips()) + " trips of " + std::to_string(r.unroll) + " step(s)",
                      {std::move(scope)}));

@@ -200,6 +200,7 @@ E Builder::forwardExpr(int32_t i, Markets m, const std::string& prefix) const {
       return var("tl_in" + std::to_string(m.market) + "_" + std::to_string(static_cast<int>(tape_.imm[i])));
     case Op::Randn: {  // its Box-Muller pair's draw, which the draws pass declares before this statement
       const uint32_t k = static_cast<uint32_t>(static_cast<int64_t>(tape_.imm[i]) - drawShift_);
+      if (stepDraws_) return var(drawStepName(prefix, k));
       return member(var(drawPairName(prefix, k)), k % 2 ? "y" : "x");
     }
     default: return fence(spellRule(info(tape_.op[i]).forward, i, m, prefix), fencedResult(tape_.op[i]));

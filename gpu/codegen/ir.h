@@ -113,6 +113,9 @@ struct Stmt {
   int64_t draw = -1;
   std::string drawPrefix, drawKey;
   E drawBase;  // a draw scope whose Philox calls are those of its statements' draws plus this many groups
+  // A draw scope of carried draws (loop_trip=step): its statements' draw k is draw k + drawStep of the path,
+  // the Philox call and Box-Muller pair computed where that draw starts one and kept for the next trips.
+  E drawStep;
   E target, value, comp, init, cond, step;
   std::vector<Stmt> body;
 };

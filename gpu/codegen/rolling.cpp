@@ -23,6 +23,24 @@ bool sameShape(const StoragePlan& s, const TapeLoop& L, int32_t k, int32_t k2) {
 
 std::string notRolled(const std::string& why) { return "loops=rolled: " + why + ", written out"; }
 
+// Why one-step trips cannot carry the loop's draws ("" when they can): each iteration's draws, in node order,
+// must be consecutive from iteration 0's first, that one the first draw of a Philox call.
+std::string whyNotStepwise(const Tape& tape, const TapeLoop& L) {
+  int64_t next = -1, first = -1;
+  for (int32_t k = 0; k < L.count; ++k)
+    for (int32_t o = 0; o < L.period; ++o) {
+      const int32_t i = L.node(k, o);
+      if (tape.op[i] != Op::Randn) continue;
+      const int64_t d = static_cast<int64_t>(tape.imm[i]);
+      if (first < 0) first = next = d;
+      if (d != next) return "the loop's draws are not read in order, one after another";
+      ++next;
+    }
+  if (first < 0) return "the loop draws nothing";
+  if (first % kDrawsPerCall != 0) return "the loop's first draw does not start a Philox call";
+  return "";
+}
+
 }  // namespace
 
 RolledLoop planRolling(const Tape& tape, const KernelOptions& options, const StoragePlan& storage) {
@@ -44,6 +62,12 @@ RolledLoop planRolling(const Tape& tape, const KernelOptions& options, const Sto
   // Whole Philox calls per trip: unroll * drawStride a multiple of 4.
   const int64_t stride = L.drawStride < 0 ? -L.drawStride : L.drawStride;
   r.unroll = stride == 0 ? 1 : static_cast<int32_t>(kDrawsPerCall / std::gcd<int64_t>(stride, kDrawsPerCall));
+  if (options.config.loopTripStep && r.unroll > 1) {
+    r.stepWhyNot = whyNotStepwise(tape, L);
+    r.stepwise = r.stepWhyNot.empty();
+    if (r.stepwise) r.unroll = 1;
+    else r.stepWhyNot = "loop_trip=step: " + r.stepWhyNot + ", trips of whole Philox calls";
+  }
   // The shape is steady from the iteration `steady` on; the template reads iteration templateStart - 1.
   int32_t steady = L.count - 1;
   while (steady > 0 && sameShape(storage, L, steady - 1, L.count - 1)) --steady;
@@ -74,7 +98,8 @@ RolledLoop planRolling(const Tape& tape, const KernelOptions& options, const Sto
 std::string toText(const RolledLoop& r, const Tape& tape) {
   if (!r.rolled) return (r.whyNot.empty() ? std::string("not asked") : r.whyNot) + "\n";
   std::string s = toText(r.loop, tape);
-  s += "rolled: " + std::to_string(r.trips()) + " trips of " + std::to_string(r.unroll) + " iteration(s), body from iteration " +
+  s += std::string(r.stepwise ? "rolled, draws carried from trip to trip: " : "rolled: ") + std::to_string(r.trips()) +
+       " trips of " + std::to_string(r.unroll) + " iteration(s), body from iteration " +
        std::to_string(r.templateStart) + ", " + std::to_string(r.loop.count - r.iterations) + " written out after; carried offsets";
   for (int32_t o : r.exported) s += " " + std::to_string(o);
   return s + "\n";

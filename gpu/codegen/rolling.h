@@ -10,6 +10,10 @@
 // and read the carried variables where they read the loop's last iteration. Every node keeps its op and
 // its operands' values, so the kernel returns the bits of the kernel with every step written out.
 //
+// With config loop_trip=step the body is one iteration, its draws computed as a hand-written loop does
+// (`stepwise`): only where each iteration's draws are read in order, consecutive, and the loop's first
+// draw starts a Philox call; else trips of whole calls, saying why.
+//
 // It rolls only where every iteration from templateStart - 1 on has the same copies per market and the
 // same tangent slots (a value's shape, the same each trip); else it says why not, and the kernel is
 // written out.
@@ -33,6 +37,10 @@ struct RolledLoop {
   int32_t templateStart = 1;     // the body is spelled from iterations [templateStart, templateStart + unroll)
   int32_t iterations = 0;        // iterations run in the loop (a multiple of unroll); trips = iterations / unroll
   std::vector<int32_t> exported;  // body offsets with a carried variable, ascending
+  // config loop_trip=step: one iteration a trip (unroll 1) though its draws do not fill whole Philox calls;
+  // the call and the Box-Muller pair are computed in the trips whose draw starts them and carried (draws.h).
+  bool stepwise = false;
+  std::string stepWhyNot;         // loop_trip=step asked, trips of whole calls kept: why (configUnused)
 
   int32_t trips() const { return iterations / unroll; }
   bool isExported(int32_t offset) const;

@@ -3,7 +3,8 @@
 // the plain kernel without Greeks its value and stderr, the tangent kernel its values (the plain kernel's)
 // and its Greeks (to rounding: a carried tangent starts at 0 where the first step had none). Tapes whose
 // loops draw 1, 2 and 3 normals a step (trips of 4, 2 and 4 steps: whole Philox calls), a step count that
-// leaves iterations after the loop, one and three markets.
+// leaves iterations after the loop, one and three markets; and with config loop_trip=step (one step a trip,
+// the Philox call and Box-Muller pair carried from trip to trip) the bits of trips of whole calls.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -61,11 +62,21 @@ TEST_P(Loops, RolledKernelsGiveTheWrittenOutBits) {
         EXPECT_NE(emitKernel(t, r, dialectByName(entry.name == "vulkan" ? "glsl" : entry.name)).source.find("the time loop:"),
                   std::string::npos)
             << what;
-        std::unique_ptr<Kernel> written = engine->compile(t, o), rolled = engine->compile(t, r);
+        KernelOptions step = r;  // one step a trip, the draws carried (loop_trip=step)
+        step.config.loopTripStep = true;
+        const std::string stepSource = emitKernel(t, step, dialectByName(entry.name == "vulkan" ? "glsl" : entry.name)).source;
+        EXPECT_NE(stepSource.find("trips of 1 step(s)"), std::string::npos) << what << ": loop_trip=step";
+        std::unique_ptr<Kernel> written = engine->compile(t, o), rolled = engine->compile(t, r), stepped = engine->compile(t, step);
         if (!caps.usable) continue;  // compile-only: compiling is the test
-        const RunResult a = written->run(in, 777, 5), b = rolled->run(in, 777, 5);
+        const RunResult a = written->run(in, 777, 5), b = rolled->run(in, 777, 5), s = stepped->run(in, 777, 5);
         for (int m = 0; m < markets; ++m) {
-          const MarketResult &x = a.markets[m], &y = b.markets[m];
+          const MarketResult &x = a.markets[m], &y = b.markets[m], &z = s.markets[m];
+          // One-step trips: the same operations as trips of whole Philox calls, the same bits, Greeks too.
+          EXPECT_TRUE(testutil::identicalBits(y.value, z.value)) << what << " market " << m << " loop_trip=step";
+          EXPECT_TRUE(testutil::identicalBits(y.valueStderr, z.valueStderr)) << what << " market " << m << " loop_trip=step";
+          for (size_t k = 0; k < y.greeks.size(); ++k)
+            EXPECT_TRUE(testutil::identicalBits(y.greeks[k], z.greeks[k])) << what << " market " << m << " loop_trip=step d/d "
+                                                                           << t.inputNames[k];
           EXPECT_TRUE(testutil::identicalBits(x.value, y.value)) << what << " market " << m << ": "
                                                                  << testutil::g17(x.value) << " vs " << testutil::g17(y.value);
           EXPECT_TRUE(testutil::identicalBits(x.valueStderr, y.valueStderr)) << what << " market " << m;

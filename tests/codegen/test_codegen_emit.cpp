@@ -159,10 +159,12 @@ TEST(CodegenGolden, RolledTimeLoops) {
     KernelKind kind;
     int markets;
     bool greeks;
+    bool step = false;  // config loop_trip=step: one step a trip, the draws carried
   };
   const Rolled cases[] = {{"asian6.tangent-rolled.cu", "cuda", KernelKind::Tangent, 1, true},
                           {"asian6.tangent-rolled-2markets.glsl", "glsl", KernelKind::Tangent, 2, true},
-                          {"asian6.plain-value-rolled.cl", "opencl", KernelKind::Plain, 1, false}};
+                          {"asian6.plain-value-rolled.cl", "opencl", KernelKind::Plain, 1, false},
+                          {"asian6.tangent-rolled-step.cu", "cuda", KernelKind::Tangent, 1, true, true}};
   std::filesystem::path dir = std::filesystem::path(TAPELAB_SOURCE_DIR) / "tests" / "golden";
   if (!std::filesystem::exists(dir) && std::filesystem::exists("tests/golden")) dir = "tests/golden";
   const bool update = std::getenv("TAPELAB_UPDATE_GOLDEN") && std::string(std::getenv("TAPELAB_UPDATE_GOLDEN")) == "1";
@@ -173,12 +175,15 @@ TEST(CodegenGolden, RolledTimeLoops) {
     o.markets = c.markets;
     o.greeks = c.greeks;
     o.config.loopsRolled = true;
+    o.config.loopTripStep = c.step;
     // The CUDA tangent kernel with the fields that change its Greeks' rounding: no tangent for the spot's
     // path (closed forms: value / spot), fused tangent terms.
     o.config.closedForms = o.config.tangentFma = std::string(c.dialect) == "cuda";
     if (c.markets > 1) o.sharedInputs = {1, 2, 3, 4};
     const std::string source = emitKernel(t, o, dialectByName(c.dialect)).source;
-    EXPECT_NE(source.find("the time loop: 1 trips of 4 step(s)"), std::string::npos) << c.file;
+    EXPECT_NE(source.find(c.step ? "the time loop: 6 trips of 1 step(s)" : "the time loop: 1 trips of 4 step(s)"),
+              std::string::npos)
+        << c.file;
     const std::filesystem::path path = dir / c.file;
     if (update) {
       std::ofstream(path, std::ios::binary) << source;
