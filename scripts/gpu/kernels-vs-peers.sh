@@ -20,7 +20,8 @@
 #   dispatch  where the one-market and 7-market tangent kernels' time goes beyond the kernel (cuda, 4M paths,
 #           TAPELAB_TIMELINE=1: each dispatch's kernel time in the JSON): the defaults against cuda.dispatches=1
 #           (one dispatch, one tail), cuda.reduce=beside (the ordered sums' chain beside the next kernel), wider
-#           workgroups and more lanes (fewer blocks: a shorter chain, other sums' rounding), two rounds interleaved
+#           workgroups and more lanes (fewer blocks: a shorter chain, other sums' rounding), loop_trip=step (one
+#           step a trip: a smaller loop, no spills at 7 markets) and min_blocks=10 (96 registers), two rounds
 #   zoo     every zoo product on cuda, 1M paths, one market: compare's register and tangent rows (each
 #           ==plain), and what --kernel auto picks (planner/kind_model.h's prediction beside the measurement);
 #           every kernel compiled first, side by side (a kernel that takes over 150 s is left out, said)
@@ -77,8 +78,8 @@ for mode in "$@"; do
         done
       done ;;
     dispatch)
-      x1=("" cuda.dispatches=1 cuda.reduce=beside workgroup=256 workgroup=256,cuda.dispatches=1 lanes=4 lanes=4,cuda.dispatches=1)
-      x7=("" cuda.dispatches=1 cuda.reduce=beside workgroup=128 workgroup=128,cuda.reduce=beside)
+      x1=("" cuda.dispatches=1 cuda.reduce=beside workgroup=256 lanes=4 lanes=4,cuda.dispatches=1 loop_trip=step)
+      x7=("" cuda.dispatches=1 cuda.reduce=beside workgroup=128 loop_trip=step min_blocks=10 loop_trip=step,min_blocks=10)
       for round in 1 2; do
         for m in 1 7; do
           if [ "$m" = 1 ]; then cfgs=("${x1[@]}"); else cfgs=("${x7[@]}"); fi
