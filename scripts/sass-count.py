@@ -15,7 +15,9 @@ root not taken, plus each CALL of a helper (tl_philox, tl_boxMuller: config outl
 helper's own count (a helper's own calls are not followed: tapelab's helpers make none). It is exact for
 straight-line kernels (one path per lane, register and plain kinds of the built-in products) and for a rolled
 loops (config loops=rolled: the bodies of the largest backward branches count as often as the source's
-"// the time loop: N trips" or "// segments ...: N trips" comments say, in their order); any other loop's body (markets=loop, draws=prefill's loop, lanes > 1)
+"// the time loop: N trips" or "// segments ...: N trips" comments say, in their order; with loop_trip=step the
+regions the body's forward branches skip, the Philox call's and the Box-Muller pair's ifs, a quarter and a half
+as often); any other loop's body (markets=loop, draws=prefill's loop, lanes > 1)
 counts once, so such kernels are under-counted. Multiply by
 paths / 32 for warp instructions (Nsight Compute's smsp__inst_executed.sum): on the H200 the one-market
 Asian's 41,139 here was 41,278 there (2026-12-03d).
@@ -109,6 +111,33 @@ def rolled_trips(source):
     return trips
 
 
+def carried_draw_weights(instructions, labels, weights, source):
+    """config loop_trip=step: the loop's body computes a Philox call in one trip of four and a Box-Muller pair in
+    one of two (`if ((vkN & 3u) == 0u)`, `if ((vkN & 1u) == 0u)` in the source, in that order per draw); the
+    regions the body's forward branches skip, in order, are those ifs' bodies, weighted by their share. Returns
+    the weights, or None with a warning where the branches do not match the ifs."""
+    shares = [0.25 if m.group(1) == "3" else 0.5 for m in re.finditer(r"if \(\(vk\d+ & ([13])u\) == 0u\)", source)]
+    if not shares:
+        return weights
+    top = max(weights)
+    body = [i for i, w in enumerate(weights) if w == top]
+    lo, hi = body[0], body[-1]
+    regions = []
+    for i in range(lo, hi + 1):
+        m = re.search(r"BRA\s+`\((\.L_x_\d+)\)", instructions[i])
+        if m and i < labels.get(m.group(1), -1) <= hi and labels[m.group(1)] - i > 8:
+            regions.append((i + 1, labels[m.group(1)]))
+    if len(regions) != len(shares):
+        print(f"sass-count: warning: {len(shares)} carried-draw ifs but {len(regions)} skipped regions in the loop: "
+              "each counted every trip", file=sys.stderr)
+        return weights
+    weights = list(weights)
+    for (a, b), share in zip(regions, shares):
+        for i in range(a, b):
+            weights[i] = weights[i] * share
+    return weights
+
+
 def own_count(instructions, weights=None):
     """A function's instructions along its common path, and the helpers it calls (each weighted)."""
     weights = weights or [1] * len(instructions)
@@ -166,8 +195,11 @@ def main():
     if "// markets, one at a time" in source:  # config markets=loop: its loops are not among the weighted ones
         print("sass-count: warning: the market loop's bodies are counted once, not once per market "
               "(compile with --config markets=copies for a count a path)", file=sys.stderr)
-    counts[main_label] = own_count(funcs[main_label], loop_weights(funcs[main_label], labels[main_label], trips))
+    weights = loop_weights(funcs[main_label], labels[main_label], trips)
+    weights = carried_draw_weights(funcs[main_label], labels[main_label], weights, source)
+    counts[main_label] = own_count(funcs[main_label], weights)
     body, calls = counts[main_label]
+    body = round(body)
     total = body
     # ptxas -v reports each entry (tapelab_reduce may come first): the kernel's own lines only.
     own = re.search(r"Compiling entry function 'tapelab_kernel'.*?(?=Compiling entry function|\Z)", log, re.S)
