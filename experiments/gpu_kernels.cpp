@@ -6,7 +6,7 @@
 //
 //   gpu_kernels [--engine vulkan] [--steps 252] [--paths 1000000,4000000]
 //               [--markets 1,4] [--greeks on,off] [--segments 16[,8,...] | --plan FILE]
-//               [--kinds plain,register,register-noopq] [--reps 3]
+//               [--kinds plain,register,register-noopq,tangent] [--reps 3]
 //               [--config NAME=VALUE,...] [--out FILE.csv] [--quick]
 //
 // --plan FILE (tapelab plan --out, for the same tape): the register kernels
@@ -170,8 +170,8 @@ KernelOptions kernelOptions(const RunConfig& env, const EngineCaps& caps, const 
   o.greeks = greeks;
   o.markets = markets;
   o.config = resolveConfig(env, caps, Precision::F32, o.markets);  // the engine's defaults and --config
-  o.kind = kind == "plain" ? KernelKind::Plain : KernelKind::Register;
-  if (o.kind != KernelKind::Plain) {
+  o.kind = kind == "plain" ? KernelKind::Plain : kind == "tangent" ? KernelKind::Tangent : KernelKind::Register;
+  if (o.kind == KernelKind::Register) {
     PlanOptions po;
     po.segments = segs;
     o.plan = filePlan ? *filePlan : makeStrategyPlan("window", tape, po);
@@ -214,7 +214,8 @@ int run(const cli::Flags& f) {
   const std::vector<std::string> greeks = list(text("greeks", "on"), "--greeks", {"on", "off"});
   std::vector<int> segmentList;
   for (const std::string& v : list(text("segments", "4"), "--segments")) segmentList.push_back(std::stoi(v));
-  const std::vector<std::string> kinds = list(*f.textOrDefault("kinds"), "--kinds", {"plain", "register", "register-noopq"});
+  const std::vector<std::string> kinds =
+      list(*f.textOrDefault("kinds"), "--kinds", {"plain", "register", "register-noopq", "tangent"});
   const std::string out = f.text("out").value_or("");
 
   // The engine, --plan and --dump from flags or TAPELAB_* variables; kernel knobs and engine settings
@@ -264,7 +265,7 @@ int run(const cli::Flags& f) {
     for (const std::string& gs : greeks)
       for (const std::string& kind : kinds)
         for (int segs : segmentList) {
-          if (kind == "plain" && segs != segmentList.front()) continue;  // plain has no segments
+          if ((kind == "plain" || kind == "tangent") && segs != segmentList.front()) continue;  // no segments
           const KernelOptions o = kernelOptions(env, caps, tape, filePlan, kind, segs, std::stoi(ms), gs == "on", spotIndex);
           std::unique_ptr<Kernel> k;
           double compileS = 0;
@@ -278,11 +279,11 @@ int run(const cli::Flags& f) {
           }
           const KernelStats st = k->stats();
           if (!st.notes.empty()) std::printf("    %s, %s markets, greeks %s, %d segments: %s\n", kind.c_str(), ms.c_str(),
-                                             gs.c_str(), o.kind == KernelKind::Plain ? 1 : segs, st.notes.c_str());
+                                             gs.c_str(), o.kind == KernelKind::Register ? segs : 1, st.notes.c_str());
           for (const std::string& ps : paths) {
             Row row;
             row.kind = kind;
-            row.segments = o.kind == KernelKind::Plain ? 1 : segs;
+            row.segments = o.kind == KernelKind::Register ? segs : 1;
             row.paths = std::stoull(ps);
             row.markets = o.markets;
             row.greeks = o.greeks;
@@ -301,6 +302,8 @@ int run(const cli::Flags& f) {
             row.vega = volIndex >= 0 ? mr.greeks.at(volIndex) : std::nan("");  // a --tape without vol: no vega
             const std::string config = ps + "/" + ms + "/" + gs;
             if (kind == "plain") plainBits[config] = mr;
+            else if (plainBits.count(config) && o.kind == KernelKind::Tangent)  // its values are plain's bits
+              row.identical = bitsEqual(plainBits[config].value, mr.value) ? "value" : "NO";
             else if (plainBits.count(config)) row.identical = bitsEqual(plainBits[config], mr) ? "yes" : "NO";
             printRow(row, false);
             rows.push_back(row);
@@ -335,7 +338,8 @@ int main(int argc, char** argv) {
   f.value("greeks", "on|off,...", "value and Greeks, or the value only", "on,off");
   f.value("segments", "S,...", "segment counts of the register kernels (window strategy)", "16");
   f.knob("plan", "FILE", "", "the register kernels run it instead of window at --segments");
-  f.value("kinds", "K,...", "plain, register, register-noopq (register without the opaque identity)",
+  f.value("kinds", "K,...", "plain, register, register-noopq (register without the opaque identity), tangent (its values "
+          "checked against plain's bits)",
           "plain,register,register-noopq");
   f.value("reps", "N", "timed ladders; the median is reported", "3");
   f.value("out", "FILE.csv", "write the rows as CSV");
