@@ -32,18 +32,6 @@ std::vector<std::string> parseNameList(const std::string& s, const std::string& 
   return names;
 }
 
-ScratchLayout parseLayout(const std::string& s, const std::string& what) {
-  if (s == "aos") return ScratchLayout::AoS;
-  if (s == "soa") return ScratchLayout::SoA;
-  throw std::invalid_argument(what + ": unknown layout '" + s + "' (aos, soa)");
-}
-
-MarketOrder parseMarketOrder(const std::string& s, const std::string& what) {
-  if (s == "joint") return MarketOrder::Joint;
-  if (s == "sequential") return MarketOrder::Sequential;
-  throw std::invalid_argument(what + ": unknown market order '" + s + "' (joint, sequential)");
-}
-
 int parsePositiveInt(const std::string& s, const std::string& what) {
   int v = 0;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
@@ -169,13 +157,6 @@ const std::vector<Knob>& knobTable() {
          c.wrt = parseNameList(v, n);
          c.wrtWhat = n;
        }},
-      {"TAPELAB_SCRATCH_LAYOUT", "--layout", "scratch layout: aos or soa (also of Kahan sums in global memory)", Scope::Run,
-       [](C& c, S& v, const char* n) { c.layout = parseLayout(v, n); }},
-      {"TAPELAB_MARKET_ORDER", "--market-order",
-       "several markets per dispatch, register and scratch kernels on GPU engines: each reverse-sweep segment "
-       "recomputes and reverses every market at once (joint) or one after another over its draws once "
-       "(sequential: one market's recomputed values live at a time); same bits",
-       Scope::Run, [](C& c, S& v, const char* n) { c.marketOrder = parseMarketOrder(v, n); }},
       {"TAPELAB_DUMP", "--dump", "write generated kernel source to this directory", Scope::Run,
        [](C& c, S& v, const char*) { c.dumpDir = v; }},
       {"TAPELAB_PLAN", "--plan", "run the plan in this file (tapelab plan --out) instead of a strategy", Scope::Run,
@@ -266,11 +247,12 @@ namespace {
 
 // The kernel variables the configuration replaced (2026-12-02), each with what replaces it. Set (and
 // not empty), one stops every front end with a line naming both: ignored, it would be a silent
-// fallback to the defaults.
+// fallback to the defaults. Likewise the flags that went with them (retiredFlag).
 struct Retired {
   const char* variable;
   const char* replacement;  // nullptr: nothing replaces it, and `why` says why
   const char* why = nullptr;
+  const char* flag = nullptr;  // its flag, where it had one
 };
 constexpr Retired kRetired[] = {
     {"TAPELAB_KAHAN_LOCAL", "--config sums=local|registers"},
@@ -292,7 +274,25 @@ constexpr Retired kRetired[] = {
     {"TAPELAB_UNROLL_DRAWS", "--config philox=unrolled|rolled"},
     {"TAPELAB_JIT_CHUNK", "--config jit.chunk=N"},
     {"TAPELAB_JIT_PART", "--config jit.part=N"},
+    {"TAPELAB_SCRATCH_LAYOUT", "--config layout=soa|aos", nullptr, "--layout"},
+    {"TAPELAB_MARKET_ORDER", "--config market_order=sequential|joint", nullptr, "--market-order"},
 };
+
+}  // namespace
+
+std::optional<std::string> retiredFlag(const std::string& flag, const std::string& value) {
+  for (const Retired& r : kRetired) {
+    if (!r.flag || flag != r.flag) continue;
+    std::string use = r.replacement;  // "--config NAME=a|b": the value given where it is one of a, b
+    const size_t eq = use.find('=');
+    const std::string choices = "|" + use.substr(eq + 1) + "|";
+    if (!value.empty() && choices.find("|" + value + "|") != std::string::npos) use = use.substr(0, eq + 1) + value;
+    return flag + " is retired: use " + use + " (tapelab config --list)";
+  }
+  return std::nullopt;
+}
+
+namespace {
 
 void refuseRetiredVariables() {
   for (const Retired& r : kRetired) {

@@ -46,8 +46,6 @@ struct RunConfig {
   std::optional<std::string> strategy;     // default: window (uniform for scratch kernels)
   int segLen = 0;                          // scratch / uniform: 0 = max(48, round(sqrt(n)))
   std::optional<KernelKind> kernel;        // default: plain, or register when checkpointing
-  ScratchLayout layout = ScratchLayout::SoA;
-  MarketOrder marketOrder = MarketOrder::Sequential;  // KernelOptions::marketOrder says why
   std::vector<std::string> wrt;            // tangent kernel: the inputs to differentiate by (empty: all)
   std::string wrtWhat = "--wrt";           // who gave wrt, for messages: the flag or TAPELAB_WRT
   std::string dumpDir;
@@ -124,6 +122,12 @@ std::optional<std::string> knobValue(const std::string& variable);
 // knobs={...}, is an error, as an unknown flag is.)
 std::vector<std::string> unknownVariables();
 
+// A flag retired with its variable (--layout, --market-order: fields of the kernel's configuration now),
+// as the one line a front end says instead of "unknown flag": "--layout is retired: use --config
+// layout=aos (tapelab config --list)" (`value`: the value given, where it is one the field takes).
+// nullopt for any other flag.
+std::optional<std::string> retiredFlag(const std::string& flag, const std::string& value = "");
+
 // Whether mpirun/mpiexec started this process (OMPI_COMM_WORLD_SIZE, PMI_SIZE or PMIX_RANK is
 // set): then api/ranks.h starts MPI.
 bool startedByMpirun();
@@ -139,8 +143,6 @@ uint64_t envUnsigned(const char* name, uint64_t fallback, uint64_t lo = 0, uint6
 
 // Parsers shared by flags and variables; throw std::invalid_argument("what: why").
 KernelKind parseKernelKind(const std::string& s, const std::string& what);
-ScratchLayout parseLayout(const std::string& s, const std::string& what);
-MarketOrder parseMarketOrder(const std::string& s, const std::string& what);
 std::vector<std::string> parseNameList(const std::string& s, const std::string& what);  // "a,b,c"; no empty names
 int parsePositiveInt(const std::string& s, const std::string& what);
 // Decimal or 0x-hex in [lo, hi]: "what: expected ..., got 's'".

@@ -23,8 +23,7 @@ namespace {
 std::string kernelIdentity(const Tape& tape, const KernelOptions& o, const std::string& engine) {
   std::string text = writeTape(tape) + '\n' + planFileText(tape, o.plan) + '\n' + engine;
   for (const std::string& field :
-       {std::string(toString(o.precision)), std::string(toString(o.kind)), std::string(toString(o.layout)),
-        std::string(toString(o.marketOrder)), std::to_string(o.greeks), std::to_string(o.markets),
+       {std::string(toString(o.precision)), std::string(toString(o.kind)), std::to_string(o.greeks), std::to_string(o.markets),
         std::to_string(o.dispatch.pathOffset), configTextAll(o.config)})
     text += '\n' + field;
   return text;
@@ -262,8 +261,6 @@ KernelOptions resolvePlan(const Tape& tape, const RunConfig& c, const EngineCaps
   // A strategy name is checked even when this tape ends up uncut: a typo is an error, not a no-op.
   if (c.strategy) findStrategy(*c.strategy);
   o.greeks = c.greeks;
-  o.layout = c.layout;
-  o.marketOrder = c.marketOrder;
   o.dumpDir = c.dumpDir;
   o.dispatch = c.dispatch;
   // ~50 ms a launch: a CPU-served device (lavapipe, PoCL) runs the 252-step Asian at ~0.3-1 Mpath/s here,

@@ -140,7 +140,6 @@ struct Search {
     o.plan = c.cuts;
     o.markets = opt.markets;
     o.sharedInputs = sharedInputsOf(inputs, static_cast<size_t>(opt.markets));
-    o.marketOrder = run.marketOrder;
     o.config = c.config;
     o.dispatch = run.dispatch;
     return o;
@@ -433,7 +432,7 @@ int search(Search& s) {
     if (!searchesField(f, s.run.engine, s.fixed)) continue;
     for (const std::string& v : searchValues(f)) {  // each value against the best so far, as it changes
       const TuneCandidate& b = s.candidates[best];
-      const std::optional<KernelConfig> c = fieldVariant(f, b.config, v);
+      const std::optional<KernelConfig> c = fieldVariant(f, b.config, v, {toString(b.kind), s.opt.markets, s.run.greeks});
       if (!c) continue;
       const size_t i = s.evaluate(s.candidate(b.plan, *c, std::string("field ") + f.name));
       if (s.beats(s.candidates[i], s.candidates[best])) best = i;

@@ -72,11 +72,12 @@ bool searchesField(const ConfigField& field, const std::string& engine, const st
   return searchValues(field).size() >= 2;
 }
 
-std::optional<KernelConfig> fieldVariant(const ConfigField& field, const KernelConfig& best, const std::string& value) {
+std::optional<KernelConfig> fieldVariant(const ConfigField& field, const KernelConfig& best, const std::string& value,
+                                         const KernelShape& kernel) {
   if (field.get(best) == value) return std::nullopt;
   KernelConfig c = best;
   field.set(c, value, field.name);
-  if (!fieldActs(field, c).empty()) return std::nullopt;  // a requirement of the field unmet (engine/config.h): the same kernel
+  if (!fieldActs(field, c, kernel).empty()) return std::nullopt;  // it does not act here (engine/config.h): the same kernel
   return c;
 }
 

@@ -39,10 +39,11 @@ std::vector<PlanChoice> candidatePlans(const Tape& tape, const std::vector<std::
 bool searchesField(const ConfigField& field, const std::string& engine, const std::vector<std::string>& fixed);
 
 // `best` with `field` set to `value`: a candidate of the field's step; none where that is `best` itself
-// or builds the same kernel (a requirement of the field unmet, engine/config.h fieldActs: prefill_ahead
-// without prefilled draws). The search asks it for each of the
-// field's search values in turn, against the best so far.
-std::optional<KernelConfig> fieldVariant(const ConfigField& field, const KernelConfig& best, const std::string& value);
+// or builds the same kernel (engine/config.h fieldActs: a requirement of the field unmet, prefill_ahead
+// without prefilled draws; or a kernel it does not act on, `kernel`: market_order at one market, layout on
+// a plain kernel). The search asks it for each of the field's search values in turn, against the best so far.
+std::optional<KernelConfig> fieldVariant(const ConfigField& field, const KernelConfig& best, const std::string& value,
+                                         const KernelShape& kernel = {});
 
 // ---- 2. prune
 

@@ -302,7 +302,7 @@ std::string resultJson(const Result& r, size_t market, const KernelStats* stats)
       .number("paths_per_second", r.pathsPerSecond())
       .number("value", m.value)
       .number("stderr", m.valueStderr);
-  if (r.kernel.kind == KernelKind::Scratch) j.str("layout", toString(r.kernel.layout));
+  if (r.kernel.kind == KernelKind::Scratch) j.str("layout", toString(r.kernel.config.layout));
   {  // the estimates that are not finite (warnNonFinite), only when there are some
     RunResult one;
     one.markets.push_back(m);

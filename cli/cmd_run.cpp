@@ -159,7 +159,7 @@ int priceOne(const Flags& f, const Tape& tape, RunConfig cfg) {
               std::to_string(differentiatedInputs(k, tape.numInputs()).size()) + " inputs differentiated)";
   else if (k.kind != KernelKind::Plain)
     kernel += ", " + std::to_string(k.plan.segments()) + " segments (" + k.plan.strategy + ")";
-  if (k.kind == KernelKind::Scratch) kernel += std::string(", ") + toString(k.layout);
+  if (k.kind == KernelKind::Scratch) kernel += std::string(", ") + toString(k.config.layout);
   if (sequentialMarkets(k) && engineCaps(findEngine(r.engine), cfg.engineSettings).marketOrder)
     kernel += ", markets sequential";
   std::printf("%s: %d nodes | engine %s (%s) | kernel %s | %llu paths, seed %llu | %.3f s, %.4g paths/s\n",

@@ -252,7 +252,7 @@ Runner setupTune(CLI::App& app) {
   f->flag("forget", "remove this job's tuning cache entry and stop");
   f->flag("json", "print the ranked candidates as one JSON object");
   addRunConfigFlags(*f, {"checkpoint", "ckpt-nodes", "strategy", "budget", "inner", "seglen", "kernel", "wrt",
-                         "layout", "dump", "untuned"});
+                         "dump", "untuned"});
   return [f] { return tuneCommand(*f); };
 }
 

@@ -187,8 +187,6 @@ void addRunConfigFlags(Flags& f, const std::vector<std::string>& skip) {
   if (wanted("wrt"))
     f.knob("wrt", "NAME,...", "", wanted("kernel") ? "with --kernel tangent; Greeks of other inputs are not computed"
                                                    : "the tangent rows' inputs; Greeks of other inputs are not computed");
-  if (wanted("layout")) f.knob("layout", "aos|soa", toString(defaults.layout));
-  if (wanted("market-order")) f.knob("market-order", "joint|sequential", toString(defaults.marketOrder));
   if (wanted("fp32")) f.flag("fp32", "single precision (default on GPU engines)");
   if (wanted("fp64")) {
     CLI::Option* fp64 = f.flag("fp64", "double precision (default on CPU engines)");
@@ -326,7 +324,12 @@ std::string parseErrorLine(const CLI::ParseError& e, const CLI::App& top) {
       if (left.empty()) continue;
       const std::string& arg = left.front();
       const std::string where = a->get_parent() ? " for '" + a->get_name() + "'" : "";
-      if (arg.size() > 1 && arg[0] == '-') return "unknown flag " + arg.substr(0, arg.find('=')) + where + seeHelp(a);
+      if (arg.size() > 1 && arg[0] == '-') {
+        const std::string flag = arg.substr(0, arg.find('='));
+        const std::string value = flag != arg ? arg.substr(flag.size() + 1) : left.size() > 1 ? left[1] : "";
+        if (const auto retired = retiredFlag(flag, value)) return *retired;  // --layout: a field of --config now
+        return "unknown flag " + flag + where + seeHelp(a);
+      }
       if (!visibleCommands(a).empty()) {
         std::string list;
         for (const CLI::App* c : visibleCommands(a)) list += (list.empty() ? "" : ", ") + c->get_name();

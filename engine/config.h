@@ -10,7 +10,9 @@
 // from); an engine's defaults (defaultConfig) are what a user who sets nothing gets. The baseline is
 // no engine's defaults on purpose: its sums=local, markets=copies, draws=redraw and philox=rolled are
 // the code shapes every GPU engine's defaults turn away from, so the tests and goldens that start
-// from it keep those shapes covered (the goldens print the baseline: changing it changes them).
+// from it keep those shapes covered (the goldens print the baseline: changing it changes them). Its
+// market_order=sequential and layout=soa are every engine's defaults too: what KernelOptions held
+// before they were fields, which the tests that start from the baseline kept.
 //
 // The fields are one list of declarations (configFields() in config.cpp), each typed data: the engines
 // it applies to, its values, its defaults per engine, CPU-served device and market count, whether it
@@ -47,14 +49,23 @@ enum class DrawSource { Redraw, Stored, Prefill };
 inline bool drawsInScratch(DrawSource d) { return d != DrawSource::Redraw; }
 // CUDA: where each dispatch's partial sums are added (in double, in block order: the same bits).
 enum class SumsPlace { Device, Beside, Host };
+// The scratch buffer's layout (a scratch kernel's values, stored or prefilled draws): each slot's lanes
+// together (SoA, coalesced) or each lane's slots together (AoS). Same bits.
+enum class ScratchLayout { SoA, AoS };
+// Order of a multi-market kernel's reverse sweep inside each leaf block (gpu/codegen/emit.h): one
+// market after another over the block's draws computed once, or every market's recompute and
+// adjoints at once. Same bits either way.
+enum class MarketOrder { Sequential, Joint };
 
 struct KernelConfig {
   int workgroup = 64;                             // lanes per workgroup, a power of two (GPU)
   int lanes = 4;                                  // paths each lane prices per dispatch (GPU)
   KahanPlace sums = KahanPlace::Local;            // GPU (every GPU engine's default: registers; see above)
+  MarketOrder marketOrder = MarketOrder::Sequential;  // GPU register and scratch kernels, several markets
   MarketCode markets = MarketCode::Copies;        // GPU register kernels, several markets, sequential
   DrawSource draws = DrawSource::Redraw;          // GPU checkpointed kernels with Greeks
   int prefillAhead = 0;                           // GPU, draws=prefill: segments ahead the forward sweep loads draws
+  ScratchLayout layout = ScratchLayout::SoA;      // GPU kernels with a scratch buffer
   MathContract math = MathContract::Ieee;         // every engine (its allowed values differ)
   bool philoxUnrolled = false;                    // GPU: Philox's ten rounds unrolled or a rolled loop
   bool loopsRolled = false;                       // GPU forward-only kernels: the tape's time loop rolled
@@ -81,6 +92,8 @@ const char* toString(MathContract m);
 const char* toString(MarketCode m);
 const char* toString(DrawSource d);
 const char* toString(SumsPlace s);
+const char* toString(ScratchLayout l);
+const char* toString(MarketOrder o);
 
 // A default of one field that differs from KernelConfig{}'s: on `engine`, optionally only where a CPU
 // serves it (lavapipe, PoCL) or only for kernels of one market per dispatch (the engine switches a
@@ -100,6 +113,21 @@ struct FieldRequirement {
   const char* value;
 };
 
+// The kernels a field acts on, where not every kernel (market_order: register and scratch kernels with
+// Greeks at several markets per dispatch): elsewhere every value of it gives the same kernel.
+struct FieldKernels {
+  std::vector<std::string> kinds;  // engine/engine.h's toString of each kind; empty: every kind
+  bool greeks = false;             // only with Greeks (a reverse sweep)
+  bool severalMarkets = false;     // only at several markets per dispatch
+};
+// The kernel a configuration is for, as far as where a field acts depends on it: its kind ("": any, not
+// checked), markets per dispatch (0: not checked) and whether it computes Greeks.
+struct KernelShape {
+  std::string kind;
+  int markets = 0;
+  bool greeks = true;
+};
+
 // One field: its declaration. configFields() holds them in text order.
 struct ConfigField {
   const char* name;                // "lanes", "cuda.reduce"
@@ -112,6 +140,7 @@ struct ConfigField {
   std::vector<FieldDefault> defaults;
   std::vector<std::string> search;  // the values a search (tapelab tune) and the properties try; empty: every choice
   std::vector<FieldRequirement> requires_;
+  FieldKernels kernels;            // the kernels it acts on (fieldActs)
   std::function<std::string(const KernelConfig&)> get;
   // Parses `value` into the config; throws std::invalid_argument "<what>: ..." naming the values.
   std::function<void(KernelConfig&, const std::string& value, const std::string& what)> set;
@@ -125,9 +154,11 @@ bool keepsBits(const ConfigField& field);
 bool fieldAppliesTo(const ConfigField& field, const std::string& engine);
 // The engines a field applies to, comma-separated, or "*" for every engine.
 std::string fieldEngines(const ConfigField& field);
-// "" when every requirement of `field` holds in `config`; else the first one that does not, as
-// "draws=prefill not in effect": then every value of the field gives the same kernel.
-std::string fieldActs(const ConfigField& field, const KernelConfig& config);
+// "" when every requirement of `field` holds in `config` and it acts on `kernel`'s kind, Greeks and
+// markets (FieldKernels; a shape's "" kind and 0 markets are not checked); else the first that does not,
+// as "draws=prefill not in effect" or "one market per dispatch": then every value of the field gives the
+// same kernel.
+std::string fieldActs(const ConfigField& field, const KernelConfig& config, const KernelShape& kernel = {});
 
 // The engine's defaults: KernelConfig{} with the fields' per-engine defaults (`cpuDevice`: those for
 // a CPU-served device too; `markets`, per dispatch: those for one market where it is 1). Engines no

@@ -24,13 +24,10 @@ const char* toString(KernelKind k) {
   }
   return "?";
 }
-const char* toString(ScratchLayout l) { return l == ScratchLayout::AoS ? "aos" : "soa"; }
 bool sequentialMarkets(const KernelOptions& o) {
   return (o.kind == KernelKind::Register || o.kind == KernelKind::Scratch) && o.greeks && o.markets > 1 &&
-         o.marketOrder == MarketOrder::Sequential;
+         o.config.marketOrder == MarketOrder::Sequential;
 }
-
-const char* toString(MarketOrder o) { return o == MarketOrder::Joint ? "joint" : "sequential"; }
 
 bool bitsEqual(double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; }
 

@@ -33,16 +33,11 @@ namespace tapelab {
 
 enum class Precision { F32, F64 };
 enum class KernelKind { Plain, Register, Scratch, Tangent };
-enum class ScratchLayout { AoS, SoA };
-// Order of a multi-market kernel's reverse sweep inside each leaf block (gpu/codegen/emit.h):
-// every market's recompute and adjoints at once, or one market after another over the block's
-// draws computed once. Same bits either way.
-enum class MarketOrder { Joint, Sequential };
+// (The scratch buffer's layout and a multi-market kernel's market order are fields of the kernel's
+// configuration: KernelConfig::layout and ::marketOrder, engine/config.h.)
 
 const char* toString(Precision p);
 const char* toString(KernelKind k);
-const char* toString(ScratchLayout l);
-const char* toString(MarketOrder o);
 
 // How a run is cut into dispatches and observed: never the kernel's code (that is KernelConfig),
 // never a result's bits except pathOffset, which picks the paths.
@@ -64,11 +59,7 @@ struct KernelOptions {
   bool greeks = true;             // false: value only, no reverse sweep
   KernelKind kind = KernelKind::Plain;
   Plan plan;                      // must be set for Register/Scratch; ignored for Plain and Tangent
-  ScratchLayout layout = ScratchLayout::SoA;
   int markets = 1;                // input sets priced per path in one dispatch (1..8)
-  // Register and scratch kinds with markets > 1. Sequential by default: on the H200 (2026-12-01, 7
-  // markets, 4M paths, same bits) it ran cuda 608 vs 544 Mpath/s joint, vulkan 836 vs 445.
-  MarketOrder marketOrder = MarketOrder::Sequential;
   // Input ordinals equal in every market of a dispatch (a spot ladder: all but spot; sharedInputsOf
   // finds them): with config shared_inputs, a GPU kernel reads them once and computes what no other
   // input reaches once per path; the adjoints stay per market. A GPU run whose markets differ in one
@@ -179,7 +170,7 @@ struct EngineCaps {
   // plain kernel is faster however long the tape: its values fit the caches (cpu-jit).
   bool autoCheckpoint = true;
   // Fuses several markets into one kernel whose reverse sweep has a market order (the GPU
-  // emitter); false: markets are priced one after another and KernelOptions::marketOrder is moot.
+  // emitter); false: markets are priced one after another and config market_order is moot.
   bool marketOrder = false;
   // Runs per-value plans (planner/plan.h) as register kernels; false: refuses them (EngineUnavailable).
   bool perValuePlans = false;
@@ -192,7 +183,7 @@ struct EngineCaps {
 };
 
 // Whether `o` asks for the market-sequential reverse sweep and it applies: a checkpointed kind,
-// Greeks, several markets, MarketOrder::Sequential. Engines with caps.marketOrder honour it.
+// Greeks, several markets, config market_order=sequential. Engines with caps.marketOrder honour it.
 bool sequentialMarkets(const KernelOptions& o);
 
 // The inputs (ordinals, ascending) whose values are bit-for-bit equal in every set of each group of

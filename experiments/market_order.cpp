@@ -82,9 +82,9 @@ void compileJob(Job& j, Engine& engine, const Tape& tape, const RunConfig& confi
     c.greeks = true;
     c.kernel = j.kind;
     c.checkpoint = Checkpoint::count(segments);
-    c.marketOrder = j.order;
     KernelOptions o = resolveKernel(tape, c, caps);
     o.markets = j.markets;
+    o.config.marketOrder = j.order;  // the job's, over the defaults and TAPELAB_CONFIG
     const auto t0 = std::chrono::steady_clock::now();
     const KernelStats st = engine.compile(tape, o)->stats();
     j.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -111,7 +111,9 @@ std::vector<Job> plannedJobs(const std::string& kinds, const std::string& orders
         if (m == "1" && o == "sequential") continue;  // one market: the orders emit the same kernel
         Job j;
         j.kind = parseKernelKind(k, "--kinds");
-        j.order = parseMarketOrder(o, "--orders");
+        KernelConfig order;  // the field's own values and message (engine/config.h)
+        findConfigField("market_order")->set(order, o, "--orders");
+        j.order = order.marketOrder;
         j.markets = std::stoi(m);
         work.push_back(j);
       }

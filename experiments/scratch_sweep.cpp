@@ -123,6 +123,10 @@ Options parse(const cli::Flags& f) {
   o.inputs = {f.text("tape").value_or(""), o.knobs.planFile};
   if (!o.out.empty()) checkOutputFile(o.out, o.inputs);  // exit 2 before anything runs
   if (!o.knobs.planFile.empty() && f.given("segments")) throw cli::UsageError("--plan replaces --segments: give one of them");
+  const std::vector<std::string>& fixed = o.knobs.userConfig.fields;  // the sweep sets layout row by row
+  if (std::find(fixed.begin(), fixed.end(), "layout") != fixed.end())
+    throw cli::UsageError(o.knobs.userConfig.what + ": layout is what scratch_sweep varies (scratch rows both, the "
+                          "plain and register rows soa): give it no layout");
   if (o.engines.empty()) throw cli::UsageError("--engines: empty list");
   for (const std::string& e : o.engines) {
     try {
@@ -210,7 +214,7 @@ struct EngineSweep {
     ko.precision = Precision::F32;
     ko.greeks = true;
     ko.kind = v.kind;
-    ko.layout = v.layout;
+    ko.config.layout = v.layout;  // the field this sweep varies (over --config's)
     ko.markets = opt.markets;
     ko.sharedInputs = sharedInputsOf(markets, size_t(opt.markets));  // a spot ladder: all but spot, once
     PlanOptions po;
@@ -305,7 +309,7 @@ struct EngineSweep {
     Row row;
     row.engine = engineName;
     row.math = toString(config.math);
-    row.config = configText(config, engineName);
+    row.config = configText(ko.config, engineName);
     row.kernel = toString(v.kind);
     row.layout = v.kind == KernelKind::Scratch ? toString(v.layout) : "";
     row.strategy = ko.plan.strategy;

@@ -489,10 +489,8 @@ std::vector<KernelKind> checkpointedKinds(const std::vector<KernelKind>& kinds) 
 
 Gen<CkptSpec> genCkptSpec(const std::vector<KernelKind>& kinds) {
   const std::vector<KernelKind> ck = checkpointedKinds(kinds);
-  return gen::apply(
-      [](KernelKind k, PlanSpec p, ScratchLayout l, MarketOrder order) { return CkptSpec{k, std::move(p), l, order}; },
-      gen::elementOf(ck), genPlanSpec(), gen::element(ScratchLayout::SoA, ScratchLayout::AoS),
-      gen::element(MarketOrder::Joint, MarketOrder::Sequential));
+  return gen::apply([](KernelKind k, PlanSpec p) { return CkptSpec{k, std::move(p)}; }, gen::elementOf(ck),
+                    genPlanSpec());
 }
 
 KernelOptions checkpointedOptions(const Tape& tape, Precision precision, const CkptSpec& spec, bool perValuePlans) {
@@ -502,8 +500,6 @@ KernelOptions checkpointedOptions(const Tape& tape, Precision precision, const C
   o.plan = buildPlan(tape, spec.plan);
   if (o.plan.perValue && !perValuePlans) o.plan = makePlan(tape, o.plan.bounds, o.plan.strategy + " (its cuts)");
   if (o.plan.perValue && o.kind == KernelKind::Scratch) o.kind = KernelKind::Register;  // a register plan
-  o.layout = spec.layout;
-  o.marketOrder = spec.order;
   return o;
 }
 
@@ -544,14 +540,12 @@ Gen<KernelConfig> genSameBitsConfig(const KernelConfig& base, const std::string&
 std::string describeOptions(const KernelOptions& o) {
   std::string s = std::string(toString(o.kind)) + " kernel, " + toString(o.precision) +
                   (o.greeks ? ", greeks" : ", value only") + ", markets " + std::to_string(o.markets);
-  if (o.kind == KernelKind::Scratch) s += std::string(", ") + toString(o.layout);
   if (!o.sharedInputs.empty()) {
     s += ", shared inputs";
     for (int k : o.sharedInputs) s += " " + std::to_string(k);
   }
   s += ", config " + configTextAll(o.config);
-  if (o.kind != KernelKind::Plain)
-    s += std::string(", markets ") + toString(o.marketOrder) + ", plan " + describePlan(o.plan);
+  if (o.kind != KernelKind::Plain) s += ", plan " + describePlan(o.plan);
   return s;
 }
 
@@ -581,7 +575,7 @@ void showValue(const PlanSpec& s, std::ostream& os) {
 }
 
 void showValue(const CkptSpec& s, std::ostream& os) {
-  os << toString(s.kind) << " kernel, " << toString(s.layout) << ", ";
+  os << toString(s.kind) << " kernel, ";
   showValue(s.plan, os);
 }
 

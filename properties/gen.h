@@ -83,13 +83,11 @@ rc::Gen<PlanSpec> genPlanSpec();
 Plan buildPlan(const Tape& tape, const PlanSpec& spec);
 std::string describePlan(const Plan& plan);
 
-// A checkpointed kernel configuration: kind (not plain), plan, layout.
+// A checkpointed kernel: kind (not plain) and plan. Its layout and market order are fields of the
+// configuration, which genConfig and genSameBitsConfig draw.
 struct CkptSpec {
   KernelKind kind = KernelKind::Register;
   PlanSpec plan;
-  ScratchLayout layout = ScratchLayout::SoA;
-  // Same bits either way, so drawn too: fused markets reversed jointly or one after another.
-  MarketOrder order = MarketOrder::Sequential;
 };
 // Checkpointed kinds among `kinds`; empty when the engine only has plain.
 std::vector<KernelKind> checkpointedKinds(const std::vector<KernelKind>& kinds);

@@ -19,7 +19,6 @@
 
 namespace tapelab {
 void showValue(KernelKind k, std::ostream& os) { os << toString(k); }
-void showValue(ScratchLayout l, std::ostream& os) { os << toString(l); }
 void showValue(Precision p, std::ostream& os) { os << toString(p); }
 }  // namespace tapelab
 
@@ -337,8 +336,8 @@ std::shared_ptr<Kernel> compileOn(const std::string& engine, const Tape& tape, c
   if (!gShrink.failed) return compileFresh(engine, tape, o, settings);
   uint64_t h = hashString(2, engine);
   h = hashString(h, writeTape(tape));
-  const int fields[] = {static_cast<int>(o.precision), o.greeks, static_cast<int>(o.kind), static_cast<int>(o.layout),
-                        o.markets, static_cast<int>(o.dispatch.maxGroups)};
+  const int fields[] = {static_cast<int>(o.precision), o.greeks, static_cast<int>(o.kind), o.markets,
+                        static_cast<int>(o.dispatch.maxGroups)};
   h = hashBytes(h, fields, sizeof fields);
   h = hashBytes(h, o.plan.bounds.data(), o.plan.bounds.size() * sizeof(int32_t));
   h = hashString(h, configTextAll(o.config));

@@ -31,7 +31,6 @@
 
 namespace tapelab {
 void showValue(KernelKind k, std::ostream& os);
-void showValue(ScratchLayout l, std::ostream& os);
 void showValue(Precision p, std::ostream& os);
 }  // namespace tapelab
 

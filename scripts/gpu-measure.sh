@@ -187,7 +187,7 @@ run_mode() {
         local kind m order; read -r kind m order <<<"$spec"
         local ck=(--checkpoint 16); [ "$kind" = plain ] && ck=(--checkpoint off)
         local lad=(); [ "$m" = 7 ] && lad=(--ladder $ladder --markets 7)
-        "$bin/tapelab" price "${common[@]}" --engine "$e" --kernel "$kind" "${ck[@]}" "${lad[@]}" --market-order "$order" \
+        "$bin/tapelab" price "${common[@]}" --engine "$e" --kernel "$kind" "${ck[@]}" "${lad[@]}" --config market_order="$order" \
             >/dev/null 2>>"$out/progress.txt" &
       done
     done
@@ -195,9 +195,9 @@ run_mode() {
     echo "compiled in $(( $(date +%s) - t0 )) s" | tee -a "$out/mseq.txt"
     for paths in 1000000 4000000; do
       engines=$mengines cmp_append mseq.txt "$paths paths, 7 markets, joint" --kernels register --checkpoint 16 \
-          --paths $paths --markets 7 --market-order joint
+          --paths $paths --markets 7 --config market_order=joint
       engines=$mengines cmp_append mseq.txt "$paths paths, 7 markets, sequential" --kernels register,scratch \
-          --checkpoint 16 --paths $paths --markets 7 --market-order sequential
+          --checkpoint 16 --paths $paths --markets 7 --config market_order=sequential
     done
     if [[ ,$mengines, == *,cuda,* ]]; then
       for spec in "register joint" "register sequential" "scratch sequential"; do
@@ -206,7 +206,7 @@ run_mode() {
         timeout 240 ncu --clock-control none --launch-count 1 --section LaunchStats --section Occupancy \
             --section SpeedOfLight --section InstructionStats --section MemoryWorkloadAnalysis "$bin/tapelab" price \
             --product asian --steps 252 --fp32 --engine cuda --kernel "$kind" --checkpoint 16 --paths 1000000 \
-            --ladder $ladder --markets 7 --market-order "$order" >>"$out/mseq_ncu.txt" 2>&1
+            --ladder $ladder --markets 7 --config market_order="$order" >>"$out/mseq_ncu.txt" 2>&1
       done
     fi
     ;;

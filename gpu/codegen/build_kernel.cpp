@@ -52,7 +52,7 @@ std::vector<std::string> Builder::header() const {
   if (checkpointed_)
     first += " (" + std::to_string(options_.plan.segments()) + " segments, " + options_.plan.strategy + ")";
   if (options_.kind == KernelKind::Scratch)
-    first += std::string(", ") + toString(options_.layout) + ", " + std::to_string(s_.scratchSlots) + " slots";
+    first += std::string(", ") + toString(config_.layout) + ", " + std::to_string(s_.scratchSlots) + " slots";
   if (sequential_) first += ", markets sequential";
   if (a_.rolling && a_.rolling->rolled)
     first += ", time loop rolled (" + std::to_string(a_.rolling->trips()) + " trips of " + std::to_string(a_.rolling->unroll) + ")";
@@ -99,7 +99,7 @@ Stmts Builder::body() {
   lane.push_back(declare(Type::Uint, "tl_p",
                          bin(bin(bin(var("tl_g"), "*", ulit(block)), "+", bin(var("tl_j"), "*", ulit(wg))), "+", var("tl_lid"))));
   Stmts path;
-  if (options_.layout == ScratchLayout::SoA &&
+  if (config_.layout == ScratchLayout::SoA &&
       ((options_.kind == KernelKind::Scratch && options_.greeks && options_.plan.segments() > 1) || s_.drawSlots > 0))
     path.push_back(withNote(declare(Type::Uint, "tl_inv", bin(param("invocations"), "+", paren(bin(var("tl_j"), "&", zeroKey())))),
                             "loop-variant: see scratchStore"));

@@ -73,7 +73,6 @@ EmittedKernel emitKernel(const Tape& tape, const KernelOptions& options, const D
   k.dialect = dialect.name;
   k.precision = options.precision;
   k.kind = options.kind;
-  k.layout = options.layout;
   k.workgroupSize = options.config.workgroup;
   k.pathsPerLane = options.config.lanes;
   k.markets = options.markets;

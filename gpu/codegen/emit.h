@@ -69,7 +69,7 @@
 // inputs the markets share (KernelOptions::sharedInputs, config shared_inputs;
 // read from market 0), are computed once per path; every other value, and every
 // adjoint, has one copy per market.
-// Market order (KernelOptions::marketOrder, register and scratch kinds, M > 1):
+// Market order (config market_order, register and scratch kinds, M > 1):
 //   joint       every block of the reverse sweep recomputes and reverses all
 //               M markets at once: its live set grows with M.
 //   sequential  each leaf block of the reverse sweep computes what no market
@@ -105,7 +105,6 @@ struct EmittedKernel {
   std::string dialect;
   Precision precision = Precision::F32;
   KernelKind kind = KernelKind::Plain;
-  ScratchLayout layout = ScratchLayout::SoA;
   int workgroupSize = 64;
   int pathsPerLane = 4;
   int markets = 1;
@@ -135,7 +134,7 @@ struct EmittedKernel {
 };
 
 // Emits the kernel for `tape` under `options` (kind, plan, precision, greeks,
-// markets, layout, config). The source's header names the config (configTextAll), so a cache keyed
+// markets, config: the layout and market order among its fields). The source's header names the config (configTextAll), so a cache keyed
 // by the source is keyed by the config. Throws std::invalid_argument for a tape that fails
 // validate(), a missing or mismatched plan, markets outside 1..8, or fp64 in
 // a dialect without it. options.dumpDir is not used here (runtimes dump).

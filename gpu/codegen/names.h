@@ -32,7 +32,7 @@ struct Markets {
 class Names {
  public:
   Names(const StoragePlan& plan, const KernelOptions& options, int workgroupSize)
-      : plan_(plan), layout_(options.layout), opaque_(options.config.opaque), workgroupSize_(workgroupSize) {}
+      : plan_(plan), layout_(options.config.layout), opaque_(options.config.opaque), workgroupSize_(workgroupSize) {}
 
   // The opaque identity's key: the run-time `zero`, or a literal 0 when the experiment switches the
   // trick off (the compiler may then merge).

@@ -144,6 +144,8 @@ std::vector<std::string> unusedFields(const StoragePlan& s, const Tape& tape, co
     unused.push_back(std::string("draws=") + (config.draws == DrawSource::Stored ? "stored: " : "prefill: ") + (!checkpointed(options) ? "not a checkpointed kernel"
                                                      : !options.greeks       ? "value only"
                                                                              : "the tape has no draws"));
+  if (config.layout == ScratchLayout::AoS && s.laneSlots() == 0)  // the baseline's soa is no request
+    unused.push_back("layout=aos: no scratch buffer (no values or draws stored)");
   const PrecisionSpelling& types = dialect.spelling(options.precision);
   if (config.sums == KahanPlace::Local && !s.kahanInLocal)
     unused.push_back("sums=local: " + std::to_string(2 * s.kahanSums * workgroupSize * int(types.scalar == "float" ? 4 : 8) / 1024) +

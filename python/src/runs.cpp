@@ -150,7 +150,8 @@ RunConfig runConfig(const std::optional<std::string>& engine, const std::shared_
   if (inner) c.innerSegments = positive(inner, "--inner");
   if (budget) c.budget = positive(budget, "--budget");
   if (kernel) c.kernel = parseKernelKind(*kernel, "--kernel");
-  if (layout) c.layout = parseLayout(*layout, "--layout");
+  if (layout)  // retired with --layout: the scratch buffer's layout is a field of config= (engine/config.h)
+    throw std::invalid_argument("layout= is retired: use config=\"layout=" + *layout + "\" (tapelab config --list)");
   if (precision) {
     if (*precision == "fp32") c.precision = Precision::F32;
     else if (*precision == "fp64") c.precision = Precision::F64;
@@ -303,7 +304,7 @@ py::dict resultDict(const ResultHandle& h, size_t m) {
   d["paths_per_second"] = r.pathsPerSecond();
   d["value"] = number(mr.value);
   d["stderr"] = number(mr.valueStderr);
-  if (r.kernel.kind == KernelKind::Scratch) d["layout"] = toString(r.kernel.layout);
+  if (r.kernel.kind == KernelKind::Scratch) d["layout"] = toString(r.kernel.config.layout);
   {  // as --json: the estimates that are not finite, only when there are some
     RunResult one;
     one.markets.push_back(mr);
@@ -454,7 +455,7 @@ void bindRuns(py::module_& m) {
                              "plain, register, scratch or tangent")
       .def_property_readonly("precision", [](const KernelHandle& k) { return toString(k.pricer.options().precision); },
                              "fp32 or fp64 (the engine's default unless precision= was given)")
-      .def_property_readonly("layout", [](const KernelHandle& k) { return toString(k.pricer.options().layout); },
+      .def_property_readonly("layout", [](const KernelHandle& k) { return toString(k.pricer.options().config.layout); },
                              "the scratch buffer's layout: aos or soa")
       .def_property_readonly("greeks", [](const KernelHandle& k) { return k.pricer.options().greeks; },
                              "whether it computes the Greeks (False: value only)")
@@ -481,7 +482,7 @@ void bindRuns(py::module_& m) {
                              "the plan's strategy")
       .def_property_readonly("precision", [](const ResultHandle& r) { return toString(r.result.kernel.precision); },
                              "fp32 or fp64")
-      .def_property_readonly("layout", [](const ResultHandle& r) { return toString(r.result.kernel.layout); },
+      .def_property_readonly("layout", [](const ResultHandle& r) { return toString(r.result.kernel.config.layout); },
                              "the scratch buffer's layout: aos or soa")
       .def_property_readonly("has_greeks", [](const ResultHandle& r) { return r.result.kernel.greeks; },
                              "whether the run computed Greeks")

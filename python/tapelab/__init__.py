@@ -288,11 +288,12 @@ def compile(tape, engine=None, *, plan=None, strategy=None, segments=None, check
 
     What it cuts: plan= (a Plan), or strategy= (a built-in name with segments=/checkpoint= "off"|"auto"|N,
     seglen=, inner=, budget=; or a Python function, or a list of cuts); by default the CLI's: checkpointed
-    with window at 16 segments from ckpt_nodes (768) nodes. kernel= plain|register|scratch, layout= aos|soa,
+    with window at 16 segments from ckpt_nodes (768) nodes. kernel= plain|register|scratch,
     precision= fp32|fp64, greeks=False for value only, markets= input sets per dispatch (1..8; default 1, or
     the markets inputs=/ladder= give, at most 8),
     dump= a directory for the generated source, config= "NAME=VALUE,..." the kernel's configuration over the
-    engine's defaults (tapelab config --list), knobs= {TAPELAB_VARIABLE: value} as if in the environment.
+    engine's defaults (tapelab config --list; the scratch buffer's layout is its field layout=, the keyword
+    layout= is retired), knobs= {TAPELAB_VARIABLE: value} as if in the environment.
     inputs=/ladder= (as for run()): the markets run() will price, where known now: the inputs every dispatch's
     markets share (a spot ladder: all but spot) are then read once and what only they reach is computed once
     per path (config shared_inputs, the CLI's ladders); run() then refuses markets that differ in one of them.

@@ -9,6 +9,7 @@ import tapelab
 from conftest import ENGINES, engine_or_skip
 
 RUN_ENGINES = [e for e in ENGINES if e != "cuda"]  # cuda: compile-only here (test_errors.py)
+GPU_ENGINES = {"vulkan", "opencl", "cuda", "hip"}  # the GPU emitter's: their configuration has layout=
 COMPARED = ["engine", "kernel", "kernel_kind", "segments", "strategy", "precision", "paths", "seed", "value",
             "stderr", "greeks", "greeks_stderr", "layout"]
 PATHS, SEED = 3000, 7
@@ -87,11 +88,20 @@ def test_scratch_kernels(engine, usable, cli):
     caps = engine_or_skip(usable, engine)
     if "scratch" not in caps["kinds"]:
         pytest.skip(f"{engine} has no scratch kernel")
+    # The scratch buffer's layout is a field of the GPU engines' configuration (the CPU engines have none).
+    layout = "aos" if engine in GPU_ENGINES else "soa"
+    config = ["--config", "layout=aos"] if engine in GPU_ENGINES else []
     want = cli.json("price", "--product", "asian", "--steps", 6, "--engine", engine, "--paths", PATHS, "--seed", SEED,
-                    "--kernel", "scratch", "--layout", "aos", "--checkpoint", 3)
-    r = tapelab.price(asian(), engine, paths=PATHS, seed=SEED, kernel="scratch", layout="aos", checkpoint=3)
-    assert r.kind == "scratch" and r.layout == "aos"
+                    "--kernel", "scratch", "--checkpoint", 3, *config)
+    r = tapelab.price(asian(), engine, paths=PATHS, seed=SEED, kernel="scratch", checkpoint=3,
+                      config=config[1] if config else None)
+    assert r.kind == "scratch" and r.layout == layout
     assert_same_bits(r, want)
+
+
+def test_the_layout_keyword_is_retired():
+    with pytest.raises(ValueError, match=r'layout= is retired: use config="layout=aos"'):
+        tapelab.compile(asian(), "reference", kernel="scratch", layout="aos", checkpoint=3)
 
 
 @pytest.mark.parametrize("engine", RUN_ENGINES)

@@ -9,6 +9,8 @@
 #include "api/montecarlo.h"
 #include "api/registry.h"
 #include "engine/config.h"
+#include "gpu/codegen/emit.h"
+#include "tape/products/products.h"
 
 using namespace tapelab;
 
@@ -129,6 +131,84 @@ TEST(ApiConfig, DeclarationsAreConsistentData) {
   EXPECT_EQ(KernelConfig{}.sums, KahanPlace::Local) << "the baseline covers the shape the defaults leave";
   EXPECT_STREQ(toString(DrawSource::Prefill), "prefill");
   EXPECT_STREQ(toString(SumsPlace::Beside), "beside");
+}
+
+// Where a field acts beyond other fields: the kernels it acts on (engine/config.h FieldKernels), what the
+// tuner reads to skip a value that builds the same kernel.
+TEST(ApiConfig, LayoutAndMarketOrderActOnTheirKernelsAlone) {
+  const ConfigField& order = *findConfigField("market_order");
+  const ConfigField& layout = *findConfigField("layout");
+  const KernelConfig c = defaultConfig("cuda");
+  EXPECT_EQ(fieldActs(order, c, {"register", 7, true}), "");
+  EXPECT_EQ(fieldActs(order, c, {"scratch", 2, true}), "");
+  EXPECT_EQ(fieldActs(order, c, {"register", 1, true}), "one market per dispatch");
+  EXPECT_EQ(fieldActs(order, c, {"register", 7, false}), "value only");
+  EXPECT_EQ(fieldActs(order, c, {"plain", 7, true}), "not a register or scratch kernel");
+  EXPECT_EQ(fieldActs(order, c), "") << "no kernel named: not checked";
+  EXPECT_EQ(fieldActs(layout, c, {"scratch", 1, false}), "") << "a value-only scratch kernel stores its bookmarks";
+  EXPECT_EQ(fieldActs(layout, c, {"tangent", 1, true}), "not a register or scratch kernel");
+  KernelConfig joint = c;
+  joint.marketOrder = MarketOrder::Joint;
+  EXPECT_EQ(fieldActs(*findConfigField("markets"), joint), "market_order=sequential not in effect");
+  for (const ConfigField& f : configFields())
+    for (const std::string& kind : f.kernels.kinds)
+      EXPECT_TRUE(kind == "plain" || kind == "register" || kind == "scratch" || kind == "tangent") << f.name << ": " << kind;
+  // Every engine's default and the baseline alike: what KernelOptions held before they were fields.
+  for (const char* engine : kEngines)
+    for (const int markets : {1, 7}) {
+      EXPECT_EQ(defaultConfig(engine, false, markets).layout, ScratchLayout::SoA) << engine;
+      EXPECT_EQ(defaultConfig(engine, false, markets).marketOrder, MarketOrder::Sequential) << engine;
+    }
+  EXPECT_TRUE(keepsBits(order) && keepsBits(layout)) << "same bits in either layout and either order";
+}
+
+// --config layout=aos,market_order=joint: parsed at the edge, through the canonical text and back, resolved
+// by the front door (resolveKernel) into the kernel the GPU emitter writes, whose header names both.
+TEST(ApiConfig, LayoutAndMarketOrderTravelFromTheTextToTheKernel) {
+  const ConfigRequest request = parseConfigText("layout=aos,market_order=joint", "--config");
+  EXPECT_EQ(requestText(request), "layout=aos,market_order=joint");
+  KernelConfig c = defaultConfig("cuda", false, 2);
+  applyConfigRequest(c, request, "cuda");
+  EXPECT_EQ(c.layout, ScratchLayout::AoS);
+  EXPECT_EQ(c.marketOrder, MarketOrder::Joint);
+  const std::string text = configText(c, "cuda");
+  EXPECT_NE(text.find(",market_order=joint,markets=loop,"), std::string::npos) << text;
+  EXPECT_NE(text.find(",layout=aos,"), std::string::npos) << text;
+  KernelConfig back = defaultConfig("cuda");
+  applyConfigText(back, text, "cuda");
+  EXPECT_EQ(back, c);
+
+  const Tape tape = products::asianCall(12);
+  RunConfig rc;
+  rc.engine = "cuda";
+  rc.kernel = KernelKind::Scratch;
+  rc.checkpoint = Checkpoint::count(3);
+  rc.useTuned = false;
+  rc.userConfig = request;
+  EngineCaps caps;
+  caps.kinds = {KernelKind::Plain, KernelKind::Register, KernelKind::Scratch};
+  caps.defaultPrecision = Precision::F32;
+  KernelOptions o = resolveKernel(tape, rc, caps, 2);
+  o.markets = 2;
+  EXPECT_EQ(o.config, c);
+  // The header's line "// tapelab kernel: ..., scratch (3 segments, window), aos, N slots, ...".
+  auto headerOf = [](const std::string& source) {
+    const size_t at = source.find("// tapelab kernel: ");
+    return at == std::string::npos ? std::string() : source.substr(at, source.find('\n', at) - at);
+  };
+  const std::string joint = emitKernel(tape, o, cudaDialect()).source;
+  const std::string header = headerOf(joint);
+  EXPECT_NE(header.find(", scratch (3 segments, window), aos, "), std::string::npos) << header;
+  EXPECT_EQ(header.find("markets sequential"), std::string::npos) << header;
+  EXPECT_NE(joint.find("\n// config: " + text + "\n"), std::string::npos) << joint.substr(0, 600);
+  // The defaults, for contrast: soa, one market after another.
+  rc.userConfig = {};
+  o = resolveKernel(tape, rc, caps, 2);
+  o.markets = 2;
+  const std::string sequential = emitKernel(tape, o, cudaDialect()).source;
+  const std::string first = headerOf(sequential);
+  EXPECT_NE(first.find(", scratch (3 segments, window), soa, "), std::string::npos) << first;
+  EXPECT_NE(first.find("markets sequential"), std::string::npos) << first;
 }
 
 // A configuration text parsed once at the edge travels as a ConfigRequest: applied on an engine it

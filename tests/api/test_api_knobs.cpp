@@ -49,9 +49,6 @@ const std::vector<Case>& cases() {
       {"TAPELAB_MAX_NODES", "5000000", [](const RunConfig& c) { return c.maxNodes == 5000000u; }, "0"},
       {"TAPELAB_COMPILE_TIMEOUT", "2.5", [](const RunConfig& c) { return c.engineSettings.compileTimeout == 2.5; }, "-1"},
       {"TAPELAB_KERNEL", "scratch", [](const RunConfig& c) { return c.kernel == KernelKind::Scratch; }, "fancy"},
-      {"TAPELAB_SCRATCH_LAYOUT", "aos", [](const RunConfig& c) { return c.layout == ScratchLayout::AoS; }, "soaa"},
-      {"TAPELAB_MARKET_ORDER", "joint", [](const RunConfig& c) { return c.marketOrder == MarketOrder::Joint; },
-       "serial"},
       {"TAPELAB_DUMP", "/tmp/d", [](const RunConfig& c) { return c.dumpDir == "/tmp/d"; }, nullptr},
       {"TAPELAB_CONFIG", "lanes=2,math=approx",
        [](const RunConfig& c) { return requestText(c.userConfig) == "lanes=2,math=approx" && c.userConfig.what == "TAPELAB_CONFIG"; },
@@ -145,7 +142,7 @@ TEST(ApiKnobs, NoKernelVariableButTheConfig) {
                                 "TAPELAB_CUDA_OUTLINE_DRAWS", "TAPELAB_STORE_DRAWS", "TAPELAB_MARKET_LOOP",
                                 "TAPELAB_SHARED_CONSTANTS", "TAPELAB_DRAW_LOOP", "TAPELAB_DEVICE_SUMS",
                                 "TAPELAB_CUDA_SUMS_BESIDE", "TAPELAB_OPAQUE", "TAPELAB_UNROLL_DRAWS", "TAPELAB_JIT_CHUNK",
-                                "TAPELAB_JIT_PART"})
+                                "TAPELAB_JIT_PART", "TAPELAB_SCRATCH_LAYOUT", "TAPELAB_MARKET_ORDER"})
       EXPECT_NE(std::string(k.variable), retired) << retired << " is a field of TAPELAB_CONFIG now";
 }
 
@@ -162,7 +159,8 @@ TEST(ApiKnobs, ARetiredKernelVariableIsRefusedNamingItsField) {
       {"TAPELAB_DRAW_LOOP", "no replacement"},          {"TAPELAB_DEVICE_SUMS", "--config cuda.reduce="},
       {"TAPELAB_CUDA_SUMS_BESIDE", "--config cuda.reduce=beside"}, {"TAPELAB_OPAQUE", "--config opaque="},
       {"TAPELAB_UNROLL_DRAWS", "--config philox="},     {"TAPELAB_JIT_CHUNK", "--config jit.chunk="},
-      {"TAPELAB_JIT_PART", "--config jit.part="}};
+      {"TAPELAB_JIT_PART", "--config jit.part="},       {"TAPELAB_SCRATCH_LAYOUT", "--config layout="},
+      {"TAPELAB_MARKET_ORDER", "--config market_order="}};
   for (const auto& [variable, replacement] : retired) {
     {
       ScopedEnv empty(variable, "");  // empty is unset, as for every variable
@@ -182,6 +180,25 @@ TEST(ApiKnobs, ARetiredKernelVariableIsRefusedNamingItsField) {
         EXPECT_EQ(what.find('\n'), std::string::npos) << what;
       }
     }
+  }
+}
+
+// The flags of the retired kernel variables (--layout, --market-order) are one line naming the field
+// that replaced them, with the value given where the field takes it: what the CLI says for them.
+TEST(ApiKnobs, ARetiredFlagNamesTheFieldThatReplacedIt) {
+  EXPECT_EQ(retiredFlag("--layout", "aos"), "--layout is retired: use --config layout=aos (tapelab config --list)");
+  EXPECT_EQ(retiredFlag("--market-order", "joint"),
+            "--market-order is retired: use --config market_order=joint (tapelab config --list)");
+  EXPECT_EQ(retiredFlag("--market-order", "serial"),
+            "--market-order is retired: use --config market_order=sequential|joint (tapelab config --list)");
+  EXPECT_EQ(retiredFlag("--layout"), "--layout is retired: use --config layout=soa|aos (tapelab config --list)");
+  EXPECT_FALSE(retiredFlag("--paths", "1").has_value());
+  EXPECT_FALSE(retiredFlag("--config", "layout=aos").has_value());
+  for (const auto& [flag, value] : {std::pair{"--layout", "soa"}, std::pair{"--market-order", "sequential"}}) {
+    const std::string line = *retiredFlag(flag, value);
+    const size_t at = line.find("--config ") + 9;
+    const std::string text = line.substr(at, line.find(' ', at) - at);
+    EXPECT_EQ(requestText(parseConfigText(text)), text) << flag << ": a field of the configuration";
   }
 }
 

@@ -52,7 +52,7 @@ TEST_P(MarketOrders, SequentialEqualsPlainSingleMarket) {
         k.kind = kind;
         k.plan = plan;
         k.markets = 3;
-        k.marketOrder = MarketOrder::Sequential;
+        k.config.marketOrder = MarketOrder::Sequential;
         std::unique_ptr<Kernel> fused = engine->compile(tape, k);
         if (!run) continue;
         const RunResult all = fused->run(ladder, 700, 3);
@@ -127,7 +127,7 @@ TEST_P(MarketOrders, SharedInputsKeepEveryBit) {
       k.kind = v.kind;
       if (v.kind == KernelKind::Register || v.kind == KernelKind::Scratch) k.plan = window;
       k.markets = 3;
-      k.marketOrder = v.order;
+      k.config.marketOrder = v.order;
       k.config.markets = v.code;
       k.sharedInputs = shared;
       const std::string what = tape.name + " " + toString(v.kind) + " " + toString(v.order) +

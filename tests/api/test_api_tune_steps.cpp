@@ -97,6 +97,23 @@ TEST(TuneCandidates, FieldsSearchedAndTheirVariants) {
       }
     }
   }
+  // A value that does not act on the candidate's kernel builds the same kernel: no candidate
+  // (engine/config.h fieldActs). The layout and the market order are searched like every field.
+  const ConfigField& order = *findConfigField("market_order");
+  const ConfigField& layout = *findConfigField("layout");
+  const KernelConfig cuda = defaultConfig("cuda", false, 7);
+  EXPECT_TRUE(searchesField(order, "cuda", {}));
+  EXPECT_TRUE(searchesField(layout, "cuda", {}));
+  EXPECT_FALSE(searchesField(order, "cuda", {"market_order"})) << "fixed by --config";
+  EXPECT_TRUE(fieldVariant(order, cuda, "joint", {"register", 7, true}));
+  EXPECT_FALSE(fieldVariant(order, cuda, "joint", {"register", 1, true})) << "one market: one order";
+  EXPECT_FALSE(fieldVariant(order, cuda, "joint", {"plain", 7, true}));
+  EXPECT_FALSE(fieldVariant(layout, cuda, "aos", {"plain", 7, true}));
+  EXPECT_TRUE(fieldVariant(layout, cuda, "aos", {"register", 7, true})) << "cuda stores its draws in the buffer";
+  KernelConfig joint = cuda;
+  joint.marketOrder = MarketOrder::Joint;
+  EXPECT_FALSE(fieldVariant(*findConfigField("markets"), joint, "copies", {"register", 7, true}))
+      << "markets=copies|loop under the joint order: the same kernel";
 }
 
 // Step 2: cuda and hip prune by the calibrated register budget; the other engines do not, and say why.

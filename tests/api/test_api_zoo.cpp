@@ -86,7 +86,7 @@ void checkpointedEqualsPlain(const std::string& engineName, const std::vector<Ta
           KernelOptions k = plain;
           k.kind = kind;
           k.plan = plan;
-          k.layout = layout;
+          k.config.layout = layout;
           std::unique_ptr<Kernel> ck = engine->compile(tape, k);
           ++compiled;
           if (!run) continue;

@@ -203,6 +203,7 @@ TEST_F(Cli, BadFlagsExit2WithOneLine) {
       price + "--seed -1",
       price + "--kernel nope",
       price + "--layout diagonal",
+      price + "--config layout=diagonal",
       price + "--fp32 --fp64",
       price + "--no-greeks=1",
       price + "--seglen 0",
@@ -454,7 +455,12 @@ TEST_F(Cli, FlagBeatsVariableBeatsDefault) {
       {"TAPELAB_PATHS=1", "", "TAPELAB_PATHS: need at least 2 paths for a standard error"},
       {"TAPELAB_CKPT_NODES=0", "", "TAPELAB_CKPT_NODES: expected a positive integer, got '0'"},
       {"TAPELAB_CKPT_NODES=5", "--ckpt-nodes 0", "--ckpt-nodes: expected a positive integer, got '0'"},
-      {"TAPELAB_SCRATCH_LAYOUT=diagonal", "", "TAPELAB_SCRATCH_LAYOUT: unknown layout 'diagonal' (aos, soa)"},
+      // The layout and the market order are fields of --config: their variables and flags are retired.
+      {"TAPELAB_SCRATCH_LAYOUT=aos", "",
+       "TAPELAB_SCRATCH_LAYOUT is retired: use --config layout=soa|aos (or TAPELAB_CONFIG; tapelab config --list)"},
+      {"", "--layout aos", "--layout is retired: use --config layout=aos (tapelab config --list)"},
+      {"", "--market-order=joint", "--market-order is retired: use --config market_order=joint (tapelab config --list)"},
+      {"", "--config layout=diagonal", "--config: layout: expected soa|aos, got 'diagonal'"},
   };
   for (const auto& [env, flags, message] : bad) {
     const Proc p = sh(price + (flags.empty() ? "" : " " + flags), env);

@@ -132,9 +132,9 @@ TEST(CodegenGolden, SmallTapeInEveryDialect) {
     o.kind = c.kind;
     o.plan = plan;
     o.markets = c.markets;
-    o.layout = c.layout;
-    o.marketOrder = c.order;
     o.config = c.config;
+    o.config.layout = c.layout;
+    o.config.marketOrder = c.order;
     const std::string source = emitKernel(t, o, dialectByName(c.dialect)).source;
     const std::filesystem::path path = dir / c.file;
     if (update) {

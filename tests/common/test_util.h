@@ -155,7 +155,7 @@ inline KernelOptions kindOptions(const Tape& tape, KernelKind kind, int register
   KernelOptions o;
   o.precision = precision;
   o.kind = kind;
-  o.layout = layout;
+  o.config.layout = layout;
   o.markets = markets;
   PlanOptions po;
   if (kind == KernelKind::Plain) {

@@ -525,6 +525,7 @@ TEST_F(CudaRun, PrefilledDrawsGiveTheSameBits) {
           KernelOptions o = testutil::kindOptions(t, kind, 4, 24, variant == 3 ? ScratchLayout::AoS : ScratchLayout::SoA, 1,
                                                   precision);
           o.config = p.config;
+          o.config.layout = variant == 3 ? ScratchLayout::AoS : ScratchLayout::SoA;
           o.config.draws = DrawSource::Prefill;
           o.config.outlineDraws = variant == 1;
           const std::string name = std::string(toString(kind)) + " " + toString(precision) + ", " + std::to_string(steps) +
@@ -566,7 +567,7 @@ TEST_F(CudaRun, DrawsAtSeveralMarketsGiveTheSameBits) {
                         Case{KernelKind::Scratch, MarketOrder::Sequential, MarketCode::Copies, "scratch"},
                         Case{KernelKind::Plain, MarketOrder::Sequential, MarketCode::Copies, "plain"}}) {
     KernelOptions o = testutil::kindOptions(t, c.kind, 4, 24, ScratchLayout::SoA, 3);
-    o.marketOrder = c.order;
+    o.config.marketOrder = c.order;
     o.config.markets = c.code;
     o.config.lanes = 1;
     expectSameBits(plain, engine_->compile(t, o)->run(ladder, paths, kSeed), c.name);

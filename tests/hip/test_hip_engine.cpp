@@ -56,7 +56,7 @@ TEST(HipEngine, EmitsTheSourceAndCompilesWhereHipccExists) {
   KernelOptions o;
   o.precision = Precision::F32;
   o.kind = KernelKind::Scratch;
-  o.layout = ScratchLayout::SoA;
+  o.config.layout = ScratchLayout::SoA;
   PlanOptions po;
   po.segLen = 20;
   o.plan = makeStrategyPlan("uniform", t, po);

@@ -234,7 +234,7 @@ TEST(OpenCLKernels, MarketLoopGivesTheSameBits) {
   EXPECT_NE(emitKernel(tape, loop, openclDialect()).source.find("for (int tl_m = 0; tl_m < 3; ++tl_m)"),
             std::string::npos);
   KernelOptions joint = loop;
-  joint.marketOrder = MarketOrder::Joint;
+  joint.config.marketOrder = MarketOrder::Joint;
   const EmittedKernel jointKernel = emitKernel(tape, joint, openclDialect());
   EXPECT_EQ(jointKernel.source.find("tl_m"), std::string::npos) << "joint order: no loop";
   ASSERT_EQ(jointKernel.configUnused.size(), 1u);

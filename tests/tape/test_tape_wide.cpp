@@ -140,7 +140,7 @@ TEST(Wide, TheTenAssetBasketRunsFlatNestedAndScratchPlansWithPlainBits) {
   for (ScratchLayout layout : {ScratchLayout::SoA, ScratchLayout::AoS}) {
     KernelOptions o = plain;
     o.kind = KernelKind::Scratch;
-    o.layout = layout;
+    o.config.layout = layout;
     o.plan = planUniform(t, scratch);
     testutil::expectSameMarket(p, run(o), std::string("scratch ") + toString(layout));
   }

@@ -71,7 +71,7 @@ KernelOptions options(KernelKind kind, const Plan& plan = {}, int markets = 1, b
   o.plan = plan;
   o.markets = markets;
   o.greeks = greeks;
-  o.layout = layout;
+  o.config.layout = layout;
   o.config.math = MathContract::Glsl;  // a Vulkan shader's contract (KernelConfig{} says ieee)
   return o;
 }
