@@ -250,6 +250,7 @@ std::vector<ConfigField> codeAndEngineFields() {
           .on({"cuda"})
           .what("where each dispatch's partials are added, in double and block order: a reduction kernel behind it on "
                 "the device, one beside the next kernel on a stream of the greatest priority, or on the host")
+          .byDefault({{"cuda", "beside", false, 1}})
           .searching({"device", "beside"}),
       Declare::integer("cuda.dispatches", &C::cudaDispatches, 1, 4)
           .on({"cuda"})
@@ -278,7 +279,9 @@ std::vector<ConfigField> codeAndEngineFields() {
 // prefilled draws 2026-12-03d, 526 against 470); HIP, never timed, takes CUDA's code-shape fields but no
 // launch bound. (Version 4 of the draws, Box-Muller, retired the quantile field and its gathered form:
 // every draw does the same work, nothing to branch on, select or gather; papers/findings.md keeps
-// their numbers.)
+// their numbers.) cuda's one-market cuda.reduce=beside: the H100 call of 2026-12-06 (runs/h100-2026-12-06/call2,
+// the tangent kernel --kernel auto picks there at 1,207.5 Mpath/s against 1,098.0 behind, two rounds; the
+// register kernels were not timed beside).
 const std::vector<ConfigField>& configFields() {
   static const std::vector<ConfigField> table = [] {
     std::vector<ConfigField> t = blockAndStorageFields();
