@@ -22,6 +22,9 @@
 #           (one dispatch, one tail), cuda.reduce=beside (the ordered sums' chain beside the next kernel), wider
 #           workgroups and more lanes (fewer blocks: a shorter chain, other sums' rounding), loop_trip=step (one
 #           step a trip: a smaller loop, no spills at 7 markets) and min_blocks=10 (96 registers), two rounds
+#   register  the register kernels (checkpointed adjoint) under the fields the dispatch mode moved for the tangent
+#           kernels: cuda.reduce=device against beside at 1 and 7 markets, min_blocks=10 at 7, two rounds
+#           (whether a default can follow the tangent kernel's measurement without costing the adjoint)
 #   zoo     every zoo product on cuda, 1M paths, one market: compare's register and tangent rows (each
 #           ==plain), and what --kernel auto picks (planner/kind_model.h's prediction beside the measurement);
 #           every kernel compiled first, side by side (a kernel that takes over 150 s is left out, said)
@@ -88,6 +91,16 @@ for mode in "$@"; do
             TAPELAB_TIMELINE=1 step 25 "dispatch-x$m-$tag-r$round.json" "$T" compare --product asian "${steps[@]}" \
               --paths "$paths" --markets "$m" --ladders 5 --fp32 --json --engines "$cuda" --kernels tangent ${c:+--config "$c"}
           done
+        done
+      done ;;
+    register)
+      for round in 1 2; do
+        for mc in "1 cuda.reduce=device" "1 cuda.reduce=beside" "7 cuda.reduce=device" "7 cuda.reduce=beside" \
+                  "7 min_blocks=10,cuda.reduce=device"; do
+          read -r m c <<<"$mc"
+          tag=${c//,/+}; tag=${tag//=/-}
+          TAPELAB_TIMELINE=1 step 30 "register-x$m-$tag-r$round.json" "$T" compare --product asian "${steps[@]}" \
+            --paths "$paths" --markets "$m" --ladders 5 --fp32 --json --engines "$cuda" --kernels register --config "$c"
         done
       done ;;
     zoo)
