@@ -3,6 +3,7 @@
 without a GPU.
 
     scripts/sass-count.py KERNEL.cu [--arch sm_90] [--nvdisasm PATH] [--sass OUT.sass]
+    scripts/sass-count.py experiments/peers/handwritten_asian.cu --entry asian|ladder --contraction --sass OUT.sass
 
 KERNEL.cu is a kernel the cuda engine dumped (`--dump DIR` on tapelab or a driver, e.g. `gpu_kernels
 --engine cuda --markets 1 --kinds register --dump DIR`). It is compiled with NVRTC under the engine's exact
@@ -44,12 +45,13 @@ def nvrtc():
     return lib
 
 
-def compile_cubin(source, arch):
+def compile_cubin(source, arch, contraction=False):
     lib = nvrtc()
     prog = ctypes.c_void_p()
     if lib.nvrtcCreateProgram(ctypes.byref(prog), source.encode(), b"kernel.cu", 0, None, None) != 0:
         sys.exit("sass-count: nvrtcCreateProgram failed")
-    opts = [b"-arch=" + arch.encode()] + EXACT + [b"--ptxas-options=-v"]
+    exact = [o for o in EXACT if not o.startswith(b"--fmad")] + [b"--fmad=true"] if contraction else EXACT
+    opts = [b"-arch=" + arch.encode()] + exact + [b"--ptxas-options=-v"]
     rc = lib.nvrtcCompileProgram(prog, len(opts), (ctypes.c_char_p * len(opts))(*opts))
     n = ctypes.c_size_t()
     lib.nvrtcGetProgramLogSize(prog, ctypes.byref(n))
@@ -166,6 +168,11 @@ def main():
     ap.add_argument("--arch", default="sm_90")
     ap.add_argument("--nvdisasm", default=shutil.which("nvdisasm") or "", help="NVIDIA's nvdisasm (see the head of this file)")
     ap.add_argument("--sass", help="also write the disassembly here")
+    ap.add_argument("--entry", default="tapelab_kernel",
+                    help="the kernel to count: tapelab_kernel, or a template kernel's name (a peer's: "
+                         "experiments/peers/handwritten_asian.cu's asian or ladder, which it instantiates under NVRTC)")
+    ap.add_argument("--contraction", action="store_true",
+                    help="compile with --fmad=true (nvcc's default, the hand-written peer's), not tapelab's --fmad=false")
     a = ap.parse_args()
     if not a.nvdisasm or not os.access(a.nvdisasm, os.X_OK):
         sys.exit("sass-count: no nvdisasm (--nvdisasm PATH): pip download --no-deps nvidia-cuda-nvdisasm, unzip it")
@@ -173,7 +180,7 @@ def main():
         source = open(a.kernel, encoding="utf-8").read()
     except OSError as e:
         sys.exit(f"sass-count: {a.kernel}: {e.strerror}")
-    cubin, log = compile_cubin(source, a.arch)
+    cubin, log = compile_cubin(source, a.arch, a.contraction)
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "kernel.cubin")
         with open(path, "wb") as f:
@@ -187,11 +194,17 @@ def main():
         with open(a.sass, "w", encoding="utf-8") as f:
             f.write(sass)
     funcs, labels = functions(sass)
-    main_label = ".text.tapelab_kernel"
-    if main_label not in funcs:
-        sys.exit(f"sass-count: {a.kernel}: no tapelab_kernel in the disassembly")
+    # The entry: tapelab_kernel, or the (C++-mangled) kernel --entry names, e.g. asian<true, 4> as _Z5asianILb1ELi4EE...
+    named = [f for f in funcs if f == ".text." + a.entry or re.match(r"\.text\._Z\d+" + re.escape(a.entry) + r"I", f)]
+    if len(named) != 1:
+        sys.exit(f"sass-count: {a.kernel}: {len(named) or 'no'} kernels named {a.entry} in the disassembly")
+    main_label = named[0]
+    entry = main_label[len(".text."):]
     counts = {f: own_count(ins) for f, ins in funcs.items()}
     trips = rolled_trips(source)
+    if a.entry != "tapelab_kernel":
+        print(f"sass-count: warning: {a.entry}'s loops carry no trips comment: each body is counted once "
+              "(read its regions in --sass)", file=sys.stderr)
     if "// markets, one at a time" in source:  # config markets=loop: its loops are not among the weighted ones
         print("sass-count: warning: the market loop's bodies are counted once, not once per market "
               "(compile with --config markets=copies for a count a path)", file=sys.stderr)
@@ -202,11 +215,11 @@ def main():
     body = round(body)
     total = body
     # ptxas -v reports each entry (tapelab_reduce may come first): the kernel's own lines only.
-    own = re.search(r"Compiling entry function 'tapelab_kernel'.*?(?=Compiling entry function|\Z)", log, re.S)
+    own = re.search(r"Compiling entry function '" + re.escape(entry) + r"'.*?(?=Compiling entry function|\Z)", log, re.S)
     own = own.group(0) if own else ""
     regs = re.search(r"Used (\d+) registers", own)
     spill = re.search(r"(\d+) bytes spill stores", own)
-    print(f"{a.kernel}: {a.arch}, tapelab_kernel {len(funcs[main_label])} instructions in its body"
+    print(f"{a.kernel}: {a.arch}, {a.entry} {len(funcs[main_label])} instructions in its body"
           + (f", {regs.group(1)} registers" if regs else "") + (f", {spill.group(1)} bytes spill stores" if spill else "")
           + (f", rolled loops of {'/'.join(map(str, trips))} trips" if trips else ""))
     for f, c in calls.items():

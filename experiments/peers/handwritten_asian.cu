@@ -22,6 +22,9 @@
 // events around each launch, median of --repeats after a warm-up; min_ms and max_ms their spread;
 // mpaths_per_s counts market-paths: a ladder of 7 markets over N paths is 7N; value, delta, vega: the
 // ladder's middle market, spot 100).
+// NVRTC compiles the device half alone (__CUDACC_RTC__): scripts/sass-count.py --entry asian|ladder counts the
+// instantiations at the end of this file on sm_90 without a GPU (runs/sass-sm90-2026-12-06).
+#ifndef __CUDACC_RTC__
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -39,6 +42,7 @@
       std::exit(1);                                                                          \
     }                                                                                        \
   } while (0)
+#endif
 
 struct Words {
   unsigned x, y, z, w;
@@ -240,6 +244,11 @@ __global__ void __launch_bounds__(256) ladder(Market m, int steps, unsigned long
     }
 }
 
+#ifdef __CUDACC_RTC__
+// What sass-count.py counts: value + 5 Greeks, draws version 4, one market and the 7-point ladder.
+template __global__ void asian<true, 4>(Market, int, unsigned long long, unsigned, unsigned, double*);
+template __global__ void ladder<true, 7>(Market, int, unsigned long long, unsigned, unsigned, double*);
+#else
 struct Times {
   float median, fastest, slowest;  // ms of the timed launches
 };
@@ -355,3 +364,4 @@ int main(int argc, char** argv) {
   CHECK(cudaFree(dSums));
   return 0;
 }
+#endif  // __CUDACC_RTC__
