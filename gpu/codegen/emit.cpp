@@ -58,10 +58,6 @@ EmittedKernel emitKernel(const Tape& tape, const KernelOptions& options, const D
   if (!rolling.whyNot.empty()) analyses.unused.push_back(rolling.whyNot);
   if (!segments.whyNot.empty()) analyses.unused.push_back(segments.whyNot);
   if (!rolling.stepWhyNot.empty()) analyses.unused.push_back(rolling.stepWhyNot);
-  if (options.config.loopTripStep && rolling.rolled && !rolling.stepwise && rolling.stepWhyNot.empty())
-    analyses.unused.push_back("loop_trip=step: a trip of one step draws whole Philox calls already");
-  if (options.config.loopTripStep && options.config.loopsRolled && !rolling.rolled && rolling.whyNot.empty())
-    analyses.unused.push_back("loop_trip=step: the time loop of forward-only kernels only");
   if (rolling.rolled && options.config.outlineDraws)
     analyses.unused.push_back("outline_draws=on: the time loop rolls, its draws are written once already (inlined)");
   ir::KernelIR kernel = buildKernel(tape, options, dialect, analyses);

@@ -48,6 +48,7 @@ RolledLoop planRolling(const Tape& tape, const KernelOptions& options, const Sto
   if (!options.config.loopsRolled) return r;
   const bool forwardOnly = options.kind == KernelKind::Tangent || (options.kind == KernelKind::Plain && !options.greeks);
   if (!forwardOnly) {  // a register kernel's segments: planRolledSegments
+    if (options.config.loopTripStep) r.stepWhyNot = "loop_trip=step: the time loop of forward-only kernels only";
     if (options.kind != KernelKind::Register || !options.greeks)
       r.whyNot = notRolled(options.kind == KernelKind::Plain ? "the plain kernel keeps every value for its reverse sweep"
                                                              : std::string("a ") + toString(options.kind) + " kernel");
@@ -62,7 +63,9 @@ RolledLoop planRolling(const Tape& tape, const KernelOptions& options, const Sto
   // Whole Philox calls per trip: unroll * drawStride a multiple of 4.
   const int64_t stride = L.drawStride < 0 ? -L.drawStride : L.drawStride;
   r.unroll = stride == 0 ? 1 : static_cast<int32_t>(kDrawsPerCall / std::gcd<int64_t>(stride, kDrawsPerCall));
-  if (options.config.loopTripStep && r.unroll > 1) {
+  if (options.config.loopTripStep && r.unroll == 1) {
+    r.stepWhyNot = "loop_trip=step: a trip of one step draws whole Philox calls already";
+  } else if (options.config.loopTripStep) {
     r.stepWhyNot = whyNotStepwise(tape, L);
     r.stepwise = r.stepWhyNot.empty();
     if (r.stepwise) r.unroll = 1;

@@ -40,7 +40,7 @@ struct RolledLoop {
   // config loop_trip=step: one iteration a trip (unroll 1) though its draws do not fill whole Philox calls;
   // the call and the Box-Muller pair are computed in the trips whose draw starts them and carried (draws.h).
   bool stepwise = false;
-  std::string stepWhyNot;         // loop_trip=step asked, trips of whole calls kept: why (configUnused)
+  std::string stepWhyNot;         // loop_trip=step asked and not in effect: why (configUnused)
 
   int32_t trips() const { return iterations / unroll; }
   bool isExported(int32_t offset) const;

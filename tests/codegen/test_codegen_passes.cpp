@@ -142,3 +142,31 @@ TEST(CodegenPrinter, NoCodegenFileIsOver450Lines) {
     EXPECT_LE(lines, 450) << entry.path().filename().string();
   }
 }
+
+// config loop_trip=step is either in effect (one step a trip) or said in the kernel's configUnused, never
+// silently dropped: a register kernel, a loop whose trip of one step draws whole calls already (4 assets),
+// and the Asian where it acts.
+TEST(CodegenPasses, OneStepTripsAreInEffectOrSaid) {
+  auto unused = [](const EmittedKernel& k) {
+    std::string s;
+    for (const std::string& u : k.configUnused) s += u + "\n";
+    return s;
+  };
+  KernelOptions o;
+  o.precision = Precision::F32;
+  o.config.loopsRolled = o.config.loopTripStep = true;
+  o.kind = KernelKind::Tangent;
+  const Tape asian = products::byName("asian", {{"steps", 12}});
+  const EmittedKernel stepped = emitKernel(asian, o, dialectByName("cuda"));
+  EXPECT_NE(stepped.source.find("the time loop: 12 trips of 1 step(s)"), std::string::npos);
+  EXPECT_EQ(unused(stepped).find("loop_trip"), std::string::npos) << unused(stepped);
+  const Tape basket = products::byName("basket", {{"steps", 6}, {"assets", 4}});
+  EXPECT_NE(unused(emitKernel(basket, o, dialectByName("cuda"))).find("loop_trip=step: a trip of one step draws whole"),
+            std::string::npos);
+  o.kind = KernelKind::Register;
+  PlanOptions po;
+  po.segments = 3;
+  o.plan = makeStrategyPlan("window", asian, po);
+  EXPECT_NE(unused(emitKernel(asian, o, dialectByName("cuda"))).find("loop_trip=step: the time loop of forward-only"),
+            std::string::npos);
+}
