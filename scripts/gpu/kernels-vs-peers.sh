@@ -42,6 +42,13 @@ cuda=cuda; paths=4000000; zpaths=1000000; steps=(); [ "$dry" = 1 ] && { cuda=vul
 source scripts/gpu/steps.sh  # left, step NEED NAME CMD...
 sample_clocks
 CMP=("$T" compare --product asian "${steps[@]}" --paths "$paths" --markets 7 --ladders 5 --fp32 --json)
+# timed_row MODE KERNEL ROUND MARKETS [CONFIG]: compare's KERNEL rows at MARKETS a dispatch over CONFIG, each
+# dispatch's kernel time in the JSON (TAPELAB_TIMELINE=1), into MODE-xMARKETS-CONFIG-rROUND.json
+timed_row() {
+  local tag=${5:-defaults}; tag=${tag//,/+}; tag=${tag//=/-}
+  TAPELAB_TIMELINE=1 step 30 "$1-x$4-$tag-r$3.json" "$T" compare --product asian "${steps[@]}" --paths "$paths" \
+    --markets "$4" --ladders 5 --fp32 --json --engines "$cuda" --kernels "$2" ${5:+--config "$5"}
+}
 for mode in "$@"; do
   case "$mode" in
     tests)
@@ -84,23 +91,14 @@ for mode in "$@"; do
       x1=("" cuda.dispatches=1 cuda.reduce=beside workgroup=256 lanes=4 lanes=4,cuda.dispatches=1 loop_trip=step)
       x7=("" cuda.dispatches=1 cuda.reduce=beside workgroup=128 loop_trip=step min_blocks=10 loop_trip=step,min_blocks=10)
       for round in 1 2; do
-        for m in 1 7; do
-          if [ "$m" = 1 ]; then cfgs=("${x1[@]}"); else cfgs=("${x7[@]}"); fi
-          for c in "${cfgs[@]}"; do
-            tag=${c:-defaults}; tag=${tag//,/+}; tag=${tag//=/-}
-            TAPELAB_TIMELINE=1 step 25 "dispatch-x$m-$tag-r$round.json" "$T" compare --product asian "${steps[@]}" \
-              --paths "$paths" --markets "$m" --ladders 5 --fp32 --json --engines "$cuda" --kernels tangent ${c:+--config "$c"}
-          done
-        done
+        for c in "${x1[@]}"; do timed_row dispatch tangent "$round" 1 "$c"; done
+        for c in "${x7[@]}"; do timed_row dispatch tangent "$round" 7 "$c"; done
       done ;;
     register)
       for round in 1 2; do
-        for mc in "1 cuda.reduce=device" "1 cuda.reduce=beside" "7 cuda.reduce=device" "7 cuda.reduce=beside" \
-                  "7 min_blocks=10,cuda.reduce=device"; do
-          read -r m c <<<"$mc"
-          tag=${c//,/+}; tag=${tag//=/-}
-          TAPELAB_TIMELINE=1 step 30 "register-x$m-$tag-r$round.json" "$T" compare --product asian "${steps[@]}" \
-            --paths "$paths" --markets "$m" --ladders 5 --fp32 --json --engines "$cuda" --kernels register --config "$c"
+        for c in cuda.reduce=device cuda.reduce=beside; do timed_row register register "$round" 1 "$c"; done
+        for c in cuda.reduce=device cuda.reduce=beside min_blocks=10,cuda.reduce=device; do
+          timed_row register register "$round" 7 "$c"
         done
       done ;;
     zoo)
