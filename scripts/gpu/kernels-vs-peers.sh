@@ -25,9 +25,18 @@
 #   register  the register kernels (checkpointed adjoint) under the fields the dispatch mode moved for the tangent
 #           kernels: cuda.reduce=device against beside at 1 and 7 markets, min_blocks=10 at 7, two rounds
 #           (whether a default can follow the tangent kernel's measurement without costing the adjoint)
+#   kinds   the defaults per kernel kind (issue 46): the tangent and register kernels at 7 markets under the
+#           defaults, min_blocks=10, cuda.reduce=beside and both, and the register kernel at one market under
+#           cuda.reduce=device against the default beside, two rounds (whether a kind-qualified default helps
+#           one kind without costing the other)
+#   opencl  the tangent kernel on OpenCL, one and 7 markets, under its defaults and the fields it reads (wider and
+#           narrower workgroups, more lanes, draws inline or out of line, one step a trip), two rounds
 #   zoo     every zoo product on cuda, 1M paths, one market: compare's register and tangent rows (each
 #           ==plain), and what --kernel auto picks (planner/kind_model.h's prediction beside the measurement);
-#           every kernel compiled first, side by side (a kernel that takes over 150 s is left out, said)
+#           every kernel compiled first, side by side (a kernel that takes over ZOO_COMPILE_S, default 150 s, is
+#           left out, said)
+#   zoo-compile  the zoo's compile phase started in the background, for the modes after it to overlap (a later
+#           zoo mode waits for it instead of compiling)
 # GPU_DRY=1 runs every mode against what this machine has (lavapipe, PoCL) with tiny jobs.
 set -uo pipefail
 K=${1:?call number}; shift
@@ -44,10 +53,23 @@ sample_clocks
 CMP=("$T" compare --product asian "${steps[@]}" --paths "$paths" --markets 7 --ladders 5 --fp32 --json)
 # timed_row MODE KERNEL ROUND MARKETS [CONFIG]: compare's KERNEL rows at MARKETS a dispatch over CONFIG, each
 # dispatch's kernel time in the JSON (TAPELAB_TIMELINE=1), into MODE-xMARKETS-CONFIG-rROUND.json
+# (on engine ${eng:-cuda})
 timed_row() {
   local tag=${5:-defaults}; tag=${tag//,/+}; tag=${tag//=/-}
   TAPELAB_TIMELINE=1 step 30 "$1-x$4-$tag-r$3.json" "$T" compare --product asian "${steps[@]}" --paths "$paths" \
-    --markets "$4" --ladders 5 --fp32 --json --engines "$cuda" --kernels "$2" ${5:+--config "$5"}
+    --markets "$4" --ladders 5 --fp32 --json --engines "${eng:-$cuda}" --kernels "$2" ${5:+--config "$5"}
+}
+zoo=(european asian basket heston cev barrier lookback lmm worstof neural heat)
+Z=(compare --engines "$cuda" --kernels register,tangent --markets 1 --points 1 --fp32 --json)
+zpids=()
+# every zoo tape's register and tangent kernels compiled side by side, into the cache the zoo mode's rows hit
+# (a kernel past ZOO_COMPILE_S, default 150 s, is left out and said: lmm-40's 22.6 MB tangent kernel took longer)
+zoo_compile() {
+  stamp "zoo compile"
+  for p in "${zoo[@]}"; do
+    timeout "${ZOO_COMPILE_S:-150}" "$T" "${Z[@]}" --product "$p" --paths 64 --ladders 1 > /dev/null 2> "$out/zoo-compile-$p.txt" &
+    zpids+=($!)
+  done
 }
 for mode in "$@"; do
   case "$mode" in
@@ -101,16 +123,29 @@ for mode in "$@"; do
           timed_row register register "$round" 7 "$c"
         done
       done ;;
+    kinds)
+      for round in 1 2; do
+        for k in tangent register; do
+          for c in "" min_blocks=10 cuda.reduce=beside min_blocks=10,cuda.reduce=beside; do timed_row kinds "$k" "$round" 7 "$c"; done
+        done
+        for c in "" cuda.reduce=device; do timed_row kinds register "$round" 1 "$c"; done
+      done ;;
+    opencl)
+      ocl=opencl; [ "$dry" = 1 ] && ocl=vulkan
+      for round in 1 2; do
+        for c in "" workgroup=128 workgroup=256 lanes=2 outline_draws=off loop_trip=step; do
+          eng=$ocl timed_row opencl tangent "$round" 1 "$c"
+        done
+        for c in "" workgroup=32 workgroup=128 lanes=2 outline_draws=on loop_trip=step; do
+          eng=$ocl timed_row opencl tangent "$round" 7 "$c"
+        done
+      done ;;
+    zoo-compile)  # the zoo's kernels compiled in the background while the modes after it time (ZOO_COMPILE_S each)
+      zoo_compile ;;
     zoo)
-      zoo=(european asian basket heston cev barrier lookback lmm worstof neural heat)
-      Z=(compare --engines "$cuda" --kernels register,tangent --markets 1 --points 1 --fp32 --json)
-      stamp "zoo compile"
-      zpids=()
-      for p in "${zoo[@]}"; do
-        timeout 150 "$T" "${Z[@]}" --product "$p" --paths 64 --ladders 1 > /dev/null 2> "$out/zoo-compile-$p.txt" &
-        zpids+=($!)
-      done
+      [ ${#zpids[@]} -gt 0 ] || zoo_compile
       for i in "${!zoo[@]}"; do wait "${zpids[$i]}"; echo "zoo compile ${zoo[$i]} exit $?" >> "$out/timeline.txt"; done
+      zpids=()
       for p in "${zoo[@]}"; do step 15 "zoo-$p.json" timeout 60 "$T" "${Z[@]}" --product "$p" --paths "$zpaths" --ladders 3; done ;;
     *) echo "kernels-vs-peers.sh: unknown mode '$mode'" >&2; exit 2 ;;
   esac
