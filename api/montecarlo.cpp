@@ -124,8 +124,9 @@ void planKnobsNotUsed(const RunConfig& c, const std::string& strategy, const std
 
 }  // namespace
 
-KernelConfig resolveConfig(const RunConfig& c, const EngineCaps& caps, Precision precision, int markets) {
-  KernelConfig config = defaultConfig(c.engine, caps.cpuDevice, markets);
+KernelConfig resolveConfig(const RunConfig& c, const EngineCaps& caps, Precision precision, int markets,
+                           const std::string& kind) {
+  KernelConfig config = defaultConfig(c.engine, caps.cpuDevice, markets, kind);
   applyConfigRequest(config, c.userConfig, c.engine);
   if (const std::string problem = configProblem(config, c.engine, precision == Precision::F32); !problem.empty())
     throw std::invalid_argument(c.userConfig.what + ": " + problem);
@@ -207,6 +208,10 @@ ResolvedJob resolveJob(const Tape& tape, const RunConfig& c, const EngineCaps& c
                        const std::vector<int>& sharedInputs) {
   ResolvedJob job;
   job.options = resolvePlan(tape, c, caps, markets, &job.tuned, &job.notUsed, &job.kindWhy, sharedInputs, &job.from);
+  // The kind is chosen: its own defaults (a tuned winner's configuration stays whole). No kind-qualified
+  // default sets a field the choice read (kindMayQualify), so the kind and plan chosen still hold.
+  if (job.from.config != Origin::Tuned)
+    job.options.config = resolveConfig(c, caps, job.options.precision, markets, toString(job.options.kind));
   checkPlanDepth(job.options, c, caps);
   if (job.from.plan != Origin::Tuned) {
     job.from.plan = planNamed(c) ? Origin::User : Origin::Default;

@@ -33,6 +33,8 @@ namespace tapelab {
 // With no kernel, checkpoint, strategy or plan named, Greeks and no tuned winner, the kind is `auto`: the
 // tangent kernel or the checkpointed adjoint, whichever planner/kind_model.h predicts faster for this tape,
 // markets per dispatch and the inputs they share (`sharedInputs`); *kindWhy then says which and why.
+// Without a tuned winner the configuration is then the defaults of the kind chosen (defaultConfig's
+// `kind`: engine/config.cpp's kind-qualified defaults) with the user's fields over them.
 KernelOptions resolveKernel(const Tape& tape, const RunConfig& config, const EngineCaps& caps, int markets = 1,
                             std::string* tunedFrom = nullptr, std::vector<std::string>* notUsed = nullptr,
                             std::string* kindWhy = nullptr, const std::vector<int>& sharedInputs = {});
@@ -78,10 +80,11 @@ struct ConfigResolution {
 ConfigResolution resolveJobConfig(const Tape& tape, const RunConfig& config, const EngineCaps& caps, Precision precision,
                            int markets = 1);
 // The kernel's configuration resolveKernel uses: the engine's (config.engine) defaults for `markets`
-// per dispatch, then
+// per dispatch and the kernel `kind` ("": before a kind is chosen, none of a kind's own defaults), then
 // config.userConfig, each field checked against the engine, then the math contract against the
 // engine and `precision`. Throws std::invalid_argument naming config.userConfig.what.
-KernelConfig resolveConfig(const RunConfig& config, const EngineCaps& caps, Precision precision, int markets = 1);
+KernelConfig resolveConfig(const RunConfig& config, const EngineCaps& caps, Precision precision, int markets = 1,
+                           const std::string& kind = "");
 
 struct Result {
   std::vector<std::string> inputNames;

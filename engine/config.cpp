@@ -224,7 +224,7 @@ std::vector<ConfigField> codeAndEngineFields() {
           .on({"cuda", "hip"})
           .what("__launch_bounds__(workgroup, N): the compiler caps registers to fit N blocks per multiprocessor (HIP "
                 "reads it as its occupancy hint); 0: no second bound")
-          .byDefault({{"cuda", "12"}, {"cuda", "10", false, 1}})
+          .byDefault({{"cuda", "12"}, {"cuda", "10", false, 1}, {"cuda", "10", false, 0, "tangent"}})
           .searching({"0", "6", "8", "10", "12"}),
       Declare::choice("shared_constants", &C::sharedConstants, kOnOff)
           .listed({"on", "off"})
@@ -250,7 +250,7 @@ std::vector<ConfigField> codeAndEngineFields() {
           .on({"cuda"})
           .what("where each dispatch's partials are added, in double and block order: a reduction kernel behind it on "
                 "the device, one beside the next kernel on a stream of the greatest priority, or on the host")
-          .byDefault({{"cuda", "beside", false, 1}})
+          .byDefault({{"cuda", "beside", false, 1}, {"cuda", "beside", false, 0, "tangent"}})
           .searching({"device", "beside"}),
       Declare::integer("cuda.dispatches", &C::cudaDispatches, 1, 4)
           .on({"cuda"})
@@ -327,13 +327,20 @@ std::string fieldActs(const ConfigField& field, const KernelConfig& config, cons
   return "";
 }
 
-KernelConfig defaultConfig(const std::string& engine, bool cpuDevice, int markets) {
+KernelConfig defaultConfig(const std::string& engine, bool cpuDevice, int markets, const std::string& kind) {
   KernelConfig c;
   for (const ConfigField& f : configFields())
     for (const FieldDefault& d : f.defaults)
-      if (d.engine == engine && (!d.cpuDevice || cpuDevice) && (d.markets == 0 || d.markets == markets))
+      if (d.engine == engine && (!d.cpuDevice || cpuDevice) && (d.markets == 0 || d.markets == markets) &&
+          (*d.kind == '\0' || d.kind == kind))
         f.set(c, d.value, f.name);
   return c;
+}
+
+bool kindMayQualify(const ConfigField& field) {
+  for (const char* read : {"loops", "closed_forms", "tangent_fma", "shared_inputs", "math"})
+    if (std::string(field.name) == read) return false;
+  return true;
 }
 
 std::string configText(const KernelConfig& config, const std::string& engine) {

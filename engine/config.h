@@ -96,14 +96,15 @@ const char* toString(ScratchLayout l);
 const char* toString(MarketOrder o);
 
 // A default of one field that differs from KernelConfig{}'s: on `engine`, optionally only where a CPU
-// serves it (lavapipe, PoCL) or only for kernels of one market per dispatch (the engine switches a
-// field on where it pays: the article's way). A field's defaults apply in order, so a qualified one
-// follows its engine's plain one.
+// serves it (lavapipe, PoCL), only for kernels of one market per dispatch, or only for kernels of one
+// kind (the engine switches a field on where it pays: the article's way). A field's defaults apply in
+// order, so a qualified one follows its engine's plain one.
 struct FieldDefault {
   const char* engine;
   const char* value;       // in the field's spelling (tests parse every one)
   bool cpuDevice = false;  // only on a CPU-served device
   int markets = 0;         // 1: only at one market per dispatch; 0: any count
+  const char* kind = "";   // engine/engine.h's toString of a kernel kind: only for that kind's kernels; "": any
 };
 
 // A field acts only where another field has a value (prefill_ahead where draws=prefill): elsewhere
@@ -161,9 +162,14 @@ std::string fieldEngines(const ConfigField& field);
 std::string fieldActs(const ConfigField& field, const KernelConfig& config, const KernelShape& kernel = {});
 
 // The engine's defaults: KernelConfig{} with the fields' per-engine defaults (`cpuDevice`: those for
-// a CPU-served device too; `markets`, per dispatch: those for one market where it is 1). Engines no
-// default names get KernelConfig{} (their fields are moot).
-KernelConfig defaultConfig(const std::string& engine, bool cpuDevice = false, int markets = 0);
+// a CPU-served device too; `markets`, per dispatch: those for one market where it is 1; `kind`: those
+// for that kernel kind's kernels, "" none of them: the configuration before the kind is chosen). Engines
+// no default names get KernelConfig{} (their fields are moot).
+KernelConfig defaultConfig(const std::string& engine, bool cpuDevice = false, int markets = 0, const std::string& kind = "");
+// The fields a kind-qualified default may not set: what resolving a job reads before the kind is chosen
+// (the kind model's inputs, the register kernel's default strategy), so that choosing the kind cannot
+// change what chose it.
+bool kindMayQualify(const ConfigField& field);
 
 // The canonical text of `config` for `engine`: every field that applies to it, in table order,
 // "name=value" joined by commas. Empty for an engine no field applies to.

@@ -73,6 +73,7 @@ KindPrediction predictKinds(const Tape& tape, const KindJob& job, const CostMode
   for (int32_t i = 0; i < n; ++i) {
     if (tape.op[i] == Op::Input || arity(tape.op[i]) == 0) continue;
     const OpInfo& op = info(tape.op[i]);
+    bool partialUsed[3] = {false, false, false};
     for (int32_t slot : slots.of[i]) {
       if (closed.isClosed(i, slot)) continue;
       double rule = 0;
@@ -81,13 +82,20 @@ KindPrediction predictKinds(const Tape& tape, const KindJob& job, const CostMode
         const auto& of = slots.of[tape.arg(i, k)];
         if (!contributes(op.adjoint(k)) || !std::binary_search(of.begin(), of.end(), slot)) continue;
         const std::string r(op.adjoint(k));
-        // A fused product saves its addition; a closed-form argument costs a multiplication by 1 / x.
-        const bool fused = terms > 0 && job.tangentFma && r.rfind("d * ", 0) == 0;
-        rule += ruleCost(r, c) + (closed.isClosed(tape.arg(i, k), slot) ? c.of(Op::Mul) : 0) - (fused ? addCost(c) : 0);
+        // A rule d * (partial) is one multiplication a slot: the partial is the same expression in every slot,
+        // computed once (the compiler's common subexpression: pow's b * pow(a, b - 1) once a node, not once a
+        // slot). A fused product saves its addition; a closed-form argument costs a multiplication by 1 / x.
+        const bool product = r.rfind("d * ", 0) == 0;
+        const bool fused = terms > 0 && job.tangentFma && product;
+        rule += (product ? c.of(Op::Mul) : ruleCost(r, c)) + (closed.isClosed(tape.arg(i, k), slot) ? c.of(Op::Mul) : 0) -
+                (fused ? addCost(c) : 0);
+        partialUsed[k] = partialUsed[k] || product;
         ++terms;
       }
       tangent += copies(i) * (rule + std::max(terms - 1, 0) * addCost(c));
     }
+    for (int k = 0; k < op.arity; ++k)
+      if (partialUsed[k]) tangent += copies(i) * ruleCost(std::string(op.adjoint(k)).substr(4), c);
   }
 
   const std::vector<uint8_t> fromInput = dependsOnInput(tape);

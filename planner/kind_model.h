@@ -8,7 +8,9 @@
 //             in reaches once per market);
 //   tangent   forward + per node, per tangent slot it carries (less the closed forms), its tangent rule:
 //             the adjoint rules of the arguments that carry the slot with d := their tangent, and the
-//             additions between them (a product term fused into the sum with tangent_fma);
+//             additions between them (a product term fused into the sum with tangent_fma); a rule
+//             d * (partial) costs a slot one multiplication, its partial once a node (the same expression
+//             in every slot: the compiler computes it once);
 //   adjoint   forward + what the plan recomputes (a stored draw a load) + per node with an adjoint, per
 //             market, its adjoint rules and the additions into the arguments' adjoints.
 // Time is instructions over the kernel's issue efficiency, measured on the GPU and kept here with its

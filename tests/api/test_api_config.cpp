@@ -104,6 +104,10 @@ TEST(ApiConfig, DeclarationsAreConsistentData) {
       KernelConfig c;
       EXPECT_NO_THROW(f.set(c, d.value, f.name)) << f.name << "=" << d.value;
       EXPECT_TRUE(d.markets == 0 || d.markets == 1) << f.name;
+      const std::string kind = d.kind;
+      EXPECT_TRUE(kind.empty() || kind == "plain" || kind == "register" || kind == "scratch" || kind == "tangent")
+          << f.name << ": a default for kind '" << kind << "'";
+      EXPECT_TRUE(kind.empty() || kindMayQualify(f)) << f.name << ": read before the kind is chosen, so no kind's own";
     }
     KernelConfig met;  // every requirement set: the field acts
     for (const FieldRequirement& r : f.requires_) {
@@ -299,4 +303,47 @@ TEST(ApiConfig, ResolveConfigChecksTheMathContract) {
   rc.engine = "cpu-jit";
   rc.userConfig = parseConfigText("jit.chunk=64");
   EXPECT_EQ(resolveConfig(rc, caps, Precision::F64).jitChunk, 64);
+}
+
+// Defaults per kernel kind (issue 46): a kind-qualified default applies to that kind's kernels alone, after
+// the engine's and the one-market ones; the configuration before the kind is chosen has none of them; the
+// front door gives the kind it resolves (auto's choice or the one named) its own defaults, the user's
+// fields over them, and a tuned winner's configuration whole.
+TEST(ApiConfig, EachKernelKindGetsItsOwnDefaults) {
+  // cuda at 7 markets, the H100 record of 2026-12-06: the tangent kernel at min_blocks=10 and beside.
+  EXPECT_EQ(defaultConfig("cuda", false, 7).minBlocks, 12);
+  EXPECT_EQ(defaultConfig("cuda", false, 7, "register").minBlocks, 12);
+  EXPECT_EQ(defaultConfig("cuda", false, 7, "tangent").minBlocks, 10);
+  EXPECT_EQ(defaultConfig("cuda", false, 7, "tangent").cudaSums, SumsPlace::Beside);
+  EXPECT_EQ(defaultConfig("cuda", false, 7, "register").cudaSums, SumsPlace::Device);
+  EXPECT_EQ(defaultConfig("hip", false, 7, "tangent"), defaultConfig("hip", false, 7)) << "cuda's measurement, not hip's";
+  for (const char* engine : kEngines)
+    for (const int markets : {1, 7})
+      for (const char* kind : {"plain", "register", "scratch", "tangent"})
+        for (const ConfigField& f : configFields()) {
+          if (kindMayQualify(f)) continue;
+          EXPECT_EQ(f.get(defaultConfig(engine, false, markets, kind)), f.get(defaultConfig(engine, false, markets)))
+              << engine << " " << kind << ": " << f.name << " is read before the kind is chosen";
+        }
+
+  EngineCaps gpu;
+  gpu.kinds = {KernelKind::Plain, KernelKind::Register, KernelKind::Tangent};
+  gpu.marketOrder = true;
+  gpu.defaultPrecision = Precision::F32;
+  RunConfig c;
+  c.engine = "cuda";
+  const Tape asian = products::asianCall(252);
+  const KernelOptions automatic = resolveKernel(asian, c, gpu, 7);
+  ASSERT_EQ(automatic.kind, KernelKind::Tangent);
+  EXPECT_EQ(automatic.config, defaultConfig("cuda", false, 7, "tangent"));
+  RunConfig named = c;
+  named.kernel = KernelKind::Register;
+  EXPECT_EQ(resolveKernel(asian, named, gpu, 7).config, defaultConfig("cuda", false, 7, "register"));
+  named.kernel = KernelKind::Tangent;
+  EXPECT_EQ(resolveKernel(asian, named, gpu, 7).config, defaultConfig("cuda", false, 7, "tangent"));
+  RunConfig user = c;
+  user.userConfig = parseConfigText("min_blocks=8");
+  const KernelOptions mine = resolveKernel(asian, user, gpu, 7);
+  EXPECT_EQ(mine.config.minBlocks, 8) << "the user's field over the kind's default";
+  EXPECT_EQ(mine.config.cudaSums, SumsPlace::Beside) << "the kind's other defaults stay";
 }

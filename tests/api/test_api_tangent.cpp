@@ -105,6 +105,31 @@ TEST(TangentFrontDoor, AutoPicksTheKindTheModelPredictsAndSaysWhy) {
   EXPECT_NE(resolveKernel(products::asianCall(252), valueOnly, gpu, 1, nullptr, nullptr, &why).kind, KernelKind::Tangent);
 }
 
+// The kind --kernel auto picks on each zoo tape (cuda, one market, its defaults) is the one the H100 timed
+// faster (runs/h100-2026-12-06, call3 and call4: 1M paths, compare's register and tangent rows), where the
+// margin was over 5%: cev's tangent kernel ran 1,042.6 against the register kernel's 723.0 once the model
+// charged pow's partial once a node instead of once a tangent slot (78,581 -> 39,860 predicted; sm_90 counts
+// 25,845). worstof (register 334.2, tangent 324.8) is inside its noise and left out; lmm-40's tangent kernel
+// did not compile within the call, neural-16x16's is over --max-nodes: the adjoint is the kind that runs.
+TEST(TangentFrontDoor, AutoOnTheZooPicksTheKindTheH100TimedFaster) {
+  EngineCaps gpu;
+  gpu.kinds = {KernelKind::Plain, KernelKind::Register, KernelKind::Tangent};
+  gpu.marketOrder = true;
+  RunConfig c;
+  c.engine = "cuda";
+  const std::pair<const char*, KernelKind> timed[] = {
+      {"european", KernelKind::Tangent}, {"asian", KernelKind::Tangent},    {"basket", KernelKind::Tangent},
+      {"heston", KernelKind::Register},  {"cev", KernelKind::Tangent},      {"barrier", KernelKind::Tangent},
+      {"lookback", KernelKind::Tangent}, {"lmm", KernelKind::Register},     {"neural", KernelKind::Register},
+      {"heat", KernelKind::Register}};
+  for (const auto& [name, faster] : timed) {
+    const Tape t = products::byName(name, products::ProductParams{});
+    std::string why;
+    const KernelKind picked = resolveKernel(t, c, gpu, 1, nullptr, nullptr, &why).kind;
+    EXPECT_EQ(picked == KernelKind::Tangent, faster == KernelKind::Tangent) << name << ": " << why;
+  }
+}
+
 TEST(TangentFrontDoor, PricesThroughMonteCarlo) {
   RunConfig c;
   c.engine = "reference";
