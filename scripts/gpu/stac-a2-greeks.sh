@@ -22,10 +22,11 @@
 #               tangent kernel at --wrt 1, 8 and all 43 inputs) and scratch_sweep (plain, register, scratch AoS and
 #               SoA at segment lengths 100, 194 = sqrt(nodes), 400); summary.txt: the best adjoint kernel's Mpath/s
 #               against JAX's and the full-wrt tangent kernel's (the issue's 10x and 20x)
-#   large       10 assets x 1,260 steps (440,323 nodes), 100K paths: scratch_sweep on cuda (plain, register 16,
-#               scratch AoS and SoA at segment lengths 200, 645 = sqrt(nodes), 2000, 6000; compiled first, --jobs 8),
-#               then JAX at that size. NVRTC did not finish the plain kernel of it in 3,000 s here (the register
-#               and scratch kernels are larger): expect compile timeouts unless the H200 host is ~10x faster
+#   large       10 assets x 1,260 steps (440,323 nodes, 108 Greeks), 100K paths: the register kernel under periodic
+#               plans of 63, 126 and 252 segments (rolled: one segment's code, the bookmarks in arrays) and the middle
+#               one with the stored draws in aos, compiled side by side, then 3 interleaved rounds of tapelab run;
+#               the kernels' values and Greeks bit for bit against each other (summary-large.txt); then JAX at that
+#               size. Its plain kernel does not fit: NVRTC did not finish it in 3,000 s on the VM
 #   precompile  (here) the small mode's tapelab commands on the compile-only cuda engine, then
 #               scripts/gpu-cache-pack.sh with what they compiled
 set -uo pipefail
@@ -36,16 +37,16 @@ stamp() { echo "$1 at $(( $(date +%s) - t0 )) s" | tee -a "$out/timeline.txt"; }
 if [ "${1:-}" = precompile ] || [[ " $* " == *" precompile "* ]]; then  # here, cuda compile-only: the small mode's kernels
   bin=$PWD/build/ci/cli; xbin=$PWD/build/ci/experiments; commit=precompile; deadline=${GPU_S:-36000}
   engine=cuda; small=(--assets 5 --steps 252); large=(--assets 10 --steps 1260); paths=1000000; lpaths=100000
-  jax=(); wide=full; jobs=2; seglens=200,645,2000,6000; sseglens=100,194,400
+  jax=(); wide=full; jobs=2; lsegs="63 126 252"; sseglens=100,194,400
 elif [ "${GPU_DRY:-0}" = 1 ]; then  # here, without a GPU: the mechanics only
   bin=$PWD/build/ci/cli; xbin=$PWD/build/ci/experiments; commit=dry; deadline=${GPU_S:-900}
   engine=opencl; small=(--assets 3 --steps 4); large=(--assets 3 --steps 20); paths=4000; lpaths=2000  # small: --wide-size quick's
-  jax=(--platform cpu --fp64 --repeats 2); wide=quick; jobs=1; seglens=24,60,200; sseglens=24,60
+  jax=(--platform cpu --fp64 --repeats 2); wide=quick; jobs=1; lsegs="2 4 5"; sseglens=24,60
   export PYTHONPATH=$PWD/build/ci/python${PYTHONPATH:+:$PYTHONPATH}
 else
   bin=$PWD/build/gpu/bin; xbin=$bin; commit=$(cat build/gpu/COMMIT); deadline=${GPU_S:-570}
   engine=cuda; small=(--assets 5 --steps 252); large=(--assets 10 --steps 1260); paths=1000000; lpaths=100000
-  jax=(--repeats 5); wide=full; jobs=8; seglens=200,645,2000,6000; sseglens=100,194,400
+  jax=(--repeats 5); wide=full; jobs=8; lsegs="63 126 252"; sseglens=100,194,400
   export CPLUS_INCLUDE_PATH=$PWD/build/gpu/include${CPLUS_INCLUDE_PATH:+:$CPLUS_INCLUDE_PATH}
   nvidia-smi --query-gpu=name,clocks.max.sm,driver_version,power.limit,memory.total --format=csv > "$out/gpu.txt"
   echo "$commit" >> "$out/gpu.txt"
@@ -113,10 +114,60 @@ if adj:
 PY
     ;;
   large)
+    # The plain kernel of this tape does not fit: a straight-line reverse sweep of 440,323 values, which NVRTC did
+    # not finish in 3,000 s on the VM. The register kernel under the periodic plan runs its alike segments as one
+    # rolled loop (the bookmarks in arrays, local memory): NVRTC 22 s on the VM at 126 segments (1.8 MB of
+    # source, 96 registers, a 15 KB stack frame). The segment length is the plan's segment count (lsegs: 20, 10
+    # and 5 time steps a segment); the layout is the stored draws' (soa against aos at the middle count). Every
+    # kernel is compiled first, side by side, then timed in 3 interleaved rounds of tapelab run (one dispatch
+    # set a run, --json); the summary checks each kernel's value and every Greek bit for bit against the
+    # others' (each is the plain kernel's by the engine's promise; plain == checkpointed is CTest's, on the
+    # small sizes, on every engine).
     "$T" tape --product hestonbasket "${large[@]}" --out "$out/large.tape" 2>> "$out/progress.txt"
-    step 300 sweep-large.csv "$xbin/scratch_sweep" --engines "$engine" --tape "$out/large.tape" --seglens "$seglens" \
-        --paths "$lpaths" --reps 3 --jobs "$jobs"
+    variants=()
+    for n in $lsegs; do
+      "$T" plan "$out/large.tape" --strategy periodic --checkpoint "$n" --out "$out/periodic$n.json" > /dev/null 2>> "$out/progress.txt"
+      variants+=("periodic$n")
+    done
+    mid=$(echo $lsegs | cut -d' ' -f2); variants+=("periodic$mid:layout=aos")
+    large_run=()  # large_run VARIANT PATHS: the tapelab run of the large tape under the variant's plan and config
+    set_large_run() {
+      local plan=${1%%:*} cfg=""; [[ $1 == *:* ]] && cfg=${1#*:}
+      large_run=("$T" run "$out/large.tape" --engine "$engine" --plan "$out/$plan.json" --paths "$2" --json ${cfg:+--config "$cfg"})
+    }
+    stamp "large compile"
+    lpids=()
+    for v in "${variants[@]}"; do
+      set_large_run "$v" 64
+      timeout $(( $(left) > 60 ? $(left) - 60 : 1 )) "${large_run[@]}" > /dev/null 2> "$out/large-compile-${v//[:=]/-}.txt" &
+      lpids+=($!)
+    done
+    for i in "${!variants[@]}"; do wait "${lpids[$i]}"; echo "large compile ${variants[$i]} exit $?" >> "$out/timeline.txt"; done
+    for round in 1 2 3; do
+      for v in "${variants[@]}"; do set_large_run "$v" "$lpaths"; step 30 "large-${v//[:=]/-}-r$round.json" "${large_run[@]}"; done
+    done
     step 60 jax-large.csv "$py" "$peers/jax_wide.py" --products hestonbasket "${large[@]}" --paths "$lpaths" "${jax[@]}"
+    "$py" - "$out" > "$out/summary-large.txt" 2>&1 <<'PY'
+import glob, json, os, re, statistics, sys
+out = sys.argv[1]
+runs = {}
+for p in sorted(glob.glob(os.path.join(out, "large-*-r*.json"))):
+    try:
+        r = json.load(open(p))
+    except ValueError:
+        continue
+    runs.setdefault(re.sub(r"-r\d+\.json$", "", os.path.basename(p))[len("large-"):], []).append(r)
+ref = None
+for v, rs in runs.items():
+    mp = statistics.median(r["paths_per_second"] for r in rs) / 1e6
+    r0 = rs[0]
+    bits = [r["value"]] + list(r["greeks"].values())
+    same = all([x["value"]] + list(x["greeks"].values()) == bits for x in rs)
+    if ref is None:
+        ref = (v, bits)
+    print(f"tapelab {r0['engine']} {r0['kernel_kind']} {v:24s} {r0['segments']:>4} segments: {mp:8.3f} Mpath/s "
+          f"(median of {len(rs)}), {len(r0['greeks'])} Greeks, rounds agree: {same}, bits as {ref[0]}: {bits == ref[1]}")
+PY
     rm -f "$out/large.tape"   # 6 MB: the summary has its sizes (large-tape.txt)
     ;;
   *) echo "stac-a2-greeks.sh: unknown mode '$mode' (small, large, precompile)" | tee -a "$out/timeline.txt" ;;
