@@ -25,10 +25,10 @@
 #   register  the register kernels (checkpointed adjoint) under the fields the dispatch mode moved for the tangent
 #           kernels: cuda.reduce=device against beside at 1 and 7 markets, min_blocks=10 at 7, two rounds
 #           (whether a default can follow the tangent kernel's measurement without costing the adjoint)
-#   kinds   the defaults per kernel kind (issue 46): the tangent and register kernels at 7 markets under the
-#           defaults, min_blocks=10, cuda.reduce=beside and both, and the register kernel at one market under
-#           cuda.reduce=device against the default beside, two rounds (whether a kind-qualified default helps
-#           one kind without costing the other)
+#   kinds   the defaults per kernel kind (issue 46): the tangent and register kernels at 7 markets under
+#           min_blocks 12 and 10 times cuda.reduce device and beside, every pair named (whatever each kind's
+#           defaults), and the register kernel at one market under cuda.reduce device and beside, two rounds
+#           (whether a kind-qualified default helps one kind without costing the other)
 #   opencl  the tangent kernel on OpenCL, one and 7 markets, under its defaults and the fields it reads (wider and
 #           narrower workgroups, more lanes, draws inline or out of line, one step a trip), two rounds
 #   zoo     every zoo product on cuda, 1M paths, one market: compare's register and tangent rows (each
@@ -126,9 +126,12 @@ for mode in "$@"; do
     kinds)
       for round in 1 2; do
         for k in tangent register; do
-          for c in "" min_blocks=10 cuda.reduce=beside min_blocks=10,cuda.reduce=beside; do timed_row kinds "$k" "$round" 7 "$c"; done
+          for c in min_blocks=12,cuda.reduce=device min_blocks=10,cuda.reduce=device min_blocks=12,cuda.reduce=beside \
+                   min_blocks=10,cuda.reduce=beside; do
+            timed_row kinds "$k" "$round" 7 "$c"
+          done
         done
-        for c in "" cuda.reduce=device; do timed_row kinds register "$round" 1 "$c"; done
+        for c in cuda.reduce=device cuda.reduce=beside; do timed_row kinds register "$round" 1 "$c"; done
       done ;;
     opencl)
       ocl=opencl; [ "$dry" = 1 ] && ocl=vulkan

@@ -15,7 +15,8 @@
 #               source scripts/gpu-env.sh; timeout 590 bash scripts/gpu/stac-a2-greeks.sh K small; tar czf $OUT/callK.tgz -C /tmp resK
 #               source scripts/gpu-env.sh; timeout 590 bash scripts/gpu/stac-a2-greeks.sh K large; tar czf $OUT/callK.tgz -C /tmp resK
 #           (K: the call's number; results in /tmp/resK: each step's output, timeline.txt, progress.txt, summary.txt)
-# Modes (a step is skipped when less time is left than it needs; GPU_S, default 570 s, from the start; no kernel
+# Modes (a step is skipped when less time is left than it needs; GPU_S, default 570 s, from the start; SWEEP_SMALL=0
+# leaves small's scratch_sweep out (its kernels not yet in the carried cache); no kernel
 # compiles past TAPELAB_COMPILE_TIMEOUT, default 400 s there):
 #   small       5 assets x 252 steps, 1M paths, fp32, one market: JAX (experiments/peers/jax_wide.py, value_and_grad
 #               over a lax.scan, draws in the jitted function); tangent_crossover on cuda (plain, register 16, and the
@@ -78,7 +79,7 @@ for mode in "$@"; do
         --paths "$paths" "${jax[@]}"
     step 120 crossover-small.csv "$xbin/tangent_crossover" --engines "$engine" --products hestonbasket --wide-size "$wide" \
         --kinds plain,tangent,register --wrt-counts 1,8 --paths "$paths" --reps 5 --commit "$commit"
-    step 120 sweep-small.csv "$xbin/scratch_sweep" --engines "$engine" --tape "$out/small.tape" --seglens "$sseglens" \
+    [ "${SWEEP_SMALL:-1}" = 1 ] && step 120 sweep-small.csv "$xbin/scratch_sweep" --engines "$engine" --tape "$out/small.tape" --seglens "$sseglens" \
         --paths "$paths" --reps 5 --jobs "$jobs"
     rm -f "$out/small.tape"
     [ "$mode" = precompile ] && { stamp "packing the cuda cache"; ./scripts/gpu-cache-pack.sh "$(date -d @"$t0" '+%Y-%m-%d %H:%M:%S')"; }
