@@ -21,7 +21,8 @@
 #   small       5 assets x 252 steps, 1M paths, fp32, one market: JAX (experiments/peers/jax_wide.py, value_and_grad
 #               over a lax.scan, draws in the jitted function); tangent_crossover on cuda (plain, register 16, and the
 #               tangent kernel at --wrt 1, 8 and all 43 inputs) and scratch_sweep (plain, register, scratch AoS and
-#               SoA at segment lengths 100, 194 = sqrt(nodes), 400); summary.txt: the best adjoint kernel's Mpath/s
+#               SoA at segment lengths 100, 194 = sqrt(nodes), 400); tapelab run with nothing set (--kernel auto: the
+#               periodic plan's register kernel, rolled), 3 rounds; summary.txt: the best adjoint kernel's Mpath/s
 #               against JAX's and the full-wrt tangent kernel's (the issue's 10x and 20x)
 #   large       10 assets x 1,260 steps (440,323 nodes, 108 Greeks), 100K paths: the register kernel under periodic
 #               plans of 63, 126 and 252 segments (rolled: one segment's code, the bookmarks in arrays) and the middle
@@ -81,6 +82,9 @@ for mode in "$@"; do
         --kinds plain,tangent,register --wrt-counts 1,8 --paths "$paths" --reps 5 --commit "$commit"
     [ "${SWEEP_SMALL:-1}" = 1 ] && step 120 sweep-small.csv "$xbin/scratch_sweep" --engines "$engine" --tape "$out/small.tape" --seglens "$sseglens" \
         --paths "$paths" --reps 5 --jobs "$jobs"
+    if [ "$mode" = small ]; then  # nothing set: --kernel auto's kind and plan (43 inputs: the adjoint, periodic, rolled)
+      for round in 1 2 3; do step 40 "auto-small-r$round.json" "$T" run "$out/small.tape" --engine "$engine" --paths "$paths" --json; done
+    fi
     rm -f "$out/small.tape"
     [ "$mode" = precompile ] && { stamp "packing the cuda cache"; ./scripts/gpu-cache-pack.sh "$(date -d @"$t0" '+%Y-%m-%d %H:%M:%S')"; }
     "$py" - "$out" > "$out/summary.txt" 2>&1 <<'PY'
@@ -90,6 +94,18 @@ def rows(name):
     p = os.path.join(out, name)
     return list(csv.DictReader([l for l in open(p) if l.strip() and not l.startswith("#")])) if os.path.exists(p) else []
 jax, cross, sweep = rows("jax-small.csv"), rows("crossover-small.csv"), rows("sweep-small.csv")
+import glob, json, statistics
+auto = []
+for p in sorted(glob.glob(os.path.join(out, "auto-small-r*.json"))):
+    try:
+        auto.append(json.load(open(p)))
+    except ValueError:
+        pass
+if auto:
+    a = auto[0]
+    print(f"tapelab {a['engine']} nothing set ({a['kernel_kind']}, {a['strategy']} {a['segments']} segments): "
+          f"{statistics.median(r['paths_per_second'] for r in auto) / 1e6:10.2f} Mpath/s (median of {len(auto)}); "
+          f"{a['kernel_choice']}; rounds agree: {all(r['greeks'] == a['greeks'] and r['value'] == a['value'] for r in auto)}")
 full = max((int(r["inputs"]) for r in cross), default=0)
 timed = lambda r: r.get("mpaths_per_s") not in (None, "")  # noqa: E731
 for r in cross:
@@ -104,6 +120,8 @@ for j in jax:
     print(f"jax     {j['params']}: {float(j['mpaths_per_s']):10.2f} Mpath/s {float(j['mgreek_paths_per_s']):10.1f} MGreek-path/s")
 adj = [float(r["mpaths_per_s"]) for r in cross if timed(r) and r["kind"] != "tangent"]
 adj += [float(r["mpath_s"]) for r in sweep if r.get("mpath_s")]
+if auto and auto[0]["kernel_kind"] != "tangent":
+    adj.append(statistics.median(r["paths_per_second"] for r in auto) / 1e6)
 tan = [float(r["mpaths_per_s"]) for r in cross if timed(r) and r["kind"] == "tangent" and int(r["inputs"]) == full]
 if adj:
     best = max(adj)
