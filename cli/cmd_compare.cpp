@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <future>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -240,6 +241,7 @@ struct JobConfig {
   std::string tuned;
   std::optional<Plan> plan;
   std::string provenance;
+  bool defaults = true;  // the engine's defaults (no tuned winner): each kernel kind's row takes its kind's own
 };
 // The one resolution of a job's configuration (api/montecarlo.h).
 JobConfig jobConfig(const CompareJob& job, const RunConfig& base, const EngineCaps& caps, const std::string& engine, int m) {
@@ -256,6 +258,7 @@ JobConfig jobConfig(const CompareJob& job, const RunConfig& base, const EngineCa
     j.tuned.clear();
     from.config = Origin::Default;
   }
+  j.defaults = from.config == Origin::Default;
   const std::string text = from.text();
   j.provenance = text.substr(0, text.find(' '));  // the rows name their plans and kinds
   if (!r.entryProblem.empty()) progress(engine + ": tuning cache entry not used: " + r.entryProblem);
@@ -267,7 +270,15 @@ JobConfig jobConfig(const CompareJob& job, const RunConfig& base, const EngineCa
 struct EngineJobs {
   int fused = 1;
   JobConfig fusedJob, oneJob;
+  // Each kernel kind's configuration at each market count, where the job's comes from the defaults: the
+  // kind's own defaults (engine/config.h FieldDefault::kind) with the user's fields, and the fields that
+  // change bits the fused job's, so that every row's bits still compare.
+  std::map<std::pair<int, KernelKind>, KernelConfig> kindConfigs;
   const JobConfig& of(int markets) const { return markets == 1 ? oneJob : fusedJob; }
+  const KernelConfig& configOf(int markets, std::optional<KernelKind> kind) const {
+    const auto it = kind ? kindConfigs.find({markets, *kind}) : kindConfigs.end();
+    return it == kindConfigs.end() ? of(markets).config : it->second;
+  }
   bool tunedPlan() const { return fusedJob.plan || oneJob.plan; }
 };
 EngineJobs engineJobs(const CompareJob& job, const RunConfig& base, const EngineCaps& caps, const std::string& engine,
@@ -278,7 +289,19 @@ EngineJobs engineJobs(const CompareJob& job, const RunConfig& base, const Engine
   e.oneJob = e.fused == 1 ? e.fusedJob : jobConfig(job, base, caps, engine, 1);
   for (const ConfigField& f : configFields())
     if (!keepsBits(f)) f.set(e.oneJob.config, f.get(e.fusedJob.config), f.name);
+  for (const int m : e.fused == 1 ? std::vector<int>{1} : std::vector<int>{1, e.fused}) {
+    if (!e.of(m).defaults) continue;
+    for (const KernelKind kind : {KernelKind::Plain, KernelKind::Register, KernelKind::Scratch, KernelKind::Tangent}) {
+      KernelConfig c = resolveConfig(base, caps, *base.precision, m, toString(kind));
+      for (const ConfigField& f : configFields())
+        if (!keepsBits(f)) f.set(c, f.get(e.fusedJob.config), f.name);
+      if (!(c == e.of(m).config)) e.kindConfigs[{m, kind}] = c;
+    }
+  }
   out.engineConfigs.push_back({engine, configText(e.fusedJob.config, engine), e.fusedJob.tuned, e.fusedJob.provenance});
+  for (const auto& [key, c] : e.kindConfigs)  // a kind whose defaults differ says so, as the one-market job does
+    out.engineConfigs.push_back({engine + " (" + toString(key.second) + (e.fused == 1 ? "" : key.first == 1 ? ", one market" : ", fused") + ")",
+                                 configText(c, engine), "", e.of(key.first).provenance});
   for (const int m : e.fused == 1 ? std::vector<int>{1} : std::vector<int>{1, e.fused}) {
     RunConfig probe = base;  // nothing named: the kind --kernel auto picks for this job
     probe.useTuned = false;  // decided above, as for every row
@@ -357,7 +380,7 @@ std::vector<KernelJob> kernelJobs(const CompareJob& job, const std::vector<std::
     for (int m : job.fusedMarkets > 1 ? std::vector<int>{1, e.fused} : std::vector<int>{1}) {
       const JobConfig& jc = e.of(m);
       RunConfig rc = c;
-      rc.userConfig = wholeConfig(jc.config, engine, job.cfg.userConfig.what);
+      rc.userConfig = wholeConfig(e.configOf(m, c.kernel), engine, job.cfg.userConfig.what);
       if (c.kernel == KernelKind::Register && c.planFile.empty() && !job.cfg.plan && e.tunedPlan()) {
         if (jc.plan) rc.plan = jc.plan;  // this job's tuned cuts
         else rc.checkpoint = Checkpoint::count(std::min(job.cfg.segments, job.tape.size()));

@@ -250,7 +250,7 @@ std::vector<ConfigField> codeAndEngineFields() {
           .on({"cuda"})
           .what("where each dispatch's partials are added, in double and block order: a reduction kernel behind it on "
                 "the device, one beside the next kernel on a stream of the greatest priority, or on the host")
-          .byDefault({{"cuda", "beside", false, 1}, {"cuda", "beside", false, 0, "tangent"}})
+          .byDefault({{"cuda", "beside"}})
           .searching({"device", "beside"}),
       Declare::integer("cuda.dispatches", &C::cudaDispatches, 1, 4)
           .on({"cuda"})
@@ -279,9 +279,12 @@ std::vector<ConfigField> codeAndEngineFields() {
 // prefilled draws 2026-12-03d, 526 against 470); HIP, never timed, takes CUDA's code-shape fields but no
 // launch bound. (Version 4 of the draws, Box-Muller, retired the quantile field and its gathered form:
 // every draw does the same work, nothing to branch on, select or gather; papers/findings.md keeps
-// their numbers.) cuda's one-market cuda.reduce=beside: the H100 call of 2026-12-06 (runs/h100-2026-12-06/call2,
-// the tangent kernel --kernel auto picks there at 1,207.5 Mpath/s against 1,098.0 behind, two rounds; the
-// register kernels were not timed beside).
+// their numbers.) cuda's cuda.reduce=beside at every market count and kind: the H100 calls of 2026-12-06
+// (runs/h100-2026-12-06/call2: the one-market tangent kernel 1,207.5 Mpath/s against 1,098.0 behind, the
+// 7-market one 4,216.3 against 4,009.3; runs/h100-2026-12-06b/call1: the register kernels 897.5 against 822.5
+// at one market, 2,160.1 against 2,110.5 at seven, two rounds each). cuda's min_blocks=10 for tangent kernels
+// at every market count: the 7-market tangent kernel 4,307.1 against 4,009.3 at 12 (h100-2026-12-06/call2),
+// where the register kernel ran 1,998.0 at 10 against 2,160.1 at 12 (h100-2026-12-06b/call1).
 const std::vector<ConfigField>& configFields() {
   static const std::vector<ConfigField> table = [] {
     std::vector<ConfigField> t = blockAndStorageFields();

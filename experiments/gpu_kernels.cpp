@@ -169,8 +169,8 @@ KernelOptions kernelOptions(const RunConfig& env, const EngineCaps& caps, const 
   o.precision = Precision::F32;
   o.greeks = greeks;
   o.markets = markets;
-  o.config = resolveConfig(env, caps, Precision::F32, o.markets);  // the engine's defaults and --config
   o.kind = kind == "plain" ? KernelKind::Plain : kind == "tangent" ? KernelKind::Tangent : KernelKind::Register;
+  o.config = resolveConfig(env, caps, Precision::F32, o.markets, toString(o.kind));  // the kind's defaults and --config
   if (o.kind == KernelKind::Register) {
     PlanOptions po;
     po.segments = segs;
@@ -237,8 +237,8 @@ int run(const cli::Flags& f) {
   const EngineEntry& entry = findEngine(engineName);
   const EngineCaps caps = engineCaps(entry, env.engineSettings);
   // A bad --config is an error before any kernel; the first market count's configuration is said.
-  std::printf("# config %s\n", configText(resolveConfig(env, caps, Precision::F32, std::stoi(markets.front())),
-                                           engineName).c_str());
+  std::printf("# config %s (each kind's own defaults over it: tapelab config --kernel KIND)\n",
+              configText(resolveConfig(env, caps, Precision::F32, std::stoi(markets.front())), engineName).c_str());
   const bool compileOnly = !caps.usable && caps.compileOnly;
   if (!caps.usable && !compileOnly) {
     std::fprintf(stderr, "gpu_kernels: %s unavailable: %s\n", engineName.c_str(), caps.reason.c_str());
@@ -347,6 +347,6 @@ int main(int argc, char** argv) {
                   "(flags given win)");
   f.knob("dump", "DIR");
   f.knob("compile-timeout", "SECONDS", "900");
-  f.knob("config", "NAME=VALUE,...", "", "over the engine's defaults (tapelab config --list), every kernel alike");
+  f.knob("config", "NAME=VALUE,...", "", "over each kernel kind's defaults (tapelab config --list), the fields given alike in every kernel");
   return cli::runCommandLine(app, argc, argv, [&] { return run(f); });
 }

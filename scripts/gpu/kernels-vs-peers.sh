@@ -52,11 +52,13 @@ source scripts/gpu/steps.sh  # left, step NEED NAME CMD...
 sample_clocks
 CMP=("$T" compare --product asian "${steps[@]}" --paths "$paths" --markets 7 --ladders 5 --fp32 --json)
 # timed_row MODE KERNEL ROUND MARKETS [CONFIG]: compare's KERNEL rows at MARKETS a dispatch over CONFIG, each
-# dispatch's kernel time in the JSON (TAPELAB_TIMELINE=1), into MODE-xMARKETS-CONFIG-rROUND.json
-# (on engine ${eng:-cuda})
+# dispatch's kernel time in the JSON (TAPELAB_TIMELINE=1), into MODE-xMARKETS-CONFIG-rROUND.json, or
+# MODE-KERNEL-xMARKETS-... where a mode times several kinds (KINDS=1; the kinds mode: without it the register
+# rows of 2026-12-06b overwrote the tangent rows' files) (on engine ${eng:-cuda})
 timed_row() {
   local tag=${5:-defaults}; tag=${tag//,/+}; tag=${tag//=/-}
-  TAPELAB_TIMELINE=1 step 30 "$1-x$4-$tag-r$3.json" "$T" compare --product asian "${steps[@]}" --paths "$paths" \
+  local mode=$1; [ "${KINDS:-0}" = 1 ] && mode="$1-$2"
+  TAPELAB_TIMELINE=1 step 30 "$mode-x$4-$tag-r$3.json" "$T" compare --product asian "${steps[@]}" --paths "$paths" \
     --markets "$4" --ladders 5 --fp32 --json --engines "${eng:-$cuda}" --kernels "$2" ${5:+--config "$5"}
 }
 zoo=(european asian basket heston cev barrier lookback lmm worstof neural heat)
@@ -128,10 +130,10 @@ for mode in "$@"; do
         for k in tangent register; do
           for c in min_blocks=12,cuda.reduce=device min_blocks=10,cuda.reduce=device min_blocks=12,cuda.reduce=beside \
                    min_blocks=10,cuda.reduce=beside; do
-            timed_row kinds "$k" "$round" 7 "$c"
+            KINDS=1 timed_row kinds "$k" "$round" 7 "$c"
           done
         done
-        for c in cuda.reduce=device cuda.reduce=beside; do timed_row kinds register "$round" 1 "$c"; done
+        for c in cuda.reduce=device cuda.reduce=beside; do KINDS=1 timed_row kinds register "$round" 1 "$c"; done
       done ;;
     opencl)
       ocl=opencl; [ "$dry" = 1 ] && ocl=vulkan

@@ -13,7 +13,7 @@ import re
 import statistics
 import sys
 
-NAME = re.compile(r"^(?P<mode>[a-z0-9]+)-x(?P<markets>\d+)-(?P<config>.*)-r(?P<round>\d+)\.json$")
+NAME = re.compile(r"^(?P<mode>[a-z0-9]+)(-(?P<kind>[a-z]+))?-x(?P<markets>\d+)-(?P<config>.*)-r(?P<round>\d+)\.json$")
 
 
 def main() -> int:
@@ -40,7 +40,7 @@ def main() -> int:
             res = r["result"]
             ds = res.get("dispatches", [])
             stats = res.get("kernel_stats", {})
-            key = (m["mode"], r["kernel"], int(m["markets"]), m["config"])
+            key = (m["mode"], r["kernel"], int(r["markets"]), m["config"])  # compare at M: rows at 1 and M
             rows.setdefault(key, []).append({
                 "round": int(m["round"]), "mpaths": r["mpaths_per_second"], "wall": res["seconds"] * 1e3,
                 "kernels": sum(d.get("kernel_seconds", 0) for d in ds) * 1e3,

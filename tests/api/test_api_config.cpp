@@ -310,12 +310,13 @@ TEST(ApiConfig, ResolveConfigChecksTheMathContract) {
 // front door gives the kind it resolves (auto's choice or the one named) its own defaults, the user's
 // fields over them, and a tuned winner's configuration whole.
 TEST(ApiConfig, EachKernelKindGetsItsOwnDefaults) {
-  // cuda at 7 markets, the H100 record of 2026-12-06: the tangent kernel at min_blocks=10 and beside.
+  // cuda at 7 markets, the H100 records of 2026-12-06: the tangent kernel at min_blocks=10, the register
+  // kernel at 12; both beside.
   EXPECT_EQ(defaultConfig("cuda", false, 7).minBlocks, 12);
   EXPECT_EQ(defaultConfig("cuda", false, 7, "register").minBlocks, 12);
   EXPECT_EQ(defaultConfig("cuda", false, 7, "tangent").minBlocks, 10);
   EXPECT_EQ(defaultConfig("cuda", false, 7, "tangent").cudaSums, SumsPlace::Beside);
-  EXPECT_EQ(defaultConfig("cuda", false, 7, "register").cudaSums, SumsPlace::Device);
+  EXPECT_EQ(defaultConfig("cuda", false, 7, "register").cudaSums, SumsPlace::Beside);
   EXPECT_EQ(defaultConfig("hip", false, 7, "tangent"), defaultConfig("hip", false, 7)) << "cuda's measurement, not hip's";
   for (const char* engine : kEngines)
     for (const int markets : {1, 7})
@@ -345,5 +346,9 @@ TEST(ApiConfig, EachKernelKindGetsItsOwnDefaults) {
   user.userConfig = parseConfigText("min_blocks=8");
   const KernelOptions mine = resolveKernel(asian, user, gpu, 7);
   EXPECT_EQ(mine.config.minBlocks, 8) << "the user's field over the kind's default";
-  EXPECT_EQ(mine.config.cudaSums, SumsPlace::Beside) << "the kind's other defaults stay";
+  RunConfig sums = c;
+  sums.userConfig = parseConfigText("cuda.reduce=device");
+  const KernelOptions theirs = resolveKernel(asian, sums, gpu, 7);
+  EXPECT_EQ(theirs.config.cudaSums, SumsPlace::Device) << "the user's field";
+  EXPECT_EQ(theirs.config.minBlocks, 10) << "the kind's other defaults stay";
 }
