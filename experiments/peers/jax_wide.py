@@ -38,6 +38,10 @@ def parse():
     ap.add_argument("--times", type=int, default=12)
     ap.add_argument("--forwards", type=int, default=80)
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--batch", type=int, default=0,
+                    help="paths per chunk: value_and_grad over chunks of this many paths in a lax.map inside the jitted "
+                         "function, averaged (equal chunks: the same estimator), so the reverse sweep's residuals fit the "
+                         "GPU (the 5 x 252 basket at 1M paths at once needs 63.5 GiB; H100 2026-12-06b); 0: every path at once")
     ap.add_argument("--platform", choices=["gpu", "cpu"], default=None, help="JAX platform (default: JAX's)")
     ap.add_argument("--fp64", action="store_true", help="double precision (jax_enable_x64)")
     ap.add_argument("--quick", action="store_true", help="tiny sizes (a dry run): 8 steps, 3 assets, 8 forwards, 4096 paths")
@@ -238,12 +242,20 @@ def main():
         p0 = {k: jnp.asarray(v, DT) for k, v in zip(names, defaults)}
         key = jax.random.PRNGKey(42)
         for paths in args.paths:
-            vg = jax.jit(lambda p, k: jax.value_and_grad(f)(p, jax.random.normal(k, (paths, draws), dtype=DT)))
+            batch = args.batch if 0 < args.batch < paths else paths
+            if paths % batch:
+                sys.exit(f"jax_wide.py: --batch {batch} does not divide --paths {paths}")
+            chunk = lambda p, k: jax.value_and_grad(f)(p, jax.random.normal(k, (batch, draws), dtype=DT))  # noqa: E731
+            if batch == paths:
+                vg = jax.jit(chunk)
+            else:  # equal chunks, one after another: the mean of their means is the mean over every path
+                vg = jax.jit(lambda p, k: jax.tree_util.tree_map(
+                    lambda x: jnp.mean(x, axis=0), jax.lax.map(lambda kk: chunk(p, kk), jax.random.split(k, paths // batch))))
             call = lambda i: vg(p0, jax.random.fold_in(key, i))  # noqa: E731
             t, t_min, t_max = timed_seconds(call, args.repeats)
             value = float(call(0)[0])
             mps = paths / t / 1e6
-            ptext = " ".join(f"{k}={v}" for k, v in params.items())
+            ptext = " ".join(f"{k}={v}" for k, v in params.items()) + (f" batch={batch}" if batch < paths else "")
             row = (f"{product},{ptext},{len(names)},{draws},{paths},{t:.6f},{mps:.4f},{len(names)},"
                    f"{mps * len(names):.4f},{value:.9g},{t_min:.6f},{t_max:.6f}")
             rows.append(row)

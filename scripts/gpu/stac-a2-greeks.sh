@@ -39,16 +39,19 @@ stamp() { echo "$1 at $(( $(date +%s) - t0 )) s" | tee -a "$out/timeline.txt"; }
 if [ "${1:-}" = precompile ] || [[ " $* " == *" precompile "* ]]; then  # here, cuda compile-only: the small mode's kernels
   bin=$PWD/build/ci/cli; xbin=$PWD/build/ci/experiments; commit=precompile; deadline=${GPU_S:-36000}
   engine=cuda; small=(--assets 5 --steps 252); large=(--assets 10 --steps 1260); paths=1000000; lpaths=100000
-  jax=(); wide=full; jobs=2; lsegs="63 126 252"; sseglens=100,194,400
+  jax=(); wide=full; jobs=2; lsegs="63 126 252"; sseglens=100,194,400; sbatch=0; lbatch=0
 elif [ "${GPU_DRY:-0}" = 1 ]; then  # here, without a GPU: the mechanics only
   bin=$PWD/build/ci/cli; xbin=$PWD/build/ci/experiments; commit=dry; deadline=${GPU_S:-900}
   engine=opencl; small=(--assets 3 --steps 4); large=(--assets 3 --steps 20); paths=4000; lpaths=2000  # small: --wide-size quick's
-  jax=(--platform cpu --fp64 --repeats 2); wide=quick; jobs=1; lsegs="2 4 5"; sseglens=24,60
+  jax=(--platform cpu --fp64 --repeats 2); wide=quick; jobs=1; lsegs="2 4 5"; sseglens=24,60; sbatch=1000; lbatch=1000
   export PYTHONPATH=$PWD/build/ci/python${PYTHONPATH:+:$PYTHONPATH}
 else
   bin=$PWD/build/gpu/bin; xbin=$bin; commit=$(cat build/gpu/COMMIT); deadline=${GPU_S:-570}
   engine=cuda; small=(--assets 5 --steps 252); large=(--assets 10 --steps 1260); paths=1000000; lpaths=100000
   jax=(--repeats 5); wide=full; jobs=8; lsegs="63 126 252"; sseglens=100,194,400
+  # JAX's residuals at once: 63.5 GiB for 1M paths of 5 x 252, 63.4 GiB for 100K of 10 x 1,260 (both out of memory
+  # on the H100, 2026-12-06b): chunks of 125,000 and 10,000 paths (~8 and ~6 GiB)
+  sbatch=125000; lbatch=10000
   export CPLUS_INCLUDE_PATH=$PWD/build/gpu/include${CPLUS_INCLUDE_PATH:+:$CPLUS_INCLUDE_PATH}
   nvidia-smi --query-gpu=name,clocks.max.sm,driver_version,power.limit,memory.total --format=csv > "$out/gpu.txt"
   echo "$commit" >> "$out/gpu.txt"
@@ -77,7 +80,7 @@ for mode in "$@"; do
     # tangent kernel at --wrt subsets and all 43 inputs) and scratch_sweep (plain, register, scratch AoS/SoA).
     "$T" tape --product hestonbasket "${small[@]}" --out "$out/small.tape" 2>> "$out/progress.txt"
     [ "$mode" = small ] && step 60 jax-small.csv "$py" "$peers/jax_wide.py" --products hestonbasket "${small[@]}" \
-        --paths "$paths" "${jax[@]}"
+        --paths "$paths" --batch "$sbatch" "${jax[@]}"
     step 120 crossover-small.csv "$xbin/tangent_crossover" --engines "$engine" --products hestonbasket --wide-size "$wide" \
         --kinds plain,tangent,register --wrt-counts 1,8 --paths "$paths" --reps 5 --commit "$commit"
     [ "${SWEEP_SMALL:-1}" = 1 ] && step 120 sweep-small.csv "$xbin/scratch_sweep" --engines "$engine" --tape "$out/small.tape" --seglens "$sseglens" \
@@ -165,7 +168,7 @@ PY
     for round in 1 2 3; do
       for v in "${variants[@]}"; do set_large_run "$v" "$lpaths"; step 30 "large-${v//[:=]/-}-r$round.json" "${large_run[@]}"; done
     done
-    step 60 jax-large.csv "$py" "$peers/jax_wide.py" --products hestonbasket "${large[@]}" --paths "$lpaths" "${jax[@]}"
+    step 60 jax-large.csv "$py" "$peers/jax_wide.py" --products hestonbasket "${large[@]}" --paths "$lpaths" --batch "$lbatch" "${jax[@]}"
     "$py" - "$out" > "$out/summary-large.txt" 2>&1 <<'PY'
 import glob, json, os, re, statistics, sys
 out = sys.argv[1]
