@@ -133,6 +133,14 @@ KernelConfig resolveConfig(const RunConfig& c, const EngineCaps& caps, Precision
   return config;
 }
 
+KernelConfig kindRowConfig(const KernelConfig& job, bool fromDefaults, const RunConfig& c, const EngineCaps& caps,
+                           Precision precision, int markets, KernelKind kind, const KernelConfig& bitsOf) {
+  KernelConfig row = fromDefaults ? resolveConfig(c, caps, precision, markets, toString(kind)) : job;
+  for (const ConfigField& f : configFields())
+    if (!keepsBits(f)) f.set(row, f.get(bitsOf), f.name);
+  return row;
+}
+
 const char* toString(Origin o) {
   switch (o) {
     case Origin::Default: return "default";

@@ -85,6 +85,12 @@ ConfigResolution resolveJobConfig(const Tape& tape, const RunConfig& config, con
 // engine and `precision`. Throws std::invalid_argument naming config.userConfig.what.
 KernelConfig resolveConfig(const RunConfig& config, const EngineCaps& caps, Precision precision, int markets = 1,
                            const std::string& kind = "");
+// The configuration of one kernel kind's rows of a job resolved once for all its rows (compare): where
+// the job's configuration `job` came from the engine's defaults (`fromDefaults`), the kind's own
+// defaults with the user's fields (resolveConfig's `kind`); a tuned winner's stays whole. Either way
+// the fields that change bits are `bitsOf`'s, so that every row's bits compare with every other's.
+KernelConfig kindRowConfig(const KernelConfig& job, bool fromDefaults, const RunConfig& config, const EngineCaps& caps,
+                           Precision precision, int markets, KernelKind kind, const KernelConfig& bitsOf);
 
 struct Result {
   std::vector<std::string> inputNames;

@@ -270,9 +270,8 @@ JobConfig jobConfig(const CompareJob& job, const RunConfig& base, const EngineCa
 struct EngineJobs {
   int fused = 1;
   JobConfig fusedJob, oneJob;
-  // Each kernel kind's configuration at each market count, where the job's comes from the defaults: the
-  // kind's own defaults (engine/config.h FieldDefault::kind) with the user's fields, and the fields that
-  // change bits the fused job's, so that every row's bits still compare.
+  // Each kernel kind's configuration at each market count where it differs from the job's (api/montecarlo.h
+  // kindRowConfig: a kind's own defaults where the job's are the defaults).
   std::map<std::pair<int, KernelKind>, KernelConfig> kindConfigs;
   const JobConfig& of(int markets) const { return markets == 1 ? oneJob : fusedJob; }
   const KernelConfig& configOf(int markets, std::optional<KernelKind> kind) const {
@@ -289,15 +288,12 @@ EngineJobs engineJobs(const CompareJob& job, const RunConfig& base, const Engine
   e.oneJob = e.fused == 1 ? e.fusedJob : jobConfig(job, base, caps, engine, 1);
   for (const ConfigField& f : configFields())
     if (!keepsBits(f)) f.set(e.oneJob.config, f.get(e.fusedJob.config), f.name);
-  for (const int m : e.fused == 1 ? std::vector<int>{1} : std::vector<int>{1, e.fused}) {
-    if (!e.of(m).defaults) continue;
-    for (const KernelKind kind : {KernelKind::Plain, KernelKind::Register, KernelKind::Scratch, KernelKind::Tangent}) {
-      KernelConfig c = resolveConfig(base, caps, *base.precision, m, toString(kind));
-      for (const ConfigField& f : configFields())
-        if (!keepsBits(f)) f.set(c, f.get(e.fusedJob.config), f.name);
-      if (!(c == e.of(m).config)) e.kindConfigs[{m, kind}] = c;
+  for (const int m : e.fused == 1 ? std::vector<int>{1} : std::vector<int>{1, e.fused})
+    for (const KernelKind kind : caps.kinds) {
+      const JobConfig& j = e.of(m);
+      const KernelConfig c = kindRowConfig(j.config, j.defaults, base, caps, *base.precision, m, kind, e.fusedJob.config);
+      if (!(c == j.config)) e.kindConfigs[{m, kind}] = c;
     }
-  }
   out.engineConfigs.push_back({engine, configText(e.fusedJob.config, engine), e.fusedJob.tuned, e.fusedJob.provenance});
   for (const auto& [key, c] : e.kindConfigs)  // a kind whose defaults differ says so, as the one-market job does
     out.engineConfigs.push_back({engine + " (" + toString(key.second) + (e.fused == 1 ? "" : key.first == 1 ? ", one market" : ", fused") + ")",

@@ -27,7 +27,8 @@ const std::vector<Column>& columns() {
     for (const char* e : {"cuda", "hip", "opencl", "vulkan"}) {
       out.push_back({e, e, false, 0, ""});
       out.push_back({std::string(e) + " (1 market)", e, false, 1, ""});
-      for (const char* k : {"tangent", "register", "scratch", "plain"}) {
+      for (const KernelKind kind : kKernelKinds) {
+        const std::string k = toString(kind);
         out.push_back({std::string(e) + " (" + k + ")", e, false, 0, k});
         out.push_back({std::string(e) + " (1 market, " + k + ")", e, false, 1, k});
       }
@@ -107,9 +108,14 @@ int config(const Flags& f) {
   rc.engine = engine;
   rc.userConfig = parseConfigText(f.text("text").value_or(""), "config");
   const bool fp64 = f.given("fp64");
-  const std::string kind = f.text("kernel").value_or("");
-  if (!kind.empty() && kind != "plain" && kind != "register" && kind != "scratch" && kind != "tangent")
-    throw UsageError("--kernel: expected plain, register, scratch or tangent, got '" + kind + "'");
+  std::string kind;  // the configuration before a kind is chosen, unless --kernel names one
+  if (const auto k = f.text("kernel")) {
+    try {
+      kind = toString(parseKernelKind(*k, "--kernel"));
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+  }
   const KernelConfig c =
       resolveConfig(rc, caps, fp64 ? Precision::F64 : caps.defaultPrecision, markets, kind);
   if (f.given("json")) {

@@ -341,6 +341,7 @@ KernelConfig defaultConfig(const std::string& engine, bool cpuDevice, int market
 }
 
 bool kindMayQualify(const ConfigField& field) {
+  if (!field.keepsBits) return false;  // kernels of every kind compare for bits (a tangent kernel's values too)
   for (const char* read : {"loops", "closed_forms", "tangent_fma", "shared_inputs", "math"})
     if (std::string(field.name) == read) return false;
   return true;

@@ -166,9 +166,10 @@ std::string fieldActs(const ConfigField& field, const KernelConfig& config, cons
 // for that kernel kind's kernels, "" none of them: the configuration before the kind is chosen). Engines
 // no default names get KernelConfig{} (their fields are moot).
 KernelConfig defaultConfig(const std::string& engine, bool cpuDevice = false, int markets = 0, const std::string& kind = "");
-// The fields a kind-qualified default may not set: what resolving a job reads before the kind is chosen
-// (the kind model's inputs, the register kernel's default strategy), so that choosing the kind cannot
-// change what chose it.
+// The fields a kind-qualified default may not set: those that change bits (kernels of different kinds,
+// each resolved with nothing set, must still give the same bits: checkpointed == plain, a tangent kernel's
+// values == plain's), and what resolving a job reads before the kind is chosen (the kind model's inputs,
+// the register kernel's default strategy), so that choosing the kind cannot change what chose it.
 bool kindMayQualify(const ConfigField& field);
 
 // The canonical text of `config` for `engine`: every field that applies to it, in table order,

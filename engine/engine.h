@@ -33,6 +33,8 @@ namespace tapelab {
 
 enum class Precision { F32, F64 };
 enum class KernelKind { Plain, Register, Scratch, Tangent };
+inline constexpr KernelKind kKernelKinds[] = {KernelKind::Plain, KernelKind::Register, KernelKind::Scratch,
+                                              KernelKind::Tangent};
 // (The scratch buffer's layout and a multi-market kernel's market order are fields of the kernel's
 // configuration: KernelConfig::layout and ::marketOrder, engine/config.h.)
 

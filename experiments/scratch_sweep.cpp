@@ -33,6 +33,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -197,7 +198,7 @@ struct EngineSweep {
   const std::optional<Plan>& filePlan;
   const std::string& engineName;
   const EngineCaps& caps;
-  KernelConfig config;
+  KernelConfig config;  // the engine's defaults and --config, before a kernel kind's own (kindConfigs)
   std::unique_ptr<Engine> engine;
   std::vector<Variant> variants;
   std::vector<KernelOptions> kopts;
@@ -205,10 +206,12 @@ struct EngineSweep {
   std::vector<std::string> errors;
   RunResult plainResult;
   double plainMs = 0;
+  std::map<KernelKind, KernelConfig> kindConfigs;  // each kind's defaults and --config (engine/config.h)
 
   KernelOptions optionsOf(const Variant& v) const {
     KernelOptions ko;
-    ko.config = config;
+    const auto kc = kindConfigs.find(v.kind);
+    ko.config = kc == kindConfigs.end() ? config : kc->second;
     ko.dispatch = opt.knobs.dispatch;
     ko.dumpDir = opt.knobs.dumpDir;
     ko.precision = Precision::F32;
@@ -390,7 +393,9 @@ int sweep(const Options& opt) {
     forEngine.engine = engineName;
     EngineSweep e{opt, tape, markets, filePlan, engineName, caps,
                   resolveConfig(forEngine, caps, Precision::F32, opt.markets),  // its defaults, --config
-                  entry->make(env.engineSettings), {}, {}, {}, {}, {}, 0};
+                  entry->make(env.engineSettings), {}, {}, {}, {}, {}, 0, {}};
+    for (const KernelKind kind : kKernelKinds)
+      e.kindConfigs[kind] = resolveConfig(forEngine, caps, Precision::F32, opt.markets, toString(kind));
     e.compileAll();
     for (size_t vi = 0; vi < e.variants.size(); ++vi, ++rows) {
       const Row row = e.rowOf(vi, warmup, failed);

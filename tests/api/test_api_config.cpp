@@ -3,6 +3,7 @@
 // has no use for refused by name, math contracts checked against engine and precision.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <string>
 
@@ -105,7 +106,8 @@ TEST(ApiConfig, DeclarationsAreConsistentData) {
       EXPECT_NO_THROW(f.set(c, d.value, f.name)) << f.name << "=" << d.value;
       EXPECT_TRUE(d.markets == 0 || d.markets == 1) << f.name;
       const std::string kind = d.kind;
-      EXPECT_TRUE(kind.empty() || kind == "plain" || kind == "register" || kind == "scratch" || kind == "tangent")
+      EXPECT_TRUE(kind.empty() || std::any_of(std::begin(kKernelKinds), std::end(kKernelKinds),
+                                              [&](KernelKind k) { return kind == toString(k); }))
           << f.name << ": a default for kind '" << kind << "'";
       EXPECT_TRUE(kind.empty() || kindMayQualify(f)) << f.name << ": read before the kind is chosen, so no kind's own";
     }
@@ -156,7 +158,8 @@ TEST(ApiConfig, LayoutAndMarketOrderActOnTheirKernelsAlone) {
   EXPECT_EQ(fieldActs(*findConfigField("markets"), joint), "market_order=sequential not in effect");
   for (const ConfigField& f : configFields())
     for (const std::string& kind : f.kernels.kinds)
-      EXPECT_TRUE(kind == "plain" || kind == "register" || kind == "scratch" || kind == "tangent") << f.name << ": " << kind;
+      EXPECT_TRUE(std::any_of(std::begin(kKernelKinds), std::end(kKernelKinds), [&](KernelKind k) { return kind == toString(k); }))
+          << f.name << ": " << kind;
   // Every engine's default and the baseline alike: what KernelOptions held before they were fields.
   for (const char* engine : kEngines)
     for (const int markets : {1, 7}) {
@@ -320,11 +323,11 @@ TEST(ApiConfig, EachKernelKindGetsItsOwnDefaults) {
   EXPECT_EQ(defaultConfig("hip", false, 7, "tangent"), defaultConfig("hip", false, 7)) << "cuda's measurement, not hip's";
   for (const char* engine : kEngines)
     for (const int markets : {1, 7})
-      for (const char* kind : {"plain", "register", "scratch", "tangent"})
+      for (const KernelKind kind : kKernelKinds)
         for (const ConfigField& f : configFields()) {
           if (kindMayQualify(f)) continue;
-          EXPECT_EQ(f.get(defaultConfig(engine, false, markets, kind)), f.get(defaultConfig(engine, false, markets)))
-              << engine << " " << kind << ": " << f.name << " is read before the kind is chosen";
+          EXPECT_EQ(f.get(defaultConfig(engine, false, markets, toString(kind))), f.get(defaultConfig(engine, false, markets)))
+              << engine << " " << toString(kind) << ": " << f.name << " is read before the kind is chosen";
         }
 
   EngineCaps gpu;
@@ -351,4 +354,18 @@ TEST(ApiConfig, EachKernelKindGetsItsOwnDefaults) {
   const KernelOptions theirs = resolveKernel(asian, sums, gpu, 7);
   EXPECT_EQ(theirs.config.cudaSums, SumsPlace::Device) << "the user's field";
   EXPECT_EQ(theirs.config.minBlocks, 10) << "the kind's other defaults stay";
+
+  // A job resolved once for all its rows (compare): each kind's rows get the kind's defaults where the job's
+  // are the defaults (the H100 call of 2026-12-06b timed the tangent ladder at the job's min_blocks=12), the
+  // user's fields over them, and the job's bit-changing fields; a tuned job's configuration stays whole.
+  RunConfig wide = c;
+  wide.userConfig = parseConfigText("lanes=2");
+  KernelConfig job = resolveConfig(wide, gpu, Precision::F32, 7);
+  job.workgroup = 128;  // a bit-changing field of the fused job, which every row shares
+  const KernelConfig tangentRows = kindRowConfig(job, true, wide, gpu, Precision::F32, 7, KernelKind::Tangent, job);
+  EXPECT_EQ(tangentRows.minBlocks, 10);
+  EXPECT_EQ(tangentRows.lanes, 2) << "the user's field";
+  EXPECT_EQ(tangentRows.workgroup, 128) << "the job's bit-changing field";
+  EXPECT_EQ(kindRowConfig(job, true, wide, gpu, Precision::F32, 7, KernelKind::Register, job), job);
+  EXPECT_EQ(kindRowConfig(job, false, wide, gpu, Precision::F32, 7, KernelKind::Tangent, job), job) << "tuned: whole";
 }
