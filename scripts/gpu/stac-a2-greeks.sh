@@ -16,7 +16,8 @@
 #               source scripts/gpu-env.sh; timeout 590 bash scripts/gpu/stac-a2-greeks.sh K large; tar czf $OUT/callK.tgz -C /tmp resK
 #           (K: the call's number; results in /tmp/resK: each step's output, timeline.txt, progress.txt, summary.txt)
 # Modes (a step is skipped when less time is left than it needs; GPU_S, default 570 s, from the start; SWEEP_SMALL=0
-# leaves small's scratch_sweep out (its kernels not yet in the carried cache); no kernel
+# leaves small's scratch_sweep out and CROSSOVER_SMALL=0 its tangent_crossover (their kernels not yet in the carried
+# cache: JAX and the nothing-set rows alone); no kernel
 # compiles past TAPELAB_COMPILE_TIMEOUT, default 400 s there):
 #   small       5 assets x 252 steps, 1M paths, fp32, one market: JAX (experiments/peers/jax_wide.py, value_and_grad
 #               over a lax.scan, draws in the jitted function); tangent_crossover on cuda (plain, register 16, and the
@@ -81,7 +82,7 @@ for mode in "$@"; do
     "$T" tape --product hestonbasket "${small[@]}" --out "$out/small.tape" 2>> "$out/progress.txt"
     [ "$mode" = small ] && step 60 jax-small.csv "$py" "$peers/jax_wide.py" --products hestonbasket "${small[@]}" \
         --paths "$paths" --batch "$sbatch" "${jax[@]}"
-    step 120 crossover-small.csv "$xbin/tangent_crossover" --engines "$engine" --products hestonbasket --wide-size "$wide" \
+    [ "${CROSSOVER_SMALL:-1}" = 1 ] && step 120 crossover-small.csv "$xbin/tangent_crossover" --engines "$engine" --products hestonbasket --wide-size "$wide" \
         --kinds plain,tangent,register --wrt-counts 1,8 --paths "$paths" --reps 5 --commit "$commit"
     [ "${SWEEP_SMALL:-1}" = 1 ] && step 120 sweep-small.csv "$xbin/scratch_sweep" --engines "$engine" --tape "$out/small.tape" --seglens "$sseglens" \
         --paths "$paths" --reps 5 --jobs "$jobs"
