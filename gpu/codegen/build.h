@@ -82,6 +82,13 @@ class Builder : public Names {
   // ---- build_rolled.cpp: a register kernel's rolled segments (rolling.h)
   void rolledSegmentsForward(Stmts& out);
   void rolledSegmentsReverse(Stmts& out);
+  void rolledSegmentsForwardMarkets(Stmts& out);  // several markets: the bookmarks' rows
+  void rolledSegmentsReverseMarkets(Stmts& out);
+  // Row `trip` (or the constant row tripConst where trip is null) of the bookmarks (tl_bm) or of the crossing
+  // adjoints (tl_dbm, by parity), carried value c, market m's element.
+  ir::E rolledRow(const ir::E& trip, int64_t tripConst, size_t c, Markets m, bool adjoints) const;
+  void rolledCrossingsAfter();   // the reverse sweep's blocks after the rolled ones: their crossing values and adjoints
+  void rolledCrossingsBefore();  // the blocks before: the first trip's crossing adjoints as the loop left them
   // 0: j is no rolled crossing value; m >= 1: the crossing value into rolled trip m (m = trips: after the loop);
   // -1: into the first trip (the template's: a persistent value of the segment before).
   int rolledCrossing(int32_t j) const;

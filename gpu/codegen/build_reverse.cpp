@@ -28,13 +28,14 @@ void Builder::reverseSweep(Stmts& out) {
       out.push_back(array ? assign(d, adjointSeed(j)) : declareAt(d, adjointSeed(j)));
     }
   }
-  if (rolled)  // the blocks after the rolled ones read what crosses into them as the loops left it
-    for (size_t c = 0; c < rolled->carried.size(); ++c) {
-      const int32_t j = rolled->carried[c] + rolled->trips * rolled->length;
-      out.push_back(declareT(carriedAdjoint(c), adjointSeed(j)));
-      readValueAt(j, var(carriedValue(c)));
-      readAdjointAt(j, var(carriedAdjoint(c)));
-    }
+  if (rolled) {  // the blocks after the rolled ones read what crosses into them as the loops left it
+    if (markets_ > 1)  // rows of the trips' parities (build_rolled.cpp), each set where first written
+      out.push_back(declareArray("tl_dbm", static_cast<int>(2 * rolled->carried.size()) * markets_, false));
+    else
+      for (size_t c = 0; c < rolled->carried.size(); ++c)
+        out.push_back(declareT(carriedAdjoint(c), adjointSeed(rolled->carried[c] + rolled->trips * rolled->length)));
+    rolledCrossingsAfter();
+  }
   int segment = plan.segments();
   for (const ScheduleBlock& b : a_.schedule->blocks) {
     --segment;
@@ -42,7 +43,7 @@ void Builder::reverseSweep(Stmts& out) {
       if (segment != rolled->first + rolled->trips - 1) continue;
       rolledSegmentsReverse(out);  // every rolled segment, last first
       clearRenames();  // the blocks before read the first trip's crossing adjoints as the loop left them
-      for (size_t c = 0; c < rolled->carried.size(); ++c) readAdjointAt(rolled->carried[c], var(carriedAdjoint(c)));
+      rolledCrossingsBefore();
       nextBlock_ = static_cast<size_t>(plan.segments() - rolled->first);
       continue;
     }

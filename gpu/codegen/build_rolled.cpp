@@ -28,9 +28,35 @@ E bookmark(const E& trip, size_t c, size_t count) {
 }
 }  // namespace
 
+// Several markets (the market loop): every trip's crossing values in one per-lane array of trips + 1 rows, a
+// row of `width` elements (a value the markets share one, a market's copies one each, at `offset`); the
+// forward trip reads its row and writes the next, so nothing is copied from trip to trip. The adjoints of the
+// crossing values in an array of two rows, the trip's parity's: a trip adds into its own row (set to 0
+// where it first writes it, as the written-out segments set theirs) and reads the next trip's.
+E Builder::rolledRow(const E& trip, int64_t tripConst, size_t c, Markets m, bool adjoints) const {
+  const RolledSegments& r = *a_.segments;
+  int64_t width = 0, offset = 0;
+  for (size_t k = 0; k < r.carried.size(); ++k) {
+    const int64_t n = adjoints || perMarket(r.carried[k]) ? markets_ : 1;
+    if (k == c) offset = width;
+    width += n;
+  }
+  const bool each = adjoints || perMarket(r.carried[c]);
+  int64_t k = offset + (each && m.kind == Markets::Kind::One ? m.market : 0) + (trip ? 0 : tripConst * width);
+  E at = trip ? bin(trip, "*", ulit(width)) : nullptr;
+  const bool loop = each && m.kind == Markets::Kind::Loop;
+  if (k != 0 || (!at && !loop)) at = at ? bin(at, "+", ulit(k)) : ulit(k);
+  if (loop) at = at ? bin(at, "+", castUint(var("tl_m"))) : castUint(var("tl_m"));
+  return index(var(adjoints ? "tl_dbm" : "tl_bm"), at);
+}
+
 void Builder::rolledSegmentsForward(Stmts& out) {
   const RolledSegments& r = *a_.segments;
   const size_t C = r.carried.size();
+  if (markets_ > 1) {
+    rolledSegmentsForwardMarkets(out);
+    return;
+  }
   out.push_back(comment("segments " + std::to_string(r.first) + ".." + std::to_string(r.first + r.trips - 1) +
                         " alike: one written, run in a loop; each trip's crossing values kept as its bookmark"));
   out.push_back(declareArray("tl_bm", static_cast<int>(r.trips * C), false));
@@ -54,9 +80,64 @@ void Builder::rolledSegmentsForward(Stmts& out) {
   for (size_t c = 0; c < C; ++c) readValueAt(r.carried[c] + r.trips * r.length, var(carriedValue(c)));
 }
 
+void Builder::rolledSegmentsForwardMarkets(Stmts& out) {
+  const RolledSegments& r = *a_.segments;
+  const size_t C = r.carried.size();
+  out.push_back(comment("segments " + std::to_string(r.first) + ".." + std::to_string(r.first + r.trips - 1) +
+                        " alike: one written, run in a loop; trip t reads its crossing values from row t of the "
+                        "bookmarks and writes row t + 1"));
+  int64_t width = 0;
+  for (int32_t j : r.carried) width += perMarket(j) ? markets_ : 1;
+  out.push_back(declareArray("tl_bm", static_cast<int>((r.trips + 1) * width), false));
+  for (size_t c = 0; c < C; ++c)
+    for (Markets m : copiesIn(r.carried[c], Markets::all()))
+      out.push_back(assign(rolledRow(nullptr, 0, c, m, false), value("v", r.carried[c], m)));
+  const E sg = var("tl_sg"), next = paren(bin(var("tl_sg"), "+", ulit(1)));
+  for (size_t c = 0; c < C; ++c) {
+    readValueAt(r.carried[c], [this, sg, c](Markets m) { return rolledRow(sg, 0, c, m, false); });
+    readValueAt(r.carried[c] + r.length, [this, next, c](Markets m) { return rolledRow(next, 0, c, m, false); });
+  }
+  drawBase_ = r.drawShift ? bin(var("tl_sg"), "*", ulit(r.drawShift / 4)) : nullptr;
+  slotBase_ = bin(var("tl_sg"), "*", ulit(r.drawShift));
+  Stmts trip;
+  trip.push_back(forwardSegment(r.first));
+  drawBase_ = slotBase_ = nullptr;
+  out.push_back(loop(Type::Uint, "tl_sg", ulit(0), bin(var("tl_sg"), "<", ulit(r.trips)), prefix("++", var("tl_sg")), true,
+                     "segments " + std::to_string(r.first) + "..: " + std::to_string(r.trips) + " trips", std::move(trip)));
+  clearRenames();
+  for (size_t c = 0; c < C; ++c)  // the segments after: the last row
+    readValueAt(r.carried[c] + r.trips * r.length,
+                [this, c, t = r.trips](Markets m) { return rolledRow(nullptr, t, c, m, false); });
+}
+
+void Builder::rolledCrossingsAfter() {
+  const RolledSegments& r = *a_.segments;
+  for (size_t c = 0; c < r.carried.size(); ++c) {
+    const int32_t j = r.carried[c] + r.trips * r.length;
+    if (markets_ > 1) {
+      readValueAt(j, [this, c, t = r.trips](Markets m) { return rolledRow(nullptr, t, c, m, false); });
+      readAdjointAt(j, [this, c, p = r.trips & 1](Markets m) { return rolledRow(nullptr, p, c, m, true); });
+    } else {
+      readValueAt(j, var(carriedValue(c)));
+      readAdjointAt(j, var(carriedAdjoint(c)));
+    }
+  }
+}
+
+void Builder::rolledCrossingsBefore() {
+  const RolledSegments& r = *a_.segments;
+  for (size_t c = 0; c < r.carried.size(); ++c)
+    if (markets_ > 1) readAdjointAt(r.carried[c], [this, c](Markets m) { return rolledRow(nullptr, 0, c, m, true); });
+    else readAdjointAt(r.carried[c], var(carriedAdjoint(c)));
+}
+
 void Builder::rolledSegmentsReverse(Stmts& out) {
   const RolledSegments& r = *a_.segments;
   const size_t C = r.carried.size();
+  if (markets_ > 1) {
+    rolledSegmentsReverseMarkets(out);
+    return;
+  }
   const int S = options_.plan.segments();
   Stmts trip;
   // Trip tl_sg = trips - 1 - tl_sr: the segments last to first.
@@ -75,6 +156,32 @@ void Builder::rolledSegmentsReverse(Stmts& out) {
   reverseBlock(b, "segment " + std::to_string(r.first) + " + tl_sg", trip);
   drawBase_ = slotBase_ = nullptr;
   for (size_t c = 0; c < C; ++c) trip.push_back(assign(var(carriedAdjoint(c)), var("dci" + std::to_string(c))));
+  out.push_back(loop(Type::Uint, "tl_sr", ulit(0), bin(var("tl_sr"), "<", ulit(r.trips)), prefix("++", var("tl_sr")), true,
+                     "segments " + std::to_string(r.first + r.trips - 1) + ".." + std::to_string(r.first) + ", last first",
+                     std::move(trip)));
+}
+
+void Builder::rolledSegmentsReverseMarkets(Stmts& out) {
+  const RolledSegments& r = *a_.segments;
+  const size_t C = r.carried.size();
+  Stmts trip;
+  trip.push_back(declare(Type::Uint, "tl_sg", bin(ulit(r.trips - 1), "-", var("tl_sr")), true));
+  clearRenames();
+  const E sg = var("tl_sg"), own = paren(bin(var("tl_sg"), "&", ulit(1))),
+          later = paren(bin(paren(bin(var("tl_sg"), "+", ulit(1))), "&", ulit(1)));
+  for (size_t c = 0; c < C; ++c) {
+    readValueAt(r.carried[c], [this, sg, c](Markets m) { return rolledRow(sg, 0, c, m, false); });
+    readAdjointAt(r.carried[c], [this, own, c](Markets m) { return rolledRow(own, 0, c, m, true); });
+    readAdjointAt(r.carried[c] + r.length, [this, later, c](Markets m) { return rolledRow(later, 0, c, m, true); });
+  }
+  drawBase_ = r.drawShift ? bin(var("tl_sg"), "*", ulit(r.drawShift / 4)) : nullptr;
+  slotBase_ = bin(var("tl_sg"), "*", ulit(r.drawShift));
+  const int S = options_.plan.segments();
+  nextBlock_ = static_cast<size_t>(S - 1 - r.first);
+  const ScheduleBlock& b = a_.schedule->blocks[static_cast<size_t>(S - 1 - r.first)];
+  // The template's first-written adjoint arrays are its crossing values' (rolling.cpp checks): set in its row.
+  reverseBlock(b, "segment " + std::to_string(r.first) + " + tl_sg", trip);
+  drawBase_ = slotBase_ = nullptr;
   out.push_back(loop(Type::Uint, "tl_sr", ulit(0), bin(var("tl_sr"), "<", ulit(r.trips)), prefix("++", var("tl_sr")), true,
                      "segments " + std::to_string(r.first + r.trips - 1) + ".." + std::to_string(r.first) + ", last first",
                      std::move(trip)));

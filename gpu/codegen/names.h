@@ -5,6 +5,7 @@
 // nothing: each branch below follows a place the plan chose.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -67,13 +68,13 @@ class Names {
   }
   ir::E value(const std::string& prefix, int32_t j, Markets m) const {
     if (prefix == "v")
-      if (const auto it = valueAt_.find(j); it != valueAt_.end()) return it->second;
+      if (const auto it = valueAt_.find(j); it != valueAt_.end()) return it->second(m);
     if (perMarket(j) && prefix == "v" && inArray(plan_.nodes[j].value))
       return ir::index(ir::var(baseName(prefix, j)), marketIndex(m));
     return ir::var(valueName(prefix, j, m));
   }
   ir::E adjoint(int32_t j, Markets m) const {
-    if (const auto it = adjointAt_.find(j); it != adjointAt_.end()) return it->second;
+    if (const auto it = adjointAt_.find(j); it != adjointAt_.end()) return it->second(m);
     const std::string s = "d" + std::to_string(j);
     switch (plan_.nodes[j].adjoint) {
       case AdjointPlace::SharedArray:
@@ -92,9 +93,17 @@ class Names {
   }
   // A rolled loop (rolling.h) reads node j, in the forward sweep, as the variable `name`.
   void rename(int32_t j, std::string name) { renamed_[j] = std::move(name); }
-  // Rolled segments (rolling.h): node j's value in the forward sweep, and its adjoint, read as `at`.
-  void readValueAt(int32_t j, ir::E at) { valueAt_[j] = std::move(at); }
-  void readAdjointAt(int32_t j, ir::E at) { adjointAt_[j] = std::move(at); }
+  // Rolled segments (rolling.h): node j's value in the forward sweep, and its adjoint, read as `at`, or as
+  // `at(m)` for market m's copy (several markets: an element of the bookmarks' arrays).
+  using At = std::function<ir::E(Markets)>;
+  void readValueAt(int32_t j, ir::E at) {
+    valueAt_[j] = [at](Markets) { return at; };
+  }
+  void readAdjointAt(int32_t j, ir::E at) {
+    adjointAt_[j] = [at](Markets) { return at; };
+  }
+  void readValueAt(int32_t j, At at) { valueAt_[j] = std::move(at); }
+  void readAdjointAt(int32_t j, At at) { adjointAt_[j] = std::move(at); }
   void clearRenames() {
     renamed_.clear();
     valueAt_.clear();
@@ -137,7 +146,7 @@ class Names {
 
   const StoragePlan& plan_;
   std::unordered_map<int32_t, std::string> renamed_;
-  std::unordered_map<int32_t, ir::E> valueAt_, adjointAt_;
+  std::unordered_map<int32_t, At> valueAt_, adjointAt_;
   ScratchLayout layout_;
   bool opaque_;
   int workgroupSize_;

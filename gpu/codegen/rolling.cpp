@@ -137,6 +137,7 @@ bool shifted(const Tape& tape, const KernelOptions& o, const StoragePlan& st, co
     const int32_t j = i + shift;
     if (tape.op[i] != tape.op[j] || o.plan.isPersistent[i] != o.plan.isPersistent[j]) return false;
     if ((st.nodes[i].adjoint == AdjointPlace::None) != (st.nodes[j].adjoint == AdjointPlace::None)) return false;
+    if (st.nodes[i].copies != st.nodes[j].copies || st.nodes[i].value != st.nodes[j].value) return false;
     if (st.nodes[i].drawSlot >= 0 && st.nodes[j].drawSlot != st.nodes[i].drawSlot + slots) return false;
   }
   return true;
@@ -149,7 +150,8 @@ RolledSegments planRolledSegments(const Tape& tape, const KernelOptions& o, cons
   RolledSegments r;
   if (!o.config.loopsRolled || o.kind != KernelKind::Register || !o.greeks) return r;
   const Plan& plan = o.plan;
-  if (o.markets > 1) return r.whyNot = segmentsNot("several markets per dispatch"), r;
+  if (o.markets > 1 && !storage.marketLoop)
+    return r.whyNot = segmentsNot("several markets per dispatch without the market loop (config markets=loop)"), r;
   if (plan.nested() || plan.perValue || !schedule) return r.whyNot = segmentsNot("a nested or per-value plan"), r;
   if (storage.prefill) return r.whyNot = segmentsNot("draws=prefill"), r;
   const TapeLoop L = findLoop(tape);
@@ -183,6 +185,25 @@ RolledSegments planRolledSegments(const Tape& tape, const KernelOptions& o, cons
     if (plan.isPersistent[i] && i != tape.output &&
         !std::binary_search(r.carried.begin(), r.carried.end(), i - r.length))
       return r.whyNot = segmentsNot("a value crosses more than one segment"), r;
+  if (storage.marketLoop) {
+    // Several markets: a crossing value's copies live in the bookmarks' arrays, one element per market (a
+    // workgroup-shared array cannot hold a lane's trips); its adjoints in arrays of the rolled loop, set where
+    // each trip first writes them, as the written-out segments' shared arrays are (adjoint_arrays.h): each
+    // trip must set exactly its crossing values', and the segment after the trips those it reads from them.
+    for (int32_t j : r.carried)
+      if (storage.nodes[j].value == ValuePlace::SharedArray)
+        return r.whyNot = segmentsNot("a crossing value in workgroup-shared memory"), r;
+    for (int t = 0; t <= r.trips; ++t) {
+      const int s = bestFirst + t;
+      if (s >= plan.segments()) return r.whyNot = segmentsNot("the rolled segments end the tape"), r;
+      std::vector<int32_t> want, got = storage.adjointArraysSetIn.at(static_cast<size_t>(s));
+      for (int32_t j : r.carried)
+        if (storage.nodes[j].adjoint != AdjointPlace::None) want.push_back(j + t * r.length);
+      std::sort(got.begin(), got.end());
+      if (t == r.trips ? !std::includes(got.begin(), got.end(), want.begin(), want.end()) : got != want)
+        return r.whyNot = segmentsNot("its segments' adjoint arrays are not set alike"), r;
+    }
+  }
   r.rolled = true;
   return r;
 }

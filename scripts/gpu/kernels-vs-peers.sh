@@ -29,8 +29,12 @@
 #           min_blocks 12 and 10 times cuda.reduce device and beside, every pair named (whatever each kind's
 #           defaults), and the register kernel at one market under cuda.reduce device and beside, two rounds
 #           (whether a kind-qualified default helps one kind without costing the other)
-#   opencl  the tangent kernel on OpenCL, one and 7 markets, under its defaults and the fields it reads (wider and
-#           narrower workgroups, more lanes, draws inline or out of line, one step a trip), two rounds
+#   opencl  the tangent kernel on OpenCL, one and 7 markets, under its defaults (workgroup 256 at one market, 128
+#           at several, from 2026-12-06c) against workgroup 64 (the defaults of before), the other width, more
+#           lanes and both, two rounds
+#   rolled  the register kernel at 7 markets: its periodic segments rolled around the market loop (the default),
+#           written out (loops=unrolled), under min_blocks 10 and 8, at 8 and 32 segments, and the window plan of
+#           before, two rounds
 #   zoo     every zoo product on cuda, 1M paths, one market: compare's register and tangent rows (each
 #           ==plain), and what --kernel auto picks (planner/kind_model.h's prediction beside the measurement);
 #           every kernel compiled first, side by side (a kernel that takes over ZOO_COMPILE_S, default 150 s, is
@@ -94,7 +98,8 @@ for mode in "$@"; do
       PR=("$T" price --product asian --engine cuda --paths 1000000)
       step 30 ncu-x1-tangent.txt "${NCU[@]}" "${PR[@]}" --kernel tangent
       step 30 ncu-x1-register.txt "${NCU[@]}" "${PR[@]}" --kernel register
-      step 30 ncu-x7-tangent.txt "${NCU[@]}" "${PR[@]}" --kernel tangent --ladder spot=97,98,99,100,101,102,103 --markets 7 ;;
+      step 30 ncu-x7-tangent.txt "${NCU[@]}" "${PR[@]}" --kernel tangent --ladder spot=97,98,99,100,101,102,103 --markets 7
+      step 30 ncu-x7-register.txt "${NCU[@]}" "${PR[@]}" --kernel register --ladder spot=97,98,99,100,101,102,103 --markets 7 ;;
     vkcl)
       ve=vulkan,opencl
       step 90 compare-vkcl.json "${CMP[@]}" --engines "$ve" ;;
@@ -138,11 +143,22 @@ for mode in "$@"; do
     opencl)
       ocl=opencl; [ "$dry" = 1 ] && ocl=vulkan
       for round in 1 2; do
-        for c in "" workgroup=128 workgroup=256 lanes=2 outline_draws=off loop_trip=step; do
+        for c in "" workgroup=64 workgroup=128 lanes=2 workgroup=128,lanes=2; do
           eng=$ocl timed_row opencl tangent "$round" 1 "$c"
         done
-        for c in "" workgroup=32 workgroup=128 lanes=2 outline_draws=on loop_trip=step; do
+        for c in "" workgroup=64 workgroup=256 lanes=2 workgroup=64,lanes=2; do
           eng=$ocl timed_row opencl tangent "$round" 7 "$c"
+        done
+      done ;;
+    rolled)
+      # the register kernel at 7 markets: its segments rolled with the market loop inside each trip (the
+      # default: periodic), written out (loops=unrolled), the window plan of before, under min_blocks
+      for round in 1 2; do
+        for c in "" loops=unrolled min_blocks=10 min_blocks=8; do timed_row rolled register "$round" 7 "$c"; done
+        for plan in "--strategy window" "--checkpoint 8" "--checkpoint 32"; do
+          tag=${plan#--}; tag=${tag// /-}
+          TAPELAB_TIMELINE=1 step 30 "rolled-x7-$tag-r$round.json" "$T" compare --product asian "${steps[@]}" --paths "$paths" \
+            --markets 7 --ladders 5 --fp32 --json --engines "$cuda" --kernels register $plan
         done
       done ;;
     zoo-compile)  # the zoo's kernels compiled in the background while the modes after it time (ZOO_COMPILE_S each)

@@ -93,7 +93,8 @@ TEST_P(Loops, RolledKernelsGiveTheWrittenOutBits) {
 
 // A register kernel whose middle segments are alike (the periodic strategy) writes them once and runs them in
 // a loop forward and in reverse (gpu/codegen/rolling.h): its value, Greeks and stderrs are the plain
-// kernel's bits, as the same plan written out gives them. Draws redrawn and stored; 1, 2 and 3 draws a step.
+// kernel's bits, as the same plan written out gives them. Draws redrawn and stored; 1, 2 and 3 draws a step;
+// one market, and several (the market loop inside each trip, the bookmarks' rows in one array).
 TEST_P(Loops, RolledSegmentsGiveThePlainBits) {
   const EngineEntry& entry = findEngine(GetParam());
   const EngineCaps caps = engineCaps(entry);
@@ -101,39 +102,48 @@ TEST_P(Loops, RolledSegmentsGiveThePlainBits) {
   if (!fieldAppliesTo(*findConfigField("loops"), entry.name))
     GTEST_SKIP() << entry.name << " writes no GPU kernels: config loops does not apply";
   auto engine = entry.make(engineSettingsFromEnvironment());
-  const Case cases[] = {{"asian", {{"steps", 26}}, {1}},  // segments of 4 steps; 2 after the rolled ones
-                        {"heston", {{"steps", 12}}, {1}},
-                        {"basket", {{"steps", 20}, {"assets", 3}}, {1}},
-                        {"barrier", {{"steps", 17}}, {1}}};
+  const Case cases[] = {{"asian", {{"steps", 26}}, {1, 3}},  // segments of 4 steps; 2 after the rolled ones
+                        {"heston", {{"steps", 12}}, {1, 3}},
+                        {"basket", {{"steps", 20}, {"assets", 3}}, {1, 2}},
+                        {"barrier", {{"steps", 17}}, {1, 3}}};
   for (const Case& c : cases) {
     const Tape t = products::byName(c.product, c.params);
-    const std::vector<std::vector<double>> in{t.inputDefaults};
-    KernelOptions plain;
-    plain.precision = Precision::F32;
-    plain.config = defaultConfig(entry.name);
-    plain.config.loopsRolled = true;
-    const std::unique_ptr<Kernel> p = engine->compile(t, plain);
-    const RunResult want = caps.usable ? p->run(in, 555, 9) : RunResult{};
-    for (const DrawSource draws : {DrawSource::Redraw, DrawSource::Stored}) {
-      KernelOptions o = plain;
-      o.kind = KernelKind::Register;
-      PlanOptions po;
-      po.segments = 5;
-      o.plan = planPeriodic(t, po);
-      o.config.draws = draws;
-      const std::string what = std::string(c.product) + (draws == DrawSource::Stored ? " stored" : " redrawn");
-      const std::string source = emitKernel(t, o, dialectByName(entry.name == "vulkan" ? "glsl" : entry.name)).source;
-      ASSERT_NE(source.find(", last first"), std::string::npos) << what << ": not rolled\n" << source.substr(0, 600);
-      const std::unique_ptr<Kernel> k = engine->compile(t, o);
-      if (!caps.usable) continue;
-      const RunResult got = k->run(in, 555, 9);
-      const MarketResult &x = want.markets[0], &y = got.markets[0];
-      EXPECT_TRUE(testutil::identicalBits(x.value, y.value)) << what << ": " << testutil::g17(x.value) << " vs " << testutil::g17(y.value);
-      EXPECT_TRUE(testutil::identicalBits(x.valueStderr, y.valueStderr)) << what;
-      for (size_t k2 = 0; k2 < x.greeks.size(); ++k2) {
-        EXPECT_TRUE(testutil::identicalBits(x.greeks[k2], y.greeks[k2]))
-            << what << " d/d " << t.inputNames[k2] << ": " << testutil::g17(x.greeks[k2]) << " vs " << testutil::g17(y.greeks[k2]);
-        EXPECT_TRUE(testutil::identicalBits(x.greeksStderr[k2], y.greeksStderr[k2])) << what << " d/d " << t.inputNames[k2];
+    for (const int markets : c.markets) {  // several: the market loop inside each trip, the first input differing
+      std::vector<std::vector<double>> in(static_cast<size_t>(markets), t.inputDefaults);
+      for (int m = 1; m < markets; ++m) in[m][0] *= 1.0 + 0.05 * m;
+      KernelOptions plain;
+      plain.precision = Precision::F32;
+      plain.config = defaultConfig(entry.name);
+      plain.config.loopsRolled = true;
+      plain.markets = markets;
+      for (int k = 1; k < t.numInputs() && markets > 1; ++k) plain.sharedInputs.push_back(k);
+      const std::unique_ptr<Kernel> p = engine->compile(t, plain);
+      const RunResult want = caps.usable ? p->run(in, 555, 9) : RunResult{};
+      for (const DrawSource draws : {DrawSource::Redraw, DrawSource::Stored}) {
+        KernelOptions o = plain;
+        o.kind = KernelKind::Register;
+        PlanOptions po;
+        po.segments = 5;
+        o.plan = planPeriodic(t, po);
+        o.config.draws = draws;
+        const std::string what = std::string(c.product) + " x" + std::to_string(markets) +
+                                 (draws == DrawSource::Stored ? " stored" : " redrawn");
+        const std::string source = emitKernel(t, o, dialectByName(entry.name == "vulkan" ? "glsl" : entry.name)).source;
+        ASSERT_NE(source.find(", last first"), std::string::npos) << what << ": not rolled\n" << source.substr(0, 600);
+        const std::unique_ptr<Kernel> k = engine->compile(t, o);
+        if (!caps.usable) continue;
+        const RunResult got = k->run(in, 555, 9);
+        for (int m = 0; m < markets; ++m) {
+          const MarketResult &x = want.markets[m], &y = got.markets[m];
+          const std::string at = what + " market " + std::to_string(m);
+          EXPECT_TRUE(testutil::identicalBits(x.value, y.value)) << at << ": " << testutil::g17(x.value) << " vs " << testutil::g17(y.value);
+          EXPECT_TRUE(testutil::identicalBits(x.valueStderr, y.valueStderr)) << at;
+          for (size_t k2 = 0; k2 < x.greeks.size(); ++k2) {
+            EXPECT_TRUE(testutil::identicalBits(x.greeks[k2], y.greeks[k2]))
+                << at << " d/d " << t.inputNames[k2] << ": " << testutil::g17(x.greeks[k2]) << " vs " << testutil::g17(y.greeks[k2]);
+            EXPECT_TRUE(testutil::identicalBits(x.greeksStderr[k2], y.greeksStderr[k2])) << at << " d/d " << t.inputNames[k2];
+          }
+        }
       }
     }
   }

@@ -130,6 +130,28 @@ TEST(TangentFrontDoor, AutoOnTheZooPicksTheKindTheH100TimedFaster) {
   }
 }
 
+// The 7-point ladder (spot differs, strike, vol, rate and maturity shared): the register kernel's default cuts
+// are the periodic strategy's, whose segments roll around the market loop, and auto still picks the tangent
+// kernel, which the H100 timed faster (runs/h100-2026-12-06c/call1: 4,522.0 against the register kernel's
+// 2,177.3, segments written out).
+TEST(TangentFrontDoor, TheLadderRollsTheRegisterKernelAndPicksTheTangentKernel) {
+  EngineCaps gpu;
+  gpu.kinds = {KernelKind::Plain, KernelKind::Register, KernelKind::Tangent};
+  gpu.marketOrder = true;
+  RunConfig c;
+  c.engine = "cuda";
+  const Tape t = products::asianCall(252);
+  const std::vector<int> shared = {1, 2, 3, 4};
+  std::string why;
+  EXPECT_EQ(resolveKernel(t, c, gpu, 7, nullptr, nullptr, &why, shared).kind, KernelKind::Tangent) << why;
+  EXPECT_NE(why.find("0.80 and 0.80"), std::string::npos) << why;  // both kinds roll
+  RunConfig r = c;
+  r.kernel = KernelKind::Register;
+  EXPECT_EQ(resolveKernel(t, r, gpu, 7, nullptr, nullptr, nullptr, shared).plan.strategy, "periodic");
+  r.userConfig = parseConfigText("markets=copies");  // no market loop: the segments stay written out, window's cuts
+  EXPECT_EQ(resolveKernel(t, r, gpu, 7, nullptr, nullptr, nullptr, shared).plan.strategy, "window");
+}
+
 TEST(TangentFrontDoor, PricesThroughMonteCarlo) {
   RunConfig c;
   c.engine = "reference";
