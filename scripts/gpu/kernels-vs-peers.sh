@@ -35,6 +35,8 @@
 #   rolled  the register kernel at 7 markets: its periodic segments rolled around the market loop (the default),
 #           written out (loops=unrolled), under min_blocks 10 and 8, at 8 and 32 segments, and the window plan of
 #           before, two rounds
+#   segments  the register kernel's segment count (periodic, rolled) at one and 7 markets: SEGS, default
+#           12 16 20 24 32 48 64, two rounds
 #   zoo     every zoo product on cuda, 1M paths, one market: compare's register and tangent rows (each
 #           ==plain), and what --kernel auto picks (planner/kind_model.h's prediction beside the measurement);
 #           every kernel compiled first, side by side (a kernel that takes over ZOO_COMPILE_S, default 150 s, is
@@ -159,6 +161,15 @@ for mode in "$@"; do
           tag=${plan#--}; tag=${tag// /-}
           TAPELAB_TIMELINE=1 step 30 "rolled-x7-$tag-r$round.json" "$T" compare --product asian "${steps[@]}" --paths "$paths" \
             --markets 7 --ladders 5 --fp32 --json --engines "$cuda" --kernels register $plan
+        done
+      done ;;
+    segments)
+      # the register kernel's segment count (rolled, periodic), one market and 7 a dispatch (compare at
+      # --markets 7 times both), SEGS (default 12 16 20 24 32 48 64), two rounds
+      for round in 1 2; do
+        for n in ${SEGS:-12 16 20 24 32 48 64}; do
+          TAPELAB_TIMELINE=1 step 20 "segments-x7-checkpoint-$n-r$round.json" "$T" compare --product asian "${steps[@]}" \
+            --paths "$paths" --markets 7 --ladders 5 --fp32 --json --engines "$cuda" --kernels register --checkpoint "$n"
         done
       done ;;
     zoo-compile)  # the zoo's kernels compiled in the background while the modes after it time (ZOO_COMPILE_S each)

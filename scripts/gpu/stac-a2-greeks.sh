@@ -30,6 +30,8 @@
 #               one with the stored draws in aos, compiled side by side, then 3 interleaved rounds of tapelab run;
 #               the kernels' values and Greeks bit for bit against each other (summary-large.txt); then JAX at that
 #               size. Its plain kernel does not fit: NVRTC did not finish it in 3,000 s on the VM
+#   segments    5 x 252, 1M paths: the register kernel under periodic plans of SMALL_SEGS (default 32 63 126)
+#               segments, rolled, against the nothing-set run (16) and JAX, 3 rounds (summary-segments.txt)
 #   precompile  (here) the small mode's tapelab commands on the compile-only cuda engine, then
 #               scripts/gpu-cache-pack.sh with what they compiled
 set -uo pipefail
@@ -136,6 +138,59 @@ if adj:
         print(f"  vs tapelab's tangent kernel at full --wrt: {best / tan[0]:.2f}x (target >= 20x)")
 PY
     ;;
+  segments)
+    # The 5 x 252 basket's register kernel under periodic plans of more segments than the default 16 (rolled:
+    # one segment's code; on the Asian, 32 segments ran the one-market register kernel 1,014 against 901 at
+    # 16, runs/h100-2026-12-06c/call2), compiled side by side, then 3 interleaved rounds of tapelab run beside
+    # the nothing-set run (16 segments); JAX in the same call; bits across the kernels (summary-segments.txt)
+    "$T" tape --product hestonbasket "${small[@]}" --out "$out/small.tape" 2>> "$out/progress.txt"
+    step 60 jax-small.csv "$py" "$peers/jax_wide.py" --products hestonbasket "${small[@]}" --paths "$paths" --batch "$sbatch" "${jax[@]}"
+    svariants=()
+    for n in ${SMALL_SEGS:-32 63 126}; do
+      "$T" plan "$out/small.tape" --strategy periodic --checkpoint "$n" --out "$out/speriodic$n.json" > /dev/null 2>> "$out/progress.txt"
+      svariants+=("speriodic$n")
+    done
+    stamp "segments compile"
+    spids=()
+    for v in "${svariants[@]}"; do
+      timeout $(( $(left) > 60 ? $(left) - 60 : 1 )) "$T" run "$out/small.tape" --engine "$engine" --plan "$out/$v.json" --paths 64 --json \
+          > /dev/null 2> "$out/segments-compile-$v.txt" &
+      spids+=($!)
+    done
+    for i in "${!svariants[@]}"; do wait "${spids[$i]}"; echo "segments compile ${svariants[$i]} exit $?" >> "$out/timeline.txt"; done
+    for round in 1 2 3; do
+      step 30 "segments-auto-r$round.json" "$T" run "$out/small.tape" --engine "$engine" --paths "$paths" --json
+      for v in "${svariants[@]}"; do
+        step 30 "segments-$v-r$round.json" "$T" run "$out/small.tape" --engine "$engine" --plan "$out/$v.json" --paths "$paths" --json
+      done
+    done
+    rm -f "$out/small.tape"
+    "$py" - "$out" > "$out/summary-segments.txt" 2>&1 <<'PY'
+import csv, glob, json, os, re, statistics, sys
+out = sys.argv[1]
+runs = {}
+for p in sorted(glob.glob(os.path.join(out, "segments-*-r*.json"))):
+    try:
+        r = json.load(open(p))
+    except ValueError:
+        continue
+    runs.setdefault(re.sub(r"-r\d+\.json$", "", os.path.basename(p))[len("segments-"):], []).append(r)
+jax = [r for r in csv.DictReader(l for l in open(os.path.join(out, "jax-small.csv")) if l.strip() and not l.startswith("#"))] \
+    if os.path.exists(os.path.join(out, "jax-small.csv")) else []
+ref = None
+for v, rs in runs.items():
+    mp = statistics.median(r["paths_per_second"] for r in rs) / 1e6
+    r0 = rs[0]
+    bits = [r0["value"]] + list(r0["greeks"].values())
+    if ref is None:
+        ref = (v, bits)
+    vs = f", {mp / float(jax[0]['mpaths_per_s']):.2f}x JAX" if jax else ""
+    print(f"tapelab {r0['engine']} {r0['kernel_kind']} {v:14s} {r0['strategy']} {r0['segments']:>4} segments: {mp:8.2f} Mpath/s "
+          f"(median of {len(rs)}{vs}), {len(r0['greeks'])} Greeks, bits as {ref[0]}: {bits == ref[1]}")
+for j in jax:
+    print(f"jax {j['params']}: {float(j['mpaths_per_s']):.2f} Mpath/s")
+PY
+    ;;
   large)
     # The plain kernel of this tape does not fit: a straight-line reverse sweep of 440,323 values, which NVRTC did
     # not finish in 3,000 s on the VM. The register kernel under the periodic plan runs its alike segments as one
@@ -193,7 +248,7 @@ for v, rs in runs.items():
 PY
     rm -f "$out/large.tape"   # 6 MB: the summary has its sizes (large-tape.txt)
     ;;
-  *) echo "stac-a2-greeks.sh: unknown mode '$mode' (small, large, precompile)" | tee -a "$out/timeline.txt" ;;
+  *) echo "stac-a2-greeks.sh: unknown mode '$mode' (small, segments, large, precompile)" | tee -a "$out/timeline.txt" ;;
   esac
 done
 stamp done
