@@ -372,6 +372,8 @@ KernelOptions resolvePlan(const Tape& tape, const RunConfig& c, const EngineCaps
                                                      : rolls                         ? "periodic"
                                                                                      : "window");
     if (scratch && strategy == "uniform" && po.segLen == 0 && !explicitSegments) po.segLen = defaultSegLen(tape.size());
+    // auto's count for rolled periodic segments: about 64 nodes a segment at one market (planner/strategies.h)
+    if (rolls && automatic && strategy == "periodic" && !c.strategy) po.segments = rolledSegmentCount(tape, markets, segments);
     o.plan = makeStrategyPlan(strategy, tape, po);
     planKnobsNotUsed(c, strategy, "", notUsed);
   }

@@ -125,7 +125,7 @@ std::vector<ConfigField> blockAndStorageFields() {
           .on(kGpu)
           .changesBits(kBlocks)
           .what("lanes per workgroup (a block is workgroup x lanes paths; the reduction tree is over the workgroup)")
-          .byDefault({{"opencl", "128"}, {"opencl", "256", false, 1}}),
+          .byDefault({{"opencl", "256"}}),
       Declare::integer("lanes", &C::lanes, 1, 64)
           .on(kGpu)
           .changesBits(kBlocks)
@@ -286,9 +286,9 @@ std::vector<ConfigField> codeAndEngineFields() {
 // at one market, 2,160.1 against 2,110.5 at seven, two rounds each). cuda's min_blocks=10 for tangent kernels
 // at every market count: the 7-market tangent kernel 4,307.1 against 4,009.3 at 12 (h100-2026-12-06/call2),
 // where the register kernel ran 1,998.0 at 10 against 2,160.1 at 12 (h100-2026-12-06b/call1). OpenCL's
-// workgroup 256 at one market and 128 at several: its tangent kernel (auto's choice on the Asian) 1,153.3
-// Mpath/s against 877.9 at 64 at one market, 2,767.2 against 2,165.2 at seven (runs/h100-2026-12-06c/call1,
-// two rounds each; NVIDIA's OpenCL on the H100).
+// workgroup 256: its tangent kernel (auto's choice on the Asian) 1,153.3 Mpath/s against 877.9 at 64 at one
+// market (runs/h100-2026-12-06c/call1), and at seven 3,509.6 against 3,094.7 at 128 and 2,119.7 at 64
+// (h100-2026-12-06c/call3), two rounds each, NVIDIA's OpenCL on the H100.
 const std::vector<ConfigField>& configFields() {
   static const std::vector<ConfigField> table = [] {
     std::vector<ConfigField> t = blockAndStorageFields();

@@ -277,6 +277,12 @@ Plan planPeriodic(const Tape& t, const PlanOptions& o) {
   return makePlan(t, std::move(bounds), "periodic");
 }
 
+int rolledSegmentCount(const Tape& t, int markets, int base) {
+  if (markets > 1) return base;
+  const int64_t byNodes = (static_cast<int64_t>(t.size()) + kRolledSegmentNodes - 1) / kRolledSegmentNodes;
+  return static_cast<int>(std::max<int64_t>(base, std::min<int64_t>(byNodes, kRolledSegmentsMost)));
+}
+
 const std::vector<StrategyEntry>& strategies() {
   static const std::vector<StrategyEntry> list = {
       {"uniform", planUniform, "even segments (or --seglen nodes each); scratch default max(48, round(sqrt(n)))"},

@@ -68,6 +68,16 @@ Plan planMarginal(const Tape& tape, const PlanOptions& o);
 // segments have one shape, which a GPU register kernel writes once and runs in a loop (config loops). The
 // first segment takes what comes before the loop, the last what comes after. No loop: window's cuts.
 Plan planPeriodic(const Tape& tape, const PlanOptions& o);
+// The segment count auto asks of the periodic strategy for a register kernel that rolls its segments at one
+// market per dispatch: about kRolledSegmentNodes nodes a segment, at least `base` (auto's 16) and at most
+// kRolledSegmentsMost (a rolled kernel keeps every trip's bookmarks in a per-lane array). Measured on an
+// H100 (runs/h100-2026-12-06c, call 5 and 6): the 252-step Asian's one-market register kernel ran 1,007.7
+// Mpath/s at 24 segments (64 nodes) against 883.8 at 16 and 993.4 at 32; the 5 x 252 Heston basket's 24.2 at
+// 126 (its most: segments of two steps, the periodic strategy's least) against 13.9 at 16; the 10 x 1,260
+// basket's 0.629 at 252 against 0.541 at 63 (h100-2026-12-06b). At 7 markets 16 led (2,755.3; 2,568.5 at 12,
+// 2,583.9 at 20, 2,000.1 at 24): each trip's bookmarks are 7 markets' copies, so the base stays.
+constexpr int kRolledSegmentNodes = 64, kRolledSegmentsMost = 256;
+int rolledSegmentCount(const Tape& tape, int markets, int base);
 // Ours: chooses the segment count too. peak_live = persistent (grows with the
 // count) + the largest segment's working set (shrinks with it), so it has a
 // best count. auto scores a count by the better of window and marginal, at the

@@ -31,7 +31,8 @@
 #               the kernels' values and Greeks bit for bit against each other (summary-large.txt); then JAX at that
 #               size. Its plain kernel does not fit: NVRTC did not finish it in 3,000 s on the VM
 #   segments    5 x 252, 1M paths: the register kernel under periodic plans of SMALL_SEGS (default 32 63 126)
-#               segments, rolled, against the nothing-set run (16) and JAX, 3 rounds (summary-segments.txt)
+#               segments, rolled, and nothing set but each field of SMALL_CONFIGS (NAME=VALUE ...), against the
+#               nothing-set run and JAX, every kernel compiled first side by side, 3 rounds (summary-segments.txt)
 #   precompile  (here) the small mode's tapelab commands on the compile-only cuda engine, then
 #               scripts/gpu-cache-pack.sh with what they compiled
 set -uo pipefail
@@ -112,7 +113,7 @@ if auto:
     print(f"tapelab {a['engine']} nothing set ({a['kernel_kind']}, {a['strategy']} {a['segments']} segments): "
           f"{statistics.median(r['paths_per_second'] for r in auto) / 1e6:10.2f} Mpath/s (median of {len(auto)}); "
           f"{a['kernel_choice']}; rounds agree: {all(r['greeks'] == a['greeks'] and r['value'] == a['value'] for r in auto)}")
-full = max((int(r["inputs"]) for r in cross), default=0)
+full = max((int(r["inputs"]) for r in cross), default=len(auto[0]["greeks"]) if auto else 0)
 timed = lambda r: r.get("mpaths_per_s") not in (None, "")  # noqa: E731
 for r in cross:
     if timed(r):
@@ -145,24 +146,33 @@ PY
     # the nothing-set run (16 segments); JAX in the same call; bits across the kernels (summary-segments.txt)
     "$T" tape --product hestonbasket "${small[@]}" --out "$out/small.tape" 2>> "$out/progress.txt"
     step 60 jax-small.csv "$py" "$peers/jax_wide.py" --products hestonbasket "${small[@]}" --paths "$paths" --batch "$sbatch" "${jax[@]}"
+    # variants: speriodicN (the periodic plan of N segments) for N in SMALL_SEGS, and cfg-NAME-VALUE (nothing set
+    # but the field NAME=VALUE) for each of SMALL_CONFIGS (default none)
     svariants=()
     for n in ${SMALL_SEGS:-32 63 126}; do
       "$T" plan "$out/small.tape" --strategy periodic --checkpoint "$n" --out "$out/speriodic$n.json" > /dev/null 2>> "$out/progress.txt"
       svariants+=("speriodic$n")
     done
+    for c in ${SMALL_CONFIGS:-}; do svariants+=("cfg-${c//[=,]/-}"); done
+    srun=()  # srun VARIANT PATHS: the tapelab run of the small tape under the variant
+    set_srun() {
+      srun=("$T" run "$out/small.tape" --engine "$engine" --paths "$2" --json)
+      case "$1" in
+        auto) ;;
+        speriodic*) srun+=(--plan "$out/$1.json") ;;
+        cfg-*) for c in ${SMALL_CONFIGS:-}; do [ "cfg-${c//[=,]/-}" = "$1" ] && srun+=(--config "$c"); done ;;
+      esac
+    }
     stamp "segments compile"
     spids=()
-    for v in "${svariants[@]}"; do
-      timeout $(( $(left) > 60 ? $(left) - 60 : 1 )) "$T" run "$out/small.tape" --engine "$engine" --plan "$out/$v.json" --paths 64 --json \
-          > /dev/null 2> "$out/segments-compile-$v.txt" &
+    for v in auto "${svariants[@]}"; do
+      set_srun "$v" 64
+      timeout $(( $(left) > 60 ? $(left) - 60 : 1 )) "${srun[@]}" > /dev/null 2> "$out/segments-compile-$v.txt" &
       spids+=($!)
     done
-    for i in "${!svariants[@]}"; do wait "${spids[$i]}"; echo "segments compile ${svariants[$i]} exit $?" >> "$out/timeline.txt"; done
+    for i in "${!spids[@]}"; do wait "${spids[$i]}"; echo "segments compile $i exit $?" >> "$out/timeline.txt"; done
     for round in 1 2 3; do
-      step 30 "segments-auto-r$round.json" "$T" run "$out/small.tape" --engine "$engine" --paths "$paths" --json
-      for v in "${svariants[@]}"; do
-        step 30 "segments-$v-r$round.json" "$T" run "$out/small.tape" --engine "$engine" --plan "$out/$v.json" --paths "$paths" --json
-      done
+      for v in auto "${svariants[@]}"; do set_srun "$v" "$paths"; step 30 "segments-$v-r$round.json" "${srun[@]}"; done
     done
     rm -f "$out/small.tape"
     "$py" - "$out" > "$out/summary-segments.txt" 2>&1 <<'PY'
