@@ -225,7 +225,7 @@ std::vector<ConfigField> codeAndEngineFields() {
           .on({"cuda", "hip"})
           .what("__launch_bounds__(workgroup, N): the compiler caps registers to fit N blocks per multiprocessor (HIP "
                 "reads it as its occupancy hint); 0: no second bound")
-          .byDefault({{"cuda", "12"}, {"cuda", "10", false, 1}, {"cuda", "10", false, 0, "tangent"}})
+          .byDefault({{"cuda", "12"}, {"cuda", "10", false, 1}, {"cuda", "10", false, 0, "tangent"}, {"cuda", "6", false, 1, "register"}})
           .searching({"0", "6", "8", "10", "12"}),
       Declare::choice("shared_constants", &C::sharedConstants, kOnOff)
           .listed({"on", "off"})
@@ -285,7 +285,10 @@ std::vector<ConfigField> codeAndEngineFields() {
 // 7-market one 4,216.3 against 4,009.3; runs/h100-2026-12-06b/call1: the register kernels 897.5 against 822.5
 // at one market, 2,160.1 against 2,110.5 at seven, two rounds each). cuda's min_blocks=10 for tangent kernels
 // at every market count: the 7-market tangent kernel 4,307.1 against 4,009.3 at 12 (h100-2026-12-06/call2),
-// where the register kernel ran 1,998.0 at 10 against 2,160.1 at 12 (h100-2026-12-06b/call1). OpenCL's
+// where the register kernel ran 1,998.0 at 10 against 2,160.1 at 12 (h100-2026-12-06b/call1). cuda's min_blocks=6
+// for register kernels at one market: the 5 x 252 Heston basket's (126 rolled segments; 96 registers and 1,488 B
+// of spill stores at 10) 34.59 Mpath/s against 24.61 at 10, 32.97 at 8 and 30.19 at 0 (h100-2026-12-06c/call8,
+// 3 rounds each); the Asian's (64 registers at 24 segments) re-timed in call 9. OpenCL's
 // workgroup 256: its tangent kernel (auto's choice on the Asian) 1,153.3 Mpath/s against 877.9 at 64 at one
 // market (runs/h100-2026-12-06c/call1), and at seven 3,509.6 against 3,094.7 at 128 and 2,119.7 at 64
 // (h100-2026-12-06c/call3), two rounds each, NVIDIA's OpenCL on the H100.

@@ -37,6 +37,8 @@
 #           before, two rounds
 #   segments  the register kernel's segment count (periodic, rolled) at one and 7 markets: SEGS, default
 #           12 16 20 24 32 48 64, two rounds
+#   minblocks  one-market register kernels (the Asian at 4M, the zoo's heston and heat at 1M): nothing set
+#           against min_blocks=10, two rounds (files minblocks-PRODUCT-x1-CONFIG-rN.json)
 #   zoo     every zoo product on cuda, 1M paths, one market: compare's register and tangent rows (each
 #           ==plain), and what --kernel auto picks (planner/kind_model.h's prediction beside the measurement);
 #           every kernel compiled first, side by side (a kernel that takes over ZOO_COMPILE_S, default 150 s, is
@@ -170,6 +172,19 @@ for mode in "$@"; do
         for n in ${SEGS:-12 16 20 24 32 48 64}; do
           TAPELAB_TIMELINE=1 step 20 "segments-x7-checkpoint-$n-r$round.json" "$T" compare --product asian "${steps[@]}" \
             --paths "$paths" --markets 7 --ladders 5 --fp32 --json --engines "$cuda" --kernels register --checkpoint "$n"
+        done
+      done ;;
+    minblocks)
+      # one-market register kernels (nothing set: their kind's min_blocks) against min_blocks=10, the Asian at
+      # 4M paths and the zoo's heston and heat at 1M (compare --markets 1: the one-market job's plan), two rounds
+      for round in 1 2; do
+        for p in asian heston heat; do
+          n=$paths; [ "$p" = asian ] || n=$zpaths
+          for c in "" min_blocks=10; do
+            tag=${c:-defaults}; tag=${tag//=/-}
+            TAPELAB_TIMELINE=1 step 20 "minblocks-$p-x1-$tag-r$round.json" "$T" compare --product "$p" --paths "$n" --markets 1 \
+              --points 1 --ladders 5 --fp32 --json --engines "$cuda" --kernels register ${c:+--config "$c"}
+          done
         done
       done ;;
     zoo-compile)  # the zoo's kernels compiled in the background while the modes after it time (ZOO_COMPILE_S each)

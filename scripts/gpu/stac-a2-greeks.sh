@@ -33,6 +33,7 @@
 #   segments    5 x 252, 1M paths: the register kernel under periodic plans of SMALL_SEGS (default 32 63 126)
 #               segments, rolled, and nothing set but each field of SMALL_CONFIGS (NAME=VALUE ...), against the
 #               nothing-set run and JAX, every kernel compiled first side by side, 3 rounds (summary-segments.txt)
+#   large-auto  10 x 1,260, 100K paths, nothing set: compiled once, 3 rounds (summary-large-auto.txt)
 #   precompile  (here) the small mode's tapelab commands on the compile-only cuda engine, then
 #               scripts/gpu-cache-pack.sh with what they compiled
 set -uo pipefail
@@ -201,6 +202,32 @@ for j in jax:
     print(f"jax {j['params']}: {float(j['mpaths_per_s']):.2f} Mpath/s")
 PY
     ;;
+  large-auto)
+    # The 10 x 1,260 basket with nothing set (auto's kind, plan and segment count), compiled once, then 3 rounds
+    # of tapelab run, 100K paths (summary-large-auto.txt)
+    "$T" tape --product hestonbasket "${large[@]}" --out "$out/large.tape" 2>> "$out/progress.txt"
+    stamp "large-auto compile"
+    timeout $(( $(left) > 60 ? $(left) - 60 : 1 )) "$T" run "$out/large.tape" --engine "$engine" --paths 64 --json > /dev/null \
+        2> "$out/large-auto-compile.txt"
+    echo "large-auto compile exit $?" >> "$out/timeline.txt"
+    for round in 1 2 3; do step 30 "large-auto-r$round.json" "$T" run "$out/large.tape" --engine "$engine" --paths "$lpaths" --json; done
+    rm -f "$out/large.tape"
+    "$py" - "$out" > "$out/summary-large-auto.txt" 2>&1 <<'PY'
+import glob, json, os, statistics, sys
+rs = []
+for p in sorted(glob.glob(os.path.join(sys.argv[1], "large-auto-r*.json"))):
+    try:
+        rs.append(json.load(open(p)))
+    except ValueError:
+        pass
+if rs:
+    r0 = rs[0]
+    same = all([x["value"]] + list(x["greeks"].values()) == [r0["value"]] + list(r0["greeks"].values()) for x in rs)
+    print(f"tapelab {r0['engine']} nothing set ({r0['kernel_kind']}, {r0['strategy']} {r0['segments']} segments, "
+          f"{r0['kernel_stats'].get('registers')} registers): {statistics.median(x['paths_per_second'] for x in rs) / 1e6:.3f} "
+          f"Mpath/s (median of {len(rs)}), {len(r0['greeks'])} Greeks, rounds agree: {same}")
+PY
+    ;;
   large)
     # The plain kernel of this tape does not fit: a straight-line reverse sweep of 440,323 values, which NVRTC did
     # not finish in 3,000 s on the VM. The register kernel under the periodic plan runs its alike segments as one
@@ -258,7 +285,7 @@ for v, rs in runs.items():
 PY
     rm -f "$out/large.tape"   # 6 MB: the summary has its sizes (large-tape.txt)
     ;;
-  *) echo "stac-a2-greeks.sh: unknown mode '$mode' (small, segments, large, precompile)" | tee -a "$out/timeline.txt" ;;
+  *) echo "stac-a2-greeks.sh: unknown mode '$mode' (small, segments, large-auto, large, precompile)" | tee -a "$out/timeline.txt" ;;
   esac
 done
 stamp done
