@@ -354,8 +354,9 @@ std::vector<std::pair<std::string, RunConfig>> variantsOf(const CompareJob& job,
       } else if (kind == KernelKind::Register && tunedPlan) {
         // the tuned winners' cuts: set per job in kernelJobs
       } else if (c.planFile.empty() && c.checkpoint.mode != Checkpoint::Mode::Segments)  // a plan file sets the cuts
-        c.checkpoint = kind == KernelKind::Scratch && !strategy ? Checkpoint::automatic()
-                                                                : Checkpoint::count(std::min(job.cfg.segments, job.tape.size()));
+        // Without a strategy, auto's cuts as run takes them (a named checkpointed kernel checkpoints a short tape
+        // too): scratch's uniform segment length, a rolled register kernel's segment count (planner/strategies.h)
+        c.checkpoint = !strategy ? Checkpoint::automatic() : Checkpoint::count(std::min(job.cfg.segments, job.tape.size()));
       variants.push_back({toString(kind), c});
       if (kind == KernelKind::Tangent) break;  // one tangent row: it has no plan
     }

@@ -71,11 +71,12 @@ Plan planPeriodic(const Tape& tape, const PlanOptions& o);
 // The segment count auto asks of the periodic strategy for a register kernel that rolls its segments at one
 // market per dispatch: about kRolledSegmentNodes nodes a segment, at least `base` (auto's 16) and at most
 // kRolledSegmentsMost (a rolled kernel keeps every trip's bookmarks in a per-lane array). Measured on an
-// H100 (runs/h100-2026-12-06c, call 5 and 6): the 252-step Asian's one-market register kernel ran 1,007.7
-// Mpath/s at 24 segments (64 nodes) against 883.8 at 16 and 993.4 at 32; the 5 x 252 Heston basket's 24.2 at
-// 126 (its most: segments of two steps, the periodic strategy's least) against 13.9 at 16; the 10 x 1,260
-// basket's 0.629 at 252 against 0.541 at 63 (h100-2026-12-06b). At 7 markets 16 led (2,755.3; 2,568.5 at 12,
-// 2,583.9 at 20, 2,000.1 at 24): each trip's bookmarks are 7 markets' copies, so the base stays.
+// H100 (runs/h100-2026-12-06c, calls 5 and 6; the periodic strategy rounds a count to whole Philox calls): the
+// 252-step Asian's one-market register kernel, asked 24 (64 nodes a segment), runs 32 segments of 8 steps:
+// 1,007.7 and 993.4 Mpath/s against 883.8 at 16, 949.9 at 21 and 918.3 at 63; the 5 x 252 Heston basket's,
+// asked 256, runs 126 (two steps a segment, the strategy's least): 24.2 against 13.9 at 16 and 16.8 at 63; the
+// 10 x 1,260 basket's 0.629 at 252 against 0.541 at 63 (h100-2026-12-06b). At 7 markets 16 led (2,755.3;
+// 2,568.5 at 13, 2,583.9 at 21, 2,000.1 at 32): each trip's bookmarks are 7 markets' copies, so the base stays.
 constexpr int kRolledSegmentNodes = 64, kRolledSegmentsMost = 256;
 int rolledSegmentCount(const Tape& tape, int markets, int base);
 // Ours: chooses the segment count too. peak_live = persistent (grows with the

@@ -34,7 +34,7 @@
 #           lanes and both, two rounds
 #   rolled  the register kernel at 7 markets: its periodic segments rolled around the market loop (the default),
 #           written out (loops=unrolled), under min_blocks 10 and 8, at 8 and 32 segments, and the window plan of
-#           before, two rounds
+#           before, two rounds (ROLLED_CONFIGS: other --config rows, `defaults` the defaults; ROLLED_PLANS set: no plan rows)
 #   segments  the register kernel's segment count (periodic, rolled) at one and 7 markets: SEGS, default
 #           12 16 20 24 32 48 64, two rounds
 #   minblocks  one-market register kernels (the Asian at 4M, the zoo's heston and heat at 1M): nothing set
@@ -158,8 +158,12 @@ for mode in "$@"; do
       # the register kernel at 7 markets: its segments rolled with the market loop inside each trip (the
       # default: periodic), written out (loops=unrolled), the window plan of before, under min_blocks
       for round in 1 2; do
-        for c in "" loops=unrolled min_blocks=10 min_blocks=8; do timed_row rolled register "$round" 7 "$c"; done
-        for plan in "--strategy window" "--checkpoint 8" "--checkpoint 32"; do
+        for c in ${ROLLED_CONFIGS:-defaults loops=unrolled min_blocks=10 min_blocks=8}; do
+          [ "$c" = defaults ] && c=""
+          timed_row rolled register "$round" 7 "$c"
+        done
+        plans=("--strategy window" "--checkpoint 8" "--checkpoint 32"); [ -n "${ROLLED_PLANS+set}" ] && plans=()
+        for plan in "${plans[@]}"; do
           tag=${plan#--}; tag=${tag// /-}
           TAPELAB_TIMELINE=1 step 30 "rolled-x7-$tag-r$round.json" "$T" compare --product asian "${steps[@]}" --paths "$paths" \
             --markets 7 --ladders 5 --fp32 --json --engines "$cuda" --kernels register $plan

@@ -31,7 +31,8 @@
 #               the kernels' values and Greeks bit for bit against each other (summary-large.txt); then JAX at that
 #               size. Its plain kernel does not fit: NVRTC did not finish it in 3,000 s on the VM
 #   segments    5 x 252, 1M paths: the register kernel under periodic plans of SMALL_SEGS (default 32 63 126)
-#               segments, rolled, and nothing set but each field of SMALL_CONFIGS (NAME=VALUE ...), against the
+#               segments, rolled, nothing set but each field of SMALL_CONFIGS (NAME=VALUE ...) and each kernel kind
+#               of SMALL_KERNELS (tangent: all 43 inputs; its bits are not the adjoint's), against the
 #               nothing-set run and JAX, every kernel compiled first side by side, 3 rounds (summary-segments.txt)
 #   large-auto  10 x 1,260, 100K paths, nothing set: compiled once, 3 rounds (summary-large-auto.txt)
 #   precompile  (here) the small mode's tapelab commands on the compile-only cuda engine, then
@@ -155,6 +156,7 @@ PY
       svariants+=("speriodic$n")
     done
     for c in ${SMALL_CONFIGS:-}; do svariants+=("cfg-${c//[=,]/-}"); done
+    for k in ${SMALL_KERNELS:-}; do svariants+=("kernel-$k"); done
     srun=()  # srun VARIANT PATHS: the tapelab run of the small tape under the variant
     set_srun() {
       srun=("$T" run "$out/small.tape" --engine "$engine" --paths "$2" --json)
@@ -162,6 +164,7 @@ PY
         auto) ;;
         speriodic*) srun+=(--plan "$out/$1.json") ;;
         cfg-*) for c in ${SMALL_CONFIGS:-}; do [ "cfg-${c//[=,]/-}" = "$1" ] && srun+=(--config "$c"); done ;;
+        kernel-*) srun+=(--kernel "${1#kernel-}") ;;
       esac
     }
     stamp "segments compile"
