@@ -42,8 +42,8 @@ struct RunConfig {
   bool greeks = true;
   Checkpoint checkpoint;                   // default auto
   int ckptNodes = 768;                     // auto: checkpoint tapes of at least this many nodes
-  int segments = 16;                       // auto's segment count
-  std::optional<std::string> strategy;     // default: window (uniform for scratch kernels)
+  int segments = 16;                       // auto's segment count (rolled register kernels: planner/strategies.h rolledSegmentCount)
+  std::optional<std::string> strategy;     // default: window (uniform for scratch kernels, periodic where segments roll)
   int segLen = 0;                          // scratch / uniform: 0 = max(48, round(sqrt(n)))
   std::optional<KernelKind> kernel;        // default: plain, or register when checkpointing
   std::vector<std::string> wrt;            // tangent kernel: the inputs to differentiate by (empty: all)

@@ -361,9 +361,10 @@ KernelOptions resolvePlan(const Tape& tape, const RunConfig& c, const EngineCaps
     if (o.kind == KernelKind::Register && markets <= 8) po.markets = markets;
     const bool scratch = o.kind == KernelKind::Scratch;
     // The default cuts: uniform for scratch kernels; for a register kernel whose segments a GPU engine rolls
-    // (config loops, one market per dispatch or several in the market loop, a tape with a time loop) the
-    // periodic strategy's, whose middle segments are alike; else window's.
-    const bool rolls = o.kind == KernelKind::Register && o.config.loopsRolled &&
+    // (config loops, draws not prefilled, one market per dispatch or several in the market loop, a tape with a
+    // time loop: gpu/codegen/rolling.h refuses the rest) the periodic strategy's, whose middle segments are
+    // alike; else window's.
+    const bool rolls = o.kind == KernelKind::Register && o.config.loopsRolled && o.config.draws != DrawSource::Prefill &&
                        (markets == 1 || (o.config.markets == MarketCode::Loop && o.greeks &&
                                          o.config.marketOrder == MarketOrder::Sequential)) &&
                        findLoop(tape).found();

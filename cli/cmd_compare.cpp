@@ -380,7 +380,7 @@ std::vector<KernelJob> kernelJobs(const CompareJob& job, const std::vector<std::
       rc.userConfig = wholeConfig(e.configOf(m, c.kernel), engine, job.cfg.userConfig.what);
       if (c.kernel == KernelKind::Register && c.planFile.empty() && !job.cfg.plan && e.tunedPlan()) {
         if (jc.plan) rc.plan = jc.plan;  // this job's tuned cuts
-        else rc.checkpoint = Checkpoint::count(std::min(job.cfg.segments, job.tape.size()));
+        else rc.checkpoint = c.strategy ? Checkpoint::count(std::min(job.cfg.segments, job.tape.size())) : Checkpoint::automatic();
       }
       jobs.push_back({label, rc, m});
     }
@@ -686,10 +686,12 @@ Runner setupCompare(CLI::App& app) {
   f->value("peer", "FILE", "also print each row's ratio to the matching rows of this peer CSV "
                            "(experiments/drivers/peers.py's or experiments/peers/jax_peers.py's)");
   // compare runs a checkpointed kernel beside plain on every engine, whatever the tape's length: its
-  // --checkpoint says how many segments (auto: the default count), not whether to cut.
+  // --checkpoint says how many segments (auto: run's count for a named kernel), not whether to cut.
   f->knob("checkpoint", "off|auto|SEGMENTS", RunConfig().checkpoint.text(),
           "the checkpointed rows' segments; auto: " + std::to_string(RunConfig().segments) +
-              " on every engine and tape (run and price cut only long tapes, and not on cpu-jit)");
+              " on every engine and tape, or what run takes for a named kernel (a GPU register kernel that rolls "
+              "its segments at one market: about 64 nodes a segment; scratch: uniform's length; run and price "
+              "cut only long tapes, and not on cpu-jit)");
   addRunConfigFlags(*f, {"kernel", "checkpoint"});  // --wrt applies to the tangent rows
   f->option("fp32")->description("single precision on every engine (default: each engine's, as run uses)");
   f->flag("json", "print one JSON object with every row");

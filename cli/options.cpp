@@ -166,7 +166,8 @@ void addRunConfigFlags(Flags& f, const std::vector<std::string>& skip) {
   if (wanted("checkpoint"))
     f.knob("checkpoint", "off|auto|SEGMENTS", defaults.checkpoint.text(),
            "auto: " + std::to_string(defaults.segments) +
-               " segments on tapes of at least --ckpt-nodes nodes (cpu-jit: off, its plain kernel is faster)");
+               " segments on tapes of at least --ckpt-nodes nodes (cpu-jit: off, its plain kernel is faster); a GPU "
+               "register kernel that rolls its segments at one market: about 64 nodes a segment, up to 256");
   // ^ the engines named off are those whose caps say so (EngineCaps::autoCheckpoint): scripts/check-help.py
   //   (CTest docs_help) checks the list against `tapelab engines --json`.
   if (wanted("ckpt-nodes")) f.knob("ckpt-nodes", "N", std::to_string(defaults.ckptNodes));

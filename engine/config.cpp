@@ -190,7 +190,9 @@ std::vector<ConfigField> codeAndEngineFields() {
           .on(kGpu)
           .what("forward-only kernels (tangent; plain without Greeks): the tape's time loop (planner/loops.h) written "
                 "once and run, a few steps a trip so each trip draws whole Philox calls, instead of every step written "
-                "out: a fraction of the code, the same operations in the same order")
+                "out; register kernels: their alike segments (the periodic strategy's, their default where they roll) "
+                "written once and run forward and in reverse, at one market or several in the market loop: a fraction "
+                "of the code, the same operations in the same order")
           .byDefault({{"cuda", "rolled"}, {"hip", "rolled"}, {"opencl", "rolled"}, {"vulkan", "rolled"}}),
       Declare::choice("loop_trip", &C::loopTripStep, kTrip)
           .on(kGpu)

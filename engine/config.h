@@ -68,7 +68,7 @@ struct KernelConfig {
   ScratchLayout layout = ScratchLayout::SoA;      // GPU kernels with a scratch buffer
   MathContract math = MathContract::Ieee;         // every engine (its allowed values differ)
   bool philoxUnrolled = false;                    // GPU: Philox's ten rounds unrolled or a rolled loop
-  bool loopsRolled = false;                       // GPU forward-only kernels: the tape's time loop rolled
+  bool loopsRolled = false;                       // GPU kernels: the time loop (forward-only) or alike segments (register) rolled
   bool loopTripStep = false;                      // GPU, loops=rolled: a trip of one step, its draws carried
   bool closedForms = false;                       // GPU tangent kernels: no tangent for values homogeneous in an input
   bool tangentFma = false;                        // GPU tangent kernels: a tangent's terms summed by fused multiply-adds

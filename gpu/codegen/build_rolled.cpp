@@ -2,7 +2,11 @@
 // segment written once in a loop of the forward sweep, each trip first keeping its crossing values as a
 // bookmark in a per-lane array, and once in a loop of the reverse sweep, last trip first, each recomputing
 // from its bookmark and passing the adjoints of its crossing values to the trip before through carried
-// adjoints. Each trip's operations, and their order, are the written-out segment's: the same bits.
+// adjoints. At several markets (the market loop inside each trip) the crossing values are rows of one
+// per-lane array and their adjoints two rows by the trip's parity (rolledRow, below). Each trip's operations,
+// and their order, are the written-out segment's: the same bits.
+#include <stdexcept>
+
 #include "gpu/codegen/build.h"
 #include "planner/plan.h"
 
@@ -34,6 +38,7 @@ E bookmark(const E& trip, size_t c, size_t count) {
 // crossing values in an array of two rows, the trip's parity's: a trip adds into its own row (set to 0
 // where it first writes it, as the written-out segments set theirs) and reads the next trip's.
 E Builder::rolledRow(const E& trip, int64_t tripConst, size_t c, Markets m, bool adjoints) const {
+  if (!m.single()) throw std::logic_error("build: a rolled row is one market's element");
   const RolledSegments& r = *a_.segments;
   int64_t width = 0, offset = 0;
   for (size_t k = 0; k < r.carried.size(); ++k) {

@@ -151,7 +151,8 @@ RolledSegments planRolledSegments(const Tape& tape, const KernelOptions& o, cons
   if (!o.config.loopsRolled || o.kind != KernelKind::Register || !o.greeks) return r;
   const Plan& plan = o.plan;
   if (o.markets > 1 && !storage.marketLoop)
-    return r.whyNot = segmentsNot("several markets per dispatch without the market loop (config markets=loop)"), r;
+    return r.whyNot = segmentsNot("several markets per dispatch without the market loop (config markets=loop, "
+                                  "market_order=sequential)"), r;
   if (plan.nested() || plan.perValue || !schedule) return r.whyNot = segmentsNot("a nested or per-value plan"), r;
   if (storage.prefill) return r.whyNot = segmentsNot("draws=prefill"), r;
   const TapeLoop L = findLoop(tape);
@@ -180,19 +181,24 @@ RolledSegments planRolledSegments(const Tape& tape, const KernelOptions& o, cons
   if (r.trips < 2) return r.whyNot = segmentsNot("its segments are not alike"), r;
   for (int32_t j : blockOf(*schedule, bestFirst).imports)
     if (j >= L.begin && j < start) r.carried.push_back(j);
+  // Each crossing value comes from the segment just before and has the copies of its next trip's (a value the
+  // markets share before the template and one per market after it has no row shape for every trip).
+  for (int32_t j : r.carried) {
+    if (j < start - r.length) return r.whyNot = segmentsNot("a value crosses more than one segment"), r;
+    if (storage.nodes[j].copies != storage.nodes[j + r.length].copies)
+      return r.whyNot = segmentsNot("a crossing value the markets share before the segments and not in them"), r;
+  }
   // What the template keeps for the segments after it is what the next one imports from it, shifted.
   for (int32_t i = start; i < start + r.length; ++i)
     if (plan.isPersistent[i] && i != tape.output &&
         !std::binary_search(r.carried.begin(), r.carried.end(), i - r.length))
       return r.whyNot = segmentsNot("a value crosses more than one segment"), r;
   if (storage.marketLoop) {
-    // Several markets: a crossing value's copies live in the bookmarks' arrays, one element per market (a
-    // workgroup-shared array cannot hold a lane's trips); its adjoints in arrays of the rolled loop, set where
-    // each trip first writes them, as the written-out segments' shared arrays are (adjoint_arrays.h): each
-    // trip must set exactly its crossing values', and the segment after the trips those it reads from them.
-    for (int32_t j : r.carried)
-      if (storage.nodes[j].value == ValuePlace::SharedArray)
-        return r.whyNot = segmentsNot("a crossing value in workgroup-shared memory"), r;
+    // Several markets: a crossing value's copies live in rows of one per-lane array, one element per market
+    // (where the written-out kernel keeps it in a lane or workgroup array: the same value either way); its
+    // adjoints in two rows, set where each trip first writes them, as the written-out segments' shared arrays
+    // are (adjoint_arrays.h): each trip must set exactly its crossing values', and the segment after the trips
+    // those it reads from them.
     for (int t = 0; t <= r.trips; ++t) {
       const int s = bestFirst + t;
       if (s >= plan.segments()) return r.whyNot = segmentsNot("the rolled segments end the tape"), r;

@@ -53,8 +53,10 @@ RolledLoop planRolling(const Tape& tape, const KernelOptions& options, const Sto
 // forward and in reverse. What crosses into the first of them (`carried`, its crossing values: each trip's
 // value of them is a bookmark, kept in a per-lane array for the reverse loop) crosses into each, shifted;
 // what its draws read, likewise (`drawShift` draws a trip; with draws=stored, as many scratch slots). The
-// segments before and after stay written out. The same operations in the same order as the kernel with
-// every segment written out: the same bits.
+// segments before and after stay written out. At several markets (config markets=loop: the market loop
+// inside each trip) every trip's crossing values are a row of one per-lane array and their adjoints two rows
+// by the trip's parity (build_rolled.cpp); without the market loop the segments stay written out. The same
+// operations in the same order as the kernel with every segment written out: the same bits.
 struct RolledSegments {
   bool rolled = false;
   std::string whyNot;

@@ -64,7 +64,8 @@ class OpenCLKernel final : public Kernel, DispatchRunner {
       clReleaseKernel(kernel_);
       throw std::runtime_error("OpenCL: kernel needs workgroups of " + std::to_string(k_.workgroupSize) +
                                " but " + ctx_->device().deviceName + " allows " + std::to_string(maxWg) +
-                               " for it (too many registers?)");
+                               " for it (too many registers?): --config workgroup=N with N a power of two up to " +
+                               std::to_string(maxWg) + " (other sums' rounding)");
     }
     stats_.notes += "private memory " + std::to_string(priv) + " bytes/work-item; ";
     // One empty group (count 0: no lane prices a path) so that drivers which
