@@ -179,31 +179,7 @@ PY
       for v in auto "${svariants[@]}"; do set_srun "$v" "$paths"; step 30 "segments-$v-r$round.json" "${srun[@]}"; done
     done
     rm -f "$out/small.tape"
-    "$py" - "$out" > "$out/summary-segments.txt" 2>&1 <<'PY'
-import csv, glob, json, os, re, statistics, sys
-out = sys.argv[1]
-runs = {}
-for p in sorted(glob.glob(os.path.join(out, "segments-*-r*.json"))):
-    try:
-        r = json.load(open(p))
-    except ValueError:
-        continue
-    runs.setdefault(re.sub(r"-r\d+\.json$", "", os.path.basename(p))[len("segments-"):], []).append(r)
-jax = [r for r in csv.DictReader(l for l in open(os.path.join(out, "jax-small.csv")) if l.strip() and not l.startswith("#"))] \
-    if os.path.exists(os.path.join(out, "jax-small.csv")) else []
-ref = None
-for v, rs in runs.items():
-    mp = statistics.median(r["paths_per_second"] for r in rs) / 1e6
-    r0 = rs[0]
-    bits = [r0["value"]] + list(r0["greeks"].values())
-    if ref is None:
-        ref = (v, bits)
-    vs = f", {mp / float(jax[0]['mpaths_per_s']):.2f}x JAX" if jax else ""
-    print(f"tapelab {r0['engine']} {r0['kernel_kind']} {v:14s} {r0['strategy']} {r0['segments']:>4} segments: {mp:8.2f} Mpath/s "
-          f"(median of {len(rs)}{vs}), {len(r0['greeks'])} Greeks, bits as {ref[0]}: {bits == ref[1]}")
-for j in jax:
-    print(f"jax {j['params']}: {float(j['mpaths_per_s']):.2f} Mpath/s")
-PY
+    "$py" scripts/gpu/variant-runs.py "$out" segments --jax "$out/jax-small.csv" > "$out/summary-segments.txt" 2>&1
     ;;
   large-auto)
     # The 10 x 1,260 basket with nothing set (auto's kind, plan and segment count), compiled once, then 3 rounds
@@ -213,23 +189,9 @@ PY
     timeout $(( $(left) > 60 ? $(left) - 60 : 1 )) "$T" run "$out/large.tape" --engine "$engine" --paths 64 --json > /dev/null \
         2> "$out/large-auto-compile.txt"
     echo "large-auto compile exit $?" >> "$out/timeline.txt"
-    for round in 1 2 3; do step 30 "large-auto-r$round.json" "$T" run "$out/large.tape" --engine "$engine" --paths "$lpaths" --json; done
+    for round in 1 2 3; do step 30 "largeauto-nothing-set-r$round.json" "$T" run "$out/large.tape" --engine "$engine" --paths "$lpaths" --json; done
     rm -f "$out/large.tape"
-    "$py" - "$out" > "$out/summary-large-auto.txt" 2>&1 <<'PY'
-import glob, json, os, statistics, sys
-rs = []
-for p in sorted(glob.glob(os.path.join(sys.argv[1], "large-auto-r*.json"))):
-    try:
-        rs.append(json.load(open(p)))
-    except ValueError:
-        pass
-if rs:
-    r0 = rs[0]
-    same = all([x["value"]] + list(x["greeks"].values()) == [r0["value"]] + list(r0["greeks"].values()) for x in rs)
-    print(f"tapelab {r0['engine']} nothing set ({r0['kernel_kind']}, {r0['strategy']} {r0['segments']} segments, "
-          f"{r0['kernel_stats'].get('registers')} registers): {statistics.median(x['paths_per_second'] for x in rs) / 1e6:.3f} "
-          f"Mpath/s (median of {len(rs)}), {len(r0['greeks'])} Greeks, rounds agree: {same}")
-PY
+    "$py" scripts/gpu/variant-runs.py "$out" largeauto > "$out/summary-large-auto.txt" 2>&1
     ;;
   large)
     # The plain kernel of this tape does not fit: a straight-line reverse sweep of 440,323 values, which NVRTC did
@@ -265,27 +227,7 @@ PY
       for v in "${variants[@]}"; do set_large_run "$v" "$lpaths"; step 30 "large-${v//[:=]/-}-r$round.json" "${large_run[@]}"; done
     done
     step 60 jax-large.csv "$py" "$peers/jax_wide.py" --products hestonbasket "${large[@]}" --paths "$lpaths" --batch "$lbatch" "${jax[@]}"
-    "$py" - "$out" > "$out/summary-large.txt" 2>&1 <<'PY'
-import glob, json, os, re, statistics, sys
-out = sys.argv[1]
-runs = {}
-for p in sorted(glob.glob(os.path.join(out, "large-*-r*.json"))):
-    try:
-        r = json.load(open(p))
-    except ValueError:
-        continue
-    runs.setdefault(re.sub(r"-r\d+\.json$", "", os.path.basename(p))[len("large-"):], []).append(r)
-ref = None
-for v, rs in runs.items():
-    mp = statistics.median(r["paths_per_second"] for r in rs) / 1e6
-    r0 = rs[0]
-    bits = [r["value"]] + list(r["greeks"].values())
-    same = all([x["value"]] + list(x["greeks"].values()) == bits for x in rs)
-    if ref is None:
-        ref = (v, bits)
-    print(f"tapelab {r0['engine']} {r0['kernel_kind']} {v:24s} {r0['segments']:>4} segments: {mp:8.3f} Mpath/s "
-          f"(median of {len(rs)}), {len(r0['greeks'])} Greeks, rounds agree: {same}, bits as {ref[0]}: {bits == ref[1]}")
-PY
+    "$py" scripts/gpu/variant-runs.py "$out" large --jax "$out/jax-large.csv" > "$out/summary-large.txt" 2>&1
     rm -f "$out/large.tape"   # 6 MB: the summary has its sizes (large-tape.txt)
     ;;
   *) echo "stac-a2-greeks.sh: unknown mode '$mode' (small, segments, large-auto, large, precompile)" | tee -a "$out/timeline.txt" ;;

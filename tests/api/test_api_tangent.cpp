@@ -16,6 +16,14 @@ using namespace tapelab;
 
 namespace {
 
+// A GPU emitter's engine with every kind, as the front-door tests resolve against (no device needed).
+EngineCaps gpuCaps() {
+  EngineCaps gpu;
+  gpu.kinds = {KernelKind::Plain, KernelKind::Register, KernelKind::Tangent};
+  gpu.marketOrder = true;
+  return gpu;
+}
+
 class Tangent : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Tangent, ValueBitsOfPlainGreeksWithinRounding) {
@@ -74,9 +82,7 @@ TEST(TangentFrontDoor, WrtNeedsTheTangentKernelAndKnownNames) {
 // --kernel auto (issue 46): with nothing named, the kind planner/kind_model.h predicts faster, and why;
 // whatever the user names (a kernel, a segment count, a strategy) keeps its meaning and no model speaks.
 TEST(TangentFrontDoor, AutoPicksTheKindTheModelPredictsAndSaysWhy) {
-  EngineCaps gpu;
-  gpu.kinds = {KernelKind::Plain, KernelKind::Register, KernelKind::Tangent};
-  gpu.marketOrder = true;  // a GPU emitter's engine
+  const EngineCaps gpu = gpuCaps();
   RunConfig c;
   c.engine = "cuda";
   c.userConfig = parseConfigText("loops=rolled");
@@ -112,9 +118,7 @@ TEST(TangentFrontDoor, AutoPicksTheKindTheModelPredictsAndSaysWhy) {
 // 25,845). worstof (register 334.2, tangent 324.8) is inside its noise and left out; lmm-40's tangent kernel
 // did not compile within the call, neural-16x16's is over --max-nodes: the adjoint is the kind that runs.
 TEST(TangentFrontDoor, AutoOnTheZooPicksTheKindTheH100TimedFaster) {
-  EngineCaps gpu;
-  gpu.kinds = {KernelKind::Plain, KernelKind::Register, KernelKind::Tangent};
-  gpu.marketOrder = true;
+  const EngineCaps gpu = gpuCaps();
   RunConfig c;
   c.engine = "cuda";
   const std::pair<const char*, KernelKind> timed[] = {
@@ -135,9 +139,7 @@ TEST(TangentFrontDoor, AutoOnTheZooPicksTheKindTheH100TimedFaster) {
 // kernel, which the H100 timed faster (runs/h100-2026-12-06c/call1: 4,522.0 against the register kernel's
 // 2,177.3, segments written out).
 TEST(TangentFrontDoor, TheLadderRollsTheRegisterKernelAndPicksTheTangentKernel) {
-  EngineCaps gpu;
-  gpu.kinds = {KernelKind::Plain, KernelKind::Register, KernelKind::Tangent};
-  gpu.marketOrder = true;
+  const EngineCaps gpu = gpuCaps();
   RunConfig c;
   c.engine = "cuda";
   const Tape t = products::asianCall(252);
