@@ -361,13 +361,11 @@ KernelOptions resolvePlan(const Tape& tape, const RunConfig& c, const EngineCaps
     if (o.kind == KernelKind::Register && markets <= 8) po.markets = markets;
     const bool scratch = o.kind == KernelKind::Scratch;
     // The default cuts: uniform for scratch kernels; for a register kernel whose segments a GPU engine rolls
-    // (config loops, draws not prefilled, one market per dispatch or several in the market loop, a tape with a
-    // time loop: gpu/codegen/rolling.h refuses the rest) the periodic strategy's, whose middle segments are
-    // alike; else window's.
-    const bool rolls = o.kind == KernelKind::Register && o.config.loopsRolled && o.config.draws != DrawSource::Prefill &&
-                       (markets == 1 || (o.config.markets == MarketCode::Loop && o.greeks &&
-                                         o.config.marketOrder == MarketOrder::Sequential)) &&
-                       findLoop(tape).found();
+    // (engine/engine.h rolledSegmentsWhyNot, a tape with a time loop: gpu/codegen/rolling.h decides the rest
+    // from the plan) the periodic strategy's, whose middle segments are alike; else window's.
+    KernelOptions atMarkets = o;
+    atMarkets.markets = markets;
+    const bool rolls = rolledSegmentsWhyNot(tape, atMarkets).empty() && findLoop(tape).found();
     const std::string strategy = c.strategy.value_or(!c.strategyCommand.empty()       ? "cmd"
                                                      : scratch && !explicitSegments ? "uniform"
                                                      : rolls                         ? "periodic"

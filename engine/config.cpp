@@ -290,7 +290,8 @@ std::vector<ConfigField> codeAndEngineFields() {
 // where the register kernel ran 1,998.0 at 10 against 2,160.1 at 12 (h100-2026-12-06b/call1). cuda's min_blocks=6
 // for register kernels at one market: the 5 x 252 Heston basket's (126 rolled segments; 96 registers and 1,488 B
 // of spill stores at 10) 34.59 Mpath/s against 24.61 at 10, 32.97 at 8 and 30.19 at 0 (h100-2026-12-06c/call8,
-// 3 rounds each); the Asian's (64 registers at 24 segments) re-timed in call 9. OpenCL's
+// 3 rounds each), where the Asian's and heston's one-market register kernels ran within 1% either way and
+// heat's 75.8 against 66.2 (an H200, h100-2026-12-06c/call9, two rounds). OpenCL's
 // workgroup 256: its tangent kernel (auto's choice on the Asian) 1,153.3 Mpath/s against 877.9 at 64 at one
 // market (runs/h100-2026-12-06c/call1), and at seven 3,509.6 against 3,094.7 at 128 and 2,119.7 at 64
 // (h100-2026-12-06c/call3), two rounds each, NVIDIA's OpenCL on the H100.

@@ -29,6 +29,17 @@ bool sequentialMarkets(const KernelOptions& o) {
          o.config.marketOrder == MarketOrder::Sequential;
 }
 
+std::string rolledSegmentsWhyNot(const Tape& tape, const KernelOptions& o) {
+  if (!o.config.loopsRolled) return "loops=unrolled";
+  if (o.kind != KernelKind::Register || !o.greeks) return "not a register kernel with Greeks";
+  if (o.markets > 1 && !(o.config.markets == MarketCode::Loop && sequentialMarkets(o)))
+    return "several markets per dispatch without the market loop (config markets=loop, market_order=sequential)";
+  if (o.config.draws == DrawSource::Prefill)
+    for (int32_t i = 0; i < tape.size(); ++i)
+      if (tape.op[i] == Op::Randn) return "draws=prefill";
+  return "";
+}
+
 bool bitsEqual(double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; }
 
 bool bitsEqual(const MarketResult& a, const MarketResult& b) {

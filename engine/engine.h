@@ -188,6 +188,12 @@ struct EngineCaps {
 // Greeks, several markets, config market_order=sequential. Engines with caps.marketOrder honour it.
 bool sequentialMarkets(const KernelOptions& o);
 
+// Why a register kernel's alike segments (config loops=rolled) cannot roll under `o`, before its plan is
+// looked at; "" where they may: loops=unrolled, not a register kernel with Greeks, several markets without
+// the market loop (config markets=loop with market_order=sequential), draws prefilled on a tape that draws.
+// gpu/codegen/rolling.h decides the rest from the plan; the default cuts (api/montecarlo.cpp) ask it first.
+std::string rolledSegmentsWhyNot(const Tape& tape, const KernelOptions& o);
+
 // The inputs (ordinals, ascending) whose values are bit-for-bit equal in every set of each group of
 // `perDispatch` consecutive sets (the groups a Pricer dispatches; a short last group is padded with
 // its last set); every input when there is one set per group.

@@ -150,11 +150,8 @@ RolledSegments planRolledSegments(const Tape& tape, const KernelOptions& o, cons
   RolledSegments r;
   if (!o.config.loopsRolled || o.kind != KernelKind::Register || !o.greeks) return r;
   const Plan& plan = o.plan;
-  if (o.markets > 1 && !storage.marketLoop)
-    return r.whyNot = segmentsNot("several markets per dispatch without the market loop (config markets=loop, "
-                                  "market_order=sequential)"), r;
+  if (const std::string why = rolledSegmentsWhyNot(tape, o); !why.empty()) return r.whyNot = segmentsNot(why), r;
   if (plan.nested() || plan.perValue || !schedule) return r.whyNot = segmentsNot("a nested or per-value plan"), r;
-  if (storage.prefill) return r.whyNot = segmentsNot("draws=prefill"), r;
   const TapeLoop L = findLoop(tape);
   if (!L.found()) return r.whyNot = segmentsNot("no time loop in the tape (planner/loops.h)"), r;
   // The longest run of segments of one length, a whole number of iterations, inside the loop.

@@ -135,9 +135,10 @@ TEST(TangentFrontDoor, AutoOnTheZooPicksTheKindTheH100TimedFaster) {
 }
 
 // The 7-point ladder (spot differs, strike, vol, rate and maturity shared): the register kernel's default cuts
-// are the periodic strategy's, whose segments roll around the market loop, and auto still picks the tangent
-// kernel, which the H100 timed faster (runs/h100-2026-12-06c/call1: 4,522.0 against the register kernel's
-// 2,177.3, segments written out).
+// are the periodic strategy's, whose segments roll around the market loop, 16 of them, and auto still picks
+// the tangent kernel, which the H100 timed faster (runs/h100-2026-12-06c/call11: 4,511.2 against the rolled
+// register kernel's 2,762.6). At one market auto asks about 64 nodes a segment (planner/strategies.h): 24 of
+// the 1,536-node Asian, which the periodic strategy's whole Philox calls make 32 (1,019.0 against 883.8 at 16).
 TEST(TangentFrontDoor, TheLadderRollsTheRegisterKernelAndPicksTheTangentKernel) {
   const EngineCaps gpu = gpuCaps();
   RunConfig c;
@@ -149,7 +150,18 @@ TEST(TangentFrontDoor, TheLadderRollsTheRegisterKernelAndPicksTheTangentKernel) 
   EXPECT_NE(why.find("0.80 and 0.80"), std::string::npos) << why;  // both kinds roll
   RunConfig r = c;
   r.kernel = KernelKind::Register;
-  EXPECT_EQ(resolveKernel(t, r, gpu, 7, nullptr, nullptr, nullptr, shared).plan.strategy, "periodic");
+  const Plan ladder = resolveKernel(t, r, gpu, 7, nullptr, nullptr, nullptr, shared).plan;
+  EXPECT_EQ(ladder.strategy, "periodic");
+  EXPECT_EQ(ladder.segments(), 16);
+  const Plan one = resolveKernel(t, r, gpu, 1).plan;
+  EXPECT_EQ(one.strategy, "periodic");
+  EXPECT_EQ(one.segments(), 32);
+  RunConfig named = r;
+  named.checkpoint = Checkpoint::count(16);  // a count named keeps its meaning
+  EXPECT_EQ(resolveKernel(t, named, gpu, 1).plan.segments(), 16);
+  RunConfig prefill = r;
+  prefill.userConfig = parseConfigText("draws=prefill");  // prefilled draws do not roll: window's cuts
+  EXPECT_EQ(resolveKernel(t, prefill, gpu, 1).plan.strategy, "window");
   r.userConfig = parseConfigText("markets=copies");  // no market loop: the segments stay written out, window's cuts
   EXPECT_EQ(resolveKernel(t, r, gpu, 7, nullptr, nullptr, nullptr, shared).plan.strategy, "window");
 }
