@@ -74,6 +74,24 @@ export TAPELAB_CACHE_DIR=${TAPELAB_CACHE_DIR:-/tmp/tapelab-cache}
 [[ " $* " == *" precompile "* ]] || export TAPELAB_COMPILE_TIMEOUT=${TAPELAB_COMPILE_TIMEOUT:-400}
 export PYTHONUNBUFFERED=1
 source scripts/gpu/steps.sh  # left, step NEED NAME CMD...
+# variants_timed PREFIX SETTER PATHS VARIANT...: each variant's tapelab run (`SETTER VARIANT N` sets the array
+# `run` to it at N paths) compiled side by side at 64 paths (PREFIX-compile-VARIANT.txt), then 3 interleaved
+# rounds at PATHS into PREFIX-VARIANT-rROUND.json (scripts/gpu/variant-runs.py DIR PREFIX sums them up)
+run=()
+variants_timed() {
+  local prefix=$1 setter=$2 n=$3 v i=0 round; shift 3
+  local pids=()
+  stamp "$prefix compile"
+  for v in "$@"; do
+    "$setter" "$v" 64
+    timeout $(( $(left) > 60 ? $(left) - 60 : 1 )) "${run[@]}" > /dev/null 2> "$out/$prefix-compile-${v//[:=]/-}.txt" &
+    pids+=($!)
+  done
+  for v in "$@"; do wait "${pids[$i]}"; echo "$prefix compile $v exit $?" >> "$out/timeline.txt"; i=$((i + 1)); done
+  for round in 1 2 3; do
+    for v in "$@"; do "$setter" "$v" "$n"; step 30 "$prefix-${v//[:=]/-}-r$round.json" "${run[@]}"; done
+  done
+}
 peers=experiments/peers; [ -d gpu-snap/experiments/peers ] && peers=gpu-snap/experiments/peers
 "$T" tape --product hestonbasket "${small[@]}" --summary > "$out/small-tape.txt" 2>&1
 "$T" tape --product hestonbasket "${large[@]}" --summary > "$out/large-tape.txt" 2>&1
@@ -157,27 +175,16 @@ PY
     done
     for c in ${SMALL_CONFIGS:-}; do svariants+=("cfg-${c//[=,]/-}"); done
     for k in ${SMALL_KERNELS:-}; do svariants+=("kernel-$k"); done
-    srun=()  # srun VARIANT PATHS: the tapelab run of the small tape under the variant
-    set_srun() {
-      srun=("$T" run "$out/small.tape" --engine "$engine" --paths "$2" --json)
+    set_srun() {  # the tapelab run of the small tape under variant $1 at $2 paths
+      run=("$T" run "$out/small.tape" --engine "$engine" --paths "$2" --json)
       case "$1" in
         auto) ;;
-        speriodic*) srun+=(--plan "$out/$1.json") ;;
-        cfg-*) for c in ${SMALL_CONFIGS:-}; do [ "cfg-${c//[=,]/-}" = "$1" ] && srun+=(--config "$c"); done ;;
-        kernel-*) srun+=(--kernel "${1#kernel-}") ;;
+        speriodic*) run+=(--plan "$out/$1.json") ;;
+        cfg-*) for c in ${SMALL_CONFIGS:-}; do [ "cfg-${c//[=,]/-}" = "$1" ] && run+=(--config "$c"); done ;;
+        kernel-*) run+=(--kernel "${1#kernel-}") ;;
       esac
     }
-    stamp "segments compile"
-    spids=()
-    for v in auto "${svariants[@]}"; do
-      set_srun "$v" 64
-      timeout $(( $(left) > 60 ? $(left) - 60 : 1 )) "${srun[@]}" > /dev/null 2> "$out/segments-compile-$v.txt" &
-      spids+=($!)
-    done
-    for i in "${!spids[@]}"; do wait "${spids[$i]}"; echo "segments compile $i exit $?" >> "$out/timeline.txt"; done
-    for round in 1 2 3; do
-      for v in auto "${svariants[@]}"; do set_srun "$v" "$paths"; step 30 "segments-$v-r$round.json" "${srun[@]}"; done
-    done
+    variants_timed segments set_srun "$paths" auto "${svariants[@]}"
     rm -f "$out/small.tape"
     "$py" scripts/gpu/variant-runs.py "$out" segments --jax "$out/jax-small.csv" > "$out/summary-segments.txt" 2>&1
     ;;
@@ -185,11 +192,8 @@ PY
     # The 10 x 1,260 basket with nothing set (auto's kind, plan and segment count), compiled once, then 3 rounds
     # of tapelab run, 100K paths (summary-large-auto.txt)
     "$T" tape --product hestonbasket "${large[@]}" --out "$out/large.tape" 2>> "$out/progress.txt"
-    stamp "large-auto compile"
-    timeout $(( $(left) > 60 ? $(left) - 60 : 1 )) "$T" run "$out/large.tape" --engine "$engine" --paths 64 --json > /dev/null \
-        2> "$out/large-auto-compile.txt"
-    echo "large-auto compile exit $?" >> "$out/timeline.txt"
-    for round in 1 2 3; do step 30 "largeauto-nothing-set-r$round.json" "$T" run "$out/large.tape" --engine "$engine" --paths "$lpaths" --json; done
+    set_large_auto() { run=("$T" run "$out/large.tape" --engine "$engine" --paths "$2" --json); }
+    variants_timed largeauto set_large_auto "$lpaths" nothing-set
     rm -f "$out/large.tape"
     "$py" scripts/gpu/variant-runs.py "$out" largeauto > "$out/summary-large-auto.txt" 2>&1
     ;;
@@ -210,22 +214,11 @@ PY
       variants+=("periodic$n")
     done
     mid=$(echo $lsegs | cut -d' ' -f2); variants+=("periodic$mid:layout=aos")
-    large_run=()  # large_run VARIANT PATHS: the tapelab run of the large tape under the variant's plan and config
-    set_large_run() {
+    set_large_run() {  # the tapelab run of the large tape under variant $1 (PLAN[:CONFIG]) at $2 paths
       local plan=${1%%:*} cfg=""; [[ $1 == *:* ]] && cfg=${1#*:}
-      large_run=("$T" run "$out/large.tape" --engine "$engine" --plan "$out/$plan.json" --paths "$2" --json ${cfg:+--config "$cfg"})
+      run=("$T" run "$out/large.tape" --engine "$engine" --plan "$out/$plan.json" --paths "$2" --json ${cfg:+--config "$cfg"})
     }
-    stamp "large compile"
-    lpids=()
-    for v in "${variants[@]}"; do
-      set_large_run "$v" 64
-      timeout $(( $(left) > 60 ? $(left) - 60 : 1 )) "${large_run[@]}" > /dev/null 2> "$out/large-compile-${v//[:=]/-}.txt" &
-      lpids+=($!)
-    done
-    for i in "${!variants[@]}"; do wait "${lpids[$i]}"; echo "large compile ${variants[$i]} exit $?" >> "$out/timeline.txt"; done
-    for round in 1 2 3; do
-      for v in "${variants[@]}"; do set_large_run "$v" "$lpaths"; step 30 "large-${v//[:=]/-}-r$round.json" "${large_run[@]}"; done
-    done
+    variants_timed large set_large_run "$lpaths" "${variants[@]}"
     step 60 jax-large.csv "$py" "$peers/jax_wide.py" --products hestonbasket "${large[@]}" --paths "$lpaths" --batch "$lbatch" "${jax[@]}"
     "$py" scripts/gpu/variant-runs.py "$out" large --jax "$out/jax-large.csv" > "$out/summary-large.txt" 2>&1
     rm -f "$out/large.tape"   # 6 MB: the summary has its sizes (large-tape.txt)

@@ -47,9 +47,12 @@ def main() -> int:
             ref = (variant, bits)
         mp = statistics.median(x["paths_per_second"] for x in rs) / 1e6
         vs = f", {mp / float(jax[0]['mpaths_per_s']):.2f}x JAX" if jax else ""
+        # a tangent kernel promises its value's bits (its Greeks are forward-mode sums, equal within rounding)
+        same = f"value bits as {ref[0]}: {bits[0] == ref[1][0]}" if r0["kernel_kind"] == "tangent" \
+            else f"bits as {ref[0]}: {bits == ref[1]}"
         print(f"tapelab {r0['engine']} {r0['kernel_kind']} {variant:24s} {r0['strategy']} {r0['segments']:>4} segments, "
               f"{r0['kernel_stats'].get('registers')} registers: {mp:10.3f} Mpath/s (median of {len(rs)}{vs}), "
-              f"{len(r0['greeks'])} Greeks, rounds agree: {agree}, bits as {ref[0]}: {bits == ref[1]}")
+              f"{len(r0['greeks'])} Greeks, rounds agree: {agree}, {same}")
     for j in jax:
         print(f"jax {j['params']}: {float(j['mpaths_per_s']):.3f} Mpath/s")
     if not runs:
