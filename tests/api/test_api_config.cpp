@@ -16,6 +16,12 @@
 using namespace tapelab;
 
 namespace {
+bool isKernelKindName(const std::string& name) {
+  return std::any_of(std::begin(kKernelKinds), std::end(kKernelKinds), [&](KernelKind k) { return name == toString(k); });
+}
+}  // namespace
+
+namespace {
 
 const char* const kEngines[] = {"reference", "reference-f32", "reference-mp", "cpu-jit", "vulkan", "opencl", "cuda", "hip"};
 
@@ -106,8 +112,7 @@ TEST(ApiConfig, DeclarationsAreConsistentData) {
       EXPECT_NO_THROW(f.set(c, d.value, f.name)) << f.name << "=" << d.value;
       EXPECT_TRUE(d.markets == 0 || d.markets == 1) << f.name;
       const std::string kind = d.kind;
-      EXPECT_TRUE(kind.empty() || std::any_of(std::begin(kKernelKinds), std::end(kKernelKinds),
-                                              [&](KernelKind k) { return kind == toString(k); }))
+      EXPECT_TRUE(kind.empty() || isKernelKindName(kind))
           << f.name << ": a default for kind '" << kind << "'";
       EXPECT_TRUE(kind.empty() || kindMayQualify(f)) << f.name << ": read before the kind is chosen, so no kind's own";
     }
@@ -158,7 +163,7 @@ TEST(ApiConfig, LayoutAndMarketOrderActOnTheirKernelsAlone) {
   EXPECT_EQ(fieldActs(*findConfigField("markets"), joint), "market_order=sequential not in effect");
   for (const ConfigField& f : configFields())
     for (const std::string& kind : f.kernels.kinds)
-      EXPECT_TRUE(std::any_of(std::begin(kKernelKinds), std::end(kKernelKinds), [&](KernelKind k) { return kind == toString(k); }))
+      EXPECT_TRUE(isKernelKindName(kind))
           << f.name << ": " << kind;
   // Every engine's default and the baseline alike: what KernelOptions held before they were fields.
   for (const char* engine : kEngines)
