@@ -29,9 +29,8 @@
 #           min_blocks 12 and 10 times cuda.reduce device and beside, every pair named (whatever each kind's
 #           defaults), and the register kernel at one market under cuda.reduce device and beside, two rounds
 #           (whether a kind-qualified default helps one kind without costing the other)
-#   opencl  the tangent kernel on OpenCL, one and 7 markets, under its defaults (workgroup 256 at one market, 128
-#           at several, from 2026-12-06c) against workgroup 64 (the defaults of before), the other width, more
-#           lanes and both, two rounds
+#   opencl  the tangent kernel on OpenCL, one and 7 markets, under its defaults (workgroup 256, from 2026-12-06c)
+#           against workgroup 64 (the defaults of before) and 128, more lanes and both, two rounds
 #   rolled  the register kernel at 7 markets: its periodic segments rolled around the market loop (the default),
 #           written out (loops=unrolled), under min_blocks 10 and 8, at 8 and 32 segments, and the window plan of
 #           before, two rounds (ROLLED_CONFIGS: other --config rows, `defaults` the defaults; ROLLED_PLANS set: no plan rows)
@@ -66,8 +65,16 @@ CMP=("$T" compare --product asian "${steps[@]}" --paths "$paths" --markets 7 --l
 timed_row() {
   local tag=${5:-defaults}; tag=${tag//,/+}; tag=${tag//=/-}
   local mode=$1; [ "${KINDS:-0}" = 1 ] && mode="$1-$2"
-  TAPELAB_TIMELINE=1 step 30 "$mode-x$4-$tag-r$3.json" "$T" compare --product asian "${steps[@]}" --paths "$paths" \
-    --markets "$4" --ladders 5 --fp32 --json --engines "${eng:-$cuda}" --kernels "$2" ${5:+--config "$5"}
+  timed_compare "$mode-x$4-$tag-r$3.json" asian "$paths" "$4" "$2" ${5:+--config "$5"}
+}
+# timed_compare NAME PRODUCT PATHS MARKETS KERNELS [FLAG...]: compare's KERNELS rows of PRODUCT (the Asian at
+# the call's steps) at MARKETS a dispatch, 5 ladders, fp32, each dispatch's kernel time in the JSON
+# (TAPELAB_TIMELINE=1), into NAME (on engine ${eng:-cuda})
+timed_compare() {
+  local name=$1 product=$2 n=$3 markets=$4 kernels=$5; shift 5
+  local st=(); [ "$product" = asian ] && st=("${steps[@]}")
+  TAPELAB_TIMELINE=1 step 30 "$name" "$T" compare --product "$product" "${st[@]}" --paths "$n" --markets "$markets" \
+    --ladders 5 --fp32 --json --engines "${eng:-$cuda}" --kernels "$kernels" "$@"
 }
 zoo=(european asian basket heston cev barrier lookback lmm worstof neural heat)
 Z=(compare --engines "$cuda" --kernels register,tangent --markets 1 --points 1 --fp32 --json)
@@ -150,7 +157,7 @@ for mode in "$@"; do
         for c in "" workgroup=64 workgroup=128 lanes=2 workgroup=128,lanes=2; do
           eng=$ocl timed_row opencl tangent "$round" 1 "$c"
         done
-        for c in "" workgroup=64 workgroup=256 lanes=2 workgroup=64,lanes=2; do
+        for c in "" workgroup=64 workgroup=128 lanes=2 workgroup=64,lanes=2; do
           eng=$ocl timed_row opencl tangent "$round" 7 "$c"
         done
       done ;;
@@ -165,8 +172,7 @@ for mode in "$@"; do
         plans=("--strategy window" "--checkpoint 8" "--checkpoint 32"); [ -n "${ROLLED_PLANS+set}" ] && plans=()
         for plan in "${plans[@]}"; do
           tag=${plan#--}; tag=${tag// /-}
-          TAPELAB_TIMELINE=1 step 30 "rolled-x7-$tag-r$round.json" "$T" compare --product asian "${steps[@]}" --paths "$paths" \
-            --markets 7 --ladders 5 --fp32 --json --engines "$cuda" --kernels register $plan
+          timed_compare "rolled-x7-$tag-r$round.json" asian "$paths" 7 register $plan
         done
       done ;;
     segments)
@@ -174,8 +180,7 @@ for mode in "$@"; do
       # --markets 7 times both), SEGS (default 12 16 20 24 32 48 64), two rounds
       for round in 1 2; do
         for n in ${SEGS:-12 16 20 24 32 48 64}; do
-          TAPELAB_TIMELINE=1 step 20 "segments-x7-checkpoint-$n-r$round.json" "$T" compare --product asian "${steps[@]}" \
-            --paths "$paths" --markets 7 --ladders 5 --fp32 --json --engines "$cuda" --kernels register --checkpoint "$n"
+          timed_compare "segments-x7-checkpoint-$n-r$round.json" asian "$paths" 7 register --checkpoint "$n"
         done
       done ;;
     minblocks)
@@ -186,8 +191,7 @@ for mode in "$@"; do
           n=$paths; [ "$p" = asian ] || n=$zpaths
           for c in "" min_blocks=10; do
             tag=${c:-defaults}; tag=${tag//=/-}
-            TAPELAB_TIMELINE=1 step 20 "minblocks-$p-x1-$tag-r$round.json" "$T" compare --product "$p" --paths "$n" --markets 1 \
-              --points 1 --ladders 5 --fp32 --json --engines "$cuda" --kernels register ${c:+--config "$c"}
+            timed_compare "minblocks-$p-x1-$tag-r$round.json" "$p" "$n" 1 register --points 1 ${c:+--config "$c"}
           done
         done
       done ;;

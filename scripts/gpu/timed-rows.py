@@ -40,7 +40,9 @@ def main() -> int:
             res = r["result"]
             ds = res.get("dispatches", [])
             stats = res.get("kernel_stats", {})
-            key = (m["mode"], r["kernel"], int(r["markets"]), m["config"])  # compare at M: rows at 1 and M
+            # compare at M: rows at 1 and M; the name's second part is the kernel (kinds) or the product (minblocks)
+            what = m["kind"] if m["kind"] and m["kind"] not in r["kernel"] else ""
+            key = (m["mode"], (what + " " if what else "") + r["kernel"], int(r["markets"]), m["config"])
             rows.setdefault(key, []).append({
                 "round": int(m["round"]), "mpaths": r["mpaths_per_second"], "wall": res["seconds"] * 1e3,
                 "kernels": sum(d.get("kernel_seconds", 0) for d in ds) * 1e3,
