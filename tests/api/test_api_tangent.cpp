@@ -138,7 +138,7 @@ TEST(TangentFrontDoor, AutoOnTheZooPicksTheKindTheH100TimedFaster) {
 // are the periodic strategy's, whose segments roll around the market loop, 16 of them, and auto still picks
 // the tangent kernel, which the H100 timed faster (runs/h100-2026-12-06c/call11: 4,511.2 against the rolled
 // register kernel's 2,762.6). At one market auto asks about 64 nodes a segment (planner/strategies.h): 24 of
-// the 1,536-node Asian, which the periodic strategy's whole Philox calls make 32 (1,019.0 against 883.8 at 16).
+// the 1,536-node Asian, which the periodic strategy's whole Philox calls make 32 (1,007.7 against 883.8 at 16 in call5).
 TEST(TangentFrontDoor, TheLadderRollsTheRegisterKernelAndPicksTheTangentKernel) {
   const EngineCaps gpu = gpuCaps();
   RunConfig c;
