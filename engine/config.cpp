@@ -19,6 +19,7 @@ constexpr const char* kOnOff[] = {"off", "on"};
 constexpr const char* kPhilox[] = {"rolled", "unrolled"};
 constexpr const char* kLoops[] = {"unrolled", "rolled"};
 constexpr const char* kTrip[] = {"calls", "step"};
+constexpr const char* kFirstTerms[] = {"add", "set"};
 constexpr const char* kLayout[] = {"soa", "aos"};
 constexpr const char* kOrder[] = {"sequential", "joint"};
 
@@ -223,6 +224,13 @@ std::vector<ConfigField> codeAndEngineFields() {
           .what("the opaque identity on bookmark reads and fences (off: experiments only; the compiler may then merge "
                 "a recompute with the first computation)")
           .searching({"on"}),
+      Declare::choice("first_terms", &C::firstTermsSet, kFirstTerms)
+          .listed({"set", "add"})
+          .on(kGpu)
+          .what("kernels with Greeks: an adjoint declared with its first term (set) instead of zero plus it (add): an "
+                "addition of zero less per adjoint, which IEEE arithmetic cannot drop (0 + -0 is +0); the sign of a "
+                "zero adjoint reaches no result, every Greek being a sum started at +0 (gpu/codegen/first_terms.h)")
+          .searching({"set"}),
       Declare::integer("min_blocks", &C::minBlocks, 0, 32)
           .on({"cuda", "hip"})
           .what("__launch_bounds__(workgroup, N): the compiler caps registers to fit N blocks per multiprocessor (HIP "

@@ -73,6 +73,7 @@ struct KernelConfig {
   bool closedForms = false;                       // GPU tangent kernels: no tangent for values homogeneous in an input
   bool tangentFma = false;                        // GPU tangent kernels: a tangent's terms summed by fused multiply-adds
   bool opaque = true;                             // GPU: the opaque identity (off: experiments only)
+  bool firstTermsSet = true;                      // GPU kernels with Greeks: an adjoint declared with its first term
   int minBlocks = 0;                              // CUDA, HIP: __launch_bounds__'s second bound (0: none)
   bool sharedConstants = true;                    // CUDA, HIP, markets=loop: lane-invariant arrays shared
   bool outlineDraws = false;                      // GPU: Philox and Box-Muller not inlined

@@ -115,7 +115,7 @@ class Builder : public Names {
   // Node i's copy m under `prefix`, declared (a T) or assigned (a persistent value the forward sweep sets).
   ir::Stmt define(bool declare, const std::string& prefix, int32_t i, Markets m, ir::E value) const;
   // Declares the scalar a name expression names (a Var).
-  ir::Stmt declareAt(const ir::E& name, ir::E init) const;
+  ir::Stmt declareAdjoint(const ir::E& name, ir::E init) const;  // a scalar, marked for the first-terms pass
   // The reverse rule of node i: its contributions to a, b, c's adjoints, every market or `only`.
   void reverseRule(int32_t i, const std::string& prefix, Markets only, Stmts& out) const;
   ir::Stmt marketLoop(Stmts body) const;

@@ -32,7 +32,7 @@ void Builder::plainPath(Stmts& out) {
   out.push_back(comment("reverse sweep"));
   for (int32_t i = 0; i < tape_.size(); ++i) {
     if (!hasAdjoint(i)) continue;
-    for (int m = 0; m < markets_; ++m) out.push_back(declareAt(adjoint(i, Markets::one(m)), adjointSeed(i)));
+    for (int m = 0; m < markets_; ++m) out.push_back(declareAdjoint(adjoint(i, Markets::one(m)), adjointSeed(i)));
   }
   for (int32_t i = tape_.size() - 1; i >= 0; --i) reverseRule(i, "v", Markets::all(), out);
 }

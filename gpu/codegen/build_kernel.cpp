@@ -212,9 +212,11 @@ Stmt Builder::define(bool isDeclaration, const std::string& prefix, int32_t i, M
   return tape_.op[i] == Op::Randn && !prefilled(i) ? readsDraw(std::move(s), static_cast<int64_t>(tape_.imm[i]) - drawShift_) : s;
 }
 
-Stmt Builder::declareAt(const E& name, E init) const {
+Stmt Builder::declareAdjoint(const E& name, E init) const {
   if (name->kind != Expr::Kind::Var) throw std::logic_error("build: declaring an element of an array");
-  return declareT(name->name, std::move(init));
+  Stmt s = declareT(name->name, std::move(init));
+  s.adjoint = true;
+  return s;
 }
 
 void Builder::reverseRule(int32_t i, const std::string& prefix, Markets only, Stmts& out) const {

@@ -25,7 +25,7 @@ void Builder::reverseSweep(Stmts& out) {
     if (array) out.push_back(declareArray("d" + std::to_string(j), markets_, false));
     for (int m = 0; m < markets_; ++m) {
       const E d = adjoint(j, Markets::one(m));
-      out.push_back(array ? assign(d, adjointSeed(j)) : declareAt(d, adjointSeed(j)));
+      out.push_back(array ? assign(d, adjointSeed(j)) : declareAdjoint(d, adjointSeed(j)));
     }
   }
   if (rolled) {  // the blocks after the rolled ones read what crosses into them as the loops left it
@@ -170,7 +170,7 @@ std::vector<int32_t> Builder::adjointsFirstWrittenIn(const ScheduleBlock& b) con
 void Builder::declareAdjoints(const ScheduleBlock& b, Markets only, Stmts& out) const {
   for (int32_t i : b.adjoints)
     if (hasAdjoint(i))
-      for (Markets m : adjointCopiesIn(only)) out.push_back(declareAt(adjoint(i, m), literal(0.0)));
+      for (Markets m : adjointCopiesIn(only)) out.push_back(declareAdjoint(adjoint(i, m), literal(0.0)));
 }
 
 }  // namespace tapelab::build

@@ -9,6 +9,7 @@
 #include "gpu/codegen/build.h"
 #include "gpu/codegen/draw_keys.h"
 #include "gpu/codegen/draws.h"
+#include "gpu/codegen/first_terms.h"
 #include "gpu/codegen/print.h"
 #include "gpu/codegen/recompute.h"
 #include "gpu/codegen/rolling.h"
@@ -62,6 +63,8 @@ EmittedKernel emitKernel(const Tape& tape, const KernelOptions& options, const D
     analyses.unused.push_back("outline_draws=on: the time loop rolls, its draws are written once already (inlined)");
   ir::KernelIR kernel = buildKernel(tape, options, dialect, analyses);
   scopeDraws(kernel);
+  // Each adjoint declared with its first term, not zero plus it.
+  if (options.greeks && options.kind != KernelKind::Tangent && options.config.firstTermsSet) log("first terms", toText(setFirstTerms(kernel)));
   // The text.
   k.source = printKernel(kernel, dialect);
 

@@ -105,6 +105,7 @@ struct Stmt {
   bool rolled = false;   // Loop: kept rolled (the dialect's don't-unroll spellings)
   bool viaCells = false;  // Kahan: sum and comp are cells of memory, read into a temporary first
   bool precise = false;  // Declare of T: the dialect's no-contraction qualifier (GLSL's precise)
+  bool adjoint = false;  // Declare of T: an adjoint, a sum of terms whose zero's sign reaches no result (first_terms.h)
   int array = 0;         // Declare: elements (0: a scalar)
   std::string note;      // Declare: a comment after it on its line; Loop: after its header
   // Draws (the draws pass, draws.h): a statement that reads draw `draw` (-1: none); a Seq that is a draw

@@ -33,7 +33,12 @@
 #           against workgroup 64 (the defaults of before) and 128, more lanes and both, two rounds
 #   rolled  the register kernel at 7 markets: its periodic segments rolled around the market loop (the default),
 #           written out (loops=unrolled), under min_blocks 10 and 8, at 8 and 32 segments, and the window plan of
-#           before, two rounds (ROLLED_CONFIGS: other --config rows, `defaults` the defaults; ROLLED_PLANS set: no plan rows)
+#           before, two rounds (ROLLED_CONFIGS: other --config rows, `defaults` the defaults; ROLLED_PLANS set: no
+#           plan rows; compare at --markets 7 times one market a dispatch too)
+#   wide    issue 46's wide tapes at one market, 1M paths: lmm with 40 forwards (81 inputs; gpu_kernels' plain,
+#           register and tangent kernels, the tape written by tapelab tape: compile it here first and carry the
+#           NVRTC cache, scripts/gpu-cache-pack.sh) and the 20-asset basket (compare's register and tangent rows,
+#           and what --kernel auto picks); the adjoint against the tangent kernel at every input
 #   segments  the register kernel's segment count (periodic, rolled) at one and 7 markets: SEGS, default
 #           12 16 20 24 32 48 64, two rounds
 #   minblocks  one-market register kernels (the Asian at 4M, the zoo's heston and heat at 1M): nothing set
@@ -195,6 +200,11 @@ for mode in "$@"; do
           done
         done
       done ;;
+    wide)
+      "$T" tape --product lmm --param forwards=40 --out /tmp/lmm40.tape > /dev/null
+      step 240 wide-lmm40.txt "$bin/gpu_kernels" --engine "$cuda" --tape /tmp/lmm40.tape --markets 1 --greeks on \
+        --kinds plain,register,tangent --paths "$zpaths" --reps 3 --compile-timeout 200 --out "$out/wide-lmm40.csv"
+      timed_compare wide-basket20.json basket "$zpaths" 1 register,tangent --assets 20 --points 1 ;;
     zoo-compile)  # the zoo's kernels compiled in the background while the modes after it time (ZOO_COMPILE_S each)
       zoo_compile ;;
     zoo)

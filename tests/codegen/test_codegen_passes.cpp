@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "gpu/codegen/draws.h"
+#include "gpu/codegen/first_terms.h"
 #include "gpu/codegen/emit.h"
 #include "gpu/codegen/print.h"
 #include "gpu/codegen/recompute.h"
@@ -57,13 +58,15 @@ TEST(CodegenPasses, RunInOrderAndPrintWhatTheyDecided) {
   const Tape t = products::asianCall().record(16);
   KernelOptions o = registerKernel(t, 4);
   EmittedKernel k = emitKernel(t, o, cudaDialect());
-  EXPECT_EQ(passNames(k), (std::vector<std::string>{"storage", "schedule", "recompute"}));
+  EXPECT_EQ(passNames(k), (std::vector<std::string>{"storage", "schedule", "recompute", "first terms"}));
   for (const auto& [name, text] : k.passes) EXPECT_FALSE(text.empty()) << name;
   EXPECT_NE(passesText(k).find("== schedule\ndepth 1"), std::string::npos) << passesText(k);
   o.config.draws = DrawSource::Prefill;
   k = emitKernel(t, o, cudaDialect());
-  EXPECT_EQ(passNames(k), (std::vector<std::string>{"storage", "schedule", "recompute", "draw keys"}));
+  EXPECT_EQ(passNames(k), (std::vector<std::string>{"storage", "schedule", "recompute", "draw keys", "first terms"}));
   o.kind = KernelKind::Plain;
+  EXPECT_EQ(passNames(emitKernel(t, o, cudaDialect())), (std::vector<std::string>{"storage", "first terms"}));
+  o.greeks = false;
   EXPECT_EQ(passNames(emitKernel(t, o, cudaDialect())), (std::vector<std::string>{"storage"}));
 }
 
@@ -84,6 +87,42 @@ TEST(CodegenPasses, DrawsAreDeclaredOncePerScopeBeforeTheirFirstReader) {
   ir::KernelIR outside;
   outside.body.push_back(ir::readsDraw(ir::declareT("x", ir::lit(0)), 0));
   EXPECT_THROW(scopeDraws(outside), std::logic_error);
+}
+
+// The first-terms pass: a zero adjoint whose next mention in its list is `d += t` is declared with t there;
+// one read first, one whose first term is in a nested block, one added to itself and a forward value keep zero.
+TEST(CodegenPasses, FirstTermsDeclareAnAdjointWithItsFirstTerm) {
+  using namespace ir;
+  auto zeroAdjoint = [](const std::string& name) {
+    Stmt s = declareT(name, lit(0));
+    s.adjoint = true;
+    return s;
+  };
+  KernelIR k;
+  k.body = {zeroAdjoint("d1"), zeroAdjoint("d2"), zeroAdjoint("d3"), zeroAdjoint("d4"), declareT("v5", lit(0)),
+            comment("between"),
+            addAssign(var("d1"), bin(var("x"), "*", var("y"))),   // set: d1 = x * y
+            addAssign(var("d1"), var("z")),                       // a second term stays an addition
+            assign(var("u"), var("d2")),                          // d2 read before any term: kept
+            addAssign(var("d2"), var("z")),
+            block("nested", {addAssign(var("d3"), var("z"))}),  // d3's first term in a nested block: kept
+            addAssign(var("d4"), bin(var("d4"), "*", var("z"))),  // reads itself: kept
+            addAssign(var("v5"), var("z"))};                      // not an adjoint: kept
+  const FirstTerms n = setFirstTerms(k);
+  EXPECT_EQ(n.set, 1);
+  EXPECT_EQ(n.kept, 3);
+  std::vector<std::string> shape;
+  for (const Stmt& s : k.body) shape.push_back(std::to_string(static_cast<int>(s.kind)) + ":" + s.text);
+  const std::string declare = std::to_string(static_cast<int>(Stmt::Kind::Declare)) + ":";
+  EXPECT_EQ(shape[0], declare + "d2") << "d1's zero declaration is gone";
+  ASSERT_EQ(k.body.size(), 12u);
+  const Stmt& d1 = k.body[5];
+  EXPECT_EQ(d1.kind, Stmt::Kind::Declare);
+  EXPECT_EQ(d1.text, "d1");
+  EXPECT_TRUE(d1.adjoint && d1.precise);
+  ASSERT_TRUE(d1.init && d1.init->kind == Expr::Kind::Binary);
+  EXPECT_EQ(k.body[6].kind, Stmt::Kind::AddAssign);
+  EXPECT_EQ(toText(n), "1 adjoints declared with their first term, 3 kept at zero (a first term in a nested block, or none)\n");
 }
 
 TEST(CodegenPasses, LivenessRecomputesWhatTheAdjointRulesRead) {

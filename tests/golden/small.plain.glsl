@@ -1,7 +1,7 @@
 #version 450
 #extension GL_EXT_control_flow_attributes : require
 // tapelab kernel: tape golden-small, 21 nodes, plain, fp32, 1 market(s), value + Greeks, dialect glsl
-// config: workgroup=64,lanes=4,sums=local,market_order=joint,markets=copies,draws=redraw,prefill_ahead=0,layout=soa,math=ieee,philox=rolled,loops=unrolled,loop_trip=calls,closed_forms=off,tangent_fma=off,opaque=on,outline_draws=off,shared_inputs=on
+// config: workgroup=64,lanes=4,sums=local,market_order=joint,markets=copies,draws=redraw,prefill_ahead=0,layout=soa,math=ieee,philox=rolled,loops=unrolled,loop_trip=calls,closed_forms=off,tangent_fma=off,opaque=on,first_terms=set,outline_draws=off,shared_inputs=on
 // config unused: math=ieee: a Vulkan shader's exp, log and division are GLSL.std.450's (math=glsl)
 uint tl_mulhi(uint a, uint b) { uint hi, lo; umulExtended(a, b, hi, lo); return hi; }
 // opq: the identity on every bit pattern, opaque to the compiler (z is always 0).
@@ -96,45 +96,28 @@ void main() {
       precise float v19 = v18 + v0;
       precise float v20 = v19 * v9;
       // reverse sweep
-      precise float d0 = 0.0;
-      precise float d1 = 0.0;
-      precise float d4 = 0.0;
-      precise float d5 = 0.0;
-      precise float d7 = 0.0;
-      precise float d8 = 0.0;
-      precise float d9 = 0.0;
-      precise float d10 = 0.0;
-      precise float d11 = 0.0;
-      precise float d12 = 0.0;
-      precise float d13 = 0.0;
-      precise float d14 = 0.0;
-      precise float d15 = 0.0;
-      precise float d16 = 0.0;
-      precise float d17 = 0.0;
-      precise float d18 = 0.0;
-      precise float d19 = 0.0;
       precise float d20 = 1.0;
-      d19 += d20 * v9;
-      d9 += d20 * v19;
-      d18 += d19;
-      d0 += d19;
-      d17 += tl_sel(tl_opq(v17, pc.zero) < 0.0, -d18, d18);
-      d16 += -d17;
-      d15 += d16 * v13;
-      d13 += d16 * v15;
-      d12 += tl_sel(tl_opq(v12, pc.zero) >= tl_opq(v14, pc.zero), d15, 0.0);
-      d14 += tl_sel(tl_opq(v12, pc.zero) >= tl_opq(v14, pc.zero), 0.0, d15);
+      precise float d19 = d20 * v9;
+      precise float d9 = d20 * v19;
+      precise float d18 = d19;
+      precise float d0 = d19;
+      precise float d17 = tl_sel(tl_opq(v17, pc.zero) < 0.0, -d18, d18);
+      precise float d16 = -d17;
+      precise float d15 = d16 * v13;
+      precise float d13 = d16 * v15;
+      precise float d12 = tl_sel(tl_opq(v12, pc.zero) >= tl_opq(v14, pc.zero), d15, 0.0);
+      precise float d14 = tl_sel(tl_opq(v12, pc.zero) >= tl_opq(v14, pc.zero), 0.0, d15);
       d9 += -d14;
-      d1 += tl_sel(tl_opq(v3, pc.zero) <= tl_opq(v1, pc.zero), 0.0, d13);
-      d11 += d12;
-      d10 += -d12;
+      precise float d1 = tl_sel(tl_opq(v3, pc.zero) <= tl_opq(v1, pc.zero), 0.0, d13);
+      precise float d11 = d12;
+      precise float d10 = -d12;
       d9 += d11 / tl_opq(v9, pc.zero);
       d1 += d10 / tl_opq(v0, pc.zero);
       d0 += -(d10 * v10) / tl_opq(v0, pc.zero);
-      d8 += d9;
-      d4 += d9;
-      d7 += d8 * v8;
-      d5 += d7 * v6;
+      precise float d8 = d9;
+      precise float d4 = d9;
+      precise float d7 = d8 * v8;
+      precise float d5 = d7 * v6;
       d0 += d5 * v2;
       d1 += d4 / (v4 + v4);
       { precise float s = tl_red[0u + tl_lid]; precise float y = v20 - tl_red[384u + tl_lid]; precise float t = s + y; tl_red[384u + tl_lid] = (t - s) - y; tl_red[0u + tl_lid] = t; }

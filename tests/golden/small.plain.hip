@@ -1,6 +1,6 @@
 // HIP for hipRTC: compile with -ffp-contract=off, without -ffast-math.
 // tapelab kernel: tape golden-small, 21 nodes, plain, fp32, 1 market(s), value + Greeks, dialect hip
-// config: workgroup=64,lanes=4,sums=local,market_order=joint,markets=copies,draws=redraw,prefill_ahead=0,layout=soa,math=ieee,philox=rolled,loops=unrolled,loop_trip=calls,closed_forms=off,tangent_fma=off,opaque=on,min_blocks=0,shared_constants=on,outline_draws=off,shared_inputs=on
+// config: workgroup=64,lanes=4,sums=local,market_order=joint,markets=copies,draws=redraw,prefill_ahead=0,layout=soa,math=ieee,philox=rolled,loops=unrolled,loop_trip=calls,closed_forms=off,tangent_fma=off,opaque=on,first_terms=set,min_blocks=0,shared_constants=on,outline_draws=off,shared_inputs=on
 // opq: the identity on every bit pattern, opaque to the compiler (z is always 0).
 static __device__ __forceinline__ float tl_opq(float x, unsigned int z) { return __uint_as_float(__float_as_uint(x) + (unsigned int)(z)); }
 static __device__ __forceinline__ float tl_sel(bool c, float x, float y) { return c ? x : y; }
@@ -89,45 +89,28 @@ tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, f
       float v19 = v18 + v0;
       float v20 = v19 * v9;
       // reverse sweep
-      float d0 = 0.0f;
-      float d1 = 0.0f;
-      float d4 = 0.0f;
-      float d5 = 0.0f;
-      float d7 = 0.0f;
-      float d8 = 0.0f;
-      float d9 = 0.0f;
-      float d10 = 0.0f;
-      float d11 = 0.0f;
-      float d12 = 0.0f;
-      float d13 = 0.0f;
-      float d14 = 0.0f;
-      float d15 = 0.0f;
-      float d16 = 0.0f;
-      float d17 = 0.0f;
-      float d18 = 0.0f;
-      float d19 = 0.0f;
       float d20 = 1.0f;
-      d19 += d20 * v9;
-      d9 += d20 * v19;
-      d18 += d19;
-      d0 += d19;
-      d17 += tl_sel(tl_opq(v17, zero) < 0.0f, -d18, d18);
-      d16 += -d17;
-      d15 += d16 * v13;
-      d13 += d16 * v15;
-      d12 += tl_sel(tl_opq(v12, zero) >= tl_opq(v14, zero), d15, 0.0f);
-      d14 += tl_sel(tl_opq(v12, zero) >= tl_opq(v14, zero), 0.0f, d15);
+      float d19 = d20 * v9;
+      float d9 = d20 * v19;
+      float d18 = d19;
+      float d0 = d19;
+      float d17 = tl_sel(tl_opq(v17, zero) < 0.0f, -d18, d18);
+      float d16 = -d17;
+      float d15 = d16 * v13;
+      float d13 = d16 * v15;
+      float d12 = tl_sel(tl_opq(v12, zero) >= tl_opq(v14, zero), d15, 0.0f);
+      float d14 = tl_sel(tl_opq(v12, zero) >= tl_opq(v14, zero), 0.0f, d15);
       d9 += -d14;
-      d1 += tl_sel(tl_opq(v3, zero) <= tl_opq(v1, zero), 0.0f, d13);
-      d11 += d12;
-      d10 += -d12;
+      float d1 = tl_sel(tl_opq(v3, zero) <= tl_opq(v1, zero), 0.0f, d13);
+      float d11 = d12;
+      float d10 = -d12;
       d9 += d11 / tl_opq(v9, zero);
       d1 += d10 / tl_opq(v0, zero);
       d0 += -(d10 * v10) / tl_opq(v0, zero);
-      d8 += d9;
-      d4 += d9;
-      d7 += d8 * v8;
-      d5 += d7 * v6;
+      float d8 = d9;
+      float d4 = d9;
+      float d7 = d8 * v8;
+      float d5 = d7 * v6;
       d0 += d5 * v2;
       d1 += d4 / (v4 + v4);
       { float s = tl_red[0u + tl_lid]; float y = v20 - tl_red[384u + tl_lid]; float t = s + y; tl_red[384u + tl_lid] = (t - s) - y; tl_red[0u + tl_lid] = t; }

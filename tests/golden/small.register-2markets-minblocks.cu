@@ -1,6 +1,6 @@
 // CUDA C++ for NVRTC: compile with --fmad=false, without --use_fast_math.
 // tapelab kernel: tape golden-small, 21 nodes, register (3 segments, golden), markets sequential, fp32, 2 market(s), value + Greeks, dialect cuda
-// config: workgroup=64,lanes=4,sums=local,market_order=sequential,markets=copies,draws=redraw,prefill_ahead=0,layout=soa,math=ieee,philox=rolled,loops=unrolled,loop_trip=calls,closed_forms=off,tangent_fma=off,opaque=on,min_blocks=6,shared_constants=on,outline_draws=off,shared_inputs=on,cuda.reduce=device,cuda.dispatches=4
+// config: workgroup=64,lanes=4,sums=local,market_order=sequential,markets=copies,draws=redraw,prefill_ahead=0,layout=soa,math=ieee,philox=rolled,loops=unrolled,loop_trip=calls,closed_forms=off,tangent_fma=off,opaque=on,first_terms=set,min_blocks=6,shared_constants=on,outline_draws=off,shared_inputs=on,cuda.reduce=device,cuda.dispatches=4
 // opq: the identity on every bit pattern, opaque to the compiler (z is always 0).
 static __device__ __forceinline__ float tl_opq(float x, unsigned int z) { return __uint_as_float(__float_as_uint(x) + (unsigned int)(z)); }
 static __device__ __forceinline__ float tl_sel(bool c, float x, float y) { return c ? x : y; }
@@ -165,14 +165,11 @@ tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, f
           float w17_0 = -w16_0;
           float w18_0 = tl_sel(tl_opq(w17_0, zero) < 0.0f, -w17_0, w17_0);
           float w19_0 = w18_0 + w0_0;
-          float d17_0 = 0.0f;
-          float d18_0 = 0.0f;
-          float d19_0 = 0.0f;
-          d19_0 += d20_0 * w9_0;
+          float d19_0 = d20_0 * w9_0;
           d9_0 += d20_0 * w19_0;
-          d18_0 += d19_0;
+          float d18_0 = d19_0;
           d0_0 += d19_0;
-          d17_0 += tl_sel(tl_opq(w17_0, zero) < 0.0f, -d18_0, d18_0);
+          float d17_0 = tl_sel(tl_opq(w17_0, zero) < 0.0f, -d18_0, d18_0);
           d16_0 += -d17_0;
         }
         {  // market 1
@@ -182,14 +179,11 @@ tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, f
           float w17_1 = -w16_1;
           float w18_1 = tl_sel(tl_opq(w17_1, zero) < 0.0f, -w17_1, w17_1);
           float w19_1 = w18_1 + w0_1;
-          float d17_1 = 0.0f;
-          float d18_1 = 0.0f;
-          float d19_1 = 0.0f;
-          d19_1 += d20_1 * w9_1;
+          float d19_1 = d20_1 * w9_1;
           d9_1 += d20_1 * w19_1;
-          d18_1 += d19_1;
+          float d18_1 = d19_1;
           d0_1 += d19_1;
-          d17_1 += tl_sel(tl_opq(w17_1, zero) < 0.0f, -d18_1, d18_1);
+          float d17_1 = tl_sel(tl_opq(w17_1, zero) < 0.0f, -d18_1, d18_1);
           d16_1 += -d17_1;
         }
       }
@@ -207,20 +201,14 @@ tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, f
           float w13_0 = tl_sel(tl_opq(w3, zero) <= tl_opq(w1_0, zero), w3, w1_0);
           float w14_0 = -w9_0;
           float w15_0 = tl_sel(tl_opq(w12_0, zero) >= tl_opq(w14_0, zero), w12_0, w14_0);
-          float d10_0 = 0.0f;
-          float d11_0 = 0.0f;
-          float d12_0 = 0.0f;
-          float d13_0 = 0.0f;
-          float d14_0 = 0.0f;
-          float d15_0 = 0.0f;
-          d15_0 += d16_0 * w13_0;
-          d13_0 += d16_0 * w15_0;
-          d12_0 += tl_sel(tl_opq(w12_0, zero) >= tl_opq(w14_0, zero), d15_0, 0.0f);
-          d14_0 += tl_sel(tl_opq(w12_0, zero) >= tl_opq(w14_0, zero), 0.0f, d15_0);
+          float d15_0 = d16_0 * w13_0;
+          float d13_0 = d16_0 * w15_0;
+          float d12_0 = tl_sel(tl_opq(w12_0, zero) >= tl_opq(w14_0, zero), d15_0, 0.0f);
+          float d14_0 = tl_sel(tl_opq(w12_0, zero) >= tl_opq(w14_0, zero), 0.0f, d15_0);
           d9_0 += -d14_0;
           d1_0 += tl_sel(tl_opq(w3, zero) <= tl_opq(w1_0, zero), 0.0f, d13_0);
-          d11_0 += d12_0;
-          d10_0 += -d12_0;
+          float d11_0 = d12_0;
+          float d10_0 = -d12_0;
           d9_0 += d11_0 / tl_opq(w9_0, zero);
           d1_0 += d10_0 / tl_opq(w0_0, zero);
           d0_0 += -(d10_0 * w10_0) / tl_opq(w0_0, zero);
@@ -239,20 +227,14 @@ tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, f
           float w13_1 = tl_sel(tl_opq(w3, zero) <= tl_opq(w1_1, zero), w3, w1_1);
           float w14_1 = -w9_1;
           float w15_1 = tl_sel(tl_opq(w12_1, zero) >= tl_opq(w14_1, zero), w12_1, w14_1);
-          float d10_1 = 0.0f;
-          float d11_1 = 0.0f;
-          float d12_1 = 0.0f;
-          float d13_1 = 0.0f;
-          float d14_1 = 0.0f;
-          float d15_1 = 0.0f;
-          d15_1 += d16_1 * w13_1;
-          d13_1 += d16_1 * w15_1;
-          d12_1 += tl_sel(tl_opq(w12_1, zero) >= tl_opq(w14_1, zero), d15_1, 0.0f);
-          d14_1 += tl_sel(tl_opq(w12_1, zero) >= tl_opq(w14_1, zero), 0.0f, d15_1);
+          float d15_1 = d16_1 * w13_1;
+          float d13_1 = d16_1 * w15_1;
+          float d12_1 = tl_sel(tl_opq(w12_1, zero) >= tl_opq(w14_1, zero), d15_1, 0.0f);
+          float d14_1 = tl_sel(tl_opq(w12_1, zero) >= tl_opq(w14_1, zero), 0.0f, d15_1);
           d9_1 += -d14_1;
           d1_1 += tl_sel(tl_opq(w3, zero) <= tl_opq(w1_1, zero), 0.0f, d13_1);
-          d11_1 += d12_1;
-          d10_1 += -d12_1;
+          float d11_1 = d12_1;
+          float d10_1 = -d12_1;
           d9_1 += d11_1 / tl_opq(w9_1, zero);
           d1_1 += d10_1 / tl_opq(w0_1, zero);
           d0_1 += -(d10_1 * w10_1) / tl_opq(w0_1, zero);
@@ -273,10 +255,8 @@ tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, f
           float w5_0 = w0_0 * w2;
           float w7_0 = w5_0 * w6;
           float w8_0 = tl_opq(expf(tl_opq(w7_0, zero)), zero);
-          float d5_0 = 0.0f;
-          float d7_0 = 0.0f;
-          d7_0 += d8_0 * w8_0;
-          d5_0 += d7_0 * w6;
+          float d7_0 = d8_0 * w8_0;
+          float d5_0 = d7_0 * w6;
           d0_0 += d5_0 * w2;
           d1_0 += d4_0 / (w4_0 + w4_0);
         }
@@ -287,10 +267,8 @@ tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, f
           float w5_1 = w0_1 * w2;
           float w7_1 = w5_1 * w6;
           float w8_1 = tl_opq(expf(tl_opq(w7_1, zero)), zero);
-          float d5_1 = 0.0f;
-          float d7_1 = 0.0f;
-          d7_1 += d8_1 * w8_1;
-          d5_1 += d7_1 * w6;
+          float d7_1 = d8_1 * w8_1;
+          float d5_1 = d7_1 * w6;
           d0_1 += d5_1 * w2;
           d1_1 += d4_1 / (w4_1 + w4_1);
         }

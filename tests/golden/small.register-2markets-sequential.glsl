@@ -1,7 +1,7 @@
 #version 450
 #extension GL_EXT_control_flow_attributes : require
 // tapelab kernel: tape golden-small, 21 nodes, register (3 segments, golden), markets sequential, fp32, 2 market(s), value + Greeks, dialect glsl
-// config: workgroup=64,lanes=4,sums=local,market_order=sequential,markets=copies,draws=redraw,prefill_ahead=0,layout=soa,math=ieee,philox=rolled,loops=unrolled,loop_trip=calls,closed_forms=off,tangent_fma=off,opaque=on,outline_draws=off,shared_inputs=on
+// config: workgroup=64,lanes=4,sums=local,market_order=sequential,markets=copies,draws=redraw,prefill_ahead=0,layout=soa,math=ieee,philox=rolled,loops=unrolled,loop_trip=calls,closed_forms=off,tangent_fma=off,opaque=on,first_terms=set,outline_draws=off,shared_inputs=on
 // config unused: math=ieee: a Vulkan shader's exp, log and division are GLSL.std.450's (math=glsl)
 uint tl_mulhi(uint a, uint b) { uint hi, lo; umulExtended(a, b, hi, lo); return hi; }
 // opq: the identity on every bit pattern, opaque to the compiler (z is always 0).
@@ -172,14 +172,11 @@ void main() {
           precise float w17_0 = -w16_0;
           precise float w18_0 = tl_sel(tl_opq(w17_0, pc.zero) < 0.0, -w17_0, w17_0);
           precise float w19_0 = w18_0 + w0_0;
-          precise float d17_0 = 0.0;
-          precise float d18_0 = 0.0;
-          precise float d19_0 = 0.0;
-          d19_0 += d20_0 * w9_0;
+          precise float d19_0 = d20_0 * w9_0;
           d9_0 += d20_0 * w19_0;
-          d18_0 += d19_0;
+          precise float d18_0 = d19_0;
           d0_0 += d19_0;
-          d17_0 += tl_sel(tl_opq(w17_0, pc.zero) < 0.0, -d18_0, d18_0);
+          precise float d17_0 = tl_sel(tl_opq(w17_0, pc.zero) < 0.0, -d18_0, d18_0);
           d16_0 += -d17_0;
         }
         {  // market 1
@@ -189,14 +186,11 @@ void main() {
           precise float w17_1 = -w16_1;
           precise float w18_1 = tl_sel(tl_opq(w17_1, pc.zero) < 0.0, -w17_1, w17_1);
           precise float w19_1 = w18_1 + w0_1;
-          precise float d17_1 = 0.0;
-          precise float d18_1 = 0.0;
-          precise float d19_1 = 0.0;
-          d19_1 += d20_1 * w9_1;
+          precise float d19_1 = d20_1 * w9_1;
           d9_1 += d20_1 * w19_1;
-          d18_1 += d19_1;
+          precise float d18_1 = d19_1;
           d0_1 += d19_1;
-          d17_1 += tl_sel(tl_opq(w17_1, pc.zero) < 0.0, -d18_1, d18_1);
+          precise float d17_1 = tl_sel(tl_opq(w17_1, pc.zero) < 0.0, -d18_1, d18_1);
           d16_1 += -d17_1;
         }
       }
@@ -214,20 +208,14 @@ void main() {
           precise float w13_0 = tl_sel(tl_opq(w3, pc.zero) <= tl_opq(w1_0, pc.zero), w3, w1_0);
           precise float w14_0 = -w9_0;
           precise float w15_0 = tl_sel(tl_opq(w12_0, pc.zero) >= tl_opq(w14_0, pc.zero), w12_0, w14_0);
-          precise float d10_0 = 0.0;
-          precise float d11_0 = 0.0;
-          precise float d12_0 = 0.0;
-          precise float d13_0 = 0.0;
-          precise float d14_0 = 0.0;
-          precise float d15_0 = 0.0;
-          d15_0 += d16_0 * w13_0;
-          d13_0 += d16_0 * w15_0;
-          d12_0 += tl_sel(tl_opq(w12_0, pc.zero) >= tl_opq(w14_0, pc.zero), d15_0, 0.0);
-          d14_0 += tl_sel(tl_opq(w12_0, pc.zero) >= tl_opq(w14_0, pc.zero), 0.0, d15_0);
+          precise float d15_0 = d16_0 * w13_0;
+          precise float d13_0 = d16_0 * w15_0;
+          precise float d12_0 = tl_sel(tl_opq(w12_0, pc.zero) >= tl_opq(w14_0, pc.zero), d15_0, 0.0);
+          precise float d14_0 = tl_sel(tl_opq(w12_0, pc.zero) >= tl_opq(w14_0, pc.zero), 0.0, d15_0);
           d9_0 += -d14_0;
           d1_0 += tl_sel(tl_opq(w3, pc.zero) <= tl_opq(w1_0, pc.zero), 0.0, d13_0);
-          d11_0 += d12_0;
-          d10_0 += -d12_0;
+          precise float d11_0 = d12_0;
+          precise float d10_0 = -d12_0;
           d9_0 += d11_0 / tl_opq(w9_0, pc.zero);
           d1_0 += d10_0 / tl_opq(w0_0, pc.zero);
           d0_0 += -(d10_0 * w10_0) / tl_opq(w0_0, pc.zero);
@@ -246,20 +234,14 @@ void main() {
           precise float w13_1 = tl_sel(tl_opq(w3, pc.zero) <= tl_opq(w1_1, pc.zero), w3, w1_1);
           precise float w14_1 = -w9_1;
           precise float w15_1 = tl_sel(tl_opq(w12_1, pc.zero) >= tl_opq(w14_1, pc.zero), w12_1, w14_1);
-          precise float d10_1 = 0.0;
-          precise float d11_1 = 0.0;
-          precise float d12_1 = 0.0;
-          precise float d13_1 = 0.0;
-          precise float d14_1 = 0.0;
-          precise float d15_1 = 0.0;
-          d15_1 += d16_1 * w13_1;
-          d13_1 += d16_1 * w15_1;
-          d12_1 += tl_sel(tl_opq(w12_1, pc.zero) >= tl_opq(w14_1, pc.zero), d15_1, 0.0);
-          d14_1 += tl_sel(tl_opq(w12_1, pc.zero) >= tl_opq(w14_1, pc.zero), 0.0, d15_1);
+          precise float d15_1 = d16_1 * w13_1;
+          precise float d13_1 = d16_1 * w15_1;
+          precise float d12_1 = tl_sel(tl_opq(w12_1, pc.zero) >= tl_opq(w14_1, pc.zero), d15_1, 0.0);
+          precise float d14_1 = tl_sel(tl_opq(w12_1, pc.zero) >= tl_opq(w14_1, pc.zero), 0.0, d15_1);
           d9_1 += -d14_1;
           d1_1 += tl_sel(tl_opq(w3, pc.zero) <= tl_opq(w1_1, pc.zero), 0.0, d13_1);
-          d11_1 += d12_1;
-          d10_1 += -d12_1;
+          precise float d11_1 = d12_1;
+          precise float d10_1 = -d12_1;
           d9_1 += d11_1 / tl_opq(w9_1, pc.zero);
           d1_1 += d10_1 / tl_opq(w0_1, pc.zero);
           d0_1 += -(d10_1 * w10_1) / tl_opq(w0_1, pc.zero);
@@ -280,10 +262,8 @@ void main() {
           precise float w5_0 = w0_0 * w2;
           precise float w7_0 = w5_0 * w6;
           precise float w8_0 = tl_opq(exp(tl_opq(w7_0, pc.zero)), pc.zero);
-          precise float d5_0 = 0.0;
-          precise float d7_0 = 0.0;
-          d7_0 += d8_0 * w8_0;
-          d5_0 += d7_0 * w6;
+          precise float d7_0 = d8_0 * w8_0;
+          precise float d5_0 = d7_0 * w6;
           d0_0 += d5_0 * w2;
           d1_0 += d4_0 / (w4_0 + w4_0);
         }
@@ -294,10 +274,8 @@ void main() {
           precise float w5_1 = w0_1 * w2;
           precise float w7_1 = w5_1 * w6;
           precise float w8_1 = tl_opq(exp(tl_opq(w7_1, pc.zero)), pc.zero);
-          precise float d5_1 = 0.0;
-          precise float d7_1 = 0.0;
-          d7_1 += d8_1 * w8_1;
-          d5_1 += d7_1 * w6;
+          precise float d7_1 = d8_1 * w8_1;
+          precise float d5_1 = d7_1 * w6;
           d0_1 += d5_1 * w2;
           d1_1 += d4_1 / (w4_1 + w4_1);
         }

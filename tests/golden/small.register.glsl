@@ -1,7 +1,7 @@
 #version 450
 #extension GL_EXT_control_flow_attributes : require
 // tapelab kernel: tape golden-small, 21 nodes, register (3 segments, golden), fp32, 1 market(s), value + Greeks, dialect glsl
-// config: workgroup=64,lanes=4,sums=local,market_order=joint,markets=copies,draws=redraw,prefill_ahead=0,layout=soa,math=ieee,philox=rolled,loops=unrolled,loop_trip=calls,closed_forms=off,tangent_fma=off,opaque=on,outline_draws=off,shared_inputs=on
+// config: workgroup=64,lanes=4,sums=local,market_order=joint,markets=copies,draws=redraw,prefill_ahead=0,layout=soa,math=ieee,philox=rolled,loops=unrolled,loop_trip=calls,closed_forms=off,tangent_fma=off,opaque=on,first_terms=set,outline_draws=off,shared_inputs=on
 // config unused: math=ieee: a Vulkan shader's exp, log and division are GLSL.std.450's (math=glsl)
 uint tl_mulhi(uint a, uint b) { uint hi, lo; umulExtended(a, b, hi, lo); return hi; }
 // opq: the identity on every bit pattern, opaque to the compiler (z is always 0).
@@ -125,14 +125,11 @@ void main() {
         precise float w17 = -w16;
         precise float w18 = tl_sel(tl_opq(w17, pc.zero) < 0.0, -w17, w17);
         precise float w19 = w18 + w0;
-        precise float d17 = 0.0;
-        precise float d18 = 0.0;
-        precise float d19 = 0.0;
-        d19 += d20 * w9;
+        precise float d19 = d20 * w9;
         d9 += d20 * w19;
-        d18 += d19;
+        precise float d18 = d19;
         d0 += d19;
-        d17 += tl_sel(tl_opq(w17, pc.zero) < 0.0, -d18, d18);
+        precise float d17 = tl_sel(tl_opq(w17, pc.zero) < 0.0, -d18, d18);
         d16 += -d17;
       }
       {  // segment 1
@@ -148,20 +145,14 @@ void main() {
         precise float w13 = tl_sel(tl_opq(w3, pc.zero) <= tl_opq(w1, pc.zero), w3, w1);
         precise float w14 = -w9;
         precise float w15 = tl_sel(tl_opq(w12, pc.zero) >= tl_opq(w14, pc.zero), w12, w14);
-        precise float d10 = 0.0;
-        precise float d11 = 0.0;
-        precise float d12 = 0.0;
-        precise float d13 = 0.0;
-        precise float d14 = 0.0;
-        precise float d15 = 0.0;
-        d15 += d16 * w13;
-        d13 += d16 * w15;
-        d12 += tl_sel(tl_opq(w12, pc.zero) >= tl_opq(w14, pc.zero), d15, 0.0);
-        d14 += tl_sel(tl_opq(w12, pc.zero) >= tl_opq(w14, pc.zero), 0.0, d15);
+        precise float d15 = d16 * w13;
+        precise float d13 = d16 * w15;
+        precise float d12 = tl_sel(tl_opq(w12, pc.zero) >= tl_opq(w14, pc.zero), d15, 0.0);
+        precise float d14 = tl_sel(tl_opq(w12, pc.zero) >= tl_opq(w14, pc.zero), 0.0, d15);
         d9 += -d14;
         d1 += tl_sel(tl_opq(w3, pc.zero) <= tl_opq(w1, pc.zero), 0.0, d13);
-        d11 += d12;
-        d10 += -d12;
+        precise float d11 = d12;
+        precise float d10 = -d12;
         d9 += d11 / tl_opq(w9, pc.zero);
         d1 += d10 / tl_opq(w0, pc.zero);
         d0 += -(d10 * w10) / tl_opq(w0, pc.zero);
@@ -180,10 +171,8 @@ void main() {
         precise float w6 = tl_opq(0.5, pc.zero);
         precise float w7 = w5 * w6;
         precise float w8 = tl_opq(exp(tl_opq(w7, pc.zero)), pc.zero);
-        precise float d5 = 0.0;
-        precise float d7 = 0.0;
-        d7 += d8 * w8;
-        d5 += d7 * w6;
+        precise float d7 = d8 * w8;
+        precise float d5 = d7 * w6;
         d0 += d5 * w2;
         d1 += d4 / (w4 + w4);
       }

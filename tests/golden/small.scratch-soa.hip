@@ -1,6 +1,6 @@
 // HIP for hipRTC: compile with -ffp-contract=off, without -ffast-math.
 // tapelab kernel: tape golden-small, 21 nodes, scratch (3 segments, golden), soa, 5 slots, fp32, 1 market(s), value + Greeks, dialect hip
-// config: workgroup=64,lanes=4,sums=local,market_order=joint,markets=copies,draws=redraw,prefill_ahead=0,layout=soa,math=ieee,philox=rolled,loops=unrolled,loop_trip=calls,closed_forms=off,tangent_fma=off,opaque=on,min_blocks=0,shared_constants=on,outline_draws=off,shared_inputs=on
+// config: workgroup=64,lanes=4,sums=local,market_order=joint,markets=copies,draws=redraw,prefill_ahead=0,layout=soa,math=ieee,philox=rolled,loops=unrolled,loop_trip=calls,closed_forms=off,tangent_fma=off,opaque=on,first_terms=set,min_blocks=0,shared_constants=on,outline_draws=off,shared_inputs=on
 // opq: the identity on every bit pattern, opaque to the compiler (z is always 0).
 static __device__ __forceinline__ float tl_opq(float x, unsigned int z) { return __uint_as_float(__float_as_uint(x) + (unsigned int)(z)); }
 static __device__ __forceinline__ float tl_sel(bool c, float x, float y) { return c ? x : y; }
@@ -125,14 +125,11 @@ tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, f
         float w17 = -w16;
         float w18 = tl_sel(tl_opq(w17, zero) < 0.0f, -w17, w17);
         float w19 = w18 + w0;
-        float d17 = 0.0f;
-        float d18 = 0.0f;
-        float d19 = 0.0f;
-        d19 += d20 * w9;
+        float d19 = d20 * w9;
         d9 += d20 * w19;
-        d18 += d19;
+        float d18 = d19;
         d0 += d19;
-        d17 += tl_sel(tl_opq(w17, zero) < 0.0f, -d18, d18);
+        float d17 = tl_sel(tl_opq(w17, zero) < 0.0f, -d18, d18);
         d16 += -d17;
       }
       {  // segment 1
@@ -148,20 +145,14 @@ tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, f
         float w13 = tl_sel(tl_opq(w3, zero) <= tl_opq(w1, zero), w3, w1);
         float w14 = -w9;
         float w15 = tl_sel(tl_opq(w12, zero) >= tl_opq(w14, zero), w12, w14);
-        float d10 = 0.0f;
-        float d11 = 0.0f;
-        float d12 = 0.0f;
-        float d13 = 0.0f;
-        float d14 = 0.0f;
-        float d15 = 0.0f;
-        d15 += d16 * w13;
-        d13 += d16 * w15;
-        d12 += tl_sel(tl_opq(w12, zero) >= tl_opq(w14, zero), d15, 0.0f);
-        d14 += tl_sel(tl_opq(w12, zero) >= tl_opq(w14, zero), 0.0f, d15);
+        float d15 = d16 * w13;
+        float d13 = d16 * w15;
+        float d12 = tl_sel(tl_opq(w12, zero) >= tl_opq(w14, zero), d15, 0.0f);
+        float d14 = tl_sel(tl_opq(w12, zero) >= tl_opq(w14, zero), 0.0f, d15);
         d9 += -d14;
         d1 += tl_sel(tl_opq(w3, zero) <= tl_opq(w1, zero), 0.0f, d13);
-        d11 += d12;
-        d10 += -d12;
+        float d11 = d12;
+        float d10 = -d12;
         d9 += d11 / tl_opq(w9, zero);
         d1 += d10 / tl_opq(w0, zero);
         d0 += -(d10 * w10) / tl_opq(w0, zero);
@@ -180,10 +171,8 @@ tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, f
         float w6 = tl_opq(0.5f, zero);
         float w7 = w5 * w6;
         float w8 = tl_opq(expf(tl_opq(w7, zero)), zero);
-        float d5 = 0.0f;
-        float d7 = 0.0f;
-        d7 += d8 * w8;
-        d5 += d7 * w6;
+        float d7 = d8 * w8;
+        float d5 = d7 * w6;
         d0 += d5 * w2;
         d1 += d4 / (w4 + w4);
       }
