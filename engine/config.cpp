@@ -231,6 +231,15 @@ std::vector<ConfigField> codeAndEngineFields() {
                 "addition of zero less per adjoint, which IEEE arithmetic cannot drop (0 + -0 is +0); the sign of a "
                 "zero adjoint reaches no result, every Greek being a sum started at +0 (gpu/codegen/first_terms.h)")
           .searching({"set"}),
+      Declare::choice("loads_ahead", &C::loadsAhead, kOnOff)
+          .listed({"on", "off"})
+          .on({"opencl", "cuda", "hip"})
+          .what("rolled market loops (markets=loop): a read of an array the loop does not write (a register kernel's "
+                "bookmarks in its reverse sweep) loaded one market ahead, while this market's work runs, instead of "
+                "waited for at the start of each market (gpu/codegen/loads_ahead.h; not Vulkan: lavapipe returned "
+                "other bits for the rotated reads of a 3-market register kernel, 2026-12-06)")
+          .byDefault({{"cuda", "on"}, {"hip", "on"}, {"opencl", "on"}})
+          .actsWhere({{"markets", "loop"}}),
       Declare::integer("min_blocks", &C::minBlocks, 0, 32)
           .on({"cuda", "hip"})
           .what("__launch_bounds__(workgroup, N): the compiler caps registers to fit N blocks per multiprocessor (HIP "

@@ -74,6 +74,7 @@ struct KernelConfig {
   bool tangentFma = false;                        // GPU tangent kernels: a tangent's terms summed by fused multiply-adds
   bool opaque = true;                             // GPU: the opaque identity (off: experiments only)
   bool firstTermsSet = true;                      // GPU kernels with Greeks: an adjoint declared with its first term
+  bool loadsAhead = false;                        // OpenCL, CUDA, HIP, markets=loop: reads of unwritten arrays a market ahead
   int minBlocks = 0;                              // CUDA, HIP: __launch_bounds__'s second bound (0: none)
   bool sharedConstants = true;                    // CUDA, HIP, markets=loop: lane-invariant arrays shared
   bool outlineDraws = false;                      // GPU: Philox and Box-Muller not inlined

@@ -10,6 +10,7 @@
 #include "gpu/codegen/draw_keys.h"
 #include "gpu/codegen/draws.h"
 #include "gpu/codegen/first_terms.h"
+#include "gpu/codegen/loads_ahead.h"
 #include "gpu/codegen/print.h"
 #include "gpu/codegen/recompute.h"
 #include "gpu/codegen/rolling.h"
@@ -65,6 +66,8 @@ EmittedKernel emitKernel(const Tape& tape, const KernelOptions& options, const D
   scopeDraws(kernel);
   // Each adjoint declared with its first term, not zero plus it.
   if (options.greeks && options.kind != KernelKind::Tangent && options.config.firstTermsSet) log("first terms", toText(setFirstTerms(kernel)));
+  // The market loop's reads of arrays it does not write, one market ahead.
+  if (options.markets > 1 && options.config.loadsAhead) log("loads ahead", toText(loadAhead(kernel)));
   // The text.
   k.source = printKernel(kernel, dialect);
 

@@ -3,8 +3,9 @@
 # value + 5 Greeks (and price only), every row bit-checked against its own plain kernel.
 #   source scripts/gpu-env.sh; timeout 560 bash scripts/gpu/kernels-vs-peers.sh K MODE...; tar czf $OUT/callK.tgz -C /tmp resK
 # Modes (each writes into /tmp/resK; run in the order given):
-#   tests   the rolled loops', the tangent kernel's and the per-value plans' exactness tests on the device's cuda,
-#           Vulkan and OpenCL (pack them: BINS="tapelab test_api_loops test_api_tangent test_api_pervalue")
+#   tests   the rolled loops', the tangent kernel's, the per-value plans' and the regression tapes' exactness tests
+#           (the bit-keeping rewrites' among them) on the device's cuda, Vulkan and OpenCL (pack them: BINS="tapelab
+#           test_api_loops test_api_tangent test_api_pervalue test_api_regressions")
 #   peers   experiments/drivers/peers.py on cuda at 4M paths: JAX (one market and its vmap ladder), the
 #           hand-written kernels (one market, the 7-point ladder) and tapelab compare (plain, register and
 #           tangent rows, one market and 7 per dispatch, --kernel auto's choice named), nothing set
@@ -38,7 +39,8 @@
 #   wide    issue 46's wide tapes at one market, 1M paths: lmm with 40 forwards (81 inputs; gpu_kernels' plain,
 #           register and tangent kernels, the tape written by tapelab tape: compile it here first and carry the
 #           NVRTC cache, scripts/gpu-cache-pack.sh) and the 20-asset basket (compare's register and tangent rows,
-#           and what --kernel auto picks); the adjoint against the tangent kernel at every input
+#           and what --kernel auto picks); the adjoint against the tangent kernel at every input (WIDE: which of
+#           lmm40 basket20, default both)
 #   segments  the register kernel's segment count (periodic, rolled) at one and 7 markets: SEGS, default
 #           12 16 20 24 32 48 64, two rounds
 #   minblocks  one-market register kernels (the Asian at 4M, the zoo's heston and heat at 1M): nothing set
@@ -96,7 +98,7 @@ zoo_compile() {
 for mode in "$@"; do
   case "$mode" in
     tests)
-      for t in test_api_loops test_api_tangent test_api_pervalue; do
+      for t in test_api_loops test_api_tangent test_api_pervalue test_api_regressions; do
         [ -x "$bin/$t" ] && step 30 "$t.txt" "$bin/$t" --gtest_filter='*cuda*:*vulkan*:*opencl*:*FrontDoor*' --gtest_brief=1
       done ;;
     peers)
@@ -201,10 +203,13 @@ for mode in "$@"; do
         done
       done ;;
     wide)
-      "$T" tape --product lmm --param forwards=40 --out /tmp/lmm40.tape > /dev/null
-      step 240 wide-lmm40.txt "$bin/gpu_kernels" --engine "$cuda" --tape /tmp/lmm40.tape --markets 1 --greeks on \
-        --kinds plain,register,tangent --paths "$zpaths" --reps 3 --compile-timeout 200 --out "$out/wide-lmm40.csv"
-      timed_compare wide-basket20.json basket "$zpaths" 1 register,tangent --assets 20 --points 1 ;;
+      if [[ " ${WIDE:-lmm40 basket20} " == *" lmm40 "* ]]; then
+        "$T" tape --product lmm --param forwards=40 --out /tmp/lmm40.tape > /dev/null
+        step 240 wide-lmm40.txt "$bin/gpu_kernels" --engine "$cuda" --tape /tmp/lmm40.tape --markets 1 --greeks on \
+          --kinds plain,register,tangent --paths "$zpaths" --reps 3 --compile-timeout 200 --out "$out/wide-lmm40.csv"
+      fi
+      [[ " ${WIDE:-lmm40 basket20} " == *" basket20 "* ]] &&
+        timed_compare wide-basket20.json basket "$zpaths" 1 register,tangent --assets 20 --points 1 ;;
     zoo-compile)  # the zoo's kernels compiled in the background while the modes after it time (ZOO_COMPILE_S each)
       zoo_compile ;;
     zoo)

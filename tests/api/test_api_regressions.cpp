@@ -102,18 +102,22 @@ TEST_P(Regressions, CheckpointedEqualsPlain) {
   EXPECT_GT(compared, 0);
 }
 
-// config first_terms (gpu/codegen/first_terms.h): an adjoint declared with its first term instead of zero plus
-// it differs only in the sign of a zero adjoint, which no result reads. Every regression tape, wild random
-// tapes (NaN, Inf, signed zeros) and the Asian at three markets in the rolled market loop: plain and register
-// kernels under set and add give the same bits, +0 and -0 told apart.
-TEST_P(Regressions, FirstTermsKeepTheBits) {
+// The compiler's rewrites that promise the same bits, each off against on: config first_terms
+// (gpu/codegen/first_terms.h: an adjoint declared with its first term differs only in the sign of a zero
+// adjoint, which no result reads) and config loads_ahead (gpu/codegen/loads_ahead.h: the market loop's
+// reads one market ahead, the same elements). Every regression tape and wild random tapes (NaN, Inf, signed
+// zeros) at one market and two (the market loop), plain and register kernels, and the Asian at three markets
+// with its segments rolled around the market loop: the same bits, +0 and -0 told apart; and each rewrite
+// changes the Asian's kernel.
+TEST_P(Regressions, BitKeepingRewritesKeepTheBits) {
   const EngineEntry& entry = findEngine(GetParam());
   const EngineCaps caps = engineCaps(entry);
   const ConfigField* field = findConfigField("first_terms");
   ASSERT_NE(field, nullptr);
-  if (!fieldAppliesTo(*field, entry.name)) GTEST_SKIP() << entry.name << " writes no GPU kernels: config first_terms does not apply";
+  if (!fieldAppliesTo(*field, entry.name)) GTEST_SKIP() << entry.name << " writes no GPU kernels: the rewrites do not apply";
   if (!caps.usable || caps.compileOnly) GTEST_SKIP() << entry.name << " cannot run here: " << caps.reason;
   auto engine = entry.make(engineSettingsFromEnvironment());
+  const Dialect& dialect = dialectByName(entry.name == "vulkan" ? "glsl" : entry.name);
   std::vector<std::pair<std::string, Tape>> tapes;
   for (const auto& file : regressionTapes()) tapes.emplace_back(file.filename().string(), readTapeFile(file.string()));
   for (uint64_t seed : {11u, 12u, 13u, 14u}) {
@@ -122,47 +126,49 @@ TEST_P(Regressions, FirstTermsKeepTheBits) {
     ro.wellConditioned = false;
     tapes.emplace_back("wild random tape " + std::to_string(seed), randomTape(seed, ro));
   }
+  const std::pair<const char*, bool KernelConfig::*> rewrites[] = {{"first_terms", &KernelConfig::firstTermsSet},
+                                                                   {"loads_ahead", &KernelConfig::loadsAhead}};
   int compared = 0;
-  auto compare = [&](const Tape& tape, KernelOptions o, int markets, const std::string& what) {
-    std::vector<std::vector<double>> in(static_cast<size_t>(markets), tape.inputDefaults);
-    for (int m = 1; m < markets; ++m) in[m][0] *= 1.0 + 0.05 * m;
-    o.markets = markets;
-    o.config = defaultConfig(entry.name, false, markets);
-    o.config.firstTermsSet = false;
-    KernelOptions set = o;
-    set.config.firstTermsSet = true;
-    testutil::expectSameBits(engine->compile(tape, o)->run(in, 61, kSeed), engine->compile(tape, set)->run(in, 61, kSeed),
-                            what + ": first_terms add then set");
-    ++compared;
-  };
-  for (const auto& [name, tape] : tapes) {
-    KernelOptions plain;
-    plain.precision = caps.defaultPrecision;
-    compare(tape, plain, 1, name + " plain");
-    if (tape.size() < 3) continue;
-    PlanOptions po;
-    po.segments = 2;
-    KernelOptions reg = plain;
+  for (const auto& [name, member] : rewrites) {
+    if (!fieldAppliesTo(*findConfigField(name), entry.name)) continue;  // loads_ahead: not Vulkan (engine/config.cpp)
+    // The tape's kernel of options o at `markets` with the rewrite off and on: the same bits. The sources.
+    auto compare = [&](const Tape& tape, KernelOptions o, int markets, const std::string& what) {
+      std::vector<std::vector<double>> in(static_cast<size_t>(markets), tape.inputDefaults);
+      for (int m = 1; m < markets; ++m) in[m][0] *= 1.0 + 0.05 * m;
+      o.markets = markets;
+      o.config = defaultConfig(entry.name, false, markets);
+      o.config.*member = false;
+      KernelOptions on = o;
+      on.config.*member = true;
+      testutil::expectSameBits(engine->compile(tape, o)->run(in, 61, kSeed), engine->compile(tape, on)->run(in, 61, kSeed),
+                               what + ": " + name + " off then on");
+      ++compared;
+      return std::make_pair(emitKernel(tape, o, dialect).source, emitKernel(tape, on, dialect).source);
+    };
+    for (const auto& [tapeName, tape] : tapes) {
+      KernelOptions plain;
+      plain.precision = caps.defaultPrecision;
+      compare(tape, plain, 1, tapeName + " plain");
+      if (tape.size() < 3) continue;
+      PlanOptions po;
+      po.segments = 2;
+      KernelOptions reg = plain;
+      reg.kind = KernelKind::Register;
+      reg.plan = makeStrategyPlan("window", tape, po);
+      for (int markets : {1, 2}) compare(tape, reg, markets, tapeName + " register window/2 x" + std::to_string(markets));
+    }
+    const Tape asian = products::asianCall(24);
+    KernelOptions reg;
+    reg.precision = caps.defaultPrecision;
     reg.kind = KernelKind::Register;
-    reg.plan = makeStrategyPlan("window", tape, po);
-    compare(tape, reg, 1, name + " register window/2");
+    PlanOptions po;
+    po.segments = 6;
+    reg.plan = makeStrategyPlan("periodic", asian, po);
+    for (int k = 1; k < asian.numInputs(); ++k) reg.sharedInputs.push_back(k);
+    const auto [off, on] = compare(asian, reg, 3, "asian-24 register periodic/6, 3 markets");
+    EXPECT_NE(off, on) << name << ": the rewrite left the Asian's 3-market register kernel as it was";
   }
-  const Tape asian = products::asianCall(24);
-  KernelOptions reg;
-  reg.precision = caps.defaultPrecision;
-  reg.kind = KernelKind::Register;
-  PlanOptions po;
-  po.segments = 6;
-  reg.plan = makeStrategyPlan("periodic", asian, po);
-  for (int k = 1; k < asian.numInputs(); ++k) reg.sharedInputs.push_back(k);
-  compare(asian, reg, 3, "asian-24 register periodic/6, 3 markets");
-  reg.markets = 3;
-  reg.config = defaultConfig(entry.name, false, 3);
-  const Dialect& dialect = dialectByName(entry.name == "vulkan" ? "glsl" : entry.name);
-  const std::string set = emitKernel(asian, reg, dialect).source;
-  reg.config.firstTermsSet = false;
-  EXPECT_NE(set, emitKernel(asian, reg, dialect).source) << "first_terms=set declared no adjoint with its first term";
-  std::cout << entry.name << ": " << compared << " kernels compared under first_terms add and set" << std::endl;
+  std::cout << entry.name << ": " << compared << " kernel pairs compared, each rewrite off and on" << std::endl;
 }
 
 std::vector<std::string> enginesButMp() {  // every engine but reference-mp (the multiprecision interpreter)

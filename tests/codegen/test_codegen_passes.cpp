@@ -13,6 +13,7 @@
 
 #include "gpu/codegen/draws.h"
 #include "gpu/codegen/first_terms.h"
+#include "gpu/codegen/loads_ahead.h"
 #include "gpu/codegen/emit.h"
 #include "gpu/codegen/print.h"
 #include "gpu/codegen/recompute.h"
@@ -123,6 +124,42 @@ TEST(CodegenPasses, FirstTermsDeclareAnAdjointWithItsFirstTerm) {
   ASSERT_TRUE(d1.init && d1.init->kind == Expr::Kind::Binary);
   EXPECT_EQ(k.body[6].kind, Stmt::Kind::AddAssign);
   EXPECT_EQ(toText(n), "1 adjoints declared with their first term, 3 kept at zero (a first term in a nested block, or none)\n");
+}
+
+// The loads-ahead pass: in a rolled loop over m, a declaration reading A[row + m] of an array the loop does not
+// write reads a variable loaded for m = 0 as early as allowed before the loop and, right after each read, for
+// the next m (the last m its own); an array the loop writes, an index of a name the loop assigns, and a loop
+// with a barrier are left as they are.
+TEST(CodegenPasses, LoadsAheadRotateAnUnwrittenArraysReads) {
+  using namespace ir;
+  auto marketLoop = [](std::vector<Stmt> body) {
+    return loop(Type::Int, "m", ilit(0), bin(var("m"), "<", ilit(7)), prefix("++", var("m")), true, "markets", std::move(body));
+  };
+  const E row = bin(var("row"), "+", castUint(var("m")));
+  KernelIR k;
+  k.body = {declare(Type::Uint, "row", ulit(14)),
+            declareT("x", lit(1)),  // reads nothing of the load: the load goes before it
+            marketLoop({declareT("a", bin(index(var("bm"), row), "*", var("x"))),          // loaded ahead
+                        declareT("b", index(var("dbm"), row)), assign(index(var("dbm"), row), lit(0)),  // written
+                        assign(var("j"), var("m")), declareT("c", index(var("bm"), var("j")))})};       // j assigned
+  k.body.push_back(marketLoop({barrier(), declareT("e", index(var("bm"), row))}));
+  const LoadsAhead n = loadAhead(k);
+  EXPECT_EQ(n.reads, 1);
+  EXPECT_EQ(n.loops, 1);
+  ASSERT_EQ(k.body.size(), 5u);
+  EXPECT_EQ(k.body[0].text, "row");
+  EXPECT_EQ(k.body[1].text, "tl_ahead0") << "loaded as early as its reads allow: after row, before x";
+  EXPECT_EQ(k.body[2].text, "x");
+  const std::vector<Stmt>& body = k.body[3].body;
+  ASSERT_EQ(body.size(), 6u);
+  EXPECT_EQ(body[0].text, "a");
+  ASSERT_EQ(body[0].init->args[0]->kind, Expr::Kind::Var);
+  EXPECT_EQ(body[0].init->args[0]->name, "tl_ahead0");
+  EXPECT_EQ(body[1].kind, Stmt::Kind::Assign) << "the next market's element, right after the read";
+  EXPECT_EQ(body[2].init->args[0]->kind, Expr::Kind::Var) << "dbm, written in the loop, read in place";
+  EXPECT_EQ(body[5].init->kind, Expr::Kind::Index) << "an index of a name the loop assigns, read in place";
+  EXPECT_EQ(k.body[4].body[1].init->kind, Expr::Kind::Index) << "a loop with a barrier is left as it is";
+  EXPECT_EQ(toText(n), "1 reads loaded one market ahead in 1 loops\n");
 }
 
 TEST(CodegenPasses, LivenessRecomputesWhatTheAdjointRulesRead) {

@@ -1,0 +1,35 @@
+// The loads-ahead pass: a rolled loop over markets reads the next market's element of an array it does not
+// write while this market's work runs.
+//
+// A register kernel's reverse market loop (config markets=loop) starts each market by reading that market's
+// bookmark from a per-lane array (`w109 = tl_bm[row + m]`): local memory written in the forward sweep long
+// before, so a load from L2 or DRAM that the market's first instructions wait for, once per market and trip
+// (on the H100 the 7-market Asian's register kernel waited on L1TEX in 44.6% of its cycles between issues,
+// 2026-12-06d call 1). The pass rotates such a read through a variable: loaded for market 0 before the loop,
+// as early before the loop as what the load reads allows (past the trip's recompute of its draws), and, right
+// after each market's read, the next market's element loaded into it (the last market reloads its own: every
+// address stays in bounds). The same elements are read: the same bits.
+//
+// The C dialects only (config loads_ahead applies to OpenCL, CUDA and HIP): on lavapipe the rotated reads of a
+// 3-market register kernel's reverse segment returned other bits than the reads in place (the GLSL is the same
+// program; Regressions.BitKeepingRewritesKeepTheBits found it), so Vulkan kernels keep them in place.
+//
+// Where: a rolled loop `for (int m = 0; m < N; ++m)` without a barrier; a declaration at the top level of its
+// body whose value reads `A[i]` with A an array the loop does not write (no assignment to an element of A, A
+// not declared in it) and i built from m and names the loop neither declares nor assigns.
+#pragma once
+#include <string>
+
+#include "gpu/codegen/ir.h"
+
+namespace tapelab {
+
+struct LoadsAhead {
+  int loops = 0;  // loops with at least one read loaded ahead
+  int reads = 0;  // reads loaded ahead
+};
+
+LoadsAhead loadAhead(ir::KernelIR& kernel);
+std::string toText(const LoadsAhead& ahead);
+
+}  // namespace tapelab
