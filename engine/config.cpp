@@ -20,6 +20,7 @@ constexpr const char* kPhilox[] = {"rolled", "unrolled"};
 constexpr const char* kLoops[] = {"unrolled", "rolled"};
 constexpr const char* kTrip[] = {"calls", "step"};
 constexpr const char* kFirstTerms[] = {"add", "set"};
+constexpr const char* kAhead[] = {"off", "on", "loops"};
 constexpr const char* kLayout[] = {"soa", "aos"};
 constexpr const char* kOrder[] = {"sequential", "joint"};
 
@@ -37,6 +38,7 @@ const char* toString(DrawSource d) { return nameOf(kDraws, int(d)); }
 const char* toString(SumsPlace s) { return nameOf(kReduce, int(s)); }
 const char* toString(ScratchLayout l) { return nameOf(kLayout, int(l)); }
 const char* toString(MarketOrder o) { return nameOf(kOrder, int(o)); }
+const char* toString(AheadLoads a) { return nameOf(kAhead, int(a)); }
 
 namespace {
 
@@ -231,15 +233,15 @@ std::vector<ConfigField> codeAndEngineFields() {
                 "addition of zero less per adjoint, which IEEE arithmetic cannot drop (0 + -0 is +0); the sign of a "
                 "zero adjoint reaches no result, every Greek being a sum started at +0 (gpu/codegen/first_terms.h)")
           .searching({"set"}),
-      Declare::choice("loads_ahead", &C::loadsAhead, kOnOff)
-          .listed({"on", "off"})
+      Declare::choice("loads_ahead", &C::loadsAhead, kAhead)
           .on({"opencl", "cuda", "hip"})
-          .what("rolled market loops (markets=loop): a read of an array the loop does not write (a register kernel's "
-                "bookmarks in its reverse sweep) loaded one market ahead, while this market's work runs, instead of "
-                "waited for at the start of each market (gpu/codegen/loads_ahead.h; not Vulkan: lavapipe returned "
-                "other bits for the rotated reads of a 3-market register kernel, 2026-12-06)")
-          .byDefault({{"cuda", "on"}, {"hip", "on"}, {"opencl", "on"}})
-          .actsWhere({{"markets", "loop"}}),
+          .what("rolled loops: a read of an array the loop does not write loaded one trip ahead, while this trip's work "
+                "runs, instead of waited for when the trip starts: in the market loops (on: a register kernel's "
+                "bookmarks in its reverse sweep, one market ahead), or in every rolled loop (loops: the rolled "
+                "segments' stored draws and bookmarks one trip ahead too; more registers) (gpu/codegen/loads_ahead.h; "
+                "not Vulkan: lavapipe returned other bits for the rotated reads of a 3-market register kernel, "
+                "2026-12-06)")
+          .byDefault({{"cuda", "on"}, {"hip", "on"}, {"opencl", "on"}}),
       Declare::integer("min_blocks", &C::minBlocks, 0, 32)
           .on({"cuda", "hip"})
           .what("__launch_bounds__(workgroup, N): the compiler caps registers to fit N blocks per multiprocessor (HIP "

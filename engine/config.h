@@ -57,6 +57,10 @@ enum class ScratchLayout { SoA, AoS };
 // adjoints at once. Same bits either way.
 enum class MarketOrder { Sequential, Joint };
 
+// Which rolled loops read an array they do not write one trip ahead (gpu/codegen/loads_ahead.h): none (off),
+// the market loops (on), or every rolled loop (loops: the rolled segments' trips too).
+enum class AheadLoads { Off, Markets, Loops };
+
 struct KernelConfig {
   int workgroup = 64;                             // lanes per workgroup, a power of two (GPU)
   int lanes = 4;                                  // paths each lane prices per dispatch (GPU)
@@ -74,7 +78,7 @@ struct KernelConfig {
   bool tangentFma = false;                        // GPU tangent kernels: a tangent's terms summed by fused multiply-adds
   bool opaque = true;                             // GPU: the opaque identity (off: experiments only)
   bool firstTermsSet = true;                      // GPU kernels with Greeks: an adjoint declared with its first term
-  bool loadsAhead = false;                        // OpenCL, CUDA, HIP, markets=loop: reads of unwritten arrays a market ahead
+  AheadLoads loadsAhead = AheadLoads::Off;        // OpenCL, CUDA, HIP: reads of unwritten arrays a trip ahead
   int minBlocks = 0;                              // CUDA, HIP: __launch_bounds__'s second bound (0: none)
   bool sharedConstants = true;                    // CUDA, HIP, markets=loop: lane-invariant arrays shared
   bool outlineDraws = false;                      // GPU: Philox and Box-Muller not inlined
@@ -96,6 +100,7 @@ const char* toString(DrawSource d);
 const char* toString(SumsPlace s);
 const char* toString(ScratchLayout l);
 const char* toString(MarketOrder o);
+const char* toString(AheadLoads a);
 
 // A default of one field that differs from KernelConfig{}'s: on `engine`, optionally only where a CPU
 // serves it (lavapipe, PoCL), only for kernels of one market per dispatch, or only for kernels of one

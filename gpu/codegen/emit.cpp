@@ -66,8 +66,10 @@ EmittedKernel emitKernel(const Tape& tape, const KernelOptions& options, const D
   scopeDraws(kernel);
   // Each adjoint declared with its first term, not zero plus it.
   if (options.greeks && options.kind != KernelKind::Tangent && options.config.firstTermsSet) log("first terms", toText(setFirstTerms(kernel)));
-  // The market loop's reads of arrays it does not write, one market ahead.
-  if (options.markets > 1 && options.config.loadsAhead) log("loads ahead", toText(loadAhead(kernel)));
+  // The rolled loops' reads of arrays they do not write, one trip ahead.
+  if (options.config.loadsAhead != AheadLoads::Off)
+    if (const LoadsAhead ahead = loadAhead(kernel, options.config.loadsAhead == AheadLoads::Loops); ahead.reads > 0)
+      log("loads ahead", toText(ahead));
   // The text.
   k.source = printKernel(kernel, dialect);
 

@@ -14,9 +14,14 @@
 // 3-market register kernel's reverse segment returned other bits than the reads in place (the GLSL is the same
 // program; Regressions.BitKeepingRewritesKeepTheBits found it), so Vulkan kernels keep them in place.
 //
-// Where: a rolled loop `for (int m = 0; m < N; ++m)` without a barrier; a declaration at the top level of its
-// body whose value reads `A[i]` with A an array the loop does not write (no assignment to an element of A, A
-// not declared in it) and i built from m and names the loop neither declares nor assigns.
+// Where (config loads_ahead=on): a rolled loop `for (int m = 0; m < N; ++m)` (a market loop) without a barrier;
+// with config
+// loads_ahead=loops also `for (unsigned t = 0; t < N; ++t)` (the rolled segments' trips: the stored draws and
+// the bookmarks a reverse trip reads, one trip ahead); a declaration its body runs once a trip (at the top
+// level of the body or of a block in it) whose value reads `A[i]` with A an array the loop does not write (no
+// assignment to an element of A, A not declared in it) and i built from the loop's variable, the constants
+// the body declares first from it (a trip's `tl_sg = trips - 1 - tl_sr`) and names the loop neither declares
+// nor assigns.
 #pragma once
 #include <string>
 
@@ -29,7 +34,8 @@ struct LoadsAhead {
   int reads = 0;  // reads loaded ahead
 };
 
-LoadsAhead loadAhead(ir::KernelIR& kernel);
+// everyLoop: the rolled segments' and time loops too (config loads_ahead=loops), not only the market loops.
+LoadsAhead loadAhead(ir::KernelIR& kernel, bool everyLoop);
 std::string toText(const LoadsAhead& ahead);
 
 }  // namespace tapelab

@@ -5,13 +5,14 @@
 # Modes (each writes into /tmp/resK; run in the order given):
 #   tests   the rolled loops', the tangent kernel's, the per-value plans' and the regression tapes' exactness tests
 #           (the bit-keeping rewrites' among them) on the device's cuda, Vulkan and OpenCL (pack them: BINS="tapelab
-#           test_api_loops test_api_tangent test_api_pervalue test_api_regressions")
+#           test_api_loops test_api_tangent test_api_pervalue test_api_regressions"; TESTS: which of them)
 #   peers   experiments/drivers/peers.py on cuda at 4M paths: JAX (one market and its vmap ladder), the
 #           hand-written kernels (one market, the 7-point ladder) and tapelab compare (plain, register and
 #           tangent rows, one market and 7 per dispatch, --kernel auto's choice named), nothing set
 #   loops   the same tangent rows with config loops=unrolled (every step written out), for the rolled loop's effect
 #   ncu     Nsight Compute on the one-market tangent and register kernels and the 7-market tangent kernel
-#           (instructions, issue efficiency, occupancy, stalls), the first dispatch of a 1M run
+#           (instructions, issue efficiency, occupancy, stalls), the first dispatch of a 1M run (NCU_CONFIG: a
+#           --config for all four)
 #   vkcl    compare on Vulkan and OpenCL (their defaults), 4M paths, one and 7 markets
 #   blocks  the 7-market tangent kernel at min_blocks 8, 10 and 12 (127, 96 and 80 registers on sm_90)
 #   paradigms  the two paradigms of checkpointing timed (issue 47): per zoo tape in experiments/plans/paradigms/
@@ -98,7 +99,7 @@ zoo_compile() {
 for mode in "$@"; do
   case "$mode" in
     tests)
-      for t in test_api_loops test_api_tangent test_api_pervalue test_api_regressions; do
+      for t in ${TESTS:-test_api_loops test_api_tangent test_api_pervalue test_api_regressions}; do
         [ -x "$bin/$t" ] && step 30 "$t.txt" "$bin/$t" --gtest_filter='*cuda*:*vulkan*:*opencl*:*FrontDoor*' --gtest_brief=1
       done ;;
     peers)
@@ -113,7 +114,7 @@ for mode in "$@"; do
       NCU=(ncu --clock-control none --launch-count 1 --kernel-name regex:tapelab_kernel
            --section SpeedOfLight --section InstructionStats --section Occupancy --section LaunchStats
            --section WarpStateStats --section SchedulerStats --metrics smsp__inst_executed.sum,sm__cycles_elapsed.avg,gpu__time_duration.sum)
-      PR=("$T" price --product asian --engine cuda --paths 1000000)
+      PR=("$T" price --product asian --engine cuda --paths 1000000 ${NCU_CONFIG:+--config "$NCU_CONFIG"})
       step 30 ncu-x1-tangent.txt "${NCU[@]}" "${PR[@]}" --kernel tangent
       step 30 ncu-x1-register.txt "${NCU[@]}" "${PR[@]}" --kernel register
       step 30 ncu-x7-tangent.txt "${NCU[@]}" "${PR[@]}" --kernel tangent --ladder spot=97,98,99,100,101,102,103 --markets 7

@@ -104,8 +104,8 @@ TEST_P(Regressions, CheckpointedEqualsPlain) {
 
 // The compiler's rewrites that promise the same bits, each off against on: config first_terms
 // (gpu/codegen/first_terms.h: an adjoint declared with its first term differs only in the sign of a zero
-// adjoint, which no result reads) and config loads_ahead (gpu/codegen/loads_ahead.h: the market loop's
-// reads one market ahead, the same elements). Every regression tape and wild random tapes (NaN, Inf, signed
+// adjoint, which no result reads) and config loads_ahead at markets and loops (gpu/codegen/loads_ahead.h:
+// reads one market or one trip ahead, the same elements). Every regression tape and wild random tapes (NaN, Inf, signed
 // zeros) at one market and two (the market loop), plain and register kernels, and the Asian at three markets
 // with its segments rolled around the market loop: the same bits, +0 and -0 told apart; and each rewrite
 // changes the Asian's kernel.
@@ -126,22 +126,25 @@ TEST_P(Regressions, BitKeepingRewritesKeepTheBits) {
     ro.wellConditioned = false;
     tapes.emplace_back("wild random tape " + std::to_string(seed), randomTape(seed, ro));
   }
-  const std::pair<const char*, bool KernelConfig::*> rewrites[] = {{"first_terms", &KernelConfig::firstTermsSet},
-                                                                   {"loads_ahead", &KernelConfig::loadsAhead}};
+  struct Rewrite {
+    const char *name, *off, *on;
+  };
+  const Rewrite rewrites[] = {{"first_terms", "add", "set"}, {"loads_ahead", "off", "on"}, {"loads_ahead", "off", "loops"}};
   int compared = 0;
-  for (const auto& [name, member] : rewrites) {
-    if (!fieldAppliesTo(*findConfigField(name), entry.name)) continue;  // loads_ahead: not Vulkan (engine/config.cpp)
+  for (const auto& [name, offValue, onValue] : rewrites) {
+    const ConfigField& f = *findConfigField(name);
+    if (!fieldAppliesTo(f, entry.name)) continue;  // loads_ahead: not Vulkan (engine/config.cpp)
     // The tape's kernel of options o at `markets` with the rewrite off and on: the same bits. The sources.
     auto compare = [&](const Tape& tape, KernelOptions o, int markets, const std::string& what) {
       std::vector<std::vector<double>> in(static_cast<size_t>(markets), tape.inputDefaults);
       for (int m = 1; m < markets; ++m) in[m][0] *= 1.0 + 0.05 * m;
       o.markets = markets;
       o.config = defaultConfig(entry.name, false, markets);
-      o.config.*member = false;
+      f.set(o.config, offValue, name);
       KernelOptions on = o;
-      on.config.*member = true;
+      f.set(on.config, onValue, name);
       testutil::expectSameBits(engine->compile(tape, o)->run(in, 61, kSeed), engine->compile(tape, on)->run(in, 61, kSeed),
-                               what + ": " + name + " off then on");
+                               what + ": " + name + " " + offValue + " then " + onValue);
       ++compared;
       return std::make_pair(emitKernel(tape, o, dialect).source, emitKernel(tape, on, dialect).source);
     };
@@ -166,7 +169,7 @@ TEST_P(Regressions, BitKeepingRewritesKeepTheBits) {
     reg.plan = makeStrategyPlan("periodic", asian, po);
     for (int k = 1; k < asian.numInputs(); ++k) reg.sharedInputs.push_back(k);
     const auto [off, on] = compare(asian, reg, 3, "asian-24 register periodic/6, 3 markets");
-    EXPECT_NE(off, on) << name << ": the rewrite left the Asian's 3-market register kernel as it was";
+    EXPECT_NE(off, on) << name << "=" << onValue << ": the rewrite left the Asian's 3-market register kernel as it was";
   }
   std::cout << entry.name << ": " << compared << " kernel pairs compared, each rewrite off and on" << std::endl;
 }

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <functional>
+#include <set>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -143,10 +145,16 @@ TEST(CodegenPasses, LoadsAheadRotateAnUnwrittenArraysReads) {
                         declareT("b", index(var("dbm"), row)), assign(index(var("dbm"), row), lit(0)),  // written
                         assign(var("j"), var("m")), declareT("c", index(var("bm"), var("j")))})};       // j assigned
   k.body.push_back(marketLoop({barrier(), declareT("e", index(var("bm"), row))}));
-  const LoadsAhead n = loadAhead(k);
+  std::vector<Stmt> trips;  // a rolled segments' loop: unsigned, its trip a constant of the variable
+  trips.push_back(declare(Type::Uint, "sg", bin(ulit(3), "-", var("sr")), true));
+  trips.push_back(block("segment", {declareT("w", index(var("scratch"), bin(var("sg"), "*", ulit(4))))}));
+  k.body.push_back(loop(Type::Uint, "sr", ulit(0), bin(var("sr"), "<", ulit(4)), prefix("++", var("sr")), true, "trips", trips));
+  KernelIR every = k;
+  const LoadsAhead n = loadAhead(k, false);
   EXPECT_EQ(n.reads, 1);
   EXPECT_EQ(n.loops, 1);
-  ASSERT_EQ(k.body.size(), 5u);
+  ASSERT_EQ(k.body.size(), 6u);
+  EXPECT_EQ(k.body[5].body[1].body[0].init->kind, Expr::Kind::Index) << "loads_ahead=markets: a trip loop as it is";
   EXPECT_EQ(k.body[0].text, "row");
   EXPECT_EQ(k.body[1].text, "tl_ahead0") << "loaded as early as its reads allow: after row, before x";
   EXPECT_EQ(k.body[2].text, "x");
@@ -159,7 +167,28 @@ TEST(CodegenPasses, LoadsAheadRotateAnUnwrittenArraysReads) {
   EXPECT_EQ(body[2].init->args[0]->kind, Expr::Kind::Var) << "dbm, written in the loop, read in place";
   EXPECT_EQ(body[5].init->kind, Expr::Kind::Index) << "an index of a name the loop assigns, read in place";
   EXPECT_EQ(k.body[4].body[1].init->kind, Expr::Kind::Index) << "a loop with a barrier is left as it is";
-  EXPECT_EQ(toText(n), "1 reads loaded one market ahead in 1 loops\n");
+  EXPECT_EQ(toText(n), "1 reads loaded one trip ahead in 1 loops\n");
+  // loads_ahead=loops: the trip's read too, the first trip's element before the loop (sg = 3 - 0), the next
+  // trip's after the read (sr + 1, the last trip its own), both through the constant's value.
+  const LoadsAhead all = loadAhead(every, true);
+  EXPECT_EQ(all.reads, 2);
+  ASSERT_EQ(every.body.size(), 7u);
+  EXPECT_EQ(every.body[5].text, "tl_ahead1") << "as early as allowed: not above the loop with a barrier";
+  const std::vector<Stmt>& seg = every.body[6].body[1].body;
+  ASSERT_EQ(seg.size(), 2u);
+  EXPECT_EQ(seg[0].init->kind, Expr::Kind::Var);
+  EXPECT_EQ(seg[1].kind, Stmt::Kind::Assign);
+  std::set<std::string> names;
+  std::function<void(const E&)> collect = [&](const E& e) {
+    if (!e) return;
+    if (e->kind == Expr::Kind::Var) names.insert(e->name);
+    for (const E& a : e->args) collect(a);
+  };
+  collect(every.body[5].init);
+  EXPECT_EQ(names, (std::set<std::string>{"scratch"})) << "the first trip's address: constants only";
+  names.clear();
+  collect(seg[1].value);
+  EXPECT_EQ(names, (std::set<std::string>{"scratch", "sr"})) << "the next trip's: sg by its value of sr";
 }
 
 TEST(CodegenPasses, LivenessRecomputesWhatTheAdjointRulesRead) {
