@@ -26,18 +26,27 @@ struct Written {
   bool barrier = false;
 };
 
+void written(const Stmt& s, Written& w);
 void written(const std::vector<Stmt>& body, Written& w) {
-  for (const Stmt& s : body) {
-    if (s.kind == Stmt::Kind::Declare || s.kind == Stmt::Kind::Loop) w.names.insert(s.text);
-    if (s.kind == Stmt::Kind::Barrier) w.barrier = true;
-    if (s.target) {  // Assign, AddAssign, Kahan: the variable or the array written
-      E t = s.target;
-      while (t->kind == Expr::Kind::Index || t->kind == Expr::Kind::Paren || t->kind == Expr::Kind::Member) t = t->args[0];
-      if (t->kind == Expr::Kind::Var) w.names.insert(t->name);
-    }
-    if (s.comp && s.comp->kind == Expr::Kind::Var) w.names.insert(s.comp->name);
-    written(s.body, w);
+  for (const Stmt& s : body) written(s, w);
+}
+void written(const Stmt& s, Written& w) {
+  if (s.kind == Stmt::Kind::Declare || s.kind == Stmt::Kind::Loop) w.names.insert(s.text);
+  if (s.kind == Stmt::Kind::Barrier) w.barrier = true;
+  for (const E* written : {&s.target, &s.comp}) {  // Assign, AddAssign, Kahan: the variable or the array written
+    if (!*written) continue;
+    E t = *written;
+    while (t->kind == Expr::Kind::Index || t->kind == Expr::Kind::Paren || t->kind == Expr::Kind::Member) t = t->args[0];
+    if (t->kind == Expr::Kind::Var) w.names.insert(t->name);
   }
+  written(s.body, w);
+}
+
+// How many statements of body (at any depth) declare `name`.
+int declarations(const std::vector<Stmt>& body, const std::string& name) {
+  int n = 0;
+  for (const Stmt& s : body) n += (s.kind == Stmt::Kind::Declare && s.text == name) + declarations(s.body, name);
+  return n;
 }
 
 E substitute(const E& e, const std::string& name, const E& by) {
@@ -91,13 +100,14 @@ bool shapeOf(const Stmt& loop, Shape& out) {
   out.trips = c->args[1]->integer;
   out.isUint = loop.init->kind == Expr::Kind::Uint;
   written(loop.body, out.w);
+  if (out.w.names.count(out.var)) return false;  // a body that sets its own variable
   for (const Stmt& b : loop.body) {
     if (b.kind != Stmt::Kind::Declare || !b.isConst || !b.init || (b.type != ir::Type::Uint && b.type != ir::Type::Int)) break;
     std::set<std::string> in;
     namesIn(b.init, in);
     bool ok = true;
     for (const std::string& n : in) ok = ok && (n == out.var || !out.w.names.count(n));
-    if (!ok) break;
+    if (!ok || declarations(loop.body, b.text) != 1) break;  // substituted by name: one declaration only
     out.consts.emplace_back(b.text, b.init);
   }
   return out.trips > 1 && !out.w.barrier;
@@ -112,6 +122,9 @@ struct Rewriter {
   // loop (`before`) and its next load (`after`, placed after the statement that read it).
   E rotate(const E& e, const Shape& L, std::vector<Stmt>& before, std::vector<Stmt>& after) {
     if (!e) return e;
+    // What C evaluates only on a condition (a ?: arm, && and ||) is left in place: loaded on every trip, its
+    // index might be out of bounds where the condition kept it from being read.
+    if (e->kind == Expr::Kind::Select || (e->kind == Expr::Kind::Binary && (e->name == "&&" || e->name == "||"))) return e;
     if (e->kind == Expr::Kind::Index && e->args[0]->kind == Expr::Kind::Var && !L.w.names.count(e->args[0]->name)) {
       std::set<std::string> in;
       namesIn(e->args[1], in);
@@ -173,7 +186,7 @@ struct Rewriter {
           size_t at = out.size();
           for (; at > 0; --at) {
             Written w;
-            written({out[at - 1]}, w);
+            written(out[at - 1], w);
             bool touches = w.barrier;
             for (const std::string& n : reads) touches = touches || w.names.count(n) > 0;
             if (touches) break;

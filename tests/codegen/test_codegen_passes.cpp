@@ -143,7 +143,8 @@ TEST(CodegenPasses, LoadsAheadRotateAnUnwrittenArraysReads) {
             declareT("x", lit(1)),  // reads nothing of the load: the load goes before it
             marketLoop({declareT("a", bin(index(var("bm"), row), "*", var("x"))),          // loaded ahead
                         declareT("b", index(var("dbm"), row)), assign(index(var("dbm"), row), lit(0)),  // written
-                        assign(var("j"), var("m")), declareT("c", index(var("bm"), var("j")))})};       // j assigned
+                        assign(var("j"), var("m")),                                                     // j assigned
+                        declareT("c", index(var("bm"), bin(castUint(var("m")), "+", var("j"))))})};
   k.body.push_back(marketLoop({barrier(), declareT("e", index(var("bm"), row))}));
   std::vector<Stmt> trips;  // a rolled segments' loop: unsigned, its trip a constant of the variable
   trips.push_back(declare(Type::Uint, "sg", bin(ulit(3), "-", var("sr")), true));
@@ -189,6 +190,14 @@ TEST(CodegenPasses, LoadsAheadRotateAnUnwrittenArraysReads) {
   names.clear();
   collect(seg[1].value);
   EXPECT_EQ(names, (std::set<std::string>{"scratch", "sr"})) << "the next trip's: sg by its value of sr";
+  std::function<bool(const E&)> clamped = [&](const E& e) {  // sr + 1 < 4 ? sr + 1 : 3, never past the last trip
+    if (!e) return false;
+    if (e->kind == Expr::Kind::Select)
+      return e->args[0]->kind == Expr::Kind::Binary && e->args[0]->name == "<" && e->args[0]->args[1]->integer == 4 &&
+             e->args[2]->kind == Expr::Kind::Uint && e->args[2]->integer == 3;
+    return std::any_of(e->args.begin(), e->args.end(), clamped);
+  };
+  EXPECT_TRUE(clamped(seg[1].value)) << "the next trip's index is clamped to the last trip";
 }
 
 TEST(CodegenPasses, LivenessRecomputesWhatTheAdjointRulesRead) {
