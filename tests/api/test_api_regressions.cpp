@@ -138,7 +138,8 @@ TEST_P(Regressions, BitKeepingRewritesKeepTheBits) {
   };
   const Rewrite rewrites[] = {{"first_terms", "add", "set"}, {"loads_ahead", "off", "on"}, {"loads_ahead", "off", "loops"}};
   int compared = 0;
-  for (const auto& [name, offValue, onValue] : rewrites) {
+  for (const Rewrite& rewrite : rewrites) {
+    const char *name = rewrite.name, *offValue = rewrite.off, *onValue = rewrite.on;  // clang: no lambda capture of a binding
     const ConfigField& f = *findConfigField(name);
     if (!fieldAppliesTo(f, entry.name)) continue;  // loads_ahead: not Vulkan (engine/config.cpp)
     // The tape's kernel of options o at `markets` with the rewrite off and on: the same bits. The sources.
