@@ -11,17 +11,11 @@ namespace {
 
 using Names = std::unordered_set<std::string_view>;
 
-void namesIn(const ir::E& e, Names& out) {
-  if (!e) return;
-  if (e->kind == ir::Expr::Kind::Var) out.insert(e->name);
-  for (const ir::E& a : e->args) namesIn(a, out);
-  namesIn(e->fence, out);
-}
-
-void namesIn(const ir::Stmt& s, Names& out) {
-  if (s.kind == ir::Stmt::Kind::Declare || s.kind == ir::Stmt::Kind::Loop) out.insert(s.text);
-  for (const ir::E* e : {&s.target, &s.value, &s.comp, &s.init, &s.cond, &s.step, &s.drawBase, &s.drawStep}) namesIn(*e, out);
-  for (const ir::Stmt& b : s.body) namesIn(b, out);
+template <class T>
+Names namesIn(const T& x) {
+  Names out;
+  ir::forEachVar(x, [&](const std::string& n) { out.insert(n); });
+  return out;
 }
 
 bool isZero(const ir::E& e) { return e && e->kind == ir::Expr::Kind::Float && e->number == 0.0; }
@@ -33,15 +27,13 @@ void rewrite(std::vector<ir::Stmt>& list, FirstTerms& count) {
   for (size_t j = 0; j < list.size(); ++j) {
     ir::Stmt& s = list[j];
     if (!pending.empty()) {
-      Names named;
-      namesIn(s, named);
+      const Names named = namesIn(s);
       size_t from = list.size();  // the declaration s takes the place of, if any
       for (std::string_view n : named) {
         const auto it = pending.find(n);
         if (it == pending.end()) continue;
-        Names read;
         if (from == list.size() && s.kind == ir::Stmt::Kind::AddAssign && s.target->kind == ir::Expr::Kind::Var &&
-            s.target->name == n && (namesIn(s.value, read), !read.count(n)))
+            s.target->name == n && !namesIn(s.value).count(n))
           from = it->second;
         else
           ++count.kept;

@@ -3,8 +3,6 @@
 #include <string_view>
 #include <utility>
 
-#include "tape/spell.h"
-
 namespace tapelab::ir {
 
 namespace {
@@ -59,14 +57,9 @@ E rule(Op op, std::string text, E a, E b, E c, E r, E d, E fence) {
   e.name = std::move(text);
   e.args = {std::move(a), std::move(b), std::move(c), std::move(r), std::move(d)};
   // Null what the rule does not read (ir.h), so that a pass reading the tree sees only what is printed.
-  bool reads[5] = {false, false, false, false, false};
-  spell(e.name, [&](std::string_view id) {
-    static constexpr std::string_view kIds[5] = {"a", "b", "c", "r", "d"};
-    for (int k = 0; k < 5; ++k) reads[k] = reads[k] || id == kIds[k];
-    return std::string(id);
-  });
+  static constexpr std::string_view kIds[5] = {"a", "b", "c", "r", "d"};
   for (int k = 0; k < 5; ++k)
-    if (!reads[k]) e.args[k] = nullptr;
+    if (!mentions(e.name, kIds[k])) e.args[k] = nullptr;
   e.fence = std::move(fence);
   return make(std::move(e));
 }

@@ -121,6 +121,17 @@ struct Stmt {
   std::vector<Stmt> body;
 };
 
+// Calls f(name) for every variable an expression names (a Rule's bound identifiers and fence included), and
+// for a statement every variable it declares, reads or writes, its body's included: what the rewrite passes
+// (first_terms.h, loads_ahead.h) ask of a statement.
+template <class F>
+void forEachVar(const E& e, F&& f) {
+  if (!e) return;
+  if (e->kind == Expr::Kind::Var) f(e->name);
+  for (const E& a : e->args) forEachVar(a, f);
+  forEachVar(e->fence, f);
+}
+
 Stmt comment(std::string text);
 Stmt declare(Type type, std::string name, E init = nullptr, bool isConst = false);
 // A T, precise (GLSL): every value of the tape and its adjoints and sums.
@@ -139,6 +150,13 @@ Stmt ifThen(E cond, std::vector<Stmt> body = {});
 Stmt kahan(E sum, E comp, E term, bool viaCells);
 Stmt barrier();
 Stmt line(std::vector<Stmt> parts);
+
+template <class F>
+void forEachVar(const Stmt& s, F&& f) {
+  if (s.kind == Stmt::Kind::Declare || s.kind == Stmt::Kind::Loop) f(s.text);
+  for (const E* e : {&s.target, &s.value, &s.comp, &s.init, &s.cond, &s.step, &s.drawBase, &s.drawStep}) forEachVar(*e, f);
+  for (const Stmt& b : s.body) forEachVar(b, f);
+}
 
 // The helpers a kernel defines before its entry point (print.cpp spells them per dialect).
 struct Helpers {

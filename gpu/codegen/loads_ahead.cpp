@@ -13,11 +13,10 @@ using ir::E;
 using ir::Expr;
 using ir::Stmt;
 
-void namesIn(const E& e, std::set<std::string>& out) {
-  if (!e) return;
-  if (e->kind == Expr::Kind::Var) out.insert(e->name);
-  for (const E& a : e->args) namesIn(a, out);
-  namesIn(e->fence, out);
+std::set<std::string> namesIn(const E& e) {
+  std::set<std::string> out;
+  ir::forEachVar(e, [&](const std::string& n) { out.insert(n); });
+  return out;
 }
 
 // What statements declare or assign (scalars and arrays alike), and whether it has a barrier.
@@ -103,8 +102,7 @@ bool shapeOf(const Stmt& loop, Shape& out) {
   if (out.w.names.count(out.var)) return false;  // a body that sets its own variable
   for (const Stmt& b : loop.body) {
     if (b.kind != Stmt::Kind::Declare || !b.isConst || !b.init || (b.type != ir::Type::Uint && b.type != ir::Type::Int)) break;
-    std::set<std::string> in;
-    namesIn(b.init, in);
+    const std::set<std::string> in = namesIn(b.init);
     bool ok = true;
     for (const std::string& n : in) ok = ok && (n == out.var || !out.w.names.count(n));
     if (!ok || declarations(loop.body, b.text) != 1) break;  // substituted by name: one declaration only
@@ -126,8 +124,7 @@ struct Rewriter {
     // index might be out of bounds where the condition kept it from being read.
     if (e->kind == Expr::Kind::Select || (e->kind == Expr::Kind::Binary && (e->name == "&&" || e->name == "||"))) return e;
     if (e->kind == Expr::Kind::Index && e->args[0]->kind == Expr::Kind::Var && !L.w.names.count(e->args[0]->name)) {
-      std::set<std::string> in;
-      namesIn(e->args[1], in);
+      const std::set<std::string> in = namesIn(e->args[1]);
       bool varies = false, invariant = true;
       for (const std::string& n : in) {
         const bool isConst = std::any_of(L.consts.begin(), L.consts.end(), [&](const auto& c) { return c.first == n; });
@@ -181,8 +178,7 @@ struct Rewriter {
         rotateIn(s.body, L, before);
         if (!before.empty()) ++count.loops;
         for (Stmt& b : before) {  // as early in the list as what its load reads allows: its wait overlaps more
-          std::set<std::string> reads;
-          namesIn(b.init, reads);
+          const std::set<std::string> reads = namesIn(b.init);
           size_t at = out.size();
           for (; at > 0; --at) {
             Written w;

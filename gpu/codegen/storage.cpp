@@ -153,6 +153,8 @@ std::vector<std::string> unusedFields(const StoragePlan& s, const Tape& tape, co
   if (config.sharedConstants && s.marketLoop && !dialect.blockShared.empty() && !s.sharedConstants)
     unused.push_back("shared_constants=on: the arrays do not fit beside the sums in 48 KiB, kept per lane");
   if (config.outlineDraws && !draws) unused.push_back("outline_draws=on: the tape has no draws");
+  if (config.firstTermsSet && (!options.greeks || options.kind == KernelKind::Tangent))
+    unused.push_back("first_terms=set: no adjoints (a tangent kernel, or no Greeks)");
   // The math contract a dialect cannot give (front ends refuse these; engine/config.h mathProblem).
   const bool glsl = dialect.name == "glsl";
   if (glsl && config.math != MathContract::Glsl)

@@ -4,6 +4,7 @@
 // files read no configuration, kernel kind or storage decision; no gpu/codegen file passes 450 lines.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <functional>
 #include <set>
@@ -70,7 +71,20 @@ TEST(CodegenPasses, RunInOrderAndPrintWhatTheyDecided) {
   o.kind = KernelKind::Plain;
   EXPECT_EQ(passNames(emitKernel(t, o, cudaDialect())), (std::vector<std::string>{"storage", "first terms"}));
   o.greeks = false;
-  EXPECT_EQ(passNames(emitKernel(t, o, cudaDialect())), (std::vector<std::string>{"storage"}));
+  const EmittedKernel valueOnly = emitKernel(t, o, cudaDialect());
+  EXPECT_EQ(passNames(valueOnly), (std::vector<std::string>{"storage"}));
+  // A rewrite with nothing to rewrite says so, in the kernel's stats and its header.
+  auto says = [](const EmittedKernel& k, const std::string& what) {
+    const bool listed = std::any_of(k.configUnused.begin(), k.configUnused.end(),
+                                    [&](const std::string& u) { return u.rfind(what, 0) == 0; });
+    return listed && k.source.find("// config unused: " + what) != std::string::npos;
+  };
+  EXPECT_TRUE(says(valueOnly, "first_terms=set: no adjoints"));
+  o = registerKernel(t, 4);
+  o.config.loadsAhead = AheadLoads::Markets;  // one market: no market loop
+  const EmittedKernel oneMarket = emitKernel(t, o, cudaDialect());
+  EXPECT_TRUE(says(oneMarket, "loads_ahead=on: no rolled loop reads an array it does not write"));
+  EXPECT_FALSE(says(oneMarket, "first_terms")) << "a register kernel with Greeks has adjoints";
 }
 
 TEST(CodegenPasses, DrawsAreDeclaredOncePerScopeBeforeTheirFirstReader) {
