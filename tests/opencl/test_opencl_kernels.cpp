@@ -306,8 +306,9 @@ TEST(OpenCLKernels, StoredDrawsGiveTheSameBits) {
       valueOnly.greeks = false;
       const EmittedKernel k = emitKernel(tape, valueOnly, openclDialect());
       EXPECT_EQ(k.scratchSlots, 0) << "no reverse sweep, nothing to store";
-      EXPECT_EQ(k.configUnused, std::vector<std::string>{source == DrawSource::Stored ? "draws=stored: value only"
-                                                                                        : "draws=prefill: value only"});
+      EXPECT_EQ(k.configUnused, (std::vector<std::string>{source == DrawSource::Stored ? "draws=stored: value only"
+                                                                                         : "draws=prefill: value only",
+                                                          "first_terms=set: no adjoints (a tangent kernel, or no Greeks)"}));
     }
 }
 
