@@ -7,6 +7,7 @@
 #include "api/ranks.h"
 #include "api/registry.h"
 #include "api/tune.h"
+#include "engine/tangent_chunks.h"
 #include "planner/kind_model.h"
 #include "planner/loops.h"
 #include "planner/planfile.h"
@@ -86,18 +87,18 @@ KernelOptions tangentKernel(const Tape& tape, const RunConfig& c, const EngineCa
   }
   std::sort(o.wrt.begin(), o.wrt.end());
   // Its size before it is written (issue 49): a term per differentiated input a node's argument depends on,
-  // bounded like a tape's nodes (--max-nodes). lmm-80 at every input: 5.5e6 terms, 193 MB of C++.
-  std::vector<int> inputs = o.wrt;
-  if (inputs.empty())
-    for (int k = 0; k < tape.numInputs(); ++k) inputs.push_back(k);
-  if (const int64_t terms = tangentTermCount(tape, inputs); static_cast<uint64_t>(terms) > c.maxNodes) {
+  // bounded like a tape's nodes (--max-nodes), a kernel at a time (config tangent_chunk: each chunk's).
+  // lmm-80 at every input: 5.5e6 terms, 193 MB of C++.
+  for (const std::vector<int>& inputs : tangentChunks(o, tape.numInputs())) {
+    const int64_t terms = tangentTermCount(tape, inputs);
+    if (static_cast<uint64_t>(terms) <= c.maxNodes) continue;
     char what[96];
     std::snprintf(what, sizeof what, "%.3g derivative terms", static_cast<double>(terms));
     throw std::invalid_argument(
         "--kernel tangent: the tangent kernel of " + (tape.name.empty() ? std::string("this tape") : tape.name) + " by " +
         std::to_string(inputs.size()) + " inputs carries " + what + " (a node's by each input it depends on), over the " +
-        "bound of " + std::to_string(c.maxNodes) + " (--max-nodes, TAPELAB_MAX_NODES): differentiate fewer (--wrt), " +
-        "or let an adjoint kernel give every Greek in one reverse sweep");
+        "bound of " + std::to_string(c.maxNodes) + " (--max-nodes, TAPELAB_MAX_NODES): differentiate by fewer in a " +
+        "kernel (--config tangent_chunk=N, or --wrt), or let an adjoint kernel give every Greek in one reverse sweep");
   }
   return o;
 }
@@ -253,6 +254,7 @@ void chooseKindAuto(const Tape& tape, const RunConfig& c, const EngineCaps& caps
   job.adjointRolls = job.tangentRolls && o.kind == KernelKind::Register && o.plan.strategy == "periodic";
   job.closedForms = o.config.closedForms;
   job.tangentFma = o.config.tangentFma;
+  job.tangentChunk = o.config.tangentChunk;
   const KindPrediction prediction = predictKinds(tape, job);
   if (kindWhy) *kindWhy = "auto: " + prediction.why() + " (planner/kind_model.h)";
   if (prediction.tangentWins()) {
@@ -516,7 +518,7 @@ Pricer MonteCarlo::build() const {
     p.options_.markets = markets_;
     p.options_.sharedInputs = shared;
     p.engine_ = entry.name;
-    p.kernel_ = entry.make(config.engineSettings)->compile(p.tape_, p.options_);
+    p.kernel_ = compileKernel(*entry.make(config.engineSettings), p.tape_, p.options_);
   } catch (const std::exception& e) {
     if (!split || dynamic_cast<const ranks::RankFailure*>(&e)) throw;
     ranks::agree(ranks::exitCodeOf(e), e.what());

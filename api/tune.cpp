@@ -18,6 +18,7 @@
 #include "api/montecarlo.h"
 #include "api/registry.h"
 #include "api/tune_steps.h"
+#include "engine/tangent_chunks.h"
 #include "planner/planfile.h"
 #include "planner/strategies.h"
 #include "util/stats.h"
@@ -101,7 +102,7 @@ struct Search {
     auto worker = [&] {
       for (size_t i; (i = next.fetch_add(1)) < work.size();) {
         try {
-          std::shared_ptr<Kernel> k = engine->compile(tape, work[i].second);
+          std::shared_ptr<Kernel> k = compileKernel(*engine, tape, work[i].second);
           std::lock_guard<std::mutex> lock(aheadMutex);
           if (work[i].first.rfind("plain:", 0) == 0) aheadPlain[work[i].first.substr(6)] = std::move(k);
           else ahead[work[i].first] = std::move(k);
@@ -157,7 +158,7 @@ struct Search {
       p.kind = KernelKind::Plain;
       p.cuts = plainPlan(tape);
       p.config = config;
-      kernel = engine->compile(tape, optionsFor(p));
+      kernel = compileKernel(*engine, tape, optionsFor(p));
     }
     return plainBits.emplace(key, kernel->run(inputs, paths, opt.seed)).first->second;
   }
@@ -179,7 +180,7 @@ struct Search {
     try {
       std::shared_ptr<Kernel> kernel;
       if (auto a = ahead.find(id); a != ahead.end()) kernel = a->second;
-      if (!kernel) kernel = engine->compile(tape, optionsFor(c));
+      if (!kernel) kernel = compileKernel(*engine, tape, optionsFor(c));
       c.stats = kernel->stats();
       if (compileOnly) {
         c.status = CandidateStatus::Compiled;
@@ -190,7 +191,7 @@ struct Search {
           p.kind = KernelKind::Plain;
           p.cuts = plainPlan(tape);
           p.config = c.config;
-          engine->compile(tape, optionsFor(p));
+          compileKernel(*engine, tape, optionsFor(p));
         }
       } else {
         warmup.run(caps.gpu, [&] { kernel->run(inputs, paths, opt.seed + 1); });
@@ -236,7 +237,7 @@ struct Search {
     int runs = 0;
   };
   Confirmation confirm(const TuneCandidate& w, const TuneCandidate& d, int runs) {
-    std::shared_ptr<Kernel> kw = engine->compile(tape, optionsFor(w)), kd = engine->compile(tape, optionsFor(d));
+    std::shared_ptr<Kernel> kw = compileKernel(*engine, tape, optionsFor(w)), kd = compileKernel(*engine, tape, optionsFor(d));
     warmup.run(caps.gpu, [&] {
       kw->run(inputs, paths, opt.seed + 1);
       kd->run(inputs, paths, opt.seed + 1);

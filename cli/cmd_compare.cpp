@@ -20,6 +20,7 @@
 #include "cli/commands.h"
 #include "cli/compare_parts.h"
 #include "cli/peer_file.h"
+#include "engine/tangent_chunks.h"
 #include "planner/planfile.h"
 #include "planner/strategies.h"
 #include "tape/tangent.h"
@@ -114,18 +115,23 @@ std::vector<KernelKind> kindsOf(const Flags& f) {
 
 // compare's default kernels (register,tangent) on a wide tape: a tangent kernel of every input whose
 // derivative terms pass --max-nodes' bound (api/montecarlo.cpp says why it is bounded) is left out, and
-// said, rather than failing the run; named with --kernels it fails with the bound's message.
+// said, rather than failing the run; named with --kernels it fails with the bound's message. With
+// --config tangent_chunk=N the bound is each chunk's (engine/tangent_chunks.h).
 void dropOversizedTangent(CompareJob& job) {
   const auto at = std::find(job.kinds.begin(), job.kinds.end(), KernelKind::Tangent);
   if (at == job.kinds.end() || !job.cfg.wrt.empty()) return;
-  std::vector<int> inputs(static_cast<size_t>(job.tape.numInputs()));
-  for (size_t k = 0; k < inputs.size(); ++k) inputs[k] = static_cast<int>(k);
-  const int64_t terms = tangentTermCount(job.tape, inputs);
-  if (static_cast<uint64_t>(terms) <= job.cfg.maxNodes) return;
-  job.kinds.erase(at);
-  std::fprintf(stderr, "compare: the tangent kernel is left out: by all %zu inputs it carries %.3g derivative terms, "
-               "over --max-nodes %llu (--kernels tangent --wrt A,B,... runs it by fewer)\n",
-               inputs.size(), static_cast<double>(terms), static_cast<unsigned long long>(job.cfg.maxNodes));
+  KernelOptions o;
+  o.kind = KernelKind::Tangent;
+  o.config.tangentChunk = job.cfg.userConfig.values.tangentChunk;
+  for (const std::vector<int>& inputs : tangentChunks(o, job.tape.numInputs())) {
+    const int64_t terms = tangentTermCount(job.tape, inputs);
+    if (static_cast<uint64_t>(terms) <= job.cfg.maxNodes) continue;
+    job.kinds.erase(at);
+    std::fprintf(stderr, "compare: the tangent kernel is left out: by %zu inputs it carries %.3g derivative terms, "
+                 "over --max-nodes %llu (--config tangent_chunk=N splits it into kernels of N inputs)\n",
+                 inputs.size(), static_cast<double>(terms), static_cast<unsigned long long>(job.cfg.maxNodes));
+    return;
+  }
 }
 
 // The ladder: --ladder NAME=V1,V2,... (those values), --ladder NAME (--points values 1% apart around

@@ -220,6 +220,13 @@ std::vector<ConfigField> codeAndEngineFields() {
                 "fused multiply-add, fma(t_b, a, t_a * b): one rounding less, one instruction less (values are never "
                 "fused)")
           .byDefault({{"cuda", "on"}, {"hip", "on"}, {"opencl", "on"}, {"vulkan", "on"}}),
+      Declare::integer("tangent_chunk", &C::tangentChunk, 0, 1'000'000)
+          .what("tangent kernels: the most inputs one kernel differentiates by; more are split into chunks of N, a "
+                "kernel each, run one after another on the same paths (the forward sweep once a chunk; the value "
+                "checked alike in every chunk; each Greek the unchunked kernel's bits): a wide tape's tangent kernel "
+                "compiles in parts (engine/tangent_chunks.h); 0: every input in one kernel")
+          .actsOn({{"tangent"}, true, false})
+          .searching({"0", "3"}),
       Declare::choice("opaque", &C::opaque, kOnOff)
           .listed({"on", "off"})
           .on(kGpu)
@@ -371,7 +378,7 @@ KernelConfig defaultConfig(const std::string& engine, bool cpuDevice, int market
 
 bool kindMayQualify(const ConfigField& field) {
   if (!field.keepsBits) return false;  // kernels of every kind compare for bits (a tangent kernel's values too)
-  for (const char* read : {"loops", "closed_forms", "tangent_fma", "shared_inputs", "math"})
+  for (const char* read : {"loops", "closed_forms", "tangent_fma", "tangent_chunk", "shared_inputs", "math"})
     if (std::string(field.name) == read) return false;
   return true;
 }

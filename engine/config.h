@@ -76,6 +76,7 @@ struct KernelConfig {
   bool loopTripStep = false;                      // GPU, loops=rolled: a trip of one step, its draws carried
   bool closedForms = false;                       // GPU tangent kernels: no tangent for values homogeneous in an input
   bool tangentFma = false;                        // GPU tangent kernels: a tangent's terms summed by fused multiply-adds
+  int tangentChunk = 0;                           // tangent kernels: most inputs one kernel differentiates by (0: all)
   bool opaque = true;                             // GPU: the opaque identity (off: experiments only)
   bool firstTermsSet = true;                      // GPU kernels with Greeks: an adjoint declared with its first term
   AheadLoads loadsAhead = AheadLoads::Off;        // OpenCL, CUDA, HIP: reads of unwritten arrays a trip ahead

@@ -103,7 +103,13 @@ void markUncomputedGreeks(RunResult& result, const KernelOptions& options, int n
 }
 
 std::string kernelSubject(const Tape& tape, const KernelOptions& options) {
-  return std::string("the ") + toString(options.kind) + " kernel of " + (tape.name.empty() ? "a tape" : tape.name) +
+  std::string by;  // a tangent kernel of some inputs (--wrt, a chunk of tangent_chunk): which
+  if (options.kind == KernelKind::Tangent && !options.wrt.empty() && tape.numInputs() > 0) {
+    const auto name = [&](int k) { return k >= 0 && k < tape.numInputs() ? tape.inputNames[static_cast<size_t>(k)] : "?"; };
+    by = " by " + std::to_string(options.wrt.size()) + " of its " + std::to_string(tape.numInputs()) + " inputs (" +
+         name(options.wrt.front()) + (options.wrt.size() > 1 ? ".." + name(options.wrt.back()) : "") + ")";
+  }
+  return std::string("the ") + toString(options.kind) + " kernel of " + (tape.name.empty() ? "a tape" : tape.name) + by +
          (options.markets > 1 ? ", " + std::to_string(options.markets) + " markets" : "");
 }
 

@@ -33,6 +33,7 @@
 #include "api/knobs.h"
 #include "api/montecarlo.h"
 #include "api/registry.h"
+#include "engine/tangent_chunks.h"
 #include "planner/metrics.h"
 #include "planner/planfile.h"
 #include "planner/strategies.h"
@@ -219,7 +220,7 @@ void compileJob(Job& j, Engine& engine, const Tape& tape, const RunConfig& confi
     o.config = resolveConfig(config, caps, Precision::F32, j.markets);  // the engine's defaults and TAPELAB_CONFIG
     o.dispatch = config.dispatch;
     o.dumpDir = config.dumpDir;
-    const auto kernel = engine.compile(tape, o);
+    const auto kernel = compileKernel(engine, tape, o);
     const KernelStats st = kernel->stats();
     j.registers = st.registers;
     j.spill = st.spillBytes;

@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "api/montecarlo.h"
+#include "engine/tangent_chunks.h"
 #include "experiments/experiment_csv.h"
 #include "experiments/experiment_tape.h"
 #include "api/registry.h"
@@ -271,7 +272,7 @@ int run(const cli::Flags& f) {
           double compileS = 0;
           try {
             const auto t0 = std::chrono::steady_clock::now();
-            k = entry.make(env.engineSettings)->compile(tape, o);
+            k = compileKernel(*entry.make(env.engineSettings), tape, o);
             compileS = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
           } catch (const std::exception& e) {
             std::fprintf(stderr, "gpu_kernels: %s compile failed: %s\n", kind.c_str(), e.what());

@@ -26,6 +26,7 @@
 
 #include "api/montecarlo.h"
 #include "api/registry.h"
+#include "engine/tangent_chunks.h"
 #include "gpu/codegen/emit.h"
 #include "gpu/cuda/cuda.h"
 #include "tape/products/products.h"
@@ -86,7 +87,7 @@ void compileJob(Job& j, Engine& engine, const Tape& tape, const RunConfig& confi
     o.markets = j.markets;
     o.config.marketOrder = j.order;  // the job's, over the defaults and TAPELAB_CONFIG
     const auto t0 = std::chrono::steady_clock::now();
-    const KernelStats st = engine.compile(tape, o)->stats();
+    const KernelStats st = compileKernel(engine, tape, o)->stats();
     j.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     j.registers = st.registers;
     j.spill = st.spillBytes;

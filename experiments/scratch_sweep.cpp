@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "api/montecarlo.h"
+#include "engine/tangent_chunks.h"
 #include "experiments/experiment_csv.h"
 #include "experiments/experiment_tape.h"
 #include "api/registry.h"
@@ -250,7 +251,7 @@ struct EngineSweep {
       for (size_t i; (i = next.fetch_add(1)) < variants.size();) {
         const auto c0 = std::chrono::steady_clock::now();
         try {
-          kernels[i] = engine->compile(tape, kopts[i]);
+          kernels[i] = compileKernel(*engine, tape, kopts[i]);
         } catch (const std::exception& e) {
           errors[i] = e.what();
         }

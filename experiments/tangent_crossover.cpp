@@ -46,6 +46,7 @@
 #include "api/registry.h"
 #include "cli/options.h"
 #include "engine/config.h"
+#include "engine/tangent_chunks.h"
 #include "experiments/experiment_csv.h"
 #include "experiments/experiment_tape.h"
 #include "planner/kind_model.h"
@@ -212,7 +213,7 @@ Timed timeKernel(const EngineEntry& entry, const EngineCaps& caps, const RunConf
   // The engine itself rather than MonteCarlo: a compile-only engine still reports its kernels.
   t.options = resolveKernel(c.tape, rc, caps);
   const auto t0 = std::chrono::steady_clock::now();
-  std::unique_ptr<Kernel> kernel = entry.make(rc.engineSettings)->compile(c.tape, t.options);
+  std::unique_ptr<Kernel> kernel = compileKernel(*entry.make(rc.engineSettings), c.tape, t.options);
   t.compileS = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   t.stats = kernel->stats();
   if (compileOnly) return t;

@@ -69,7 +69,8 @@ KindPrediction predictKinds(const Tape& tape, const KindJob& job, const CostMode
   }
   const TangentSlots slots = tangentSlots(tape, wrt);
   const ClosedForms closed = closedForms(tape, slots, job.closedForms);
-  double tangent = forward;
+  const size_t chunk = job.tangentChunk > 0 ? static_cast<size_t>(job.tangentChunk) : std::max<size_t>(1, wrt.size());
+  double tangent = forward * static_cast<double>(std::max<size_t>(1, (wrt.size() + chunk - 1) / chunk));
   for (int32_t i = 0; i < n; ++i) {
     if (tape.op[i] == Op::Input || arity(tape.op[i]) == 0) continue;
     const OpInfo& op = info(tape.op[i]);

@@ -14,6 +14,7 @@
 #include <optional>
 #include <sstream>
 
+#include "engine/tangent_chunks.h"
 #include "properties/gen.h"
 #include "tape/textformat.h"
 
@@ -164,7 +165,7 @@ std::shared_ptr<Kernel> compileFresh(const std::string& engine, const Tape& tape
   std::unique_ptr<Engine> eng = makeEngine(engine, settings);
   ++gCounters.kernels;
   if (o.plan.nested()) ++gCounters.nested;
-  return eng->compile(tape, o);
+  return compileKernel(*eng, tape, o);
 }
 }  // namespace
 

@@ -40,9 +40,11 @@
 #   wide    issue 46's wide tapes at one market, 1M paths, the adjoint against the tangent kernel at every input:
 #           the 20-asset basket (compare's register and tangent rows, and what --kernel auto picks); with
 #           WIDE="lmm40 basket20" also lmm with 40 forwards (81 inputs; gpu_kernels' plain, register and tangent
-#           kernels of the tape tapelab tape writes), which needs its 22.6 MB tangent kernel compiled beforehand and
-#           its NVRTC cache carried (scripts/gpu-cache-pack.sh): on 2026-12-06d NVRTC ran 55 minutes to 24 GB on the
-#           build VM before the OOM killer ended it, so WIDE defaults to basket20
+#           kernels of the tape tapelab tape writes, all under --config tangent_chunk=$LMM_CHUNK, default 8: the
+#           tangent kernel as 11 kernels of 8 inputs, 3.5 MB of CUDA each; whole, its 22.6 MB ran NVRTC 55 minutes
+#           to 24 GB on the build VM before the OOM killer ended it, 2026-12-06d). Compile them beforehand with the
+#           same command (compile-only here, about 6 minutes and 7 GB a chunk) and carry the NVRTC cache
+#           (scripts/gpu-cache-pack.sh); WIDE defaults to basket20
 #   segments  the register kernel's segment count (periodic, rolled) at one and 7 markets: SEGS, default
 #           12 16 20 24 32 48 64, two rounds
 #   minblocks  one-market register kernels (the Asian at 4M, the zoo's heston and heat at 1M): nothing set
@@ -208,7 +210,8 @@ for mode in "$@"; do
       if [[ " ${WIDE:-basket20} " == *" lmm40 "* ]]; then
         "$T" tape --product lmm --param forwards=40 --out /tmp/lmm40.tape > /dev/null
         step 240 wide-lmm40.txt "$bin/gpu_kernels" --engine "$cuda" --tape /tmp/lmm40.tape --markets 1 --greeks on \
-          --kinds plain,register,tangent --paths "$zpaths" --reps 3 --compile-timeout 200 --out "$out/wide-lmm40.csv"
+          --kinds plain,register,tangent --paths "$zpaths" --reps 3 --compile-timeout 200 \
+          --config "tangent_chunk=${LMM_CHUNK:-8}" --out "$out/wide-lmm40.csv"
       fi
       [[ " ${WIDE:-basket20} " == *" basket20 "* ]] &&
         timed_compare wide-basket20.json basket "$zpaths" 1 register,tangent --assets 20 --points 1 ;;

@@ -5,10 +5,14 @@
 // takes no plan.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "api/montecarlo.h"
 #include "api/registry.h"
+#include "engine/tangent_chunks.h"
+#include "planner/kind_model.h"
+#include "tape/tangent.h"
 #include "tape/products/products.h"
 #include "tests/common/test_util.h"
 
@@ -56,7 +60,111 @@ TEST_P(Tangent, ValueBitsOfPlainGreeksWithinRounding) {
   }
 }
 
+// config tangent_chunk (engine/tangent_chunks.h): a tangent kernel in chunks of inputs returns the unchunked
+// kernel's bits, value and every Greek, whatever the chunk (a last chunk shorter than the rest, one input a
+// chunk), with and without --wrt, at one and two markets, under the engine's own defaults (closed forms, fused
+// tangents, the rolled time loop where they are on); each chunk differentiates by its own inputs only.
+TEST_P(Tangent, ChunksGiveTheUnchunkedBits) {
+  const EngineEntry& entry = findEngine(GetParam());
+  const EngineCaps caps = engineCaps(entry);
+  if (!caps.usable && !caps.compileOnly) GTEST_SKIP() << entry.name << " is not usable here: " << caps.reason;
+  auto engine = entry.make(engineSettingsFromEnvironment());
+  const Tape t = products::basketCall(2, 6);  // 2 assets: 5 or more inputs
+  ASSERT_GE(t.numInputs(), 5);
+  for (const int markets : {1, 2}) {
+    std::vector<std::vector<double>> in(static_cast<size_t>(markets), t.inputDefaults);
+    if (markets == 2) in[1][0] *= 1.1;
+    for (const std::vector<int>& wrt : {std::vector<int>{}, std::vector<int>{0, 2, 3, 4}}) {
+      KernelOptions whole;
+      whole.precision = caps.fp64 ? caps.defaultPrecision : Precision::F32;
+      whole.markets = markets;
+      whole.kind = KernelKind::Tangent;
+      whole.wrt = wrt;
+      whole.config = defaultConfig(entry.name, caps.cpuDevice, markets, "tangent");
+      const std::unique_ptr<Kernel> one = compileKernel(*engine, t, whole);
+      EXPECT_TRUE(one->stats().notes.find("tangent_chunk") == std::string::npos) << entry.name;
+      const RunResult a = caps.usable ? one->run(in, 1000, 5) : RunResult{};
+      for (const int chunk : {1, 3}) {
+        KernelOptions split = whole;
+        split.config.tangentChunk = chunk;
+        const std::vector<std::vector<int>> chunks = tangentChunks(split, t.numInputs());
+        const size_t inputs = wrt.empty() ? static_cast<size_t>(t.numInputs()) : wrt.size();
+        EXPECT_EQ(chunks.size(), (inputs + chunk - 1) / chunk);
+        const std::unique_ptr<Kernel> k = compileKernel(*engine, t, split);
+        EXPECT_NE(k->stats().notes.find("tangent_chunk=" + std::to_string(chunk) + ": " + std::to_string(chunks.size()) +
+                                        " tangent kernels"),
+                  std::string::npos)
+            << k->stats().notes;
+        if (!caps.usable) continue;  // compile-only: compiling is the test
+        const RunResult b = k->run(in, 1000, 5);
+        for (int m = 0; m < markets; ++m)
+          testutil::expectSameMarket(a.markets[m], b.markets[m],
+                                     entry.name + " markets " + std::to_string(markets) + " market " + std::to_string(m) +
+                                         " chunk " + std::to_string(chunk) + " wrt " + std::to_string(wrt.size()));
+        if (!wrt.empty()) {
+          EXPECT_TRUE(std::isnan(b.markets[0].greeks[1])) << entry.name;  // not differentiated
+        }
+      }
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Engines, Tangent, ::testing::ValuesIn(engineNames()), testutil::engineParamName);
+
+// The front door with tangent_chunk: --max-nodes bounds each chunk's terms (the unchunked kernel refused, the
+// chunked one not), the kind model charges the forward sweep once a chunk, and a field that does not split
+// says so in the kernel's stats.
+TEST(TangentFrontDoor, ChunksBoundEachKernelAndCostTheirForwardSweeps) {
+  const Tape lmm = products::byName("lmm", products::ProductParams{{"forwards", 8}});
+  const EngineCaps gpu = gpuCaps();
+  RunConfig c;
+  c.engine = "cuda";
+  c.kernel = KernelKind::Tangent;
+  std::vector<int> all(static_cast<size_t>(lmm.numInputs()));
+  for (size_t k = 0; k < all.size(); ++k) all[k] = static_cast<int>(k);
+  const int64_t terms = tangentTermCount(lmm, all);
+  c.maxNodes = static_cast<uint64_t>(terms) - 1;
+  try {
+    resolveKernel(lmm, c, gpu);
+    ADD_FAILURE() << "the unchunked kernel's " << terms << " terms passed a bound of " << c.maxNodes;
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("tangent_chunk=N"), std::string::npos) << e.what();
+  }
+  c.userConfig = parseConfigText("tangent_chunk=4");
+  const KernelOptions o = resolveKernel(lmm, c, gpu);
+  EXPECT_EQ(o.config.tangentChunk, 4);
+  EXPECT_EQ(tangentChunks(o, lmm.numInputs()).size(), (all.size() + 3) / 4);
+
+  KindJob job;
+  job.adjointPlan = plainPlan(lmm);
+  const KindPrediction whole = predictKinds(lmm, job);
+  job.tangentChunk = 4;
+  const KindPrediction chunked = predictKinds(lmm, job);
+  const double chunks = static_cast<double>((all.size() + 3) / 4);
+  const KindPrediction forwardOnly = [&] {
+    KindJob none = job;
+    none.wrt = {0};
+    none.tangentChunk = 0;
+    return predictKinds(lmm, none);
+  }();
+  EXPECT_GT(chunked.tangentInstructions, whole.tangentInstructions);
+  EXPECT_LT(chunked.tangentInstructions, whole.tangentInstructions + chunks * forwardOnly.tangentInstructions);
+  EXPECT_EQ(chunked.adjointInstructions, whole.adjointInstructions);
+
+  // Not split: the field said unused, on the reference engine (a tangent kernel of 5 inputs, chunks of 8).
+  const Tape asian = products::asianCall(4);
+  KernelOptions k;
+  k.kind = KernelKind::Tangent;
+  k.config.tangentChunk = 8;
+  const auto kernel = compileKernel(*findEngine("reference").make(EngineSettings{}), asian, k);
+  const std::vector<std::string> unused = kernel->stats().configUnused;
+  EXPECT_NE(std::find(unused.begin(), unused.end(),
+                      "tangent_chunk=8: the kernel differentiates by 5 inputs, no more than 8: one kernel"),
+            unused.end());
+  k.kind = KernelKind::Plain;
+  const std::vector<std::string> plain = compileKernel(*findEngine("reference").make(EngineSettings{}), asian, k)->stats().configUnused;
+  EXPECT_NE(std::find(plain.begin(), plain.end(), "tangent_chunk=8: not a tangent kernel"), plain.end());
+}
 
 TEST(TangentFrontDoor, WrtNeedsTheTangentKernelAndKnownNames) {
   const Tape t = products::asianCall(4);

@@ -50,7 +50,7 @@ TEST_F(CliConfig, ResultsCarryTheConfigAndRefuseFieldsTheEngineHasNoUseFor) {
   const std::string price = "price --product asian --steps 8 --paths 2000 --json --engine reference";
   Proc p = runTapelab(price);
   ASSERT_EQ(p.code, 0) << p.err;
-  EXPECT_NE(p.out.find("\"config\":\"math=ieee\""), std::string::npos) << p.out;
+  EXPECT_NE(p.out.find("\"config\":\"math=ieee,tangent_chunk=0\""), std::string::npos) << p.out;
   EXPECT_NE(p.out.find("\"math\":\"ieee\""), std::string::npos) << p.out;
   p = runTapelab(price + " --config lanes=2");
   EXPECT_EQ(p.code, 2);
