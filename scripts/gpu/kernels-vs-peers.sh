@@ -40,15 +40,19 @@
 #   wide    issue 46's wide tapes at one market, 1M paths, the adjoint against the tangent kernel at every input:
 #           the 20-asset basket (compare's register and tangent rows, and what --kernel auto picks); with
 #           WIDE="lmm40 basket20" also lmm with 40 forwards (81 inputs; gpu_kernels' plain, register and tangent
-#           kernels of the tape tapelab tape writes, all under --config tangent_chunk=$LMM_CHUNK, default 8: the
-#           tangent kernel as 11 kernels of 8 inputs, 3.5 MB of CUDA each; whole, its 22.6 MB ran NVRTC 55 minutes
+#           kernels of the tape tapelab tape writes, under --config tangent_chunk=C for each C of LMM_CHUNKS, default
+#           8: the tangent kernel as 11 kernels of 8 inputs, 1.4-3.8 MB of CUDA each; the register kernel at the
+#           first C only; then what nothing set runs, --kernel auto's choice); WIDE="neural" the neural SDE (341
+#           inputs) likewise at tangent_chunk=$NEURAL_CHUNK (default 4: 86 kernels of 1.7 MB, compiled there, 16 at
+#           a time); whole, its 22.6 MB ran NVRTC 55 minutes
 #           to 24 GB on the build VM before the OOM killer ended it, 2026-12-06d). Compile them beforehand with the
 #           same command (compile-only here, about 6 minutes and 7 GB a chunk) and carry the NVRTC cache
 #           (scripts/gpu-cache-pack.sh); WIDE defaults to basket20
 #   segments  the register kernel's segment count (periodic, rolled) at one and 7 markets: SEGS, default
 #           12 16 20 24 32 48 64, two rounds
 #   minblocks  one-market register kernels (the Asian at 4M, the zoo's heston and heat at 1M): nothing set
-#           against min_blocks=10, two rounds (files minblocks-PRODUCT-x1-CONFIG-rN.json)
+#           against min_blocks=10, two rounds (files minblocks-PRODUCT-x1-CONFIG-rN.json; MB_PRODUCTS and
+#           MB_CONFIGS choose others)
 #   zoo     every zoo product on cuda, 1M paths, one market: compare's register and tangent rows (each
 #           ==plain), and what --kernel auto picks (planner/kind_model.h's prediction beside the measurement);
 #           every kernel compiled first, side by side (a kernel that takes over ZOO_COMPILE_S, default 150 s, is
@@ -197,10 +201,12 @@ for mode in "$@"; do
     minblocks)
       # one-market register kernels (nothing set: their kind's min_blocks) against min_blocks=10, the Asian at
       # 4M paths and the zoo's heston and heat at 1M (compare --markets 1: the one-market job's plan), two rounds
+      # (MB_PRODUCTS: other zoo products; MB_CONFIGS: other --config rows, `defaults` the defaults)
       for round in 1 2; do
-        for p in asian heston heat; do
+        for p in ${MB_PRODUCTS:-asian heston heat}; do
           n=$paths; [ "$p" = asian ] || n=$zpaths
-          for c in "" min_blocks=10; do
+          for c in ${MB_CONFIGS:-defaults min_blocks=10}; do
+            [ "$c" = defaults ] && c=""
             tag=${c:-defaults}; tag=${tag//=/-}
             timed_compare "minblocks-$p-x1-$tag-r$round.json" "$p" "$n" 1 register --points 1 ${c:+--config "$c"}
           done
@@ -209,9 +215,21 @@ for mode in "$@"; do
     wide)
       if [[ " ${WIDE:-basket20} " == *" lmm40 "* ]]; then
         "$T" tape --product lmm --param forwards=40 --out /tmp/lmm40.tape > /dev/null
-        step 240 wide-lmm40.txt "$bin/gpu_kernels" --engine "$cuda" --tape /tmp/lmm40.tape --markets 1 --greeks on \
-          --kinds plain,register,tangent --paths "$zpaths" --reps 3 --compile-timeout 200 \
-          --config "tangent_chunk=${LMM_CHUNK:-8}" --out "$out/wide-lmm40.csv"
+        kinds=plain,register,tangent
+        for c in ${LMM_CHUNKS:-8}; do  # the first chunk size with the register kernel, the others without
+          step 240 "wide-lmm40-c$c.txt" "$bin/gpu_kernels" --engine "$cuda" --tape /tmp/lmm40.tape --markets 1 \
+            --greeks on --kinds "$kinds" --paths "$zpaths" --reps 3 --compile-timeout 200 \
+            --config "tangent_chunk=$c" --out "$out/wide-lmm40-c$c.csv"
+          kinds=plain,tangent
+        done
+        step 90 wide-lmm40-auto.json "$T" run /tmp/lmm40.tape --engine "$cuda" --paths "$zpaths" --json
+      fi
+      if [[ " ${WIDE:-basket20} " == *" neural "* ]]; then  # 341 inputs: 86 tangent kernels of 4, 1.7 MB each
+        "$T" tape --product neural --out /tmp/neural.tape > /dev/null
+        step 400 "wide-neural-c${NEURAL_CHUNK:-4}.txt" "$bin/gpu_kernels" --engine "$cuda" --tape /tmp/neural.tape \
+          --markets 1 --greeks on --kinds plain,register,tangent --paths "$zpaths" --reps 3 --compile-timeout 300 \
+          --config "tangent_chunk=${NEURAL_CHUNK:-4}" --out "$out/wide-neural-c${NEURAL_CHUNK:-4}.csv"
+        step 90 wide-neural-auto.json "$T" run /tmp/neural.tape --engine "$cuda" --paths "$zpaths" --json
       fi
       [[ " ${WIDE:-basket20} " == *" basket20 "* ]] &&
         timed_compare wide-basket20.json basket "$zpaths" 1 register,tangent --assets 20 --points 1 ;;
