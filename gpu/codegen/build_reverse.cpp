@@ -82,7 +82,11 @@ void Builder::reverseBlock(const ScheduleBlock& b, const std::string& label, Stm
           const Markets market = loop ? Markets::loop() : Markets::one(m);
           Stmts inner;
           if (loop)
-            for (int32_t j : adjointsFirstWrittenIn(b)) inner.push_back(assign(adjoint(j, market), adjointSeed(j)));
+            for (int32_t j : adjointsFirstWrittenIn(b)) {  // an adjoint's element: its first term may take its place
+              Stmt set = assign(adjoint(j, market), adjointSeed(j));
+              set.adjoint = true;
+              inner.push_back(std::move(set));
+            }
           recompute(b, lists.needed, b.end, prefix, key, market, inner);
           declareAdjoints(b, market, inner);
           for (int32_t i = b.end - 1; i >= b.begin; --i) reverseRule(i, prefix, market, inner);

@@ -20,6 +20,63 @@ Names namesIn(const T& x) {
 
 bool isZero(const ir::E& e) { return e && e->kind == ir::Expr::Kind::Float && e->number == 0.0; }
 
+// The same expression, node for node.
+bool same(const ir::E& a, const ir::E& b) {
+  if (a == b) return true;
+  if (!a || !b || a->kind != b->kind || a->name != b->name || a->number != b->number || a->integer != b->integer ||
+      a->op != b->op || a->args.size() != b->args.size() || !same(a->fence, b->fence))
+    return false;
+  for (size_t k = 0; k < a->args.size(); ++k)
+    if (!same(a->args[k], b->args[k])) return false;
+  return true;
+}
+
+// Whether `element` (an array's element) occurs in e, or anywhere in s (read or written).
+bool mentions(const ir::E& e, const ir::E& element) {
+  if (!e) return false;
+  if (same(e, element)) return true;
+  for (const ir::E& a : e->args)
+    if (mentions(a, element)) return true;
+  return mentions(e->fence, element);
+}
+bool mentions(const ir::Stmt& s, const ir::E& element) {
+  for (const ir::E* e : {&s.target, &s.value, &s.comp, &s.init, &s.cond, &s.step, &s.drawBase, &s.drawStep})
+    if (mentions(*e, element)) return true;
+  for (const ir::Stmt& b : s.body)
+    if (mentions(b, element)) return true;
+  return false;
+}
+
+// An adjoint array's element set to zero in a market loop's body (ir::Stmt::adjoint on an Assign): where the
+// next statement of the list that mentions the element is `element += t` with t not reading it, that
+// statement sets it to t and the zero goes. Elements at indices that differ as expressions are different
+// elements there (the build's rows by the trip's parity, a market's element of each array), so statements
+// between that mention the array elsewhere do not stop it.
+void setElements(std::vector<ir::Stmt>& list, std::vector<uint8_t>& drop, FirstTerms& count) {
+  for (size_t j = 0; j < list.size(); ++j) {
+    const ir::Stmt& z = list[j];
+    if (z.kind != ir::Stmt::Kind::Assign || !z.adjoint || !isZero(z.value) || !z.target ||
+        z.target->kind != ir::Expr::Kind::Index)
+      continue;
+    bool set = false;
+    for (size_t k = j + 1; k < list.size(); ++k) {
+      ir::Stmt& s = list[k];
+      if (!mentions(s, z.target)) continue;
+      if (s.kind == ir::Stmt::Kind::AddAssign && same(s.target, z.target) && !mentions(s.value, z.target)) {
+        s.kind = ir::Stmt::Kind::Assign;
+        set = true;
+      }
+      break;
+    }
+    if (set) {
+      drop[j] = 1;
+      ++count.set;
+    } else {
+      ++count.kept;
+    }
+  }
+}
+
 void rewrite(std::vector<ir::Stmt>& list, FirstTerms& count) {
   for (ir::Stmt& s : list) rewrite(s.body, count);
   std::unordered_map<std::string_view, size_t> pending;  // a zero adjoint not named since: its declaration
@@ -51,6 +108,7 @@ void rewrite(std::vector<ir::Stmt>& list, FirstTerms& count) {
     if (s.kind == ir::Stmt::Kind::Declare && s.adjoint && s.array == 0 && isZero(s.init)) pending.emplace(s.text, j);
   }
   count.kept += static_cast<int>(pending.size());  // never named again: dead, left as they are
+  setElements(list, drop, count);
   std::vector<ir::Stmt> out;
   out.reserve(list.size());
   for (size_t j = 0; j < list.size(); ++j)

@@ -14,7 +14,11 @@
 //
 // Where: a scalar adjoint declared at literal zero in a statement list whose next statement naming it, in
 // the same list, is `d += t` with t not reading d. Anything else (a first term inside a nested block or
-// loop, a read before any addition) keeps the zero.
+// loop, a read before any addition) keeps the zero. Likewise an element of an adjoint array that a market
+// loop's body sets to zero (`tl_dbm[own row + m] = 0`, the build marks it ir::Stmt::adjoint) and adds to
+// later in the same list: its first addition sets it, so the trip no longer stores a zero and loads it back
+// (the compiler cannot tell the trip's own row from the later trip's row it reads in between; the build
+// knows they differ: elements at indices that differ as expressions are different elements there).
 #pragma once
 #include <string>
 

@@ -105,7 +105,10 @@ struct Stmt {
   bool rolled = false;   // Loop: kept rolled (the dialect's don't-unroll spellings)
   bool viaCells = false;  // Kahan: sum and comp are cells of memory, read into a temporary first
   bool precise = false;  // Declare of T: the dialect's no-contraction qualifier (GLSL's precise)
-  bool adjoint = false;  // Declare of T: an adjoint, a sum of terms whose zero's sign reaches no result (first_terms.h)
+  // Declare of T: an adjoint, a sum of terms whose zero's sign reaches no result (first_terms.h); Assign: the
+  // setting of an adjoint array's element in a market loop's body, where elements at indices that differ as
+  // expressions are different elements (the build's rows and arrays: first_terms.h)
+  bool adjoint = false;
   int array = 0;         // Declare: elements (0: a scalar)
   std::string note;      // Declare: a comment after it on its line; Loop: after its header
   // Draws (the draws pass, draws.h): a statement that reads draw `draw` (-1: none); a Seq that is a draw

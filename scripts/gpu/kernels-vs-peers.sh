@@ -48,6 +48,10 @@
 #           to 24 GB on the build VM before the OOM killer ended it, 2026-12-06d). Compile them beforehand with the
 #           same command (compile-only here, about 6 minutes and 7 GB a chunk) and carry the NVRTC cache
 #           (scripts/gpu-cache-pack.sh); WIDE defaults to basket20
+#   ab      OLD_TAPELAB (another build's tapelab, e.g. the last call's) against this build's register kernels at
+#           7 markets (and one), interleaved, two rounds: a change to the kernels timed in one call
+#   ncu-source  Nsight Compute's warp-state samples of the 7-market register kernel by SASS instruction (the
+#           SourceCounters section, the report's source page as CSV) and its dumped source, under NCU_CONFIG
 #   segments  the register kernel's segment count (periodic, rolled) at one and 7 markets: SEGS, default
 #           12 16 20 24 32 48 64, two rounds
 #   minblocks  one-market register kernels (the Asian at 4M, the zoo's heston and heat at 1M): nothing set
@@ -126,6 +130,25 @@ for mode in "$@"; do
       step 30 ncu-x1-register.txt "${NCU[@]}" "${PR[@]}" --kernel register
       step 30 ncu-x7-tangent.txt "${NCU[@]}" "${PR[@]}" --kernel tangent --ladder spot=97,98,99,100,101,102,103 --markets 7
       step 30 ncu-x7-register.txt "${NCU[@]}" "${PR[@]}" --kernel register --ladder spot=97,98,99,100,101,102,103 --markets 7 ;;
+    ncu-source)  # where the 7-market register kernel's warps wait, by SASS instruction (NCU_CONFIG as ncu)
+      if [ "$dry" = 1 ]; then echo "ncu-source: not in the dry run" >> "$out/timeline.txt"; continue; fi
+      step 60 ncu-source-x7-register.txt ncu --clock-control none --launch-count 1 --kernel-name regex:tapelab_kernel \
+        --section SourceCounters --section WarpStateStats --section SpeedOfLight --section SchedulerStats \
+        --metrics smsp__inst_executed.sum,sm__cycles_elapsed.avg,gpu__time_duration.sum -f -o "$out/ncu-x7-register" \
+        "$T" price --product asian --engine cuda --paths 1000000 ${NCU_CONFIG:+--config "$NCU_CONFIG"} --kernel register \
+        --ladder spot=97,98,99,100,101,102,103 --markets 7 --dump "$out/dump-x7-register"
+      step 30 ncu-source-x7-register.csv ncu -i "$out/ncu-x7-register.ncu-rep" --page source --csv --print-source sass ;;
+    ab)  # OLD_TAPELAB's register kernels (another build's tapelab) against this build's, interleaved: compare at
+         # 7 markets a dispatch (and one), two rounds (files ab-register-x7-SIDE-rN.json)
+      [ -x "${OLD_TAPELAB:-}" ] || { echo "ab: OLD_TAPELAB is not an executable" >> "$out/timeline.txt"; continue; }
+      new_t=$T
+      for round in 1 2; do
+        for side in old new; do
+          T=$new_t; [ "$side" = old ] && T=$OLD_TAPELAB
+          timed_compare "ab-register-x7-$side-r$round.json" asian "$paths" 7 register
+        done
+      done
+      T=$new_t ;;
     vkcl)
       ve=vulkan,opencl
       step 90 compare-vkcl.json "${CMP[@]}" --engines "$ve" ;;

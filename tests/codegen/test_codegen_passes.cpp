@@ -142,6 +142,44 @@ TEST(CodegenPasses, FirstTermsDeclareAnAdjointWithItsFirstTerm) {
   EXPECT_EQ(toText(n), "1 adjoints declared with their first term, 3 kept at zero (a first term in a nested block, or none)\n");
 }
 
+// An adjoint array's element a market loop's body sets to zero (`A[own + m] = 0`, marked adjoint by the build)
+// takes its first addition instead, past statements that mention the array at other indices (other elements
+// there: the build's rows); a read of the element itself, a first addition in a nested block or one that reads
+// the element keeps the zero, and an assignment the build did not mark is never touched.
+TEST(CodegenPasses, FirstTermsSetAnAdjointArraysElementWithItsFirstTerm) {
+  using namespace ir;
+  const E m = castUint(var("m"));
+  auto at = [&](const char* array, int64_t row) { return index(var(array), bin(ulit(row), "+", m)); };
+  auto zero = [](E element, bool adjoint) {
+    Stmt s = assign(std::move(element), lit(0));
+    s.adjoint = adjoint;
+    return s;
+  };
+  KernelIR k;
+  k.body = {zero(at("A", 0), true), zero(at("A", 7), true), zero(at("B", 0), true), zero(at("C", 0), true),
+            zero(at("D", 0), false),
+            declareT("x", at("A", 14)),                        // the later row: another element
+            addAssign(at("A", 14), var("x")),                  // written too: still another element
+            addAssign(at("A", 0), bin(var("x"), "*", var("y"))),  // A[0 + m] = x * y, its zero gone
+            addAssign(at("A", 0), var("z")),                   // a second term stays an addition
+            declareT("u", at("A", 7)),                         // A[7 + m] read first: kept
+            addAssign(at("A", 7), var("z")),
+            block("nested", {addAssign(at("B", 0), var("z"))}),  // in a nested block: kept
+            addAssign(at("C", 0), at("C", 0)),                 // reads itself: kept
+            addAssign(at("D", 0), var("z"))};                  // not marked: kept
+  const FirstTerms n = setFirstTerms(k);
+  EXPECT_EQ(n.set, 1);
+  EXPECT_EQ(n.kept, 3);
+  ASSERT_EQ(k.body.size(), 13u);
+  EXPECT_EQ(k.body[0].kind, Stmt::Kind::Assign);  // A[7 + m]'s zero, first now
+  EXPECT_TRUE(k.body[0].adjoint);
+  const Stmt& first = k.body[6];
+  EXPECT_EQ(first.kind, Stmt::Kind::Assign) << "A[0 + m] += x * y became A[0 + m] = x * y";
+  ASSERT_TRUE(first.value && first.value->kind == Expr::Kind::Binary);
+  EXPECT_EQ(k.body[7].kind, Stmt::Kind::AddAssign);
+  EXPECT_EQ(k.body[12].kind, Stmt::Kind::AddAssign) << "D's addition is not the build's: kept";
+}
+
 // The loads-ahead pass: in a rolled loop over m, a declaration reading A[row + m] of an array the loop does not
 // write reads a variable loaded for m = 0 as early as allowed before the loop and, right after each read, for
 // the next m (the last m its own); an array the loop writes, an index of a name the loop assigns, and a loop

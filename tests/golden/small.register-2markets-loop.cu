@@ -138,9 +138,6 @@ tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, f
       {  // segment 2
         #pragma unroll 1
         for (int tl_m = 0; tl_m < 2; ++tl_m) {  // markets, one at a time
-          ds0[tl_m] = 0.0f;
-          ds1[tl_m] = 0.0f;
-          ds2[tl_m] = 0.0f;
           ds3[tl_m] = 1.0f;
           float w0 = tl_opq(v0[tl_m], zero);
           float w9 = tl_opq(v9[tl_m], zero);
@@ -149,20 +146,17 @@ tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, f
           float w18 = tl_sel(tl_opq(w17, zero) < 0.0f, -w17, w17);
           float w19 = w18 + w0;
           float d19 = ds3[tl_m] * w9;
-          ds1[tl_m] += ds3[tl_m] * w19;
+          ds1[tl_m] = ds3[tl_m] * w19;
           float d18 = d19;
-          ds0[tl_m] += d19;
+          ds0[tl_m] = d19;
           float d17 = tl_sel(tl_opq(w17, zero) < 0.0f, -d18, d18);
-          ds2[tl_m] += -d17;
+          ds2[tl_m] = -d17;
         }
       }
       {  // segment 1
         float w3 = tl_opq(v3, zero);
         #pragma unroll 1
         for (int tl_m = 0; tl_m < 2; ++tl_m) {  // markets, one at a time
-          ds3[tl_m] = 0.0f;
-          ds4[tl_m] = 0.0f;
-          ds5[tl_m] = 0.0f;
           float w0 = tl_opq(v0[tl_m], zero);
           float w1 = tl_opq(v1[tl_m], zero);
           float w4 = tl_opq(v4[tl_m], zero);
@@ -179,14 +173,14 @@ tapelab_kernel(const float* __restrict__ inputs, float* __restrict__ partials, f
           float d12 = tl_sel(tl_opq(w12, zero) >= tl_opq(w14, zero), d15, 0.0f);
           float d14 = tl_sel(tl_opq(w12, zero) >= tl_opq(w14, zero), 0.0f, d15);
           ds1[tl_m] += -d14;
-          ds3[tl_m] += tl_sel(tl_opq(w3, zero) <= tl_opq(w1, zero), 0.0f, d13);
+          ds3[tl_m] = tl_sel(tl_opq(w3, zero) <= tl_opq(w1, zero), 0.0f, d13);
           float d11 = d12;
           float d10 = -d12;
           ds1[tl_m] += d11 / tl_opq(w9, zero);
           ds3[tl_m] += d10 / tl_opq(w0, zero);
           ds0[tl_m] += -(d10 * w10) / tl_opq(w0, zero);
-          ds5[tl_m] += ds1[tl_m];
-          ds4[tl_m] += ds1[tl_m];
+          ds5[tl_m] = ds1[tl_m];
+          ds4[tl_m] = ds1[tl_m];
         }
       }
       {  // segment 0
