@@ -174,8 +174,8 @@ std::vector<ConfigField> blockAndStorageFields() {
   };
 }
 
-// The fields of the code it runs and of the engines' own choices, after them.
-std::vector<ConfigField> codeAndEngineFields() {
+// The fields of the code it runs (its contract, loops and tangents), after them.
+std::vector<ConfigField> codeFields() {
   return {
       Declare::choice("math", &C::math, kMath)
           .changesBits("changes what exp, log, sqrt and division compute: kernels compared for bits share it")
@@ -227,6 +227,12 @@ std::vector<ConfigField> codeAndEngineFields() {
                 "compiles in parts (engine/tangent_chunks.h); 0: every input in one kernel")
           .actsOn({{"tangent"}, true, false})
           .searching({"0", "3"}),
+  };
+}
+
+// The fields of the IR's rewrites and of the engines' own choices, last.
+std::vector<ConfigField> rewriteAndEngineFields() {
+  return {
       Declare::choice("opaque", &C::opaque, kOnOff)
           .listed({"on", "off"})
           .on(kGpu)
@@ -324,7 +330,8 @@ std::vector<ConfigField> codeAndEngineFields() {
 const std::vector<ConfigField>& configFields() {
   static const std::vector<ConfigField> table = [] {
     std::vector<ConfigField> t = blockAndStorageFields();
-    for (ConfigField& f : codeAndEngineFields()) t.push_back(std::move(f));
+    for (ConfigField& f : codeFields()) t.push_back(std::move(f));
+    for (ConfigField& f : rewriteAndEngineFields()) t.push_back(std::move(f));
     return t;
   }();
   return table;

@@ -201,7 +201,7 @@ def test_python_m_tapelab_runs_the_command(cli):
     p = subprocess.run([sys.executable, "-m", "tapelab", "config", "--engine", "reference"], capture_output=True,
                        text=True, env=env)
     assert p.returncode == 0, p.stderr
-    assert p.stdout == "math=ieee\n"
+    assert p.stdout == "math=ieee,tangent_chunk=0\n"
 
 
 def test_pip_reads_the_metadata(tmp_path):
