@@ -48,6 +48,17 @@ int declarations(const std::vector<Stmt>& body, const std::string& name) {
   return n;
 }
 
+// The same expression, node for node.
+bool same(const E& a, const E& b) {
+  if (a == b) return true;
+  if (!a || !b || a->kind != b->kind || a->name != b->name || a->number != b->number || a->integer != b->integer ||
+      a->op != b->op || a->args.size() != b->args.size() || !same(a->fence, b->fence))
+    return false;
+  for (size_t k = 0; k < a->args.size(); ++k)
+    if (!same(a->args[k], b->args[k])) return false;
+  return true;
+}
+
 E substitute(const E& e, const std::string& name, const E& by) {
   if (!e) return e;
   if (e->kind == Expr::Kind::Var && e->name == name) return by;
@@ -111,6 +122,74 @@ bool shapeOf(const Stmt& loop, Shape& out) {
   return out.trips > 1 && !out.w.barrier;
 }
 
+// i's part beside the loop's variable v where i is v, (cast)(v) or a sum with one such term: the rest (null for
+// none), else false.
+bool offsetOf(const E& i, const std::string& v, E& rest) {
+  if (!i) return false;
+  if (i->kind == Expr::Kind::Var) {
+    rest = nullptr;
+    return i->name == v;
+  }
+  if (i->kind == Expr::Kind::Paren || i->kind == Expr::Kind::CastUint) return offsetOf(i->args[0], v, rest);
+  if (i->kind != Expr::Kind::Binary || i->name != "+") return false;
+  for (int side : {0, 1}) {
+    const E& other = i->args[1 - side];
+    bool mentionsV = false;
+    ir::forEachVar(other, [&](const std::string& n) { mentionsV = mentionsV || n == v; });
+    E inner;
+    if (!mentionsV && offsetOf(i->args[side], v, inner)) {
+      rest = inner ? ir::bin(inner, "+", other) : other;
+      return true;
+    }
+  }
+  return false;
+}
+
+// Whether e's value is a multiple of n whatever its names hold: a literal multiple, a product with one, a sum
+// of them.
+bool multipleOf(const E& e, int64_t n) {
+  if (!e) return true;
+  switch (e->kind) {
+    case Expr::Kind::Uint:
+    case Expr::Kind::Int: return e->integer % n == 0;
+    case Expr::Kind::Paren:
+    case Expr::Kind::CastUint: return multipleOf(e->args[0], n);
+    case Expr::Kind::Binary:
+      if (e->name == "+") return multipleOf(e->args[0], n) && multipleOf(e->args[1], n);
+      if (e->name == "*") return multipleOf(e->args[0], n) || multipleOf(e->args[1], n);
+      return false;
+    default: return false;
+  }
+}
+
+// Every element of `array` the loop's body names (read or written, at any depth): A[k + v] with k a multiple of
+// the trips and of names the loop does not write. Then trip v reads and writes only elements congruent to v, and
+// the next trip's element of any such index is one no earlier trip and no statement of this one writes.
+bool ownElements(const std::vector<Stmt>& body, const std::string& array, const Shape& L);
+bool ownElements(const E& e, const std::string& array, const Shape& L) {
+  if (!e) return true;
+  if (e->kind == Expr::Kind::Index && e->args[0]->kind == Expr::Kind::Var && e->args[0]->name == array) {
+    E k;
+    if (!offsetOf(e->args[1], L.var, k) || !multipleOf(k, L.trips)) return false;
+    bool invariant = true;
+    ir::forEachVar(k, [&](const std::string& n) { invariant = invariant && n != L.var && !L.w.names.count(n); });
+    return invariant && ownElements(e->args[1], array, L);  // the index itself may name other elements
+  } else if (e->kind == Expr::Kind::Var && e->name == array) {
+    return false;  // the array itself, not an element of it
+  }
+  for (const E& a : e->args)
+    if (!ownElements(a, array, L)) return false;
+  return ownElements(e->fence, array, L);
+}
+bool ownElements(const std::vector<Stmt>& body, const std::string& array, const Shape& L) {
+  for (const Stmt& s : body) {
+    for (const E* e : {&s.target, &s.value, &s.comp, &s.init, &s.cond, &s.step, &s.drawBase, &s.drawStep})
+      if (!ownElements(*e, array, L)) return false;
+    if (!ownElements(s.body, array, L)) return false;
+  }
+  return true;
+}
+
 struct Rewriter {
   bool everyLoop = false;
   int next = 0;
@@ -118,12 +197,25 @@ struct Rewriter {
 
   // In e, each read A[i] the loop may load ahead becomes a rotating variable: its declaration before the
   // loop (`before`) and its next load (`after`, placed after the statement that read it).
+  // Arrays the loop writes only at its own elements (ownElements), and of those the ones this trip has written
+  // so far (in the order rotateIn meets the statements): an element of such an array not yet written this trip
+  // is what an earlier trip left, so it too can be loaded a trip ahead, once (its first read this trip).
+  std::set<std::string> own, writtenThisTrip;
+  std::vector<E> rotatedElements;
+
+  bool aheadable(const E& e, const Shape& L) const {
+    const std::string& a = e->args[0]->name;
+    if (!L.w.names.count(a)) return true;
+    if (!own.count(a) || writtenThisTrip.count(a)) return false;
+    return std::none_of(rotatedElements.begin(), rotatedElements.end(), [&](const E& r) { return same(r, e); });
+  }
+
   E rotate(const E& e, const Shape& L, std::vector<Stmt>& before, std::vector<Stmt>& after) {
     if (!e) return e;
     // What C evaluates only on a condition (a ?: arm, && and ||) is left in place: loaded on every trip, its
     // index might be out of bounds where the condition kept it from being read.
     if (e->kind == Expr::Kind::Select || (e->kind == Expr::Kind::Binary && (e->name == "&&" || e->name == "||"))) return e;
-    if (e->kind == Expr::Kind::Index && e->args[0]->kind == Expr::Kind::Var && !L.w.names.count(e->args[0]->name)) {
+    if (e->kind == Expr::Kind::Index && e->args[0]->kind == Expr::Kind::Var && aheadable(e, L)) {
       const std::set<std::string> in = namesIn(e->args[1]);
       bool varies = false, invariant = true;
       for (const std::string& n : in) {
@@ -138,6 +230,7 @@ struct Rewriter {
         before.push_back(ir::declareT(name, L.at(e, L.lit(0))));
         after.push_back(ir::assign(ir::var(name), L.at(e, following)));
         ++count.reads;
+        if (L.w.names.count(e->args[0]->name)) rotatedElements.push_back(e);
         return ir::var(name);
       }
     }
@@ -160,7 +253,23 @@ struct Rewriter {
     for (Stmt& b : list) {
       std::vector<Stmt> after;
       if (b.kind == Stmt::Kind::Declare && b.init) b.init = rotate(b.init, L, before, after);
+      // An own element's first addition this trip, `A[k + v] += t`: t's reads first, then A[k + v] = ahead + (t).
+      if (b.kind == Stmt::Kind::AddAssign && b.target && b.target->kind == Expr::Kind::Index &&
+          b.target->args[0]->kind == Expr::Kind::Var && own.count(b.target->args[0]->name)) {
+        b.value = rotate(b.value, L, before, after);
+        if (aheadable(b.target, L)) {
+          const E read = rotate(b.target, L, before, after);
+          if (read->kind == Expr::Kind::Var) {
+            b.kind = Stmt::Kind::Assign;
+            b.value = ir::bin(read, "+", ir::paren(b.value));
+          }
+        }
+      }
       if (b.kind == Stmt::Kind::Block || b.kind == Stmt::Kind::Seq) rotateIn(b.body, L, before);
+      Written w;
+      written(b, w);
+      for (const std::string& a : own)
+        if (w.names.count(a)) writtenThisTrip.insert(a);
       out.push_back(std::move(b));
       for (Stmt& a : after) out.push_back(std::move(a));
     }
@@ -175,6 +284,11 @@ struct Rewriter {
       Shape L;
       if (s.kind == Stmt::Kind::Loop && shapeOf(s, L) && (everyLoop || !L.isUint)) {
         std::vector<Stmt> before;
+        own.clear();
+        writtenThisTrip.clear();
+        rotatedElements.clear();
+        for (const std::string& a : L.w.names)
+          if (declarations(s.body, a) == 0 && ownElements(s.body, a, L)) own.insert(a);
         rotateIn(s.body, L, before);
         if (!before.empty()) ++count.loops;
         for (Stmt& b : before) {  // as early in the list as what its load reads allows: its wait overlaps more

@@ -180,6 +180,39 @@ TEST(CodegenPasses, FirstTermsSetAnAdjointArraysElementWithItsFirstTerm) {
   EXPECT_EQ(k.body[12].kind, Stmt::Kind::AddAssign) << "D's addition is not the build's: kept";
 }
 
+// An array the market loop writes only at its own elements (every index k + m, k a provable multiple of the
+// markets: the build's rows) is read a market ahead too while this trip has not written it yet: a declaration
+// reading an element, and an element's first addition (`A[i] += t` becomes `A[i] = ahead + (t)`); after the
+// trip's first write to the array, a repeated element, an index whose offset is not a multiple (another
+// market's element), and an offset of a name (not provably a multiple), the reads stay in place.
+TEST(CodegenPasses, LoadsAheadRotateOwnElementsBeforeTheTripWritesThem) {
+  using namespace ir;
+  const E m = castUint(var("m"));
+  auto at = [&](const char* array, E k) { return index(var(array), bin(std::move(k), "+", m)); };
+  KernelIR k;
+  k.body = {declare(Type::Uint, "par", ulit(1)), declare(Type::Uint, "row", ulit(14)),
+            loop(Type::Int, "m", ilit(0), bin(var("m"), "<", ilit(7)), prefix("++", var("m")), true, "markets",
+                 {declareT("p", at("acc", bin(paren(var("par")), "*", ulit(14)))),  // rotated
+                  addAssign(at("acc", ulit(7)), var("p")),                          // rotated: = ahead + (p)
+                  addAssign(at("acc", ulit(7)), var("q")),                          // after a write: in place
+                  declareT("r", at("acc", ulit(21))),                               // after a write: in place
+                  declareT("s", at("nxt", ulit(0))), assign(at("nxt", ulit(1)), var("s")),  // offset 1: not own
+                  declareT("t", at("byrow", var("row"))), assign(at("byrow", var("row")), var("t"))})};  // a name
+  const LoadsAhead n = loadAhead(k, false);
+  EXPECT_EQ(n.reads, 2);
+  const std::vector<Stmt>& body = k.body.back().body;
+  ASSERT_EQ(body.size(), 10u);
+  EXPECT_EQ(body[0].init->kind, Expr::Kind::Var) << "p reads the element loaded a market ahead";
+  EXPECT_EQ(body[1].kind, Stmt::Kind::Assign) << "its next market's element";
+  EXPECT_EQ(body[2].kind, Stmt::Kind::Assign) << "acc[7 + m] += p became acc[7 + m] = ahead + (p)";
+  ASSERT_EQ(body[2].value->kind, Expr::Kind::Binary);
+  EXPECT_EQ(body[2].value->args[0]->kind, Expr::Kind::Var);
+  EXPECT_EQ(body[4].kind, Stmt::Kind::AddAssign) << "the second addition, after the trip's write";
+  EXPECT_EQ(body[5].init->kind, Expr::Kind::Index) << "a read after the trip wrote the array";
+  EXPECT_EQ(body[6].init->kind, Expr::Kind::Index) << "nxt is written at another market's element";
+  EXPECT_EQ(body[8].init->kind, Expr::Kind::Index) << "byrow's offset is a name, not provably a multiple";
+}
+
 // The loads-ahead pass: in a rolled loop over m, a declaration reading A[row + m] of an array the loop does not
 // write reads a variable loaded for m = 0 as early as allowed before the loop and, right after each read, for
 // the next m (the last m its own); an array the loop writes, an index of a name the loop assigns, and a loop
