@@ -20,7 +20,7 @@ constexpr const char* kPhilox[] = {"rolled", "unrolled"};
 constexpr const char* kLoops[] = {"unrolled", "rolled"};
 constexpr const char* kTrip[] = {"calls", "step"};
 constexpr const char* kFirstTerms[] = {"add", "set"};
-constexpr const char* kAhead[] = {"off", "on", "loops"};
+constexpr const char* kAhead[] = {"off", "on", "loops", "rows"};
 constexpr const char* kLayout[] = {"soa", "aos"};
 constexpr const char* kOrder[] = {"sequential", "joint"};
 
@@ -248,10 +248,11 @@ std::vector<ConfigField> rewriteAndEngineFields() {
           .searching({"set"}),
       Declare::choice("loads_ahead", &C::loadsAhead, kAhead)
           .on({"opencl", "cuda", "hip"})
-          .what("rolled loops: a read of an array the loop does not write, or writes only at each trip's own elements "
-                "(a market's adjoint rows), loaded one trip ahead, while this trip's work runs, instead of waited for "
-                "when the trip starts: in the market loops (on: a register kernel's bookmarks and per-market adjoints "
-                "in its reverse sweep, one market ahead), or in every rolled loop (loops: the rolled "
+          .what("rolled loops: a read of an array the loop does not write loaded one trip ahead, while this trip's work "
+                "runs, instead of waited for when the trip starts: in the market loops (on: a register kernel's "
+                "bookmarks in its reverse sweep, one market ahead; rows: also the arrays a market loop writes only at "
+                "each market's own elements, the per-market adjoint rows, until the trip first writes them), or in "
+                "every rolled loop (loops: the rolled "
                 "segments' stored draws and bookmarks one trip ahead too; more registers) (gpu/codegen/loads_ahead.h; "
                 "not Vulkan: lavapipe returned other bits for the rotated reads of a 3-market register kernel, "
                 "2026-12-06)")

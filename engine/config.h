@@ -58,8 +58,9 @@ enum class ScratchLayout { SoA, AoS };
 enum class MarketOrder { Sequential, Joint };
 
 // Which rolled loops read an array they do not write one trip ahead (gpu/codegen/loads_ahead.h): none (off),
-// the market loops (on), or every rolled loop (loops: the rolled segments' trips too).
-enum class AheadLoads { Off, Markets, Loops };
+// the market loops (on), every rolled loop (loops: the rolled segments' trips too), or the market loops with
+// the arrays they write at each market's own elements too (rows: a market's adjoint rows).
+enum class AheadLoads { Off, Markets, Loops, Rows };
 
 struct KernelConfig {
   int workgroup = 64;                             // lanes per workgroup, a power of two (GPU)

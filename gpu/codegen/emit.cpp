@@ -68,7 +68,9 @@ EmittedKernel emitKernel(const Tape& tape, const KernelOptions& options, const D
   if (options.greeks && options.kind != KernelKind::Tangent && options.config.firstTermsSet) log("first terms", toText(setFirstTerms(kernel)));
   // The rolled loops' reads of arrays they do not write, one trip ahead.
   if (options.config.loadsAhead != AheadLoads::Off && dialect.name != "glsl") {  // config: not Vulkan (loads_ahead.h)
-    if (const LoadsAhead ahead = loadAhead(kernel, options.config.loadsAhead == AheadLoads::Loops); ahead.reads > 0) {
+    if (const LoadsAhead ahead = loadAhead(kernel, options.config.loadsAhead == AheadLoads::Loops,
+                                           options.config.loadsAhead == AheadLoads::Rows);
+        ahead.reads > 0) {
       log("loads ahead", toText(ahead));
     } else {  // said where the header says the others (build_kernel.cpp) and in the kernel's stats
       analyses.unused.push_back(std::string("loads_ahead=") + toString(options.config.loadsAhead) +

@@ -192,6 +192,7 @@ bool ownElements(const std::vector<Stmt>& body, const std::string& array, const 
 
 struct Rewriter {
   bool everyLoop = false;
+  bool ownElements_ = false;  // config loads_ahead=rows
   int next = 0;
   LoadsAhead count;
 
@@ -288,7 +289,7 @@ struct Rewriter {
         writtenThisTrip.clear();
         rotatedElements.clear();
         for (const std::string& a : L.w.names)
-          if (declarations(s.body, a) == 0 && ownElements(s.body, a, L)) own.insert(a);
+          if (ownElements_ && declarations(s.body, a) == 0 && ownElements(s.body, a, L)) own.insert(a);
         rotateIn(s.body, L, before);
         if (!before.empty()) ++count.loops;
         for (Stmt& b : before) {  // as early in the list as what its load reads allows: its wait overlaps more
@@ -312,9 +313,10 @@ struct Rewriter {
 
 }  // namespace
 
-LoadsAhead loadAhead(ir::KernelIR& kernel, bool everyLoop) {
+LoadsAhead loadAhead(ir::KernelIR& kernel, bool everyLoop, bool ownElements) {
   Rewriter r;
   r.everyLoop = everyLoop;
+  r.ownElements_ = ownElements;
   r.visit(kernel.body);
   return r.count;
 }

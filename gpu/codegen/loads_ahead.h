@@ -10,7 +10,7 @@
 // after each market's read, the next market's element loaded into it (the last market reloads its own: every
 // address stays in bounds). The same elements are read: the same bits.
 //
-// Arrays the loop writes, at its own elements only: a market loop's per-market adjoint rows (`ds3[m] += t`,
+// Arrays the loop writes, at its own elements only (config loads_ahead=rows): a market loop's per-market adjoint rows (`ds3[m] += t`,
 // `tl_dbm[later row + m] += ...`) are read and written at `k + m` with k a provable multiple of the markets (a
 // literal multiple, a product with one, sums of them; the build's rows by the trip's parity are). Trip m then
 // touches only elements congruent to m, so no earlier trip and no statement of this one writes the next
@@ -43,8 +43,9 @@ struct LoadsAhead {
   int reads = 0;  // reads loaded ahead
 };
 
-// everyLoop: the rolled segments' and time loops too (config loads_ahead=loops), not only the market loops.
-LoadsAhead loadAhead(ir::KernelIR& kernel, bool everyLoop);
+// everyLoop: the rolled segments' and time loops too (config loads_ahead=loops), not only the market loops;
+// ownElements: the arrays a loop writes only at its own elements too (config loads_ahead=rows).
+LoadsAhead loadAhead(ir::KernelIR& kernel, bool everyLoop, bool ownElements = false);
 std::string toText(const LoadsAhead& ahead);
 
 }  // namespace tapelab

@@ -136,7 +136,10 @@ TEST_P(Regressions, BitKeepingRewritesKeepTheBits) {
   struct Rewrite {
     const char *name, *off, *on;
   };
-  const Rewrite rewrites[] = {{"first_terms", "add", "set"}, {"loads_ahead", "off", "on"}, {"loads_ahead", "off", "loops"}};
+  const Rewrite rewrites[] = {{"first_terms", "add", "set"},
+                              {"loads_ahead", "off", "on"},
+                              {"loads_ahead", "off", "loops"},
+                              {"loads_ahead", "on", "rows"}};
   int compared = 0;
   for (const Rewrite& rewrite : rewrites) {
     const char *name = rewrite.name, *offValue = rewrite.off, *onValue = rewrite.on;  // clang: no lambda capture of a binding
@@ -193,6 +196,10 @@ TEST_P(Regressions, BitKeepingRewritesKeepTheBits) {
     loops.config.loadsAhead = AheadLoads::Loops;
     EXPECT_NE(emitKernel(asian, reg, dialect).source, emitKernel(asian, loops, dialect).source)
         << "loads_ahead=loops rotated nothing the market loops had not";
+    KernelOptions rows = reg;
+    rows.config.loadsAhead = AheadLoads::Rows;
+    EXPECT_NE(emitKernel(asian, reg, dialect).source, emitKernel(asian, rows, dialect).source)
+        << "loads_ahead=rows rotated none of the market loops' own elements";
   }
   std::cout << entry.name << ": " << compared << " kernel pairs compared, each rewrite off and on" << std::endl;
 }

@@ -180,8 +180,8 @@ TEST(CodegenPasses, FirstTermsSetAnAdjointArraysElementWithItsFirstTerm) {
   EXPECT_EQ(k.body[12].kind, Stmt::Kind::AddAssign) << "D's addition is not the build's: kept";
 }
 
-// An array the market loop writes only at its own elements (every index k + m, k a provable multiple of the
-// markets: the build's rows) is read a market ahead too while this trip has not written it yet: a declaration
+// loads_ahead=rows: an array the market loop writes only at its own elements (every index k + m, k a provable
+// multiple of the markets: the build's rows) is read a market ahead too while this trip has not written it yet: a declaration
 // reading an element, and an element's first addition (`A[i] += t` becomes `A[i] = ahead + (t)`); after the
 // trip's first write to the array, a repeated element, an index whose offset is not a multiple (another
 // market's element), and an offset of a name (not provably a multiple), the reads stay in place.
@@ -198,7 +198,9 @@ TEST(CodegenPasses, LoadsAheadRotateOwnElementsBeforeTheTripWritesThem) {
                   declareT("r", at("acc", ulit(21))),                               // after a write: in place
                   declareT("s", at("nxt", ulit(0))), assign(at("nxt", ulit(1)), var("s")),  // offset 1: not own
                   declareT("t", at("byrow", var("row"))), assign(at("byrow", var("row")), var("t"))})};  // a name
-  const LoadsAhead n = loadAhead(k, false);
+  KernelIR markets = k;
+  EXPECT_EQ(loadAhead(markets, false).reads, 0) << "loads_ahead=on: arrays the loop writes are read in place";
+  const LoadsAhead n = loadAhead(k, false, true);
   EXPECT_EQ(n.reads, 2);
   const std::vector<Stmt>& body = k.body.back().body;
   ASSERT_EQ(body.size(), 10u);
