@@ -518,6 +518,10 @@ Pricer MonteCarlo::build() const {
     p.options_.markets = markets_;
     p.options_.sharedInputs = shared;
     p.engine_ = entry.name;
+    if (split && tangentChunks(p.options_, p.tape_.numInputs()).size() > 1)
+      throw std::invalid_argument("tangent_chunk=" + std::to_string(p.options_.config.tangentChunk) +
+                                  ": a tangent kernel in chunks cannot be split over MPI ranks (tangent_chunk=0: one "
+                                  "kernel)");
     p.kernel_ = compileKernel(*entry.make(config.engineSettings), p.tape_, p.options_);
   } catch (const std::exception& e) {
     if (!split || dynamic_cast<const ranks::RankFailure*>(&e)) throw;

@@ -102,7 +102,7 @@ struct Search {
     auto worker = [&] {
       for (size_t i; (i = next.fetch_add(1)) < work.size();) {
         try {
-          std::shared_ptr<Kernel> k = compileKernel(*engine, tape, work[i].second);
+          std::shared_ptr<Kernel> k = compileKernel(*engine, tape, work[i].second, 1);  // already side by side
           std::lock_guard<std::mutex> lock(aheadMutex);
           if (work[i].first.rfind("plain:", 0) == 0) aheadPlain[work[i].first.substr(6)] = std::move(k);
           else ahead[work[i].first] = std::move(k);

@@ -226,7 +226,7 @@ std::vector<ConfigField> codeFields() {
                 "checked alike in every chunk; each Greek the unchunked kernel's bits): a wide tape's tangent kernel "
                 "compiles in parts (engine/tangent_chunks.h); 0: every input in one kernel")
           .actsOn({{"tangent"}, true, false})
-          .searching({"0", "3"}),
+          .searching({"0"}),  // not searched: each value compiles the tangent kernel again, whole or in parts
   };
 }
 

@@ -79,6 +79,8 @@ class TangentChunks final : public Kernel {
       s.sourceBytes = s.sourceBytes < 0 || t.sourceBytes < 0 ? -1 : s.sourceBytes + t.sourceBytes;
       s.instructions = s.instructions < 0 || t.instructions < 0 ? -1 : s.instructions + t.instructions;
       s.cacheHit = s.cacheHit && t.cacheHit;
+      for (const std::string& u : t.configUnused)  // a field a later chunk could not honour is said too
+        if (std::find(s.configUnused.begin(), s.configUnused.end(), u) == s.configUnused.end()) s.configUnused.push_back(u);
     }
     if (kernels_.size() > 1) {
       s.compileSeconds = compileSeconds_;
@@ -105,7 +107,7 @@ class TangentChunks final : public Kernel {
 
 }  // namespace
 
-std::unique_ptr<Kernel> compileKernel(Engine& engine, const Tape& tape, const KernelOptions& options) {
+std::unique_ptr<Kernel> compileKernel(Engine& engine, const Tape& tape, const KernelOptions& options, unsigned jobs) {
   const int n = options.config.tangentChunk;
   if (n == 0) return engine.compile(tape, options);
   const std::vector<std::vector<int>> chunks = tangentChunks(options, tape.numInputs());
@@ -125,17 +127,19 @@ std::unique_ptr<Kernel> compileKernel(Engine& engine, const Tape& tape, const Ke
   std::vector<std::unique_ptr<Kernel>> kernels(chunks.size());
   std::vector<std::exception_ptr> failed(chunks.size());
   std::atomic<size_t> next{0};
+  std::atomic<bool> stop{false};
   const auto start = std::chrono::steady_clock::now();
-  const unsigned workers =
-      static_cast<unsigned>(std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), chunks.size()));
+  const unsigned workers = static_cast<unsigned>(
+      std::min<size_t>(jobs ? jobs : std::max(1u, std::thread::hardware_concurrency()), chunks.size()));
   runWorkers(workers, [&] {
-    for (size_t c; (c = next.fetch_add(1)) < chunks.size();) {
+    for (size_t c; !stop && (c = next.fetch_add(1)) < chunks.size();) {
       try {
         KernelOptions o = options;
         o.wrt = chunks[c];
         kernels[c] = engine.compile(tape, o);
       } catch (...) {
         failed[c] = std::current_exception();
+        stop = true;  // the chunks not started stay uncompiled: the run fails anyway
       }
     }
   });

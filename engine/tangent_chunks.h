@@ -22,9 +22,10 @@ namespace tapelab {
 std::vector<std::vector<int>> tangentChunks(const KernelOptions& options, int numInputs);
 
 // engine.compile(tape, options), except a tangent kernel with config tangent_chunk=N under the inputs it
-// differentiates by: one kernel per chunk, compiled side by side (one per hardware thread, as the tuner's
-// shortlists), run as one Kernel. Where N is at least the inputs the kernel is that one kernel, its stats
-// saying the field was not used. Every front end compiles through this.
-std::unique_ptr<Kernel> compileKernel(Engine& engine, const Tape& tape, const KernelOptions& options);
+// differentiates by: one kernel per chunk, compiled side by side on up to `jobs` threads (0: one per hardware
+// thread; 1 where the caller already compiles side by side, as the tuner's shortlists), the rest left
+// uncompiled once one fails, run as one Kernel. Where N is at least the inputs the kernel is that one kernel,
+// its stats saying the field was not used. Every front end compiles through this.
+std::unique_ptr<Kernel> compileKernel(Engine& engine, const Tape& tape, const KernelOptions& options, unsigned jobs = 0);
 
 }  // namespace tapelab
