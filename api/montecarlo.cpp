@@ -86,17 +86,13 @@ KernelOptions tangentKernel(const Tape& tape, const RunConfig& c, const EngineCa
     o.wrt.push_back(k);
   }
   std::sort(o.wrt.begin(), o.wrt.end());
-  // Its size before it is written (issue 49): a term per differentiated input a node's argument depends on,
-  // bounded like a tape's nodes (--max-nodes), a kernel at a time (config tangent_chunk: each chunk's).
-  // lmm-80 at every input: 5.5e6 terms, 193 MB of C++.
-  for (const std::vector<int>& inputs : tangentChunks(o, tape.numInputs())) {
-    const int64_t terms = tangentTermCount(tape, inputs);
-    if (static_cast<uint64_t>(terms) <= c.maxNodes) continue;
+  // Its size before it is written (lmm-80 at every input: 5.5e6 terms, 193 MB of C++).
+  if (const std::optional<OversizedChunk> over = oversizedTangentChunk(tape, o, c.maxNodes)) {
     char what[96];
-    std::snprintf(what, sizeof what, "%.3g derivative terms", static_cast<double>(terms));
+    std::snprintf(what, sizeof what, "%.3g derivative terms", static_cast<double>(over->terms));
     throw std::invalid_argument(
         "--kernel tangent: the tangent kernel of " + (tape.name.empty() ? std::string("this tape") : tape.name) + " by " +
-        std::to_string(inputs.size()) + " inputs carries " + what + " (a node's by each input it depends on), over the " +
+        std::to_string(over->inputs) + " inputs carries " + what + " (a node's by each input it depends on), over the " +
         "bound of " + std::to_string(c.maxNodes) + " (--max-nodes, TAPELAB_MAX_NODES): differentiate by fewer in a " +
         "kernel (--config tangent_chunk=N, or --wrt), or let an adjoint kernel give every Greek in one reverse sweep");
   }
@@ -383,6 +379,13 @@ KernelOptions resolvePlan(const Tape& tape, const RunConfig& c, const EngineCaps
 }
 
 }  // namespace
+
+std::optional<OversizedChunk> oversizedTangentChunk(const Tape& tape, const KernelOptions& options, uint64_t maxNodes) {
+  for (const std::vector<int>& inputs : tangentChunks(options, tape.numInputs()))
+    if (const int64_t terms = tangentTermCount(tape, inputs); static_cast<uint64_t>(terms) > maxNodes)
+      return OversizedChunk{inputs.size(), terms};
+  return std::nullopt;
+}
 
 double Result::greek(const std::string& input, size_t market) const {
   for (size_t i = 0; i < inputNames.size(); ++i)

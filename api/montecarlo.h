@@ -39,6 +39,15 @@ KernelOptions resolveKernel(const Tape& tape, const RunConfig& config, const Eng
                             std::string* tunedFrom = nullptr, std::vector<std::string>* notUsed = nullptr,
                             std::string* kindWhy = nullptr, const std::vector<int>& sharedInputs = {});
 
+// A tangent kernel's size before it is written (issue 49): a term per differentiated input a node's argument
+// depends on, bounded like a tape's nodes by `maxNodes` (--max-nodes) a kernel at a time (config
+// tangent_chunk: each chunk's, engine/tangent_chunks.h). The first chunk over it, with its terms; none if all fit.
+struct OversizedChunk {
+  size_t inputs = 0;
+  int64_t terms = 0;
+};
+std::optional<OversizedChunk> oversizedTangentChunk(const Tape& tape, const KernelOptions& options, uint64_t maxNodes);
+
 // Where each part of a job came from: the engine's defaults (with --kernel auto's model for the kind),
 // the tuning cache's entry, or the user (flags, variables, the API's arguments).
 enum class Origin { Default, Tuned, User };

@@ -123,15 +123,12 @@ void dropOversizedTangent(CompareJob& job) {
   KernelOptions o;
   o.kind = KernelKind::Tangent;
   o.config.tangentChunk = job.cfg.userConfig.values.tangentChunk;
-  for (const std::vector<int>& inputs : tangentChunks(o, job.tape.numInputs())) {
-    const int64_t terms = tangentTermCount(job.tape, inputs);
-    if (static_cast<uint64_t>(terms) <= job.cfg.maxNodes) continue;
-    job.kinds.erase(at);
-    std::fprintf(stderr, "compare: the tangent kernel is left out: by %zu inputs it carries %.3g derivative terms, "
-                 "over --max-nodes %llu (--config tangent_chunk=N splits it into kernels of N inputs)\n",
-                 inputs.size(), static_cast<double>(terms), static_cast<unsigned long long>(job.cfg.maxNodes));
-    return;
-  }
+  const std::optional<OversizedChunk> over = oversizedTangentChunk(job.tape, o, job.cfg.maxNodes);
+  if (!over) return;
+  job.kinds.erase(at);
+  std::fprintf(stderr, "compare: the tangent kernel is left out: by %zu inputs it carries %.3g derivative terms, "
+               "over --max-nodes %llu (--config tangent_chunk=N splits it into kernels of N inputs)\n",
+               over->inputs, static_cast<double>(over->terms), static_cast<unsigned long long>(job.cfg.maxNodes));
 }
 
 // The ladder: --ladder NAME=V1,V2,... (those values), --ladder NAME (--points values 1% apart around

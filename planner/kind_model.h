@@ -6,7 +6,8 @@
 // Instructions a path, weighted by planner/costs.h (sm_90 instructions per op):
 //   forward   every node once per copy (a value the markets share once, one an input the markets differ
 //             in reaches once per market);
-//   tangent   forward (once a chunk of tangent_chunk inputs) + per node, per tangent slot it carries (less the closed forms), its tangent rule:
+//   tangent   forward (once a chunk of tangent_chunk inputs) + per node, per tangent slot it carries (less
+//             the closed forms), its tangent rule:
 //             the adjoint rules of the arguments that carry the slot with d := their tangent, and the
 //             additions between them (a product term fused into the sum with tangent_fma); a rule
 //             d * (partial) costs a slot one multiplication, its partial once a node (the same expression

@@ -72,6 +72,10 @@ EmittedKernel emitKernel(const Tape& tape, const KernelOptions& options, const D
                                            options.config.loadsAhead == AheadLoads::Rows);
         ahead.reads > 0) {
       log("loads ahead", toText(ahead));
+      if (options.config.loadsAhead == AheadLoads::Rows && ahead.ownReads == 0) {  // rows did nothing more than on
+        analyses.unused.push_back("loads_ahead=rows: no market loop writes an array only at its own elements, as on");
+        kernel.header.push_back("config unused: " + analyses.unused.back());
+      }
     } else {  // said where the header says the others (build_kernel.cpp) and in the kernel's stats
       analyses.unused.push_back(std::string("loads_ahead=") + toString(options.config.loadsAhead) +
                                 ": no rolled loop reads an array it does not write");

@@ -20,31 +20,16 @@ Names namesIn(const T& x) {
 
 bool isZero(const ir::E& e) { return e && e->kind == ir::Expr::Kind::Float && e->number == 0.0; }
 
-// The same expression, node for node.
-bool same(const ir::E& a, const ir::E& b) {
-  if (a == b) return true;
-  if (!a || !b || a->kind != b->kind || a->name != b->name || a->number != b->number || a->integer != b->integer ||
-      a->op != b->op || a->args.size() != b->args.size() || !same(a->fence, b->fence))
-    return false;
-  for (size_t k = 0; k < a->args.size(); ++k)
-    if (!same(a->args[k], b->args[k])) return false;
-  return true;
-}
-
 // Whether `element` (an array's element) occurs in e, or anywhere in s (read or written).
 bool mentions(const ir::E& e, const ir::E& element) {
   if (!e) return false;
-  if (same(e, element)) return true;
+  if (ir::same(e, element)) return true;
   for (const ir::E& a : e->args)
     if (mentions(a, element)) return true;
   return mentions(e->fence, element);
 }
 bool mentions(const ir::Stmt& s, const ir::E& element) {
-  for (const ir::E* e : {&s.target, &s.value, &s.comp, &s.init, &s.cond, &s.step, &s.drawBase, &s.drawStep})
-    if (mentions(*e, element)) return true;
-  for (const ir::Stmt& b : s.body)
-    if (mentions(b, element)) return true;
-  return false;
+  return ir::anyExpr(s, [&](const ir::E& e) { return mentions(e, element); });
 }
 
 // An adjoint array's element set to zero in a market loop's body (ir::Stmt::adjoint on an Assign): where the
@@ -62,7 +47,7 @@ void setElements(std::vector<ir::Stmt>& list, std::vector<uint8_t>& drop, FirstT
     for (size_t k = j + 1; k < list.size(); ++k) {
       ir::Stmt& s = list[k];
       if (!mentions(s, z.target)) continue;
-      if (s.kind == ir::Stmt::Kind::AddAssign && same(s.target, z.target) && !mentions(s.value, z.target)) {
+      if (s.kind == ir::Stmt::Kind::AddAssign && ir::same(s.target, z.target) && !mentions(s.value, z.target)) {
         s.kind = ir::Stmt::Kind::Assign;
         set = true;
       }

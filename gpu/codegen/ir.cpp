@@ -50,6 +50,16 @@ E castUint(E x) { return named(Expr::Kind::CastUint, "", {std::move(x)}); }
 E castScalar(E x) { return named(Expr::Kind::CastScalar, "", {std::move(x)}); }
 E bits(E x) { return named(Expr::Kind::Bits, "", {std::move(x)}); }
 E fromBits(E x) { return named(Expr::Kind::FromBits, "", {std::move(x)}); }
+bool same(const E& a, const E& b) {
+  if (a == b) return true;
+  if (!a || !b || a->kind != b->kind || a->name != b->name || a->number != b->number || a->integer != b->integer ||
+      a->op != b->op || a->args.size() != b->args.size() || !same(a->fence, b->fence))
+    return false;
+  for (size_t k = 0; k < a->args.size(); ++k)
+    if (!same(a->args[k], b->args[k])) return false;
+  return true;
+}
+
 E rule(Op op, std::string text, E a, E b, E c, E r, E d, E fence) {
   Expr e;
   e.kind = Expr::Kind::Rule;

@@ -154,12 +154,26 @@ Stmt kahan(E sum, E comp, E term, bool viaCells);
 Stmt barrier();
 Stmt line(std::vector<Stmt> parts);
 
+// Calls f(e) for every expression of a statement (target, value, comp, init, cond, step, drawBase, drawStep;
+// null ones included) and of its body's, in order; stops and returns true at the first f that returns true.
+template <class F>
+bool anyExpr(const Stmt& s, F&& f) {
+  for (const E* e : {&s.target, &s.value, &s.comp, &s.init, &s.cond, &s.step, &s.drawBase, &s.drawStep})
+    if (f(*e)) return true;
+  for (const Stmt& b : s.body)
+    if (anyExpr(b, f)) return true;
+  return false;
+}
+
 template <class F>
 void forEachVar(const Stmt& s, F&& f) {
   if (s.kind == Stmt::Kind::Declare || s.kind == Stmt::Kind::Loop) f(s.text);
   for (const E* e : {&s.target, &s.value, &s.comp, &s.init, &s.cond, &s.step, &s.drawBase, &s.drawStep}) forEachVar(*e, f);
   for (const Stmt& b : s.body) forEachVar(b, f);
 }
+
+// The same expression, node for node (the rewrite passes' test for one element of an array).
+bool same(const E& a, const E& b);
 
 // The helpers a kernel defines before its entry point (print.cpp spells them per dialect).
 struct Helpers {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <map>
 #include <set>
 #include <vector>
 
@@ -41,22 +42,12 @@ void written(const Stmt& s, Written& w) {
   written(s.body, w);
 }
 
-// How many statements of body (at any depth) declare `name`.
-int declarations(const std::vector<Stmt>& body, const std::string& name) {
-  int n = 0;
-  for (const Stmt& s : body) n += (s.kind == Stmt::Kind::Declare && s.text == name) + declarations(s.body, name);
-  return n;
-}
-
-// The same expression, node for node.
-bool same(const E& a, const E& b) {
-  if (a == b) return true;
-  if (!a || !b || a->kind != b->kind || a->name != b->name || a->number != b->number || a->integer != b->integer ||
-      a->op != b->op || a->args.size() != b->args.size() || !same(a->fence, b->fence))
-    return false;
-  for (size_t k = 0; k < a->args.size(); ++k)
-    if (!same(a->args[k], b->args[k])) return false;
-  return true;
+// How many statements of body (at any depth) declare each name.
+void declarations(const std::vector<Stmt>& body, std::map<std::string, int>& count) {
+  for (const Stmt& s : body) {
+    if (s.kind == Stmt::Kind::Declare) ++count[s.text];
+    declarations(s.body, count);
+  }
 }
 
 E substitute(const E& e, const std::string& name, const E& by) {
@@ -86,6 +77,7 @@ struct Shape {
   bool isUint = false;
   std::vector<std::pair<std::string, E>> consts;
   Written w;
+  std::map<std::string, int> declared;  // the names the body declares, and how many times
   E lit(int64_t v) const { return isUint ? ir::ulit(v) : ir::ilit(v); }
   // e where the loop's variable is `by` (its constants by their values first).
   E at(const E& e, const E& by) const {
@@ -111,12 +103,13 @@ bool shapeOf(const Stmt& loop, Shape& out) {
   out.isUint = loop.init->kind == Expr::Kind::Uint;
   written(loop.body, out.w);
   if (out.w.names.count(out.var)) return false;  // a body that sets its own variable
+  declarations(loop.body, out.declared);
   for (const Stmt& b : loop.body) {
     if (b.kind != Stmt::Kind::Declare || !b.isConst || !b.init || (b.type != ir::Type::Uint && b.type != ir::Type::Int)) break;
     const std::set<std::string> in = namesIn(b.init);
     bool ok = true;
     for (const std::string& n : in) ok = ok && (n == out.var || !out.w.names.count(n));
-    if (!ok || declarations(loop.body, b.text) != 1) break;  // substituted by name: one declaration only
+    if (!ok || out.declared[b.text] != 1) break;  // substituted by name: one declaration only
     out.consts.emplace_back(b.text, b.init);
   }
   return out.trips > 1 && !out.w.barrier;
@@ -165,7 +158,6 @@ bool multipleOf(const E& e, int64_t n) {
 // Every element of `array` the loop's body names (read or written, at any depth): A[k + v] with k a multiple of
 // the trips and of names the loop does not write. Then trip v reads and writes only elements congruent to v, and
 // the next trip's element of any such index is one no earlier trip and no statement of this one writes.
-bool ownElements(const std::vector<Stmt>& body, const std::string& array, const Shape& L);
 bool ownElements(const E& e, const std::string& array, const Shape& L) {
   if (!e) return true;
   if (e->kind == Expr::Kind::Index && e->args[0]->kind == Expr::Kind::Var && e->args[0]->name == array) {
@@ -182,12 +174,9 @@ bool ownElements(const E& e, const std::string& array, const Shape& L) {
   return ownElements(e->fence, array, L);
 }
 bool ownElements(const std::vector<Stmt>& body, const std::string& array, const Shape& L) {
-  for (const Stmt& s : body) {
-    for (const E* e : {&s.target, &s.value, &s.comp, &s.init, &s.cond, &s.step, &s.drawBase, &s.drawStep})
-      if (!ownElements(*e, array, L)) return false;
-    if (!ownElements(s.body, array, L)) return false;
-  }
-  return true;
+  return std::none_of(body.begin(), body.end(), [&](const Stmt& s) {
+    return ir::anyExpr(s, [&](const E& e) { return !ownElements(e, array, L); });
+  });
 }
 
 struct Rewriter {
@@ -196,8 +185,6 @@ struct Rewriter {
   int next = 0;
   LoadsAhead count;
 
-  // In e, each read A[i] the loop may load ahead becomes a rotating variable: its declaration before the
-  // loop (`before`) and its next load (`after`, placed after the statement that read it).
   // Arrays the loop writes only at its own elements (ownElements), and of those the ones this trip has written
   // so far (in the order rotateIn meets the statements): an element of such an array not yet written this trip
   // is what an earlier trip left, so it too can be loaded a trip ahead, once (its first read this trip).
@@ -208,9 +195,11 @@ struct Rewriter {
     const std::string& a = e->args[0]->name;
     if (!L.w.names.count(a)) return true;
     if (!own.count(a) || writtenThisTrip.count(a)) return false;
-    return std::none_of(rotatedElements.begin(), rotatedElements.end(), [&](const E& r) { return same(r, e); });
+    return std::none_of(rotatedElements.begin(), rotatedElements.end(), [&](const E& r) { return ir::same(r, e); });
   }
 
+  // In e, each read A[i] the loop may load ahead becomes a rotating variable: its declaration before the
+  // loop (`before`) and its next load (`after`, placed after the statement that read it).
   E rotate(const E& e, const Shape& L, std::vector<Stmt>& before, std::vector<Stmt>& after) {
     if (!e) return e;
     // What C evaluates only on a condition (a ?: arm, && and ||) is left in place: loaded on every trip, its
@@ -231,7 +220,10 @@ struct Rewriter {
         before.push_back(ir::declareT(name, L.at(e, L.lit(0))));
         after.push_back(ir::assign(ir::var(name), L.at(e, following)));
         ++count.reads;
-        if (L.w.names.count(e->args[0]->name)) rotatedElements.push_back(e);
+        if (L.w.names.count(e->args[0]->name)) {
+          rotatedElements.push_back(e);
+          ++count.ownReads;
+        }
         return ir::var(name);
       }
     }
@@ -289,7 +281,7 @@ struct Rewriter {
         writtenThisTrip.clear();
         rotatedElements.clear();
         for (const std::string& a : L.w.names)
-          if (ownElements_ && declarations(s.body, a) == 0 && ownElements(s.body, a, L)) own.insert(a);
+          if (ownElements_ && !L.declared.count(a) && ownElements(s.body, a, L)) own.insert(a);
         rotateIn(s.body, L, before);
         if (!before.empty()) ++count.loops;
         for (Stmt& b : before) {  // as early in the list as what its load reads allows: its wait overlaps more
@@ -322,7 +314,8 @@ LoadsAhead loadAhead(ir::KernelIR& kernel, bool everyLoop, bool ownElements) {
 }
 
 std::string toText(const LoadsAhead& ahead) {
-  return std::to_string(ahead.reads) + " reads loaded one trip ahead in " + std::to_string(ahead.loops) + " loops\n";
+  return std::to_string(ahead.reads) + " reads loaded one trip ahead in " + std::to_string(ahead.loops) + " loops (" +
+         std::to_string(ahead.ownReads) + " of arrays the loop writes at its own elements)\n";
 }
 
 }  // namespace tapelab

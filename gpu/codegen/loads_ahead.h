@@ -41,6 +41,7 @@ namespace tapelab {
 struct LoadsAhead {
   int loops = 0;  // loops with at least one read loaded ahead
   int reads = 0;  // reads loaded ahead
+  int ownReads = 0;  // of which reads of arrays the loop writes at its own elements (loads_ahead=rows)
 };
 
 // everyLoop: the rolled segments' and time loops too (config loads_ahead=loops), not only the market loops;

@@ -202,6 +202,7 @@ TEST(CodegenPasses, LoadsAheadRotateOwnElementsBeforeTheTripWritesThem) {
   EXPECT_EQ(loadAhead(markets, false).reads, 0) << "loads_ahead=on: arrays the loop writes are read in place";
   const LoadsAhead n = loadAhead(k, false, true);
   EXPECT_EQ(n.reads, 2);
+  EXPECT_EQ(n.ownReads, 2);
   const std::vector<Stmt>& body = k.body.back().body;
   ASSERT_EQ(body.size(), 10u);
   EXPECT_EQ(body[0].init->kind, Expr::Kind::Var) << "p reads the element loaded a market ahead";
@@ -255,7 +256,7 @@ TEST(CodegenPasses, LoadsAheadRotateAnUnwrittenArraysReads) {
   EXPECT_EQ(body[2].init->args[0]->kind, Expr::Kind::Var) << "dbm, written in the loop, read in place";
   EXPECT_EQ(body[5].init->kind, Expr::Kind::Index) << "an index of a name the loop assigns, read in place";
   EXPECT_EQ(k.body[4].body[1].init->kind, Expr::Kind::Index) << "a loop with a barrier is left as it is";
-  EXPECT_EQ(toText(n), "1 reads loaded one trip ahead in 1 loops\n");
+  EXPECT_EQ(toText(n), "1 reads loaded one trip ahead in 1 loops (0 of arrays the loop writes at its own elements)\n");
   // loads_ahead=loops: the trip's read too, the first trip's element before the loop (sg = 3 - 0), the next
   // trip's after the read (sr + 1, the last trip its own), both through the constant's value.
   const LoadsAhead all = loadAhead(every, true);
