@@ -257,6 +257,13 @@ std::vector<ConfigField> rewriteAndEngineFields() {
                 "not Vulkan: lavapipe returned other bits for the rotated reads of a 3-market register kernel, "
                 "2026-12-06)")
           .byDefault({{"cuda", "on"}, {"hip", "on"}, {"opencl", "on"}}),
+      Declare::integer("workgroup_rows", &C::workgroupRows, 0, 4096)
+          .on({"cuda", "hip"})
+          .what("the per-lane arrays loops index by a variable (a register kernel's per-market adjoint rows and "
+                "bookmarks), the most read and written first, up to N elements a lane, in workgroup memory, a column a "
+                "lane, instead of local memory: N * workgroup * 4 bytes (fp32) more workgroup memory, which the "
+                "launch bound's blocks must fit (min_blocks); 0: local memory (gpu/codegen/workgroup_rows.h)")
+          .searching({"0", "48"}),
       Declare::integer("min_blocks", &C::minBlocks, 0, 32)
           .on({"cuda", "hip"})
           .what("__launch_bounds__(workgroup, N): the compiler caps registers to fit N blocks per multiprocessor (HIP "

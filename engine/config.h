@@ -81,6 +81,7 @@ struct KernelConfig {
   bool opaque = true;                             // GPU: the opaque identity (off: experiments only)
   bool firstTermsSet = true;                      // GPU kernels with Greeks: an adjoint declared with its first term
   AheadLoads loadsAhead = AheadLoads::Off;        // OpenCL, CUDA, HIP: reads of unwritten arrays a trip ahead
+  int workgroupRows = 0;                          // CUDA, HIP: a lane's array elements moved to workgroup memory
   int minBlocks = 0;                              // CUDA, HIP: __launch_bounds__'s second bound (0: none)
   bool sharedConstants = true;                    // CUDA, HIP, markets=loop: lane-invariant arrays shared
   bool outlineDraws = false;                      // GPU: Philox and Box-Muller not inlined

@@ -15,6 +15,7 @@
 #include "gpu/codegen/recompute.h"
 #include "gpu/codegen/rolling.h"
 #include "gpu/codegen/storage.h"
+#include "gpu/codegen/workgroup_rows.h"
 #include "planner/schedule.h"
 
 namespace tapelab {
@@ -79,6 +80,19 @@ EmittedKernel emitKernel(const Tape& tape, const KernelOptions& options, const D
     } else {  // said where the header says the others (build_kernel.cpp) and in the kernel's stats
       analyses.unused.push_back(std::string("loads_ahead=") + toString(options.config.loadsAhead) +
                                 ": no rolled loop reads an array it does not write");
+      kernel.header.push_back("config unused: " + analyses.unused.back());
+    }
+  }
+  // The per-lane arrays loops index by a variable, in workgroup memory (CUDA, HIP: declared where they are).
+  if (options.config.workgroupRows > 0 && !dialect.blockShared.empty()) {
+    const WorkgroupRows rows =
+        moveRowsToWorkgroup(kernel, options.config.workgroupRows, options.precision == Precision::F64 ? 8 : 4);
+    if (!rows.moved.empty()) {
+      log("workgroup rows", toText(rows));
+    } else {
+      analyses.unused.push_back("workgroup_rows=" + std::to_string(options.config.workgroupRows) + ": " +
+                                (rows.left.empty() ? "no per-lane array is indexed by a variable"
+                                                   : "no per-lane array indexed by a variable fits: " + rows.left[0]));
       kernel.header.push_back("config unused: " + analyses.unused.back());
     }
   }

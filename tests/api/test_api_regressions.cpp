@@ -106,7 +106,8 @@ TEST_P(Regressions, CheckpointedEqualsPlain) {
 // The compiler's rewrites that promise the same bits, each off against on: config first_terms
 // (gpu/codegen/first_terms.h: an adjoint declared with its first term differs only in the sign of a zero
 // adjoint, which no result reads) and config loads_ahead at markets and loops (gpu/codegen/loads_ahead.h:
-// reads one market or one trip ahead, the same elements). Every regression tape and wild random tapes (NaN, Inf, signed
+// reads one market or one trip ahead, the same elements) and config workgroup_rows (gpu/codegen/workgroup_rows.h:
+// the same elements in workgroup memory; CUDA and HIP only, so timed on a lent GPU). Every regression tape and wild random tapes (NaN, Inf, signed
 // zeros) at one market and two (the market loop), plain and register kernels, and the Asian at three markets
 // with its segments rolled around the market loop: the same bits, +0 and -0 told apart; and each rewrite
 // changes the Asian's kernel.
@@ -139,12 +140,13 @@ TEST_P(Regressions, BitKeepingRewritesKeepTheBits) {
   const Rewrite rewrites[] = {{"first_terms", "add", "set"},
                               {"loads_ahead", "off", "on"},
                               {"loads_ahead", "off", "loops"},
-                              {"loads_ahead", "on", "rows"}};
+                              {"loads_ahead", "on", "rows"},
+                              {"workgroup_rows", "0", "64"}};
   int compared = 0;
   for (const Rewrite& rewrite : rewrites) {
     const char *name = rewrite.name, *offValue = rewrite.off, *onValue = rewrite.on;  // clang: no lambda capture of a binding
     const ConfigField& f = *findConfigField(name);
-    if (!fieldAppliesTo(f, entry.name)) continue;  // loads_ahead: not Vulkan (engine/config.cpp)
+    if (!fieldAppliesTo(f, entry.name)) continue;  // loads_ahead: not Vulkan; workgroup_rows: CUDA, HIP (engine/config.cpp)
     // The tape's kernel of options o at `markets` with the rewrite off and on: the same bits. The sources.
     auto compare = [&](const Tape& tape, KernelOptions o, int markets, const std::string& what) {
       std::vector<std::vector<double>> in(static_cast<size_t>(markets), tape.inputDefaults);

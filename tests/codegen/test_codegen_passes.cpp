@@ -21,6 +21,7 @@
 #include "gpu/codegen/print.h"
 #include "gpu/codegen/recompute.h"
 #include "gpu/codegen/storage.h"
+#include "gpu/codegen/workgroup_rows.h"
 #include "planner/plan.h"
 #include "planner/schedule.h"
 #include "planner/strategies.h"
@@ -214,6 +215,52 @@ TEST(CodegenPasses, LoadsAheadRotateOwnElementsBeforeTheTripWritesThem) {
   EXPECT_EQ(body[5].init->kind, Expr::Kind::Index) << "a read after the trip wrote the array";
   EXPECT_EQ(body[6].init->kind, Expr::Kind::Index) << "nxt is written at another market's element";
   EXPECT_EQ(body[8].init->kind, Expr::Kind::Index) << "byrow's offset is a name, not provably a multiple";
+}
+
+// workgroup_rows=N: the per-lane arrays indexed by a variable move to workgroup memory, a column a lane
+// (`A[(i) * workgroup + tl_lid]`), the most read and written per element first (each use counted the trips of
+// the loops around it), while a lane's elements stay within N; an array indexed only by literals (registers), one
+// named whole, and one declared twice stay; one over N is said.
+TEST(CodegenPasses, WorkgroupRowsMoveTheMostUsedIndexedArraysIntoAColumnALane) {
+  using namespace ir;
+  const E m = var("m");
+  auto marketLoop = [](std::vector<Stmt> body) {
+    return loop(Type::Int, "m", ilit(0), bin(var("m"), "<", ilit(7)), prefix("++", var("m")), true, "markets", std::move(body));
+  };
+  KernelIR k;
+  k.workgroupSize = 32;
+  k.body = {declareArray("hot", 7, false), declareArray("cold", 7, false), declareArray("big", 40, false),
+            declareArray("lits", 7, false), declareArray("twice", 7, false), declareArray("twice", 7, false),
+            declareArray("passed", 7, false),
+            loop(Type::Uint, "t", ulit(0), bin(var("t"), "<", ulit(14)), prefix("++", var("t")), true, "trips",
+                 {marketLoop({addAssign(index(var("hot"), m), lit(1)), addAssign(index(var("big"), bin(m, "+", ulit(7))), lit(1)),
+                              addAssign(index(var("twice"), m), lit(1)), addAssign(index(var("passed"), m), lit(1))})}),
+            marketLoop({assign(index(var("cold"), m), index(var("hot"), m))}),
+            assign(index(var("lits"), ulit(3)), lit(2)), declareT("x", call("f", {var("passed")}))};
+  KernelIR over = k;
+  const WorkgroupRows rows = moveRowsToWorkgroup(k, 50, 4);
+  ASSERT_EQ(rows.moved.size(), 2u) << toText(rows);
+  EXPECT_EQ(rows.moved[0].first, "hot") << "14 x 7 + 7 uses of 7 elements before big's 14 x 7 of 40";
+  EXPECT_EQ(rows.moved[1].first, "big");
+  EXPECT_EQ(rows.elements, 47);
+  EXPECT_EQ(rows.bytes, 47 * 32 * 4);
+  ASSERT_EQ(rows.left.size(), 1u) << "cold: over 50 with the 47 before it";
+  EXPECT_EQ(rows.left[0].rfind("cold (7 elements", 0), 0u) << rows.left[0];
+  EXPECT_TRUE(k.body[0].shared);
+  EXPECT_EQ(k.body[0].array, 7 * 32);
+  EXPECT_TRUE(k.body[2].shared);
+  for (size_t i : {1u, 3u, 4u, 6u}) EXPECT_FALSE(k.body[i].shared) << k.body[i].text;
+  const std::string text = printKernel(k, cudaDialect());
+  EXPECT_NE(text.find("__shared__ float hot[224];"), std::string::npos) << text;
+  EXPECT_NE(text.find("hot[(m) * 32u + tl_lid] += 1.0f;"), std::string::npos) << text;
+  EXPECT_NE(text.find("big[(m + 7u) * 32u + tl_lid] += 1.0f;"), std::string::npos) << text;
+  EXPECT_NE(text.find("cold[m] = hot[(m) * 32u + tl_lid];"), std::string::npos) << text;
+  EXPECT_NE(text.find("lits[3u] = 2.0f;"), std::string::npos) << text;
+  EXPECT_NE(text.find("twice[m] += 1.0f;"), std::string::npos) << text;
+  // N under the heaviest array's elements: hot is left, the lighter ones that fit still move.
+  const WorkgroupRows few = moveRowsToWorkgroup(over, 6, 4);
+  EXPECT_TRUE(few.moved.empty()) << toText(few);
+  EXPECT_EQ(few.left.size(), 3u) << toText(few);
 }
 
 // The loads-ahead pass: in a rolled loop over m, a declaration reading A[row + m] of an array the loop does not
