@@ -9,6 +9,7 @@
 #include "api/tune.h"
 #include "engine/tangent_chunks.h"
 #include "planner/kind_model.h"
+#include "planner/tangent_chunk.h"
 #include "planner/loops.h"
 #include "planner/planfile.h"
 #include "planner/strategies.h"
@@ -66,6 +67,20 @@ KernelOptions withPlan(const Tape& tape, const RunConfig& c, const EngineCaps& c
   return o;
 }
 
+}  // namespace
+
+std::optional<AutoTangentChunk> autoTangentChunkOf(const Tape& tape, const RunConfig& c, const KernelOptions& o) {
+  if (o.config.tangentChunk != 0 || !o.greeks) return std::nullopt;
+  const std::vector<std::string>& named = c.userConfig.fields;
+  if (std::find(named.begin(), named.end(), "tangent_chunk") != named.end()) return std::nullopt;
+  if (!fieldAppliesTo(*findConfigField("loops"), c.engine)) return std::nullopt;  // a GPU engine's one source a kernel
+  KernelOptions t = o;
+  t.kind = KernelKind::Tangent;
+  return autoTangentChunk(tape, differentiatedInputs(t, tape.numInputs()), o.config.loopsRolled && findLoop(tape).found());
+}
+
+namespace {
+
 // The tangent kind has no plan: no reverse sweep, nothing to cut. A plan or segment count asked for is an error.
 KernelOptions tangentKernel(const Tape& tape, const RunConfig& c, const EngineCaps& caps, KernelOptions o) {
   if (c.plan || !c.planFile.empty()) throw std::invalid_argument("--plan: the tangent kernel has no reverse sweep to cut");
@@ -86,6 +101,7 @@ KernelOptions tangentKernel(const Tape& tape, const RunConfig& c, const EngineCa
     o.wrt.push_back(k);
   }
   std::sort(o.wrt.begin(), o.wrt.end());
+  if (const std::optional<AutoTangentChunk> a = autoTangentChunkOf(tape, c, o)) o.config.tangentChunk = a->chunk;
   // Its size before it is written (lmm-80 at every input: 5.5e6 terms, 193 MB of C++).
   if (const std::optional<OversizedChunk> over = oversizedTangentChunk(tape, o, c.maxNodes)) {
     char what[96];
@@ -217,6 +233,9 @@ ResolvedJob resolveJob(const Tape& tape, const RunConfig& c, const EngineCaps& c
   // default sets a field the choice read (kindMayQualify), so the kind and plan chosen still hold.
   if (job.from.config != Origin::Tuned)
     job.options.config = resolveConfig(c, caps, job.options.precision, markets, toString(job.options.kind));
+  // auto's tangent chunk where nothing names one (planner/tangent_chunk.h; the kind's defaults have none)
+  if (job.options.kind == KernelKind::Tangent)
+    if (const std::optional<AutoTangentChunk> a = autoTangentChunkOf(tape, c, job.options)) job.options.config.tangentChunk = a->chunk;
   checkPlanDepth(job.options, c, caps);
   if (job.from.plan != Origin::Tuned) {
     job.from.plan = planNamed(c) ? Origin::User : Origin::Default;
@@ -250,12 +269,14 @@ void chooseKindAuto(const Tape& tape, const RunConfig& c, const EngineCaps& caps
   job.adjointRolls = job.tangentRolls && o.kind == KernelKind::Register && o.plan.strategy == "periodic";
   job.closedForms = o.config.closedForms;
   job.tangentFma = o.config.tangentFma;
-  job.tangentChunk = o.config.tangentChunk;
+  const std::optional<AutoTangentChunk> chunk = autoTangentChunkOf(tape, c, o);
+  job.tangentChunk = chunk ? chunk->chunk : o.config.tangentChunk;
   const KindPrediction prediction = predictKinds(tape, job);
   if (kindWhy) *kindWhy = "auto: " + prediction.why() + " (planner/kind_model.h)";
   if (prediction.tangentWins()) {
     o.kind = KernelKind::Tangent;
     o.plan = plainPlan(tape);
+    if (kindWhy && chunk && chunk->chunk > 0) *kindWhy += "; " + chunk->why();
   }
 }
 

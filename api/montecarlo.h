@@ -17,6 +17,7 @@
 #include "api/knobs.h"
 #include "api/tuning.h"
 #include "engine/engine.h"
+#include "planner/tangent_chunk.h"
 #include "tape/products/products.h"
 
 namespace tapelab {
@@ -46,6 +47,11 @@ struct OversizedChunk {
   size_t inputs = 0;
   int64_t terms = 0;
 };
+// auto's tangent chunk (planner/tangent_chunk.h) for o's tangent kernel: where o's config names none (0), the
+// user did not name the field (a tangent_chunk=0 given keeps one kernel), the engine writes GPU kernels and o
+// computes Greeks; else nullopt. Its chunk is 0 where one kernel is within the bound.
+std::optional<AutoTangentChunk> autoTangentChunkOf(const Tape& tape, const RunConfig& c, const KernelOptions& o);
+
 std::optional<OversizedChunk> oversizedTangentChunk(const Tape& tape, const KernelOptions& options, uint64_t maxNodes);
 
 // Where each part of a job came from: the engine's defaults (with --kernel auto's model for the kind),

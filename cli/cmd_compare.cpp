@@ -116,13 +116,17 @@ std::vector<KernelKind> kindsOf(const Flags& f) {
 // compare's default kernels (register,tangent) on a wide tape: a tangent kernel of every input whose
 // derivative terms pass --max-nodes' bound (api/montecarlo.cpp says why it is bounded) is left out, and
 // said, rather than failing the run; named with --kernels it fails with the bound's message. With
-// --config tangent_chunk=N the bound is each chunk's (engine/tangent_chunks.h).
+// --config tangent_chunk=N, or auto's chunk on a GPU engine (planner/tangent_chunk.h), the bound is each
+// chunk's (engine/tangent_chunks.h).
 void dropOversizedTangent(CompareJob& job) {
   const auto at = std::find(job.kinds.begin(), job.kinds.end(), KernelKind::Tangent);
   if (at == job.kinds.end() || !job.cfg.wrt.empty()) return;
   KernelOptions o;
   o.kind = KernelKind::Tangent;
-  o.config.tangentChunk = job.cfg.userConfig.values.tangentChunk;
+  o.greeks = job.cfg.greeks;
+  o.config = defaultConfig(job.cfg.engine, false, 1, "tangent");
+  applyConfigRequest(o.config, job.cfg.userConfig, job.cfg.engine);
+  if (const std::optional<AutoTangentChunk> a = autoTangentChunkOf(job.tape, job.cfg, o)) o.config.tangentChunk = a->chunk;
   const std::optional<OversizedChunk> over = oversizedTangentChunk(job.tape, o, job.cfg.maxNodes);
   if (!over) return;
   job.kinds.erase(at);
@@ -250,7 +254,16 @@ EngineJobs engineJobs(const CompareJob& job, const RunConfig& base, const Engine
   for (const int m : e.fused == 1 ? std::vector<int>{1} : std::vector<int>{1, e.fused})
     for (const KernelKind kind : caps.kinds) {
       const JobConfig& j = e.of(m);
-      const KernelConfig c = kindRowConfig(j.config, j.defaults, base, caps, *base.precision, m, kind, e.fusedJob.config);
+      KernelConfig c = kindRowConfig(j.config, j.defaults, base, caps, *base.precision, m, kind, e.fusedJob.config);
+      if (kind == KernelKind::Tangent) {  // auto's chunk where nothing names one (planner/tangent_chunk.h)
+        KernelOptions t;
+        t.kind = kind;
+        t.greeks = base.greeks;
+        t.config = c;
+        RunConfig named = base;
+        named.engine = engine;
+        if (const std::optional<AutoTangentChunk> a = autoTangentChunkOf(job.tape, named, t)) c.tangentChunk = a->chunk;
+      }
       if (!(c == j.config)) e.kindConfigs[{m, kind}] = c;
     }
   out.engineConfigs.push_back({engine, configText(e.fusedJob.config, engine), e.fusedJob.tuned, e.fusedJob.provenance});

@@ -36,6 +36,8 @@ TangentSlots tangentSlots(const Tape& tape, const std::vector<int>& inputs);
 // something, times the slots that argument carries (what planner/kind_model.h prices, and what a
 // tangent kernel's source grows with: about 35 bytes a term in C++). Counted in bitsets, a bit per
 // (node, slot), without tangentSlots' lists.
-int64_t tangentTermCount(const Tape& tape, const std::vector<int>& inputs);
+// Nodes in [skipBegin, skipEnd) propagate their slots but their terms are not counted (a rolled loop's later
+// iterations, written once: planner/tangent_chunk.h).
+int64_t tangentTermCount(const Tape& tape, const std::vector<int>& inputs, int32_t skipBegin = 0, int32_t skipEnd = 0);
 
 }  // namespace tapelab

@@ -12,6 +12,7 @@
 #include "api/registry.h"
 #include "engine/tangent_chunks.h"
 #include "planner/kind_model.h"
+#include "planner/tangent_chunk.h"
 #include "tape/tangent.h"
 #include "tape/products/products.h"
 #include "tests/common/test_util.h"
@@ -178,6 +179,64 @@ TEST(TangentFrontDoor, ChunksBoundEachKernelAndCostTheirForwardSweeps) {
   k.kind = KernelKind::Plain;
   const std::vector<std::string> plain = compileKernel(*findEngine("reference").make(EngineSettings{}), asian, k)->stats().configUnused;
   EXPECT_NE(std::find(plain.begin(), plain.end(), "tangent_chunk=8: not a tangent kernel"), plain.end());
+}
+
+// auto's tangent chunk (planner/tangent_chunk.h): lmm-40's tangent kernel (585,934 terms, no loop) splits into
+// the fewest chunks within the bound, where one input more a chunk passes it; the Asian's stays one kernel; a
+// rolled loop's later iterations are not written out (the 5 x 252 Heston basket: within the bound rolled, a
+// tenth of its unrolled terms); the neural SDE would need more than the most chunks and stays whole. The front door takes it for a
+// GPU engine's tangent kernel where nothing names the field; a tangent_chunk=0 named, a CPU engine and --kernel
+// auto's adjoint keep one kernel.
+TEST(TangentFrontDoor, AutoChunksAWideTapesTangentKernelWithinTheBound) {
+  const Tape lmm = products::byName("lmm", products::ProductParams{{"forwards", 40}});
+  std::vector<int> all(static_cast<size_t>(lmm.numInputs()));
+  for (size_t k = 0; k < all.size(); ++k) all[k] = static_cast<int>(k);
+  const AutoTangentChunk a = autoTangentChunk(lmm, all, true);
+  EXPECT_EQ(a.wholeTerms, tangentTermCount(lmm, all));
+  ASSERT_GT(a.chunk, 0) << a.why();
+  EXPECT_EQ(a.kernels, static_cast<int>((all.size() + a.chunk - 1) / a.chunk));
+  EXPECT_LE(a.chunkTerms, kTangentChunkTerms);
+  int64_t largest = 0;  // one input more a chunk: some chunk over the bound
+  for (size_t at = 0; at < all.size(); at += static_cast<size_t>(a.chunk) + 1)
+    largest = std::max(largest, tangentTermCount(lmm, std::vector<int>(all.begin() + static_cast<std::ptrdiff_t>(at),
+                                                                       all.begin() + static_cast<std::ptrdiff_t>(std::min(
+                                                                                         all.size(), at + a.chunk + 1)))));
+  EXPECT_GT(largest, kTangentChunkTerms) << a.why();
+  EXPECT_NE(a.why().find(" kernels of at most "), std::string::npos) << a.why();
+
+  const Tape asian = products::asianCall(252);
+  EXPECT_EQ(autoTangentChunk(asian, {0, 1, 2, 3, 4}, false).chunk, 0);
+  const Tape heston = products::byName("hestonbasket", products::ProductParams{{"assets", 5}, {"steps", 252}});
+  std::vector<int> hin(static_cast<size_t>(heston.numInputs()));
+  for (size_t k = 0; k < hin.size(); ++k) hin[k] = static_cast<int>(k);
+  const AutoTangentChunk rolled = autoTangentChunk(heston, hin, true), unrolled = autoTangentChunk(heston, hin, false);
+  EXPECT_EQ(rolled.chunk, 0) << rolled.why();
+  EXPECT_LT(rolled.wholeTerms, unrolled.wholeTerms / 10) << rolled.why() << "; " << unrolled.why();
+  const Tape neural = products::byName("neural", products::ProductParams{{"steps", 16}, {"hidden", 16}});
+  std::vector<int> nin(static_cast<size_t>(neural.numInputs()));
+  for (size_t k = 0; k < nin.size(); ++k) nin[k] = static_cast<int>(k);
+  const AutoTangentChunk whole = autoTangentChunk(neural, nin, true);
+  EXPECT_EQ(whole.chunk, 0) << whole.why();
+  EXPECT_GT(whole.wholeTerms, kTangentChunkTerms);
+  EXPECT_NE(whole.why().find("more than 32 chunks"), std::string::npos) << whole.why();
+
+  const EngineCaps gpu = gpuCaps();
+  RunConfig c;
+  c.engine = "cuda";
+  c.kernel = KernelKind::Tangent;
+  EXPECT_EQ(resolveKernel(lmm, c, gpu).config.tangentChunk, a.chunk);
+  RunConfig named = c;
+  named.userConfig = parseConfigText("tangent_chunk=0");
+  EXPECT_EQ(resolveKernel(lmm, named, gpu).config.tangentChunk, 0) << "a tangent_chunk=0 named: one kernel";
+  RunConfig cpu = c;
+  cpu.engine = "cpu-jit";
+  EXPECT_EQ(resolveKernel(lmm, cpu, gpu).config.tangentChunk, 0) << "cpu-jit splits its C++ itself (jit.part)";
+  RunConfig automatic;
+  automatic.engine = "cuda";
+  std::string why;
+  const KernelOptions picked = resolveKernel(lmm, automatic, gpu, 1, nullptr, nullptr, &why);
+  EXPECT_EQ(picked.kind, KernelKind::Register) << why;
+  EXPECT_EQ(picked.config.tangentChunk, 0) << "the adjoint kernel carries no chunk";
 }
 
 TEST(TangentFrontDoor, WrtNeedsTheTangentKernelAndKnownNames) {
