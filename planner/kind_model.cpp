@@ -74,7 +74,10 @@ KindPrediction predictKinds(const Tape& tape, const KindJob& job, const CostMode
   for (int32_t i = 0; i < n; ++i) {
     if (tape.op[i] == Op::Input || arity(tape.op[i]) == 0) continue;
     const OpInfo& op = info(tape.op[i]);
-    bool partialUsed[3] = {false, false, false};
+    // A partial is computed once a kernel that uses it: once, or once a chunk whose slots use it (slots ascend,
+    // chunk c being slots c * chunk .. c * chunk + chunk - 1).
+    int partialKernels[3] = {0, 0, 0};
+    int64_t partialChunk[3] = {-1, -1, -1};
     for (int32_t slot : slots.of[i]) {
       if (closed.isClosed(i, slot)) continue;
       double rule = 0;
@@ -90,13 +93,16 @@ KindPrediction predictKinds(const Tape& tape, const KindJob& job, const CostMode
         const bool fused = terms > 0 && job.tangentFma && product;
         rule += (product ? c.of(Op::Mul) : ruleCost(r, c)) + (closed.isClosed(tape.arg(i, k), slot) ? c.of(Op::Mul) : 0) -
                 (fused ? addCost(c) : 0);
-        partialUsed[k] = partialUsed[k] || product;
+        if (product && partialChunk[k] != static_cast<int64_t>(static_cast<size_t>(slot) / chunk)) {
+          partialChunk[k] = static_cast<int64_t>(static_cast<size_t>(slot) / chunk);
+          ++partialKernels[k];
+        }
         ++terms;
       }
       tangent += copies(i) * (rule + std::max(terms - 1, 0) * addCost(c));
     }
     for (int k = 0; k < op.arity; ++k)
-      if (partialUsed[k]) tangent += copies(i) * ruleCost(std::string(op.adjoint(k)).substr(4), c);
+      if (partialKernels[k] > 0) tangent += copies(i) * partialKernels[k] * ruleCost(std::string(op.adjoint(k)).substr(4), c);
   }
 
   const std::vector<uint8_t> fromInput = dependsOnInput(tape);

@@ -13,6 +13,7 @@
 #include "engine/tangent_chunks.h"
 #include "planner/kind_model.h"
 #include "planner/tangent_chunk.h"
+#include "tape/recorder.h"
 #include "tape/tangent.h"
 #include "tape/products/products.h"
 #include "tests/common/test_util.h"
@@ -179,6 +180,26 @@ TEST(TangentFrontDoor, ChunksBoundEachKernelAndCostTheirForwardSweeps) {
   k.kind = KernelKind::Plain;
   const std::vector<std::string> plain = compileKernel(*findEngine("reference").make(EngineSettings{}), asian, k)->stats().configUnused;
   EXPECT_NE(std::find(plain.begin(), plain.end(), "tangent_chunk=8: not a tangent kernel"), plain.end());
+}
+
+// A partial (pow's b * pow(a, b - 1)) is computed once a kernel that carries a slot through it: in chunks of one
+// input, x + y's pow pays it in both kernels, so the chunked prediction adds a forward sweep and one partial.
+TEST(TangentFrontDoor, TheKindModelChargesAPartialOnceAChunk) {
+  Recorder rec;
+  const Var x = rec.input("x", 1.5), y = rec.input("y", 0.5);
+  rec.output(pow(x + y, 3.0));
+  const Tape t = rec.finish();
+  KindJob job;
+  job.adjointPlan = plainPlan(t);
+  job.gpu = false;
+  const KindPrediction whole = predictKinds(t, job);
+  job.tangentChunk = 1;
+  const KindPrediction ones = predictKinds(t, job);
+  const CostModel& c = CostModel::measured();
+  double forward = 0;
+  for (int32_t i = 0; i < t.size(); ++i) forward += c.of(t.op[i]);
+  EXPECT_NEAR(ones.tangentInstructions - whole.tangentInstructions, forward + ruleCost("(b * pow(a, b - one))", c), 1e-9)
+      << "one forward sweep and pow's partial once more";
 }
 
 // auto's tangent chunk (planner/tangent_chunk.h): lmm-40's tangent kernel (585,934 terms, no loop) splits into
