@@ -308,7 +308,7 @@ KernelOptions resolvePlan(const Tape& tape, const RunConfig& c, const EngineCaps
       if (tunedFrom) *tunedFrom = tunedNote(w);  // the entry, its margin, noise and date
       if (!c.kernel || *c.kernel == w.kind) {
         o.kind = w.kind;
-        o.plan = w.kind == KernelKind::Plain ? plainPlan(tape) : parsePlanFile(w.plan, tape, w.path);
+        o.plan = w.kind == KernelKind::Plain || w.kind == KernelKind::Tangent ? plainPlan(tape) : parsePlanFile(w.plan, tape, w.path);
         if (hasKind(caps, o.kind)) {
           planKnobsNotUsed(c, "", "the tuned winner's plan runs (" + w.path + "; --untuned: the defaults)", notUsed);
           from->plan = from->kind = Origin::Tuned;

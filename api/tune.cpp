@@ -201,7 +201,7 @@ struct Search {
         c.median = b.median;
         c.spread = b.spread;
         c.mpathsPerSecond = c.median > 0 ? double(opt.markets) * double(paths) / c.median / 1e6 : 0;
-        c.bits = checkBits(b.last, plainResult(c.config));
+        c.bits = checkBits(b.last, plainResult(c.config), c.kind);
         c.status = CandidateStatus::Timed;
       }
     } catch (const EngineUnavailable&) {
@@ -264,10 +264,12 @@ struct Search {
     TuneCandidate t;
     t.cuts = fixedPlan && label == fixedLabel ? base.plan : planForLabel(tape, label, opt.markets);
     t.plan = label;
-    t.kind = t.cuts.segments() > 1 ? KernelKind::Register : KernelKind::Plain;
+    t.kind = label == kTangentLabel ? KernelKind::Tangent : t.cuts.segments() > 1 ? KernelKind::Register : KernelKind::Plain;
     t.metrics = planMetrics(tape, t.cuts);
     t.config = c;
     t.step = step;
+    if (t.kind == KernelKind::Tangent)  // auto's chunk where nothing names one (planner/tangent_chunk.h)
+      if (const std::optional<AutoTangentChunk> a = autoTangentChunkOf(tape, run, optionsFor(t))) t.config.tangentChunk = a->chunk;
     return t;
   }
 };
@@ -277,7 +279,9 @@ TuneCandidate baselineOf(const Tape& tape, const KernelOptions& base) {
   TuneCandidate d;
   d.cuts = base.plan;
   d.kind = base.kind;
-  d.plan = base.kind == KernelKind::Plain ? "plain" : labelOf(base.plan.strategy, base.plan);
+  d.plan = base.kind == KernelKind::Plain     ? "plain"
+           : base.kind == KernelKind::Tangent ? kTangentLabel
+                                              : labelOf(base.plan.strategy, base.plan);
   d.metrics = planMetrics(tape, d.cuts);
   d.config = base.config;
   d.step = "defaults";
@@ -302,7 +306,7 @@ TuningKey tuningKey(const Tape& tape, const std::string& engine, const EngineCap
 }
 
 Plan planForLabel(const Tape& tape, const std::string& label, int markets) {
-  if (label == "plain") return plainPlan(tape);
+  if (label == "plain" || label == kTangentLabel) return plainPlan(tape);
   const size_t space = label.rfind(' ');
   if (space == std::string::npos) throw std::invalid_argument("plan '" + label + "': expected plain or STRATEGY SEGMENTS");
   PlanOptions po;
@@ -355,7 +359,7 @@ void startSearch(Search& s, const EngineEntry& entry) {
   s.precision = s.base.precision;
   s.fixed = config.userConfig.fields;  // resolveKernel above checked they apply to the engine
   s.fixedPlan = !config.planFile.empty() || config.plan.has_value();
-  s.fixedLabel = s.base.kind == KernelKind::Plain ? "plain" : labelOf(s.base.plan.strategy, s.base.plan);
+  s.fixedLabel = baselineOf(s.tape, s.base).plan;
   s.say(std::string(s.compileOnly ? "compile-only (" + s.caps.reason + "): ranking by the compiler's statistics; " : "") +
         config.engine + ", " + std::to_string(opt.markets) + " market(s), " + toString(s.precision) + ", math=" +
         toString(s.base.config.math) + ", " + std::to_string(s.paths) + " paths a run, budget " +
@@ -396,8 +400,13 @@ std::vector<std::string> prunedPlanOrder(Search& s) {
   if (s.fixedPlan) for (const std::string& name : strategies) findStrategy(name);  // a typo is an error, not a skip
   else plans = candidatePlans(s.tape, strategies, counts, opt.markets, registers && s.run.greeks);
   const PruneModel model = pruneModelFor(s.run.engine, s.caps, opt.markets);
-  const PrunedPlans pruned = prunePlans(plans, model, opt.plans);
-  const std::string timing = "; timing " + std::to_string(pruned.timed.size()) + " (the least recompute first, and plain)";
+  PrunedPlans pruned = prunePlans(plans, model, opt.plans);
+  // The kind with the plans: the tangent kernel where the engine has one and the job computes Greeks.
+  const bool tangent = !s.fixedPlan && s.run.greeks &&
+                       std::find(s.caps.kinds.begin(), s.caps.kinds.end(), KernelKind::Tangent) != s.caps.kinds.end();
+  if (tangent) pruned.timed.insert(pruned.timed.begin() + (!pruned.timed.empty() && pruned.timed[0] == "plain"), kTangentLabel);
+  const std::string timing = "; timing " + std::to_string(pruned.timed.size()) + " (the least recompute first, plain" +
+                             (tangent ? " and the tangent kernel)" : ")");
   if (s.fixedPlan) s.say("the plan given (" + s.fixedLabel + "): the configuration alone is searched");
   else if (!model.prunes()) s.say(std::to_string(plans.size()) + " plans (" + model.says + ")" + timing);
   else s.say(std::to_string(plans.size()) + " plans, " + std::to_string(pruned.within) + " within peak_live " +
@@ -493,7 +502,7 @@ void storeWinner(Search& s, TuneResult& result) {
   entry.config = configText(w.config, s.run.engine);
   entry.kind = w.kind;
   entry.planLabel = w.plan;
-  entry.plan = w.kind == KernelKind::Plain ? "" : planFileText(s.tape, w.cuts);
+  entry.plan = w.kind == KernelKind::Plain || w.kind == KernelKind::Tangent ? "" : planFileText(s.tape, w.cuts);
   entry.mpathsPerSecond = w.mpathsPerSecond;
   entry.defaultsMpathsPerSecond = result.defaults >= 0 ? result.candidates[result.defaults].mpathsPerSecond : 0;
   entry.paths = s.paths;

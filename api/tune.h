@@ -68,6 +68,7 @@ const char* toString(CandidateStatus s);
 enum class BitsCheck {
   Unchecked,  // "-": not timed
   SamePlain,  // "==plain"
+  SameValue,  // "==value": a tangent kernel, its values the plain kernel's bits (its Greeks are summed in another order)
   Differ,     // "DIFFER": a bug, reported, never a winner
 };
 const char* toString(BitsCheck b);

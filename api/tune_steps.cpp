@@ -27,6 +27,7 @@ const char* toString(BitsCheck b) {
   switch (b) {
     case BitsCheck::Unchecked: return "-";
     case BitsCheck::SamePlain: return "==plain";
+    case BitsCheck::SameValue: return "==value";
     case BitsCheck::Differ: return "DIFFER";
   }
   return "?";
@@ -133,8 +134,14 @@ BenchRuns benchRuns(const std::function<RunResult(uint64_t seed)>& run, int repe
   return b;
 }
 
-BitsCheck checkBits(const RunResult& candidate, const RunResult& plain) {
-  return bitsEqual(candidate, plain) ? BitsCheck::SamePlain : BitsCheck::Differ;
+BitsCheck checkBits(const RunResult& candidate, const RunResult& plain, KernelKind kind) {
+  if (kind != KernelKind::Tangent) return bitsEqual(candidate, plain) ? BitsCheck::SamePlain : BitsCheck::Differ;
+  if (candidate.markets.size() != plain.markets.size()) return BitsCheck::Differ;
+  for (size_t m = 0; m < plain.markets.size(); ++m)
+    if (!bitsEqual(candidate.markets[m].value, plain.markets[m].value) ||
+        !bitsEqual(candidate.markets[m].valueStderr, plain.markets[m].valueStderr))
+      return BitsCheck::Differ;
+  return BitsCheck::SameValue;
 }
 
 namespace {
@@ -146,7 +153,9 @@ int64_t instructionsPerMarket(const TuneCandidate& c, int markets) {
   return c.config.markets == MarketCode::Loop ? c.stats.instructions : c.stats.instructions / std::max(markets, 1);
 }
 
-bool timedWithBits(const TuneCandidate& c) { return c.timed() && c.bits == BitsCheck::SamePlain; }
+bool timedWithBits(const TuneCandidate& c) {
+  return c.timed() && (c.bits == BitsCheck::SamePlain || c.bits == BitsCheck::SameValue);
+}
 
 // 0: timed with the bits; 1: timed, bits differ; 2: compiled; 3: the rest.
 int rankClass(const TuneCandidate& c) {

@@ -27,6 +27,8 @@ struct PlanChoice {
 
 // A plan's label: "plain" or "<strategy> <segments>" (two-level: "<segments>x<inner>").
 std::string labelOf(const std::string& strategy, const Plan& plan);
+// The tangent kernel's label among the plans the tuner times (no plan: vector forward mode).
+inline constexpr const char* kTangentLabel = "tangent";
 
 // "plain", and where `checkpointed` (the engine has register kernels and the job computes Greeks) each
 // strategy at each segment count below the tape's size, a plan whose cuts another already has once.
@@ -78,7 +80,8 @@ struct BenchRuns {
 BenchRuns benchRuns(const std::function<RunResult(uint64_t seed)>& run, int repeats, uint64_t seed);
 
 // A candidate's bits against its plain kernel's under the same bit-changing fields.
-BitsCheck checkBits(const RunResult& candidate, const RunResult& plain);
+// kind Tangent: the values only (a tangent kernel promises the plain kernel's value bits).
+BitsCheck checkBits(const RunResult& candidate, const RunResult& plain, KernelKind kind = KernelKind::Register);
 
 // ---- 4. rank and store
 

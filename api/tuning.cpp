@@ -47,7 +47,11 @@ std::optional<TunedWinner> loadTuned(const std::string& cacheDir, const TuningKe
     TunedWinner w;
     w.config = j.at("config").get<std::string>();
     const std::string kind = j.at("kind").get<std::string>();
-    w.kind = kind == "register" ? KernelKind::Register : kind == "scratch" ? KernelKind::Scratch : KernelKind::Plain;
+    if (kind == "plain") w.kind = KernelKind::Plain;
+    else if (kind == "register") w.kind = KernelKind::Register;
+    else if (kind == "scratch") w.kind = KernelKind::Scratch;
+    else if (kind == "tangent") w.kind = KernelKind::Tangent;
+    else return std::nullopt;  // a kind this version does not know: as without an entry
     w.planLabel = j.at("plan_label").get<std::string>();
     w.plan = j.at("plan").get<std::string>();
     w.mpathsPerSecond = j.at("mpaths_per_s").get<double>();

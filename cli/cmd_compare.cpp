@@ -213,7 +213,8 @@ JobConfig jobConfig(const CompareJob& job, const RunConfig& base, const EngineCa
   JobConfig j{r.config, "", std::nullopt, ""};
   Provenance from = r.from;
   try {
-    if (r.winner && r.winner->kind != KernelKind::Plain) j.plan = parsePlanFile(r.winner->plan, tape, r.winner->path);
+    if (r.winner && r.winner->kind != KernelKind::Plain && r.winner->kind != KernelKind::Tangent)
+      j.plan = parsePlanFile(r.winner->plan, tape, r.winner->path);
     if (r.winner) j.tuned = r.winner->path;
   } catch (const std::exception& e) {  // an entry this version cannot read: the defaults
     progress(engine + ": tuning cache entry " + r.winner->path + " not used: " + e.what());

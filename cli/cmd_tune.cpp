@@ -218,7 +218,9 @@ int tuneCommand(const Flags& f) {
 
 Runner setupTune(CLI::App& app) {
   app.footer("Searches plans (strategies x segment counts; on cuda and hip pruned by the plan model's peak_live\n"
-             "against the calibrated sm_90 register budget, elsewhere not) times kernel configurations (each\n"
+             "against the calibrated sm_90 register budget, elsewhere not) and the kernel kind (the tangent kernel\n"
+             "beside them, where the engine has one and the job computes Greeks: PLAN 'tangent'; its values must\n"
+             "be the plain kernel's bits, ==value) times kernel configurations (each\n"
              "field's search values, one at a time, from the engine's defaults) for one job: the tape on --engine\n"
              "with --markets input sets per dispatch, in its precision, at the math contract --config math=...\n"
              "asks (default: the engine's). Each candidate is timed after a warm-up (median of --repeats runs)\n"

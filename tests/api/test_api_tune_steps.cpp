@@ -188,6 +188,13 @@ TEST(TuneBench, BitsAgainstThePlainKernel) {
   b = a;
   b.markets.push_back(a.markets[0]);
   EXPECT_EQ(checkBits(a, b), BitsCheck::Differ) << "another market count";
+  // A tangent kernel: its values the plain kernel's bits, its Greeks summed in another order.
+  b = a;
+  b.markets[0].greeks[0] = std::nextafter(0.5, 1.0);
+  EXPECT_EQ(checkBits(b, a, KernelKind::Tangent), BitsCheck::SameValue);
+  EXPECT_STREQ(toString(BitsCheck::SameValue), "==value");
+  b.markets[0].valueStderr = std::nextafter(0.25, 1.0);
+  EXPECT_EQ(checkBits(b, a, KernelKind::Tangent), BitsCheck::Differ) << "the value's stderr is a value's bits";
 }
 
 TEST(TuneStats, Median) {

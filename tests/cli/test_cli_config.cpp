@@ -150,8 +150,10 @@ TEST_P(CliTune, TuneStoresAWinnerThatRunsSayTheyUse) {
   EXPECT_EQ(jsonText(p.out, "provenance"), "config=tuned plan=tuned kind=tuned") << p.out;
   const std::string tunedConfig = jsonText(p.out, "config");
   EXPECT_NE(tunedConfig, "") << p.out;
-  // The tune's "winner: PLAN | CONFIG (...)" line names the configuration the run used.
-  EXPECT_NE(t.out.find("\nwinner: " + jsonText(p.out, "strategy")), std::string::npos) << t.out;
+  // The tune's "winner: PLAN | CONFIG (...)" line names the plan (or the tangent kernel, which has none) and the
+  // configuration the run used.
+  const std::string plan = jsonText(p.out, "kernel") == "tangent" ? "tangent | " : jsonText(p.out, "strategy");
+  EXPECT_NE(t.out.find("\nwinner: " + plan), std::string::npos) << t.out << p.out;
   EXPECT_NE(t.out.find(" | " + tunedConfig + " ("), std::string::npos)
       << "price ran " << tunedConfig << "; the tune said:\n" << t.out;
   // The run says which entry, by how much it beat the defaults, beyond what noise, and when.
@@ -169,6 +171,39 @@ TEST_P(CliTune, TuneStoresAWinnerThatRunsSayTheyUse) {
   EXPECT_EQ(p.out, "tuning cache entry removed\n");
   p = runTapelab("price " + job + " --json", env_);
   EXPECT_NE(p.out.find("\"tuned\":\"\""), std::string::npos) << p.out;
+}
+
+// tune times the tangent kernel beside the plans (issue 46: the kind searched with the configuration), its
+// values checked against the plain kernel's bits (==value: its Greeks sum in another order); a tangent winner
+// is stored and the job's next run runs the tangent kernel, saying it is the tuned kind.
+TEST_F(CliConfig, TuneTimesTheTangentKernelAndARunUsesATangentWinner) {
+  std::string why;
+  if (!usableHere("opencl", why)) {
+    std::cout << "SKIP opencl: " << why << std::endl;
+    GTEST_SKIP() << why;
+  }
+  const std::string job = "--product asian --steps 8 --engine opencl --paths 4000";
+  const Proc t = runTapelab("tune " + job + " --budget-seconds 40 --repeats 1 --segments 2 --strategies window --no-store", env_);
+  ASSERT_EQ(t.code, 0) << t.out << t.err;
+  EXPECT_NE(t.err.find("plain and the tangent kernel)"), std::string::npos) << t.err;
+  EXPECT_NE(t.err.find("] plans: tangent, "), std::string::npos) << t.err;
+  const size_t row = t.out.find("  tangent ");
+  ASSERT_NE(row, std::string::npos) << t.out;
+  EXPECT_NE(t.out.substr(row, t.out.find('\n', row) - row).find("==value"), std::string::npos) << t.out;
+  const std::filesystem::path shortlist = cache_ / "tangent.txt";
+  std::filesystem::create_directories(cache_);
+  {
+    std::ofstream f(shortlist);
+    f << "tangent | workgroup=64\n";
+  }
+  const Proc w = runTapelab("tune " + job + " --repeats 1 --store-within-noise --shortlist " + shortlist.string(), env_);
+  ASSERT_EQ(w.code, 0) << w.out << w.err;
+  EXPECT_NE(w.out.find("\nwinner: tangent | "), std::string::npos) << w.out;
+  const Proc p = runTapelab("price " + job + " --json", env_);
+  ASSERT_EQ(p.code, 0) << p.err;
+  EXPECT_EQ(jsonText(p.out, "kernel"), "tangent") << p.out;
+  EXPECT_EQ(jsonText(p.out, "provenance"), "config=tuned plan=tuned kind=tuned") << p.out;
+  EXPECT_NE(jsonText(p.out, "config").find("workgroup=64,"), std::string::npos) << p.out;
 }
 
 // jit.part (moved from the variable TAPELAB_JIT_PART into the configuration, 2026-12-02b) acts: a
