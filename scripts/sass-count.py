@@ -173,6 +173,9 @@ def main():
                          "experiments/peers/handwritten_asian.cu's asian or ladder, which it instantiates under NVRTC)")
     ap.add_argument("--contraction", action="store_true",
                     help="compile with --fmad=true (nvcc's default, the hand-written peer's), not tapelab's --fmad=false")
+    ap.add_argument("--loops", type=int, default=0, metavar="N",
+                    help="also list the N largest loop bodies (backward branches) of the kernel: their instructions and "
+                         "memory operations by kind (LDL/STL local, LDS/STS workgroup, LDG/STG global)")
     a = ap.parse_args()
     if not a.nvdisasm or not os.access(a.nvdisasm, os.X_OK):
         sys.exit("sass-count: no nvdisasm (--nvdisasm PATH): pip download --no-deps nvidia-cuda-nvdisasm, unzip it")
@@ -230,6 +233,25 @@ def main():
         print(f"  {helper:24s} {c:6d} calls x {per:5d} = {c * per:8d}")
     print(f"  own body (slow paths not taken)        {body:8d}")
     print(f"per path (thread instructions): {total}")
+    if a.loops:
+        print_loops(funcs[main_label], labels[main_label], a.loops)
+
+
+def print_loops(instructions, labels, n):
+    """The n largest bodies of backward branches (a loop, nested ones inside it included), in source order."""
+    bodies = []
+    for i, text in enumerate(instructions):
+        m = re.search(r"BRA\s+`\((\.L_x_\d+)\)", text)
+        if m and labels.get(m.group(1), i + 1) <= i:
+            bodies.append((labels[m.group(1)], i))
+    for start, end in sorted(sorted(bodies, key=lambda b: b[1] - b[0], reverse=True)[:n]):
+        ops = collections.Counter()
+        for text in instructions[start:end + 1]:
+            m = re.match(r"(?:@!?U?P\w+\s+)?(LDL|STL|LDS|STS|LDG|STG)\b", text)
+            if m:
+                ops[m.group(1)] += 1
+        kinds = ", ".join(f"{k} {ops[k]}" for k in ("LDL", "STL", "LDS", "STS", "LDG", "STG") if ops[k])
+        print(f"  loop at instruction {start}: {end - start + 1} instructions" + (f"; {kinds}" if kinds else ""))
 
 
 if __name__ == "__main__":
