@@ -298,6 +298,15 @@ std::vector<ConfigField> rewriteAndEngineFields() {
                 "the device, one beside the next kernel on a stream of the greatest priority, or on the host")
           .byDefault({{"cuda", "beside"}})
           .searching({"device", "beside"}),
+      Declare::integer("cuda.carveout", &C::cudaCarveout, -1, 100)
+          .on({"cuda"})
+          .what("the split of each multiprocessor's 256 KB between workgroup memory and the L1 cache the kernel asks "
+                "the driver for (CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT): N percent of the most workgroup "
+                "memory, the rest L1, which caches local memory (a register kernel's per-market rows and bookmarks); "
+                "a hint the driver rounds up to what the blocks need; -1: the driver's own choice (it gave the 7-market "
+                "register kernel 135 KB of workgroup memory for its 49 KB, and its local loads hit L1 in 34%, H100 "
+                "2026-12-06f)")
+          .searching({"-1", "0", "25"}),
       Declare::integer("cuda.dispatches", &C::cudaDispatches, 1, 4)
           .on({"cuda"})
           .what("the most dispatches a run is cut into, each of whole waves and at least four of them (more: one "

@@ -88,6 +88,7 @@ struct KernelConfig {
   bool sharedInputs = true;                       // GPU, several markets: what the markets share computed once
   SumsPlace cudaSums = SumsPlace::Device;         // CUDA
   int cudaDispatches = 4;                         // CUDA: the most dispatches one run is cut into
+  int cudaCarveout = -1;                          // CUDA: the shared memory carveout asked for, percent (-1: the driver's)
   int jitChunk = 256;                             // cpu-jit: most nodes per generated function
   int jitPart = 4096;                             // cpu-jit: most nodes per translation unit
 

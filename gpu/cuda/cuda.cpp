@@ -260,6 +260,9 @@ class CudaKernel final : public Kernel, DispatchRunner {
     cu::check(d, rc, "cuModuleLoadDataEx");
     cu::check(d, d.cuModuleGetFunction(&fn_, module_, k_.entry.c_str()), "cuModuleGetFunction " + k_.entry);
     cu::check(d, d.cuModuleGetFunction(&reduceFn_, module_, "tapelab_reduce"), "cuModuleGetFunction tapelab_reduce");
+    if (config.cudaCarveout >= 0)  // config cuda.carveout: a hint, set before the occupancy is asked below
+      cu::check(d, d.cuFuncSetAttribute(fn_, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, config.cudaCarveout),
+                "cuFuncSetAttribute (config cuda.carveout=" + std::to_string(config.cudaCarveout) + ")");
     int regs = -1, local = -1;
     if (d.cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, fn_) == CUDA_SUCCESS) stats_.registers = regs;
     if (d.cuFuncGetAttribute(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, fn_) == CUDA_SUCCESS) stats_.spillBytes = local;

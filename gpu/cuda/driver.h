@@ -20,7 +20,7 @@ struct Driver {
   X(cuModuleGetFunction) X(cuFuncGetAttribute) X(cuLaunchKernel) X(cuMemAllocHost)       \
   X(cuMemFreeHost) X(cuMemcpyDtoHAsync) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventQuery)  \
   X(cuEventSynchronize) X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuStreamCreate) X(cuStreamDestroy)    \
-  X(cuStreamWaitEvent) X(cuStreamCreateWithPriority) X(cuCtxGetStreamPriorityRange)
+  X(cuStreamWaitEvent) X(cuStreamCreateWithPriority) X(cuCtxGetStreamPriorityRange) X(cuFuncSetAttribute)
 // Resolved where the driver has them, else left null: cuEventElapsedTime is cuEventElapsedTime_v2
 // in cuda.h 12.8 and later, which older drivers lack (only DispatchOptions::timeline uses it).
 #define TAPELAB_CU_OPTIONAL_FUNCTIONS(X) X(cuEventElapsedTime)
