@@ -225,8 +225,8 @@ std::vector<ConfigField> codeFields() {
                 "kernel each, run one after another on the same paths (the forward sweep once a chunk; the value "
                 "checked alike in every chunk; each Greek the unchunked kernel's bits): a wide tape's tangent kernel "
                 "compiles in parts (engine/tangent_chunks.h); 0: every input in one kernel where the field is named, else, on "
-                "a GPU engine, auto's chunk: one kernel where its written-out terms are within 55,000 (about 2 MB of "
-                "CUDA), else the fewest chunks within it, up to 32 (planner/tangent_chunk.h)")
+                "a GPU engine, auto's chunk: one kernel where its written-out terms are within 35,000 (about 1.3 MB "
+                "of CUDA), else the fewest chunks within it, up to 32 (planner/tangent_chunk.h)")
           .actsOn({{"tangent"}, true, false})
           .searching({"0"}),  // not searched: each value compiles the tangent kernel again, whole or in parts
   };
