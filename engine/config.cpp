@@ -103,6 +103,29 @@ struct Declare : ConfigField {
   Declare& actsOn(FieldKernels k) { kernels = std::move(k); return *this; }
 };
 
+// cuda.carveout: driver, fit or a percentage 0..100.
+Declare carveoutField() {
+  Declare d = Declare::integer("cuda.carveout", &C::cudaCarveout, 0, 100);
+  d.values = "driver|fit|0..100";
+  d.get = [](const C& c) {
+    return c.cudaCarveout == kCarveoutDriver ? std::string("driver")
+           : c.cudaCarveout == kCarveoutFit  ? std::string("fit")
+                                             : std::to_string(c.cudaCarveout);
+  };
+  d.parsedBy([](C& c, S& v, S& w) {
+    if (v == "driver" || v == "fit") {
+      c.cudaCarveout = v == "driver" ? kCarveoutDriver : kCarveoutFit;
+      return;
+    }
+    try {
+      c.cudaCarveout = tapelab::integer(v, w, 0, 100);
+    } catch (const std::invalid_argument&) {
+      throw std::invalid_argument(w + ": expected driver, fit or an integer from 0 to 100, got '" + v + "'");
+    }
+  });
+  return d;
+}
+
 constexpr const char* kBlocks = "changes the blocks' composition, so the sums' rounding: kernels compared for bits share it";
 constexpr const char* kTangentRounding =
     "changes a tangent kernel's Greeks in rounding (never its values, the plain kernel's bits); no other kernel";
@@ -298,16 +321,17 @@ std::vector<ConfigField> rewriteAndEngineFields() {
                 "the device, one beside the next kernel on a stream of the greatest priority, or on the host")
           .byDefault({{"cuda", "beside"}})
           .searching({"device", "beside"}),
-      Declare::integer("cuda.carveout", &C::cudaCarveout, -1, 100)
+      carveoutField()
           .on({"cuda"})
           .what("the split of each multiprocessor's 256 KB between workgroup memory and the L1 cache the kernel asks "
                 "the driver for (CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT): N percent of the most workgroup "
                 "memory, the rest L1, which caches local memory (a register kernel's per-market rows and bookmarks); "
                 "the driver follows it even where the blocks the registers allow no longer fit, so a low N can cost "
                 "the occupancy (H100 2026-12-06f: the 7-market register kernel ran 3,143.7 Mpath/s at 25 against 3,090.8 "
-                "at -1 and 933.4 at 0); -1: the driver's own choice (135 KB of workgroup memory for that kernel's 49 KB, "
-                "its local loads hitting L1 in 34%)")
-          .searching({"-1", "0", "25"}),
+                "at driver and 933.4 at 0); driver: the driver's own choice (135 KB of workgroup memory for that kernel's "
+                "49 KB, its local loads hitting L1 in 34%); fit: the least that keeps the blocks a multiprocessor holds "
+                "under the driver's split, computed when the kernel is loaded (untimed; said in the kernel's notes)")
+          .searching({"driver", "fit", "25"}),
       Declare::integer("cuda.dispatches", &C::cudaDispatches, 1, 4)
           .on({"cuda"})
           .what("the most dispatches a run is cut into, each of whole waves and at least four of them (more: one "

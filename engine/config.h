@@ -62,6 +62,10 @@ enum class MarketOrder { Sequential, Joint };
 // the arrays they write at each market's own elements too (rows: a market's adjoint rows).
 enum class AheadLoads { Off, Markets, Loops, Rows };
 
+// config cuda.carveout's values besides a percentage: the driver's own split, and the least that keeps the blocks.
+inline constexpr int kCarveoutDriver = -1;
+inline constexpr int kCarveoutFit = -2;
+
 struct KernelConfig {
   int workgroup = 64;                             // lanes per workgroup, a power of two (GPU)
   int lanes = 4;                                  // paths each lane prices per dispatch (GPU)
@@ -88,7 +92,7 @@ struct KernelConfig {
   bool sharedInputs = true;                       // GPU, several markets: what the markets share computed once
   SumsPlace cudaSums = SumsPlace::Device;         // CUDA
   int cudaDispatches = 4;                         // CUDA: the most dispatches one run is cut into
-  int cudaCarveout = -1;                          // CUDA: the shared memory carveout asked for, percent (-1: the driver's)
+  int cudaCarveout = -1;                          // CUDA: the carveout asked for: a percent, kCarveoutDriver or kCarveoutFit
   int jitChunk = 256;                             // cpu-jit: most nodes per generated function
   int jitPart = 4096;                             // cpu-jit: most nodes per translation unit
 

@@ -138,6 +138,7 @@ class Device {
   const cu::Driver& driver() const { return d_; }
   int major() const { return major_; }
   int multiprocessors() const { return sms_; }
+  CUdevice device() const { return dev_; }
   int minor() const { return minor_; }
   const std::string& name() const { return name_; }
   std::string describe() const {
@@ -260,9 +261,12 @@ class CudaKernel final : public Kernel, DispatchRunner {
     cu::check(d, rc, "cuModuleLoadDataEx");
     cu::check(d, d.cuModuleGetFunction(&fn_, module_, k_.entry.c_str()), "cuModuleGetFunction " + k_.entry);
     cu::check(d, d.cuModuleGetFunction(&reduceFn_, module_, "tapelab_reduce"), "cuModuleGetFunction tapelab_reduce");
-    if (config.cudaCarveout >= 0)  // config cuda.carveout: a hint, set before the occupancy is asked below
+    // config cuda.carveout: a percentage, or the least that keeps the blocks (fit); before the occupancy below
+    if (config.cudaCarveout >= 0)
       cu::check(d, d.cuFuncSetAttribute(fn_, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, config.cudaCarveout),
                 "cuFuncSetAttribute (config cuda.carveout=" + std::to_string(config.cudaCarveout) + ")");
+    else if (config.cudaCarveout == kCarveoutFit)
+      fitCarveout(d);
     int regs = -1, local = -1;
     if (d.cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, fn_) == CUDA_SUCCESS) stats_.registers = regs;
     if (d.cuFuncGetAttribute(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, fn_) == CUDA_SUCCESS) stats_.spillBytes = local;
@@ -319,6 +323,35 @@ class CudaKernel final : public Kernel, DispatchRunner {
   KernelStats stats() const override { return stats_; }
 
  private:
+  // config cuda.carveout=fit: the least workgroup memory that keeps the blocks a multiprocessor holds under the
+  // driver's split (its registers' and workgroup memory's limits), each block's static and reserved bytes, as a
+  // percentage of the most; the rest of the 256 KB is L1 for local memory. Left to the driver, and said in the
+  // stats' notes, where a query fails or the blocks would drop.
+  void fitCarveout(const cu::Driver& d) {
+    const CUdevice dev = dev_->device();
+    int blocks = 0, shared = 0, reserved = 0, most = 0;
+    if (d.cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fn_, k_.workgroupSize, 0) != CUDA_SUCCESS || blocks <= 0 ||
+        d.cuFuncGetAttribute(&shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn_) != CUDA_SUCCESS ||
+        d.cuDeviceGetAttribute(&reserved, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK, dev) != CUDA_SUCCESS ||
+        d.cuDeviceGetAttribute(&most, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, dev) != CUDA_SUCCESS ||
+        most <= 0) {
+      stats_.notes += "cuda.carveout=fit: a query failed, the driver's split; ";
+      return;
+    }
+    const int64_t need = static_cast<int64_t>(blocks) * (shared + reserved);
+    const int percent = static_cast<int>(std::min<int64_t>(100, (need * 100 + most - 1) / most));
+    int after = 0;
+    if (d.cuFuncSetAttribute(fn_, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, percent) != CUDA_SUCCESS ||
+        d.cuOccupancyMaxActiveBlocksPerMultiprocessor(&after, fn_, k_.workgroupSize, 0) != CUDA_SUCCESS || after < blocks) {
+      d.cuFuncSetAttribute(fn_, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, -1);
+      stats_.notes += "cuda.carveout=fit: " + std::to_string(percent) + "% would hold " + std::to_string(after) + " of " +
+                      std::to_string(blocks) + " blocks, the driver's split; ";
+      return;
+    }
+    stats_.notes += "cuda.carveout=fit: " + std::to_string(percent) + "% (" + std::to_string(blocks) + " blocks of " +
+                    std::to_string(shared + reserved) + " B); ";
+  }
+
   void upload(const std::vector<unsigned char>& in, uint32_t groups, size_t dispatches) override {
     const cu::Driver& d = dev_->driver();
     watch_.checkAlive();  // the copy below would queue behind a stuck kernel
