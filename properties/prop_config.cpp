@@ -19,20 +19,19 @@ namespace gen = rc::gen;
 
 // Every value a field takes, from its `values` text: "a|b|c", or "lo..hi" (both ends, then random
 // integers between).
+// A value of the field: one of its names or of its range (values "a|b", "lo..hi" or both: "driver|fit|0..100").
 std::string anyValue(const ConfigField& f) {
-  const std::string values = f.values;
-  const size_t dots = values.find("..");
-  if (dots == std::string::npos) {
-    std::vector<std::string> names;
-    for (size_t at = 0;;) {
-      const size_t bar = values.find('|', at);
-      names.push_back(values.substr(at, bar - at));
-      if (bar == std::string::npos) break;
-      at = bar + 1;
-    }
-    return *gen::elementOf(names);
+  std::vector<std::string> names;
+  for (size_t at = 0;;) {
+    const size_t bar = f.values.find('|', at);
+    names.push_back(f.values.substr(at, bar - at));
+    if (bar == std::string::npos) break;
+    at = bar + 1;
   }
-  const int lo = std::stoi(values.substr(0, dots)), hi = std::stoi(values.substr(dots + 2));
+  const std::string one = *gen::elementOf(names);
+  const size_t dots = one.find("..");
+  if (dots == std::string::npos) return one;
+  const int lo = std::stoi(one.substr(0, dots)), hi = std::stoi(one.substr(dots + 2));
   return std::to_string(*gen::weightedOneOf<int>({{1, gen::just(lo)}, {1, gen::just(hi)}, {4, gen::inRange(lo, hi + 1)}}));
 }
 
