@@ -69,20 +69,23 @@ KernelOptions withPlan(const Tape& tape, const RunConfig& c, const EngineCaps& c
 
 }  // namespace
 
-std::optional<AutoTangentChunk> autoTangentChunkOf(const Tape& tape, const RunConfig& c, const KernelOptions& o) {
-  if (o.config.tangentChunk != 0 || !o.greeks) return std::nullopt;
+std::optional<AutoTangentChunk> autoTangentChunkOf(const Tape& tape, const RunConfig& c, const KernelOptions& o,
+                                                   int markets, const std::vector<int>& sharedInputs) {
+  if (o.config.tangentChunk != 0 || !o.greeks || ranks::size() > 1) return std::nullopt;  // ranks: one kernel
   const std::vector<std::string>& named = c.userConfig.fields;
   if (std::find(named.begin(), named.end(), "tangent_chunk") != named.end()) return std::nullopt;
   if (!fieldAppliesTo(*findConfigField("loops"), c.engine)) return std::nullopt;  // a GPU engine's one source a kernel
   KernelOptions t = o;
   t.kind = KernelKind::Tangent;
-  return autoTangentChunk(tape, differentiatedInputs(t, tape.numInputs()), o.config.loopsRolled && findLoop(tape).found());
+  return autoTangentChunk(tape, differentiatedInputs(t, tape.numInputs()), o.config.loopsRolled && findLoop(tape).found(),
+                          markets, markets > 1 && o.config.sharedInputs ? sharedInputs : std::vector<int>{});
 }
 
 namespace {
 
 // The tangent kind has no plan: no reverse sweep, nothing to cut. A plan or segment count asked for is an error.
-KernelOptions tangentKernel(const Tape& tape, const RunConfig& c, const EngineCaps& caps, KernelOptions o) {
+KernelOptions tangentKernel(const Tape& tape, const RunConfig& c, const EngineCaps& caps, KernelOptions o, int markets,
+                            const std::vector<int>& sharedInputs) {
   if (c.plan || !c.planFile.empty()) throw std::invalid_argument("--plan: the tangent kernel has no reverse sweep to cut");
   if (c.checkpoint.mode == Checkpoint::Mode::Segments && c.checkpoint.segments > 1)
     throw std::invalid_argument("--checkpoint: the tangent kernel has no reverse sweep to cut");
@@ -101,7 +104,8 @@ KernelOptions tangentKernel(const Tape& tape, const RunConfig& c, const EngineCa
     o.wrt.push_back(k);
   }
   std::sort(o.wrt.begin(), o.wrt.end());
-  if (const std::optional<AutoTangentChunk> a = autoTangentChunkOf(tape, c, o)) o.config.tangentChunk = a->chunk;
+  if (const std::optional<AutoTangentChunk> a = autoTangentChunkOf(tape, c, o, markets, sharedInputs))
+    o.config.tangentChunk = a->chunk;
   // Its size before it is written (lmm-80 at every input: 5.5e6 terms, 193 MB of C++).
   if (const std::optional<OversizedChunk> over = oversizedTangentChunk(tape, o, c.maxNodes)) {
     char what[96];
@@ -175,11 +179,15 @@ ConfigResolution resolveJobConfig(const Tape& tape, const RunConfig& c, const En
   ConfigResolution r;
   r.config = resolveConfig(c, caps, precision, markets);
   r.from.userFields = c.userConfig.fields;
+  // The tuner's job differentiates by every input; a --wrt subset is another job.
   const bool tunable = c.useTuned && c.checkpoint.mode == Checkpoint::Mode::Auto && !c.strategy && !c.plan &&
-                       c.planFile.empty() && c.kernel != KernelKind::Scratch && c.kernel != KernelKind::Tangent;
+                       c.planFile.empty() && c.kernel != KernelKind::Scratch && c.wrt.empty();
   if (!tunable) return r;
   const auto w = loadTuned(c.engineSettings.cacheDir, tuningKey(tape, c.engine, caps, markets, precision, r.config.math, c.greeks));
   if (!w) return r;
+  // A kind named that is not the winner's, where either is the tangent kernel: the winner's configuration was
+  // tuned for another kind's kernel (its launch bound, its chunk), so the named kind's defaults run.
+  if (c.kernel && *c.kernel != w->kind && (*c.kernel == KernelKind::Tangent || w->kind == KernelKind::Tangent)) return r;
   try {
     KernelConfig tuned = defaultConfig(c.engine, caps.cpuDevice, markets);
     applyConfigText(tuned, w->config, c.engine, w->path);
@@ -235,7 +243,8 @@ ResolvedJob resolveJob(const Tape& tape, const RunConfig& c, const EngineCaps& c
     job.options.config = resolveConfig(c, caps, job.options.precision, markets, toString(job.options.kind));
   // auto's tangent chunk where nothing names one (planner/tangent_chunk.h; the kind's defaults have none)
   if (job.options.kind == KernelKind::Tangent)
-    if (const std::optional<AutoTangentChunk> a = autoTangentChunkOf(tape, c, job.options)) job.options.config.tangentChunk = a->chunk;
+    if (const std::optional<AutoTangentChunk> a = autoTangentChunkOf(tape, c, job.options, markets, sharedInputs))
+      job.options.config.tangentChunk = a->chunk;
   checkPlanDepth(job.options, c, caps);
   if (job.from.plan != Origin::Tuned) {
     job.from.plan = planNamed(c) ? Origin::User : Origin::Default;
@@ -269,7 +278,7 @@ void chooseKindAuto(const Tape& tape, const RunConfig& c, const EngineCaps& caps
   job.adjointRolls = job.tangentRolls && o.kind == KernelKind::Register && o.plan.strategy == "periodic";
   job.closedForms = o.config.closedForms;
   job.tangentFma = o.config.tangentFma;
-  const std::optional<AutoTangentChunk> chunk = autoTangentChunkOf(tape, c, o);
+  const std::optional<AutoTangentChunk> chunk = autoTangentChunkOf(tape, c, o, markets, sharedInputs);
   job.tangentChunk = chunk ? chunk->chunk : o.config.tangentChunk;
   const KindPrediction prediction = predictKinds(tape, job);
   if (kindWhy) *kindWhy = "auto: " + prediction.why() + " (planner/kind_model.h)";
@@ -324,7 +333,7 @@ KernelOptions resolvePlan(const Tape& tape, const RunConfig& c, const EngineCaps
   }
   if (c.kernel == KernelKind::Tangent) {
     planKnobsNotUsed(c, "", "the tangent kernel has no plan", notUsed);
-    return tangentKernel(tape, c, caps, std::move(o));
+    return tangentKernel(tape, c, caps, std::move(o), markets, sharedInputs);
   }
   if (!c.wrt.empty()) throw std::invalid_argument(c.wrtWhat + ": only the tangent kernel differentiates by a subset (--kernel tangent)");
   if (c.plan || !c.planFile.empty()) return withPlan(tape, c, caps, std::move(o));

@@ -50,7 +50,9 @@ struct OversizedChunk {
 // auto's tangent chunk (planner/tangent_chunk.h) for o's tangent kernel: where o's config names none (0), the
 // user did not name the field (a tangent_chunk=0 given keeps one kernel), the engine writes GPU kernels and o
 // computes Greeks; else nullopt. Its chunk is 0 where one kernel is within the bound.
-std::optional<AutoTangentChunk> autoTangentChunkOf(const Tape& tape, const RunConfig& c, const KernelOptions& o);
+// At `markets` a dispatch sharing sharedInputs; none under MPI ranks (a split run takes one kernel).
+std::optional<AutoTangentChunk> autoTangentChunkOf(const Tape& tape, const RunConfig& c, const KernelOptions& o,
+                                                   int markets = 1, const std::vector<int>& sharedInputs = {});
 
 std::optional<OversizedChunk> oversizedTangentChunk(const Tape& tape, const KernelOptions& options, uint64_t maxNodes);
 

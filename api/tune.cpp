@@ -69,6 +69,7 @@ struct Search {
   std::vector<std::vector<double>> inputs;
   std::vector<std::string> fixed;  // fields the caller's --config set: not searched
   KernelOptions base;              // the baseline: what a run asking nothing gets
+  mutable std::optional<std::optional<AutoTangentChunk>> tangentChunk;  // auto's chunk, worked out once a search
   bool fixedPlan = false;          // a plan given (--plan FILE, or as data): kept, the configuration alone searched
   std::string fixedLabel;          // the baseline's plan label
   std::map<std::string, RunResult> plainBits;  // bitsKey -> the plain kernel's result
@@ -268,8 +269,13 @@ struct Search {
     t.metrics = planMetrics(tape, t.cuts);
     t.config = c;
     t.step = step;
-    if (t.kind == KernelKind::Tangent)  // auto's chunk where nothing names one (planner/tangent_chunk.h)
-      if (const std::optional<AutoTangentChunk> a = autoTangentChunkOf(tape, run, optionsFor(t))) t.config.tangentChunk = a->chunk;
+    if (t.kind == KernelKind::Tangent && t.config.tangentChunk == 0) {  // auto's chunk where nothing names one
+      if (!tangentChunk) {
+        const KernelOptions o = optionsFor(t);
+        tangentChunk = autoTangentChunkOf(tape, run, o, opt.markets, o.sharedInputs);
+      }
+      if (*tangentChunk) t.config.tangentChunk = (*tangentChunk)->chunk;
+    }
     return t;
   }
 };
@@ -426,7 +432,13 @@ std::vector<std::string> prunedPlanOrder(Search& s) {
 // Step 3 over the plans in order, under the best configuration so far; returns the best.
 size_t timePlans(Search& s, const std::vector<std::string>& order, size_t best, const std::string& step) {
   for (const std::string& label : order) {
-    const size_t i = s.evaluate(s.candidate(label, s.candidates[best].config, step));
+    // A plan of another kind than the best so far runs under that kind's defaults (what --kernel KIND would
+    // run: cuda's min_blocks differ by kind), with the best's fields that change bits.
+    const TuneCandidate& b = s.candidates[best];
+    const KernelKind kind = s.candidate(label, b.config, step).kind;
+    const KernelConfig c = kind == b.kind ? b.config
+                                          : kindRowConfig(b.config, true, s.run, s.caps, s.precision, s.opt.markets, kind, b.config);
+    const size_t i = s.evaluate(s.candidate(label, c, step));
     if (s.beats(s.candidates[i], s.candidates[best])) best = i;
   }
   return best;

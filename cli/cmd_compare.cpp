@@ -121,13 +121,21 @@ std::vector<KernelKind> kindsOf(const Flags& f) {
 void dropOversizedTangent(CompareJob& job) {
   const auto at = std::find(job.kinds.begin(), job.kinds.end(), KernelKind::Tangent);
   if (at == job.kinds.end() || !job.cfg.wrt.empty()) return;
-  KernelOptions o;
-  o.kind = KernelKind::Tangent;
-  o.greeks = job.cfg.greeks;
-  o.config = defaultConfig(job.cfg.engine, false, 1, "tangent");
-  applyConfigRequest(o.config, job.cfg.userConfig, job.cfg.engine);
-  if (const std::optional<AutoTangentChunk> a = autoTangentChunkOf(job.tape, job.cfg, o)) o.config.tangentChunk = a->chunk;
-  const std::optional<OversizedChunk> over = oversizedTangentChunk(job.tape, o, job.cfg.maxNodes);
+  // Left out where it is over the bound on every engine of the job (each engine's chunk: the user's, or auto's
+  // on a GPU engine at one market); an engine where it fits runs it.
+  std::optional<OversizedChunk> over;
+  for (const std::string& engine : job.engines) {
+    KernelOptions o;
+    o.kind = KernelKind::Tangent;
+    o.greeks = job.cfg.greeks;
+    o.config = defaultConfig(engine, false, 1, "tangent");
+    o.config.tangentChunk = job.cfg.userConfig.values.tangentChunk;
+    RunConfig c = job.cfg;
+    c.engine = engine;
+    if (const std::optional<AutoTangentChunk> a = autoTangentChunkOf(job.tape, c, o)) o.config.tangentChunk = a->chunk;
+    over = oversizedTangentChunk(job.tape, o, job.cfg.maxNodes);
+    if (!over) return;
+  }
   if (!over) return;
   job.kinds.erase(at);
   std::fprintf(stderr, "compare: the tangent kernel is left out: by %zu inputs it carries %.3g derivative terms, "
@@ -261,9 +269,14 @@ EngineJobs engineJobs(const CompareJob& job, const RunConfig& base, const Engine
         t.kind = kind;
         t.greeks = base.greeks;
         t.config = c;
+        for (const std::string& name : job.cfg.wrt)  // the --wrt subset the tangent row differentiates by
+          if (const int k = job.tape.inputIndex(name); k >= 0) t.wrt.push_back(k);
+        std::sort(t.wrt.begin(), t.wrt.end());
         RunConfig named = base;
         named.engine = engine;
-        if (const std::optional<AutoTangentChunk> a = autoTangentChunkOf(job.tape, named, t)) c.tangentChunk = a->chunk;
+        if (const std::optional<AutoTangentChunk> a =
+                autoTangentChunkOf(job.tape, named, t, m, sharedInputsOf(job.ladder, static_cast<size_t>(m))))
+          c.tangentChunk = a->chunk;
       }
       if (!(c == j.config)) e.kindConfigs[{m, kind}] = c;
     }
@@ -280,6 +293,11 @@ EngineJobs engineJobs(const CompareJob& job, const RunConfig& base, const Engine
     probe.strategy.reset();
     probe.planFile.clear();
     probe.userConfig = wholeConfig(e.of(m).config, engine, job.cfg.userConfig.what);
+    const std::vector<std::string>& named = job.cfg.userConfig.fields;
+    if (std::find(named.begin(), named.end(), "tangent_chunk") == named.end()) {  // auto's chunk, as a run gets it
+      std::vector<std::string>& fields = probe.userConfig.fields;
+      fields.erase(std::remove(fields.begin(), fields.end(), "tangent_chunk"), fields.end());
+    }
     std::string why;
     try {
       resolveKernel(job.tape, probe, caps, m, nullptr, nullptr, &why, sharedInputsOf(job.ladder, static_cast<size_t>(m)));

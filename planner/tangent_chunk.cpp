@@ -28,14 +28,20 @@ std::string AutoTangentChunk::why() const {
          grouped(kTangentChunkTerms) + " (planner/tangent_chunk.h)";
 }
 
-AutoTangentChunk autoTangentChunk(const Tape& tape, const std::vector<int>& inputs, bool rolls) {
+AutoTangentChunk autoTangentChunk(const Tape& tape, const std::vector<int>& inputs, bool rolls, int markets,
+                                  const std::vector<int>& sharedInputs) {
   int32_t skipBegin = 0, skipEnd = 0;
-  if (rolls) {
+  if (rolls) {  // the body a few iterations long, and leftover iterations after it: count those generously
     const TapeLoop loop = findLoop(tape);
-    if (loop.found()) skipBegin = loop.begin + loop.period, skipEnd = loop.end();
+    if (loop.found() && loop.count > 7) skipBegin = loop.begin + 4 * loop.period, skipEnd = loop.end() - 3 * loop.period;
   }
+  const std::vector<uint8_t> perMarket =
+      markets > 1 ? (sharedInputs.empty() ? dependsOnInput(tape) : dependsOnInputOtherThan(tape, sharedInputs))
+                  : std::vector<uint8_t>{};
+  const std::vector<uint8_t>* weights = markets > 1 ? &perMarket : nullptr;
+  auto terms = [&](const std::vector<int>& in) { return tangentTermCount(tape, in, skipBegin, skipEnd, weights, markets); };
   AutoTangentChunk a;
-  a.wholeTerms = a.chunkTerms = tangentTermCount(tape, inputs, skipBegin, skipEnd);
+  a.wholeTerms = a.chunkTerms = terms(inputs);
   if (a.wholeTerms <= kTangentChunkTerms || inputs.size() < 2) return a;
   const size_t n = inputs.size();
   for (size_t kernels = 2; kernels <= static_cast<size_t>(kTangentChunksMost) && kernels <= n; ++kernels) {
@@ -45,7 +51,7 @@ AutoTangentChunk autoTangentChunk(const Tape& tape, const std::vector<int>& inpu
     for (size_t at = 0; at < n && largest <= kTangentChunkTerms; at += chunk) {
       const std::vector<int> part(inputs.begin() + static_cast<std::ptrdiff_t>(at),
                                   inputs.begin() + static_cast<std::ptrdiff_t>(std::min(n, at + chunk)));
-      largest = std::max(largest, tangentTermCount(tape, part, skipBegin, skipEnd));
+      largest = std::max(largest, terms(part));
     }
     if (largest <= kTangentChunkTerms) {
       a.chunk = static_cast<int>(chunk);

@@ -35,7 +35,10 @@ struct AutoTangentChunk {
 };
 
 // inputs: the kernel's differentiated input ordinals, ascending; rolls: its time loop is written once (config
-// loops=rolled and a loop planner/loops.h finds).
-AutoTangentChunk autoTangentChunk(const Tape& tape, const std::vector<int>& inputs, bool rolls);
+// loops=rolled and a loop planner/loops.h finds: its first four iterations and last three are counted, what the
+// rolled loop writes out at most); markets a dispatch, sharedInputs the inputs they share (a value only they reach
+// is written once, the others once a market).
+AutoTangentChunk autoTangentChunk(const Tape& tape, const std::vector<int>& inputs, bool rolls, int markets = 1,
+                                  const std::vector<int>& sharedInputs = {});
 
 }  // namespace tapelab

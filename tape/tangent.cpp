@@ -38,7 +38,8 @@ TangentSlots tangentSlots(const Tape& tape, const std::vector<int>& inputs) {
   return t;
 }
 
-int64_t tangentTermCount(const Tape& tape, const std::vector<int>& inputs, int32_t skipBegin, int32_t skipEnd) {
+int64_t tangentTermCount(const Tape& tape, const std::vector<int>& inputs, int32_t skipBegin, int32_t skipEnd,
+                         const std::vector<uint8_t>* perMarket, int markets) {
   const size_t words = (inputs.size() + 63) / 64;
   std::vector<int32_t> slotOf(static_cast<size_t>(tape.numInputs()), -1);
   for (size_t s = 0; s < inputs.size(); ++s) slotOf[static_cast<size_t>(inputs[s])] = static_cast<int32_t>(s);
@@ -55,7 +56,8 @@ int64_t tangentTermCount(const Tape& tape, const std::vector<int>& inputs, int32
     }
     for (int k = 0; k < arity(op); ++k) {
       const int32_t arg = tape.arg(i, k);
-      if (contributes(info(op).adjoint(k)) && (i < skipBegin || i >= skipEnd)) terms += count[arg];
+      if (contributes(info(op).adjoint(k)) && (i < skipBegin || i >= skipEnd))
+        terms += count[arg] * (perMarket && (*perMarket)[static_cast<size_t>(i)] ? markets : 1);
       const uint64_t* theirs = bits.data() + static_cast<size_t>(arg) * words;
       for (size_t w = 0; w < words; ++w) mine[w] |= theirs[w];
     }

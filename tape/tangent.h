@@ -37,7 +37,9 @@ TangentSlots tangentSlots(const Tape& tape, const std::vector<int>& inputs);
 // tangent kernel's source grows with: about 35 bytes a term in C++). Counted in bitsets, a bit per
 // (node, slot), without tangentSlots' lists.
 // Nodes in [skipBegin, skipEnd) propagate their slots but their terms are not counted (a rolled loop's later
-// iterations, written once: planner/tangent_chunk.h).
-int64_t tangentTermCount(const Tape& tape, const std::vector<int>& inputs, int32_t skipBegin = 0, int32_t skipEnd = 0);
+// iterations, written once: planner/tangent_chunk.h); with perMarket, a node it marks counts `markets` times (a
+// kernel of several markets writes such a node's tangents once a market).
+int64_t tangentTermCount(const Tape& tape, const std::vector<int>& inputs, int32_t skipBegin = 0, int32_t skipEnd = 0,
+                         const std::vector<uint8_t>* perMarket = nullptr, int markets = 1);
 
 }  // namespace tapelab

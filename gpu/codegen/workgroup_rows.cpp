@@ -48,6 +48,16 @@ double tripsOf(const Stmt& loop) {
   return 1;
 }
 
+// The workgroup memory the kernel declares already: tl_red and the shared arrays (elements).
+int64_t sharedElements(const std::vector<Stmt>& body) {
+  int64_t n = 0;
+  for (const Stmt& s : body) {
+    if (s.kind == Stmt::Kind::Declare && s.shared) n += std::max(s.array, 1);
+    n += sharedElements(s.body);
+  }
+  return n;
+}
+
 void uses(const std::vector<Stmt>& body, double times, std::map<std::string, Use>& out) {
   for (const Stmt& s : body) {
     if (s.kind == Stmt::Kind::Declare && s.array > 0 && !s.shared) {
@@ -104,10 +114,18 @@ WorkgroupRows moveRowsToWorkgroup(ir::KernelIR& kernel, int maxElements, int sca
     return a.second.weight / a.second.elements > b.second.weight / b.second.elements;
   });
   std::set<std::string> moved;
+  const int64_t before = (kernel.reductionElements + sharedElements(kernel.body)) * scalarBytes;
   for (const auto& [name, u] : arrays) {
     if (out.elements + u.elements > maxElements) {
       out.left.push_back(name + " (" + std::to_string(u.elements) + " elements: over workgroup_rows=" +
                          std::to_string(maxElements) + " with the " + std::to_string(out.elements) + " before it)");
+      continue;
+    }
+    const int64_t bytes = before + int64_t{out.elements + u.elements} * kernel.workgroupSize * scalarBytes;
+    if (bytes > kStaticWorkgroupBytes) {
+      out.left.push_back(name + " (" + std::to_string(u.elements) + " elements: " + std::to_string(bytes) +
+                         " bytes of workgroup memory, over the " + std::to_string(kStaticWorkgroupBytes) +
+                         " a kernel may declare)");
       continue;
     }
     out.elements += u.elements;

@@ -20,6 +20,7 @@
 // CUDA and HIP only (config workgroup_rows applies to them): their __shared__ may be declared in any block,
 // where the arrays are declared; OpenCL C and GLSL declare workgroup memory at kernel scope only.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,7 +36,11 @@ struct WorkgroupRows {
   int bytes = 0;                                   // workgroup memory added: elements * workgroup * scalar bytes
 };
 
-// Moves the arrays (above) into workgroup memory, at most maxElements a lane; scalarBytes: 4 (fp32) or 8.
+// The static workgroup memory a CUDA or HIP kernel may declare (48 KiB; more needs dynamic memory and an opt-in).
+inline constexpr int64_t kStaticWorkgroupBytes = 48 * 1024;
+
+// Moves the arrays (above) into workgroup memory, at most maxElements a lane and, with tl_red and the shared arrays
+// declared already, at most kStaticWorkgroupBytes in all; scalarBytes: 4 (fp32) or 8.
 WorkgroupRows moveRowsToWorkgroup(ir::KernelIR& kernel, int maxElements, int scalarBytes);
 std::string toText(const WorkgroupRows& rows);
 

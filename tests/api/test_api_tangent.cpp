@@ -227,6 +227,9 @@ TEST(TangentFrontDoor, AutoChunksAWideTapesTangentKernelWithinTheBound) {
 
   const Tape asian = products::asianCall(252);
   EXPECT_EQ(autoTangentChunk(asian, {0, 1, 2, 3, 4}, false).chunk, 0);
+  EXPECT_EQ(autoTangentChunk(asian, {0, 1, 2, 3, 4}, true, 7, {1, 2, 3, 4}).chunk, 0) << "the ladder's rolled kernel";
+  // Several markets: a value an input the markets differ in reaches is written once a market.
+  EXPECT_GT(autoTangentChunk(lmm, all, true, 7).wholeTerms, 6 * a.wholeTerms);
   const Tape heston = products::byName("hestonbasket", products::ProductParams{{"assets", 5}, {"steps", 252}});
   std::vector<int> hin(static_cast<size_t>(heston.numInputs()));
   for (size_t k = 0; k < hin.size(); ++k) hin[k] = static_cast<int>(k);

@@ -204,6 +204,15 @@ TEST_F(CliConfig, TuneTimesTheTangentKernelAndARunUsesATangentWinner) {
   EXPECT_EQ(jsonText(p.out, "kernel"), "tangent") << p.out;
   EXPECT_EQ(jsonText(p.out, "provenance"), "config=tuned plan=tuned kind=tuned") << p.out;
   EXPECT_NE(jsonText(p.out, "config").find("workgroup=64,"), std::string::npos) << p.out;
+  // Naming the winner's kind runs it; naming another kind runs that kind's defaults, not the tangent winner's.
+  const Proc named = runTapelab("price " + job + " --kernel tangent --json", env_);
+  ASSERT_EQ(named.code, 0) << named.err;
+  EXPECT_NE(jsonText(named.out, "config").find("workgroup=64,"), std::string::npos) << named.out;
+  const Proc other = runTapelab("price " + job + " --kernel register --json", env_);
+  ASSERT_EQ(other.code, 0) << other.err;
+  EXPECT_EQ(jsonText(other.out, "kernel"), "checkpointed") << other.out;  // the register kind
+  EXPECT_EQ(jsonText(other.out, "tuned"), "") << other.out;
+  EXPECT_EQ(jsonText(other.out, "config").find("workgroup=64,"), std::string::npos) << other.out;
 }
 
 // jit.part (moved from the variable TAPELAB_JIT_PART into the configuration, 2026-12-02b) acts: a

@@ -292,3 +292,14 @@ TEST_F(CliEdges, CompareOnAOneNodeTapeBlamesNoFlag) {
   EXPECT_EQ(p.err.find("--checkpoint 1"), std::string::npos) << p.err;
   EXPECT_NE(p.err.find("a tape of one node has nothing to checkpoint"), std::string::npos) << p.err;
 }
+
+// compare --config with a field only GPU engines have (loads_ahead) runs on a GPU engine: the tangent row's
+// size check reads each engine's own configuration (2026-12-06f: it applied the request to the reference
+// engine, which refused the field before any row ran).
+TEST_F(CliEdges, CompareTakesAGpuOnlyFieldOnAGpuEngine) {
+  if (runTapelab("engines").out.find("opencl         yes") == std::string::npos) GTEST_SKIP() << "no OpenCL here";
+  const Proc p = runTapelab("compare --product asian --steps 8 --engines opencl --paths 2000 --ladders 1 --points 1 "
+                            "--config loads_ahead=off --json");
+  EXPECT_EQ(p.code, 0) << p.err;
+  EXPECT_NE(p.out.find("loads_ahead=off"), std::string::npos) << p.out;
+}

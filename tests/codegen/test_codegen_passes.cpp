@@ -219,8 +219,8 @@ TEST(CodegenPasses, LoadsAheadRotateOwnElementsBeforeTheTripWritesThem) {
 
 // workgroup_rows=N: the per-lane arrays indexed by a variable move to workgroup memory, a column a lane
 // (`A[(i) * workgroup + tl_lid]`), the most read and written per element first (each use counted the trips of
-// the loops around it), while a lane's elements stay within N; an array indexed only by literals (registers), one
-// named whole, and one declared twice stay; one over N is said.
+// the loops around it), while a lane's elements stay within N and the workgroup's within 48 KiB; an array indexed
+// only by literals (registers), one named whole, and one declared twice stay; one over either bound is said.
 TEST(CodegenPasses, WorkgroupRowsMoveTheMostUsedIndexedArraysIntoAColumnALane) {
   using namespace ir;
   const E m = var("m");
@@ -257,10 +257,21 @@ TEST(CodegenPasses, WorkgroupRowsMoveTheMostUsedIndexedArraysIntoAColumnALane) {
   EXPECT_NE(text.find("cold[m] = hot[(m) * 32u + tl_lid];"), std::string::npos) << text;
   EXPECT_NE(text.find("lits[3u] = 2.0f;"), std::string::npos) << text;
   EXPECT_NE(text.find("twice[m] += 1.0f;"), std::string::npos) << text;
-  // N under the heaviest array's elements: hot is left, the lighter ones that fit still move.
+  // N under every array's elements: none moves, each is said.
+  KernelIR wide = over;
   const WorkgroupRows few = moveRowsToWorkgroup(over, 6, 4);
   EXPECT_TRUE(few.moved.empty()) << toText(few);
   EXPECT_EQ(few.left.size(), 3u) << toText(few);
+  // Past the 48 KiB a kernel may declare (with tl_red's): big is left, the lighter cold after it still moves.
+  wide.workgroupSize = 256;
+  wide.reductionElements = 1024;
+  const WorkgroupRows capped = moveRowsToWorkgroup(wide, 4096, 8);
+  ASSERT_EQ(capped.moved.size(), 2u) << toText(capped);
+  EXPECT_EQ(capped.moved[0].first, "hot");
+  EXPECT_EQ(capped.moved[1].first, "cold");
+  ASSERT_EQ(capped.left.size(), 1u) << toText(capped);
+  EXPECT_NE(capped.left[0].find("big (40 elements: 104448 bytes of workgroup memory, over the 49152"), std::string::npos)
+      << capped.left[0];
 }
 
 // The loads-ahead pass: in a rolled loop over m, a declaration reading A[row + m] of an array the loop does not
