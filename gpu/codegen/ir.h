@@ -10,6 +10,7 @@
 // Expressions print without added parentheses: a pass that needs them says so with Paren, so the text
 // of a kernel is exactly what its passes built.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -154,11 +155,40 @@ Stmt kahan(E sum, E comp, E term, bool viaCells);
 Stmt barrier();
 Stmt line(std::vector<Stmt> parts);
 
-// Calls f(e) for every expression of a statement (target, value, comp, init, cond, step, drawBase, drawStep;
-// null ones included) and of its body's, in order; stops and returns true at the first f that returns true.
+// A statement's own expressions (not its body's), null ones included, in order: target, value, comp, init, cond,
+// step, drawBase, drawStep.
+inline std::array<const E*, 8> exprsOf(const Stmt& s) {
+  return {&s.target, &s.value, &s.comp, &s.init, &s.cond, &s.step, &s.drawBase, &s.drawStep};
+}
+inline std::array<E*, 8> exprsOf(Stmt& s) {
+  return {&s.target, &s.value, &s.comp, &s.init, &s.cond, &s.step, &s.drawBase, &s.drawStep};
+}
+
+// e rebuilt bottom up: each node's arguments and fence first, then f(node) (the node itself, or what replaces
+// it; a replacement is not walked again); a subtree f leaves alone is shared, not copied.
+template <class F>
+E rewrite(const E& e, F&& f) {
+  if (!e) return e;
+  bool changed = false;
+  std::vector<E> args;
+  args.reserve(e->args.size());
+  for (const E& a : e->args) {
+    args.push_back(rewrite(a, f));
+    changed = changed || args.back() != a;
+  }
+  E fence = rewrite(e->fence, f);
+  if (!changed && fence == e->fence) return f(e);
+  Expr copy = *e;
+  copy.args = std::move(args);
+  copy.fence = std::move(fence);
+  return f(std::make_shared<const Expr>(std::move(copy)));
+}
+
+// Calls f(e) for every expression of a statement (exprsOf) and of its body's, in order; stops and returns true
+// at the first f that returns true.
 template <class F>
 bool anyExpr(const Stmt& s, F&& f) {
-  for (const E* e : {&s.target, &s.value, &s.comp, &s.init, &s.cond, &s.step, &s.drawBase, &s.drawStep})
+  for (const E* e : exprsOf(s))
     if (f(*e)) return true;
   for (const Stmt& b : s.body)
     if (anyExpr(b, f)) return true;
@@ -168,7 +198,7 @@ bool anyExpr(const Stmt& s, F&& f) {
 template <class F>
 void forEachVar(const Stmt& s, F&& f) {
   if (s.kind == Stmt::Kind::Declare || s.kind == Stmt::Kind::Loop) f(s.text);
-  for (const E* e : {&s.target, &s.value, &s.comp, &s.init, &s.cond, &s.step, &s.drawBase, &s.drawStep}) forEachVar(*e, f);
+  for (const E* e : exprsOf(s)) forEachVar(*e, f);
   for (const Stmt& b : s.body) forEachVar(b, f);
 }
 

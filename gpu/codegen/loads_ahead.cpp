@@ -51,21 +51,7 @@ void declarations(const std::vector<Stmt>& body, std::map<std::string, int>& cou
 }
 
 E substitute(const E& e, const std::string& name, const E& by) {
-  if (!e) return e;
-  if (e->kind == Expr::Kind::Var && e->name == name) return by;
-  bool changed = false;
-  std::vector<E> args;
-  args.reserve(e->args.size());
-  for (const E& a : e->args) {
-    args.push_back(substitute(a, name, by));
-    changed = changed || args.back() != a;
-  }
-  E fence = substitute(e->fence, name, by);
-  if (!changed && fence == e->fence) return e;
-  Expr copy = *e;
-  copy.args = std::move(args);
-  copy.fence = std::move(fence);
-  return std::make_shared<const Expr>(std::move(copy));
+  return ir::rewrite(e, [&](const E& n) { return n->kind == Expr::Kind::Var && n->name == name ? by : n; });
 }
 
 // A loop `for (T v = 0; v < N; ++v)` (T int: a market loop; unsigned: a rolled segments' or time loop) and what

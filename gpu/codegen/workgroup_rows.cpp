@@ -66,27 +66,17 @@ void uses(const std::vector<Stmt>& body, double times, std::map<std::string, Use
     } else if (s.kind == Stmt::Kind::Declare) {
       out[s.text].whole = true;  // a scalar or a shared array of that name: not a lane's array
     }
-    for (const E* e : {&s.target, &s.value, &s.comp, &s.init, &s.cond, &s.step, &s.drawBase, &s.drawStep}) uses(*e, times, false, out);
+    for (const E* e : ir::exprsOf(s)) uses(*e, times, false, out);
     uses(s.body, s.kind == Stmt::Kind::Loop ? times * tripsOf(s) : times, out);
   }
 }
 
+// A moved array's element i at lane tl_lid's column: (i) * workgroup + tl_lid.
 E column(const E& e, const std::set<std::string>& moved, int workgroup) {
-  if (!e) return e;
-  std::vector<E> args;
-  bool changed = false;
-  for (const E& a : e->args) {
-    args.push_back(column(a, moved, workgroup));
-    changed = changed || args.back() != a;
-  }
-  const E fence = column(e->fence, moved, workgroup);
-  const bool mine = e->kind == Expr::Kind::Index && e->args[0]->kind == Expr::Kind::Var && moved.count(e->args[0]->name);
-  if (!changed && fence == e->fence && !mine) return e;
-  Expr copy = *e;
-  if (mine) args[1] = ir::bin(ir::bin(ir::paren(args[1]), "*", ir::ulit(workgroup)), "+", ir::var("tl_lid"));
-  copy.args = std::move(args);
-  copy.fence = fence;
-  return std::make_shared<const Expr>(std::move(copy));
+  return ir::rewrite(e, [&](const E& n) {
+    if (n->kind != Expr::Kind::Index || n->args[0]->kind != Expr::Kind::Var || !moved.count(n->args[0]->name)) return n;
+    return ir::index(n->args[0], ir::bin(ir::bin(ir::paren(n->args[1]), "*", ir::ulit(workgroup)), "+", ir::var("tl_lid")));
+  });
 }
 
 void column(std::vector<Stmt>& body, const std::set<std::string>& moved, int workgroup) {
@@ -96,7 +86,7 @@ void column(std::vector<Stmt>& body, const std::set<std::string>& moved, int wor
       s.array *= workgroup;
       s.note = s.note.empty() ? "a column a lane" : s.note + "; a column a lane";
     }
-    for (E* e : {&s.target, &s.value, &s.comp, &s.init, &s.cond, &s.step, &s.drawBase, &s.drawStep}) *e = column(*e, moved, workgroup);
+    for (E* e : ir::exprsOf(s)) *e = column(*e, moved, workgroup);
     column(s.body, moved, workgroup);
   }
 }
