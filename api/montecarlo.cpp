@@ -84,8 +84,7 @@ std::optional<AutoTangentChunk> autoTangentChunkOf(const Tape& tape, const RunCo
 namespace {
 
 // The tangent kind has no plan: no reverse sweep, nothing to cut. A plan or segment count asked for is an error.
-KernelOptions tangentKernel(const Tape& tape, const RunConfig& c, const EngineCaps& caps, KernelOptions o, int markets,
-                            const std::vector<int>& sharedInputs) {
+KernelOptions tangentKernel(const Tape& tape, const RunConfig& c, const EngineCaps& caps, KernelOptions o) {
   if (c.plan || !c.planFile.empty()) throw std::invalid_argument("--plan: the tangent kernel has no reverse sweep to cut");
   if (c.checkpoint.mode == Checkpoint::Mode::Segments && c.checkpoint.segments > 1)
     throw std::invalid_argument("--checkpoint: the tangent kernel has no reverse sweep to cut");
@@ -104,19 +103,23 @@ KernelOptions tangentKernel(const Tape& tape, const RunConfig& c, const EngineCa
     o.wrt.push_back(k);
   }
   std::sort(o.wrt.begin(), o.wrt.end());
-  if (const std::optional<AutoTangentChunk> a = autoTangentChunkOf(tape, c, o, markets, sharedInputs))
-    o.config.tangentChunk = a->chunk;
-  // Its size before it is written (lmm-80 at every input: 5.5e6 terms, 193 MB of C++).
-  if (const std::optional<OversizedChunk> over = oversizedTangentChunk(tape, o, c.maxNodes)) {
-    char what[96];
-    std::snprintf(what, sizeof what, "%.3g derivative terms", static_cast<double>(over->terms));
-    throw std::invalid_argument(
-        "--kernel tangent: the tangent kernel of " + (tape.name.empty() ? std::string("this tape") : tape.name) + " by " +
-        std::to_string(over->inputs) + " inputs carries " + what + " (a node's by each input it depends on), over the " +
-        "bound of " + std::to_string(c.maxNodes) + " (--max-nodes, TAPELAB_MAX_NODES): differentiate by fewer in a " +
-        "kernel (--config tangent_chunk=N, or --wrt), or let an adjoint kernel give every Greek in one reverse sweep");
-  }
   return o;
+}
+
+// A tangent kernel's size before it is written, under its final configuration (its chunk: the user's, a tuned
+// winner's or auto's): each chunk's derivative terms within --max-nodes (lmm-80 at every input: 5.5e6 terms,
+// 193 MB of C++), whoever chose the kind.
+void checkTangentSize(const Tape& tape, const RunConfig& c, const KernelOptions& o) {
+  const std::optional<OversizedChunk> over = oversizedTangentChunk(tape, o, c.maxNodes);
+  if (!over) return;
+  char what[96];
+  std::snprintf(what, sizeof what, "%.3g derivative terms", static_cast<double>(over->terms));
+  throw std::invalid_argument(
+      std::string(c.kernel ? "--kernel tangent" : "--kernel auto (the tangent kernel)") + ": the tangent kernel of " +
+      (tape.name.empty() ? std::string("this tape") : tape.name) + " by " + std::to_string(over->inputs) +
+      " inputs carries " + what + " (a node's by each input it depends on), over the bound of " +
+      std::to_string(c.maxNodes) + " (--max-nodes, TAPELAB_MAX_NODES): differentiate by fewer in a kernel (--config " +
+      "tangent_chunk=N, or --wrt), or let an adjoint kernel give every Greek in one reverse sweep");
 }
 
 // --seglen, --inner and --budget each shape one strategy's plan (uniform, two-level, budget). Given where
@@ -242,9 +245,11 @@ ResolvedJob resolveJob(const Tape& tape, const RunConfig& c, const EngineCaps& c
   if (job.from.config != Origin::Tuned)
     job.options.config = resolveConfig(c, caps, job.options.precision, markets, toString(job.options.kind));
   // auto's tangent chunk where nothing names one (planner/tangent_chunk.h; the kind's defaults have none)
-  if (job.options.kind == KernelKind::Tangent)
+  if (job.options.kind == KernelKind::Tangent) {
     if (const std::optional<AutoTangentChunk> a = autoTangentChunkOf(tape, c, job.options, markets, sharedInputs))
       job.options.config.tangentChunk = a->chunk;
+    checkTangentSize(tape, c, job.options);
+  }
   checkPlanDepth(job.options, c, caps);
   if (job.from.plan != Origin::Tuned) {
     job.from.plan = planNamed(c) ? Origin::User : Origin::Default;
@@ -333,7 +338,7 @@ KernelOptions resolvePlan(const Tape& tape, const RunConfig& c, const EngineCaps
   }
   if (c.kernel == KernelKind::Tangent) {
     planKnobsNotUsed(c, "", "the tangent kernel has no plan", notUsed);
-    return tangentKernel(tape, c, caps, std::move(o), markets, sharedInputs);
+    return tangentKernel(tape, c, caps, std::move(o));
   }
   if (!c.wrt.empty()) throw std::invalid_argument(c.wrtWhat + ": only the tangent kernel differentiates by a subset (--kernel tangent)");
   if (c.plan || !c.planFile.empty()) return withPlan(tape, c, caps, std::move(o));

@@ -327,8 +327,8 @@ std::vector<ConfigField> rewriteAndEngineFields() {
                 "the driver for (CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT): N percent of the most workgroup "
                 "memory, the rest L1, which caches local memory (a register kernel's per-market rows and bookmarks); "
                 "the driver follows it even where the blocks the registers allow no longer fit, so a low N can cost "
-                "the occupancy (H100 2026-12-06f: the 7-market register kernel ran 3,143.7 Mpath/s at 25 against 3,090.8 "
-                "at driver and 933.4 at 0); driver: the driver's own choice (135 KB of workgroup memory for that kernel's "
+                "the occupancy (H100 2026-12-06f, the 252-step Asian's 7-market register kernel, fp32, math=ieee, 4M paths: "
+                "3,143.7 Mpath/s at 25 against 3,090.8 at driver and 933.4 at 0); driver: the driver's own choice (135 KB of workgroup memory for that kernel's "
                 "49 KB, its local loads hitting L1 in 34%); fit: the least that keeps the blocks a multiprocessor holds "
                 "under the driver's split, computed when the kernel is loaded (untimed; said in the kernel's notes)")
           .searching({"driver", "fit", "25"}),

@@ -325,8 +325,8 @@ class CudaKernel final : public Kernel, DispatchRunner {
  private:
   // config cuda.carveout=fit: the least workgroup memory that keeps the blocks a multiprocessor holds under the
   // driver's split (its registers' and workgroup memory's limits), each block's static and reserved bytes, as a
-  // percentage of the most; the rest of the 256 KB is L1 for local memory. Left to the driver, and said in the
-  // stats' notes, where a query fails or the blocks would drop.
+  // percentage of the most; the rest of the 256 KB is L1 for local memory (said in the stats' notes). Left to the
+  // driver where a query fails or the blocks would drop, and listed as not used.
   void fitCarveout(const cu::Driver& d) {
     const CUdevice dev = dev_->device();
     int blocks = 0, shared = 0, reserved = 0, most = 0;
@@ -335,7 +335,7 @@ class CudaKernel final : public Kernel, DispatchRunner {
         d.cuDeviceGetAttribute(&reserved, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK, dev) != CUDA_SUCCESS ||
         d.cuDeviceGetAttribute(&most, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, dev) != CUDA_SUCCESS ||
         most <= 0) {
-      stats_.notes += "cuda.carveout=fit: a query failed, the driver's split; ";
+      stats_.configUnused.push_back("cuda.carveout=fit: a driver query failed, the driver's split");
       return;
     }
     const int64_t need = static_cast<int64_t>(blocks) * (shared + reserved);
@@ -344,8 +344,8 @@ class CudaKernel final : public Kernel, DispatchRunner {
     if (d.cuFuncSetAttribute(fn_, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, percent) != CUDA_SUCCESS ||
         d.cuOccupancyMaxActiveBlocksPerMultiprocessor(&after, fn_, k_.workgroupSize, 0) != CUDA_SUCCESS || after < blocks) {
       d.cuFuncSetAttribute(fn_, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, -1);
-      stats_.notes += "cuda.carveout=fit: " + std::to_string(percent) + "% would hold " + std::to_string(after) + " of " +
-                      std::to_string(blocks) + " blocks, the driver's split; ";
+      stats_.configUnused.push_back("cuda.carveout=fit: " + std::to_string(percent) + "% would hold " +
+                                    std::to_string(after) + " of " + std::to_string(blocks) + " blocks, the driver's split");
       return;
     }
     stats_.notes += "cuda.carveout=fit: " + std::to_string(percent) + "% (" + std::to_string(blocks) + " blocks of " +

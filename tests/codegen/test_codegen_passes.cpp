@@ -430,3 +430,34 @@ TEST(CodegenPasses, OneStepTripsAreInEffectOrSaid) {
   EXPECT_NE(unused(emitKernel(asian, o, dialectByName("cuda"))).find("loop_trip=step: the time loop of forward-only"),
             std::string::npos);
 }
+
+// workgroup_rows on a real kernel: the 24-step Asian's register kernel at 3 markets (segments rolled around the
+// market loop) moves its market-indexed arrays into workgroup memory and logs the pass, and at 0 it does not; on
+// a kernel without an array indexed by a variable (the plain one at one market) the field is said unused.
+TEST(CodegenPasses, WorkgroupRowsMoveARegisterKernelsRows) {
+  const Tape asian = products::asianCall(24);
+  KernelOptions o;
+  o.precision = Precision::F32;
+  o.kind = KernelKind::Register;
+  o.markets = 3;
+  o.config.loopsRolled = true;
+  o.config.markets = MarketCode::Loop;
+  o.config.workgroupRows = 48;
+  PlanOptions po;
+  po.segments = 6;
+  o.plan = makeStrategyPlan("periodic", asian, po);
+  const EmittedKernel k = emitKernel(asian, o, cudaDialect());
+  const std::vector<std::string> names = passNames(k);
+  EXPECT_NE(std::find(names.begin(), names.end(), "workgroup rows"), names.end()) << k.source;
+  EXPECT_NE(k.source.find("a column a lane"), std::string::npos) << k.source;
+  EXPECT_NE(k.source.find(" * 64u + tl_lid]"), std::string::npos) << k.source;
+  o.config.workgroupRows = 0;
+  EXPECT_EQ(emitKernel(asian, o, cudaDialect()).source.find("a column a lane"), std::string::npos);
+  o.config.workgroupRows = 48;
+  o.kind = KernelKind::Plain;
+  o.markets = 1;
+  o.plan = plainPlan(asian);
+  const EmittedKernel plain = emitKernel(asian, o, cudaDialect());
+  EXPECT_NE(plain.source.find("// config unused: workgroup_rows=48: no per-lane array is indexed by a variable"),
+            std::string::npos) << plain.source.substr(0, 2000);
+}
