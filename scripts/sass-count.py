@@ -86,6 +86,16 @@ def functions(sass):
     return funcs, labels
 
 
+def loop_bodies(instructions, labels):
+    """Each backward branch's body: (the first instruction's index, the branch's), in branch order."""
+    bodies = []
+    for i, text in enumerate(instructions):
+        m = re.search(r"BRA\s+`\((\.L_x_\d+)\)", text)
+        if m and labels.get(m.group(1), i + 1) <= i:
+            bodies.append((labels[m.group(1)], i))
+    return bodies
+
+
 def loop_weights(instructions, labels, trips):
     """Per instruction, how often a path runs it: the bodies of the kernel's rolled loops (config loops=rolled:
     its time loop, or its segments' forward and reverse loops), the largest bodies of backward branches in the
@@ -93,12 +103,7 @@ def loop_weights(instructions, labels, trips):
     weights = [1] * len(instructions)
     if not trips:
         return weights
-    bodies = []
-    for i, text in enumerate(instructions):
-        m = re.search(r"BRA\s+`\((\.L_x_\d+)\)", text)
-        if m and labels.get(m.group(1), i + 1) <= i:
-            bodies.append((labels[m.group(1)], i))
-    bodies = sorted(sorted(bodies, key=lambda b: b[1] - b[0], reverse=True)[:len(trips)])
+    bodies = sorted(sorted(loop_bodies(instructions, labels), key=lambda b: b[1] - b[0], reverse=True)[:len(trips)])
     for (start, end), n in zip(bodies, trips):
         for i in range(start, end + 1):
             weights[i] = n
@@ -239,12 +244,7 @@ def main():
 
 def print_loops(instructions, labels, n):
     """The n largest bodies of backward branches (a loop, nested ones inside it included), in source order."""
-    bodies = []
-    for i, text in enumerate(instructions):
-        m = re.search(r"BRA\s+`\((\.L_x_\d+)\)", text)
-        if m and labels.get(m.group(1), i + 1) <= i:
-            bodies.append((labels[m.group(1)], i))
-    for start, end in sorted(sorted(bodies, key=lambda b: b[1] - b[0], reverse=True)[:n]):
+    for start, end in sorted(sorted(loop_bodies(instructions, labels), key=lambda b: b[1] - b[0], reverse=True)[:n]):
         ops = collections.Counter()
         for text in instructions[start:end + 1]:
             m = re.match(r"(?:@!?U?P\w+\s+)?(LDL|STL|LDS|STS|LDG|STG)\b", text)
