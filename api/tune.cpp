@@ -55,6 +55,11 @@ std::vector<std::vector<double>> jobInputs(const Tape& tape, const std::vector<d
   return sets;
 }
 
+// The kind a plan label runs: the tangent kernel, the plain kernel (one segment) or the register kernel.
+KernelKind kindOf(const std::string& label, const Plan& cuts) {
+  return label == kTangentLabel ? KernelKind::Tangent : cuts.segments() > 1 ? KernelKind::Register : KernelKind::Plain;
+}
+
 struct Search {
   Search(const Tape& t, const RunConfig& r, const TuneOptions& o, EngineCaps c)
       : tape(t), run(r), opt(o), caps(std::move(c)) {}
@@ -265,7 +270,7 @@ struct Search {
     TuneCandidate t;
     t.cuts = fixedPlan && label == fixedLabel ? base.plan : planForLabel(tape, label, opt.markets);
     t.plan = label;
-    t.kind = label == kTangentLabel ? KernelKind::Tangent : t.cuts.segments() > 1 ? KernelKind::Register : KernelKind::Plain;
+    t.kind = kindOf(label, t.cuts);
     t.metrics = planMetrics(tape, t.cuts);
     t.config = c;
     t.step = step;
@@ -435,7 +440,8 @@ size_t timePlans(Search& s, const std::vector<std::string>& order, size_t best, 
     // A plan of another kind than the best so far runs under that kind's defaults (what --kernel KIND would
     // run: cuda's min_blocks differ by kind), with the best's fields that change bits.
     const TuneCandidate& b = s.candidates[best];
-    const KernelKind kind = s.candidate(label, b.config, step).kind;
+    const KernelKind kind =
+        kindOf(label, s.fixedPlan && label == s.fixedLabel ? s.base.plan : planForLabel(s.tape, label, s.opt.markets));
     const KernelConfig c = kind == b.kind ? b.config
                                           : kindRowConfig(b.config, true, s.run, s.caps, s.precision, s.opt.markets, kind, b.config);
     const size_t i = s.evaluate(s.candidate(label, c, step));
