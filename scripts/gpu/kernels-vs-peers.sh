@@ -56,7 +56,7 @@
 #           12 16 20 24 32 48 64, two rounds
 #   minblocks  one-market register kernels (the Asian at 4M, the zoo's heston and heat at 1M): nothing set
 #           against min_blocks=10, two rounds (files minblocks-PRODUCT-x1-CONFIG-rN.json; MB_PRODUCTS and
-#           MB_CONFIGS choose others)
+#           MB_CONFIGS choose others, MB_KERNELS other kinds than register: register,tangent)
 #   zoo     every zoo product on cuda, 1M paths, one market: compare's register and tangent rows (each
 #           ==plain), and what --kernel auto picks (planner/kind_model.h's prediction beside the measurement);
 #           every kernel compiled first, side by side (a kernel that takes over ZOO_COMPILE_S, default 150 s, is
@@ -231,7 +231,7 @@ for mode in "$@"; do
           for c in ${MB_CONFIGS:-defaults min_blocks=10}; do
             [ "$c" = defaults ] && c=""
             tag=${c:-defaults}; tag=${tag//=/-}
-            timed_compare "minblocks-$p-x1-$tag-r$round.json" "$p" "$n" 1 register --points 1 ${c:+--config "$c"}
+            timed_compare "minblocks-$p-x1-$tag-r$round.json" "$p" "$n" 1 "${MB_KERNELS:-register}" --points 1 ${c:+--config "$c"}
           done
         done
       done ;;
