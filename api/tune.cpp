@@ -384,7 +384,11 @@ void evaluateShortlist(Search& s) {
     const std::string line = trim(raw);
     if (line.empty() || line[0] == '#') continue;
     const auto [label, text] = parseShortlistLine(line);
-    KernelConfig c = s.base.config;
+    // Over the defaults of the kind the line's plan runs (what --kernel KIND would run: cuda's min_blocks
+    // differ by kind), as the search's plans are, with the job's fields that change bits.
+    const KernelKind kind =
+        kindOf(label, s.fixedPlan && label == s.fixedLabel ? s.base.plan : planForLabel(s.tape, label, s.opt.markets));
+    KernelConfig c = kindRowConfig(s.base.config, true, s.run, s.caps, s.precision, s.opt.markets, kind, s.base.config);
     applyConfigText(c, text, s.run.engine, "shortlist '" + line + "'");
     if (c.math != s.base.config.math)
       throw std::invalid_argument("shortlist '" + line + "': the job's math contract is " +

@@ -3,12 +3,13 @@
 // use is said on stderr; and tapelab tune stores a winner that a following run says it used.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <algorithm>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
@@ -213,6 +214,39 @@ TEST_F(CliConfig, TuneTimesTheTangentKernelAndARunUsesATangentWinner) {
   EXPECT_EQ(jsonText(other.out, "kernel"), "checkpointed") << other.out;  // the register kind
   EXPECT_EQ(jsonText(other.out, "tuned"), "") << other.out;
   EXPECT_EQ(jsonText(other.out, "config").find("workgroup=64,"), std::string::npos) << other.out;
+}
+
+// A shortlist line runs over the defaults of the kind its plan runs, as `--kernel KIND` would with nothing
+// set: on cuda at 7 markets the register kernel's min_blocks=12 and the tangent kernel's 10, whichever kind
+// auto picks for the job (before 2026-12-06g every line took the auto kind's, the tangent kernel's 10 on the
+// Asian, so a shortlist's "periodic 16 |" was not what nothing set runs). cuda compiles without a GPU.
+TEST_F(CliConfig, ShortlistLinesRunOverTheirKindsDefaults) {
+  const Proc e = runTapelab("engines --json");
+  if (e.out.find("{\"name\":\"cuda\"") == std::string::npos) {
+    std::cout << "SKIP cuda: not built (tapelab engines does not list it)" << std::endl;
+    GTEST_SKIP() << "cuda not built";
+  }
+  const std::filesystem::path shortlist = cache_ / "kinds.txt";
+  std::filesystem::create_directories(cache_);
+  {
+    std::ofstream f(shortlist);
+    f << "periodic 2 |\ntangent |\nperiodic 2 | min_blocks=8\n";
+  }
+  const Proc t = runTapelab("tune --product asian --steps 8 --engine cuda --markets 7 --compile-only --no-store --json "
+                            "--shortlist " + shortlist.string(), env_);
+  ASSERT_EQ(t.code, 0) << t.out << t.err;
+  // Each candidate's plan and configuration, in the JSON's order (ranked).
+  std::map<std::string, std::vector<std::string>> configs;
+  for (size_t at = t.out.find("{\"rank\":"); at != std::string::npos; at = t.out.find("{\"rank\":", at + 1)) {
+    const std::string row = t.out.substr(at, t.out.find('}', at) - at);
+    const std::string config = jsonText(row, "config");
+    const size_t mb = config.find("min_blocks=");
+    configs[jsonText(row, "plan")].push_back(mb == std::string::npos ? "?" : config.substr(mb, config.find(',', mb) - mb));
+  }
+  EXPECT_EQ(configs["tangent"], std::vector<std::string>{"min_blocks=10"}) << t.out;
+  std::vector<std::string> reg = configs["periodic 2"];
+  std::sort(reg.begin(), reg.end());
+  EXPECT_EQ(reg, (std::vector<std::string>{"min_blocks=12", "min_blocks=8"})) << t.out;
 }
 
 // jit.part (moved from the variable TAPELAB_JIT_PART into the configuration, 2026-12-02b) acts: a
