@@ -64,8 +64,10 @@ std::string defaultsOf(const ConfigField& f) {
 }
 
 std::string enginesOf(const ConfigField& f) { return f.engines.empty() ? "every engine" : fieldEngines(f); }
-// The docs' bits column: "same bits", or what the bits depend on.
-const char* bitsOf(const ConfigField& f) { return f.keepsBits ? "same bits" : f.bitsReason; }
+// The docs' bits column: "same bits" ("same kernel" for the run around it), or what the bits depend on.
+const char* bitsOf(const ConfigField& f) {
+  return !f.shapesKernel ? "same kernel" : f.keepsBits ? "same bits" : f.bitsReason;
+}
 
 std::string markdownCell(std::string s) {
   for (size_t p = 0; (p = s.find('|', p)) != std::string::npos; p += 2) s.replace(p, 1, "\\|");
@@ -85,7 +87,8 @@ int config(const Flags& f) {
                 "Set fields with `--config NAME=VALUE,...` (or `TAPELAB_CONFIG`) over the engine's defaults;\n"
                 "a field an engine has no use for is an error there. \"same bits\": every value gives the same\n"
                 "result; otherwise kernels compared for bits must share the value (plain and checkpointed\n"
-                "kernels of one configuration always agree).\n\n"
+                "kernels of one configuration always agree). \"same kernel\": the run around the kernel (its\n"
+                "source, its compiled code and their cache entry are one for every value), so the same bits too.\n\n"
                 "| field | values | engines | default | bits | what |\n|---|---|---|---|---|---|\n");
     for (const ConfigField& c : configFields())
       std::printf("| `%s` | `%s` | %s | %s | %s | %s |\n", c.name, markdownCell(c.values).c_str(), enginesOf(c).c_str(),

@@ -96,6 +96,7 @@ struct Declare : ConfigField {
   Declare& parsedBy(std::function<void(C&, S&, S&)> parse) { set = std::move(parse); return *this; }
   Declare& on(std::vector<std::string> e) { engines = std::move(e); return *this; }
   Declare& changesBits(const char* why) { keepsBits = false; bitsReason = why; return *this; }
+  Declare& aroundTheKernel() { shapesKernel = false; return *this; }
   Declare& what(const char* text) { help = text; return *this; }
   Declare& byDefault(std::vector<FieldDefault> d) { defaults = std::move(d); return *this; }
   Declare& searching(std::vector<std::string> v) { search = std::move(v); return *this; }
@@ -317,12 +318,14 @@ std::vector<ConfigField> rewriteAndEngineFields() {
           .searching({"on"}),
       Declare::choice("cuda.reduce", &C::cudaSums, kReduce)
           .on({"cuda"})
+          .aroundTheKernel()
           .what("where each dispatch's partials are added, in double and block order: a reduction kernel behind it on "
                 "the device, one beside the next kernel on a stream of the greatest priority, or on the host")
           .byDefault({{"cuda", "beside"}})
           .searching({"device", "beside"}),
       carveoutField()
           .on({"cuda"})
+          .aroundTheKernel()
           .what("the split of each multiprocessor's 256 KB between workgroup memory and the L1 cache the kernel asks "
                 "the driver for (CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT): N percent of the most workgroup "
                 "memory, the rest L1, which caches local memory (a register kernel's per-market rows and bookmarks); "
@@ -334,6 +337,7 @@ std::vector<ConfigField> rewriteAndEngineFields() {
           .searching({"driver", "fit", "25"}),
       Declare::integer("cuda.dispatches", &C::cudaDispatches, 1, 4)
           .on({"cuda"})
+          .aroundTheKernel()
           .what("the most dispatches a run is cut into, each of whole waves and at least four of them (more: one "
                 "dispatch's partials added or copied back while the next runs; fewer: fewer partly idle SMs where "
                 "one dispatch ends and the next starts); the blocks and their sums stay where they are")
@@ -439,6 +443,13 @@ std::string configText(const KernelConfig& config, const std::string& engine) {
   std::string text;
   for (const ConfigField& f : configFields())
     if (fieldAppliesTo(f, engine)) text += (text.empty() ? "" : ",") + std::string(f.name) + "=" + f.get(config);
+  return text;
+}
+
+std::string kernelConfigText(const KernelConfig& config, const std::string& engine) {
+  std::string text;
+  for (const ConfigField& f : configFields())
+    if (f.shapesKernel && fieldAppliesTo(f, engine)) text += (text.empty() ? "" : ",") + std::string(f.name) + "=" + f.get(config);
   return text;
 }
 

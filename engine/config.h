@@ -151,6 +151,7 @@ struct ConfigField {
   std::vector<std::string> choices;  // an enumeration's values in order; empty: an integer
   std::vector<std::string> engines;  // the engines it applies to; empty: every engine
   bool keepsBits = true;           // every value gives the same bits
+  bool shapesKernel = true;        // false: the run around the kernel (its text is the same at every value)
   const char* bitsReason = "";     // else what a result's bits depend on: kernels compared for bits share it
   const char* help = "";           // one sentence
   std::vector<FieldDefault> defaults;
@@ -192,6 +193,10 @@ bool kindMayQualify(const ConfigField& field);
 std::string configText(const KernelConfig& config, const std::string& engine);
 // The same with every field of the table (engine-neutral: what tests and caches may print).
 std::string configTextAll(const KernelConfig& config);
+// configText without the fields of the run around the kernel (ConfigField::shapesKernel false: cuda.reduce,
+// cuda.dispatches, cuda.carveout): what a kernel's source names, so that the kernel, its text and its
+// compiler cache entry are one for every value of those.
+std::string kernelConfigText(const KernelConfig& config, const std::string& engine);
 
 // Applies "name=value,name=value" to `config` (empty text: no change). Throws std::invalid_argument
 // "<what>: ..." for a malformed item, an unknown field (naming the fields), a value the field does

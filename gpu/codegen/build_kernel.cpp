@@ -63,7 +63,7 @@ std::vector<std::string> Builder::header() const {
   first += std::string(", ") + toString(options_.precision) + ", " + std::to_string(markets_) + " market(s), " +
            (options_.greeks ? "value + Greeks" : "value only") + ", dialect " + dialect_.name;
   // The whole config, so that a cache keyed by the source is keyed by it too.
-  std::vector<std::string> lines{first, "config: " + configText(config_, dialect_.engine)};
+  std::vector<std::string> lines{first, "config: " + kernelConfigText(config_, dialect_.engine)};
   if (!s_.sharedInputs.empty()) {
     std::string shared = "inputs every market shares, read once:";
     for (int k : s_.sharedInputs) shared += " " + tape_.inputNames[k];

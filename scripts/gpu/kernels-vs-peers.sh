@@ -62,7 +62,7 @@
 #           every kernel compiled first, side by side (a kernel that takes over ZOO_COMPILE_S, default 150 s, is
 #           left out, said)
 #   zoo-compile  the zoo's compile phase started in the background, for the modes after it to overlap (a later
-#           zoo mode waits for it instead of compiling)
+#           zoo or minblocks mode waits for it instead of compiling); ZOO_PRODUCTS: other products than the zoo's 11
 # GPU_DRY=1 runs every mode against what this machine has (lavapipe, PoCL) with tiny jobs.
 set -uo pipefail
 K=${1:?call number}; shift
@@ -95,7 +95,7 @@ timed_compare() {
   TAPELAB_TIMELINE=1 step 30 "$name" "$T" compare --product "$product" "${st[@]}" --paths "$n" --markets "$markets" \
     --ladders 5 --fp32 --json --engines "${eng:-$cuda}" --kernels "$kernels" "$@"
 }
-zoo=(european asian basket heston cev barrier lookback lmm worstof neural heat)
+zoo=(${ZOO_PRODUCTS:-european asian basket heston cev barrier lookback lmm worstof neural heat})
 Z=(compare --engines "$cuda" --kernels register,tangent --markets 1 --points 1 --fp32 --json)
 zpids=()
 # every zoo tape's register and tangent kernels compiled side by side, into the cache the zoo mode's rows hit
@@ -106,6 +106,11 @@ zoo_compile() {
     timeout "${ZOO_COMPILE_S:-150}" "$T" "${Z[@]}" --product "$p" --paths 64 --ladders 1 > /dev/null 2> "$out/zoo-compile-$p.txt" &
     zpids+=($!)
   done
+}
+# wait for zoo_compile's compiles (a mode after zoo-compile that times the zoo's kernels)
+zoo_wait() {
+  for i in "${!zpids[@]}"; do wait "${zpids[$i]}"; echo "zoo compile ${zoo[$i]} exit $?" >> "$out/timeline.txt"; done
+  zpids=()
 }
 for mode in "$@"; do
   case "$mode" in
@@ -225,6 +230,7 @@ for mode in "$@"; do
       # one-market register kernels (nothing set: their kind's min_blocks) against min_blocks=10, the Asian at
       # 4M paths and the zoo's heston and heat at 1M (compare --markets 1: the one-market job's plan), two rounds
       # (MB_PRODUCTS: other zoo products; MB_CONFIGS: other --config rows, `defaults` the defaults)
+      zoo_wait
       for round in 1 2; do
         for p in ${MB_PRODUCTS:-asian heston heat}; do
           n=$paths; [ "$p" = asian ] || n=$zpaths
@@ -260,8 +266,7 @@ for mode in "$@"; do
       zoo_compile ;;
     zoo)
       [ ${#zpids[@]} -gt 0 ] || zoo_compile
-      for i in "${!zoo[@]}"; do wait "${zpids[$i]}"; echo "zoo compile ${zoo[$i]} exit $?" >> "$out/timeline.txt"; done
-      zpids=()
+      zoo_wait
       for p in "${zoo[@]}"; do step 15 "zoo-$p.json" timeout 60 "$T" "${Z[@]}" --product "$p" --paths "$zpaths" --ladders 3; done ;;
     *) echo "kernels-vs-peers.sh: unknown mode '$mode'" >&2; exit 2 ;;
   esac

@@ -212,7 +212,9 @@ TEST(ApiConfig, LayoutAndMarketOrderTravelFromTheTextToTheKernel) {
   const std::string header = headerOf(joint);
   EXPECT_NE(header.find(", scratch (3 segments, window), aos, "), std::string::npos) << header;
   EXPECT_EQ(header.find("markets sequential"), std::string::npos) << header;
-  EXPECT_NE(joint.find("\n// config: " + text + "\n"), std::string::npos) << joint.substr(0, 600);
+  // The kernel's fields (not the run's around it: cuda.reduce, cuda.dispatches, cuda.carveout).
+  EXPECT_NE(joint.find("\n// config: " + kernelConfigText(c, "cuda") + "\n"), std::string::npos) << joint.substr(0, 600);
+  EXPECT_EQ(joint.find("cuda.reduce="), std::string::npos) << joint.substr(0, 600);
   // The defaults, for contrast: soa, one market after another.
   rc.userConfig = {};
   o = resolveKernel(tape, rc, caps, 2);

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "engine/config.h"
 #include "gpu/codegen/emit.h"
 #include "planner/strategies.h"
 #include "tape/products/products.h"
@@ -248,6 +249,37 @@ TEST(CodegenSpelling, MinBlocksIsASecondLaunchBoundInCudaAndHip) {
       EXPECT_EQ(withBound, plain) << name;
     }
   }
+}
+
+// The fields of the run around the kernel (where its sums are added, how many dispatches, the carveout it
+// asks the driver for) are not in its source, header included: one kernel, one text and one NVRTC cache
+// entry for every value of them (before 2026-12-06g the header named them, so a tune or a comparison of
+// cuda.carveout compiled the same kernel once per value). Every such field keeps the bits.
+TEST(CodegenSpelling, TheRunAroundTheKernelIsNotInItsSource) {
+  const Tape t = smallTape();
+  KernelOptions o;
+  o.precision = Precision::F32;
+  o.kind = KernelKind::Register;
+  o.plan = makePlan(t, {0, 9, 17, t.size()}, "around");
+  const std::string base = emitKernel(t, o, cudaDialect()).source;
+  int around = 0;
+  for (const ConfigField& f : configFields()) {
+    if (f.shapesKernel) continue;
+    ++around;
+    EXPECT_TRUE(f.keepsBits) << f.name;
+    EXPECT_EQ(base.find(std::string(f.name) + "="), std::string::npos) << f.name << " named in the source";
+  }
+  EXPECT_EQ(around, 3) << "cuda.reduce, cuda.dispatches, cuda.carveout";
+  KernelOptions other = o;
+  other.config.cudaSums = SumsPlace::Device;
+  other.config.cudaDispatches = 1;
+  other.config.cudaCarveout = 25;
+  EXPECT_EQ(emitKernel(t, other, cudaDialect()).source, base);
+  other.config.minBlocks = 5;  // a field that shapes the kernel still changes its text, header and all
+  const std::string bounded = emitKernel(t, other, cudaDialect()).source;
+  EXPECT_NE(bounded, base);
+  EXPECT_NE(bounded.find("\n// config: "), std::string::npos);
+  EXPECT_NE(bounded.find(",min_blocks=5,"), std::string::npos);
 }
 
 // math=approx: CUDA and HIP fp32 kernels call __expf / __logf (CUDA's square root sqrt.approx), OpenCL
