@@ -213,21 +213,32 @@ struct JobConfig {
   std::optional<Plan> plan;
   std::string provenance;
   bool defaults = true;  // the engine's defaults (no tuned winner): each kernel kind's row takes its kind's own
+  std::optional<KernelKind> tunedKind;  // a tuned winner's kind: a row of the other family (tangent, or plain and
+                                        // checkpointed) takes its kind's defaults, as `--kernel KIND` would
 };
+// Whether a `kind` row of job `j` is of the other family than its tuned winner (tangent, or plain and
+// checkpointed): it then runs its kind's defaults, not the winner's configuration.
+bool otherFamily(const JobConfig& j, KernelKind kind) {
+  return j.tunedKind && ((*j.tunedKind == KernelKind::Tangent) != (kind == KernelKind::Tangent));
+}
 // The one resolution of a job's configuration (api/montecarlo.h).
 JobConfig jobConfig(const CompareJob& job, const RunConfig& base, const EngineCaps& caps, const std::string& engine, int m) {
   const Tape& tape = job.tape;
   const ConfigResolution r = resolveJobConfig(tape, base, caps, *base.precision, m);
-  JobConfig j{r.config, "", std::nullopt, ""};
+  JobConfig j{r.config, "", std::nullopt, "", true, std::nullopt};
   Provenance from = r.from;
   try {
     if (r.winner && r.winner->kind != KernelKind::Plain && r.winner->kind != KernelKind::Tangent)
       j.plan = parsePlanFile(r.winner->plan, tape, r.winner->path);
-    if (r.winner) j.tuned = r.winner->path;
+    if (r.winner) {
+      j.tuned = r.winner->path;
+      j.tunedKind = r.winner->kind;
+    }
   } catch (const std::exception& e) {  // an entry this version cannot read: the defaults
     progress(engine + ": tuning cache entry " + r.winner->path + " not used: " + e.what());
     j.config = resolveConfig(base, caps, *base.precision, m);
     j.tuned.clear();
+    j.tunedKind.reset();
     from.config = Origin::Default;
   }
   j.defaults = from.config == Origin::Default;
@@ -263,7 +274,8 @@ EngineJobs engineJobs(const CompareJob& job, const RunConfig& base, const Engine
   for (const int m : e.fused == 1 ? std::vector<int>{1} : std::vector<int>{1, e.fused})
     for (const KernelKind kind : caps.kinds) {
       const JobConfig& j = e.of(m);
-      KernelConfig c = kindRowConfig(j.config, j.defaults, base, caps, *base.precision, m, kind, e.fusedJob.config);
+      KernelConfig c = kindRowConfig(j.config, j.defaults || otherFamily(j, kind), base, caps, *base.precision, m, kind,
+                                     e.fusedJob.config);
       if (kind == KernelKind::Tangent) {  // auto's chunk where nothing names one (planner/tangent_chunk.h)
         KernelOptions t;
         t.kind = kind;
@@ -283,7 +295,8 @@ EngineJobs engineJobs(const CompareJob& job, const RunConfig& base, const Engine
   out.engineConfigs.push_back({engine, configText(e.fusedJob.config, engine), e.fusedJob.tuned, e.fusedJob.provenance});
   for (const auto& [key, c] : e.kindConfigs)  // a kind whose defaults differ says so, as the one-market job does
     out.engineConfigs.push_back({engine + " (" + toString(key.second) + (e.fused == 1 ? "" : key.first == 1 ? ", one market" : ", fused") + ")",
-                                 configText(c, engine), "", e.of(key.first).provenance});
+                                 configText(c, engine), "",
+                                 otherFamily(e.of(key.first), key.second) ? "config=default" : e.of(key.first).provenance});
   for (const int m : e.fused == 1 ? std::vector<int>{1} : std::vector<int>{1, e.fused}) {
     RunConfig probe = base;  // nothing named: the kind --kernel auto picks for this job
     probe.useTuned = false;  // decided above, as for every row

@@ -195,7 +195,7 @@ TEST_F(CliConfig, TuneTimesTheTangentKernelAndARunUsesATangentWinner) {
   std::filesystem::create_directories(cache_);
   {
     std::ofstream f(shortlist);
-    f << "tangent | workgroup=64\n";
+    f << "tangent | workgroup=64,loads_ahead=off\n";
   }
   const Proc w = runTapelab("tune " + job + " --repeats 1 --store-within-noise --shortlist " + shortlist.string(), env_);
   ASSERT_EQ(w.code, 0) << w.out << w.err;
@@ -214,6 +214,19 @@ TEST_F(CliConfig, TuneTimesTheTangentKernelAndARunUsesATangentWinner) {
   EXPECT_EQ(jsonText(other.out, "kernel"), "checkpointed") << other.out;  // the register kind
   EXPECT_EQ(jsonText(other.out, "tuned"), "") << other.out;
   EXPECT_EQ(jsonText(other.out, "config").find("workgroup=64,"), std::string::npos) << other.out;
+  // compare: the tangent row runs the winner; the plain and register rows their kinds' defaults (loads_ahead=on),
+  // with the winner's fields that change bits (workgroup=64), so that their bits still compare.
+  const Proc c = runTapelab("compare --product asian --steps 8 --engines opencl --paths 4000 --markets 1 --points 1 "
+                            "--kernels register,tangent --ladders 1 --json", env_);
+  ASSERT_EQ(c.code, 0) << c.err;
+  const auto configOf = [&](const std::string& engine) {
+    const size_t at = c.out.find("{\"engine\":\"" + engine + "\",\"config\":");
+    return at == std::string::npos ? std::string("(none)") : jsonText(c.out.substr(at), "config");
+  };
+  EXPECT_NE(configOf("opencl").find("loads_ahead=off"), std::string::npos) << c.out;
+  EXPECT_NE(configOf("opencl (register)").find("workgroup=64,"), std::string::npos) << c.out;
+  EXPECT_NE(configOf("opencl (register)").find("loads_ahead=on"), std::string::npos) << c.out;
+  EXPECT_NE(configOf("opencl (plain)").find("loads_ahead=on"), std::string::npos) << c.out;
 }
 
 // A shortlist line runs over the defaults of the kind its plan runs, as `--kernel KIND` would with nothing
