@@ -327,6 +327,11 @@ TEST(ApiConfig, EachKernelKindGetsItsOwnDefaults) {
   EXPECT_EQ(defaultConfig("cuda", false, 7, "tangent").minBlocks, 10);
   EXPECT_EQ(defaultConfig("cuda", false, 7, "tangent").cudaSums, SumsPlace::Beside);
   EXPECT_EQ(defaultConfig("cuda", false, 7, "register").cudaSums, SumsPlace::Beside);
+  // cuda.carveout=fit for register kernels at several markets (2026-12-06g), the driver's split elsewhere.
+  EXPECT_EQ(defaultConfig("cuda", false, 7, "register").cudaCarveout, kCarveoutFit);
+  EXPECT_EQ(defaultConfig("cuda", false, 7, "tangent").cudaCarveout, kCarveoutDriver);
+  EXPECT_EQ(defaultConfig("cuda", false, 7).cudaCarveout, kCarveoutDriver);
+  EXPECT_EQ(defaultConfig("cuda", false, 1, "register").cudaCarveout, kCarveoutDriver);
   EXPECT_EQ(defaultConfig("hip", false, 7, "tangent"), defaultConfig("hip", false, 7)) << "cuda's measurement, not hip's";
   for (const char* engine : kEngines)
     for (const int markets : {1, 7})
@@ -373,6 +378,8 @@ TEST(ApiConfig, EachKernelKindGetsItsOwnDefaults) {
   EXPECT_EQ(tangentRows.minBlocks, 10);
   EXPECT_EQ(tangentRows.lanes, 2) << "the user's field";
   EXPECT_EQ(tangentRows.workgroup, 128) << "the job's bit-changing field";
-  EXPECT_EQ(kindRowConfig(job, true, wide, gpu, Precision::F32, 7, KernelKind::Register, job), job);
+  KernelConfig registerRows = job;  // the job's but for the register kernels' own default at several markets
+  registerRows.cudaCarveout = kCarveoutFit;
+  EXPECT_EQ(kindRowConfig(job, true, wide, gpu, Precision::F32, 7, KernelKind::Register, job), registerRows);
   EXPECT_EQ(kindRowConfig(job, false, wide, gpu, Precision::F32, 7, KernelKind::Tangent, job), job) << "tuned: whole";
 }
