@@ -188,9 +188,7 @@ ConfigResolution resolveJobConfig(const Tape& tape, const RunConfig& c, const En
   if (!tunable) return r;
   const auto w = loadTuned(c.engineSettings.cacheDir, tuningKey(tape, c.engine, caps, markets, precision, r.config.math, c.greeks));
   if (!w) return r;
-  // A kind named that is not the winner's, where either is the tangent kernel: the winner's configuration was
-  // tuned for another kind's kernel (its launch bound, its chunk), so the named kind's defaults run.
-  if (c.kernel && *c.kernel != w->kind && (*c.kernel == KernelKind::Tangent || w->kind == KernelKind::Tangent)) return r;
+  if (c.kernel && !tunedWinnerServes(w->kind, *c.kernel)) return r;  // a kind named of the other family: its defaults
   try {
     KernelConfig tuned = defaultConfig(c.engine, caps.cpuDevice, markets);
     applyConfigText(tuned, w->config, c.engine, w->path);

@@ -102,6 +102,12 @@ ConfigResolution resolveJobConfig(const Tape& tape, const RunConfig& config, con
 // engine and `precision`. Throws std::invalid_argument naming config.userConfig.what.
 KernelConfig resolveConfig(const RunConfig& config, const EngineCaps& caps, Precision precision, int markets = 1,
                            const std::string& kind = "");
+// Whether a tuned winner of kind `winner` serves a `kind` kernel: the same family (the tangent kernel, or the
+// plain and checkpointed kernels); across families its configuration was tuned for another kernel (its launch
+// bound, its chunk), and the kind's own defaults run instead.
+inline bool tunedWinnerServes(KernelKind winner, KernelKind kind) {
+  return (winner == KernelKind::Tangent) == (kind == KernelKind::Tangent);
+}
 // The configuration of one kernel kind's rows of a job resolved once for all its rows (compare): where
 // the job's configuration `job` came from the engine's defaults (`fromDefaults`), the kind's own
 // defaults with the user's fields (resolveConfig's `kind`); a tuned winner's stays whole. Either way

@@ -74,7 +74,9 @@ struct Search {
   std::vector<std::vector<double>> inputs;
   std::vector<std::string> fixed;  // fields the caller's --config set: not searched
   KernelOptions base;              // the baseline: what a run asking nothing gets
-  mutable std::optional<std::optional<AutoTangentChunk>> tangentChunk;  // auto's chunk, worked out once a search
+  // auto's chunk, worked out once a search for each of what it depends on in a candidate's configuration (its
+  // time loop rolled or not, the markets' shared inputs read once or not)
+  mutable std::map<std::pair<bool, bool>, std::optional<AutoTangentChunk>> tangentChunks;
   bool fixedPlan = false;          // a plan given (--plan FILE, or as data): kept, the configuration alone searched
   std::string fixedLabel;          // the baseline's plan label
   std::map<std::string, RunResult> plainBits;  // bitsKey -> the plain kernel's result
@@ -265,21 +267,33 @@ struct Search {
 
   bool beats(const TuneCandidate& a, const TuneCandidate& b) const { return tapelab::beats(a, b, compileOnly, opt.markets); }
 
+  // A plan label's cuts: the plan given for its label, else the label's strategy's.
+  Plan cutsOf(const std::string& label) const { return fixedPlan && label == fixedLabel ? base.plan : planForLabel(tape, label, opt.markets); }
+  // The configuration a plan label runs where `from` is at hand: `from` itself for a plan of `fromKind`, else (or
+  // with no kind) the defaults of the kind the label runs (what --kernel KIND would run: cuda's min_blocks differ
+  // by kind) with from's fields that change bits.
+  KernelConfig configFor(const std::string& label, const KernelConfig& from, std::optional<KernelKind> fromKind) const {
+    const KernelKind kind = kindOf(label, cutsOf(label));
+    return fromKind == kind ? from : kindRowConfig(from, true, run, caps, precision, opt.markets, kind, from);
+  }
+
   // The candidate of a plan label under `c`, for the search's step `step`.
   TuneCandidate candidate(const std::string& label, const KernelConfig& c, const std::string& step) const {
     TuneCandidate t;
-    t.cuts = fixedPlan && label == fixedLabel ? base.plan : planForLabel(tape, label, opt.markets);
+    t.cuts = cutsOf(label);
     t.plan = label;
     t.kind = kindOf(label, t.cuts);
     t.metrics = planMetrics(tape, t.cuts);
     t.config = c;
     t.step = step;
     if (t.kind == KernelKind::Tangent && t.config.tangentChunk == 0) {  // auto's chunk where nothing names one
-      if (!tangentChunk) {
+      const std::pair<bool, bool> key{t.config.loopsRolled, t.config.sharedInputs};
+      auto it = tangentChunks.find(key);
+      if (it == tangentChunks.end()) {
         const KernelOptions o = optionsFor(t);
-        tangentChunk = autoTangentChunkOf(tape, run, o, opt.markets, o.sharedInputs);
+        it = tangentChunks.emplace(key, autoTangentChunkOf(tape, run, o, opt.markets, o.sharedInputs)).first;
       }
-      if (*tangentChunk) t.config.tangentChunk = (*tangentChunk)->chunk;
+      if (it->second) t.config.tangentChunk = it->second->chunk;
     }
     return t;
   }
@@ -384,11 +398,7 @@ void evaluateShortlist(Search& s) {
     const std::string line = trim(raw);
     if (line.empty() || line[0] == '#') continue;
     const auto [label, text] = parseShortlistLine(line);
-    // Over the defaults of the kind the line's plan runs (what --kernel KIND would run: cuda's min_blocks
-    // differ by kind), as the search's plans are, with the job's fields that change bits.
-    const KernelKind kind =
-        kindOf(label, s.fixedPlan && label == s.fixedLabel ? s.base.plan : planForLabel(s.tape, label, s.opt.markets));
-    KernelConfig c = kindRowConfig(s.base.config, true, s.run, s.caps, s.precision, s.opt.markets, kind, s.base.config);
+    KernelConfig c = s.configFor(label, s.base.config, std::nullopt);  // over the defaults of the line's kind
     applyConfigText(c, text, s.run.engine, "shortlist '" + line + "'");
     if (c.math != s.base.config.math)
       throw std::invalid_argument("shortlist '" + line + "': the job's math contract is " +
@@ -441,14 +451,9 @@ std::vector<std::string> prunedPlanOrder(Search& s) {
 // Step 3 over the plans in order, under the best configuration so far; returns the best.
 size_t timePlans(Search& s, const std::vector<std::string>& order, size_t best, const std::string& step) {
   for (const std::string& label : order) {
-    // A plan of another kind than the best so far runs under that kind's defaults (what --kernel KIND would
-    // run: cuda's min_blocks differ by kind), with the best's fields that change bits.
+    // A plan of another kind than the best so far runs under that kind's defaults, with the best's bit fields.
     const TuneCandidate& b = s.candidates[best];
-    const KernelKind kind =
-        kindOf(label, s.fixedPlan && label == s.fixedLabel ? s.base.plan : planForLabel(s.tape, label, s.opt.markets));
-    const KernelConfig c = kind == b.kind ? b.config
-                                          : kindRowConfig(b.config, true, s.run, s.caps, s.precision, s.opt.markets, kind, b.config);
-    const size_t i = s.evaluate(s.candidate(label, c, step));
+    const size_t i = s.evaluate(s.candidate(label, s.configFor(label, b.config, b.kind), step));
     if (s.beats(s.candidates[i], s.candidates[best])) best = i;
   }
   return best;

@@ -216,11 +216,9 @@ struct JobConfig {
   std::optional<KernelKind> tunedKind;  // a tuned winner's kind: a row of the other family (tangent, or plain and
                                         // checkpointed) takes its kind's defaults, as `--kernel KIND` would
 };
-// Whether a `kind` row of job `j` is of the other family than its tuned winner (tangent, or plain and
-// checkpointed): it then runs its kind's defaults, not the winner's configuration.
-bool otherFamily(const JobConfig& j, KernelKind kind) {
-  return j.tunedKind && ((*j.tunedKind == KernelKind::Tangent) != (kind == KernelKind::Tangent));
-}
+// Whether a `kind` row of job `j` is of the other family than its tuned winner (api/montecarlo.h
+// tunedWinnerServes): it then runs its kind's defaults, not the winner's configuration.
+bool otherFamily(const JobConfig& j, KernelKind kind) { return j.tunedKind && !tunedWinnerServes(*j.tunedKind, kind); }
 // The one resolution of a job's configuration (api/montecarlo.h).
 JobConfig jobConfig(const CompareJob& job, const RunConfig& base, const EngineCaps& caps, const std::string& engine, int m) {
   const Tape& tape = job.tape;

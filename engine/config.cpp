@@ -445,18 +445,21 @@ bool kindMayQualify(const ConfigField& field) {
   return true;
 }
 
-std::string configText(const KernelConfig& config, const std::string& engine) {
+namespace {
+// "name=value" of every field of the engine (kernelOnly: of those that shape the kernel), joined by commas.
+std::string fieldsText(const KernelConfig& config, const std::string& engine, bool kernelOnly) {
   std::string text;
   for (const ConfigField& f : configFields())
-    if (fieldAppliesTo(f, engine)) text += (text.empty() ? "" : ",") + std::string(f.name) + "=" + f.get(config);
+    if (fieldAppliesTo(f, engine) && (f.shapesKernel || !kernelOnly))
+      text += (text.empty() ? "" : ",") + std::string(f.name) + "=" + f.get(config);
   return text;
 }
+}  // namespace
+
+std::string configText(const KernelConfig& config, const std::string& engine) { return fieldsText(config, engine, false); }
 
 std::string kernelConfigText(const KernelConfig& config, const std::string& engine) {
-  std::string text;
-  for (const ConfigField& f : configFields())
-    if (f.shapesKernel && fieldAppliesTo(f, engine)) text += (text.empty() ? "" : ",") + std::string(f.name) + "=" + f.get(config);
-  return text;
+  return fieldsText(config, engine, true);
 }
 
 std::string configTextAll(const KernelConfig& config) {

@@ -60,6 +60,15 @@ KernelConfig prefill() {
   return c;
 }
 
+// The small tape's fp32 register kernel of three segments (cuts 9 and 17), the defaults otherwise.
+KernelOptions smallRegister(const Tape& t) {
+  KernelOptions o;
+  o.precision = Precision::F32;
+  o.kind = KernelKind::Register;
+  o.plan = makePlan(t, {0, 9, 17, t.size()}, "test");
+  return o;
+}
+
 // The source without its "// config" header lines (they name the config, so differ between configs
 // whose code is the same).
 std::string code(const std::string& source) {
@@ -257,10 +266,7 @@ TEST(CodegenSpelling, MinBlocksIsASecondLaunchBoundInCudaAndHip) {
 // cuda.carveout compiled the same kernel once per value). Every such field keeps the bits.
 TEST(CodegenSpelling, TheRunAroundTheKernelIsNotInItsSource) {
   const Tape t = smallTape();
-  KernelOptions o;
-  o.precision = Precision::F32;
-  o.kind = KernelKind::Register;
-  o.plan = makePlan(t, {0, 9, 17, t.size()}, "around");
+  const KernelOptions o = smallRegister(t);
   const std::string base = emitKernel(t, o, cudaDialect()).source;
   int around = 0;
   for (const ConfigField& f : configFields()) {
@@ -445,10 +451,7 @@ TEST(CodegenSpelling, ValueOnlyKernelsHaveNoReverseSweep) {
 
 TEST(CodegenSpelling, CheckpointedKernelsReadBookmarksThroughOpq) {
   const Tape t = smallTape();
-  KernelOptions o;
-  o.precision = Precision::F32;
-  o.kind = KernelKind::Register;
-  o.plan = makePlan(t, {0, 9, 17, t.size()}, "test");
+  const KernelOptions o = smallRegister(t);
   const std::string src = emitKernel(t, o, glslDialect()).source;
   // Every bookmark a segment imports is read through opq, and draws are re-keyed.
   for (int s = 1; s < o.plan.segments(); ++s)
