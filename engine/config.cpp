@@ -290,6 +290,13 @@ std::vector<ConfigField> rewriteAndEngineFields() {
                 "lane, instead of local memory: N * workgroup * 4 bytes (fp32) more workgroup memory, which the "
                 "launch bound's blocks must fit (min_blocks); 0: local memory (gpu/codegen/workgroup_rows.h)")
           .searching({"0", "48"}),
+      Declare::integer("market_unroll", &C::marketUnroll, 1, 64)
+          .on({"opencl", "cuda", "hip"})
+          .what("the market loops (markets=loop, several markets a dispatch) unrolled N markets at a time by the "
+                "kernel compiler (#pragma unroll N; N at least the market count: unrolled whole, so arrays indexed "
+                "by the market may live in registers), 1: kept rolled; the same statements for each market in the "
+                "same order, the same bits (not Vulkan: GLSL spells only whole unrolling)")
+          .searching({"1"}),
       Declare::integer("min_blocks", &C::minBlocks, 0, 32)
           .on({"cuda", "hip"})
           .what("__launch_bounds__(workgroup, N): the compiler caps registers to fit N blocks per multiprocessor (HIP "

@@ -87,6 +87,7 @@ struct KernelConfig {
   AheadLoads loadsAhead = AheadLoads::Off;        // OpenCL, CUDA, HIP: reads of unwritten arrays a trip ahead
   int workgroupRows = 0;                          // CUDA, HIP: a lane's array elements moved to workgroup memory
   int minBlocks = 0;                              // CUDA, HIP: __launch_bounds__'s second bound (0: none)
+  int marketUnroll = 1;                           // OpenCL, CUDA, HIP: the market loops' trips unrolled together
   bool sharedConstants = true;                    // CUDA, HIP, markets=loop: lane-invariant arrays shared
   bool outlineDraws = false;                      // GPU: Philox and Box-Muller not inlined
   bool sharedInputs = true;                       // GPU, several markets: what the markets share computed once

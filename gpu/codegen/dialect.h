@@ -84,6 +84,7 @@ struct Dialect {
   // which OpenCL C 1.2 takes as NVIDIA's cl_nv_pragma_unroll and clang does too), or an attribute
   // before its `for` (GLSL: "[[dont_unroll]] "); and what either needs (GLSL: an extension).
   std::string dontUnrollPragma;
+  std::string unrollPragma;  // a rolled loop unrolled N trips at a time: this, then N (C dialects: "#pragma unroll ")
   std::string dontUnrollAttribute;
   std::string dontUnrollPrologue;
 };

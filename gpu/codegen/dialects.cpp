@@ -104,6 +104,7 @@ Dialect cStyle() {
   d.cCasts = true;
   d.precise = "";
   d.dontUnrollPragma = "#pragma unroll 1";
+  d.unrollPragma = "#pragma unroll ";
   d.kernelEnd = "}\n";
   d.entry = "tapelab_kernel";
   d.paramPrefix = "";

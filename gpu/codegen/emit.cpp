@@ -2,6 +2,7 @@
 // file with one documented function; each result is kept, printable, in EmittedKernel::passes.
 #include "gpu/codegen/emit.h"
 
+#include <functional>
 #include <optional>
 #include <utility>
 
@@ -93,6 +94,19 @@ EmittedKernel emitKernel(const Tape& tape, const KernelOptions& options, const D
       analyses.unused.push_back("workgroup_rows=" + std::to_string(options.config.workgroupRows) + ": " +
                                 (rows.left.empty() ? "no per-lane array is indexed by a variable"
                                                    : "no per-lane array indexed by a variable fits: " + rows.left[0]));
+      kernel.header.push_back("config unused: " + analyses.unused.back());
+    }
+  }
+  // config market_unroll: said unused where the build wrote no market loop to unroll.
+  if (options.config.marketUnroll > 1 && dialect.unrollPragma.size() > 0) {
+    std::function<bool(const std::vector<ir::Stmt>&)> unrolls = [&](const std::vector<ir::Stmt>& body) {
+      for (const ir::Stmt& s : body)
+        if ((s.kind == ir::Stmt::Kind::Loop && s.unrollBy > 1) || unrolls(s.body)) return true;
+      return false;
+    };
+    if (!unrolls(kernel.body)) {
+      analyses.unused.push_back("market_unroll=" + std::to_string(options.config.marketUnroll) +
+                                ": the kernel has no market loop (one market, markets=copies, or a tangent kernel)");
       kernel.header.push_back("config unused: " + analyses.unused.back());
     }
   }

@@ -104,6 +104,7 @@ struct Stmt {
   bool isConst = false;
   bool shared = false;   // Declare: in workgroup memory (the dialect's blockShared)
   bool rolled = false;   // Loop: kept rolled (the dialect's don't-unroll spellings)
+  int unrollBy = 1;      // Loop, rolled: its trips unrolled this many at a time (the dialect's unroll spelling)
   bool viaCells = false;  // Kahan: sum and comp are cells of memory, read into a temporary first
   bool precise = false;  // Declare of T: the dialect's no-contraction qualifier (GLSL's precise)
   // Declare of T: an adjoint, a sum of terms whose zero's sign reaches no result (first_terms.h); Assign: the

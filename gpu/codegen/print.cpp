@@ -135,7 +135,10 @@ class Printer {
         return;
       case K::Seq: stmts(s.body, indent); return;
       case K::Loop: {
-        if (s.rolled && !d_.dontUnrollPragma.empty()) emit(indent, d_.dontUnrollPragma);
+        if (s.rolled && s.unrollBy > 1 && !d_.unrollPragma.empty())
+          emit(indent, d_.unrollPragma + std::to_string(s.unrollBy));
+        else if (s.rolled && !d_.dontUnrollPragma.empty())
+          emit(indent, d_.dontUnrollPragma);
         emit(indent, (s.rolled ? d_.dontUnrollAttribute : std::string()) + "for (" + type(s) + " " + s.text + " = " +
                          expr(s.init) + "; " + expr(s.cond) + "; " + expr(s.step) + ") {" +
                          (s.note.empty() ? std::string() : "  // " + s.note));

@@ -107,7 +107,8 @@ TEST_P(Regressions, CheckpointedEqualsPlain) {
 // (gpu/codegen/first_terms.h: an adjoint declared with its first term differs only in the sign of a zero
 // adjoint, which no result reads) and config loads_ahead at markets and loops (gpu/codegen/loads_ahead.h:
 // reads one market or one trip ahead, the same elements) and config workgroup_rows (gpu/codegen/workgroup_rows.h:
-// the same elements in workgroup memory; CUDA and HIP only, so timed on a lent GPU). Every regression tape and wild random tapes (NaN, Inf, signed
+// the same elements in workgroup memory; CUDA and HIP only, so timed on a lent GPU) and config market_unroll
+// (the market loops unrolled by the kernel compiler, by two and whole: the same statements). Every regression tape and wild random tapes (NaN, Inf, signed
 // zeros) at one market and two (the market loop), plain and register kernels, and the Asian at three markets
 // with its segments rolled around the market loop: the same bits, +0 and -0 told apart; and each rewrite
 // changes the Asian's kernel.
@@ -141,7 +142,9 @@ TEST_P(Regressions, BitKeepingRewritesKeepTheBits) {
                               {"loads_ahead", "off", "on"},
                               {"loads_ahead", "off", "loops"},
                               {"loads_ahead", "on", "rows"},
-                              {"workgroup_rows", "0", "64"}};
+                              {"workgroup_rows", "0", "64"},
+                              {"market_unroll", "1", "2"},
+                              {"market_unroll", "1", "64"}};
   int compared = 0;
   for (const Rewrite& rewrite : rewrites) {
     const char *name = rewrite.name, *offValue = rewrite.off, *onValue = rewrite.on;  // clang: no lambda capture of a binding

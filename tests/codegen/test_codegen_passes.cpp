@@ -461,3 +461,37 @@ TEST(CodegenPasses, WorkgroupRowsMoveARegisterKernelsRows) {
   EXPECT_NE(plain.source.find("// config unused: workgroup_rows=48: no per-lane array is indexed by a variable"),
             std::string::npos) << plain.source.substr(0, 2000);
 }
+
+// market_unroll: the 24-step Asian's register kernel at 3 markets asks the compiler to unroll its market loops
+// (#pragma unroll N, at most the market count) and keeps them rolled at 1; a kernel with no market loop (the
+// plain one at one market) says the field unused. The same bits: Regressions.BitKeepingRewritesKeepTheBits.
+TEST(CodegenPasses, MarketUnrollAsksTheCompilerToUnrollTheMarketLoops) {
+  const Tape asian = products::asianCall(24);
+  KernelOptions o;
+  o.precision = Precision::F32;
+  o.kind = KernelKind::Register;
+  o.markets = 3;
+  o.config.loopsRolled = true;
+  o.config.markets = MarketCode::Loop;
+  PlanOptions po;
+  po.segments = 6;
+  o.plan = makeStrategyPlan("periodic", asian, po);
+  const std::string rolled = emitKernel(asian, o, cudaDialect()).source;
+  const std::string market = "for (int tl_m = 0; tl_m < 3; ++tl_m) {";
+  ASSERT_NE(rolled.find("#pragma unroll 1\n" + std::string(rolled.find(market) - rolled.rfind('\n', rolled.find(market)) - 1, ' ') + market),
+            std::string::npos) << rolled;
+  o.config.marketUnroll = 2;
+  const std::string two = emitKernel(asian, o, cudaDialect()).source;
+  EXPECT_NE(two.find("#pragma unroll 2\n"), std::string::npos) << two;
+  EXPECT_EQ(two.find("config unused: market_unroll"), std::string::npos);
+  o.config.marketUnroll = 64;  // at most the market count
+  const std::string whole = emitKernel(asian, o, cudaDialect()).source;
+  EXPECT_NE(whole.find("#pragma unroll 3\n"), std::string::npos) << whole;
+  EXPECT_EQ(whole.find("#pragma unroll 64"), std::string::npos);
+  o.kind = KernelKind::Plain;
+  o.markets = 1;
+  o.plan = plainPlan(asian);
+  const std::string plain = emitKernel(asian, o, cudaDialect()).source;
+  EXPECT_NE(plain.find("// config unused: market_unroll=64: the kernel has no market loop"), std::string::npos)
+      << plain.substr(0, 2000);
+}
