@@ -50,6 +50,8 @@
 #           (scripts/gpu-cache-pack.sh); WIDE defaults to basket20
 #   ab      OLD_TAPELAB (another build's tapelab, e.g. the last call's) against this build's register kernels at
 #           7 markets (and one), interleaved, two rounds: a change to the kernels timed in one call
+#   ncu-configs  Nsight Compute on the 7-market register kernel under each of NCU_CONFIGS (`defaults` for nothing
+#           set; e.g. "defaults market_unroll=7"): issue rate, stalls, memory and its local loads' L1 hits, the grid
 #   ncu-source  Nsight Compute's warp-state samples of the 7-market register kernel by SASS instruction (the
 #           SourceCounters section, the report's source page as CSV) and its dumped source, under NCU_CONFIG
 #   segments  the register kernel's segment count (periodic, rolled) at one and 7 markets: SEGS, default
@@ -143,6 +145,19 @@ for mode in "$@"; do
         "$T" price --product asian --engine cuda --paths 1000000 ${NCU_CONFIG:+--config "$NCU_CONFIG"} --kernel register \
         --ladder spot=97,98,99,100,101,102,103 --markets 7 --dump "$out/dump-x7-register"
       step 30 ncu-source-x7-register.csv ncu -i "$out/ncu-x7-register.ncu-rep" --page source --csv --print-source sass ;;
+    ncu-configs)  # the 7-market register kernel under each of NCU_CONFIGS (`defaults`: nothing set): issue rate,
+                  # occupancy, stalls, memory, its local loads' L1 hits, the dispatch's grid (files ncu-x7-register-TAG.txt)
+      if [ "$dry" = 1 ]; then echo "ncu-configs: not in the dry run" >> "$out/timeline.txt"; continue; fi
+      for c in ${NCU_CONFIGS:-defaults}; do
+        [ "$c" = defaults ] && c=""
+        tag=${c:-defaults}; tag=${tag//,/+}; tag=${tag//=/-}
+        step 30 "ncu-x7-register-$tag.txt" ncu --clock-control none --launch-count 1 --kernel-name regex:tapelab_kernel \
+          --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
+          --section SchedulerStats --section MemoryWorkloadAnalysis \
+          --metrics smsp__inst_executed.sum,gpu__time_duration.sum,launch__grid_size,l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_hit.sum,l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_miss.sum \
+          "$T" price --product asian --engine cuda --paths 1000000 --kernel register \
+          --ladder spot=97,98,99,100,101,102,103 --markets 7 ${c:+--config "$c"}
+      done ;;
     ab)  # OLD_TAPELAB's register kernels (another build's tapelab) against this build's, interleaved: compare at
          # 7 markets a dispatch (and one), two rounds (files ab-register-x7-SIDE-rN.json)
       [ -x "${OLD_TAPELAB:-}" ] || { echo "ab: OLD_TAPELAB is not an executable" >> "$out/timeline.txt"; continue; }
