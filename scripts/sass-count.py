@@ -18,8 +18,11 @@ straight-line kernels (one path per lane, register and plain kinds of the built-
 loops (config loops=rolled: the bodies of the largest backward branches count as often as the source's
 "// the time loop: N trips" or "// segments ...: N trips" comments say, in their order; with loop_trip=step the
 regions the body's forward branches skip, the Philox call's and the Box-Muller pair's ifs, a quarter and a half
-as often); any other loop's body (markets=loop, draws=prefill's loop, lanes > 1)
-counts once, so such kernels are under-counted. Multiply by
+as often), and for market loops (markets=loop: the source's segment and market loops, matched in order to the
+backward branches and nested as in the source, each body its trips times its enclosing loops'; a market loop
+under `#pragma unroll U` (config market_unroll) runs N / U trips, its remainder written once after it, and
+none where U covers its N). Any other loop's body (draws=prefill's loop, lanes > 1, the workgroup
+reductions' six halvings) counts once, so such kernels are under-counted. Multiply by
 paths / 32 for warp instructions (Nsight Compute's smsp__inst_executed.sum): on the H200 the one-market
 Asian's 41,139 here was 41,278 there (2026-12-03d).
 """
@@ -118,6 +121,66 @@ def rolled_trips(source):
     return trips
 
 
+def source_loops(source):
+    """tapelab_kernel's segment and market loops (config markets=loop), in source order, up to its reductions: per
+    loop (its trips as the SASS runs it, 0 where the compiler unrolls it whole, the index of the loop enclosing
+    it or -1). A market loop's trips: its `tl_m < N`, divided by the `#pragma unroll U` before it (market_unroll)."""
+    start = source.find("tapelab_kernel(")
+    end = source.find("tl_st = ", start)
+    text = source[start:end if end > 0 else len(source)]
+    loops, spans = [], []  # spans: (position of the loop's brace, of its matching close)
+    for m in re.finditer(r"(#pragma unroll (\d+)\s*\n\s*)?for \(([^;]*);\s*([^;]*);[^)]*\)\s*\{\s*//\s*([^\n]*)", text):
+        note, cond = m.group(5), m.group(4)
+        segs = re.match(r"segments \d+\.\.: (\d+) trips|segments (\d+)\.\.(\d+), last first", note)
+        if segs:
+            trips = int(segs.group(1) or 0) or int(segs.group(2)) - int(segs.group(3)) + 1
+        elif note.startswith("markets, one at a time"):
+            n = int(re.search(r"<\s*(\d+)", cond).group(1))
+            unroll = int(m.group(2) or 1)
+            trips = 0 if unroll >= n else n // unroll
+        else:
+            continue
+        brace = m.end(4) + text[m.end(4):].find("{")
+        depth, i = 0, brace
+        while i < len(text):
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            if depth == 0:
+                break
+            i += 1
+        outer = next((k for k in range(len(spans) - 1, -1, -1) if spans[k][0] < brace < spans[k][1]), -1)
+        loops.append((trips, outer))
+        spans.append((brace, i))
+    return loops
+
+
+def market_loop_weights(instructions, labels, source):
+    """Per instruction, how often a path runs it in a kernel with market loops (config markets=loop): the
+    source's segment and market loops that stay loops, matched in order to the first backward branches by
+    where their bodies start, nested as the source nests them; a body runs its trips times its enclosing loops'.
+    None (with a warning) where the branches do not match the loops."""
+    loops = source_loops(source)
+    kept = [k for k, (trips, _) in enumerate(loops) if trips > 0]
+    bodies = sorted(loop_bodies(instructions, labels))
+    if len(bodies) < len(kept):
+        print(f"sass-count: warning: {len(kept)} segment and market loops but {len(bodies)} backward branches",
+              file=sys.stderr)
+        return None
+    body_of = dict(zip(kept, bodies))
+    for k in kept:  # the source's nesting, among the loops kept, is the branches'
+        outer = loops[k][1]
+        while outer >= 0 and outer not in body_of:
+            outer = loops[outer][1]
+        if outer >= 0 and not (body_of[outer][0] <= body_of[k][0] and body_of[k][1] <= body_of[outer][1]):
+            print("sass-count: warning: the market loops' branches do not nest as the source's loops", file=sys.stderr)
+            return None
+    weights = [1] * len(instructions)
+    for k in kept:
+        start, end = body_of[k]
+        for i in range(start, end + 1):
+            weights[i] *= loops[k][0]
+    return weights
+
+
 def carried_draw_weights(instructions, labels, weights, source):
     """config loop_trip=step: the loop's body computes a Philox call in one trip of four and a Box-Muller pair in
     one of two (`if ((vkN & 3u) == 0u)`, `if ((vkN & 1u) == 0u)` in the source, in that order per draw); the
@@ -213,10 +276,14 @@ def main():
     if a.entry != "tapelab_kernel":
         print(f"sass-count: warning: {a.entry}'s loops carry no trips comment: each body is counted once "
               "(read its regions in --sass)", file=sys.stderr)
-    if "// markets, one at a time" in source:  # config markets=loop: its loops are not among the weighted ones
-        print("sass-count: warning: the market loop's bodies are counted once, not once per market "
-              "(compile with --config markets=copies for a count a path)", file=sys.stderr)
-    weights = loop_weights(funcs[main_label], labels[main_label], trips)
+    weights = None
+    if "// markets, one at a time" in source:  # config markets=loop: its loops nest in the segments'
+        weights = market_loop_weights(funcs[main_label], labels[main_label], source)
+        if weights is None:
+            print("sass-count: warning: the market loop's bodies are counted once, not once per market "
+                  "(compile with --config markets=copies for a count a path)", file=sys.stderr)
+    if weights is None:
+        weights = loop_weights(funcs[main_label], labels[main_label], trips)
     weights = carried_draw_weights(funcs[main_label], labels[main_label], weights, source)
     counts[main_label] = own_count(funcs[main_label], weights)
     body, calls = counts[main_label]
