@@ -286,6 +286,11 @@ def main():
         weights = loop_weights(funcs[main_label], labels[main_label], trips)
     weights = carried_draw_weights(funcs[main_label], labels[main_label], weights, source)
     counts[main_label] = own_count(funcs[main_label], weights)
+    memory = collections.Counter()  # the body's memory instructions a path, by kind, weighted as the count
+    for text, w in zip(funcs[main_label], weights):
+        m = re.match(r"(?:@!?U?P\w+\s+)?(LDL|STL|LDS|STS|LDG|STG)\b", text)
+        if m:
+            memory[m.group(1)] += w
     body, calls = counts[main_label]
     body = round(body)
     total = body
@@ -305,6 +310,8 @@ def main():
         print(f"  {helper:24s} {c:6d} calls x {per:5d} = {c * per:8d}")
     print(f"  own body (slow paths not taken)        {body:8d}")
     print(f"per path (thread instructions): {total}")
+    print("  memory instructions a path (the body's): "
+          + ", ".join(f"{k} {round(memory[k])}" for k in ("LDL", "STL", "LDS", "STS", "LDG", "STG")))
     if a.loops:
         print_loops(funcs[main_label], labels[main_label], a.loops)
 
