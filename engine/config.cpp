@@ -23,6 +23,7 @@ constexpr const char* kFirstTerms[] = {"add", "set"};
 constexpr const char* kAhead[] = {"off", "on", "loops", "rows"};
 constexpr const char* kLayout[] = {"soa", "aos"};
 constexpr const char* kOrder[] = {"sequential", "joint"};
+constexpr const char* kRolledAdjoints[] = {"parity", "copy"};
 
 template <size_t N>
 const char* nameOf(const char* const (&names)[N], int i) {
@@ -296,7 +297,19 @@ std::vector<ConfigField> rewriteAndEngineFields() {
                 "kernel compiler (#pragma unroll N; N at least the market count: unrolled whole, so arrays indexed "
                 "by the market may live in registers), 1: kept rolled; the same statements for each market in the "
                 "same order, the same bits (not Vulkan: GLSL spells only whole unrolling)")
+          .actsWhere({{"markets", "loop"}})
+          .actsOn({{}, false, true})
           .searching({"1"}),
+      Declare::choice("rolled_adjoints", &C::rolledAdjointsCopy, kRolledAdjoints)
+          .on(kGpu)
+          .what("register kernels whose segments roll around the market loop: the adjoints that cross from a trip to "
+                "the one before it, in two rows of a per-lane array chosen by the trip's parity (parity), or read from "
+                "one row and written to the other, copied back at the trip's end (copy: a copy more a trip, but every "
+                "index fixed, so with the market loop unrolled whole, market_unroll, they may live in registers); "
+                "the same operations on the same values: the same bits")
+          .actsWhere({{"loops", "rolled"}, {"markets", "loop"}})
+          .actsOn({{"register"}, true, true})
+          .searching({"parity"}),
       Declare::integer("min_blocks", &C::minBlocks, 0, 32)
           .on({"cuda", "hip"})
           .what("__launch_bounds__(workgroup, N): the compiler caps registers to fit N blocks per multiprocessor (HIP "

@@ -88,6 +88,7 @@ struct KernelConfig {
   int workgroupRows = 0;                          // CUDA, HIP: a lane's array elements moved to workgroup memory
   int minBlocks = 0;                              // CUDA, HIP: __launch_bounds__'s second bound (0: none)
   int marketUnroll = 1;                           // OpenCL, CUDA, HIP: the market loops' trips unrolled together
+  bool rolledAdjointsCopy = false;                // GPU register kernels, rolled segments, several markets
   bool sharedConstants = true;                    // CUDA, HIP, markets=loop: lane-invariant arrays shared
   bool outlineDraws = false;                      // GPU: Philox and Box-Muller not inlined
   bool sharedInputs = true;                       // GPU, several markets: what the markets share computed once

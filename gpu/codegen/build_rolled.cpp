@@ -3,8 +3,9 @@
 // bookmark in a per-lane array, and once in a loop of the reverse sweep, last trip first, each recomputing
 // from its bookmark and passing the adjoints of its crossing values to the trip before through carried
 // adjoints. At several markets (the market loop inside each trip) the crossing values are rows of one
-// per-lane array and their adjoints two rows by the trip's parity (rolledRow, below). Each trip's operations,
-// and their order, are the written-out segment's: the same bits.
+// per-lane array and their adjoints two rows by the trip's parity (rolledRow, below), or (config
+// rolled_adjoints=copy) a fixed row each, the trip's own copied into the later one's at its end. Each trip's
+// operations, and their order, are the written-out segment's: the same bits.
 #include <stdexcept>
 
 #include "gpu/codegen/build.h"
@@ -121,7 +122,9 @@ void Builder::rolledCrossingsAfter() {
     const int32_t j = r.carried[c] + r.trips * r.length;
     if (markets_ > 1) {
       readValueAt(j, [this, c, t = r.trips](Markets m) { return rolledRow(nullptr, t, c, m, false); });
-      readAdjointAt(j, [this, c, p = r.trips & 1](Markets m) { return rolledRow(nullptr, p, c, m, true); });
+      // the first reverse trip's later row: by parity, or row 1 (rolled_adjoints=copy)
+      const int64_t p = config_.rolledAdjointsCopy ? 1 : r.trips & 1;
+      readAdjointAt(j, [this, c, p](Markets m) { return rolledRow(nullptr, p, c, m, true); });
     } else {
       readValueAt(j, var(carriedValue(c)));
       readAdjointAt(j, var(carriedAdjoint(c)));
@@ -172,12 +175,15 @@ void Builder::rolledSegmentsReverseMarkets(Stmts& out) {
   Stmts trip;
   trip.push_back(declare(Type::Uint, "tl_sg", bin(ulit(r.trips - 1), "-", var("tl_sr")), true));
   clearRenames();
-  const E sg = var("tl_sg"), own = paren(bin(var("tl_sg"), "&", ulit(1))),
-          later = paren(bin(paren(bin(var("tl_sg"), "+", ulit(1))), "&", ulit(1)));
+  // The adjoints' rows: by the trip's parity, or (config rolled_adjoints=copy) row 0 the trip's own and row 1
+  // the later trip's, the own row copied into row 1 at the trip's end for the trip before.
+  const bool copy = config_.rolledAdjointsCopy;
+  const E sg = var("tl_sg"), own = copy ? nullptr : paren(bin(var("tl_sg"), "&", ulit(1))),
+          later = copy ? nullptr : paren(bin(paren(bin(var("tl_sg"), "+", ulit(1))), "&", ulit(1)));
   for (size_t c = 0; c < C; ++c) {
     readValueAt(r.carried[c], [this, sg, c](Markets m) { return rolledRow(sg, 0, c, m, false); });
     readAdjointAt(r.carried[c], [this, own, c](Markets m) { return rolledRow(own, 0, c, m, true); });
-    readAdjointAt(r.carried[c] + r.length, [this, later, c](Markets m) { return rolledRow(later, 0, c, m, true); });
+    readAdjointAt(r.carried[c] + r.length, [this, later, c](Markets m) { return rolledRow(later, 1, c, m, true); });
   }
   drawBase_ = r.drawShift ? bin(var("tl_sg"), "*", ulit(r.drawShift / 4)) : nullptr;
   slotBase_ = bin(var("tl_sg"), "*", ulit(r.drawShift));
@@ -187,6 +193,13 @@ void Builder::rolledSegmentsReverseMarkets(Stmts& out) {
   // The template's first-written adjoint arrays are its crossing values' (rolling.cpp checks): set in its row.
   reverseBlock(b, "segment " + std::to_string(r.first) + " + tl_sg", trip);
   drawBase_ = slotBase_ = nullptr;
+  if (copy) {
+    Stmts copies;
+    for (size_t c = 0; c < C; ++c)
+      copies.push_back(assign(rolledRow(nullptr, 1, c, Markets::loop(), true), rolledRow(nullptr, 0, c, Markets::loop(), true)));
+    trip.push_back(comment("the trip's own adjoint row, the trip before's later row"));
+    trip.push_back(marketLoop(std::move(copies)));
+  }
   out.push_back(loop(Type::Uint, "tl_sr", ulit(0), bin(var("tl_sr"), "<", ulit(r.trips)), prefix("++", var("tl_sr")), true,
                      "segments " + std::to_string(r.first + r.trips - 1) + ".." + std::to_string(r.first) + ", last first",
                      std::move(trip)));

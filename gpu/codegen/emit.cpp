@@ -62,6 +62,8 @@ EmittedKernel emitKernel(const Tape& tape, const KernelOptions& options, const D
   if (!rolling.whyNot.empty()) analyses.unused.push_back(rolling.whyNot);
   if (!segments.whyNot.empty()) analyses.unused.push_back(segments.whyNot);
   if (!rolling.stepWhyNot.empty()) analyses.unused.push_back(rolling.stepWhyNot);
+  if (options.config.rolledAdjointsCopy && !(segments.rolled && options.markets > 1 && options.greeks))
+    analyses.unused.push_back("rolled_adjoints=copy: no segments roll around a market loop");
   if (rolling.rolled && options.config.outlineDraws)
     analyses.unused.push_back("outline_draws=on: the time loop rolls, its draws are written once already (inlined)");
   ir::KernelIR kernel = buildKernel(tape, options, dialect, analyses);

@@ -1,6 +1,6 @@
 #pragma OPENCL FP_CONTRACT OFF
 // tapelab kernel: tape asian-6, 60 nodes, plain, time loop rolled (1 trips of 4), fp32, 1 market(s), value only, dialect opencl
-// config: workgroup=64,lanes=4,sums=local,market_order=sequential,markets=copies,draws=redraw,prefill_ahead=0,layout=soa,math=ieee,philox=rolled,loops=rolled,loop_trip=calls,closed_forms=off,tangent_fma=off,tangent_chunk=0,opaque=on,first_terms=set,loads_ahead=off,market_unroll=1,outline_draws=off,shared_inputs=on
+// config: workgroup=64,lanes=4,sums=local,market_order=sequential,markets=copies,draws=redraw,prefill_ahead=0,layout=soa,math=ieee,philox=rolled,loops=rolled,loop_trip=calls,closed_forms=off,tangent_fma=off,tangent_chunk=0,opaque=on,first_terms=set,loads_ahead=off,market_unroll=1,rolled_adjoints=parity,outline_draws=off,shared_inputs=on
 // config unused: first_terms=set: no adjoints (a tangent kernel, or no Greeks)
 // opq: the identity on every bit pattern, opaque to the compiler (z is always 0).
 static inline float tl_opq(float x, uint z) { return as_float(as_uint(x) + (uint)(z)); }

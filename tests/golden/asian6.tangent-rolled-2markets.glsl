@@ -1,7 +1,7 @@
 #version 450
 #extension GL_EXT_control_flow_attributes : require
 // tapelab kernel: tape asian-6, 60 nodes, tangent, time loop rolled (1 trips of 4), fp32, 2 market(s), value + Greeks, dialect glsl
-// config: workgroup=64,lanes=4,sums=local,market_order=sequential,markets=copies,draws=redraw,prefill_ahead=0,layout=soa,math=ieee,philox=rolled,loops=rolled,loop_trip=calls,closed_forms=off,tangent_fma=off,tangent_chunk=0,opaque=on,first_terms=set,outline_draws=off,shared_inputs=on
+// config: workgroup=64,lanes=4,sums=local,market_order=sequential,markets=copies,draws=redraw,prefill_ahead=0,layout=soa,math=ieee,philox=rolled,loops=rolled,loop_trip=calls,closed_forms=off,tangent_fma=off,tangent_chunk=0,opaque=on,first_terms=set,rolled_adjoints=parity,outline_draws=off,shared_inputs=on
 // inputs every market shares, read once: strike vol rate maturity
 // config unused: first_terms=set: no adjoints (a tangent kernel, or no Greeks)
 // config unused: math=ieee: a Vulkan shader's exp, log and division are GLSL.std.450's (math=glsl)

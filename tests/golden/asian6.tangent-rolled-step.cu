@@ -1,6 +1,6 @@
 // CUDA C++ for NVRTC: compile with --fmad=false, without --use_fast_math.
 // tapelab kernel: tape asian-6, 60 nodes, tangent, time loop rolled (6 trips of 1), fp32, 1 market(s), value + Greeks, dialect cuda
-// config: workgroup=64,lanes=4,sums=local,market_order=sequential,markets=copies,draws=redraw,prefill_ahead=0,layout=soa,math=ieee,philox=rolled,loops=rolled,loop_trip=step,closed_forms=on,tangent_fma=on,tangent_chunk=0,opaque=on,first_terms=set,loads_ahead=off,workgroup_rows=0,market_unroll=1,min_blocks=0,shared_constants=on,outline_draws=off,shared_inputs=on
+// config: workgroup=64,lanes=4,sums=local,market_order=sequential,markets=copies,draws=redraw,prefill_ahead=0,layout=soa,math=ieee,philox=rolled,loops=rolled,loop_trip=step,closed_forms=on,tangent_fma=on,tangent_chunk=0,opaque=on,first_terms=set,loads_ahead=off,workgroup_rows=0,market_unroll=1,rolled_adjoints=parity,min_blocks=0,shared_constants=on,outline_draws=off,shared_inputs=on
 // config unused: first_terms=set: no adjoints (a tangent kernel, or no Greeks)
 // opq: the identity on every bit pattern, opaque to the compiler (z is always 0).
 static __device__ __forceinline__ float tl_opq(float x, unsigned int z) { return __uint_as_float(__float_as_uint(x) + (unsigned int)(z)); }

@@ -1,6 +1,6 @@
 #pragma OPENCL FP_CONTRACT OFF
 // tapelab kernel: tape golden-small, 21 nodes, register (3 segments, golden), fp32, 1 market(s), value + Greeks, dialect opencl
-// config: workgroup=64,lanes=4,sums=local,market_order=joint,markets=copies,draws=redraw,prefill_ahead=0,layout=soa,math=ieee,philox=rolled,loops=unrolled,loop_trip=calls,closed_forms=off,tangent_fma=off,tangent_chunk=0,opaque=on,first_terms=set,loads_ahead=off,market_unroll=1,outline_draws=off,shared_inputs=on
+// config: workgroup=64,lanes=4,sums=local,market_order=joint,markets=copies,draws=redraw,prefill_ahead=0,layout=soa,math=ieee,philox=rolled,loops=unrolled,loop_trip=calls,closed_forms=off,tangent_fma=off,tangent_chunk=0,opaque=on,first_terms=set,loads_ahead=off,market_unroll=1,rolled_adjoints=parity,outline_draws=off,shared_inputs=on
 // opq: the identity on every bit pattern, opaque to the compiler (z is always 0).
 static inline float tl_opq(float x, uint z) { return as_float(as_uint(x) + (uint)(z)); }
 static inline float tl_sel(bool c, float x, float y) { return c ? x : y; }

@@ -1,6 +1,6 @@
 // HIP for hipRTC: compile with -ffp-contract=off, without -ffast-math.
 // tapelab kernel: tape golden-small, 21 nodes, scratch (3 segments, golden), soa, 5 slots, fp32, 1 market(s), value + Greeks, dialect hip
-// config: workgroup=64,lanes=4,sums=local,market_order=joint,markets=copies,draws=redraw,prefill_ahead=0,layout=soa,math=ieee,philox=rolled,loops=unrolled,loop_trip=calls,closed_forms=off,tangent_fma=off,tangent_chunk=0,opaque=on,first_terms=set,loads_ahead=off,workgroup_rows=0,market_unroll=1,min_blocks=0,shared_constants=on,outline_draws=off,shared_inputs=on
+// config: workgroup=64,lanes=4,sums=local,market_order=joint,markets=copies,draws=redraw,prefill_ahead=0,layout=soa,math=ieee,philox=rolled,loops=unrolled,loop_trip=calls,closed_forms=off,tangent_fma=off,tangent_chunk=0,opaque=on,first_terms=set,loads_ahead=off,workgroup_rows=0,market_unroll=1,rolled_adjoints=parity,min_blocks=0,shared_constants=on,outline_draws=off,shared_inputs=on
 // opq: the identity on every bit pattern, opaque to the compiler (z is always 0).
 static __device__ __forceinline__ float tl_opq(float x, unsigned int z) { return __uint_as_float(__float_as_uint(x) + (unsigned int)(z)); }
 static __device__ __forceinline__ float tl_sel(bool c, float x, float y) { return c ? x : y; }
