@@ -128,6 +128,25 @@ Declare carveoutField() {
   return d;
 }
 
+// market_unroll: whole (every market of the loop) or 1..64 markets a trip.
+Declare marketUnrollField() {
+  Declare d = Declare::integer("market_unroll", &C::marketUnroll, 1, 64);
+  d.values = "whole|1..64";
+  d.get = [](const C& c) { return c.marketUnroll == kUnrollWhole ? std::string("whole") : std::to_string(c.marketUnroll); };
+  d.parsedBy([](C& c, S& v, S& w) {
+    if (v == "whole") {
+      c.marketUnroll = kUnrollWhole;
+      return;
+    }
+    try {
+      c.marketUnroll = tapelab::integer(v, w, 1, 64);
+    } catch (const std::invalid_argument&) {
+      throw std::invalid_argument(w + ": expected whole or an integer from 1 to 64, got '" + v + "'");
+    }
+  });
+  return d;
+}
+
 constexpr const char* kBlocks = "changes the blocks' composition, so the sums' rounding: kernels compared for bits share it";
 constexpr const char* kTangentRounding =
     "changes a tangent kernel's Greeks in rounding (never its values, the plain kernel's bits); no other kernel";
@@ -291,12 +310,12 @@ std::vector<ConfigField> rewriteAndEngineFields() {
                 "lane, instead of local memory: N * workgroup * 4 bytes (fp32) more workgroup memory, which the "
                 "launch bound's blocks must fit (min_blocks); 0: local memory (gpu/codegen/workgroup_rows.h)")
           .searching({"0", "48"}),
-      Declare::integer("market_unroll", &C::marketUnroll, 1, 64)
+      marketUnrollField()
           .on({"opencl", "cuda", "hip"})
           .what("the market loops (markets=loop, several markets a dispatch) unrolled N markets at a time by the "
-                "kernel compiler (#pragma unroll N; N at least the market count: unrolled whole, so arrays indexed "
-                "by the market may live in registers), 1: kept rolled; the same statements for each market in the "
-                "same order, the same bits (not Vulkan: GLSL spells only whole unrolling)")
+                "kernel compiler (#pragma unroll N), or every market (whole, as N at least the market count: arrays "
+                "indexed by the market may then live in registers), 1: kept rolled; the same statements for each "
+                "market in the same order, the same bits (not Vulkan: GLSL spells only whole unrolling)")
           .actsWhere({{"markets", "loop"}})
           .actsOn({{}, false, true})
           .searching({"1"}),

@@ -65,6 +65,8 @@ enum class AheadLoads { Off, Markets, Loops, Rows };
 // config cuda.carveout's values besides a percentage: the driver's own split, and the least that keeps the blocks.
 inline constexpr int kCarveoutDriver = -1;
 inline constexpr int kCarveoutFit = -2;
+// config market_unroll's value for every market of the loop.
+inline constexpr int kUnrollWhole = 0;
 
 struct KernelConfig {
   int workgroup = 64;                             // lanes per workgroup, a power of two (GPU)

@@ -231,7 +231,8 @@ void Builder::reverseRule(int32_t i, const std::string& prefix, Markets only, St
 Stmt Builder::marketLoop(Stmts body) const {
   Stmt s = loop(Type::Int, "tl_m", ilit(0), bin(var("tl_m"), "<", ilit(markets_)), prefix("++", var("tl_m")), true,
                 "markets, one at a time", std::move(body));
-  s.unrollBy = std::min(config_.marketUnroll, markets_);  // config market_unroll: the compiler's unrolling
+  // config market_unroll: the compiler's unrolling, N markets a trip or whole
+  s.unrollBy = config_.marketUnroll == kUnrollWhole ? markets_ : std::min(config_.marketUnroll, markets_);
   return s;
 }
 

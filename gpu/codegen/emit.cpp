@@ -100,14 +100,14 @@ EmittedKernel emitKernel(const Tape& tape, const KernelOptions& options, const D
     }
   }
   // config market_unroll: said unused where the build wrote no market loop to unroll.
-  if (options.config.marketUnroll > 1 && dialect.unrollPragma.size() > 0) {
+  if (options.config.marketUnroll != 1 && dialect.unrollPragma.size() > 0) {
     std::function<bool(const std::vector<ir::Stmt>&)> unrolls = [&](const std::vector<ir::Stmt>& body) {
       for (const ir::Stmt& s : body)
         if ((s.kind == ir::Stmt::Kind::Loop && s.unrollBy > 1) || unrolls(s.body)) return true;
       return false;
     };
     if (!unrolls(kernel.body)) {
-      analyses.unused.push_back("market_unroll=" + std::to_string(options.config.marketUnroll) +
+      analyses.unused.push_back("market_unroll=" + findConfigField("market_unroll")->get(options.config) +
                                 ": the kernel has no market loop (one market, markets=copies, or a tangent kernel)");
       kernel.header.push_back("config unused: " + analyses.unused.back());
     }

@@ -145,7 +145,7 @@ TEST_P(Regressions, BitKeepingRewritesKeepTheBits) {
                               {"loads_ahead", "on", "rows"},
                               {"workgroup_rows", "0", "64"},
                               {"market_unroll", "1", "2"},
-                              {"market_unroll", "1", "64"},
+                              {"market_unroll", "1", "whole"},
                               {"rolled_adjoints", "parity", "copy"}};
   int compared = 0;
   for (const Rewrite& rewrite : rewrites) {

@@ -488,10 +488,14 @@ TEST(CodegenPasses, MarketUnrollAsksTheCompilerToUnrollTheMarketLoops) {
   const std::string whole = emitKernel(asian, o, cudaDialect()).source;
   EXPECT_NE(whole.find("#pragma unroll 3\n"), std::string::npos) << whole;
   EXPECT_EQ(whole.find("#pragma unroll 64"), std::string::npos);
+  o.config.marketUnroll = kUnrollWhole;  // whole: the market count
+  const std::string named = emitKernel(asian, o, cudaDialect()).source;
+  EXPECT_NE(named.find("#pragma unroll 3\n"), std::string::npos) << named;
+  EXPECT_NE(named.find("market_unroll=whole"), std::string::npos) << named.substr(0, 2000);
   o.kind = KernelKind::Plain;
   o.markets = 1;
   o.plan = plainPlan(asian);
   const std::string plain = emitKernel(asian, o, cudaDialect()).source;
-  EXPECT_NE(plain.find("// config unused: market_unroll=64: the kernel has no market loop"), std::string::npos)
+  EXPECT_NE(plain.find("// config unused: market_unroll=whole: the kernel has no market loop"), std::string::npos)
       << plain.substr(0, 2000);
 }
