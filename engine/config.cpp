@@ -318,6 +318,9 @@ std::vector<ConfigField> rewriteAndEngineFields() {
                 "market in the same order, the same bits (not Vulkan: GLSL spells only whole unrolling)")
           .actsWhere({{"markets", "loop"}})
           .actsOn({{}, false, true})
+          // cuda's register kernels at several markets, with min_blocks=8 and cuda.reduce=device: 3,350.3 against
+          // 3,130.9 Mpath/s at 7 (H100, runs/h100-2026-12-06h call 2)
+          .byDefault({{"cuda", "whole", false, 0, "register"}, {"cuda", "1", false, 1, "register"}})
           .searching({"1"}),
       Declare::choice("rolled_adjoints", &C::rolledAdjointsCopy, kRolledAdjoints)
           .on(kGpu)
@@ -333,7 +336,11 @@ std::vector<ConfigField> rewriteAndEngineFields() {
           .on({"cuda", "hip"})
           .what("__launch_bounds__(workgroup, N): the compiler caps registers to fit N blocks per multiprocessor (HIP "
                 "reads it as its occupancy hint); 0: no second bound")
-          .byDefault({{"cuda", "12"}, {"cuda", "10", false, 1}, {"cuda", "10", false, 0, "tangent"}, {"cuda", "6", false, 1, "register"}})
+          .byDefault({{"cuda", "12"},
+                      {"cuda", "10", false, 1},
+                      {"cuda", "10", false, 0, "tangent"},
+                      {"cuda", "8", false, 0, "register"},  // with market_unroll=whole (2026-12-06h)
+                      {"cuda", "6", false, 1, "register"}})
           .searching({"0", "6", "8", "10", "12"}),
       Declare::choice("shared_constants", &C::sharedConstants, kOnOff)
           .listed({"on", "off"})
@@ -360,7 +367,9 @@ std::vector<ConfigField> rewriteAndEngineFields() {
           .aroundTheKernel()
           .what("where each dispatch's partials are added, in double and block order: a reduction kernel behind it on "
                 "the device, one beside the next kernel on a stream of the greatest priority, or on the host")
-          .byDefault({{"cuda", "beside"}})
+          // device for the register kernels at several markets: beside the next dispatch, the sums slowed the
+          // market_unroll=whole kernel's later dispatches by up to 20% (H100, runs/h100-2026-12-06h call 2)
+          .byDefault({{"cuda", "beside"}, {"cuda", "device", false, 0, "register"}, {"cuda", "beside", false, 1, "register"}})
           .searching({"device", "beside"}),
       carveoutField()
           .on({"cuda"})

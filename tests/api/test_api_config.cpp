@@ -320,13 +320,19 @@ TEST(ApiConfig, ResolveConfigChecksTheMathContract) {
 // front door gives the kind it resolves (auto's choice or the one named) its own defaults, the user's
 // fields over them, and a tuned winner's configuration whole.
 TEST(ApiConfig, EachKernelKindGetsItsOwnDefaults) {
-  // cuda at 7 markets, the H100 records of 2026-12-06: the tangent kernel at min_blocks=10, the register
-  // kernel at 12; both beside.
+  // cuda at 7 markets, the H100 records of 2026-12-06: the tangent kernel at min_blocks=10, beside; the
+  // register kernel's market loops unrolled whole at min_blocks=8, its sums on the device (2026-12-06h); at
+  // one market the register kernel at 6, rolled, beside.
   EXPECT_EQ(defaultConfig("cuda", false, 7).minBlocks, 12);
-  EXPECT_EQ(defaultConfig("cuda", false, 7, "register").minBlocks, 12);
+  EXPECT_EQ(defaultConfig("cuda", false, 7, "register").minBlocks, 8);
+  EXPECT_EQ(defaultConfig("cuda", false, 7, "register").marketUnroll, kUnrollWhole);
   EXPECT_EQ(defaultConfig("cuda", false, 7, "tangent").minBlocks, 10);
+  EXPECT_EQ(defaultConfig("cuda", false, 7, "tangent").marketUnroll, 1);
   EXPECT_EQ(defaultConfig("cuda", false, 7, "tangent").cudaSums, SumsPlace::Beside);
-  EXPECT_EQ(defaultConfig("cuda", false, 7, "register").cudaSums, SumsPlace::Beside);
+  EXPECT_EQ(defaultConfig("cuda", false, 7, "register").cudaSums, SumsPlace::Device);
+  EXPECT_EQ(defaultConfig("cuda", false, 1, "register").minBlocks, 6);
+  EXPECT_EQ(defaultConfig("cuda", false, 1, "register").marketUnroll, 1);
+  EXPECT_EQ(defaultConfig("cuda", false, 1, "register").cudaSums, SumsPlace::Beside);
   // cuda.carveout=fit for register kernels at several markets (2026-12-06g), the driver's split elsewhere.
   EXPECT_EQ(defaultConfig("cuda", false, 7, "register").cudaCarveout, kCarveoutFit);
   EXPECT_EQ(defaultConfig("cuda", false, 7, "tangent").cudaCarveout, kCarveoutDriver);
@@ -378,8 +384,11 @@ TEST(ApiConfig, EachKernelKindGetsItsOwnDefaults) {
   EXPECT_EQ(tangentRows.minBlocks, 10);
   EXPECT_EQ(tangentRows.lanes, 2) << "the user's field";
   EXPECT_EQ(tangentRows.workgroup, 128) << "the job's bit-changing field";
-  KernelConfig registerRows = job;  // the job's but for the register kernels' own default at several markets
+  KernelConfig registerRows = job;  // the job's but for the register kernels' own defaults at several markets
   registerRows.cudaCarveout = kCarveoutFit;
+  registerRows.minBlocks = 8;
+  registerRows.marketUnroll = kUnrollWhole;
+  registerRows.cudaSums = SumsPlace::Device;
   EXPECT_EQ(kindRowConfig(job, true, wide, gpu, Precision::F32, 7, KernelKind::Register, job), registerRows);
   EXPECT_EQ(kindRowConfig(job, false, wide, gpu, Precision::F32, 7, KernelKind::Tangent, job), job) << "tuned: whole";
 }

@@ -230,7 +230,7 @@ TEST_F(CliConfig, TuneTimesTheTangentKernelAndARunUsesATangentWinner) {
 }
 
 // A shortlist line runs over the defaults of the kind its plan runs, as `--kernel KIND` would with nothing
-// set: on cuda at 7 markets the register kernel's min_blocks=12 and the tangent kernel's 10, whichever kind
+// set: on cuda at 7 markets the register kernel's min_blocks=8 and the tangent kernel's 10, whichever kind
 // auto picks for the job (before 2026-12-06g every line took the auto kind's, the tangent kernel's 10 on the
 // Asian, so a shortlist's "periodic 16 |" was not what nothing set runs). cuda compiles without a GPU.
 TEST_F(CliConfig, ShortlistLinesRunOverTheirKindsDefaults) {
@@ -244,7 +244,7 @@ TEST_F(CliConfig, ShortlistLinesRunOverTheirKindsDefaults) {
   std::filesystem::create_directories(cache_);
   {
     std::ofstream f(shortlist);
-    f << "periodic 2 |\ntangent |\nperiodic 2 | min_blocks=8\n";
+    f << "periodic 2 |\ntangent |\nperiodic 2 | min_blocks=10\n";
   }
   const Proc t = runTapelab("tune --product asian --steps 8 --engine cuda --markets 7 --compile-only --no-store --json "
                             "--shortlist " + shortlist.string(), env_);
@@ -260,7 +260,7 @@ TEST_F(CliConfig, ShortlistLinesRunOverTheirKindsDefaults) {
   EXPECT_EQ(configs["tangent"], std::vector<std::string>{"min_blocks=10"}) << t.out;
   std::vector<std::string> reg = configs["periodic 2"];
   std::sort(reg.begin(), reg.end());
-  EXPECT_EQ(reg, (std::vector<std::string>{"min_blocks=12", "min_blocks=8"})) << t.out;
+  EXPECT_EQ(reg, (std::vector<std::string>{"min_blocks=10", "min_blocks=8"})) << t.out;
 }
 
 // jit.part (moved from the variable TAPELAB_JIT_PART into the configuration, 2026-12-02b) acts: a
