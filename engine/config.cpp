@@ -276,8 +276,8 @@ std::vector<ConfigField> codeFields() {
   };
 }
 
-// The fields of the IR's rewrites and of the engines' own choices, last.
-std::vector<ConfigField> rewriteAndEngineFields() {
+// The fields of the IR's rewrites and of its market loops.
+std::vector<ConfigField> rewriteFields() {
   return {
       Declare::choice("opaque", &C::opaque, kOnOff)
           .listed({"on", "off"})
@@ -332,6 +332,12 @@ std::vector<ConfigField> rewriteAndEngineFields() {
           .actsWhere({{"loops", "rolled"}, {"markets", "loop"}})
           .actsOn({{"register"}, true, true})
           .searching({"parity"}),
+  };
+}
+
+// The engines' own choices: launch bounds, shared arrays, outlining, and the run around the kernel, last.
+std::vector<ConfigField> engineFields() {
+  return {
       Declare::integer("min_blocks", &C::minBlocks, 0, 32)
           .on({"cuda", "hip"})
           .what("__launch_bounds__(workgroup, N): the compiler caps registers to fit N blocks per multiprocessor (HIP "
@@ -434,7 +440,8 @@ const std::vector<ConfigField>& configFields() {
   static const std::vector<ConfigField> table = [] {
     std::vector<ConfigField> t = blockAndStorageFields();
     for (ConfigField& f : codeFields()) t.push_back(std::move(f));
-    for (ConfigField& f : rewriteAndEngineFields()) t.push_back(std::move(f));
+    for (ConfigField& f : rewriteFields()) t.push_back(std::move(f));
+    for (ConfigField& f : engineFields()) t.push_back(std::move(f));
     return t;
   }();
   return table;
