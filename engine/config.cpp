@@ -105,43 +105,31 @@ struct Declare : ConfigField {
   Declare& actsOn(FieldKernels k) { kernels = std::move(k); return *this; }
 };
 
-// cuda.carveout: driver, fit or a percentage 0..100.
-Declare carveoutField() {
-  Declare d = Declare::integer("cuda.carveout", &C::cudaCarveout, 0, 100);
-  d.values = "driver|fit|0..100";
-  d.get = [](const C& c) {
-    return c.cudaCarveout == kCarveoutDriver ? std::string("driver")
-           : c.cudaCarveout == kCarveoutFit  ? std::string("fit")
-                                             : std::to_string(c.cudaCarveout);
+// An integer field that also takes names for values outside its range (cuda.carveout's driver and fit,
+// market_unroll's whole): "name|...|lo..hi".
+Declare integerOrNamed(const char* name, int C::*member, int lo, int hi, std::vector<std::pair<std::string, int>> named) {
+  Declare d = Declare::integer(name, member, lo, hi);
+  std::string words;  // "driver, fit"
+  for (const auto& [word, value] : named) words += (words.empty() ? "" : ", ") + word;
+  d.values.clear();
+  for (const auto& [word, value] : named) d.values += word + "|";
+  d.values += std::to_string(lo) + ".." + std::to_string(hi);
+  d.get = [member, named](const C& c) {
+    for (const auto& [word, value] : named)
+      if (c.*member == value) return word;
+    return std::to_string(c.*member);
   };
-  d.parsedBy([](C& c, S& v, S& w) {
-    if (v == "driver" || v == "fit") {
-      c.cudaCarveout = v == "driver" ? kCarveoutDriver : kCarveoutFit;
-      return;
-    }
+  d.parsedBy([member, named, lo, hi, words](C& c, S& v, S& w) {
+    for (const auto& [word, value] : named)
+      if (v == word) {
+        c.*member = value;
+        return;
+      }
     try {
-      c.cudaCarveout = tapelab::integer(v, w, 0, 100);
+      c.*member = tapelab::integer(v, w, lo, hi);
     } catch (const std::invalid_argument&) {
-      throw std::invalid_argument(w + ": expected driver, fit or an integer from 0 to 100, got '" + v + "'");
-    }
-  });
-  return d;
-}
-
-// market_unroll: whole (every market of the loop) or 1..64 markets a trip.
-Declare marketUnrollField() {
-  Declare d = Declare::integer("market_unroll", &C::marketUnroll, 1, 64);
-  d.values = "whole|1..64";
-  d.get = [](const C& c) { return c.marketUnroll == kUnrollWhole ? std::string("whole") : std::to_string(c.marketUnroll); };
-  d.parsedBy([](C& c, S& v, S& w) {
-    if (v == "whole") {
-      c.marketUnroll = kUnrollWhole;
-      return;
-    }
-    try {
-      c.marketUnroll = tapelab::integer(v, w, 1, 64);
-    } catch (const std::invalid_argument&) {
-      throw std::invalid_argument(w + ": expected whole or an integer from 1 to 64, got '" + v + "'");
+      throw std::invalid_argument(w + ": expected " + words + " or an integer from " + std::to_string(lo) + " to " +
+                                  std::to_string(hi) + ", got '" + v + "'");
     }
   });
   return d;
@@ -310,14 +298,14 @@ std::vector<ConfigField> rewriteFields() {
                 "lane, instead of local memory: N * workgroup * 4 bytes (fp32) more workgroup memory, which the "
                 "launch bound's blocks must fit (min_blocks); 0: local memory (gpu/codegen/workgroup_rows.h)")
           .searching({"0", "48"}),
-      marketUnrollField()
+      integerOrNamed("market_unroll", &C::marketUnroll, 1, 64, {{"whole", kUnrollWhole}})
           .on({"opencl", "cuda", "hip"})
           .what("the market loops (markets=loop, several markets a dispatch) unrolled N markets at a time by the "
                 "kernel compiler (#pragma unroll N), or every market (whole, as N at least the market count: arrays "
                 "indexed by the market may then live in registers), 1: kept rolled; the same statements for each "
                 "market in the same order, the same bits (not Vulkan: GLSL spells only whole unrolling)")
           .actsWhere({{"markets", "loop"}})
-          .actsOn({{}, false, true})
+          .actsOn({{"register"}, false, true})  // markets=loop's market loops are the register kernels
           // cuda's register kernels at several markets, with min_blocks=8 and cuda.reduce=device: 3,350.3 against
           // 3,130.9 Mpath/s at 7 (H100, runs/h100-2026-12-06h call 2)
           .byDefault({{"cuda", "whole", false, 0, "register"}, {"cuda", "1", false, 1, "register"}})
@@ -377,7 +365,7 @@ std::vector<ConfigField> engineFields() {
           // market_unroll=whole kernel's later dispatches by up to 20% (H100, runs/h100-2026-12-06h call 2)
           .byDefault({{"cuda", "beside"}, {"cuda", "device", false, 0, "register"}, {"cuda", "beside", false, 1, "register"}})
           .searching({"device", "beside"}),
-      carveoutField()
+      integerOrNamed("cuda.carveout", &C::cudaCarveout, 0, 100, {{"driver", kCarveoutDriver}, {"fit", kCarveoutFit}})
           .on({"cuda"})
           .aroundTheKernel()
           .what("the split of each multiprocessor's 256 KB between workgroup memory and the L1 cache the kernel asks "

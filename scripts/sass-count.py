@@ -288,9 +288,9 @@ def main():
     counts[main_label] = own_count(funcs[main_label], weights)
     memory = collections.Counter()  # the body's memory instructions a path, by kind, weighted as the count
     for text, w in zip(funcs[main_label], weights):
-        m = re.match(r"(?:@!?U?P\w+\s+)?(LDL|STL|LDS|STS|LDG|STG)\b", text)
-        if m:
-            memory[m.group(1)] += w
+        kind = memory_kind(text)
+        if kind:
+            memory[kind] += w
     body, calls = counts[main_label]
     body = round(body)
     total = body
@@ -311,9 +311,18 @@ def main():
     print(f"  own body (slow paths not taken)        {body:8d}")
     print(f"per path (thread instructions): {total}")
     print("  memory instructions a path (the body's): "
-          + ", ".join(f"{k} {round(memory[k])}" for k in ("LDL", "STL", "LDS", "STS", "LDG", "STG")))
+          + ", ".join(f"{k} {round(memory[k])}" for k in MEMORY_KINDS))
     if a.loops:
         print_loops(funcs[main_label], labels[main_label], a.loops)
+
+
+MEMORY_KINDS = ("LDL", "STL", "LDS", "STS", "LDG", "STG")
+
+
+def memory_kind(text):
+    """A memory instruction's kind (LDL/STL local, LDS/STS workgroup, LDG/STG global), its predicate skipped; else None."""
+    m = re.match(r"(?:@!?U?P\w+\s+)?(LDL|STL|LDS|STS|LDG|STG)\b", text)
+    return m.group(1) if m else None
 
 
 def print_loops(instructions, labels, n):
@@ -321,10 +330,10 @@ def print_loops(instructions, labels, n):
     for start, end in sorted(sorted(loop_bodies(instructions, labels), key=lambda b: b[1] - b[0], reverse=True)[:n]):
         ops = collections.Counter()
         for text in instructions[start:end + 1]:
-            m = re.match(r"(?:@!?U?P\w+\s+)?(LDL|STL|LDS|STS|LDG|STG)\b", text)
-            if m:
-                ops[m.group(1)] += 1
-        kinds = ", ".join(f"{k} {ops[k]}" for k in ("LDL", "STL", "LDS", "STS", "LDG", "STG") if ops[k])
+            kind = memory_kind(text)
+            if kind:
+                ops[kind] += 1
+        kinds = ", ".join(f"{k} {ops[k]}" for k in MEMORY_KINDS if ops[k])
         print(f"  loop at instruction {start}: {end - start + 1} instructions" + (f"; {kinds}" if kinds else ""))
 
 

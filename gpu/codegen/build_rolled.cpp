@@ -183,6 +183,7 @@ void Builder::rolledSegmentsReverseMarkets(Stmts& out) {
   for (size_t c = 0; c < C; ++c) {
     readValueAt(r.carried[c], [this, sg, c](Markets m) { return rolledRow(sg, 0, c, m, false); });
     readAdjointAt(r.carried[c], [this, own, c](Markets m) { return rolledRow(own, 0, c, m, true); });
+    // the later trip's row: by its parity (row 1 read only where `later` is null: rolled_adjoints=copy)
     readAdjointAt(r.carried[c] + r.length, [this, later, c](Markets m) { return rolledRow(later, 1, c, m, true); });
   }
   drawBase_ = r.drawShift ? bin(var("tl_sg"), "*", ulit(r.drawShift / 4)) : nullptr;

@@ -100,7 +100,7 @@ EmittedKernel emitKernel(const Tape& tape, const KernelOptions& options, const D
     }
   }
   // config market_unroll: said unused where the build wrote no market loop to unroll.
-  if (options.config.marketUnroll != 1 && dialect.unrollPragma.size() > 0) {
+  if (options.config.marketUnroll != 1 && !dialect.unrollPragma.empty()) {
     std::function<bool(const std::vector<ir::Stmt>&)> unrolls = [&](const std::vector<ir::Stmt>& body) {
       for (const ir::Stmt& s : body)
         if ((s.kind == ir::Stmt::Kind::Loop && s.unrollBy > 1) || unrolls(s.body)) return true;

@@ -78,6 +78,8 @@ dry=${GPU_DRY:-0}
 cuda=cuda; paths=4000000; zpaths=1000000; steps=(); [ "$dry" = 1 ] && { cuda=vulkan; paths=20000; zpaths=2000; steps=(--steps 16); }
 source scripts/gpu/steps.sh  # left, step NEED NAME CMD...
 sample_clocks
+# Nsight Compute on the first tapelab kernel a command launches, the clocks as they are (the ncu modes)
+NCU_RUN=(ncu --clock-control none --launch-count 1 --kernel-name regex:tapelab_kernel)
 CMP=("$T" compare --product asian "${steps[@]}" --paths "$paths" --markets 7 --ladders 5 --fp32 --json)
 # timed_row MODE KERNEL ROUND MARKETS [CONFIG]: compare's KERNEL rows at MARKETS a dispatch over CONFIG, each
 # dispatch's kernel time in the JSON (TAPELAB_TIMELINE=1), into MODE-xMARKETS-CONFIG-rROUND.json, or
@@ -129,7 +131,7 @@ for mode in "$@"; do
       step 60 compare-price-unrolled.json "${CMP[@]}" --engines "$cuda" --kernels tangent --no-greeks --config loops=unrolled ;;
     ncu)
       if [ "$dry" = 1 ]; then echo "ncu: not in the dry run" >> "$out/timeline.txt"; continue; fi
-      NCU=(ncu --clock-control none --launch-count 1 --kernel-name regex:tapelab_kernel
+      NCU=("${NCU_RUN[@]}"
            --section SpeedOfLight --section InstructionStats --section Occupancy --section LaunchStats
            --section WarpStateStats --section SchedulerStats --metrics smsp__inst_executed.sum,sm__cycles_elapsed.avg,gpu__time_duration.sum)
       PR=("$T" price --product asian --engine cuda --paths 1000000 ${NCU_CONFIG:+--config "$NCU_CONFIG"})
@@ -139,7 +141,7 @@ for mode in "$@"; do
       step 30 ncu-x7-register.txt "${NCU[@]}" "${PR[@]}" --kernel register --ladder spot=97,98,99,100,101,102,103 --markets 7 ;;
     ncu-source)  # where the 7-market register kernel's warps wait, by SASS instruction (NCU_CONFIG as ncu)
       if [ "$dry" = 1 ]; then echo "ncu-source: not in the dry run" >> "$out/timeline.txt"; continue; fi
-      step 60 ncu-source-x7-register.txt ncu --clock-control none --launch-count 1 --kernel-name regex:tapelab_kernel \
+      step 60 ncu-source-x7-register.txt "${NCU_RUN[@]}" \
         --section SourceCounters --section WarpStateStats --section SpeedOfLight --section SchedulerStats \
         --metrics smsp__inst_executed.sum,sm__cycles_elapsed.avg,gpu__time_duration.sum -f -o "$out/ncu-x7-register" \
         "$T" price --product asian --engine cuda --paths 1000000 ${NCU_CONFIG:+--config "$NCU_CONFIG"} --kernel register \
@@ -151,7 +153,7 @@ for mode in "$@"; do
       for c in ${NCU_CONFIGS:-defaults}; do
         [ "$c" = defaults ] && c=""
         tag=${c:-defaults}; tag=${tag//,/+}; tag=${tag//=/-}
-        step 30 "ncu-x7-register-$tag.txt" ncu --clock-control none --launch-count 1 --kernel-name regex:tapelab_kernel \
+        step 30 "ncu-x7-register-$tag.txt" "${NCU_RUN[@]}" \
           --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
           --section SchedulerStats --section MemoryWorkloadAnalysis \
           --metrics smsp__inst_executed.sum,gpu__time_duration.sum,launch__grid_size,l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_hit.sum,l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_miss.sum \

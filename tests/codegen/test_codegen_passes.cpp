@@ -431,21 +431,28 @@ TEST(CodegenPasses, OneStepTripsAreInEffectOrSaid) {
             std::string::npos);
 }
 
-// workgroup_rows on a real kernel: the 24-step Asian's register kernel at 3 markets (segments rolled around the
-// market loop) moves its market-indexed arrays into workgroup memory and logs the pass, and at 0 it does not; on
-// a kernel without an array indexed by a variable (the plain one at one market) the field is said unused.
-TEST(CodegenPasses, WorkgroupRowsMoveARegisterKernelsRows) {
-  const Tape asian = products::asianCall(24);
+// The 24-step Asian's register kernel at 3 markets, fp32, its 6 periodic segments rolled around the market
+// loop: the kernel the market-loop passes act on.
+KernelOptions rolledRegisterAt3Markets(const Tape& asian) {
   KernelOptions o;
   o.precision = Precision::F32;
   o.kind = KernelKind::Register;
   o.markets = 3;
   o.config.loopsRolled = true;
   o.config.markets = MarketCode::Loop;
-  o.config.workgroupRows = 48;
   PlanOptions po;
   po.segments = 6;
   o.plan = makeStrategyPlan("periodic", asian, po);
+  return o;
+}
+
+// workgroup_rows on a real kernel: the 24-step Asian's register kernel at 3 markets (segments rolled around the
+// market loop) moves its market-indexed arrays into workgroup memory and logs the pass, and at 0 it does not; on
+// a kernel without an array indexed by a variable (the plain one at one market) the field is said unused.
+TEST(CodegenPasses, WorkgroupRowsMoveARegisterKernelsRows) {
+  const Tape asian = products::asianCall(24);
+  KernelOptions o = rolledRegisterAt3Markets(asian);
+  o.config.workgroupRows = 48;
   const EmittedKernel k = emitKernel(asian, o, cudaDialect());
   const std::vector<std::string> names = passNames(k);
   EXPECT_NE(std::find(names.begin(), names.end(), "workgroup rows"), names.end()) << k.source;
@@ -467,19 +474,13 @@ TEST(CodegenPasses, WorkgroupRowsMoveARegisterKernelsRows) {
 // plain one at one market) says the field unused. The same bits: Regressions.BitKeepingRewritesKeepTheBits.
 TEST(CodegenPasses, MarketUnrollAsksTheCompilerToUnrollTheMarketLoops) {
   const Tape asian = products::asianCall(24);
-  KernelOptions o;
-  o.precision = Precision::F32;
-  o.kind = KernelKind::Register;
-  o.markets = 3;
-  o.config.loopsRolled = true;
-  o.config.markets = MarketCode::Loop;
-  PlanOptions po;
-  po.segments = 6;
-  o.plan = makeStrategyPlan("periodic", asian, po);
+  KernelOptions o = rolledRegisterAt3Markets(asian);
   const std::string rolled = emitKernel(asian, o, cudaDialect()).source;
-  const std::string market = "for (int tl_m = 0; tl_m < 3; ++tl_m) {";
-  ASSERT_NE(rolled.find("#pragma unroll 1\n" + std::string(rolled.find(market) - rolled.rfind('\n', rolled.find(market)) - 1, ' ') + market),
-            std::string::npos) << rolled;
+  const size_t market = rolled.find("for (int tl_m = 0; tl_m < 3; ++tl_m) {");
+  ASSERT_NE(market, std::string::npos) << rolled;
+  const size_t line = rolled.rfind('\n', market - 1), before = rolled.rfind('\n', line - 1);
+  const std::string previous = rolled.substr(before + 1, line - before - 1);  // the line before the loop
+  EXPECT_EQ(previous.substr(previous.find_first_not_of(' ')), "#pragma unroll 1") << rolled;
   o.config.marketUnroll = 2;
   const std::string two = emitKernel(asian, o, cudaDialect()).source;
   EXPECT_NE(two.find("#pragma unroll 2\n"), std::string::npos) << two;
@@ -498,4 +499,22 @@ TEST(CodegenPasses, MarketUnrollAsksTheCompilerToUnrollTheMarketLoops) {
   const std::string plain = emitKernel(asian, o, cudaDialect()).source;
   EXPECT_NE(plain.find("// config unused: market_unroll=whole: the kernel has no market loop"), std::string::npos)
       << plain.substr(0, 2000);
+}
+
+// rolled_adjoints=copy on the same kernel: the crossing adjoints' rows fixed (no index by the trip's parity) and
+// the own row copied into the later one in a market loop at each reverse trip's end; parity, the default, indexes
+// them by `& 1u`. The same bits: Regressions.BitKeepingRewritesKeepTheBits.
+TEST(CodegenPasses, RolledAdjointsCopyFixesTheRows) {
+  const Tape asian = products::asianCall(24);
+  KernelOptions o = rolledRegisterAt3Markets(asian);
+  o.greeks = true;
+  const std::string parity = emitKernel(asian, o, cudaDialect()).source;
+  EXPECT_NE(parity.find("tl_dbm[((tl_sg + 1u) & 1u)"), std::string::npos) << parity;
+  EXPECT_EQ(parity.find("the trip's own adjoint row"), std::string::npos);
+  o.config.rolledAdjointsCopy = true;
+  const std::string copy = emitKernel(asian, o, cudaDialect()).source;
+  EXPECT_EQ(copy.find("& 1u) *"), std::string::npos) << copy;
+  EXPECT_NE(copy.find("// the trip's own adjoint row, the trip before's later row"), std::string::npos) << copy;
+  o.markets = 1;  // no market loop for the rows to cross
+  EXPECT_NE(emitKernel(asian, o, cudaDialect()).source.find("config unused: rolled_adjoints=copy"), std::string::npos);
 }
