@@ -48,6 +48,14 @@
 #           to 24 GB on the build VM before the OOM killer ended it, 2026-12-06d). Compile them beforehand with the
 #           same command (compile-only here, about 6 minutes and 7 GB a chunk) and carry the NVRTC cache
 #           (scripts/gpu-cache-pack.sh); WIDE defaults to basket20
+#   markets  the register kernel's several-market defaults (market_unroll=whole, min_blocks=8, cuda.reduce=device
+#           since 2026-12-06h, timed then at 7 markets only) at each of MARKET_COUNTS (default 2 3 4 5 6; --points
+#           M: whole dispatches) against the several-market defaults before (MARKETS_OLD), two rounds (files
+#           markets-xM-TAG-rN.json)
+#   zoo-markets  the zoo's register kernels at ZM_MARKETS (default 4, compare's) a dispatch, 1M paths: tapelab tune
+#           --no-store over experiments/tune/cuda-several-markets-defaults.txt (the same two), each ==plain, the
+#           winner timed again against the defaults 7 times interleaved (files zoo-markets-PRODUCT.json;
+#           ZM_PRODUCTS: which)
 #   ab      OLD_TAPELAB (another build's tapelab, e.g. the last call's) against this build's register kernels at
 #           7 markets (and one), interleaved, two rounds: a change to the kernels timed in one call
 #   ncu-configs  Nsight Compute on the 7-market register kernel under each of NCU_CONFIGS (`defaults` for nothing
@@ -159,6 +167,23 @@ for mode in "$@"; do
           --metrics smsp__inst_executed.sum,gpu__time_duration.sum,launch__grid_size,l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_hit.sum,l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_miss.sum \
           "$T" price --product asian --engine cuda --paths 1000000 --kernel register \
           --ladder spot=97,98,99,100,101,102,103 --markets 7 ${c:+--config "$c"}
+      done ;;
+    markets)  # the several-market defaults at other market counts than 7, against those before (see the header)
+      if [ "$dry" = 1 ]; then echo "markets: not in the dry run (cuda's fields)" >> "$out/timeline.txt"; continue; fi
+      old=${MARKETS_OLD:-market_unroll=1,min_blocks=12,cuda.reduce=beside}
+      for round in 1 2; do
+        for m in ${MARKET_COUNTS:-2 3 4 5 6}; do
+          for c in "" "$old"; do
+            tag=${c:-defaults}; tag=${tag//,/+}; tag=${tag//=/-}
+            timed_compare "markets-x$m-$tag-r$round.json" asian "$paths" "$m" register --points "$m" ${c:+--config "$c"}
+          done
+        done
+      done ;;
+    zoo-markets)  # the zoo's register kernels at several markets, today's defaults against those before
+      if [ "$dry" = 1 ]; then echo "zoo-markets: not in the dry run (cuda's fields)" >> "$out/timeline.txt"; continue; fi
+      for p in ${ZM_PRODUCTS:-heston cev barrier lookback european basket worstof heat}; do
+        step 40 "zoo-markets-$p.json" "$T" tune --product "$p" --engine "$cuda" --markets "${ZM_MARKETS:-4}" \
+          --paths "$zpaths" --shortlist experiments/tune/cuda-several-markets-defaults.txt --no-store --json
       done ;;
     ab)  # OLD_TAPELAB's register kernels (another build's tapelab) against this build's, interleaved: compare at
          # 7 markets a dispatch (and one), two rounds (files ab-register-x7-SIDE-rN.json)
