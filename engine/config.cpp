@@ -20,7 +20,7 @@ constexpr const char* kPhilox[] = {"rolled", "unrolled"};
 constexpr const char* kLoops[] = {"unrolled", "rolled"};
 constexpr const char* kTrip[] = {"calls", "step"};
 constexpr const char* kFirstTerms[] = {"add", "set"};
-constexpr const char* kAhead[] = {"off", "on", "loops", "rows"};
+constexpr const char* kAhead[] = {"off", "on", "loops", "rows", "prefetch"};
 constexpr const char* kLayout[] = {"soa", "aos"};
 constexpr const char* kOrder[] = {"sequential", "joint"};
 constexpr const char* kRolledAdjoints[] = {"parity", "copy"};
@@ -287,7 +287,9 @@ std::vector<ConfigField> rewriteFields() {
                 "bookmarks in its reverse sweep, one market ahead; rows: also the arrays a market loop writes only at "
                 "each market's own elements, the per-market adjoint rows, until the trip first writes them), or in "
                 "every rolled loop (loops: the rolled "
-                "segments' stored draws and bookmarks one trip ahead too; more registers) (gpu/codegen/loads_ahead.h; "
+                "segments' stored draws and bookmarks one trip ahead too; more registers), or the market loops and, "
+                "into L2, the stored draws a rolled segments' next trip reads (prefetch: CUDA's prefetch.L2, OpenCL's "
+                "prefetch(); no register held) (gpu/codegen/loads_ahead.h; "
                 "not Vulkan: lavapipe returned other bits for the rotated reads of a 3-market register kernel, "
                 "2026-12-06)")
           .byDefault({{"cuda", "on"}, {"hip", "on"}, {"opencl", "on"}}),

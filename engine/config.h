@@ -59,8 +59,10 @@ enum class MarketOrder { Sequential, Joint };
 
 // Which rolled loops read an array they do not write one trip ahead (gpu/codegen/loads_ahead.h): none (off),
 // the market loops (on), every rolled loop (loops: the rolled segments' trips too), or the market loops with
-// the arrays they write at each market's own elements too (rows: a market's adjoint rows).
-enum class AheadLoads { Off, Markets, Loops, Rows };
+// the arrays they write at each market's own elements too (rows: a market's adjoint rows), or the market loops
+// and, into L2, the global buffer's elements the next trip of a rolled segments' loop reads (prefetch: the
+// stored draws).
+enum class AheadLoads { Off, Markets, Loops, Rows, Prefetch };
 
 // config cuda.carveout's values besides a percentage: the driver's own split, and the least that keeps the blocks.
 inline constexpr int kCarveoutDriver = -1;

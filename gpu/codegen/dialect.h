@@ -87,6 +87,9 @@ struct Dialect {
   std::string unrollPragma;  // a rolled loop unrolled N trips at a time: this, then N (C dialects: "#pragma unroll ")
   std::string dontUnrollAttribute;
   std::string dontUnrollPrologue;
+  // A statement that fetches the cache line of the element $X (of a global buffer) into L2 ahead of its read
+  // (CUDA: PTX's prefetch.L2 on its generic address; OpenCL C: prefetch()); "" where the dialect has none.
+  std::string prefetch;
 };
 
 const Dialect& glslDialect();    // Vulkan GLSL 450, compiled by shaderc

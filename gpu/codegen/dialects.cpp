@@ -140,6 +140,7 @@ Dialect openCL() {
   d.localId = "(uint)get_local_id(0)";
   d.groupId = "(uint)get_group_id(0)";
   d.barrier = "barrier(CLK_LOCAL_MEM_FENCE);";
+  d.prefetch = "prefetch(&$X, 1);";  // OpenCL C 1.2's built-in: the cache the implementation chooses
   // Not OpenCL 2.0's opencl_unroll_hint: kernels build as OpenCL C 1.2 (cStyle's pragma: emit.h).
   // OpenCL C's native_* functions: implementation-defined accuracy, on NVIDIA the same special-function
   // unit instructions as CUDA's __expf, __logf and sqrt.approx (OpenCL C 3.0, 6.15.2).
@@ -186,6 +187,7 @@ Dialect cuda() {
   d.localId = "threadIdx.x";
   d.groupId = "blockIdx.x";
   d.barrier = "__syncthreads();";
+  d.prefetch = "asm volatile(\"prefetch.L2 [%0];\" :: \"l\"(&$X));";
   return d;
 }
 
@@ -196,6 +198,7 @@ Dialect hip() {
   d.prologue = "// HIP for hipRTC: compile with -ffp-contract=off, without -ffast-math.\n";
   d.fp32.approxFunctions.erase("sqrt");  // no PTX here: HIP's approximate math keeps sqrtf
   d.fp32.approxHelpers.clear();
+  d.prefetch.clear();  // PTX; hipRTC's __builtin_prefetch not tried (no AMD device here)
   return d;
 }
 

@@ -86,6 +86,17 @@ EmittedKernel emitKernel(const Tape& tape, const KernelOptions& options, const D
       kernel.header.push_back("config unused: " + analyses.unused.back());
     }
   }
+  // The stored draws a rolled segments' next trip reads, into L2 while this trip runs.
+  if (options.config.loadsAhead == AheadLoads::Prefetch && dialect.name != "glsl") {
+    const Prefetches fetched = dialect.prefetch.empty() ? Prefetches{} : prefetchAhead(kernel, "scratch");
+    if (fetched.reads > 0) {
+      log("prefetch", toText(fetched));
+    } else {
+      analyses.unused.push_back(dialect.prefetch.empty() ? "loads_ahead=prefetch: " + dialect.name + " has no prefetch here, as on"
+                                                         : "loads_ahead=prefetch: no rolled segments' loop reads the scratch buffer, as on");
+      kernel.header.push_back("config unused: " + analyses.unused.back());
+    }
+  }
   // The per-lane arrays loops index by a variable, in workgroup memory (CUDA, HIP: declared where they are).
   if (options.config.workgroupRows > 0 && !dialect.blockShared.empty()) {
     const WorkgroupRows rows =

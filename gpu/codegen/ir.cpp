@@ -173,6 +173,12 @@ Stmt barrier() {
   s.kind = Stmt::Kind::Barrier;
   return s;
 }
+Stmt prefetch(E element) {
+  Stmt s;
+  s.kind = Stmt::Kind::Prefetch;
+  s.value = std::move(element);
+  return s;
+}
 Stmt line(std::vector<Stmt> parts) {
   Stmt s;
   s.kind = Stmt::Kind::Line;

@@ -97,6 +97,8 @@ struct Stmt {
     Kahan,      // target (sum) += value with compensation comp; viaCells: the sum read first (local memory)
     Barrier,    // the workgroup barrier
     Line,       // body on one line, separated by spaces
+    Prefetch,   // value (an element of a global buffer, read by a later trip) fetched into the cache ahead of its
+                // read: the dialect's prefetch; no value changes
   };
   Kind kind = Kind::Comment;
   std::string text;  // Comment and Block: the comment; Declare and Loop: the variable's name
@@ -155,6 +157,7 @@ Stmt ifThen(E cond, std::vector<Stmt> body = {});
 Stmt kahan(E sum, E comp, E term, bool viaCells);
 Stmt barrier();
 Stmt line(std::vector<Stmt> parts);
+Stmt prefetch(E element);
 
 // A statement's own expressions (not its body's), null ones included, in order: target, value, comp, init, cond,
 // step, drawBase, drawStep.

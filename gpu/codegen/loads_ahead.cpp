@@ -289,7 +289,67 @@ struct Rewriter {
   }
 };
 
+// config loads_ahead=prefetch: each rolled segments' loop that reads `buffer` without writing it prefetches, at
+// the top of a trip, the elements the next trip reads (the reads a trip runs once, as rotateIn's).
+struct Prefetcher {
+  std::string buffer;
+  Prefetches count;
+
+  void reads(const E& e, const Shape& L, std::vector<E>& found) const {
+    if (!e) return;
+    if (e->kind == Expr::Kind::Select || (e->kind == Expr::Kind::Binary && (e->name == "&&" || e->name == "||"))) return;
+    if (e->kind == Expr::Kind::Index && e->args[0]->kind == Expr::Kind::Var && e->args[0]->name == buffer) {
+      bool varies = false, invariant = true;
+      for (const std::string& n : namesIn(e->args[1])) {
+        const bool isConst = std::any_of(L.consts.begin(), L.consts.end(), [&](const auto& c) { return c.first == n; });
+        varies = varies || n == L.var || isConst;
+        invariant = invariant && (n == L.var || isConst || !L.w.names.count(n));
+      }
+      if (varies && invariant && std::none_of(found.begin(), found.end(), [&](const E& f) { return ir::same(f, e); }))
+        found.push_back(e);
+      return;
+    }
+    for (const E& a : e->args) reads(a, L, found);
+  }
+  void readsIn(const std::vector<Stmt>& list, const Shape& L, std::vector<E>& found) const {
+    for (const Stmt& b : list) {
+      if (b.kind == Stmt::Kind::Declare) reads(b.init, L, found);
+      if (b.kind == Stmt::Kind::Assign || b.kind == Stmt::Kind::AddAssign) reads(b.value, L, found);
+      if (b.kind == Stmt::Kind::Block || b.kind == Stmt::Kind::Seq) readsIn(b.body, L, found);
+    }
+  }
+  void visit(std::vector<Stmt>& list) {
+    for (Stmt& s : list) {
+      visit(s.body);
+      Shape L;
+      if (s.kind != Stmt::Kind::Loop || !shapeOf(s, L) || !L.isUint || L.w.names.count(buffer)) continue;
+      std::vector<E> found;
+      readsIn(s.body, L, found);
+      if (found.empty()) continue;
+      const E v = ir::var(L.var), v1 = ir::bin(v, "+", L.lit(1));
+      const E following = ir::paren(ir::select(ir::bin(v1, "<", L.lit(L.trips)), v1, L.lit(L.trips - 1)));
+      std::vector<Stmt> fetches;
+      for (const E& e : found) fetches.push_back(ir::prefetch(L.at(e, following)));
+      s.body.insert(s.body.begin() + static_cast<std::ptrdiff_t>(L.consts.size()), fetches.begin(), fetches.end());
+      ++count.loops;
+      count.reads += static_cast<int>(found.size());
+    }
+  }
+};
+
 }  // namespace
+
+Prefetches prefetchAhead(ir::KernelIR& kernel, const std::string& buffer) {
+  Prefetcher p;
+  p.buffer = buffer;
+  p.visit(kernel.body);
+  return p.count;
+}
+
+std::string toText(const Prefetches& prefetches) {
+  return std::to_string(prefetches.reads) + " elements prefetched a trip ahead in " + std::to_string(prefetches.loops) +
+         " rolled segments' loops\n";
+}
 
 LoadsAhead loadAhead(ir::KernelIR& kernel, bool everyLoop, bool ownElements) {
   Rewriter r;

@@ -31,6 +31,13 @@
 // assignment to an element of A, A not declared in it), or writes at its own elements only (above), and i
 // built from the loop's variable, the constants the body declares first from it (a trip's `tl_sg = trips - 1 -
 // tl_sr`) and names the loop neither declares nor assigns.
+//
+// Into the cache (config loads_ahead=prefetch, where the dialect spells a prefetch): a rolled segments' loop
+// (`for (unsigned t = 0; t < N; ++t)`) that does not write the global buffer `scratch` but reads it at indices
+// built as above (a reverse trip's stored draws) starts each trip by prefetching the elements the next trip
+// reads into L2 (the last trip its own: every address stays in bounds). Nothing is held in a register and no
+// value changes: the next trip's loads then wait on L2, not on DRAM (each reverse trip of the 7-market Asian's
+// register kernel starts with 16 loads of stored draws that its first instructions need).
 #pragma once
 #include <string>
 
@@ -48,5 +55,13 @@ struct LoadsAhead {
 // ownElements: the arrays a loop writes only at its own elements too (config loads_ahead=rows).
 LoadsAhead loadAhead(ir::KernelIR& kernel, bool everyLoop, bool ownElements = false);
 std::string toText(const LoadsAhead& ahead);
+
+struct Prefetches {
+  int loops = 0;  // rolled segments' loops that prefetch
+  int reads = 0;  // elements prefetched a trip
+};
+// The pass's prefetches of `buffer`'s elements (config loads_ahead=prefetch); the IR's Stmt::Kind::Prefetch.
+Prefetches prefetchAhead(ir::KernelIR& kernel, const std::string& buffer);
+std::string toText(const Prefetches& prefetches);
 
 }  // namespace tapelab

@@ -101,6 +101,11 @@ class Printer {
       case K::Assign: return expr(s.target) + " = " + expr(s.value) + ";";
       case K::AddAssign: return expr(s.target) + " += " + expr(s.value) + ";";
       case K::Barrier: return d_.barrier;
+      case K::Prefetch: {
+        std::string t = d_.prefetch;
+        const size_t at = t.find("$X");
+        return at == std::string::npos ? t : t.replace(at, 2, expr(s.value));
+      }
       case K::Kahan: {
         const std::string T = (d_.precise) + types_.scalar + " ";
         const std::string sum = expr(s.target), comp = expr(s.comp), term = expr(s.value);
