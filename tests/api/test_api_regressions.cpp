@@ -108,7 +108,8 @@ TEST_P(Regressions, CheckpointedEqualsPlain) {
 // adjoint, which no result reads) and config loads_ahead at markets and loops (gpu/codegen/loads_ahead.h:
 // reads one market or one trip ahead, the same elements) and config workgroup_rows (gpu/codegen/workgroup_rows.h:
 // the same elements in workgroup memory; CUDA and HIP only, so timed on a lent GPU) and config market_unroll
-// (the market loops unrolled by the kernel compiler, by two and whole: the same statements) and config
+// (the market loops unrolled by the kernel compiler, by two and whole: the same statements), config
+// loads_ahead=prefetch (the stored draws prefetched: no value read differently) and config
 // rolled_adjoints (the rolled trips' crossing adjoints in fixed rows, copied: the same values). Every regression tape and wild random tapes (NaN, Inf, signed
 // zeros) at one market and two (the market loop), plain and register kernels, and the Asian at three markets
 // with its segments rolled around the market loop: the same bits, +0 and -0 told apart; and each rewrite
@@ -143,6 +144,7 @@ TEST_P(Regressions, BitKeepingRewritesKeepTheBits) {
                               {"loads_ahead", "off", "on"},
                               {"loads_ahead", "off", "loops"},
                               {"loads_ahead", "on", "rows"},
+                              {"loads_ahead", "on", "prefetch"},
                               {"workgroup_rows", "0", "64"},
                               {"market_unroll", "1", "2"},
                               {"market_unroll", "1", "whole"},

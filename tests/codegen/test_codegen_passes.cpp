@@ -429,6 +429,9 @@ TEST(CodegenPasses, OneStepTripsAreInEffectOrSaid) {
   o.plan = makeStrategyPlan("window", asian, po);
   EXPECT_NE(unused(emitKernel(asian, o, dialectByName("cuda"))).find("loop_trip=step: the time loop of forward-only"),
             std::string::npos);
+  o.config.draws = DrawSource::Redraw;
+  EXPECT_NE(emitKernel(asian, o, cudaDialect()).source.find("config unused: loads_ahead=prefetch: no rolled segments'"),
+            std::string::npos);
 }
 
 // The 24-step Asian's register kernel at 3 markets, fp32, its 6 periodic segments rolled around the market
@@ -517,4 +520,53 @@ TEST(CodegenPasses, RolledAdjointsCopyFixesTheRows) {
   EXPECT_NE(copy.find("// the trip's own adjoint row, the trip before's later row"), std::string::npos) << copy;
   o.markets = 1;  // no market loop for the rows to cross
   EXPECT_NE(emitKernel(asian, o, cudaDialect()).source.find("config unused: rolled_adjoints=copy"), std::string::npos);
+}
+
+// loads_ahead=prefetch: a rolled segments' loop (unsigned) that reads the global buffer without writing it
+// prefetches, first in each trip after its constants, the element the next trip reads (sr + 1, clamped to the
+// last trip, through the constant's value); a loop that writes the buffer and a market loop (int) are left
+// alone. Printed by CUDA as PTX's prefetch.L2 of the element's address, by OpenCL C as prefetch().
+TEST(CodegenPasses, PrefetchFetchesTheNextTripsStoredReads) {
+  using namespace ir;
+  auto trips = [](std::string var, std::vector<Stmt> body) {
+    return loop(Type::Uint, var, ulit(0), bin(ir::var(var), "<", ulit(4)), prefix("++", ir::var(var)), true, "trips",
+                std::move(body));
+  };
+  const E read = index(var("scratch"), bin(var("sg"), "*", ulit(4)));
+  KernelIR k;
+  k.body.push_back(trips("sf", {assign(index(var("scratch"), var("sf")), lit(1))}));  // writes: left alone
+  k.body.push_back(trips("sr", {declare(Type::Uint, "sg", bin(ulit(3), "-", var("sr")), true),
+                                block("segment", {declareT("w", read), declareT("u", bin(read, "+", read))})}));
+  k.body.push_back(loop(Type::Int, "m", ilit(0), bin(var("m"), "<", ilit(3)), prefix("++", var("m")), true, "markets",
+                        {declareT("x", index(var("scratch"), castUint(var("m"))))}));
+  const Prefetches n = prefetchAhead(k, "scratch");
+  EXPECT_EQ(n.loops, 1);
+  EXPECT_EQ(n.reads, 1) << "one element however often the trip reads it";
+  EXPECT_EQ(toText(n), "1 elements prefetched a trip ahead in 1 rolled segments' loops\n");
+  EXPECT_EQ(k.body[0].body.size(), 1u);
+  EXPECT_EQ(k.body[2].body.size(), 1u);
+  const std::vector<Stmt>& body = k.body[1].body;
+  ASSERT_EQ(body.size(), 3u);
+  EXPECT_EQ(body[0].text, "sg") << "after the trip's constants";
+  ASSERT_EQ(body[1].kind, Stmt::Kind::Prefetch);
+  EXPECT_EQ(body[2].kind, Stmt::Kind::Block);
+  const std::string cuda = printKernel(k, cudaDialect()), opencl = printKernel(k, openclDialect());
+  const std::string next = "scratch[(3u - (sr + 1u < 4u ? sr + 1u : 3u)) * 4u]";
+  EXPECT_NE(cuda.find("asm volatile(\"prefetch.L2 [%0];\" :: \"l\"(&" + next + "));"), std::string::npos) << cuda;
+  EXPECT_NE(opencl.find("prefetch(&" + next + ", 1);"), std::string::npos) << opencl;
+  // On a real kernel: the 24-step Asian's register kernel at 3 markets prefetches its reverse trips' stored
+  // draws on CUDA and OpenCL; HIP has no prefetch here and says so, and a kernel that draws again has nothing
+  // stored to prefetch.
+  const Tape asian = products::asianCall(24);
+  KernelOptions o = rolledRegisterAt3Markets(asian);
+  o.greeks = true;
+  o.config.loadsAhead = AheadLoads::Prefetch;
+  o.config.draws = DrawSource::Stored;
+  EXPECT_NE(emitKernel(asian, o, cudaDialect()).source.find("prefetch.L2"), std::string::npos);
+  EXPECT_NE(emitKernel(asian, o, openclDialect()).source.find("prefetch(&scratch["), std::string::npos);
+  EXPECT_NE(emitKernel(asian, o, hipDialect()).source.find("config unused: loads_ahead=prefetch: hip has no prefetch"),
+            std::string::npos);
+  o.config.draws = DrawSource::Redraw;
+  EXPECT_NE(emitKernel(asian, o, cudaDialect()).source.find("config unused: loads_ahead=prefetch: no rolled segments'"),
+            std::string::npos);
 }
