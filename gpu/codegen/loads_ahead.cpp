@@ -326,10 +326,12 @@ struct Prefetcher {
       std::vector<E> found;
       readsIn(s.body, L, found);
       if (found.empty()) continue;
+      // The next trip (the last trip's own), once: each address is then this trip's plus a constant.
       const E v = ir::var(L.var), v1 = ir::bin(v, "+", L.lit(1));
-      const E following = ir::paren(ir::select(ir::bin(v1, "<", L.lit(L.trips)), v1, L.lit(L.trips - 1)));
-      std::vector<Stmt> fetches;
-      for (const E& e : found) fetches.push_back(ir::prefetch(L.at(e, following)));
+      const std::string next = "tl_next" + std::to_string(count.loops);
+      std::vector<Stmt> fetches = {ir::declare(L.isUint ? ir::Type::Uint : ir::Type::Int, next,
+                                               ir::select(ir::bin(v1, "<", L.lit(L.trips)), v1, L.lit(L.trips - 1)), true)};
+      for (const E& e : found) fetches.push_back(ir::prefetch(L.at(e, ir::var(next))));
       s.body.insert(s.body.begin() + static_cast<std::ptrdiff_t>(L.consts.size()), fetches.begin(), fetches.end());
       ++count.loops;
       count.reads += static_cast<int>(found.size());

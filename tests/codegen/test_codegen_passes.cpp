@@ -524,7 +524,7 @@ TEST(CodegenPasses, RolledAdjointsCopyFixesTheRows) {
 
 // loads_ahead=prefetch: a rolled segments' loop (unsigned) that reads the global buffer without writing it
 // prefetches, first in each trip after its constants, the element the next trip reads (sr + 1, clamped to the
-// last trip, through the constant's value); a loop that writes the buffer and a market loop (int) are left
+// last trip, declared once, through the constant's value); a loop that writes the buffer and a market loop (int) are left
 // alone. Printed by CUDA as PTX's prefetch.L2 of the element's address, by OpenCL C as prefetch().
 TEST(CodegenPasses, PrefetchFetchesTheNextTripsStoredReads) {
   using namespace ir;
@@ -546,12 +546,14 @@ TEST(CodegenPasses, PrefetchFetchesTheNextTripsStoredReads) {
   EXPECT_EQ(k.body[0].body.size(), 1u);
   EXPECT_EQ(k.body[2].body.size(), 1u);
   const std::vector<Stmt>& body = k.body[1].body;
-  ASSERT_EQ(body.size(), 3u);
+  ASSERT_EQ(body.size(), 4u);
   EXPECT_EQ(body[0].text, "sg") << "after the trip's constants";
-  ASSERT_EQ(body[1].kind, Stmt::Kind::Prefetch);
-  EXPECT_EQ(body[2].kind, Stmt::Kind::Block);
+  EXPECT_EQ(body[1].text, "tl_next0") << "the next trip once";
+  ASSERT_EQ(body[2].kind, Stmt::Kind::Prefetch);
+  EXPECT_EQ(body[3].kind, Stmt::Kind::Block);
   const std::string cuda = printKernel(k, cudaDialect()), opencl = printKernel(k, openclDialect());
-  const std::string next = "scratch[(3u - (sr + 1u < 4u ? sr + 1u : 3u)) * 4u]";
+  EXPECT_NE(cuda.find("const unsigned int tl_next0 = sr + 1u < 4u ? sr + 1u : 3u;"), std::string::npos) << cuda;
+  const std::string next = "scratch[(3u - tl_next0) * 4u]";
   EXPECT_NE(cuda.find("asm volatile(\"prefetch.L2 [%0];\" :: \"l\"(&" + next + "));"), std::string::npos) << cuda;
   EXPECT_NE(opencl.find("prefetch(&" + next + ", 1);"), std::string::npos) << opencl;
   // On a real kernel: the 24-step Asian's register kernel at 3 markets prefetches its reverse trips' stored
