@@ -62,6 +62,7 @@
 #           set; e.g. "defaults market_unroll=7"): issue rate, stalls, memory and its local loads' L1 hits, the grid
 #   ncu-source  Nsight Compute's warp-state samples of the 7-market register kernel by SASS instruction (the
 #           SourceCounters section, the report's source page as CSV) and its dumped source, under NCU_CONFIG
+#           (scripts/gpu/stall-sites.py reads the CSV: the samples by reason, the top sites, the loads waited on)
 #   segments  the register kernel's segment count (periodic, rolled) at one and 7 markets: SEGS, default
 #           12 16 20 24 32 48 64, two rounds
 #   minblocks  one-market register kernels (the Asian at 4M, the zoo's heston and heat at 1M): nothing set
