@@ -289,6 +289,58 @@ struct Rewriter {
   }
 };
 
+// A slot's literal part and the rest: `(c + rest)` or `c`.
+bool slotParts(const E& slot, int64_t& c, E& rest) {
+  if (slot->kind == Expr::Kind::Paren) return slotParts(slot->args[0], c, rest);
+  if (slot->kind == Expr::Kind::Uint) {
+    c = slot->integer;
+    rest = nullptr;
+    return true;
+  }
+  if (slot->kind != Expr::Kind::Binary || slot->name != "+" || slot->args[0]->kind != Expr::Kind::Uint) return false;
+  c = slot->args[0]->integer;
+  rest = slot->args[1];
+  return true;
+}
+
+// The elements of K (2 to 32) consecutive slots of the SoA scratch layout (names.h: `slot * stride + tl_tid`,
+// slots c0 .. c0 + K - 1 plus the same rest, the same stride) as one element a lane: lane l of a warp (tl_tid's
+// low five bits: the workgroup is a multiple of 32) names slot c0 + l % K at the warp's first path, so one
+// prefetch instruction covers the K cache lines the warp's K prefetches each would (a slot's 32 paths are 128
+// contiguous bytes). Null where they are not.
+E overLanes(const std::vector<E>& elements) {
+  if (elements.size() < 2 || elements.size() > 32) return nullptr;
+  std::vector<int64_t> slots;
+  E rest0, stride0, buffer;
+  for (const E& e : elements) {
+    const E& i = e->args[1];
+    if (i->kind != Expr::Kind::Binary || i->name != "+" || i->args[1]->kind != Expr::Kind::Var || i->args[1]->name != "tl_tid")
+      return nullptr;
+    const E& product = i->args[0];
+    if (product->kind != Expr::Kind::Binary || product->name != "*") return nullptr;
+    int64_t c = 0;
+    E rest;
+    if (!slotParts(product->args[0], c, rest)) return nullptr;
+    if (slots.empty()) {
+      rest0 = rest;
+      stride0 = product->args[1];
+      buffer = e->args[0];
+    } else if (!ir::same(rest, rest0) || !ir::same(product->args[1], stride0)) {
+      return nullptr;
+    }
+    slots.push_back(c);
+  }
+  std::sort(slots.begin(), slots.end());
+  for (size_t k = 1; k < slots.size(); ++k)
+    if (slots[k] != slots[0] + static_cast<int64_t>(k)) return nullptr;
+  const E tid = ir::var("tl_tid");
+  const E lane = ir::paren(ir::bin(ir::paren(ir::bin(tid, "&", ir::ulit(31))), "%", ir::ulit(static_cast<int64_t>(slots.size()))));
+  E slot = ir::bin(ir::ulit(slots[0]), "+", lane);
+  if (rest0) slot = ir::bin(slot, "+", rest0);
+  const E warpFirst = ir::paren(ir::bin(tid, "&", ir::ulit(0xFFFFFFE0u)));
+  return ir::index(buffer, ir::bin(ir::bin(ir::paren(slot), "*", stride0), "+", warpFirst));
+}
+
 // config loads_ahead=prefetch: each rolled segments' loop that reads `buffer` without writing it prefetches, at
 // the top of a trip, the elements the next trip reads (the reads a trip runs once, as rotateIn's).
 struct Prefetcher {
@@ -331,7 +383,14 @@ struct Prefetcher {
       const std::string next = "tl_next" + std::to_string(count.loops);
       std::vector<Stmt> fetches = {ir::declare(L.isUint ? ir::Type::Uint : ir::Type::Int, next,
                                                ir::select(ir::bin(v1, "<", L.lit(L.trips)), v1, L.lit(L.trips - 1)), true)};
-      for (const E& e : found) fetches.push_back(ir::prefetch(L.at(e, ir::var(next))));
+      std::vector<E> at;
+      for (const E& e : found) at.push_back(L.at(e, ir::var(next)));
+      if (const E spread = overLanes(at)) {
+        fetches.push_back(ir::prefetch(spread));
+        ++count.spread;
+      } else {
+        for (const E& e : at) fetches.push_back(ir::prefetch(e));
+      }
       s.body.insert(s.body.begin() + static_cast<std::ptrdiff_t>(L.consts.size()), fetches.begin(), fetches.end());
       ++count.loops;
       count.reads += static_cast<int>(found.size());
@@ -350,7 +409,7 @@ Prefetches prefetchAhead(ir::KernelIR& kernel, const std::string& buffer) {
 
 std::string toText(const Prefetches& prefetches) {
   return std::to_string(prefetches.reads) + " elements prefetched a trip ahead in " + std::to_string(prefetches.loops) +
-         " rolled segments' loops\n";
+         " rolled segments' loops (" + std::to_string(prefetches.spread) + " by one prefetch a lane)\n";
 }
 
 LoadsAhead loadAhead(ir::KernelIR& kernel, bool everyLoop, bool ownElements) {

@@ -37,7 +37,9 @@
 // built as above (a reverse trip's stored draws) starts each trip by prefetching the elements the next trip
 // reads into L2 (the last trip its own: every address stays in bounds). Nothing is held in a register and no
 // value changes: the next trip's loads then wait on L2, not on DRAM (each reverse trip of the 7-market Asian's
-// register kernel starts with 16 loads of stored draws that its first instructions need).
+// register kernel starts with 16 loads of stored draws that its first instructions need). Where the elements
+// are K consecutive slots of the SoA scratch (K <= 32: a trip's stored draws), one prefetch a lane names them
+// all: lane l the slot c0 + l % K at its warp's first path, whose 128-byte line holds the warp's 32 paths.
 #pragma once
 #include <string>
 
@@ -57,8 +59,9 @@ LoadsAhead loadAhead(ir::KernelIR& kernel, bool everyLoop, bool ownElements = fa
 std::string toText(const LoadsAhead& ahead);
 
 struct Prefetches {
-  int loops = 0;  // rolled segments' loops that prefetch
-  int reads = 0;  // elements prefetched a trip
+  int loops = 0;   // rolled segments' loops that prefetch
+  int reads = 0;   // elements prefetched a trip
+  int spread = 0;  // loops whose elements are consecutive slots of the SoA scratch: one prefetch, a slot a lane
 };
 // The pass's prefetches of `buffer`'s elements (config loads_ahead=prefetch); the IR's Stmt::Kind::Prefetch.
 Prefetches prefetchAhead(ir::KernelIR& kernel, const std::string& buffer);

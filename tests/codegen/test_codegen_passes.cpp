@@ -525,7 +525,8 @@ TEST(CodegenPasses, RolledAdjointsCopyFixesTheRows) {
 // loads_ahead=prefetch: a rolled segments' loop (unsigned) that reads the global buffer without writing it
 // prefetches, first in each trip after its constants, the element the next trip reads (sr + 1, clamped to the
 // last trip, declared once, through the constant's value); a loop that writes the buffer and a market loop (int) are left
-// alone. Printed by CUDA as PTX's prefetch.L2 of the element's address, by OpenCL C as prefetch().
+// alone. Elements that are consecutive slots of the SoA scratch are prefetched by one statement, a slot a lane.
+// Printed by CUDA as PTX's prefetch.L2 of the element's address, by OpenCL C as prefetch().
 TEST(CodegenPasses, PrefetchFetchesTheNextTripsStoredReads) {
   using namespace ir;
   auto trips = [](std::string var, std::vector<Stmt> body) {
@@ -542,7 +543,7 @@ TEST(CodegenPasses, PrefetchFetchesTheNextTripsStoredReads) {
   const Prefetches n = prefetchAhead(k, "scratch");
   EXPECT_EQ(n.loops, 1);
   EXPECT_EQ(n.reads, 1) << "one element however often the trip reads it";
-  EXPECT_EQ(toText(n), "1 elements prefetched a trip ahead in 1 rolled segments' loops\n");
+  EXPECT_EQ(toText(n), "1 elements prefetched a trip ahead in 1 rolled segments' loops (0 by one prefetch a lane)\n");
   EXPECT_EQ(k.body[0].body.size(), 1u);
   EXPECT_EQ(k.body[2].body.size(), 1u);
   const std::vector<Stmt>& body = k.body[1].body;
@@ -564,7 +565,14 @@ TEST(CodegenPasses, PrefetchFetchesTheNextTripsStoredReads) {
   o.greeks = true;
   o.config.loadsAhead = AheadLoads::Prefetch;
   o.config.draws = DrawSource::Stored;
-  EXPECT_NE(emitKernel(asian, o, cudaDialect()).source.find("prefetch.L2"), std::string::npos);
+  // Its reverse trip's stored draws are consecutive slots of the SoA scratch: one prefetch a lane, a slot a lane
+  // at the warp's first path.
+  const std::string real = emitKernel(asian, o, cudaDialect()).source;
+  const size_t first = real.find("prefetch.L2");
+  ASSERT_NE(first, std::string::npos) << real;
+  EXPECT_EQ(real.find("prefetch.L2", first + 1), std::string::npos) << "one prefetch a trip, not one a draw";
+  EXPECT_NE(real.find("((tl_tid & 31u) % 4u)"), std::string::npos) << real;
+  EXPECT_NE(real.find("(tl_tid & 4294967264u)]));"), std::string::npos) << real;
   EXPECT_NE(emitKernel(asian, o, openclDialect()).source.find("prefetch(&scratch["), std::string::npos);
   EXPECT_NE(emitKernel(asian, o, hipDialect()).source.find("config unused: loads_ahead=prefetch: hip has no prefetch"),
             std::string::npos);
