@@ -381,8 +381,8 @@ struct Prefetcher {
       // The next trip (the last trip's own), once: each address is then this trip's plus a constant.
       const E v = ir::var(L.var), v1 = ir::bin(v, "+", L.lit(1));
       const std::string next = "tl_next" + std::to_string(count.loops);
-      std::vector<Stmt> fetches = {ir::declare(L.isUint ? ir::Type::Uint : ir::Type::Int, next,
-                                               ir::select(ir::bin(v1, "<", L.lit(L.trips)), v1, L.lit(L.trips - 1)), true)};
+      std::vector<Stmt> fetches = {
+          ir::declare(ir::Type::Uint, next, ir::select(ir::bin(v1, "<", L.lit(L.trips)), v1, L.lit(L.trips - 1)), true)};
       std::vector<E> at;
       for (const E& e : found) at.push_back(L.at(e, ir::var(next)));
       if (const E spread = overLanes(at)) {
