@@ -87,7 +87,7 @@ EmittedKernel emitKernel(const Tape& tape, const KernelOptions& options, const D
     }
   }
   // The stored draws a rolled segments' next trip reads, into L2 while this trip runs.
-  if (options.config.loadsAhead == AheadLoads::Prefetch && dialect.name != "glsl") {
+  if (options.config.loadsAhead == AheadLoads::Prefetch) {  // where the dialect spells one (dialect.h: not GLSL, HIP)
     const Prefetches fetched = dialect.prefetch.empty() ? Prefetches{} : prefetchAhead(kernel, "scratch");
     if (fetched.reads > 0) {
       log("prefetch", toText(fetched));

@@ -305,7 +305,7 @@ bool slotParts(const E& slot, int64_t& c, E& rest) {
 
 // The elements of K (2 to 32) consecutive slots of the SoA scratch layout (names.h: `slot * stride + tl_tid`,
 // slots c0 .. c0 + K - 1 plus the same rest, the same stride) as one element a lane: lane l of a warp (tl_tid's
-// low five bits: the workgroup is a multiple of 32) names slot c0 + l % K at the warp's first path, so one
+// low five bits: config workgroup is a power of two from 32) names slot c0 + l % K at the warp's first path, so one
 // prefetch instruction covers the K cache lines the warp's K prefetches each would (a slot's 32 paths are 128
 // contiguous bytes). Null where they are not.
 E overLanes(const std::vector<E>& elements) {

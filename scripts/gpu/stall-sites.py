@@ -77,8 +77,11 @@ def main():
             kind = "unknown"
             for back in range(j - 1, max(-1, j - 400), -1):
                 src = instr[back]["Source"].strip()
-                m = re.match(r"(?:@!?P\d+\s+)?(LD[GLS]|LDSM|ATOM|RED)\S*\s+(R\d+)", src)
-                if m and m.group(2)[1:] in reads:
+                m = re.match(r"(?:@!?P\d+\s+)?(LD[GLS]|LDSM|ATOM|RED)(\S*)\s+R(\d+)", src)
+                if not m:
+                    continue
+                width = 4 if ".128" in m.group(2) else 2 if ".64" in m.group(2) else 1  # registers it writes
+                if any(str(int(m.group(3)) + k) in reads for k in range(width)):
                     kind = m.group(1)
                     break
             kinds[kind] += w
